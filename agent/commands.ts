@@ -1,0 +1,4 @@
+// agent/commands: the `searchgym` sub-commands of the agent package (thin: parse flags, call an exported function).
+import type { Command } from '../infra/cli-util'
+
+export const commands: Command[] = []

@@ -1,0 +1,4 @@
+// gym/commands: the `searchgym` sub-commands of the gym package (thin: parse flags, call an exported function).
+import type { Command } from '../infra/cli-util'
+
+export const commands: Command[] = []

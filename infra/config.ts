@@ -1,0 +1,75 @@
+// infra/config: typed option objects with defaults spread in and unknown keys rejected (a typo is an error, not ignored).
+import { readFileSync, existsSync } from 'node:fs'
+import { ConfigError } from './errors'
+
+type Plain = Record<string, unknown>
+
+function isPlain(v: unknown): v is Plain {
+  return typeof v === 'object' && v !== null && !Array.isArray(v)
+}
+
+/**
+ * Merge `input` over `defaults`, recursively for nested objects. A key in `input` that `defaults` does not
+ * have is an error, except inside objects listed in `openPaths` (maps such as counts per entity type).
+ * Types are checked against the default's type (number, string, boolean, array, object).
+ */
+export function mergeStrict<T>(defaults: T, input: unknown, where = 'config', openPaths: string[] = []): T {
+  if (input === undefined) return structuredClone(defaults)
+  if (!isPlain(input)) throw new ConfigError('config.type', `${where} must be a JSON object`)
+  const out: Plain = structuredClone(defaults as Plain)
+  for (const [key, value] of Object.entries(input)) {
+    const path = `${where}.${key}`
+    const open = openPaths.includes(where)
+    if (!(key in out) && !open) {
+      const known = Object.keys(out).join(', ')
+      throw new ConfigError('config.unknown_key', `unknown config key '${path}' (known keys: ${known})`)
+    }
+    const def = out[key]
+    if (isPlain(def) && !openPaths.includes(path)) {
+      out[key] = mergeStrict(def, value, path, openPaths)
+    } else if (isPlain(def)) {
+      if (!isPlain(value)) throw new ConfigError('config.type', `${path} must be an object`)
+      out[key] = mergeStrict(def, value, path, openPaths)
+    } else {
+      checkType(path, def, value)
+      out[key] = value
+    }
+  }
+  return out as T
+}
+
+function checkType(path: string, def: unknown, value: unknown): void {
+  if (def === undefined || def === null) return
+  if (Array.isArray(def)) {
+    if (!Array.isArray(value)) throw new ConfigError('config.type', `${path} must be an array`)
+    return
+  }
+  if (typeof def === 'number') {
+    if (typeof value !== 'number' || !Number.isFinite(value))
+      throw new ConfigError('config.type', `${path} must be a number, got ${JSON.stringify(value)}`)
+    return
+  }
+  if (typeof value !== typeof def)
+    throw new ConfigError('config.type', `${path} must be a ${typeof def}, got ${JSON.stringify(value)}`)
+}
+
+export function requireNonNegativeInt(path: string, v: unknown): number {
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < 0)
+    throw new ConfigError('config.count', `${path} must be a non-negative integer, got ${JSON.stringify(v)}`)
+  return v
+}
+
+export function readJsonFile(path: string, what = 'config file'): unknown {
+  if (!existsSync(path)) throw new ConfigError('config.missing', `${what} not found: ${path}`)
+  let text: string
+  try {
+    text = readFileSync(path, 'utf8')
+  } catch (e) {
+    throw new ConfigError('config.unreadable', `cannot read ${what} ${path}: ${(e as Error).message}`, { cause: e })
+  }
+  try {
+    return JSON.parse(text)
+  } catch (e) {
+    throw new ConfigError('config.json', `${what} ${path} is not valid JSON: ${(e as Error).message}`, { cause: e })
+  }
+}

@@ -1,0 +1,4 @@
+// world/commands: the `searchgym` sub-commands of the world package (thin: parse flags, call an exported function).
+import type { Command } from '../infra/cli-util'
+
+export const commands: Command[] = []

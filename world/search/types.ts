@@ -1,0 +1,30 @@
+// world/search/types: the SearchIndex contract every engine implements (embedded BM25, Meilisearch, later dense).
+
+export interface SearchDoc {
+  url: string
+  title: string
+  text: string
+}
+
+export interface SearchHit {
+  url: string
+  title: string
+  /** A short window of the text centred on the matches. */
+  snippet: string
+  score: number
+}
+
+export interface SearchOptions {
+  /** Number of hits (default 5). */
+  k?: number
+}
+
+export interface SearchIndex {
+  /** Engine name recorded in verification results: 'sqlite' | 'meilisearch' | ... */
+  readonly engine: string
+  upsert(docs: SearchDoc[]): Promise<void>
+  search(query: string, opts?: SearchOptions): Promise<SearchHit[]>
+  searchMany(queries: string[], opts?: SearchOptions): Promise<SearchHit[][]>
+  get(url: string): Promise<SearchDoc | undefined>
+  close(): Promise<void>
+}
