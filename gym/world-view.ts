@@ -7,6 +7,8 @@ export interface SearchResult {
   title: string
   url: string
   snippet: string
+  /** Engine relevance score, when the engine gives one (higher is better). */
+  score?: number
 }
 
 /** A document as Access returns it. */
@@ -21,6 +23,8 @@ export interface GymWorld {
   readonly name: string
   /** Top-k hits for a query, best first. May throw (engine down); the env turns that into an observation. */
   search(query: string, k: number): Promise<SearchResult[]>
+  /** Several queries at once (engines that batch); optional, the server falls back to search(). */
+  searchMany?(queries: string[], k: number): Promise<SearchResult[][]>
   /** The full document at a URL, or undefined when there is no such page. */
   access(url: string): Promise<Page | undefined>
   qa(id: string): Qa | undefined
