@@ -90,6 +90,13 @@ export function createGymServer(world: GymWorld, options: Partial<GymServerOptio
   })
   app.notFound((c) => c.json({ error: { code: 'route.not_found', message: `no route ${c.req.method} ${c.req.path.slice(0, 200)}` } }, 404))
 
+  // A response sent before the request body was read (401, 404, 413, ...) leaves unread bytes on the connection:
+  // close it instead of letting a keep-alive client send its next request into them.
+  app.use('*', async (c, next) => {
+    await next()
+    const hasBody = Number(c.req.header('content-length') ?? 0) > 0 || c.req.header('transfer-encoding') !== undefined
+    if (hasBody && !c.req.raw.bodyUsed) c.res.headers.set('connection', 'close')
+  })
   app.use('*', async (c, next) => {
     if (tokenDigest && c.req.path !== '/health') {
       const h = c.req.header('authorization') ?? ''
@@ -103,7 +110,11 @@ export function createGymServer(world: GymWorld, options: Partial<GymServerOptio
     '*',
     bodyLimit({
       maxSize: o.maxBodyBytes,
-      onError: (c) => c.json({ error: { code: 'request.too_large', message: `the request body exceeds ${o.maxBodyBytes} bytes` } }, 413),
+      // The unread rest of the body makes the connection unusable: tell the client not to reuse it.
+      onError: (c) =>
+        c.json({ error: { code: 'request.too_large', message: `the request body exceeds ${o.maxBodyBytes} bytes` } }, 413, {
+          connection: 'close',
+        }),
     }),
   )
 
@@ -230,6 +241,8 @@ export function createGymServer(world: GymWorld, options: Partial<GymServerOptio
 function mergeOverrides(base: GymOptions, over: Body): Body {
   const out: Body = { ...base }
   for (const [k, v] of Object.entries(over)) {
+    if (!Object.hasOwn(base, k))
+      throw new HttpError(400, 'config.unknown_key', `unknown env option ${JSON.stringify(k.slice(0, 60))}; known: ${Object.keys(base).join(', ')}`)
     const cur = (base as unknown as Body)[k]
     out[k] = typeof cur === 'object' && cur !== null && typeof v === 'object' && v !== null && !Array.isArray(v) ? { ...cur, ...v } : v
   }
