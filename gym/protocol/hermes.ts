@@ -26,6 +26,16 @@ export function renderResultsNumbered(results: SearchResult[], query: string): s
   return results.map((r, i) => `[${i + 1}] ${r.title}\nURL: ${r.url}\n${r.snippet}`).join('\n\n')
 }
 
+/** JSON as Python's json.dumps (and the Qwen3 template's `tojson`) writes it: ', ' and ': ' separators. */
+export function pyJson(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(pyJson).join(', ')}]`
+  if (typeof v === 'object' && v !== null)
+    return `{${Object.entries(v as Record<string, unknown>)
+      .map(([k, x]) => `${JSON.stringify(k)}: ${pyJson(x)}`)
+      .join(', ')}}`
+  return JSON.stringify(v)
+}
+
 export function parseHermesText(raw: string, ctx: ProtocolContext): ParsedTurn {
   if (stripEos(raw).trim().length === 0) return { kind: 'malformed', error: 'empty_turn', message: 'the turn is empty' }
   const text = stripThinking(stripEos(raw))
@@ -69,7 +79,7 @@ export const hermesProtocol: Protocol = {
   name: 'hermes',
   systemPrompt(ctx) {
     const tools = toolSchemas(ctx.tools)
-      .map((s) => JSON.stringify(s))
+      .map((s) => pyJson(s))
       .join('\n')
     return (
       taskInstructions(ctx) +
