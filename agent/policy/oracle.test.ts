@@ -51,3 +51,18 @@ describe('oracle', () => {
     expect(r.failure).toMatch(/^the env stopped the episode: max_turns/)
   })
 })
+
+describe('checkWithOracle', () => {
+  it('reports totals, per-type counts, turns and failures with reasons', async () => {
+    const { checkWithOracle } = await import('./oracle-check')
+    const broken: Qa = { ...ORACLE_QA[1], id: 's-broken', evidence: [{ hop: 0, url: 'https://fixture.wiki/The_Glass_Orchard', sentence: 'nope' }] }
+    const qas = [...ORACLE_QA, broken]
+    const world = openFixtureWorld({ qa: qas })
+    const r = await checkWithOracle(world, ORACLE_KNOWLEDGE, qas, { quiet: true })
+    expect(r).toMatchObject({ total: 6, solved: 5, byType: { simple: { total: 3, solved: 2 }, parallel: { total: 2, solved: 2 }, combo: { total: 1, solved: 1 } } })
+    expect(r.failures).toHaveLength(1)
+    expect(r.failures[0]).toMatchObject({ qaId: 's-broken', type: 'simple', f1: 0 })
+    expect(r.failures[0].failure).toMatch(/evidence sentence of edge e2 is not in the accessed text/)
+    expect(r.turns.max).toBe(9)
+  })
+})

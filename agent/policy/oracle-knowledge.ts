@@ -1,0 +1,18 @@
+// agent/policy/oracle-knowledge: OracleKnowledge over an open world — graph lookups from world/open and the queries
+// edge verification stored (table verification_queries: rank of the target page, 0 = not in the top-K).
+import type { WorldReader } from '../../world/open'
+import type { OracleKnowledge } from './oracle-plan'
+
+export function worldOracleKnowledge(w: WorldReader): OracleKnowledge {
+  let stmt: { all(edgeId: string): unknown[] } | undefined
+  try {
+    stmt = w.db.prepare('SELECT query FROM verification_queries WHERE edge_id = ? AND rank > 0 ORDER BY rank, qi')
+  } catch {
+    stmt = undefined // the world was not verified: no table; the oracle falls back to names and keywords
+  }
+  return {
+    entity: (id) => w.entity(id),
+    edge: (id) => w.edge(id),
+    verifiedQueries: (edgeId) => (stmt ? (stmt.all(edgeId) as { query: string }[]).map((r) => r.query) : []),
+  }
+}
