@@ -51,7 +51,7 @@ export interface GymServer {
 
 const digest = (s: string) => createHash('sha256').update(s).digest()
 
-function statusOf(e: unknown): { status: 400 | 401 | 404 | 409 | 413 | 415 | 429 | 500; code: string; message: string } {
+function statusOf(e: unknown): { status: 400 | 401 | 404 | 409 | 413 | 415 | 429 | 500 | 503; code: string; message: string } {
   if (e instanceof HttpError) return { status: e.status, code: e.code, message: e.message }
   if (e instanceof SearchGymError) {
     const byCode: Record<string, 404 | 409 | 429> = {
@@ -63,8 +63,9 @@ function statusOf(e: unknown): { status: 400 | 401 | 404 | 409 | 413 | 415 | 429
     }
     const s = byCode[e.code]
     if (s) return { status: s, code: e.code, message: e.message }
-    // Option/spec errors and engine query errors are the caller's input.
-    if (e instanceof ConfigError || e instanceof GymError || e instanceof SearchError) return { status: 400, code: e.code, message: e.message }
+    // Option/spec errors are the caller's input; a failing search engine is the server's (503, never for bad input).
+    if (e instanceof SearchError) return { status: 503, code: e.code, message: e.message }
+    if (e instanceof ConfigError || e instanceof GymError) return { status: 400, code: e.code, message: e.message }
   }
   return { status: 500, code: 'internal', message: 'internal error; see the server log' }
 }

@@ -163,3 +163,22 @@ describe('gym server auth and expiry', () => {
     expect(r).toMatchObject({ status: 404, json: { error: { code: 'env.expired' } } })
   })
 })
+
+describe('gym server with a failing engine', () => {
+  it('stateless search says 503 with the engine code; inside an env the failure is an observation', async () => {
+    const { SearchError } = await import('../infra/errors')
+    const w = openFixtureWorld()
+    const down = { ...w, search: async () => Promise.reject(new SearchError('search.meili_unreachable', 'cannot reach Meilisearch')) }
+    const s = await startGymServer(down)
+    try {
+      const r = await call(s, 'POST', '/v1/search', { query: 'x' })
+      expect(r).toMatchObject({ status: 503, json: { error: { code: 'search.meili_unreachable' } } })
+      const c = await call(s, 'POST', '/v1/envs', { qaId: 'fx-1' })
+      const st = await call(s, 'POST', `/v1/envs/${c.json.envId}/step`, { action: '<tool_call>{"name":"search","arguments":{"query":"x"}}</tool_call>' })
+      expect(st.status).toBe(200)
+      expect(st.json.metrics).toMatchObject({ search_errors: 1 })
+    } finally {
+      await s.close()
+    }
+  })
+})
