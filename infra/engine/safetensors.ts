@@ -166,14 +166,14 @@ export function writeSafetensors(
   options: { dtype?: StoredDtype; metadata?: Record<string, string> } = {},
 ): void {
   const dtype = options.dtype ?? 'F32'
-  const map = tensors instanceof Map ? tensors : new Map(Object.entries(tensors))
+  const map: ReadonlyMap<string, HostTensor> = tensors instanceof Map ? tensors : new Map(Object.entries(tensors as Record<string, HostTensor>))
   const names = [...map.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
   const header: Record<string, unknown> = {}
   if (options.metadata) header.__metadata__ = options.metadata
   let offset = 0
   for (const name of names) {
     const t = map.get(name)!
-    const count = t.shape.reduce((a, b) => a * b, 1)
+    const count = t.shape.reduce((a: number, b: number) => a * b, 1)
     if (count !== t.data.length) throw new EngineError('engine.safetensors', `tensor '${name}': shape [${t.shape}] does not match ${t.data.length} values`)
     const bytes = count * BYTES[dtype]
     header[name] = { dtype, shape: t.shape, data_offsets: [offset, offset + bytes] }
