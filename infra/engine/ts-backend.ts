@@ -32,14 +32,34 @@ function check(cond: boolean, what: string): void {
 const ROW_BLOCK = 4
 const COL_BLOCK = 64
 
-/** out[n,m] = Σ_k x[n,k] w[m,k]  (x [N,K], w [M,K]); both operands read along contiguous rows. */
+/** out[n,m] = Σ_k x[n,k] w[m,k]  (x [N,K], w [M,K]); both operands read along contiguous rows.
+ *  Register-blocked 4 rows × 4 columns (16 sums per 8 loads), column blocks of 64 rows of w stay in cache. */
 export function matmulNT(x: Float32Array, w: Float32Array, N: number, K: number, M: number, out = new Float32Array(N * M)): Float32Array {
   for (let m0 = 0; m0 < M; m0 += COL_BLOCK) {
     const m1 = Math.min(M, m0 + COL_BLOCK)
     let n = 0
     for (; n + ROW_BLOCK <= N; n += ROW_BLOCK) {
       const x0 = n * K, x1 = x0 + K, x2 = x1 + K, x3 = x2 + K
-      for (let m = m0; m < m1; m++) {
+      let m = m0
+      for (; m + 4 <= m1; m += 4) {
+        const w0 = m * K, w1 = w0 + K, w2 = w1 + K, w3 = w2 + K
+        let s00 = 0, s01 = 0, s02 = 0, s03 = 0, s10 = 0, s11 = 0, s12 = 0, s13 = 0
+        let s20 = 0, s21 = 0, s22 = 0, s23 = 0, s30 = 0, s31 = 0, s32 = 0, s33 = 0
+        for (let k = 0; k < K; k++) {
+          const a0 = x[x0 + k], a1 = x[x1 + k], a2 = x[x2 + k], a3 = x[x3 + k]
+          const b0 = w[w0 + k], b1 = w[w1 + k], b2 = w[w2 + k], b3 = w[w3 + k]
+          s00 += a0 * b0; s01 += a0 * b1; s02 += a0 * b2; s03 += a0 * b3
+          s10 += a1 * b0; s11 += a1 * b1; s12 += a1 * b2; s13 += a1 * b3
+          s20 += a2 * b0; s21 += a2 * b1; s22 += a2 * b2; s23 += a2 * b3
+          s30 += a3 * b0; s31 += a3 * b1; s32 += a3 * b2; s33 += a3 * b3
+        }
+        const o0 = n * M + m, o1 = o0 + M, o2 = o1 + M, o3 = o2 + M
+        out[o0] = s00; out[o0 + 1] = s01; out[o0 + 2] = s02; out[o0 + 3] = s03
+        out[o1] = s10; out[o1 + 1] = s11; out[o1 + 2] = s12; out[o1 + 3] = s13
+        out[o2] = s20; out[o2 + 1] = s21; out[o2 + 2] = s22; out[o2 + 3] = s23
+        out[o3] = s30; out[o3 + 1] = s31; out[o3 + 2] = s32; out[o3 + 3] = s33
+      }
+      for (; m < m1; m++) {
         const wo = m * K
         let s0 = 0, s1 = 0, s2 = 0, s3 = 0
         for (let k = 0; k < K; k++) {
