@@ -88,16 +88,31 @@ export function matmulNT(x: Float32Array, w: Float32Array, N: number, K: number,
   return out
 }
 
-/** out[n,k] += Σ_m a[n,m] w[m,k]  (a [N,M], w [M,K]) as row axpys. */
+/** out[n,k] += Σ_m a[n,m] w[m,k]  (a [N,M], w [M,K]) as row axpys, 4 rows × 4 rows of w per pass over k. */
 export function matmulNNAcc(a: Float32Array, w: Float32Array, N: number, M: number, K: number, out: Float32Array): Float32Array {
   for (let m0 = 0; m0 < M; m0 += COL_BLOCK) {
     const m1 = Math.min(M, m0 + COL_BLOCK)
     let n = 0
     for (; n + ROW_BLOCK <= N; n += ROW_BLOCK) {
       const o0 = n * K, o1 = o0 + K, o2 = o1 + K, o3 = o2 + K
-      for (let m = m0; m < m1; m++) {
-        const a0 = a[n * M + m], a1 = a[(n + 1) * M + m], a2 = a[(n + 2) * M + m], a3 = a[(n + 3) * M + m]
-        if (a0 === 0 && a1 === 0 && a2 === 0 && a3 === 0) continue
+      const r0 = n * M, r1 = r0 + M, r2 = r1 + M, r3 = r2 + M
+      let m = m0
+      for (; m + 4 <= m1; m += 4) {
+        const w0 = m * K, w1 = w0 + K, w2 = w1 + K, w3 = w2 + K
+        const a00 = a[r0 + m], a01 = a[r0 + m + 1], a02 = a[r0 + m + 2], a03 = a[r0 + m + 3]
+        const a10 = a[r1 + m], a11 = a[r1 + m + 1], a12 = a[r1 + m + 2], a13 = a[r1 + m + 3]
+        const a20 = a[r2 + m], a21 = a[r2 + m + 1], a22 = a[r2 + m + 2], a23 = a[r2 + m + 3]
+        const a30 = a[r3 + m], a31 = a[r3 + m + 1], a32 = a[r3 + m + 2], a33 = a[r3 + m + 3]
+        for (let k = 0; k < K; k++) {
+          const b0 = w[w0 + k], b1 = w[w1 + k], b2 = w[w2 + k], b3 = w[w3 + k]
+          out[o0 + k] += a00 * b0 + a01 * b1 + a02 * b2 + a03 * b3
+          out[o1 + k] += a10 * b0 + a11 * b1 + a12 * b2 + a13 * b3
+          out[o2 + k] += a20 * b0 + a21 * b1 + a22 * b2 + a23 * b3
+          out[o3 + k] += a30 * b0 + a31 * b1 + a32 * b2 + a33 * b3
+        }
+      }
+      for (; m < m1; m++) {
+        const a0 = a[r0 + m], a1 = a[r1 + m], a2 = a[r2 + m], a3 = a[r3 + m]
         const wo = m * K
         for (let k = 0; k < K; k++) {
           const wk = w[wo + k]
