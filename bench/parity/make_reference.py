@@ -59,7 +59,7 @@ def main():
                 p.uniform_(0.8, 1.2)  # not 1, so the norm weights are exercised
             else:
                 p.normal_(0.0, 0.2)  # larger than initializer_range so logits are far from uniform
-    model.save_pretrained(os.path.join(args.out, "model"), safe_serialization=True)
+    model.save_pretrained(os.path.join(args.out, "model"))  # safetensors (the only format in transformers 5)
 
     lcfg = LoraConfig(r=4, lora_alpha=8, target_modules=TARGETS, lora_dropout=0.0, bias="none", task_type="CAUSAL_LM")
     pm = get_peft_model(model, lcfg)

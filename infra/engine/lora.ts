@@ -171,6 +171,10 @@ export function loadLoraAdapter(dir: string, backend: Backend, model: ModelConfi
   const cfg = JSON.parse(readFileSync(cfgPath, 'utf8')) as Record<string, unknown>
   if (cfg.peft_type !== 'LORA') throw new EngineError('engine.adapter', `${cfgPath}: peft_type '${String(cfg.peft_type)}' is not LORA`)
   if (cfg.use_dora === true) throw new EngineError('engine.adapter', `${cfgPath}: DoRA adapters are not supported`)
+  if (cfg.lora_bias === true || (cfg.bias !== undefined && cfg.bias !== 'none'))
+    throw new EngineError('engine.adapter', `${cfgPath}: adapters that train biases are not supported (bias must be 'none')`)
+  if (cfg.layers_to_transform != null || (Array.isArray(cfg.modules_to_save) && cfg.modules_to_save.length > 0))
+    throw new EngineError('engine.adapter', `${cfgPath}: layers_to_transform / modules_to_save are not supported; LoRA must cover every layer`)
   for (const k of ['rank_pattern', 'alpha_pattern'])
     if (cfg[k] && Object.keys(cfg[k] as object).length > 0) throw new EngineError('engine.adapter', `${cfgPath}: ${k} is not supported`)
   const tm = cfg.target_modules
@@ -182,7 +186,8 @@ export function loadLoraAdapter(dir: string, backend: Backend, model: ModelConfi
     useRslora: cfg.use_rslora === true,
   }
   validateLoraConfig(config)
-  const file = join(dir, existsSync(join(dir, 'adapter_model.safetensors')) ? 'adapter_model.safetensors' : 'missing')
+  const file = join(dir, 'adapter_model.safetensors')
+  if (!existsSync(file)) throw new EngineError('engine.adapter_missing', `no adapter_model.safetensors in ${dir} (pickled adapter_model.bin is not read)`)
   const { tensors } = readSafetensors(file)
   const layers: Array<Partial<Record<LoraTarget, LoraPair>>> = []
   const used = new Set<string>()
