@@ -85,6 +85,53 @@ function logSoftmaxRow(x: Float32Array, scale = 1): Float64Array {
   return out
 }
 
+/**
+ * The token ids a draw may pick from log-probs lp (already temperature-scaled), by decreasing probability (ties:
+ * lower id first): the top-k (0 = all), then the smallest prefix whose renormalised mass reaches top-p.
+ */
+export function samplingSupport(lp: Float64Array, topK: number, topP: number): number[] {
+  if (topK === 0 && topP === 1) return [...lp.keys()]
+  let cand: number[]
+  const byProb = (a: number, b: number): number => lp[b] - lp[a] || a - b
+  // Tokens more than e^30 times less likely than the best can only matter when top-p is within ~V·e^-30 of 1;
+  // sort the rest first and fall back to the full sort in that case (keeps 150k-token vocabularies cheap).
+  let max = -Infinity
+  for (let i = 0; i < lp.length; i++) if (lp[i] > max) max = lp[i]
+  const likely: number[] = []
+  for (let i = 0; i < lp.length; i++) if (lp[i] > max - 30) likely.push(i)
+  cand = likely.sort(byProb)
+  let total = 0
+  for (let i = 0; i < lp.length; i++) total += Math.exp(lp[i])
+  if (topK > 0) {
+    if (cand.length < topK && cand.length < lp.length) cand = [...lp.keys()].sort(byProb)
+    cand = cand.slice(0, topK)
+    // Top-p then applies to the renormalised top-k distribution (as in Hugging Face and vLLM).
+    total = 0
+    for (const i of cand) total += Math.exp(lp[i])
+  }
+  if (topP < 1) {
+    let cum = 0
+    let keep = 0
+    while (keep < cand.length) {
+      cum += Math.exp(lp[cand[keep]]) / total
+      keep++
+      if (cum >= topP) break
+    }
+    if (cum < topP && cand.length < lp.length && topK === 0) {
+      cand = [...lp.keys()].sort(byProb)
+      cum = 0
+      keep = 0
+      while (keep < cand.length) {
+        cum += Math.exp(lp[cand[keep]]) / total
+        keep++
+        if (cum >= topP) break
+      }
+    }
+    cand = cand.slice(0, keep)
+  }
+  return cand
+}
+
 /** Draw one token from a row of logits; returns the id and its log-probs (sampling policy, raw model). */
 export function sampleToken(row: Float32Array, r: Pick<Resolved, 'temperature' | 'topK' | 'topP'>, rng: Rng): { id: number; logprob: number; modelLogprob: number } {
   const raw = logSoftmaxRow(row)
@@ -94,25 +141,7 @@ export function sampleToken(row: Float32Array, r: Pick<Resolved, 'temperature' |
     return { id: best, logprob: 0, modelLogprob: raw[best] }
   }
   const lp = r.temperature === 1 ? raw : logSoftmaxRow(row, 1 / r.temperature)
-  // Candidates by decreasing probability (ties: lower id first), truncated by top-k then top-p.
-  let cand: number[]
-  if (r.topK === 0 && r.topP === 1) cand = [...lp.keys()]
-  else {
-    cand = [...lp.keys()].sort((a, b) => lp[b] - lp[a] || a - b)
-    if (r.topK > 0) cand = cand.slice(0, r.topK)
-    if (r.topP < 1) {
-      let mass = 0
-      for (const i of cand) mass += Math.exp(lp[i])
-      let cum = 0
-      let keep = 0
-      while (keep < cand.length) {
-        cum += Math.exp(lp[cand[keep]]) / mass
-        keep++
-        if (cum >= r.topP) break
-      }
-      cand = cand.slice(0, keep)
-    }
-  }
+  const cand = samplingSupport(lp, r.topK, r.topP)
   let z = 0
   for (const i of cand) z += Math.exp(lp[i])
   let u = rng.next() * z
