@@ -14,6 +14,7 @@
 export type { Backend, Tensor, LoraOperand, AdamWHyper } from './backend'
 export { createTsBackend, TsBackend } from './ts-backend'
 export { runBackendContract } from './backend-contract'
+export { runModelContract } from './model-contract'
 export { type ModelConfig, type ModelArch, type PresetName, PRESETS, presetConfig, parseHfConfig, loadModelConfig, toHfConfig } from './config'
 export { type HostTensor, type StoredDtype, readSafetensors, readSafetensorsHeader, writeSafetensors, readCheckpoint, writeCheckpoint } from './safetensors'
 export {
