@@ -58,6 +58,16 @@ describe('Qwen3 tokenizer', () => {
   })
 })
 
+describe('tokenBytes', () => {
+  it('gives the raw bytes of byte-level tokens, including half characters', () => {
+    const ids = tok.encode('北京 Hello')
+    const bytes = ids.flatMap((id) => tok.tokenBytes(id))
+    expect(Buffer.from(bytes).toString('utf8')).toBe('北京 Hello')
+    expect(tok.tokenBytes(tok.special.imEnd!)).toEqual([...Buffer.from('<|im_end|>')])
+    expect(tok.tokenBytes(9707)).toEqual([...Buffer.from('Hello')])
+  })
+})
+
 describe('loadTokenizer errors', () => {
   it('says which file is missing or invalid', () => {
     const dir = mkdtempSync(join(tmpdir(), 'tok-'))

@@ -41,6 +41,17 @@ export interface DecodeOptions {
   skipSpecialTokens?: boolean
 }
 
+const utf8 = new TextEncoder()
+
+/** GPT-2's byte-level alphabet inverted: printable character → byte. */
+const BYTE_OF_CHAR: Map<string, number> = (() => {
+  const keep = (b: number) => (b >= 33 && b <= 126) || (b >= 161 && b <= 172) || (b >= 174 && b <= 255)
+  const m = new Map<string, number>()
+  let n = 0
+  for (let b = 0; b < 256; b++) m.set(String.fromCodePoint(keep(b) ? b : 256 + n++), b)
+  return m
+})()
+
 function tokenContent(t: TokenizerConfigJson['eos_token']): string | undefined {
   if (t == null) return undefined
   return typeof t === 'string' ? t : t.content
@@ -52,6 +63,8 @@ export class TextTokenizer {
   /** Largest id + 1 over the vocabulary and the added tokens (a model's vocab_size must be at least this). */
   readonly vocabSize: number
   private readonly inner: Tokenizer
+  private readonly byteLevel: boolean
+  private readonly addedIds: Set<number>
 
   constructor(
     readonly tokenizerJson: Record<string, unknown>,
@@ -65,6 +78,8 @@ export class TextTokenizer {
     let maxId = -1
     for (const id of this.inner.get_vocab(true).values()) if (id > maxId) maxId = id
     this.vocabSize = maxId + 1
+    this.byteLevel = JSON.stringify(tokenizerJson.decoder ?? null).includes('"ByteLevel"')
+    this.addedIds = new Set(this.inner.get_added_tokens_decoder().keys())
     this.special = this.findSpecialIds()
   }
 
@@ -86,6 +101,25 @@ export class TextTokenizer {
       skip_special_tokens: opts.skipSpecialTokens ?? false,
       clean_up_tokenization_spaces: false,
     })
+  }
+
+  /**
+   * The bytes a token stands for. Byte-level BPE tokens (Qwen, GPT-2, world tokenizers) map each character back to one
+   * byte, so a token holding half a UTF-8 character gives its real bytes; other tokenizers give the UTF-8 of its text.
+   */
+  tokenBytes(id: number): number[] {
+    const piece = this.inner.id_to_token(id)
+    if (piece === undefined) return []
+    if (this.byteLevel && !this.addedIds.has(id)) {
+      const out: number[] = []
+      for (const ch of piece) {
+        const b = BYTE_OF_CHAR.get(ch)
+        if (b === undefined) return [...utf8.encode(this.decode([id]))]
+        out.push(b)
+      }
+      return out
+    }
+    return [...utf8.encode(this.decode([id]))]
   }
 
   tokenToId(token: string): number | undefined {

@@ -23,8 +23,6 @@ export interface ChatServiceOptions {
   seed?: number
 }
 
-const utf8 = new TextEncoder()
-
 /** Where the visible text ends: before a final stop id, and before the earliest stop string. */
 function cutCompletion(
   tok: TextTokenizer,
@@ -121,7 +119,7 @@ export class ChatService {
       const cut = cutCompletion(tok, sample, stopIds, req.stop)
       const logprobs = req.logprobs ? { content: cut.ids.map((t, i): ChoiceLogprob => {
         const token = tok.decode([t])
-        return { token, logprob: cut.logprobs[i], bytes: [...utf8.encode(token)], top_logprobs: [] }
+        return { token, logprob: cut.logprobs[i], bytes: tok.tokenBytes(t), top_logprobs: [] }
       }) } : null
       if (tools) {
         const parsed = parseHermesToolCalls(cut.text, `${id}:${index}`)
