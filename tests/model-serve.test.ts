@@ -107,16 +107,16 @@ describe('model serve (sampling a tiny random Qwen3)', () => {
 
   it('queues concurrent requests to the single engine and answers them all', async () => {
     const c = client(sampling)
-    const rs = await Promise.all([1, 2, 3].map((seed) => c.chat.completions.create({ messages: question, max_tokens: 4, seed })))
+    const rs = await Promise.all([1, 2, 3].map((seed) => c.chat.completions.create({ model: 'tiny-lora', messages: question, max_tokens: 4, seed })))
     expect(rs.map((r) => r.choices.length)).toEqual([1, 1, 1])
   })
 
   it('rejects bad requests with OpenAI-style errors carrying a code', async () => {
     const c = client(sampling)
-    await expect(c.chat.completions.create({ messages: question, temperature: 5 })).rejects.toMatchObject({ status: 400, code: 'invalid_value', param: 'temperature' })
+    await expect(c.chat.completions.create({ model: 'tiny', messages: question, temperature: 5 })).rejects.toMatchObject({ status: 400, code: 'invalid_value', param: 'temperature' })
     await expect(c.chat.completions.create({ messages: question, model: 'gpt-9' })).rejects.toMatchObject({ status: 404, code: 'model_not_found' })
-    await expect(c.chat.completions.create({ messages: question, max_tokens: 100_000 })).rejects.toMatchObject({ status: 400, code: 'context_length_exceeded' })
-    await expect(c.chat.completions.create({ messages: [] })).rejects.toBeInstanceOf(OpenAI.BadRequestError)
+    await expect(c.chat.completions.create({ model: 'tiny', messages: question, max_tokens: 100_000 })).rejects.toMatchObject({ status: 400, code: 'context_length_exceeded' })
+    await expect(c.chat.completions.create({ model: 'tiny', messages: [] })).rejects.toBeInstanceOf(OpenAI.BadRequestError)
   })
 
   it('answers /health', async () => {
@@ -155,7 +155,7 @@ describe('model serve --fixture-replies (TEST FIXTURE: forced replies, real mode
   })
 
   it('a stop string cuts the reply (the unclosed final tool call still parses)', async () => {
-    const r = await client(fixture).chat.completions.create({ messages: question, tools: [searchTool], stop: ['</tool_call>'] })
+    const r = await client(fixture).chat.completions.create({ model: 'tiny-fixture', messages: question, tools: [searchTool], stop: ['</tool_call>'] })
     // The fixture cycles: this request gets reply 1 again after the two above.
     expect(r.choices[0].finish_reason).toBe('tool_calls')
     expect(r.choices[0].message.tool_calls).toHaveLength(1)
