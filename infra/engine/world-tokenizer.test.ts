@@ -52,6 +52,12 @@ describe('buildWorldTokenizer', () => {
     expect(tok.tokens('Müx')).toEqual(['M', 'Ã¼', 'x'])
   })
 
+  it('makes seen multi-byte characters single tokens through merge chains (3-byte CJK, 4-byte emoji)', () => {
+    const cjk = buildAndLoad(['東京 and 🎉', '東京 and 🎉', 'x'], 600).tok
+    expect(cjk.tokens('京🎉')).toHaveLength(2)
+    expect(cjk.decode(cjk.encode('東京🎉東')).toString()).toBe('東京🎉東')
+  })
+
   it('encodes protocol JSON compactly (its pieces are in the vocabulary)', () => {
     const call = '{"name": "search", "arguments": {"query": "Acme"}}'
     // The same 16 pieces as Qwen3's tokenizer gives, with the world word "Acme" whole.
