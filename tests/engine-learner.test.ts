@@ -158,3 +158,20 @@ test('bad datums are rejected with a message that says what to fix', () => {
   expect(() => l.forwardBackward([sft(seqA)], { name: 'ppo' })).toThrow(/oldLogprobs/)
   expect(() => l.forwardBackward([{ inputTokens: [1], targetTokens: [99] }], { name: 'cross_entropy' })).toThrow(/vocabulary/)
 })
+
+test('the learner reproduces the worked GRPO example: ρ=1.6, A=1.51 → objective 2.114; ρ=0.5, A=−0.90 → −0.54', () => {
+  const l = freshLearner(9)
+  const tokens = [3, 7, 11]
+  const cur = l.computeLogprobs(tokens)
+  // Old log-probs chosen so that the new/old ratio of the single weighted token is exactly ρ.
+  const datum = (rho: number, adv: number): Datum => ({
+    inputTokens: tokens.slice(0, -1), targetTokens: tokens.slice(1),
+    oldLogprobs: [cur[0] - Math.log(rho), cur[1]], advantages: [adv, 0], mask: [1, 0],
+  })
+  const a = l.forwardBackward([datum(1.6, 1.51)], { name: 'ppo', clipEps: 0.4 })
+  expect(-a.loss).toBeCloseTo(2.114, 5)
+  expect(a.metrics.clipFraction).toBe(1)
+  const b = l.forwardBackward([datum(0.5, -0.9)], { name: 'ppo', clipEps: 0.4 })
+  expect(-b.loss).toBeCloseTo(-0.54, 5)
+  expect(b.metrics.meanRatio).toBeCloseTo(0.5, 5)
+})

@@ -32,14 +32,34 @@ function check(cond: boolean, what: string): void {
 const ROW_BLOCK = 4
 const COL_BLOCK = 64
 
-/** out[n,m] = Σ_k x[n,k] w[m,k]  (x [N,K], w [M,K]); both operands read along contiguous rows. */
+/** out[n,m] = Σ_k x[n,k] w[m,k]  (x [N,K], w [M,K]); both operands read along contiguous rows.
+ *  Register-blocked 4 rows × 4 columns (16 sums per 8 loads), column blocks of 64 rows of w stay in cache. */
 export function matmulNT(x: Float32Array, w: Float32Array, N: number, K: number, M: number, out = new Float32Array(N * M)): Float32Array {
   for (let m0 = 0; m0 < M; m0 += COL_BLOCK) {
     const m1 = Math.min(M, m0 + COL_BLOCK)
     let n = 0
     for (; n + ROW_BLOCK <= N; n += ROW_BLOCK) {
       const x0 = n * K, x1 = x0 + K, x2 = x1 + K, x3 = x2 + K
-      for (let m = m0; m < m1; m++) {
+      let m = m0
+      for (; m + 4 <= m1; m += 4) {
+        const w0 = m * K, w1 = w0 + K, w2 = w1 + K, w3 = w2 + K
+        let s00 = 0, s01 = 0, s02 = 0, s03 = 0, s10 = 0, s11 = 0, s12 = 0, s13 = 0
+        let s20 = 0, s21 = 0, s22 = 0, s23 = 0, s30 = 0, s31 = 0, s32 = 0, s33 = 0
+        for (let k = 0; k < K; k++) {
+          const a0 = x[x0 + k], a1 = x[x1 + k], a2 = x[x2 + k], a3 = x[x3 + k]
+          const b0 = w[w0 + k], b1 = w[w1 + k], b2 = w[w2 + k], b3 = w[w3 + k]
+          s00 += a0 * b0; s01 += a0 * b1; s02 += a0 * b2; s03 += a0 * b3
+          s10 += a1 * b0; s11 += a1 * b1; s12 += a1 * b2; s13 += a1 * b3
+          s20 += a2 * b0; s21 += a2 * b1; s22 += a2 * b2; s23 += a2 * b3
+          s30 += a3 * b0; s31 += a3 * b1; s32 += a3 * b2; s33 += a3 * b3
+        }
+        const o0 = n * M + m, o1 = o0 + M, o2 = o1 + M, o3 = o2 + M
+        out[o0] = s00; out[o0 + 1] = s01; out[o0 + 2] = s02; out[o0 + 3] = s03
+        out[o1] = s10; out[o1 + 1] = s11; out[o1 + 2] = s12; out[o1 + 3] = s13
+        out[o2] = s20; out[o2 + 1] = s21; out[o2 + 2] = s22; out[o2 + 3] = s23
+        out[o3] = s30; out[o3 + 1] = s31; out[o3 + 2] = s32; out[o3 + 3] = s33
+      }
+      for (; m < m1; m++) {
         const wo = m * K
         let s0 = 0, s1 = 0, s2 = 0, s3 = 0
         for (let k = 0; k < K; k++) {
@@ -68,16 +88,31 @@ export function matmulNT(x: Float32Array, w: Float32Array, N: number, K: number,
   return out
 }
 
-/** out[n,k] += Σ_m a[n,m] w[m,k]  (a [N,M], w [M,K]) as row axpys. */
+/** out[n,k] += Σ_m a[n,m] w[m,k]  (a [N,M], w [M,K]) as row axpys, 4 rows × 4 rows of w per pass over k. */
 export function matmulNNAcc(a: Float32Array, w: Float32Array, N: number, M: number, K: number, out: Float32Array): Float32Array {
   for (let m0 = 0; m0 < M; m0 += COL_BLOCK) {
     const m1 = Math.min(M, m0 + COL_BLOCK)
     let n = 0
     for (; n + ROW_BLOCK <= N; n += ROW_BLOCK) {
       const o0 = n * K, o1 = o0 + K, o2 = o1 + K, o3 = o2 + K
-      for (let m = m0; m < m1; m++) {
-        const a0 = a[n * M + m], a1 = a[(n + 1) * M + m], a2 = a[(n + 2) * M + m], a3 = a[(n + 3) * M + m]
-        if (a0 === 0 && a1 === 0 && a2 === 0 && a3 === 0) continue
+      const r0 = n * M, r1 = r0 + M, r2 = r1 + M, r3 = r2 + M
+      let m = m0
+      for (; m + 4 <= m1; m += 4) {
+        const w0 = m * K, w1 = w0 + K, w2 = w1 + K, w3 = w2 + K
+        const a00 = a[r0 + m], a01 = a[r0 + m + 1], a02 = a[r0 + m + 2], a03 = a[r0 + m + 3]
+        const a10 = a[r1 + m], a11 = a[r1 + m + 1], a12 = a[r1 + m + 2], a13 = a[r1 + m + 3]
+        const a20 = a[r2 + m], a21 = a[r2 + m + 1], a22 = a[r2 + m + 2], a23 = a[r2 + m + 3]
+        const a30 = a[r3 + m], a31 = a[r3 + m + 1], a32 = a[r3 + m + 2], a33 = a[r3 + m + 3]
+        for (let k = 0; k < K; k++) {
+          const b0 = w[w0 + k], b1 = w[w1 + k], b2 = w[w2 + k], b3 = w[w3 + k]
+          out[o0 + k] += a00 * b0 + a01 * b1 + a02 * b2 + a03 * b3
+          out[o1 + k] += a10 * b0 + a11 * b1 + a12 * b2 + a13 * b3
+          out[o2 + k] += a20 * b0 + a21 * b1 + a22 * b2 + a23 * b3
+          out[o3 + k] += a30 * b0 + a31 * b1 + a32 * b2 + a33 * b3
+        }
+      }
+      for (; m < m1; m++) {
+        const a0 = a[r0 + m], a1 = a[r1 + m], a2 = a[r2 + m], a3 = a[r3 + m]
         const wo = m * K
         for (let k = 0; k < K; k++) {
           const wk = w[wo + k]
