@@ -1,9 +1,9 @@
 // tests/model-cli: `searchgym model init` as a real child process — the real Qwen3 tokenizer with Qwen3's embedding rows,
 // a world tokenizer from a world folder, and one-line errors with a non-zero exit for bad input.
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { loadTokenizer } from '../infra/engine/tokenizer'
+import { loadTokenizer, qwen3TokenizerDir } from '../infra/engine/tokenizer'
 import { readSafetensorsHeader } from '../infra/engine/safetensors'
 import { runCli } from './helpers/cli-process'
 import { writeTinyWorld } from './helpers/tiny-world'
@@ -45,4 +45,16 @@ test('bad input: one line on stderr and a non-zero exit', async () => {
   const s = await runCli(['model', 'serve', join(tmp, 'nowhere')])
   expect(s.code).not.toBe(0)
   expect(s.stderr).toMatch(/^searchgym: error: no config.json in /)
+})
+
+test('model serve refuses a tokenizer larger than the model vocabulary', async () => {
+  const world = writeTinyWorld(join(tmp, 'world-mismatch'))
+  const out = join(tmp, 'mismatch')
+  expect((await runCli(['model', 'init', '--tokenizer', `world:${world}`, '--out', out])).code).toBe(0)
+  // Swap in the real Qwen3 tokenizer (151,669 ids) for the world one.
+  const q = qwen3TokenizerDir()
+  for (const f of ['tokenizer.json', 'tokenizer_config.json']) writeFileSync(join(out, f), readFileSync(join(q, f)))
+  const r = await runCli(['model', 'serve', out, '--port', '0'])
+  expect(r.code).not.toBe(0)
+  expect(r.stderr).toMatch(/the tokenizer has 151669 ids but the model only \d+ embedding rows/)
 })

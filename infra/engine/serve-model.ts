@@ -1,6 +1,7 @@
 // infra/engine/serve-model: `model serve` as a library call — load a model folder (+ optional PEFT adapter), its
 // tokenizer and chat template, and put the OpenAI-compatible server on a port. HTTP details live in server/.
 import { basename, resolve } from 'node:path'
+import { EngineError } from '../errors'
 import { chatTemplateOf, SIMPLE_QWEN_TEMPLATE } from './chat-template'
 import { loadLoraAdapter } from './lora'
 import { loadModel } from './model'
@@ -40,6 +41,12 @@ export async function serveModel(opts: ServeModelOptions): Promise<ServedModel> 
   const model = loadModel(opts.dir)
   if (opts.adapterDir) model.adapter = loadLoraAdapter(opts.adapterDir, model.backend, model.config)
   const tokenizer = loadTokenizer(opts.dir)
+  if (tokenizer.vocabSize > model.config.vocabSize) {
+    throw new EngineError(
+      'engine.vocab_mismatch',
+      `${opts.dir}: the tokenizer has ${tokenizer.vocabSize} ids but the model only ${model.config.vocabSize} embedding rows; the tokenizer does not belong to this model`,
+    )
+  }
   const template = chatTemplateOf(tokenizer, SIMPLE_QWEN_TEMPLATE)
   const engine = new EngineChatGenerator(model, tokenizer)
   const generator: ChatGenerator = opts.fixtureRepliesFile
