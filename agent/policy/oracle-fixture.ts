@@ -110,10 +110,28 @@ export const ORACLE_QA: Qa[] = [
       template: 't',
     },
   },
+  {
+    ...base,
+    id: 'c-param',
+    type: 'combo',
+    hops: 1,
+    question: 'Which city has the same population as the city where Harrow House has its headquarters?',
+    answer: 'Brenlow',
+    path: ['e3'],
+    evidence: [{ hop: 0, ...ev.e3 }, { hop: -1, url: url('Brenlow'), sentence: 'Brenlow is a city in Ostria with a population of 412,000.' }],
+    meta: {
+      kind: 'param',
+      part1: { chain: { start: 'c1', desc: { kind: 'name' }, steps: [{ rel: 'headquartered_in', dir: 'fwd' }], edges: ['e3'] }, attr: 'population' },
+      pick: { type: 'City', attr: 'population' },
+      part2: { steps: [], edges: [], terminal: { kind: 'entity' } },
+      template: 't',
+    },
+  },
 ]
 
 export const ORACLE_KNOWLEDGE: OracleKnowledge = {
   entity: (id) => ORACLE_ENTITIES.find((x) => x.id === id),
   edge: (id) => ORACLE_EDGES.find((x) => x.id === id),
   verifiedQueries: () => [],
+  entitiesWith: (type, attr, value) => ORACLE_ENTITIES.filter((x) => x.type === type && x.attrs[attr] === value),
 }

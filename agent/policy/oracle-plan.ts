@@ -5,7 +5,7 @@
 // read: page titles and attribute values found in accessed text (never Qa.answer). Knows no protocol or HTTP.
 import { formatAttr } from '../../world/docs'
 import { attributeSpec, entityType, relation } from '../../world/schema'
-import type { Edge, Entity, EntityId, Qa } from '../../world/types'
+import type { AttrValue, Edge, Entity, EntityId, Qa } from '../../world/types'
 
 /** What the oracle may look up in the world: the graph (to follow the gold path) and verification queries. */
 export interface OracleKnowledge {
@@ -13,6 +13,8 @@ export interface OracleKnowledge {
   edge(id: string): Edge | undefined
   /** Queries verification ran for an edge whose results held the edge's target page, best rank first. */
   verifiedQueries(edgeId: string): string[]
+  /** Entities of a type whose attribute has this value (Combo 'param' questions: where the oracle must go next). */
+  entitiesWith(type: string, attr: string, value: AttrValue): Entity[]
 }
 
 export type OracleCall = { name: 'search'; arguments: { query: string } } | { name: 'access'; arguments: { url: string } }
@@ -186,10 +188,14 @@ export function* oraclePlan(qa: Qa, k: OracleKnowledge, opts: OraclePlanOptions 
       const pick = meta.pick as { type: string; attr: string }
       const x = yield* chain(asChain(p1?.chain, 'part1.chain'))
       const v = readValue(x, p1.attr)
-      // The entity whose pick.attr has that value: the first step of part 2 leaves it.
-      const e0 = k.edge(p2.edges[0]) ?? fail(`edge ${p2.edges[0]} not in the world`)
-      const p = ent(p2.steps[0].dir === 'fwd' ? e0.source : e0.target)
-      if (p.type !== pick.type || p.attrs[pick.attr] !== x.attrs[p1.attr]) fail(`part 2 does not start at the ${pick.type} whose ${pick.attr} is ${v.shown}`)
+      // Where to go next: the one entity of pick.type whose pick.attr has the value just read.
+      const found = k.entitiesWith(pick.type, pick.attr, v.value)
+      if (found.length !== 1) fail(`${found.length} entities of type ${pick.type} have ${pick.attr} ${v.shown}; the question needs exactly one`)
+      const p = found[0]
+      if (p2.edges.length > 0) {
+        const e0 = k.edge(p2.edges[0]) ?? fail(`edge ${p2.edges[0]} not in the world`)
+        if ((p2.steps[0].dir === 'fwd' ? e0.source : e0.target) !== p.id) fail(`part 2 does not start at the ${pick.type} whose ${pick.attr} is ${v.shown}`)
+      }
       const spec = attributeSpec(p.type, pick.attr)
       const noun = entityType(p.type)?.noun ?? p.type
       yield* open(p, [`${noun} ${spec?.label ?? pick.attr} ${v.shown}`, `${spec?.label ?? pick.attr} ${v.shown}`, `${noun} ${v.shown}`, v.shown])
