@@ -1,7 +1,8 @@
 // bench/gym: gym performance — in-process step latency (p50/p99) for search and access turns, and the HTTP server's
 // throughput and latency with 64 concurrent loopback clients (server in a child process, as deployed).
-// Usage: node bin/run-ts.mjs bench/gym.ts [--world DIR] [--seconds S] [--clients N] [--steps N]
-// Without --world it runs on the six-document FIXTURE world (say so when recording numbers).
+// Usage: node bin/run-ts.mjs bench/gym.ts [--world DIR] [--url URL] [--seconds S] [--clients N] [--steps N]
+// Without --world it runs on the six-document FIXTURE world (say so when recording numbers); --url measures an
+// already running server (its /v1/qa questions and /v1/search URLs as the workload) instead of starting one.
 import { spawn } from 'node:child_process'
 import { Agent, request } from 'node:http'
 import { loadavg } from 'node:os'
@@ -16,6 +17,7 @@ const opt = (name: string, d?: string) => {
   return i >= 0 ? args[i + 1] : d
 }
 const worldDir = opt('world')
+const serverUrl = opt('url')
 const seconds = Number(opt('seconds', '5'))
 const clients = Number(opt('clients', '64'))
 const steps = Number(opt('steps', '4000'))
@@ -60,6 +62,7 @@ async function inProcess(world: GymWorld, w: { queries: string[]; urls: string[]
 }
 
 async function startServer(): Promise<{ url: string; stop: () => void }> {
+  if (serverUrl) return { url: serverUrl.replace(/\/$/, ''), stop: () => {} }
   const bin = new URL('../bin/searchgym.mjs', import.meta.url).pathname
   const argv = [bin, 'gym', 'serve', ...(worldDir ? [worldDir] : ['--fixture']), '--port', '0', '--max-envs', '100000']
   const p = spawn(process.execPath, argv, { stdio: ['ignore', 'inherit', 'pipe'] })
@@ -140,12 +143,28 @@ async function server(w: { queries: string[]; urls: string[] }) {
   }
 }
 
-const world = worldDir ? await openGymWorld(worldDir) : openFixtureWorld()
-const w = await workload(world)
-console.log(`# gym bench — world: ${worldDir ?? 'FIXTURE (6 docs)'}; node ${process.version}; load avg ${loadavg().map((x) => x.toFixed(1)).join(' ')}`)
-const ip = await inProcess(world, w)
-console.log(`in-process step latency (ms): search p50 ${f(ip.search.p50)} p99 ${f(ip.search.p99)} (n=${ip.search.n}); access p50 ${f(ip.access.p50)} p99 ${f(ip.access.p99)} (n=${ip.access.n}); goal p99 < 5 ms`)
+async function remoteWorkload(url: string): Promise<{ queries: string[]; urls: string[] }> {
+  const qa = (await (await fetch(`${url}/v1/qa?limit=2000`)).json()) as { items: { question: string }[] }
+  const queries = qa.items.map((q) => q.question)
+  const urls = new Set<string>()
+  for (const q of queries.slice(0, 300)) {
+    const r = (await (await fetch(`${url}/v1/search`, { method: 'POST', body: JSON.stringify({ query: q }) })).json()) as { results: { url: string }[] }
+    for (const h of r.results) urls.add(h.url)
+  }
+  return { queries, urls: [...urls] }
+}
+
+console.log(`# gym bench — world: ${serverUrl ?? worldDir ?? 'FIXTURE (6 docs)'}; node ${process.version}; load avg ${loadavg().map((x) => x.toFixed(1)).join(' ')}`)
+let w: { queries: string[]; urls: string[] }
+let world: GymWorld | undefined
+if (serverUrl) w = await remoteWorkload(serverUrl.replace(/\/$/, ''))
+else {
+  world = worldDir ? await openGymWorld(worldDir) : openFixtureWorld()
+  w = await workload(world)
+  const ip = await inProcess(world, w)
+  console.log(`in-process step latency (ms): search p50 ${f(ip.search.p50)} p99 ${f(ip.search.p99)} (n=${ip.search.n}); access p50 ${f(ip.access.p50)} p99 ${f(ip.access.p99)} (n=${ip.access.n}); goal p99 < 5 ms`)
+}
 for (const r of await server(w))
   console.log(`server, ${clients} clients, ${seconds}s — ${r.name}: ${r.perSec.toFixed(0)} calls/s, p50 ${f(r.p50)} ms, p99 ${f(r.p99)} ms (n=${r.calls}); goal >= 2,000 calls/s`)
 console.log(`load avg after: ${loadavg().map((x) => x.toFixed(1)).join(' ')}`)
-await world.close()
+await world?.close()
