@@ -121,3 +121,18 @@ describe('options', () => {
     expect(() => makeEnv(world, 'nope')).toThrow(/no QA with id 'nope'/)
   })
 })
+
+describe('token counting', () => {
+  it('the Qwen3 tokenizer counts real tokens; the default estimate is close for English prose', async () => {
+    const { qwen3TokenCounter, approxTokens } = await import('./token-count')
+    const count = await qwen3TokenCounter()
+    const text = 'The Glass Orchard is a 1962 novel written by Marie Alder. It was published by Harrow House. '.repeat(20)
+    const exact = count(text)
+    expect(exact).toBeGreaterThan(300)
+    expect(Math.abs(approxTokens(text) - exact) / exact).toBeLessThan(0.25)
+    const env = makeEnv(world, qa, { budgets: { maxTurns: 16, maxResponseTokens: 30, maxContextTokens: 32768 } }, count)
+    await env.initialObservation()
+    expect((await env.step('<answer>Brenlow is the city you are looking for</answer>')).stopReason).toBe('answer')
+    expect((await makeEnv(world, qa, { budgets: { maxTurns: 16, maxResponseTokens: 30, maxContextTokens: 32768 } }, count).step(text)).stopReason).toBe('max_tokens')
+  })
+})
