@@ -95,3 +95,16 @@ export function makeEnv(
   })
   return withEpisodeStats(withBudgets(base, o.budgets, count), count)
 }
+
+/** N envs for one question (a GRPO group): episodes episode, episode+1, … so injected faults differ reproducibly. */
+export function makeEnvGroup(
+  world: GymWorld,
+  qa: Qa | string,
+  n: number,
+  options: Partial<GymOptions> = {},
+  count?: TokenCounter,
+): ReturnType<typeof makeEnv>[] {
+  if (!Number.isInteger(n) || n < 1) throw new GymError('options.range', `group size must be a positive integer, got ${n}`)
+  const base = options.episode ?? 0
+  return Array.from({ length: n }, (_, i) => makeEnv(world, qa, { ...options, episode: base + i }, count))
+}

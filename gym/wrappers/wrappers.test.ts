@@ -136,3 +136,25 @@ describe('token counting', () => {
     expect((await makeEnv(world, qa, { budgets: { maxTurns: 16, maxResponseTokens: 30, maxContextTokens: 32768 } }, count).step(text)).stopReason).toBe('max_tokens')
   })
 })
+
+describe('makeEnvGroup', () => {
+  it('builds N independent envs whose fault streams differ but repeat', async () => {
+    const { makeEnvGroup } = await import('../make-env')
+    const faults = { seed: 3, searchTimeout: 0.5, searchRateLimit: 0, searchEmpty: 0, accessFailure: 0, latencyRate: 0, latencyMs: 0, timeoutMs: 0 }
+    const run = async () => {
+      const envs = makeEnvGroup(world, qa, 8, { faults })
+      const out: number[] = []
+      for (const env of envs) {
+        let errs = 0
+        for (let i = 0; i < 6; i++) errs += (await env.step(search('Brenlow'))).metrics.search_errors ?? 0
+        out.push(errs)
+      }
+      return out
+    }
+    const a = await run()
+    expect(a).toHaveLength(8)
+    expect(new Set(a).size).toBeGreaterThan(1)
+    expect(await run()).toEqual(a)
+    expect(() => makeEnvGroup(world, qa, 0)).toThrow(/group size/)
+  })
+})
