@@ -1,0 +1,118 @@
+// world/qa/verbalise: questions from the relations' verbal forms — nested noun phrases ("the capital of the
+// country where the author of X was born"), a split "Consider …. … that city?" form for long chains, and the
+// Parallel/Combo patterns. Only the start entity is ever named; intermediate entities stay described.
+import type { Rng } from '../../infra/rng'
+import type { AttributeSpec } from '../types'
+import { isPersonType } from './format'
+import type { GraphIndex } from './graph-index'
+import type { StepSpec, Terminal } from './spec'
+
+export interface Worded {
+  text: string
+  template: string
+}
+
+const fill = (tpl: string, key: 's' | 't', np: string): string => tpl.split(`{${key}}`).join(np)
+
+export function capitalise(s: string): string {
+  return s.length === 0 ? s : s[0].toUpperCase() + s.slice(1)
+}
+
+export function nounOf(g: GraphIndex, type: string): string {
+  return g.types.get(type)?.noun ?? type.toLowerCase()
+}
+
+/** The noun phrase for the entity reached from `np` by `steps`, innermost step first. */
+export function nestedNp(g: GraphIndex, rng: Rng, np: string, steps: readonly StepSpec[]): string {
+  let out = np
+  for (const s of steps) {
+    const rel = g.relations.get(s.rel)!
+    out = s.dir === 'fwd' ? fill(rng.pick(rel.targetPhrases), 's', out) : fill(rng.pick(rel.sourcePhrases), 't', out)
+  }
+  return out
+}
+
+function wh(g: GraphIndex, type: string): string {
+  return isPersonType(g.types.get(type)) ? 'Who' : 'What'
+}
+
+/** A direct question about where a chain ends: its name (entity) or an attribute. */
+function askDirect(g: GraphIndex, rng: Rng, np: string, steps: readonly StepSpec[], endType: string, t: Terminal): Worded {
+  if (t.kind === 'attr') {
+    const label = attrSpec(g, endType, t.attr)?.label ?? t.attr
+    const full = nestedNp(g, rng, np, steps)
+    const k = rng.int(0, 2)
+    if (k === 0) return { text: `What is the ${label} of ${full}?`, template: 'attr/what-is' }
+    if (k === 1) return { text: `What ${label} does ${full} have?`, template: 'attr/what-does' }
+    return { text: `Give the ${label} of ${full}.`, template: 'attr/give' }
+  }
+  const last = steps[steps.length - 1]
+  const rel = last ? g.relations.get(last.rel) : undefined
+  const forms: string[] = ['what-is', 'which-noun', 'name']
+  if (last && last.dir === 'fwd' && rel && rel.questions.length > 0) forms.push('relation', 'relation')
+  const form = rng.pick(forms)
+  if (form === 'relation') {
+    const inner = nestedNp(g, rng, np, steps.slice(0, -1))
+    return { text: capitalise(fill(rng.pick(rel!.questions), 's', inner)), template: 'entity/relation' }
+  }
+  const full = nestedNp(g, rng, np, steps)
+  if (form === 'what-is') return { text: `${wh(g, endType)} is ${full}?`, template: 'entity/what-is' }
+  if (form === 'which-noun') return { text: `Which ${nounOf(g, endType)} is ${full}?`, template: 'entity/which-noun' }
+  return { text: `Can you name ${full}?`, template: 'entity/name' }
+}
+
+/**
+ * A question about a chain from `np` (types[i] is the type of the i-th entity on it). Long chains are often
+ * split into "Consider <first part>. <question about that noun>" so they stay readable.
+ */
+export function askChain(g: GraphIndex, rng: Rng, np: string, steps: readonly StepSpec[], types: readonly string[], t: Terminal): Worded {
+  const n = steps.length
+  const pSplit = n >= 7 ? 0.6 : n >= 3 ? 0.3 : 0
+  if (rng.bool(pSplit)) {
+    const k = rng.int(1, n - 1)
+    const head = nestedNp(g, rng, np, steps.slice(0, k))
+    const tail = askDirect(g, rng, `that ${nounOf(g, types[k])}`, steps.slice(k), types[n], t)
+    return { text: `Consider ${head}. ${tail.text}`, template: `split+${tail.template}` }
+  }
+  const q = askDirect(g, rng, np, steps, types[n], t)
+  return { text: capitalise(q.text), template: q.template }
+}
+
+export function attrSpec(g: GraphIndex, type: string, attr: string): AttributeSpec | undefined {
+  return g.types.get(type)?.attributes.find((a) => a.name === attr)
+}
+
+/** "larger"/"earlier"… for comparing values of an attribute. */
+export function comparative(spec: AttributeSpec | undefined, order: 'max' | 'min', rng: Rng): string {
+  if (spec?.kind === 'year' || spec?.kind === 'date') return order === 'max' ? 'later' : 'earlier'
+  return order === 'max' ? rng.pick(['larger', 'higher', 'greater']) : rng.pick(['smaller', 'lower'])
+}
+
+export function askCompare(rng: Rng, a: string, b: string, label: string, adj: string): Worded {
+  const k = rng.int(0, 2)
+  if (k === 0) return { text: `Which has the ${adj} ${label}: ${a} or ${b}?`, template: 'compare/which-has' }
+  if (k === 1) return { text: capitalise(`between ${a} and ${b}, which one has the ${adj} ${label}?`), template: 'compare/between' }
+  return { text: capitalise(`of ${a} and ${b}, which has the ${adj} ${label}?`), template: 'compare/of' }
+}
+
+export function askSum(rng: Rng, a: string, b: string, label: string): Worded {
+  const k = rng.int(0, 2)
+  if (k === 0) return { text: `What is the sum of the ${label} of ${a} and the ${label} of ${b}?`, template: 'sum/sum-of' }
+  if (k === 1) return { text: `What is the combined ${label} of ${a} and ${b}?`, template: 'sum/combined' }
+  return { text: `If you add the ${label} of ${a} to the ${label} of ${b}, what total do you get?`, template: 'sum/add' }
+}
+
+/** `a` is the larger value. */
+export function askDifference(rng: Rng, a: string, b: string, label: string, years: boolean): Worded {
+  const k = rng.int(0, 2)
+  if (years && k === 0) return { text: `How many years separate the ${label} of ${a} and the ${label} of ${b}?`, template: 'difference/years' }
+  if (k === 1) return { text: `By how much does the ${label} of ${a} exceed the ${label} of ${b}?`, template: 'difference/exceed' }
+  return { text: `What is the difference between the ${label} of ${a} and the ${label} of ${b}?`, template: 'difference/between' }
+}
+
+export function askSame(rng: Rng, a: string, b: string, noun: string): Worded {
+  const k = rng.int(0, 2)
+  if (k === 0) return { text: capitalise(`are ${a} and ${b} the same ${noun}?`), template: 'same/are' }
+  if (k === 1) return { text: capitalise(`is ${a} the same ${noun} as ${b}?`), template: 'same/is' }
+  return { text: capitalise(`do ${a} and ${b} refer to the same ${noun}?`), template: 'same/refer' }
+}
