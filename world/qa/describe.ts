@@ -24,6 +24,14 @@ export function describeStart(g: GraphIndex, i: number): StartDesc | null {
 export function matchStart(entities: readonly Entity[], e: Entity, d: StartDesc): Entity[] {
   const n = norm(e.name)
   if (d.kind === 'name') return entities.filter((x) => norm(x.name) === n)
+  return matchAmong(entities.filter((x) => norm(x.name) === n), e, d)
+}
+
+/** matchStart over the entities already known to carry e's name (any type). */
+export function matchAmong(sameName: readonly Entity[], e: Entity, d: StartDesc): Entity[] {
+  if (d.kind === 'name') return sameName.slice()
+  const n = norm(e.name)
+  const entities = sameName
   if (d.kind === 'typed') return entities.filter((x) => x.type === e.type && norm(x.name) === n)
   return entities.filter((x) => x.type === e.type && norm(x.name) === n && x.attrs[d.attr] === e.attrs[d.attr])
 }

@@ -45,7 +45,7 @@ function attrEvidence(g: GraphIndex, i: number, attr: string): { url: string; se
 }
 
 /** The stored QA, or null when a fact has no sentence in its document or the question gives something away. */
-export function finishDraft(g: GraphIndex, d: Draft): Qa | null {
+export function finishDraft(g: GraphIndex, d: Draft, key: string = contentKey(d, g)): Qa | null {
   const q = norm(d.question)
   const startSet = new Set(d.starts)
   const startNames = d.starts.map((s) => norm(g.entities[s].name))
@@ -80,7 +80,7 @@ export function finishDraft(g: GraphIndex, d: Draft): Qa | null {
   for (const s of d.starts) addDoc(g.entities[s].url)
   for (const ev of evidence) addDoc(ev.url)
   const path = d.edges.map((ei) => g.edges[ei].id)
-  const id = `${d.type[0]}-${sha256(canonicalJson({ type: d.type, path, meta: { ...d.meta, template: undefined } })).slice(0, 14)}`
+  const id = `${d.type[0]}-${sha256(key).slice(0, 14)}`
   return {
     id,
     type: d.type,

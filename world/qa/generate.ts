@@ -111,7 +111,7 @@ export function generateQa(view: QaWorldView, c: QaConfig, seed: number, tick: (
         stats.rejected.duplicate++
         return false
       }
-      const qa = finishDraft(g, d)
+      const qa = finishDraft(g, d, key)
       if (!qa) {
         stats.rejected.unfinishable++
         return false

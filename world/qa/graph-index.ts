@@ -35,6 +35,8 @@ export interface GraphIndex {
   typedNames: Map<string, number[]>
   /** `${type}\u0000${attr}\u0000${value}` → entity indices. */
   valueIndex: Map<string, number[]>
+  /** One-word entity-type nouns ('film', 'museum'): appositions "the film {s}" in phrases. */
+  nouns: Set<string>
 }
 
 export const norm = (s: string): string => s.toLowerCase()
@@ -96,7 +98,8 @@ export function buildGraphIndex(view: QaWorldView, maxDepth = 12): GraphIndex {
     push(typedNames, `${e.type}\u0000${n}`, i)
     for (const k of Object.keys(e.attrs).sort(cmp)) push(valueIndex, valueKey(e.type, k, e.attrs[k]), i)
   })
-  return { view, entities, edges, entityIndex, edgeIndex, types, relations, moves, back, fwdDepth, backDepth, nameCount, typedNames, valueIndex }
+  const nouns = new Set(view.entityTypes.map((t) => t.noun).filter((n) => !n.includes(' ')))
+  return { view, entities, edges, entityIndex, edgeIndex, types, relations, moves, back, fwdDepth, backDepth, nameCount, typedNames, valueIndex, nouns }
 }
 
 function depthBound(adj: Move[][], maxDepth: number): Int16Array {

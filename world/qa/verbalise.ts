@@ -12,7 +12,24 @@ export interface Worded {
   template: string
 }
 
-const fill = (tpl: string, key: 's' | 't', np: string): string => tpl.split(`{${key}}`).join(np)
+const DETERMINER = /^(the|a|an|that|this) /i
+const NO_NOUNS: ReadonlySet<string> = new Set()
+
+/**
+ * Put a noun phrase into a template. "the {s}" (award names) does not double an article ("the the only
+ * award…"), and an indefinite phrase ("a city in {t}") becomes "the only city in {t}": it is only ever used
+ * where exactly one entity fits, and the question should say so.
+ */
+export function fill(tpl: string, key: 's' | 't', np: string, nouns: ReadonlySet<string> = NO_NOUNS): string {
+  const slot = `{${key}}`
+  let out = tpl
+  if (DETERMINER.test(np)) {
+    // "the {s}" and appositions "the museum {s}" lose their article; "the team {s} plays for" keeps its head noun.
+    out = out.replace(new RegExp(`\\b[Tt]he (?:([a-z]+) )?\\{${key}\\}`, 'g'), (m: string, w?: string) => (w === undefined || nouns.has(w) ? slot : m))
+  }
+  out = out.replace(/^an? /, 'the only ')
+  return out.split(slot).join(np)
+}
 
 export function capitalise(s: string): string {
   return s.length === 0 ? s : s[0].toUpperCase() + s.slice(1)
@@ -25,10 +42,15 @@ export function nounOf(g: GraphIndex, type: string): string {
 /** The noun phrase for the entity reached from `np` by `steps`, innermost step first. */
 export function nestedNp(g: GraphIndex, rng: Rng, np: string, steps: readonly StepSpec[]): string {
   let out = np
-  for (const s of steps) {
+  steps.forEach((s, i) => {
     const rel = g.relations.get(s.rel)!
-    out = s.dir === 'fwd' ? fill(rng.pick(rel.targetPhrases), 's', out) : fill(rng.pick(rel.sourcePhrases), 't', out)
-  }
+    const key = s.dir === 'fwd' ? 's' : 't'
+    const all = s.dir === 'fwd' ? rel.targetPhrases : rel.sourcePhrases
+    // Around an already nested phrase, prefer forms that end with it ("the club of …") over centre-embedding
+    // ("the team … plays for"), which stops being readable after a couple of levels.
+    const tail = i > 0 || np.startsWith('that ') ? all.filter((p) => p.endsWith(`{${key}}`)) : []
+    out = fill(rng.pick(tail.length > 0 ? tail : all), key, out, g.nouns)
+  })
   return out
 }
 
@@ -53,12 +75,17 @@ function askDirect(g: GraphIndex, rng: Rng, np: string, steps: readonly StepSpec
   const form = rng.pick(forms)
   if (form === 'relation') {
     const inner = nestedNp(g, rng, np, steps.slice(0, -1))
-    return { text: capitalise(fill(rng.pick(rel!.questions), 's', inner)), template: 'entity/relation' }
+    // "{s}'s parent" would attach the possessive to the last noun of a nested phrase.
+    const forms = steps.length > 1 || np.startsWith('that ') ? rel!.questions.filter((q) => !q.includes("{s}'")) : rel!.questions
+    if (forms.length > 0) return { text: capitalise(fill(rng.pick(forms), 's', inner, g.nouns)), template: 'entity/relation' }
   }
   const full = nestedNp(g, rng, np, steps)
-  if (form === 'what-is') return { text: `${wh(g, endType)} is ${full}?`, template: 'entity/what-is' }
-  if (form === 'which-noun') return { text: `Which ${nounOf(g, endType)} is ${full}?`, template: 'entity/which-noun' }
-  return { text: `Can you name ${full}?`, template: 'entity/name' }
+  const noun = nounOf(g, endType)
+  if (form === 'name') return { text: `Can you name ${full}?`, template: 'entity/name' }
+  // "Which city is the city where…" says the noun twice; ask "What is…" instead.
+  if (form === 'which-noun' && !full.startsWith(`the ${noun}`) && !full.startsWith(`the only ${noun}`))
+    return { text: `Which ${noun} is ${full}?`, template: 'entity/which-noun' }
+  return { text: `${wh(g, endType)} is ${full}?`, template: 'entity/what-is' }
 }
 
 /**
