@@ -5,12 +5,14 @@ import { buildCommand } from './cli/build'
 import { statsCommand } from './cli/stats'
 import { showCommand } from './cli/show'
 import { exportCommand } from './cli/export'
+import { qaCommand } from './qa/commands'
 
 export const worldSubcommands: Command[] = [
   buildCommand,
   statsCommand,
   showCommand,
   exportCommand,
+  qaCommand,
 ]
 
 export const commands: Command[] = [

@@ -84,7 +84,7 @@ export const DEFAULT_CONFIG: WorldConfig = {
     attrTerminalRate: 0.3,
     parallelOps: { compare: 0.35, sum: 0.15, difference: 0.2, same: 0.3 },
     comboKinds: { compareChain: 0.65, param: 0.35 },
-    headroom: 0.12,
+    headroom: 0.22,
   },
   split: { bench: { simple: 462, parallel: 134, combo: 46 }, minHops: 1, maxHops: 12, disjoint: { question: true, path: true, startEntity: true } },
 }
@@ -107,13 +107,13 @@ export const PRESETS: Record<PresetName, WorldConfig> = {
     ...DEFAULT_CONFIG,
     entities: PRESET_ENTITIES.tiny,
     qa: { ...DEFAULT_CONFIG.qa, target: 400, maxHops: 6 },
-    split: { bench: { simple: 20, parallel: 6, combo: 3 }, minHops: 1, maxHops: 6 },
+    split: { ...DEFAULT_CONFIG.split, bench: { simple: 20, parallel: 6, combo: 3 }, minHops: 1, maxHops: 6 },
   },
   small: {
     ...DEFAULT_CONFIG,
     entities: PRESET_ENTITIES.small,
     qa: { ...DEFAULT_CONFIG.qa, target: 4000 },
-    split: { bench: { simple: 120, parallel: 35, combo: 12 }, minHops: 1, maxHops: 12 },
+    split: { ...DEFAULT_CONFIG.split, bench: { simple: 120, parallel: 35, combo: 12 }, minHops: 1, maxHops: 12 },
   },
   paper: { ...DEFAULT_CONFIG, entities: PRESET_ENTITIES.paper, graph: { ...DEFAULT_CONFIG.graph, edgesPerEntity: 4.3 } },
 }

@@ -1,6 +1,7 @@
 // world/stats: summary numbers of a world (counts by type and relation, degree histogram, document lengths, hash).
 // Reads the world database only.
 import type { Db } from '../infra/store'
+import { qaSummary } from './qa/store'
 
 export interface WorldStats {
   dir: string
@@ -23,6 +24,8 @@ export interface WorldStats {
   maxDegree: number
   isolated: number
   docWords: { min: number; median: number; mean: number; p95: number; max: number }
+  /** QA of the world (absent before the qa stage): train/bench counts, by type and hop count (train + bench). */
+  qa?: { train: number; bench: number; excluded: number; byType: Record<string, number>; byHops: Record<string, number> }
 }
 
 const tableExists = (db: Db, name: string) => Boolean(db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(name))
@@ -77,6 +80,7 @@ export function computeStats(db: Db, dir: string, manifest: Record<string, strin
       p95: q(0.95),
       max: words[words.length - 1] ?? 0,
     },
+    qa: qaSummary(db),
   }
 }
 
@@ -92,5 +96,6 @@ export function formatStats(s: WorldStats): string {
     `relations  ${kv(s.byRelation)}`,
     `degrees    ${kv(s.degreeHistogram)}   max ${s.maxDegree}, isolated ${s.isolated}`,
     `docs       ${s.docs} (${s.docFacts} fact sentences); words min ${s.docWords.min}, median ${s.docWords.median}, mean ${s.docWords.mean}, p95 ${s.docWords.p95}, max ${s.docWords.max}`,
+    ...(s.qa ? [`qa         train ${s.qa.train}, bench ${s.qa.bench} (excluded ${s.qa.excluded}); ${kv(s.qa.byType)}; hops ${kv(s.qa.byHops)}`] : []),
   ].join('\n')
 }

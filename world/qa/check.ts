@@ -28,6 +28,12 @@ export function makeQaChecker(view: QaWorldView, docText?: (url: string) => stri
   }
   const attrSpec = (type: string, attr: string) => view.entityTypes.find((t) => t.name === type)?.attributes.find((a) => a.name === attr)
 
+  const texts = new Map<string, string | undefined>()
+  const textOf = (url: string) => {
+    if (!texts.has(url)) texts.set(url, docText?.(url))
+    return texts.get(url)
+  }
+
   return (qa: Qa): string[] => {
     const problems: string[] = []
     const bad = (m: string) => problems.push(`${qa.id}: ${m}`)
@@ -159,7 +165,7 @@ export function makeQaChecker(view: QaWorldView, docText?: (url: string) => stri
     }
     if (docText)
       for (const ev of qa.evidence) {
-        const text = docText(ev.url)
+        const text = textOf(ev.url)
         if (text === undefined || !text.includes(ev.sentence)) bad(`evidence sentence not found in ${ev.url}: ${ev.sentence}`)
       }
     for (const ev of qa.evidence) if (!qa.docs.includes(ev.url)) bad(`evidence document ${ev.url} missing from docs`)

@@ -86,7 +86,9 @@ export function sampleParam(ctx: SamplerContext, rng: Rng, h: number): Draft | n
   const e = end(c1)
   const E = g.entities[e]
   const onPath = new Set(c1.nodes)
-  for (const attr of rng.shuffle(numericAttrs(ctx, e, ['int', 'year']))) {
+  // Only years select across types ("the city founded in the year X was born"); other numbers would compare
+  // unrelated quantities.
+  for (const attr of rng.shuffle(numericAttrs(ctx, e, ['year']))) {
     const v = E.attrs[attr.name] as number
     const options: { type: string; attr: string; pick: number }[] = []
     for (const t of [...g.types.values()]) {

@@ -5,7 +5,7 @@ import type { AttributeSpec } from '../types'
 import { startText } from './describe'
 import type { Draft } from './draft'
 import { entityAliases, formatValue, numberAliases } from './format'
-import { numericAttrs, type SamplerContext } from './sampler-context'
+import { endsOfType, numericAttrs, type SamplerContext } from './sampler-context'
 import type { ParallelOp } from './spec'
 import { askCompare, askDifference, askSame, askSum, attrSpec, comparative, nestedNp, nounOf } from './verbalise'
 import { chainSpec, end, walkBackward, walkForward, type Chain } from './walk'
@@ -34,7 +34,7 @@ export function sampleValuePair(ctx: SamplerContext, rng: Rng, hA: number, hB: n
   if (attrs.length === 0) return null
   const attr = rng.pick(attrs)
   const va = g.entities[ea].attrs[attr.name]
-  const candidates = (ctx.byType.get(g.entities[ea].type) ?? []).filter((i) => g.backDepth[i] >= hB)
+  const candidates = endsOfType(ctx, g.entities[ea].type, hB)
   if (candidates.length === 0) return null
   const avoid = new Set(a.nodes)
   for (let t = 0; t < TRIES; t++) {
@@ -64,7 +64,7 @@ function sampleSamePair(ctx: SamplerContext, rng: Rng, hA: number, hB: number, s
   if (!startsA?.length) return null
   const a = walkForward(g, rng, rng.pick(startsA), hA, NONE)
   if (!a) return null
-  const candidates = (ctx.byType.get(g.entities[end(a)].type) ?? []).filter((i) => g.backDepth[i] >= hB)
+  const candidates = endsOfType(ctx, g.entities[end(a)].type, hB)
   const avoid = new Set(a.nodes)
   for (let t = 0; t < TRIES && candidates.length > 0; t++) {
     const eb = rng.pick(candidates)

@@ -19,6 +19,15 @@ export interface SamplerContext {
   /** endsByDepth[h]: entities a unique walk of length h may end at. */
   endsByDepth: number[][]
   byType: Map<string, number[]>
+  /** Entities of a type a unique walk of length h may end at (cached by `endsOfType`). */
+  endsCache: Map<string, number[]>
+}
+
+export function endsOfType(ctx: SamplerContext, type: string, h: number): number[] {
+  const key = `${type}\u0000${h}`
+  let l = ctx.endsCache.get(key)
+  if (!l) ctx.endsCache.set(key, (l = (ctx.byType.get(type) ?? []).filter((i) => ctx.g.backDepth[i] >= h)))
+  return l
 }
 
 export function makeSamplerContext(g: GraphIndex, opts: SamplingOptions): SamplerContext {
@@ -37,7 +46,7 @@ export function makeSamplerContext(g: GraphIndex, opts: SamplingOptions): Sample
     if (l) l.push(i)
     else byType.set(e.type, [i])
   })
-  return { g, opts, startsByDepth, endsByDepth, byType }
+  return { g, opts, startsByDepth, endsByDepth, byType, endsCache: new Map() }
 }
 
 /** Numeric attributes (int/float/year) an entity has a value for. */

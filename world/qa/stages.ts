@@ -8,7 +8,7 @@ import { splitBench } from '../split'
 import { generateQa } from './generate'
 import { loadQaView } from './load'
 import { splitItemOf } from './split-item'
-import { clearQa, initQaTables, initSplitTables, insertQa, readQa, readSplitStats, setSplitLabels, writeSplitStats } from './store'
+import { clearQa, initQaTables, initSplitTables, insertQa, readQaForSplit, readSplitStats, setSplitLabels, writeSplitStats } from './store'
 
 export const qaStage: Stage = {
   name: 'qa',
@@ -43,7 +43,7 @@ export const splitStage: Stage = {
     initSplitTables(db)
   },
   async run(ctx) {
-    const qas = readQa(ctx.db, ['train', 'bench', 'excluded'])
+    const qas = readQaForSplit(ctx.db)
     const { labels, stats } = splitBench(qas.map(splitItemOf), ctx.config.split, ctx.config.seed)
     const generation = readSplitStats(ctx.db)?.generation
     tx(ctx.db, () => {

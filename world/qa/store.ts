@@ -81,9 +81,29 @@ export function readQaById(db: Db, id: string): (Qa & { stored: StoredSplit }) |
   return r ? { ...rowToQa(r), stored: r.split as StoredSplit } : undefined
 }
 
+/** Label every QA: rows not in `labels` become 'train' (one UPDATE), the others are set one by one. */
 export function setSplitLabels(db: Db, labels: Map<string, StoredSplit>): void {
+  db.exec("UPDATE qa SET split = 'train'")
   const up = db.prepare('UPDATE qa SET split = ? WHERE id = ?')
-  for (const [id, s] of [...labels].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))) up.run(s, id)
+  for (const [id, s] of labels) if (s !== 'train') up.run(s, id)
+}
+
+/** The columns the split needs, without parsing evidence and documents. */
+export function readQaForSplit(db: Db): Qa[] {
+  const rows = db.prepare('SELECT id, type, hops, question, path_json, meta_json FROM qa ORDER BY seq').all() as QaRow[]
+  return rows.map((r) => ({
+    id: r.id,
+    type: r.type as QaType,
+    hops: r.hops,
+    question: r.question,
+    answer: '',
+    aliases: [],
+    path: JSON.parse(r.path_json) as string[],
+    docs: [],
+    evidence: [],
+    split: 'train',
+    meta: JSON.parse(r.meta_json) as Record<string, unknown>,
+  }))
 }
 
 export function writeSplitStats(db: Db, stats: Record<string, unknown>): void {
