@@ -1,5 +1,6 @@
 // world/qa/format: how values are written in questions and answers (thousands separators, units) and the gold
 // aliases an answer accepts. Pure functions; no locale dependence (fixed formatting, same bytes everywhere).
+import { formatAttr } from '../docs'
 import type { AttrValue, AttributeSpec, Entity, EntityTypeSpec } from '../types'
 
 /** 1234567 → "1,234,567"; negative and fractional values keep their sign and decimals. */
@@ -14,21 +15,24 @@ export function isNumericKind(kind: AttributeSpec['kind']): boolean {
   return kind === 'int' || kind === 'float' || kind === 'year'
 }
 
-/** The value as a question or answer prints it: years plain, other numbers with separators. */
+/** The value as the documents print it (without the unit): years plain, numbers with separators, floats with
+ *  one decimal, dates as "12 March 1950"; a computed number without a spec gets separators. */
 export function formatValue(spec: AttributeSpec | undefined, v: AttrValue): string {
-  if (typeof v !== 'number') return String(v)
-  if (spec?.kind === 'year') return String(v)
-  return withThousands(v)
+  if (spec) return formatAttr({ ...spec, unit: undefined }, v)
+  return typeof v === 'number' ? withThousands(v) : String(v)
 }
 
 /** Aliases of a value answer: with and without thousands separators, with and without the unit. */
 export function valueAliases(spec: AttributeSpec | undefined, v: AttrValue): string[] {
-  const out: string[] = [formatValue(spec, v)]
+  const shown = formatValue(spec, v)
+  const out: string[] = [shown]
   if (typeof v === 'number') {
-    out.push(String(v))
-    if (spec?.unit) out.push(`${formatValue(spec, v)} ${spec.unit}`, `${v} ${spec.unit}`)
+    const plain = shown.replace(/,/g, '')
+    out.push(plain, String(v))
+    if (spec?.unit) out.push(`${shown} ${spec.unit}`, `${plain} ${spec.unit}`)
   } else if (spec?.kind === 'date') {
-    const y = /^(\d{3,4})-\d\d-\d\d$/.exec(v) ?? /(\d{4})\s*$/.exec(v)
+    out.push(v)
+    const y = /^(\d{4})-\d\d-\d\d$/.exec(v)
     if (y) out.push(y[1])
   }
   return uniq(out)

@@ -63,7 +63,9 @@ function askDirect(g: GraphIndex, rng: Rng, np: string, steps: readonly StepSpec
   if (t.kind === 'attr') {
     const label = attrSpec(g, endType, t.attr)?.label ?? t.attr
     const full = nestedNp(g, rng, np, steps)
-    const k = rng.int(0, 2)
+    const spec = attrSpec(g, endType, t.attr)
+    // "What year of birth does X have?" reads badly: year and date labels are asked with "What is…".
+    const k = spec?.kind === 'year' || spec?.kind === 'date' ? rng.pick([0, 2]) : rng.int(0, 2)
     if (k === 0) return { text: `What is the ${label} of ${full}?`, template: 'attr/what-is' }
     if (k === 1) return { text: `What ${label} does ${full} have?`, template: 'attr/what-does' }
     return { text: `Give the ${label} of ${full}.`, template: 'attr/give' }
