@@ -70,6 +70,18 @@ describe('generateQa on a fixture world', () => {
     expect([...kinds].sort()).toEqual(['compare-chain', 'param'])
   })
 
+  it('questions of every length are well-formed: no placeholders, doubled or stray articles, one framing', () => {
+    for (const q of qas) {
+      expect(q.question).toMatch(/^[A-Z]/)
+      expect(q.question).toMatch(/[?.]$/)
+      expect(q.question).not.toMatch(/\{[st]\}|\b(the|a|an) (the|a|an)\b|\s{2}|\bThe the\b/i)
+      expect((q.question.match(/\(/g) ?? []).length).toBe((q.question.match(/\)/g) ?? []).length)
+      expect((q.question.match(/\bConsider\b/g) ?? []).length).toBeLessThanOrEqual(2)
+    }
+    const twelve = qas.filter((q) => q.hops === 12)
+    expect(twelve.length).toBeGreaterThan(10)
+  })
+
   it('person answers accept the surname', () => {
     const q = qas.find((x) => x.type === 'simple' && /^Who /.test(x.question) && x.aliases.length > 1)!
     expect(q.aliases[1]).toBe(q.answer.split(' ').pop())

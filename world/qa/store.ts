@@ -8,10 +8,9 @@ export type StoredSplit = Split | 'excluded'
 export function initQaTables(db: Db): void {
   db.exec(`
     CREATE TABLE IF NOT EXISTS qa (
-      id TEXT PRIMARY KEY, seq INTEGER NOT NULL UNIQUE, type TEXT NOT NULL, hops INTEGER NOT NULL,
+      seq INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, type TEXT NOT NULL, hops INTEGER NOT NULL,
       question TEXT NOT NULL, answer TEXT NOT NULL, aliases_json TEXT NOT NULL, path_json TEXT NOT NULL,
       docs_json TEXT NOT NULL, evidence_json TEXT NOT NULL, meta_json TEXT NOT NULL, split TEXT NOT NULL DEFAULT 'train');
-    CREATE INDEX IF NOT EXISTS qa_split ON qa(split, type, hops);
   `)
 }
 
@@ -25,10 +24,10 @@ export function clearQa(db: Db): void {
 
 export function insertQa(db: Db, qas: Qa[], onRow?: () => void): void {
   const ins = db.prepare(
-    'INSERT INTO qa (id, seq, type, hops, question, answer, aliases_json, path_json, docs_json, evidence_json, meta_json, split) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+    'INSERT INTO qa (seq, id, type, hops, question, answer, aliases_json, path_json, docs_json, evidence_json, meta_json, split) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
   )
   qas.forEach((q, i) => {
-    ins.run(q.id, i, q.type, q.hops, q.question, q.answer, JSON.stringify(q.aliases), JSON.stringify(q.path), JSON.stringify(q.docs), JSON.stringify(q.evidence), JSON.stringify(q.meta), q.split)
+    ins.run(i, q.id, q.type, q.hops, q.question, q.answer, JSON.stringify(q.aliases), JSON.stringify(q.path), JSON.stringify(q.docs), JSON.stringify(q.evidence), JSON.stringify(q.meta), q.split)
     onRow?.()
   })
 }

@@ -65,7 +65,8 @@ function askDirect(g: GraphIndex, rng: Rng, np: string, steps: readonly StepSpec
     const full = nestedNp(g, rng, np, steps)
     const spec = attrSpec(g, endType, t.attr)
     // "What year of birth does X have?" reads badly: year and date labels are asked with "What is…".
-    const k = spec?.kind === 'year' || spec?.kind === 'date' ? rng.pick([0, 2]) : rng.int(0, 2)
+    // "What capacity does <long phrase> have?" buries the verb at the end: only for short phrases.
+    const k = spec?.kind === 'year' || spec?.kind === 'date' || steps.length > 2 ? rng.pick([0, 2]) : rng.int(0, 2)
     if (k === 0) return { text: `What is the ${label} of ${full}?`, template: 'attr/what-is' }
     if (k === 1) return { text: `What ${label} does ${full} have?`, template: 'attr/what-does' }
     return { text: `Give the ${label} of ${full}.`, template: 'attr/give' }
@@ -77,8 +78,10 @@ function askDirect(g: GraphIndex, rng: Rng, np: string, steps: readonly StepSpec
   const form = rng.pick(forms)
   if (form === 'relation') {
     const inner = nestedNp(g, rng, np, steps.slice(0, -1))
-    // "{s}'s parent" would attach the possessive to the last noun of a nested phrase.
-    const forms = steps.length > 1 || np.startsWith('that ') ? rel!.questions.filter((q) => !q.includes("{s}'")) : rel!.questions
+    // Around a nested phrase, only forms that end with it ("Who is the founder of {s}?"): "Where does {s} play
+    // its home games?" would centre-embed the chain and "{s}'s parent" would attach to its last noun.
+    const nested = steps.length > 2 || (steps.length > 1 && np.startsWith('that '))
+    const forms = rel!.questions.filter((q) => (nested ? q.endsWith('{s}?') : !q.includes("{s}'") || steps.length === 1))
     if (forms.length > 0) return { text: capitalise(fill(rng.pick(forms), 's', inner, g.nouns)), template: 'entity/relation' }
   }
   const full = nestedNp(g, rng, np, steps)
