@@ -36,3 +36,11 @@ export function terms(text: string): string[] {
   for (let m = WORD.exec(text); m !== null; m = WORD.exec(text)) out.push(foldTerm(m[0]))
   return out
 }
+
+/** The words of `text` as written (not folded): what a query becomes once all syntax characters are dropped. */
+export function rawWords(text: string): string[] {
+  const out: string[] = []
+  WORD.lastIndex = 0
+  for (let m = WORD.exec(text); m !== null; m = WORD.exec(text)) out.push(m[0])
+  return out
+}
