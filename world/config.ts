@@ -22,8 +22,11 @@ export interface WorldConfig {
     locales: string[]
   }
   search: {
-    /** 'sqlite' (embedded default) or 'meilisearch'. */
-    engine: 'sqlite' | 'meilisearch'
+    /**
+     * 'embedded' (default: in-memory BM25F rebuilt from the world's docs, no server), 'sqlite' (FTS5 BM25) or
+     * 'meilisearch' (the official client; a local server is started when meiliUrl is empty).
+     */
+    engine: 'embedded' | 'sqlite' | 'meilisearch'
     /** URL of an external Meilisearch; empty = the project starts its own local server. */
     meiliUrl: string
     /** Name of the environment variable holding the Meilisearch API key. */
@@ -58,7 +61,7 @@ export const DEFAULT_CONFIG: WorldConfig = {
   entities: {},
   graph: { zipfExponent: 1.0, edgesPerEntity: 4, homonymRate: 0 },
   docs: { fillerPerSection: 1, locales: ['en_US', 'en_GB', 'de', 'fr', 'es', 'it'] },
-  search: { engine: 'sqlite', meiliUrl: '', meiliKeyEnv: 'MEILI_MASTER_KEY' },
+  search: { engine: 'embedded', meiliUrl: '', meiliKeyEnv: 'MEILI_MASTER_KEY' },
   verification: { queriesPerEdge: 15, minHits: 5, topK: 5 },
   qa: { target: 41000, mix: { simple: 0.6, parallel: 0.25, combo: 0.15 }, minHops: 1, maxHops: 12 },
   split: { bench: { simple: 462, parallel: 134, combo: 46 }, minHops: 1, maxHops: 12 },
