@@ -1,6 +1,7 @@
 // world/search/embedded.test: the embedded BM25 engine passes the shared SearchIndex contract, plus its own details.
 import { runSearchIndexContract } from './contract'
 import { EmbeddedIndex } from './embedded'
+import { syntheticCorpus } from '../../bench/synthetic-corpus'
 
 runSearchIndexContract({ name: 'embedded', make: async () => new EmbeddedIndex() })
 
@@ -28,5 +29,21 @@ describe('EmbeddedIndex', () => {
     await idx.upsert([{ url: 'a', title: 'A', text: 'alpha beta gamma' }])
     expect((await idx.search('beta', { snippet: false }))[0].snippet).toBe('')
     expect((await idx.search('beta'))[0].snippet).toBe('alpha beta gamma')
+  })
+})
+
+describe('EmbeddedIndex pruning', () => {
+  it('returns exactly the unpruned ranking (urls and scores) on a realistic corpus', async () => {
+    const { docs, queries } = syntheticCorpus(3, 400, 120, 600)
+    const fast = new EmbeddedIndex()
+    const slow = new EmbeddedIndex({ prune: false })
+    await fast.upsert(docs)
+    await slow.upsert(docs)
+    const qs = [...queries.map((q) => q.query), 'the of and in', 'was born', 'zzz unknown words', 'a']
+    for (const k of [1, 5, 20]) {
+      const a = await fast.searchMany(qs, { k, snippet: false })
+      const b = await slow.searchMany(qs, { k, snippet: false })
+      expect(a).toEqual(b)
+    }
   })
 })

@@ -17,6 +17,8 @@ export interface EmbeddedOptions {
   titleWeight?: number
   /** Words per snippet. */
   snippetWords?: number
+  /** Skip documents that cannot reach the top k (exact; off only to test that it is exact). */
+  prune?: boolean
 }
 
 interface StoredDoc {
@@ -29,7 +31,7 @@ interface StoredDoc {
   bodyEnds: Int32Array
 }
 
-const DEFAULTS: Required<EmbeddedOptions> = { k1: 1.2, b: 0.75, bTitle: 0.5, titleWeight: 3, snippetWords: SNIPPET_WORDS }
+const DEFAULTS: Required<EmbeddedOptions> = { k1: 1.2, b: 0.75, bTitle: 0.5, titleWeight: 3, snippetWords: SNIPPET_WORDS, prune: true }
 
 /** Growable Int32 column (postings are collected before their final size is known). */
 class IntColumn {
@@ -65,10 +67,13 @@ export class EmbeddedIndex implements SearchIndex {
   private postStart = new Int32Array(1)
   private postDoc = new Int32Array(0)
   private postImpact = new Float64Array(0)
+  /** Per term: its largest posting impact (an upper bound of what it adds to any document). */
+  private maxImpact = new Float64Array(0)
   private urlRank = new Int32Array(0)
   private scores = new Float64Array(0)
   private stamp = new Int32Array(0)
   private stampNow = 0
+  private kBuf = new Float64Array(0)
   private touched = new Int32Array(0)
   /** Per term: the stamp of the query that uses it (snippet weights without a Set). */
   private queryMark = new Int32Array(0)
@@ -136,18 +141,54 @@ export class EmbeddedIndex implements SearchIndex {
       qterms.push(id)
     }
     if (qterms.length === 0) return []
-    const { postStart, postDoc, postImpact, scores, touched, urlRank } = this
+    const { postStart, postDoc, postImpact, scores, touched, urlRank, maxImpact } = this
+    // Term-at-a-time with pruning (MaxScore-style, exact): terms by decreasing maximal impact; once the k-th best
+    // partial score exceeds what all remaining terms together could add, no unseen document can enter the top k,
+    // so the remaining terms only complete the scores of documents already seen.
+    qterms.sort((a, b) => maxImpact[b] - maxImpact[a] || a - b)
+    const rest = new Float64Array(qterms.length + 1)
+    for (let i = qterms.length - 1; i >= 0; i--) rest[i] = rest[i + 1] + maxImpact[qterms[i]]
     const seen = this.stamp
+    const n = this.docs.length
     let nTouched = 0
-    for (const t of qterms) {
-      for (let p = postStart[t], end = postStart[t + 1]; p < end; p++) {
-        const d = postDoc[p]
-        if (seen[d] !== stamp) {
-          seen[d] = stamp
-          scores[d] = postImpact[p]
-          touched[nTouched++] = d
-        } else {
-          scores[d] += postImpact[p]
+    let pruned = false
+    for (let i = 0; i < qterms.length; i++) {
+      const t = qterms[i]
+      const start = postStart[t]
+      const end = postStart[t + 1]
+      if (!pruned) {
+        for (let p = start; p < end; p++) {
+          const d = postDoc[p]
+          if (seen[d] !== stamp) {
+            seen[d] = stamp
+            scores[d] = postImpact[p]
+            touched[nTouched++] = d
+          } else {
+            scores[d] += postImpact[p]
+          }
+        }
+        if (this.opts.prune && nTouched >= k && i + 1 < qterms.length && nTouched * 4 < n && rest[i + 1] < this.kthScore(nTouched, k)) pruned = true
+      } else if (nTouched * 16 < end - start) {
+        // Few candidates, long postings: binary-search each candidate (postings are sorted by document).
+        for (let j = 0; j < nTouched; j++) {
+          const d = touched[j]
+          let lo = start
+          let hi = end - 1
+          while (lo <= hi) {
+            const mid = (lo + hi) >>> 1
+            const v = postDoc[mid]
+            if (v < d) lo = mid + 1
+            else if (v > d) hi = mid - 1
+            else {
+              scores[d] += postImpact[mid]
+              break
+            }
+          }
+        }
+      } else {
+        for (let p = start; p < end; p++) {
+          const d = postDoc[p]
+          if (seen[d] === stamp) scores[d] += postImpact[p]
         }
       }
     }
@@ -193,6 +234,24 @@ export class EmbeddedIndex implements SearchIndex {
 
   async close(): Promise<void> {
     this.closed = true
+  }
+
+  /** The k-th largest score among the first `nTouched` touched documents (a lower bound of the final k-th). */
+  private kthScore(nTouched: number, k: number): number {
+    const best = this.kBuf.length >= k ? this.kBuf : (this.kBuf = new Float64Array(k))
+    best.fill(-Infinity, 0, k)
+    const { scores, touched } = this
+    for (let i = 0; i < nTouched; i++) {
+      const s = scores[touched[i]]
+      if (s <= best[k - 1]) continue
+      let j = k - 1
+      while (j > 0 && best[j - 1] < s) {
+        best[j] = best[j - 1]
+        j--
+      }
+      best[j] = s
+    }
+    return best[k - 1]
   }
 
   private snippetOf(doc: StoredDoc, stamp: number): string {
@@ -279,6 +338,7 @@ export class EmbeddedIndex implements SearchIndex {
     const total = pTerm.length
     const postDoc = new Int32Array(total)
     const postImpact = new Float64Array(total)
+    const maxImpact = new Float64Array(v)
     for (let p = 0; p < total; p++) {
       const t = pTerm.data[p]
       const d = pDoc.data[p]
@@ -289,6 +349,7 @@ export class EmbeddedIndex implements SearchIndex {
       const at = fill[t]++
       postDoc[at] = d
       postImpact[at] = (idf[t] * tf * (k1 + 1)) / (tf + k1)
+      if (postImpact[at] > maxImpact[t]) maxImpact[t] = postImpact[at]
     }
     // Tie order: url ascending, as a rank so the hot loop compares integers.
     const order = Array.from({ length: n }, (_, i) => i).sort((x, y) => {
@@ -302,6 +363,7 @@ export class EmbeddedIndex implements SearchIndex {
     this.postStart = postStart
     this.postDoc = postDoc
     this.postImpact = postImpact
+    this.maxImpact = maxImpact
     this.urlRank = urlRank
     this.scores = new Float64Array(n)
     this.stamp = new Int32Array(n)
