@@ -5,12 +5,14 @@ import { buildCommand } from './cli/build'
 import { statsCommand } from './cli/stats'
 import { showCommand } from './cli/show'
 import { exportCommand } from './cli/export'
+import { verifyCommand } from './cli/verify'
 
 export const worldSubcommands: Command[] = [
   buildCommand,
   statsCommand,
   showCommand,
   exportCommand,
+  verifyCommand,
 ]
 
 export const commands: Command[] = [

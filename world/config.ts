@@ -4,6 +4,7 @@ import { mergeStrict, readJsonFile, requireNonNegativeInt } from '../infra/confi
 import { ConfigError } from '../infra/errors'
 import { knownLocale } from './names'
 import { ENTITY_TYPES } from './schema'
+import { ENGINE_NAMES, isEngineName } from './search/engine-names'
 
 export interface WorldConfig {
   /** Seed of every random draw of the build. */
@@ -112,7 +113,7 @@ export function presetConfig(name: string): WorldConfig {
  * The resolved config of a build: a preset (default paper), a JSON file merged over it (unknown keys rejected),
  * then an explicit seed. Throws ConfigError with a one-line message on any bad input.
  */
-export function loadWorldConfig(opts: { preset?: string; configFile?: string; seed?: unknown }): WorldConfig {
+export function loadWorldConfig(opts: { preset?: string; configFile?: string; seed?: unknown; search?: string; meiliUrl?: string }): WorldConfig {
   const base = presetConfig(opts.preset ?? 'paper')
   const input = opts.configFile !== undefined ? readJsonFile(opts.configFile) : undefined
   const cfg = mergeStrict(base, input, 'config', OPEN_PATHS)
@@ -120,6 +121,12 @@ export function loadWorldConfig(opts: { preset?: string; configFile?: string; se
     if (typeof opts.seed !== 'number' || !Number.isInteger(opts.seed) || opts.seed < 0)
       throw new ConfigError('config.seed', `--seed must be a non-negative integer, got ${JSON.stringify(opts.seed)}`)
     cfg.seed = opts.seed
+  }
+  if (opts.search !== undefined) cfg.search.engine = opts.search as WorldConfig['search']['engine'] // validated below
+  if (opts.meiliUrl !== undefined) {
+    if (cfg.search.engine !== 'meilisearch')
+      throw new ConfigError('config.meili_url', `--meili-url needs the meilisearch engine (add --search meilisearch)`)
+    cfg.search.meiliUrl = opts.meiliUrl
   }
   return validateWorldConfig(cfg)
 }
@@ -145,5 +152,12 @@ export function validateWorldConfig(cfg: WorldConfig): WorldConfig {
   if (cfg.docs.locales.length === 0) throw new ConfigError('config.locales', 'config.docs.locales must name at least one faker locale, e.g. ["en_US"]')
   for (const l of cfg.docs.locales)
     if (typeof l !== 'string' || !knownLocale(l)) throw new ConfigError('config.locales', `unknown faker locale ${JSON.stringify(l)} in config.docs.locales (e.g. en_US, de, fr)`)
+  if (!isEngineName(cfg.search.engine))
+    throw new ConfigError('config.search_engine', `config.search.engine must be one of ${ENGINE_NAMES.join(', ')}, got ${JSON.stringify(cfg.search.engine)}`)
+  const v = cfg.verification
+  for (const k of ['queriesPerEdge', 'minHits', 'topK'] as const)
+    if (!Number.isInteger(v[k]) || v[k] < 1) throw new ConfigError('config.range', `config.verification.${k} must be a positive integer, got ${JSON.stringify(v[k])}`)
+  if (v.minHits > v.queriesPerEdge)
+    throw new ConfigError('config.range', `config.verification.minHits (${v.minHits}) cannot exceed queriesPerEdge (${v.queriesPerEdge})`)
   return cfg
 }

@@ -7,12 +7,9 @@ import { startMeiliServer } from './meili-server'
 import { SqliteFtsIndex } from './sqlite-fts'
 import type { SearchIndex } from './types'
 
-export const ENGINE_NAMES = ['embedded', 'sqlite', 'meilisearch'] as const
-export type EngineName = (typeof ENGINE_NAMES)[number]
+import { ENGINE_NAMES, type EngineName } from './engine-names'
 
-export function isEngineName(v: unknown): v is EngineName {
-  return typeof v === 'string' && (ENGINE_NAMES as readonly string[]).includes(v)
-}
+export { ENGINE_NAMES, isEngineName, type EngineName } from './engine-names'
 
 export interface CreateIndexOptions {
   engine: EngineName
