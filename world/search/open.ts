@@ -5,6 +5,7 @@ import { SearchError } from '../../infra/errors'
 import { ContentHasher } from '../../infra/hash'
 import type { Db } from '../../infra/store'
 import type { WorldConfig } from '../config'
+import { openWorld } from '../open'
 import { EmbeddedIndex } from './embedded'
 import { isEngineName, ENGINE_NAMES, type EngineName } from './engine-names'
 import { MeiliIndex } from './meilisearch'
@@ -56,7 +57,19 @@ export function worldEngine(world: WorldLike): EngineName {
   return engine
 }
 
-export async function openSearchIndex(world: WorldLike, opts: OpenSearchOptions = {}): Promise<SearchIndex> {
+/**
+ * The search index of a world — a world folder (opened read-only just to read the docs) or an open world handle:
+ * the engine the world was verified with, holding its documents. Close it when done (stops a local Meilisearch).
+ */
+export async function openSearchIndex(world: WorldLike | string, opts: OpenSearchOptions = {}): Promise<SearchIndex> {
+  if (typeof world === 'string') {
+    const w = openWorld(world, { allowIncomplete: true })
+    try {
+      return await openSearchIndex(w, opts)
+    } finally {
+      w.close()
+    }
+  }
   const engine = opts.engine ?? worldEngine(world)
   const docs = readSearchDocs(world.db)
   switch (engine) {
