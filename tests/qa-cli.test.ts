@@ -1,13 +1,12 @@
-// End to end through the CLI on a tiny world: build, verification results (written here in the verify stage's
-// table format: edge_verification(edge_id, hits, kept)), `world qa` (and its resumption), `world show DIR qa`,
-// `world stats --json`, `world export --format search-r1|parquet`; two builds with one seed give one hash.
+// End to end through the CLI on a tiny world: `world build` (graph, docs, index, verify, qa, split), `world qa`
+// (resumption and --force), `world show DIR qa`, `world stats --json`, `world export --format search-r1|parquet`;
+// two builds with one seed give one hash, QA and split included.
 import { execFile } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { parquetReadObjects } from 'hyparquet'
-import { hashString32 } from '../infra/rng'
 import { openDb } from '../infra/store'
 
 const run = promisify(execFile)
@@ -24,25 +23,11 @@ async function cli(...args: string[]): Promise<{ stdout: string; stderr: string;
   }
 }
 
-/** Stand-in for the verify stage: a fixed, seeded 85% of the edges kept. */
-function writeVerification(dir: string): void {
-  const db = openDb(join(dir, 'world.db'))
-  db.exec('CREATE TABLE IF NOT EXISTS edge_verification (edge_id TEXT PRIMARY KEY, hits INTEGER NOT NULL, kept INTEGER NOT NULL)')
-  const ins = db.prepare('INSERT OR REPLACE INTO edge_verification VALUES (?, ?, ?)')
-  db.transaction(() => {
-    for (const r of db.prepare('SELECT id FROM edges ORDER BY id').all() as { id: string }[]) {
-      const kept = hashString32(`${r.id}:kept`) % 100 < 85
-      ins.run(r.id, kept ? 9 : 1, kept ? 1 : 0)
-    }
-  })()
-  db.close()
-}
-
 async function builtWorld(name: string): Promise<string> {
   const dir = join(root, name)
   const b = await cli('world', 'build', '--preset', 'tiny', '--seed', '5', '--out', dir, '--quiet')
   expect(b.stderr).toBe('')
-  writeVerification(dir)
+  expect(b.code).toBe(0)
   return dir
 }
 
@@ -51,8 +36,9 @@ describe('searchgym world qa (tiny world)', () => {
   let hash = ''
   beforeAll(async () => {
     dir = await builtWorld('a')
-    const r = await cli('world', 'qa', dir, '--quiet')
+    const r = await cli('world', 'qa', dir)
     expect(r.code).toBe(0)
+    expect(r.stderr).toMatch(/stage qa: already done, skipped/)
     hash = /hash ([0-9a-f]{64})/.exec(r.stdout)![1]
   })
 
@@ -65,10 +51,11 @@ describe('searchgym world qa (tiny world)', () => {
     expect(Object.keys(stats.qa.byHops).map(Number).sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 6])
   })
 
-  it('is resumable: a second run skips both stages and keeps the hash', async () => {
-    const r = await cli('world', 'qa', dir)
+  it('--force redraws both stages from the seed: same hash, zero overlap printed', async () => {
+    const r = await cli('world', 'qa', dir, '--force')
     expect(r.code).toBe(0)
-    expect(r.stderr).toMatch(/stage qa: already done, skipped/)
+    expect(r.stderr).toMatch(/stage qa: done in/)
+    expect(r.stderr).toMatch(/stage split: done in/)
     expect(r.stdout).toContain(`hash ${hash}`)
     expect(r.stdout).toMatch(/overlap bench\/train: question 0, path 0, sub-path 0, start entity 0/)
   })
@@ -106,7 +93,7 @@ describe('searchgym world qa (tiny world)', () => {
 
   it('the same seed gives the same hash, QA and split included', async () => {
     const other = await builtWorld('b')
-    const r = await cli('world', 'qa', other, '--quiet')
-    expect(r.stdout).toContain(`hash ${hash}`)
+    const stats = JSON.parse((await cli('world', 'stats', other, '--json')).stdout) as { hash: string }
+    expect(stats.hash).toBe(hash)
   })
 })

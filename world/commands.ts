@@ -5,6 +5,7 @@ import { buildCommand } from './cli/build'
 import { statsCommand } from './cli/stats'
 import { showCommand } from './cli/show'
 import { exportCommand } from './cli/export'
+import { verifyCommand } from './cli/verify'
 import { qaCommand } from './qa/commands'
 
 export const worldSubcommands: Command[] = [
@@ -12,6 +13,7 @@ export const worldSubcommands: Command[] = [
   statsCommand,
   showCommand,
   exportCommand,
+  verifyCommand,
   qaCommand,
 ]
 

@@ -1,6 +1,7 @@
 // world/qa/stages: build stages 'qa' (sample the QA pool on G*) and 'split' (hold out SearchGymBench, drop
 // conflicting training items, store overlap statistics). Each writes in one transaction: a killed run leaves
 // nothing and reruns from its seed, so both are resumable under the pipeline's stage status.
+import { canonicalJson } from '../../infra/hash'
 import { progress } from '../../infra/progress'
 import { tx, type Db } from '../../infra/store'
 import type { Stage } from '../stage'
@@ -26,7 +27,7 @@ export const qaStage: Stage = {
       insertQa(ctx.db, qas)
       initSplitTables(ctx.db)
       ctx.db.exec('DELETE FROM split_stats')
-      ctx.db.prepare('INSERT OR REPLACE INTO split_stats (key, value_json) VALUES (?, ?)').run('generation', JSON.stringify(stats))
+      ctx.db.prepare('INSERT OR REPLACE INTO split_stats (key, value_json) VALUES (?, ?)').run('generation', canonicalJson(stats))
     })
     ctx.log(`qa: ${qas.length} questions (${Object.entries(stats.produced).map(([t, n]) => `${n} ${t}`).join(', ')}) on ${view.kept.size}/${view.edges.length} verified edges`)
   },

@@ -1,5 +1,6 @@
 // world/qa/store: the QA tables of a world file — `qa` (one row per question, split label filled by the split
 // stage: 'train' | 'bench' | 'excluded'), `split_stats` (key → JSON) — and typed reads/writes of them.
+import { canonicalJson } from '../../infra/hash'
 import type { Db } from '../../infra/store'
 import type { Qa, QaType, Split } from '../types'
 
@@ -108,7 +109,8 @@ export function readQaForSplit(db: Db): Qa[] {
 export function writeSplitStats(db: Db, stats: Record<string, unknown>): void {
   db.exec('DELETE FROM split_stats')
   const ins = db.prepare('INSERT INTO split_stats (key, value_json) VALUES (?, ?)')
-  for (const k of Object.keys(stats).sort()) ins.run(k, JSON.stringify(stats[k]))
+  // Canonical JSON: the stats embed config objects whose key order depends on where the config came from.
+  for (const k of Object.keys(stats).sort()) ins.run(k, canonicalJson(stats[k]))
 }
 
 export function readSplitStats(db: Db): Record<string, unknown> | undefined {
