@@ -117,7 +117,10 @@ export function attrSpec(g: GraphIndex, type: string, attr: string): AttributeSp
 /** "larger"/"earlier"… for comparing values of an attribute. */
 export function comparative(spec: AttributeSpec | undefined, order: 'max' | 'min', rng: Rng): string {
   if (spec?.kind === 'year' || spec?.kind === 'date') return order === 'max' ? 'later' : 'earlier'
-  return order === 'max' ? rng.pick(['larger', 'higher', 'greater']) : rng.pick(['smaller', 'lower'])
+  // "higher area" reads oddly; heights and elevations are high, everything else large.
+  const tall = /height|elevation/.test(spec?.label ?? '')
+  if (tall) return order === 'max' ? rng.pick(['higher', 'greater']) : 'lower'
+  return order === 'max' ? rng.pick(['larger', 'greater']) : 'smaller'
 }
 
 export function askCompare(rng: Rng, a: string, b: string, label: string, adj: string): Worded {
