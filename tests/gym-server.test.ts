@@ -101,6 +101,26 @@ describe('gym server', () => {
     expect(big).toMatchObject({ status: 413, json: { error: { code: 'request.too_large' } } })
     const long = await call(s, 'POST', '/v1/search', { query: 'x'.repeat(301) })
     expect(long).toMatchObject({ status: 400, json: { error: { code: 'request.too_long' } } })
+    // a chunked upload (no Content-Length) is counted while it streams
+    const chunk = new TextEncoder().encode('x'.repeat(16 * 1024))
+    let sent = 0
+    const stream = new ReadableStream<Uint8Array>({
+      pull(ctl) {
+        if (sent++ < 8) ctl.enqueue(chunk)
+        else ctl.close()
+      },
+    })
+    const chunked = await fetch(`${s.url}/v1/search`, { method: 'POST', body: stream, duplex: 'half' } as RequestInit)
+    expect(chunked.status).toBe(413)
+    expect(((await chunked.json()) as J).error.code).toBe('request.too_large')
+    const small = new ReadableStream<Uint8Array>({
+      start(ctl) {
+        ctl.enqueue(new TextEncoder().encode('{"query": "Velmora"}'))
+        ctl.close()
+      },
+    })
+    const ok = await fetch(`${s.url}/v1/search`, { method: 'POST', body: small, duplex: 'half' } as RequestInit)
+    expect(ok.status).toBe(200)
     const k = await call(s, 'POST', '/v1/search', { query: 'x', k: 1000 })
     expect(k.json.error.code).toBe('request.bad_field')
   })
