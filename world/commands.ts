@@ -6,6 +6,7 @@ import { statsCommand } from './cli/stats'
 import { showCommand } from './cli/show'
 import { exportCommand } from './cli/export'
 import { verifyCommand } from './cli/verify'
+import { qaCommand } from './qa/commands'
 
 export const worldSubcommands: Command[] = [
   buildCommand,
@@ -13,6 +14,7 @@ export const worldSubcommands: Command[] = [
   showCommand,
   exportCommand,
   verifyCommand,
+  qaCommand,
 ]
 
 export const commands: Command[] = [

@@ -49,12 +49,24 @@ export interface WorldConfig {
     /** Hop range of Simple chains. */
     minHops: number
     maxHops: number
+    /** Relative weight of each hop count 1..12 (index 0 = 1 hop): the hop histogram of the pool. */
+    hopWeights: number[]
+    /** Probability that a chain question asks for an attribute of its end instead of its name. */
+    attrTerminalRate: number
+    /** Parallel operators (weights). */
+    parallelOps: { compare: number; sum: number; difference: number; same: number }
+    /** Combo kinds (weights): a comparison's winner starts a chain / a chain's value selects an entity. */
+    comboKinds: { compareChain: number; param: number }
+    /** Extra fraction drawn so that train + bench still reach `target` after the split drops conflicts. */
+    headroom: number
   }
   split: {
     bench: { simple: number; parallel: number; combo: number }
     /** Hop range the bench must cover. */
     minHops: number
     maxHops: number
+    /** Bench/training disjointness criteria (strictness); a training item conflicting on any is dropped. */
+    disjoint?: { question: boolean; path: boolean; startEntity: boolean }
   }
 }
 
@@ -67,8 +79,18 @@ export const DEFAULT_CONFIG: WorldConfig = {
   docs: { fillerPerSection: 1, locales: ['en_US', 'en_GB', 'de', 'fr', 'es', 'it'] },
   search: { engine: 'embedded', meiliUrl: '', meiliKeyEnv: 'MEILI_MASTER_KEY' },
   verification: { queriesPerEdge: 15, minHits: 5, topK: 5 },
-  qa: { target: 41000, mix: { simple: 0.6, parallel: 0.25, combo: 0.15 }, minHops: 1, maxHops: 12 },
-  split: { bench: { simple: 462, parallel: 134, combo: 46 }, minHops: 1, maxHops: 12 },
+  qa: {
+    target: 41000,
+    mix: { simple: 0.6, parallel: 0.25, combo: 0.15 },
+    minHops: 1,
+    maxHops: 12,
+    hopWeights: [10, 12, 12, 11, 10, 9, 7, 6, 5, 4, 4, 4],
+    attrTerminalRate: 0.3,
+    parallelOps: { compare: 0.35, sum: 0.15, difference: 0.2, same: 0.3 },
+    comboKinds: { compareChain: 0.65, param: 0.35 },
+    headroom: 0.22,
+  },
+  split: { bench: { simple: 462, parallel: 134, combo: 46 }, minHops: 1, maxHops: 12, disjoint: { question: true, path: true, startEntity: true } },
 }
 
 /** Config keys whose value is an open map (any key allowed, validated elsewhere). */
@@ -89,13 +111,13 @@ export const PRESETS: Record<PresetName, WorldConfig> = {
     ...DEFAULT_CONFIG,
     entities: PRESET_ENTITIES.tiny,
     qa: { ...DEFAULT_CONFIG.qa, target: 400, maxHops: 6 },
-    split: { bench: { simple: 20, parallel: 6, combo: 3 }, minHops: 1, maxHops: 6 },
+    split: { ...DEFAULT_CONFIG.split, bench: { simple: 20, parallel: 6, combo: 3 }, minHops: 1, maxHops: 6 },
   },
   small: {
     ...DEFAULT_CONFIG,
     entities: PRESET_ENTITIES.small,
     qa: { ...DEFAULT_CONFIG.qa, target: 4000 },
-    split: { bench: { simple: 120, parallel: 35, combo: 12 }, minHops: 1, maxHops: 12 },
+    split: { ...DEFAULT_CONFIG.split, bench: { simple: 120, parallel: 35, combo: 12 }, minHops: 1, maxHops: 12 },
   },
   paper: { ...DEFAULT_CONFIG, entities: PRESET_ENTITIES.paper, graph: { ...DEFAULT_CONFIG.graph, edgesPerEntity: 4.3 } },
 }

@@ -1,6 +1,7 @@
 // world/stats: summary numbers of a world (counts by type and relation, degree histogram, document lengths, hash).
 // Reads the world database only.
 import type { Db } from '../infra/store'
+import { qaSummary } from './qa/store'
 
 export interface WorldStats {
   dir: string
@@ -29,6 +30,8 @@ export interface WorldStats {
   checkedEdges: number
   /** How verification was run (null before it ran). */
   verification: { queriesPerEdge: number; minHits: number; topK: number; engine: string } | null
+  /** QA of the world (absent before the qa stage): train/bench counts, by type and hop count (train + bench). */
+  qa?: { train: number; bench: number; excluded: number; byType: Record<string, number>; byHops: Record<string, number> }
 }
 
 const tableExists = (db: Db, name: string) => Boolean(db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(name))
@@ -93,6 +96,7 @@ export function computeStats(db: Db, dir: string, manifest: Record<string, strin
     verifiedEdges: verified.kept,
     checkedEdges: verified.n,
     verification: vs ? { queriesPerEdge: vs.queriesPerEdge, minHits: vs.minHits, topK: vs.topK, engine: vs.engine } : null,
+    qa: qaSummary(db),
   }
 }
 
@@ -111,5 +115,6 @@ export function formatStats(s: WorldStats): string {
     s.verification
       ? `verified   ${s.verifiedEdges} of ${s.edges} edges in G* (${s.edges ? ((100 * s.verifiedEdges) / s.edges).toFixed(1) : 0}%; ${s.checkedEdges} checked) — engine ${s.verification.engine}, d_v in top-${s.verification.topK} for >= ${s.verification.minHits} of ${s.verification.queriesPerEdge} queries`
       : `verified   not yet`,
+    ...(s.qa ? [`qa         train ${s.qa.train}, bench ${s.qa.bench} (excluded ${s.qa.excluded}); ${kv(s.qa.byType)}; hops ${kv(s.qa.byHops)}`] : []),
   ].join('\n')
 }
