@@ -143,10 +143,15 @@ function claimManifest(db: Db, config: WorldConfig, dir: string): void {
   }
 }
 
-/** SHA-256 over every stage's canonical rows, stage by stage in pipeline order. */
+/**
+ * SHA-256 over every stage's canonical rows, stage by stage in pipeline order. Only stages this world has run
+ * count: a world built by a pipeline without a stage (the oracle check when built through the library) keeps its hash.
+ */
 export function contentHash(db: Db, stages: Stage[] = pipelineStages()): string {
+  const ran = stageStatus(db)
   const h = new ContentHasher()
   for (const s of stages) {
+    if (ran[s.name] === undefined) continue
     h.section(s.name)
     s.hashRows(db, (row) => h.row(row))
   }
