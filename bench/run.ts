@@ -19,7 +19,7 @@ import type { AnswerScorer, BenchRunConfig, BenchWorld, TrajectoryRecord } from 
 export const RUN_FILES = { config: 'config.json', trajectories: 'trajectories.jsonl', summary: 'summary.json', report: 'report.md', lock: '.lock' } as const
 
 /** Config keys that may differ when a run is resumed (they change how, not what, is measured). */
-const RESUMABLE_KEYS = new Set<keyof BenchRunConfig>(['concurrency', 'limit', 'timeoutMs', 'maxRetries', 'bootstrap'])
+const RESUMABLE_KEYS = new Set<keyof BenchRunConfig>(['concurrency', 'limit', 'timeoutMs', 'maxRetries', 'bootstrap', 'baseURL', 'apiKeyEnv'])
 
 export interface RunDeps {
   world: BenchWorld
