@@ -93,11 +93,15 @@ export function permutationPValue(diffs: readonly number[], opts: { resamples: n
   const tol = 1e-12 * Math.max(1, obs)
   const exactLimit = opts.exactLimit ?? 20
   if (k <= exactLimit) {
-    let extreme = 0
+    // Gray-code walk over the 2^k sign patterns: each step flips one sign, so the sum updates in O(1).
     const total = 2 ** k
-    for (let mask = 0; mask < total; mask++) {
-      let s = 0
-      for (let i = 0; i < k; i++) s += (mask >>> i) & 1 ? -nz[i] : nz[i]
+    const neg = new Uint8Array(k)
+    let s = nz.reduce((acc, d) => acc + d, 0)
+    let extreme = Math.abs(s) >= obs - tol ? 1 : 0
+    for (let g = 1; g < total; g++) {
+      const bit = 31 - Math.clz32(g & -g)
+      s += neg[bit] ? 2 * nz[bit] : -2 * nz[bit]
+      neg[bit] ^= 1
       if (Math.abs(s) >= obs - tol) extreme++
     }
     return { p: extreme / total, exact: true }

@@ -73,11 +73,12 @@ export class OneShotRagPolicy implements Policy {
       { role: 'system', content: RAG_SYSTEM },
       { role: 'user', content: `Documents:\n${context}\n\nQuestion: ${question}` },
     ]
-    // Env corrections after our answer turn (e.g. no <answer>) are passed on.
+    // If the env rejected our first answer turn (e.g. no <answer>), pass that exchange on: the answer turn is
+    // assistant turn urls.length + 2 (1-based), after the search and the access turns.
     let seen = 0
     for (const m of history) {
       if (m.role === 'assistant') seen++
-      if (seen > urls.length + 1 || (seen === urls.length + 1 && m.role === 'assistant')) messages.push(m.role === 'assistant' ? { role: 'assistant', content: m.content } : m)
+      if (seen >= urls.length + 2) messages.push(m.role === 'assistant' ? { role: 'assistant', content: m.content } : { role: 'user', content: m.content })
     }
     const { message, record } = await this.client.complete(toOpenAiMessages(messages, 'text'), { callKey: `${ctx?.qaId ?? ''}#${conversation.length}`, signal: ctx?.signal })
     return { text: message.content ?? '', usage: { promptTokens: record.promptTokens, completionTokens: record.completionTokens }, call: record }
