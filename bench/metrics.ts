@@ -40,6 +40,8 @@ export interface RunSummary {
     /** Tool errors (excluding timeouts) / tool calls. */
     toolErrorRate: number
     toolTimeoutRate: number
+    /** Search/access calls answered 429 / tool calls (the lab's search/429_rate). */
+    toolRateLimitRate: number
     /** 1 − (errors + timeouts) / calls: the Search-R1 lab's search/success_rate. */
     toolSuccessRate: number
     byHops: Record<string, { search: number; access: number; turns: number }>
@@ -134,13 +136,14 @@ export function summarize(records: readonly TrajectoryRecord[], opts: SummaryOpt
     toolsByHops[h] = { search: mean(g.map((r) => r.counts.search)), access: mean(g.map((r) => r.counts.access)), turns: mean(g.map((r) => r.counts.turns)) }
   }
 
-  let search = 0, access = 0, turns = 0, toolErrors = 0, toolTimeouts = 0, malformed = 0
+  let search = 0, access = 0, turns = 0, toolErrors = 0, toolTimeouts = 0, toolRateLimited = 0, malformed = 0
   for (const r of records) {
     search += r.counts.search
     access += r.counts.access
     turns += r.counts.turns
     toolErrors += r.counts.toolErrors
     toolTimeouts += r.counts.toolTimeouts
+    toolRateLimited += r.counts.toolRateLimited ?? 0
     malformed += r.counts.malformed
   }
   const toolCalls = search + access
@@ -188,6 +191,7 @@ export function summarize(records: readonly TrajectoryRecord[], opts: SummaryOpt
       malformedTurnRate: ratio(malformed, turns),
       toolErrorRate: ratio(toolErrors, toolCalls),
       toolTimeoutRate: ratio(toolTimeouts, toolCalls),
+      toolRateLimitRate: ratio(toolRateLimited, toolCalls),
       toolSuccessRate: toolCalls > 0 ? 1 - (toolErrors + toolTimeouts) / toolCalls : 1,
       byHops: toolsByHops,
     },

@@ -126,6 +126,7 @@ export function renderReport(config: BenchRunConfig, s: RunSummary): { markdown:
     ['tool success rate', `${pct(t.toolSuccessRate)}%`],
     ['tool error rate', `${pct(t.toolErrorRate)}%`],
     ['tool timeout rate', `${pct(t.toolTimeoutRate)}%`],
+    ['tool 429 rate', `${pct(t.toolRateLimitRate)}%`],
     ['model requests (attempts)', `${e.requests} (${e.attempts})`],
     ['endpoint retries', String(e.retries)],
     ['429 rate-limited / 5xx / network / timeouts', `${e.rateLimited} / ${e.serverErrors} / ${e.networkErrors} / ${e.timeouts}`],

@@ -11,7 +11,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }))
 function rec(id: string, status: TrajectoryRecord['status'] = 'ok'): TrajectoryRecord {
   return {
     v: 1, id, type: 'simple', hops: 1, question: `q ${id}`, golds: ['a'], status, prediction: 'a', stopReason: 'answer', formatValid: true, f1: 1, em: 1,
-    initial: [], turns: [], counts: { turns: 1, search: 0, access: 0, toolErrors: 0, toolTimeouts: 0, malformed: 0 }, tokens: { prompt: 0, completion: 0 },
+    initial: [], turns: [], counts: { turns: 1, search: 0, access: 0, toolErrors: 0, toolTimeouts: 0, toolRateLimited: 0, malformed: 0 }, tokens: { prompt: 0, completion: 0 },
     infra: { requests: 1, attempts: 1, rateLimited: 0, serverErrors: 0, networkErrors: 0, timeouts: 0 }, latencyMs: 1,
   }
 }

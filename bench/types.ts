@@ -60,8 +60,11 @@ export interface EpisodeCounts {
   turns: number
   search: number
   access: number
+  /** Tool failures other than timeouts (429s, unavailable pages, engine errors). */
   toolErrors: number
   toolTimeouts: number
+  /** Of toolErrors: the search service answered 429 (the lab's search/429_rate). */
+  toolRateLimited: number
   malformed: number
 }
 

@@ -13,7 +13,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }))
 function rec(id: string, em: number, type: TrajectoryRecord['type'], hops: number): TrajectoryRecord {
   return {
     v: 1, id, type, hops, question: `q ${id}`, golds: ['a'], status: 'ok', prediction: em ? 'a' : 'b', stopReason: 'answer', formatValid: true, f1: em, em,
-    initial: [], turns: [], counts: { turns: 1, search: 0, access: 0, toolErrors: 0, toolTimeouts: 0, malformed: 0 }, tokens: { prompt: 0, completion: 0 },
+    initial: [], turns: [], counts: { turns: 1, search: 0, access: 0, toolErrors: 0, toolTimeouts: 0, toolRateLimited: 0, malformed: 0 }, tokens: { prompt: 0, completion: 0 },
     infra: { requests: 1, attempts: 1, rateLimited: 0, serverErrors: 0, networkErrors: 0, timeouts: 0 }, latencyMs: 1,
   }
 }

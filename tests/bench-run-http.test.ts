@@ -129,3 +129,22 @@ it('counts malformed model output (no tool call, no answer; bad tool JSON) as mo
   // the unparseable body is an endpoint problem, retried, not a model mistake
   expect(r.infra.attempts).toBe(4)
 })
+
+it('reports tool timeouts and tool errors from the env apart from endpoint failures', async () => {
+  const server = await serve((q, turn) => {
+    if (turn === 0) return { content: '<tool_call>{"name": "search", "arguments": {"query": "TIMEOUT please"}}</tool_call>' }
+    if (turn === 1) return { content: '<tool_call>{"name": "access", "arguments": {"url": "https://fixture.wiki/dead"}}</tool_call>' }
+    if (turn === 2) return { content: '<tool_call>{"name": "search", "arguments": {"query": "Velmora"}}</tool_call>' }
+    return { content: '<answer>x</answer>' }
+  })
+  const out = tmp()
+  const policy = new OpenAiPolicy({ baseURL: server.url, model: 'replay', protocol: 'text', seed: 7 })
+  const res = await runBench(out, config({ protocol: 'text', baseURL: server.url, limit: 2 }), { world: fixtureWorld('fx', makeFixtureWorldData(2)), policyFor: () => policy, scorer: standInScorer, quiet: true })
+  const t = res.summary.tools
+  expect(t.toolCallsPerQuestion).toBe(3)
+  expect(t.toolTimeoutRate).toBeCloseTo(1 / 3)
+  expect(t.toolErrorRate).toBeCloseTo(1 / 3)
+  expect(t.toolSuccessRate).toBeCloseTo(1 / 3)
+  expect(res.summary.endpoint.retries).toBe(0)
+  expect(readFileSync(join(out, 'report.md'), 'utf8')).toMatch(/tool success rate 33\.3%/)
+})
