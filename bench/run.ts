@@ -158,7 +158,7 @@ export async function runBench(outDir: string, config: BenchRunConfig, deps: Run
         { concurrency: config.concurrency, signal: deps.signal },
       )
     } finally {
-      writer.close()
+      await writer.close()
       bar.done()
     }
 

@@ -16,19 +16,19 @@ function rec(id: string, status: TrajectoryRecord['status'] = 'ok'): TrajectoryR
   }
 }
 
-it('appends whole lines and cuts a torn last line before appending again', () => {
+it('appends whole lines and cuts a torn last line before appending again', async () => {
   const p = join(dir, 'a.jsonl')
   let w = new TrajectoryWriter(p, 0)
   w.append(rec('1'))
   w.append(rec('2'))
-  w.close()
+  await w.close()
   appendFileSync(p, '{"v":1,"id":"3","ty')
   const l = loadTrajectories(p)
   expect(l.torn).toBe(true)
   expect(l.records.map((r) => r.id)).toEqual(['1', '2'])
   w = new TrajectoryWriter(p, l.goodBytes)
   w.append(rec('3'))
-  w.close()
+  await w.close()
   const again = loadTrajectories(p)
   expect(again.torn).toBe(false)
   expect(again.records.map((r) => r.id)).toEqual(['1', '2', '3'])
