@@ -1,4 +1,23 @@
-// world/commands: the `searchgym` sub-commands of the world package (thin: parse flags, call an exported function).
+// world/commands: the `searchgym world ...` sub-commands (thin: parse flags, call an exported function).
+// One line per sub-command; other packages add theirs (verify, qa, ...) here.
 import type { Command } from '../infra/cli-util'
+import { buildCommand } from './cli/build'
+import { statsCommand } from './cli/stats'
+import { showCommand } from './cli/show'
+import { exportCommand } from './cli/export'
 
-export const commands: Command[] = []
+export const worldSubcommands: Command[] = [
+  buildCommand,
+  statsCommand,
+  showCommand,
+  exportCommand,
+]
+
+export const commands: Command[] = [
+  {
+    command: 'world <command>',
+    describe: 'build and inspect worlds (graph, documents, world file)',
+    builder: (y) => y.command(worldSubcommands).demandCommand(1, 'give a world sub-command; see searchgym world --help'),
+    handler: () => undefined,
+  },
+]

@@ -1,6 +1,9 @@
 // world/config: WorldConfig (plain JSON, unknown keys rejected), its defaults and the presets tiny/small/paper.
 // Each build stage reads its own section; the whole resolved config is stored in the world's manifest.
-import { mergeStrict } from '../infra/config'
+import { mergeStrict, readJsonFile, requireNonNegativeInt } from '../infra/config'
+import { ConfigError } from '../infra/errors'
+import { knownLocale } from './names'
+import { ENTITY_TYPES } from './schema'
 
 export interface WorldConfig {
   /** Seed of every random draw of the build. */
@@ -68,5 +71,76 @@ export const DEFAULT_CONFIG: WorldConfig = {
 export const OPEN_PATHS = ['config.entities']
 
 export function resolveConfig(input: unknown, base: WorldConfig = DEFAULT_CONFIG): WorldConfig {
-  return mergeStrict(base, input, 'config', OPEN_PATHS)
+  return validateWorldConfig(mergeStrict(base, input, 'config', OPEN_PATHS))
+}
+
+const PRESET_ENTITIES: Record<PresetName, Record<string, number>> = {
+  tiny: { Country: 3, City: 14, Person: 35, Company: 8, University: 4, Book: 8, Film: 7, Award: 3, SportsTeam: 4, Band: 3, Album: 5, Stadium: 4, Museum: 3 },
+  small: { Country: 10, City: 80, Person: 210, Company: 55, University: 24, Book: 62, Film: 50, Award: 14, SportsTeam: 20, Band: 17, Album: 33, Stadium: 18, Museum: 17 },
+  paper: { Country: 60, City: 470, Person: 1260, Company: 320, University: 140, Book: 370, Film: 290, Award: 80, SportsTeam: 115, Band: 100, Album: 195, Stadium: 105, Museum: 95 },
+}
+
+export const PRESETS: Record<PresetName, WorldConfig> = {
+  tiny: {
+    ...DEFAULT_CONFIG,
+    entities: PRESET_ENTITIES.tiny,
+    qa: { ...DEFAULT_CONFIG.qa, target: 400, maxHops: 6 },
+    split: { bench: { simple: 20, parallel: 6, combo: 3 }, minHops: 1, maxHops: 6 },
+  },
+  small: {
+    ...DEFAULT_CONFIG,
+    entities: PRESET_ENTITIES.small,
+    qa: { ...DEFAULT_CONFIG.qa, target: 4000 },
+    split: { bench: { simple: 120, parallel: 35, combo: 12 }, minHops: 1, maxHops: 12 },
+  },
+  paper: { ...DEFAULT_CONFIG, entities: PRESET_ENTITIES.paper, graph: { ...DEFAULT_CONFIG.graph, edgesPerEntity: 4.3 } },
+}
+
+export function isPresetName(s: string): s is PresetName {
+  return s === 'tiny' || s === 'small' || s === 'paper'
+}
+
+export function presetConfig(name: string): WorldConfig {
+  if (!isPresetName(name)) throw new ConfigError('config.preset', `unknown preset '${name}' (choose tiny, small or paper)`)
+  return structuredClone(PRESETS[name])
+}
+
+/**
+ * The resolved config of a build: a preset (default paper), a JSON file merged over it (unknown keys rejected),
+ * then an explicit seed. Throws ConfigError with a one-line message on any bad input.
+ */
+export function loadWorldConfig(opts: { preset?: string; configFile?: string; seed?: unknown }): WorldConfig {
+  const base = presetConfig(opts.preset ?? 'paper')
+  const input = opts.configFile !== undefined ? readJsonFile(opts.configFile) : undefined
+  const cfg = mergeStrict(base, input, 'config', OPEN_PATHS)
+  if (opts.seed !== undefined) {
+    if (typeof opts.seed !== 'number' || !Number.isInteger(opts.seed) || opts.seed < 0)
+      throw new ConfigError('config.seed', `--seed must be a non-negative integer, got ${JSON.stringify(opts.seed)}`)
+    cfg.seed = opts.seed
+  }
+  return validateWorldConfig(cfg)
+}
+
+/** Checks that mergeStrict cannot: known entity types, counts, ranges, locales. Returns the config. */
+export function validateWorldConfig(cfg: WorldConfig): WorldConfig {
+  if (!Number.isInteger(cfg.seed) || cfg.seed < 0) throw new ConfigError('config.seed', `config.seed must be a non-negative integer, got ${JSON.stringify(cfg.seed)}`)
+  const known = ENTITY_TYPES.map((t) => t.name)
+  let total = 0
+  for (const [type, n] of Object.entries(cfg.entities)) {
+    if (!known.includes(type)) throw new ConfigError('config.entity_type', `unknown entity type 'config.entities.${type}' (known types: ${known.join(', ')})`)
+    total += requireNonNegativeInt(`config.entities.${type}`, n)
+  }
+  if (total === 0) throw new ConfigError('config.empty', 'config.entities gives no entities: set a positive count for at least one type (or use --preset)')
+  const nonNeg = (path: string, v: number) => {
+    if (!(v >= 0)) throw new ConfigError('config.range', `${path} must be >= 0, got ${JSON.stringify(v)}`)
+  }
+  nonNeg('config.graph.zipfExponent', cfg.graph.zipfExponent)
+  nonNeg('config.graph.edgesPerEntity', cfg.graph.edgesPerEntity)
+  if (!(cfg.graph.homonymRate >= 0 && cfg.graph.homonymRate <= 1))
+    throw new ConfigError('config.range', `config.graph.homonymRate must be between 0 and 1, got ${JSON.stringify(cfg.graph.homonymRate)}`)
+  requireNonNegativeInt('config.docs.fillerPerSection', cfg.docs.fillerPerSection)
+  if (cfg.docs.locales.length === 0) throw new ConfigError('config.locales', 'config.docs.locales must name at least one faker locale, e.g. ["en_US"]')
+  for (const l of cfg.docs.locales)
+    if (typeof l !== 'string' || !knownLocale(l)) throw new ConfigError('config.locales', `unknown faker locale ${JSON.stringify(l)} in config.docs.locales (e.g. en_US, de, fr)`)
+  return cfg
 }

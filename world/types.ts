@@ -40,6 +40,8 @@ export interface RelationSpec {
   forward: string[]
   /** Sentences from the target's side: "{t} was written by {s}." */
   inverse: string[]
+  /** Optional list form from the target's side for many sources at once: "{t} wrote {list}." ({list} = names). */
+  inverseMany?: string[]
   /** Noun phrases describing the target given the source: "the author of {s}" — used to verbalise chains. */
   targetPhrases: string[]
   /** Noun phrases describing the source given the target: "the book written by {t}" (only unique for 1-1/1-n). */

@@ -1,0 +1,140 @@
+// world/build: buildWorld — prepares the world folder, writes the manifest, runs every unfinished stage of the
+// pipeline, computes the content hash and marks the world complete only at the very end. Resumable: finished
+// stages are skipped; a killed stage reruns. Knows the stage contract, not what each stage does.
+import { accessSync, constants, existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { WorldError } from '../infra/errors'
+import { canonicalJson, ContentHasher } from '../infra/hash'
+import { openDb, tx, type Db } from '../infra/store'
+import type { WorldConfig } from './config'
+import { STAGES } from './pipeline'
+import type { Stage } from './stage'
+import { initManifestTables, readManifest, setManifest, setStageStatus, stageStatus, WORLD_FILE } from './store'
+
+/** Version of the generator; a world folder built by another version is not resumed. */
+export const GENERATOR_VERSION = 'searchgym-world/1'
+
+export interface BuildOptions {
+  config: WorldConfig
+  /** Output folder (created if missing; must be empty, new, or a world folder of the same config). */
+  dir: string
+  quiet?: boolean
+  log?: (message: string) => void
+  stages?: Stage[]
+}
+
+export interface StageReport {
+  name: string
+  /** 'skipped' = already finished in an earlier run. */
+  outcome: 'ran' | 'skipped'
+  seconds: number
+}
+
+export interface BuildResult {
+  dir: string
+  dbPath: string
+  hash: string
+  stages: StageReport[]
+  seconds: number
+}
+
+/** Create or check the output folder; throws WorldError with one line on anything unusable. */
+export function prepareWorldDir(dir: string): string {
+  const dbPath = join(dir, WORLD_FILE)
+  if (existsSync(dir)) {
+    if (!statSync(dir).isDirectory()) throw new WorldError('world.out_not_dir', `output ${dir} exists and is not a folder; choose a new folder for --out`)
+    if (!existsSync(dbPath) && readdirSync(dir).length > 0)
+      throw new WorldError('world.out_not_world', `output folder ${dir} is not empty and holds no ${WORLD_FILE}: it is not a world folder; choose a new or empty folder for --out`)
+  } else {
+    try {
+      mkdirSync(dir, { recursive: true })
+    } catch (e) {
+      throw new WorldError('world.out_unwritable', `cannot create output folder ${dir}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}; choose a writable --out`, { cause: e })
+    }
+  }
+  try {
+    accessSync(dir, constants.W_OK)
+    if (existsSync(dbPath)) accessSync(dbPath, constants.W_OK)
+  } catch (e) {
+    throw new WorldError('world.out_unwritable', `output folder ${dir} is not writable (${(e as NodeJS.ErrnoException).code}); choose a writable --out`, { cause: e })
+  }
+  return dbPath
+}
+
+/** Build (or finish) the world in `dir`. */
+export async function buildWorld(opts: BuildOptions): Promise<BuildResult> {
+  const started = performance.now()
+  const stages = opts.stages ?? STAGES
+  const log = opts.log ?? ((m: string) => (opts.quiet ? undefined : process.stderr.write(`${m}\n`)))
+  const dbPath = prepareWorldDir(opts.dir)
+  let db: Db
+  try {
+    db = openDb(dbPath)
+    initManifestTables(db)
+  } catch (e) {
+    throw new WorldError('world.open', `cannot open ${dbPath} as a world file: ${(e as Error).message.split('\n')[0]}; choose a new folder for --out`, { cause: e })
+  }
+  try {
+    claimManifest(db, opts.config, opts.dir)
+    writeFileSync(join(opts.dir, 'config.json'), JSON.stringify(opts.config, null, 2) + '\n')
+    const reports: StageReport[] = []
+    for (const stage of stages) {
+      stage.init(db)
+      if (stageStatus(db)[stage.name] === 'done') {
+        reports.push({ name: stage.name, outcome: 'skipped', seconds: 0 })
+        log(`stage ${stage.name}: already done, skipped`)
+        continue
+      }
+      const t0 = performance.now()
+      setStageStatus(db, stage.name, 'running')
+      await stage.run({ db, config: opts.config, dir: opts.dir, quiet: opts.quiet ?? false, log })
+      setStageStatus(db, stage.name, 'done')
+      const seconds = (performance.now() - t0) / 1000
+      reports.push({ name: stage.name, outcome: 'ran', seconds })
+      log(`stage ${stage.name}: done in ${seconds.toFixed(2)} s`)
+    }
+    const hash = contentHash(db, stages)
+    tx(db, () => {
+      setManifest(db, 'content_hash', hash)
+      setManifest(db, 'complete', '1')
+    })
+    db.pragma('wal_checkpoint(TRUNCATE)')
+    return { dir: opts.dir, dbPath, hash, stages: reports, seconds: (performance.now() - started) / 1000 }
+  } finally {
+    db.close()
+  }
+}
+
+/** New folder: write the manifest. Existing world: it must have the same config and generator version. */
+function claimManifest(db: Db, config: WorldConfig, dir: string): void {
+  const m = readManifest(db)
+  const cfg = canonicalJson(config)
+  if (m.config === undefined) {
+    tx(db, () => {
+      setManifest(db, 'config', cfg)
+      setManifest(db, 'seed', String(config.seed))
+      setManifest(db, 'generator_version', GENERATOR_VERSION)
+      setManifest(db, 'complete', '0')
+    })
+    return
+  }
+  if (m.generator_version !== GENERATOR_VERSION)
+    throw new WorldError('world.version', `world folder ${dir} was built by ${m.generator_version}, this is ${GENERATOR_VERSION}; build into a new folder`)
+  if (m.config !== cfg) {
+    const old = JSON.parse(m.config) as Record<string, unknown>
+    const diff = Object.keys({ ...old, ...(config as unknown as Record<string, unknown>) })
+      .filter((k) => canonicalJson(old[k]) !== canonicalJson((config as unknown as Record<string, unknown>)[k]))
+      .sort()
+    throw new WorldError('world.config_mismatch', `world folder ${dir} was built with a different config (differs in: ${diff.join(', ')}); use the same config to resume, or a new --out folder`)
+  }
+}
+
+/** SHA-256 over every stage's canonical rows, stage by stage in pipeline order. */
+export function contentHash(db: Db, stages: Stage[] = STAGES): string {
+  const h = new ContentHasher()
+  for (const s of stages) {
+    h.section(s.name)
+    s.hashRows(db, (row) => h.row(row))
+  }
+  return h.digest()
+}

@@ -1,0 +1,33 @@
+// world/cli/build: `searchgym world build` — flags → WorldConfig → buildWorld → one-screen summary.
+import { handler, type Command } from '../../infra/cli-util'
+import { buildWorld } from '../build'
+import { loadWorldConfig } from '../config'
+import { openWorld } from '../open'
+import { computeStats, formatStats } from '../stats'
+
+interface Args { preset?: string; config?: string; seed?: number; out: string; quiet?: boolean }
+
+export const buildCommand: Command = {
+  command: 'build',
+  describe: 'build (or finish) a world: graph, documents and every later stage, into one SQLite file',
+  builder: (y) =>
+    y
+      .option('preset', { type: 'string', choices: ['tiny', 'small', 'paper'], describe: 'size preset (default paper); a --config file is merged over it' })
+      .option('config', { type: 'string', describe: 'WorldConfig JSON file (unknown keys rejected)' })
+      .option('seed', { type: 'number', describe: 'seed of every random draw (overrides the config)' })
+      .option('out', { type: 'string', demandOption: true, describe: 'output folder (new, empty, or an unfinished world of the same config)' })
+      .option('quiet', { type: 'boolean', default: false, describe: 'no progress output' }),
+  handler: handler(async (raw: object) => {
+    const a = raw as Args
+    const config = loadWorldConfig({ preset: a.preset, configFile: a.config, seed: a.seed })
+    const res = await buildWorld({ config, dir: a.out, quiet: a.quiet })
+    const w = openWorld(a.out)
+    try {
+      const s = computeStats(w.db, a.out, w.manifest, w.stages)
+      process.stdout.write(formatStats(s) + '\n')
+      process.stdout.write(`built in ${res.seconds.toFixed(1)} s (${res.stages.map((r) => `${r.name} ${r.outcome === 'ran' ? r.seconds.toFixed(1) + ' s' : 'skipped'}`).join(', ')})\n`)
+    } finally {
+      w.close()
+    }
+  }),
+}

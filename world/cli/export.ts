@@ -1,0 +1,56 @@
+// world/cli/export: `searchgym world export DIR --format jsonl --out DIR2` — entities, edges, docs (with facts)
+// and the manifest as JSON Lines files.
+import { mkdirSync, writeFileSync, createWriteStream } from 'node:fs'
+import { join } from 'node:path'
+import { once } from 'node:events'
+import { ConfigError, WorldError } from '../../infra/errors'
+import { handler, type Command } from '../../infra/cli-util'
+import { openWorld } from '../open'
+import { iterateDocs } from '../store'
+
+async function writeLines(path: string, rows: Iterable<unknown>): Promise<number> {
+  const s = createWriteStream(path)
+  let n = 0
+  for (const r of rows) {
+    if (!s.write(JSON.stringify(r) + '\n')) await once(s, 'drain')
+    n++
+  }
+  s.end()
+  await once(s, 'finish')
+  return n
+}
+
+export async function exportWorldJsonl(dir: string, outDir: string): Promise<Record<string, number>> {
+  const w = openWorld(dir)
+  try {
+    try {
+      mkdirSync(outDir, { recursive: true })
+    } catch (e) {
+      throw new WorldError('world.export_out', `cannot create export folder ${outDir}: ${(e as NodeJS.ErrnoException).code}`, { cause: e })
+    }
+    writeFileSync(join(outDir, 'manifest.json'), JSON.stringify({ ...w.manifest, config: w.config }, null, 2) + '\n')
+    return {
+      entities: await writeLines(join(outDir, 'entities.jsonl'), w.entities()),
+      edges: await writeLines(join(outDir, 'edges.jsonl'), w.edges()),
+      docs: await writeLines(join(outDir, 'docs.jsonl'), iterateDocs(w.db)),
+    }
+  } finally {
+    w.close()
+  }
+}
+
+export const exportCommand: Command = {
+  command: 'export <dir>',
+  describe: 'export a finished world (entities, edges, docs with facts, manifest) as JSON Lines',
+  builder: (y) =>
+    y
+      .positional('dir', { type: 'string', demandOption: true })
+      .option('format', { type: 'string', default: 'jsonl', describe: 'export format (jsonl)' })
+      .option('out', { type: 'string', demandOption: true, describe: 'output folder' }),
+  handler: handler(async (raw: object) => {
+    const a = raw as { dir: string; format: string; out: string }
+    if (a.format !== 'jsonl') throw new ConfigError('export.format', `unknown export format '${a.format}' (supported: jsonl)`)
+    const n = await exportWorldJsonl(a.dir, a.out)
+    process.stdout.write(`exported to ${a.out}: ${Object.entries(n).map(([k, v]) => `${v} ${k}`).join(', ')}\n`)
+  }),
+}

@@ -1,0 +1,112 @@
+// world/names: entity names per type from @faker-js/faker across several locales, plus attribute values.
+// Every draw is seeded from the caller's Rng (faker instances are re-seeded from it); knows nothing of edges or docs.
+import { allFakers, type Faker } from '@faker-js/faker'
+import { ConfigError } from '../infra/errors'
+import type { Rng } from '../infra/rng'
+import type { AttrValue } from './types'
+
+export type Namer = (type: string) => string
+
+const cap = (w: string) => w.replace(/(^|[\s-])(\p{L})/gu, (_m, sep: string, c: string) => sep + c.toUpperCase())
+const letters = (w: string) => w.replace(/[^\p{L}]/gu, '')
+
+const COUNTRY_SUFFIX = ['ia', 'land', 'stan', 'onia', 'ania', 'ora', 'esia', 'avia', 'mark', 'eria']
+const FIELDS = ['Literature', 'Physics', 'Medicine', 'Architecture', 'Music', 'Cinema', 'Journalism', 'Mathematics', 'Peace', 'Design', 'Photography', 'Engineering']
+const MUSEUM_TOPICS = ['Modern Art', 'Natural History', 'Science', 'Maritime History', 'Fine Arts', 'Archaeology', 'Photography', 'Technology', 'Folk Art', 'Design']
+
+export function knownLocale(name: string): boolean {
+  return Object.prototype.hasOwnProperty.call(allFakers, name)
+}
+
+/** Seeded faker instances for the configured locales (unknown locale → ConfigError). */
+export function makeFakers(rng: Rng, locales: string[]): Faker[] {
+  if (locales.length === 0) throw new ConfigError('config.locales', 'config.docs.locales must name at least one faker locale, e.g. ["en_US"]')
+  const known = allFakers as Record<string, Faker>
+  return locales.map((loc) => {
+    const f = known[loc]
+    if (!f) throw new ConfigError('config.locales', `unknown faker locale '${loc}' in config.docs.locales (e.g. en_US, de, fr)`)
+    f.seed(rng.uint32())
+    return f
+  })
+}
+
+/** A function drawing a candidate name for an entity type (not yet unique). */
+export function makeNamer(rng: Rng, fakers: Faker[]): Namer {
+  // English words for titles come from a dedicated instance, seeded here so that it never keeps faker's random seed.
+  const en = (allFakers as Record<string, Faker>).en
+  en.seed(rng.uint32())
+  const loc = () => rng.pick(fakers)
+  const last = () => letters(loc().person.lastName()) || 'Nolan'
+  const city = () => loc().location.city()
+  const adj = () => cap(en.word.adjective())
+  const noun = () => cap(en.word.noun())
+  const pick = <T>(xs: T[]) => rng.pick(xs)
+  return (type: string) => {
+    switch (type) {
+      case 'Country': {
+        const stem = last()
+        return cap(stem.slice(0, rng.int(4, 7)).toLowerCase()) + pick(COUNTRY_SUFFIX)
+      }
+      case 'City': return city()
+      case 'Person': { const f = loc(); return `${f.person.firstName()} ${f.person.lastName()}` }
+      case 'Company': return loc().company.name()
+      case 'University': return pick([() => `University of ${city()}`, () => `${last()} University`, () => `${city()} Institute of Technology`, () => `${last()} College`])()
+      case 'Book': return pick([() => `The ${adj()} ${noun()}`, () => `${noun()} of the ${noun()}`, () => `A ${adj()} ${noun()}`, () => `${adj()} ${noun()}s`])()
+      case 'Film': return pick([() => `${adj()} ${noun()}`, () => `The ${noun()} of ${last()}`, () => `${noun()} in ${city()}`, () => `Return of the ${noun()}`])()
+      case 'Award': return pick([() => `${last()} Prize`, () => `${last()} Medal for ${pick(FIELDS)}`, () => `${adj()} ${noun()} Award`, () => `${last()} Award for ${pick(FIELDS)}`])()
+      case 'SportsTeam': return `${city()} ${cap(en.animal.type())}s`
+      case 'Band': return pick([() => `The ${adj()} ${noun()}s`, () => `${noun()} ${noun()}`, () => `${adj()} ${noun()}`])()
+      case 'Album': return pick([() => `${adj()} ${noun()}`, () => `${noun()}s and ${noun()}s`, () => `The ${noun()}`])()
+      case 'Stadium': return pick([() => `${last()} Arena`, () => `${last()} Park`, () => `${city()} Stadium`, () => `${last()} Field`])()
+      case 'Museum': return pick([() => `${city()} Museum of ${pick(MUSEUM_TOPICS)}`, () => `${last()} Gallery`, () => `Museum of ${pick(MUSEUM_TOPICS)} ${city()}`])()
+      default: return `${cap(type)} ${last()}`
+    }
+  }
+}
+
+/** Unique name within a type: redraw a few times, then disambiguate with a roman numeral. */
+export function uniqueName(draw: () => string, taken: Set<string>): string {
+  for (let i = 0; i < 12; i++) {
+    const n = draw().trim()
+    if (n && !taken.has(n)) return n
+  }
+  const base = draw().trim()
+  const romans = ['II', 'III', 'IV', 'V', 'VI', 'VII', 'VIII', 'IX', 'X']
+  for (const r of romans) if (!taken.has(`${base} ${r}`)) return `${base} ${r}`
+  let k = 11
+  while (taken.has(`${base} ${k}`)) k++
+  return `${base} ${k}`
+}
+
+const CURRENCIES = ['krona', 'dinar', 'florin', 'mark', 'peso', 'crown', 'lira', 'real', 'ducat', 'thaler', 'rand', 'franc']
+const OCCUPATIONS = ['writer', 'film director', 'actor', 'entrepreneur', 'scientist', 'musician', 'politician', 'athlete', 'architect', 'painter', 'journalist', 'engineer']
+const INDUSTRIES = ['publishing', 'film production', 'software', 'banking', 'retail', 'energy', 'music recording', 'telecommunications', 'manufacturing', 'logistics']
+const BOOK_GENRES = ['novel', 'short story collection', 'biography', 'poetry collection', 'history', 'essay collection', 'crime novel', 'science fiction novel']
+const FILM_GENRES = ['drama', 'comedy', 'thriller', 'documentary', 'science fiction film', 'romance', 'western', 'animated film']
+const SPORTS = ['football', 'basketball', 'ice hockey', 'handball', 'volleyball', 'rugby', 'baseball']
+const MUSIC_GENRES = ['rock', 'jazz', 'folk', 'electronic', 'pop', 'punk', 'blues', 'metal']
+
+const logn = (rng: Rng, mu: number, sigma: number) => Math.exp(rng.normal(mu, sigma))
+const round1 = (x: number) => Math.round(x * 10) / 10
+const pad2 = (n: number) => String(n).padStart(2, '0')
+const isoDate = (rng: Rng, lo: number, hi: number) => `${rng.int(lo, hi)}-${pad2(rng.int(1, 12))}-${pad2(rng.int(1, 28))}`
+
+/** Attribute values for one entity of a type (keys and kinds match world/schema's ENTITY_TYPES). */
+export function drawAttributes(type: string, rng: Rng): Record<string, AttrValue> {
+  switch (type) {
+    case 'Country': return { founded: rng.int(800, 1995), population: Math.max(50000, Math.round(logn(rng, 15.8, 1.2))), area: round1(Math.max(500, logn(rng, 11.5, 1.3))), currency: rng.pick(CURRENCIES) }
+    case 'City': return { founded: rng.int(600, 1950), population: Math.max(1500, Math.round(logn(rng, 11.5, 1.3))), area: round1(Math.max(4, logn(rng, 4.5, 1))), elevation: rng.int(0, 2400) }
+    case 'Person': return { born: rng.int(1850, 2003), height: rng.int(150, 201), occupation: rng.pick(OCCUPATIONS) }
+    case 'Company': return { founded: rng.int(1850, 2022), revenue: round1(Math.max(0.5, logn(rng, 5, 1.6))), employees: Math.max(5, Math.round(logn(rng, 7, 1.7))), industry: rng.pick(INDUSTRIES) }
+    case 'University': return { founded: rng.int(1150, 2015), students: rng.int(800, 65000), endowment: round1(Math.max(1, logn(rng, 6, 1.5))) }
+    case 'Book': return { published: rng.int(1880, 2024), pages: rng.int(90, 1200), genre: rng.pick(BOOK_GENRES) }
+    case 'Film': return { released: rng.int(1920, 2024), runtime: rng.int(70, 210), budget: round1(Math.max(0.1, logn(rng, 2.5, 1.2))), genre: rng.pick(FILM_GENRES) }
+    case 'Award': return { established: rng.int(1850, 1995), prizeMoney: rng.int(1, 1000) * 1000, field: rng.pick(FIELDS).toLowerCase() }
+    case 'SportsTeam': return { founded: rng.int(1860, 2015), championships: rng.int(0, 30), sport: rng.pick(SPORTS) }
+    case 'Band': return { formed: rng.int(1955, 2020), members: rng.int(2, 8), genre: rng.pick(MUSIC_GENRES) }
+    case 'Album': return { released: isoDate(rng, 1960, 2024), tracks: rng.int(6, 22), length: rng.int(28, 80) }
+    case 'Stadium': return { opened: isoDate(rng, 1890, 2022), capacity: rng.int(40, 900) * 100 }
+    case 'Museum': return { opened: rng.int(1750, 2022), visitors: rng.int(5, 5000) * 1000, collection: rng.int(200, 2000000) }
+    default: return {}
+  }
+}

@@ -1,0 +1,9 @@
+// world/stages/test-hold: a test-only pause inside a stage's write transaction, so that process-kill tests can
+// SIGKILL a build at a known point mid-stage. Inert unless SEARCHGYM_TEST_HOLD names the stage.
+
+/** If SEARCHGYM_TEST_HOLD equals `stage`, announce it on stderr and block (synchronously) for up to 60 s. */
+export function holdForTest(stage: string): void {
+  if (process.env.SEARCHGYM_TEST_HOLD !== stage) return
+  process.stderr.write(`searchgym: test hold in stage ${stage}\n`)
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 60_000)
+}

@@ -1,0 +1,96 @@
+// world/stats: summary numbers of a world (counts by type and relation, degree histogram, document lengths, hash).
+// Reads the world database only.
+import type { Db } from '../infra/store'
+
+export interface WorldStats {
+  dir: string
+  hash: string | null
+  complete: boolean
+  seed: number | null
+  generatorVersion: string | null
+  stages: Record<string, string>
+  entities: number
+  edges: number
+  docs: number
+  docFacts: number
+  /** Number of entity types / relation types in use (at least one entity / edge). */
+  entityTypes: number
+  relationTypes: number
+  byType: Record<string, number>
+  byRelation: Record<string, number>
+  /** Degree bucket label ('0', '1', '2', '3-4', '5-8', ...) → number of entities. */
+  degreeHistogram: Record<string, number>
+  maxDegree: number
+  isolated: number
+  docWords: { min: number; median: number; mean: number; p95: number; max: number }
+}
+
+const tableExists = (db: Db, name: string) => Boolean(db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(name))
+
+function bucket(d: number): string {
+  if (d <= 2) return String(d)
+  let lo = 3, hi = 4
+  while (d > hi) { lo = hi + 1; hi = hi * 2 }
+  return `${lo}-${hi}`
+}
+
+export function computeStats(db: Db, dir: string, manifest: Record<string, string>, stages: Record<string, string>): WorldStats {
+  const count = (t: string) => (tableExists(db, t) ? (db.prepare(`SELECT count(*) AS n FROM ${t}`).get() as { n: number }).n : 0)
+  const group = (sql: string, t: string) =>
+    tableExists(db, t) ? Object.fromEntries((db.prepare(sql).all() as { k: string; n: number }[]).map((r) => [r.k, r.n])) : {}
+  const byType = group('SELECT type AS k, count(*) AS n FROM entities GROUP BY type ORDER BY type', 'entities')
+  const byRelation = group('SELECT relation AS k, count(*) AS n FROM edges GROUP BY relation ORDER BY relation', 'edges')
+  const degrees: number[] = []
+  if (tableExists(db, 'entities') && tableExists(db, 'edges')) {
+    const rows = db.prepare(`SELECT e.id AS id, (SELECT count(*) FROM edges WHERE source = e.id) + (SELECT count(*) FROM edges WHERE target = e.id) AS d FROM entities e ORDER BY e.id`).all() as { d: number }[]
+    for (const r of rows) degrees.push(r.d)
+  }
+  const hist: Record<string, number> = {}
+  for (const d of degrees.slice().sort((a, b) => a - b)) hist[bucket(d)] = (hist[bucket(d)] ?? 0) + 1
+  const words: number[] = []
+  if (tableExists(db, 'docs')) for (const r of db.prepare('SELECT text FROM docs').raw().iterate() as Iterable<[string]>) words.push(r[0].split(/\s+/).filter(Boolean).length)
+  words.sort((a, b) => a - b)
+  const q = (p: number) => (words.length ? words[Math.min(words.length - 1, Math.floor(p * words.length))] : 0)
+  const complete = manifest.complete === '1' && Boolean(manifest.content_hash)
+  return {
+    dir,
+    hash: complete ? manifest.content_hash : null,
+    complete,
+    seed: manifest.seed !== undefined ? Number(manifest.seed) : null,
+    generatorVersion: manifest.generator_version ?? null,
+    stages,
+    entities: count('entities'),
+    edges: count('edges'),
+    docs: count('docs'),
+    docFacts: count('doc_facts'),
+    entityTypes: Object.keys(byType).length,
+    relationTypes: Object.keys(byRelation).length,
+    byType,
+    byRelation,
+    degreeHistogram: hist,
+    maxDegree: degrees.reduce((a, b) => Math.max(a, b), 0),
+    isolated: degrees.filter((d) => d === 0).length,
+    docWords: {
+      min: words[0] ?? 0,
+      median: q(0.5),
+      mean: words.length ? Math.round(words.reduce((a, b) => a + b, 0) / words.length) : 0,
+      p95: q(0.95),
+      max: words[words.length - 1] ?? 0,
+    },
+  }
+}
+
+/** Human-readable summary (fits one screen). */
+export function formatStats(s: WorldStats): string {
+  const kv = (o: Record<string, number>) => Object.entries(o).map(([k, v]) => `${k} ${v}`).join(', ')
+  return [
+    `world      ${s.dir}${s.complete ? '' : '   (NOT FINISHED)'}`,
+    `hash       ${s.hash ?? '-'}`,
+    `seed       ${s.seed ?? '-'}   generator ${s.generatorVersion ?? '-'}   stages: ${Object.entries(s.stages).map(([k, v]) => `${k}=${v}`).join(' ')}`,
+    `entities   ${s.entities} in ${s.entityTypes} types: ${kv(s.byType)}`,
+    `edges      ${s.edges} in ${s.relationTypes} relation types (${s.entities ? (s.edges / s.entities).toFixed(2) : 0} per entity)`,
+    `relations  ${kv(s.byRelation)}`,
+    `degrees    ${kv(s.degreeHistogram)}   max ${s.maxDegree}, isolated ${s.isolated}`,
+    `docs       ${s.docs} (${s.docFacts} fact sentences); words min ${s.docWords.min}, median ${s.docWords.median}, mean ${s.docWords.mean}, p95 ${s.docWords.p95}, max ${s.docWords.max}`,
+  ].join('\n')
+}
