@@ -68,6 +68,7 @@ describe.each(['tools', 'text'] as const)('protocol %s', (protocol) => {
       expect(r.turns[0].text).toContain('<tool_call>')
       expect(server.requests.every((q) => q.tools === undefined)).toBe(true)
       expect(server.requests.every((q) => q.messages.every((m) => m.role !== 'tool'))).toBe(true)
+      expect(server.requests.some((q) => q.messages.some((m) => m.role === 'user' && m.content?.startsWith('<tool_response>\n')))).toBe(true)
     }
     expect(readFileSync(join(out, 'report.md'), 'utf8')).toContain('## Accuracy')
   })

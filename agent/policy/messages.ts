@@ -1,6 +1,7 @@
 // agent/policy/messages: the gym's ChatMessage[] as OpenAI chat messages, for either protocol.
 // With native tool_calls, tool results stay `tool` messages tied to their call; with the text protocol every tool
-// result becomes a user turn (servers reject `tool` messages without a call id; chat templates render them alike).
+// result becomes a user turn wrapped in <tool_response> (servers reject `tool` messages without a matching call;
+// Qwen/Hermes chat templates render tool turns exactly so).
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions'
 import type { ChatMessage } from '../../gym/types'
 
@@ -23,7 +24,8 @@ export function toOpenAiMessages(conversation: readonly ChatMessage[], protocol:
         break
       case 'tool':
         if (protocol === 'tools' && m.tool_call_id) out.push({ role: 'tool', tool_call_id: m.tool_call_id, content: m.content })
-        else out.push({ role: 'user', content: m.content })
+        // As Qwen/Hermes chat templates render a tool turn: a user turn wrapped in <tool_response>.
+        else out.push({ role: 'user', content: `<tool_response>\n${m.content}\n</tool_response>` })
         break
     }
   }
