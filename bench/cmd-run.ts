@@ -3,6 +3,7 @@ import { resolve } from 'node:path'
 import { handler, type Argv, type Command } from '../infra/cli-util'
 import { BenchError } from '../infra/errors'
 import { readPriceTable } from '../agent/policy/pricing'
+import { readJsonFile } from '../infra/config'
 import type { BenchBackends } from './backends'
 import { makeJudge, policyFactory, type ClientTuning } from './policies'
 import { ci } from './report'
@@ -31,9 +32,25 @@ export interface RunArgs {
   judgeModel?: string
   judgeBaseUrl?: string
   judgeApiKeyEnv: string
+  gymOptions?: string
   bootstrap: number
   retryErrors: boolean
   quiet: boolean
+}
+
+/** --gym-options: inline JSON or a JSON file (env budgets, faults, reward, topK, access); the gym validates keys. */
+export function parseGymOptions(v: string): Record<string, unknown> {
+  const raw = v.trim().startsWith('{') ? parseJson(v) : readJsonFile(v, 'gym options file')
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new BenchError('bench.args', '--gym-options must be a JSON object, e.g. \'{"budgets": {"maxTurns": 8}}\'')
+  return raw as Record<string, unknown>
+}
+
+function parseJson(v: string): unknown {
+  try {
+    return JSON.parse(v)
+  } catch (e) {
+    throw new BenchError('bench.args', `--gym-options is not valid JSON: ${(e as Error).message}`)
+  }
 }
 
 export function configFromArgs(a: RunArgs, worldId: string): BenchRunConfig {
@@ -60,6 +77,7 @@ export function configFromArgs(a: RunArgs, worldId: string): BenchRunConfig {
     ragDocs: a.ragDocs,
     prices: a.prices ? readPriceTable(a.prices) : null,
     judge: a.judgeModel ? { model: a.judgeModel, baseURL: a.judgeBaseUrl ?? a.baseUrl ?? '', apiKeyEnv: a.judgeApiKeyEnv } : null,
+    gym: a.gymOptions ? parseGymOptions(a.gymOptions) : null,
     bootstrap: a.bootstrap,
   }
 }
@@ -116,6 +134,7 @@ export function runCommand(backends: BenchBackends, tuning: ClientTuning = {}): 
         .option('judge-model', { type: 'string', describe: 'LLM-as-judge model (optional)' })
         .option('judge-base-url', { type: 'string' })
         .option('judge-api-key-env', { type: 'string', default: 'OPENAI_API_KEY' })
+        .option('gym-options', { type: 'string', describe: 'env options as JSON or a JSON file: budgets, faults, reward, topK, access' })
         .option('bootstrap', { type: 'number', default: 1000, describe: 'bootstrap resamples for CIs' })
         .option('retry-errors', { type: 'boolean', default: false, describe: 're-run questions lost to endpoint failures' })
         .option('quiet', { type: 'boolean', default: false }),

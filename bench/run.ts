@@ -19,7 +19,8 @@ import type { AnswerScorer, BenchRunConfig, BenchWorld, TrajectoryRecord } from 
 export const RUN_FILES = { config: 'config.json', trajectories: 'trajectories.jsonl', summary: 'summary.json', report: 'report.md', lock: '.lock' } as const
 
 /** Config keys that may differ when a run is resumed (they change how, not what, is measured). */
-const RESUMABLE_KEYS = new Set<keyof BenchRunConfig>(['concurrency', 'limit', 'timeoutMs', 'maxRetries', 'bootstrap', 'baseURL', 'apiKeyEnv'])
+/** `world` (a path) may move; the world's identity is `worldId`. */
+const RESUMABLE_KEYS = new Set<keyof BenchRunConfig>(['concurrency', 'limit', 'timeoutMs', 'maxRetries', 'bootstrap', 'baseURL', 'apiKeyEnv', 'world'])
 
 export interface RunDeps {
   world: BenchWorld
@@ -146,7 +147,7 @@ export async function runBench(outDir: string, config: BenchRunConfig, deps: Run
       await pMap(
         pending,
         async (qa) => {
-          const env = await deps.world.makeEnv(qa, { protocol: config.protocol })
+          const env = await deps.world.makeEnv(qa, { protocol: config.protocol, gym: config.gym })
           const rec = await runEpisode(qa, env, deps.policyFor(qa), { maxTurns: config.maxTurns, scorer: deps.scorer, judge: deps.judge, signal: deps.signal })
           writer.append(rec)
           nDone++

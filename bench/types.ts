@@ -35,6 +35,8 @@ export interface BenchRunConfig {
   ragDocs: number
   prices: PriceTable | null
   judge: { model: string; baseURL: string; apiKeyEnv: string } | null
+  /** Env options passed to the gym (budgets, faults, reward, topK, access...); validated by the gym. */
+  gym: Record<string, unknown> | null
   bootstrap: number
 }
 
@@ -118,6 +120,6 @@ export interface BenchWorld {
   readonly dir: string
   readonly id: string
   questions(split: string): Qa[]
-  makeEnv(qa: Qa, opts: { protocol: WireProtocol }): Promise<Env>
+  makeEnv(qa: Qa, opts: { protocol: WireProtocol; gym?: Record<string, unknown> | null }): Promise<Env>
   close(): Promise<void>
 }

@@ -26,7 +26,7 @@ function config(over: Partial<BenchRunConfig>): BenchRunConfig {
   return {
     world: 'fixture', worldId: 'fixture-world-v1', split: 'bench', policy: 'openai', model: 'replay', baseURL: '', apiKeyEnv: 'OPENAI_API_KEY',
     protocol: 'tools', limit: null, concurrency: 4, seed: 7, timeoutMs: 2000, maxRetries: 3, temperature: null, maxTokens: null, maxTurns: 12,
-    ragDocs: 3, prices: null, judge: null, bootstrap: 200, ...over,
+    ragDocs: 3, prices: null, judge: null, gym: null, bootstrap: 200, ...over,
   }
 }
 
