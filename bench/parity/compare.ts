@@ -1,0 +1,98 @@
+// bench/parity/compare: the engine side of the PyTorch + PEFT parity check. Loads OUT/model and OUT/adapter
+// written by make_reference.py and compares base logits, LoRA logits, the loss and every LoRA gradient against
+// OUT/reference.safetensors (PyTorch in float64). Usage: node bin/run-ts.mjs bench/parity/compare.ts OUT
+import { readFileSync, writeFileSync } from 'node:fs'
+import { join, resolve } from 'node:path'
+import { pathToFileURL } from 'node:url'
+import { Learner } from '../../infra/engine/learner'
+import { forward, logits, loadModel } from '../../infra/engine/model'
+import { readSafetensors } from '../../infra/engine/safetensors'
+
+/** Stated tolerances (the engine computes in float32; the reference is float64). */
+export const PARITY_TOLERANCES = {
+  /** max |Δlogit| / max(1, max |logit|) */
+  logits: 1e-4,
+  /** |Δloss| / |loss| */
+  loss: 1e-5,
+  /** per tensor: max |Δg| / max |g| */
+  grads: 1e-3,
+}
+
+export interface ParityReport {
+  baseLogits: number
+  loraLogits: number
+  loss: { engine: number; reference: number; rel: number }
+  grads: { worst: number; worstTensor: string; tensors: number }
+  pass: boolean
+}
+
+function relMax(ours: Float32Array, ref: Float32Array, scaleFloor = 0): number {
+  let d = 0, m = scaleFloor
+  for (let i = 0; i < ref.length; i++) {
+    d = Math.max(d, Math.abs(ours[i] - ref[i]))
+    m = Math.max(m, Math.abs(ref[i]))
+  }
+  return ours.length === ref.length ? d / (m || 1) : Infinity
+}
+
+export function compareWithReference(dir: string): ParityReport {
+  const inputs = JSON.parse(readFileSync(join(dir, 'inputs.json'), 'utf8')) as { sequences: number[][]; weights: number[][]; loss: number }
+  const ref = readSafetensors(join(dir, 'reference.safetensors')).tensors
+  const need = (name: string): Float32Array => {
+    const t = ref.get(name)
+    if (!t) throw new Error(`reference.safetensors has no ${name}; rerun make_reference.py`)
+    return t.data
+  }
+  const learner = Learner.fromDirectory(join(dir, 'model'), { adapterDir: join(dir, 'adapter') })
+  const m = learner.model
+  let baseLogits = 0, loraLogits = 0
+  inputs.sequences.forEach((seq, i) => {
+    for (const [useLora, key] of [[false, 'base_logits'], [true, 'lora_logits']] as const) {
+      const ours = m.backend.toHost(logits(m, forward(m, [{ tokens: seq }], { useLora }).hidden))
+      const d = relMax(ours, need(`${key}.${i}`), 1)
+      if (useLora) loraLogits = Math.max(loraLogits, d)
+      else baseLogits = Math.max(baseLogits, d)
+    }
+  })
+  // The plain loader must agree with the learner's model on the base.
+  const plain = loadModel(join(dir, 'model'))
+  baseLogits = Math.max(baseLogits, relMax(plain.backend.toHost(logits(plain, forward(plain, [{ tokens: inputs.sequences[0] }]).hidden)), need('base_logits.0'), 1))
+  const datums = inputs.sequences.map((s, i) => ({ inputTokens: s.slice(0, -1), targetTokens: s.slice(1), mask: inputs.weights[i] }))
+  const fb = learner.forwardBackward(datums, { name: 'cross_entropy' })
+  let worst = 0, worstTensor = '', tensors = 0
+  for (const p of m.adapter!.params()) {
+    const g = learner.gradient(p.name) ?? new Float32Array(0)
+    const d = relMax(g, need(`grad.${p.name}`))
+    tensors++
+    if (d >= worst) {
+      worst = d
+      worstTensor = p.name
+    }
+  }
+  const lossRel = Math.abs(fb.loss - inputs.loss) / Math.abs(inputs.loss)
+  const T = PARITY_TOLERANCES
+  return {
+    baseLogits,
+    loraLogits,
+    loss: { engine: fb.loss, reference: inputs.loss, rel: lossRel },
+    grads: { worst, worstTensor, tensors },
+    pass: baseLogits <= T.logits && loraLogits <= T.logits && lossRel <= T.loss && worst <= T.grads,
+  }
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) {
+  const dir = process.argv[2]
+  if (!dir) {
+    console.error('usage: node bin/run-ts.mjs bench/parity/compare.ts OUT   (OUT written by make_reference.py)')
+    process.exit(2)
+  }
+  const r = compareWithReference(dir)
+  writeFileSync(join(dir, 'compare.json'), JSON.stringify({ ...r, tolerances: PARITY_TOLERANCES }, null, 2) + '\n')
+  const T = PARITY_TOLERANCES
+  console.log(`base logits   max rel diff ${r.baseLogits.toExponential(2)} (tolerance ${T.logits})`)
+  console.log(`LoRA logits   max rel diff ${r.loraLogits.toExponential(2)} (tolerance ${T.logits})`)
+  console.log(`loss          engine ${r.loss.engine} vs torch ${r.loss.reference}: rel ${r.loss.rel.toExponential(2)} (tolerance ${T.loss})`)
+  console.log(`LoRA grads    ${r.grads.tensors} tensors, worst max rel diff ${r.grads.worst.toExponential(2)} in ${r.grads.worstTensor} (tolerance ${T.grads})`)
+  console.log(r.pass ? 'PARITY PASS' : 'PARITY FAIL')
+  process.exit(r.pass ? 0 : 1)
+}

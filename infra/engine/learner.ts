@@ -1,0 +1,219 @@
+// infra/engine/learner: the Tinker-style learning API over a frozen base model with a LoRA adapter:
+// computeLogprobs, forwardBackward(datums, loss) accumulating LoRA gradients, optimStep (AdamW), sample, and
+// adapter / optimizer state save + load (PEFT format). It does not know about envs, rewards or advantages.
+// Shapes: a Datum is one sequence of T aligned positions (input token t predicts target token t).
+import { existsSync, mkdirSync } from 'node:fs'
+import { join } from 'node:path'
+import { EngineError } from '../errors'
+import { Rng } from '../rng'
+import type { Tensor } from './backend'
+import { type LoraConfig, LORA_TARGETS, createLoraAdapter, loadLoraAdapter, saveLoraAdapter } from './lora'
+import { type LossConfig, tokenLoss } from './losses'
+import { type CausalLM, backward, forward, loadModel, targetLogprobs, targetLogprobsBackward } from './model'
+import { AdamW, type OptimParams } from './optimizer'
+import { type SampledSequence, type SamplingParams, generate, generateBatch } from './sample'
+
+/** One training sequence; all arrays have the same length T. */
+export interface Datum {
+  inputTokens: number[]
+  targetTokens: number[]
+  /** log-probs of the targets under the sampling policy (required by importance_sampling and ppo). */
+  oldLogprobs?: number[]
+  /** Per-token advantages (required by importance_sampling and ppo); 0 on observation tokens. */
+  advantages?: number[]
+  /** Per-token weight (default 1); 0 on prompt / tool-result tokens. */
+  mask?: number[]
+}
+
+export interface ForwardBackwardResult {
+  /** Σ over datums and tokens of mask·loss_t. */
+  loss: number
+  /** Per datum, the log-probs of its targets under the current policy (before this step's update). */
+  logprobs: number[][]
+  metrics: {
+    /** Tokens with mask ≠ 0. */
+    tokens: number
+    meanRatio: number
+    clipFraction: number
+    /** Mean k3 KL to the reference over masked tokens (0 when klBeta is 0). */
+    meanKl: number
+  }
+}
+
+export interface LearnerOptions {
+  /** LoRA of a new adapter when the model has none (default rank 32, alpha 64, all seven targets). */
+  lora?: LoraConfig
+  /** Seed of the adapter's A init (default 0). */
+  seed?: number
+  /** Written into adapter_config.json (default 'base'). */
+  baseModelNameOrPath?: string
+  /** Rows per forward/backward pass; datums are packed up to this many tokens (default 4096). */
+  maxTokensPerPass?: number
+}
+
+export const DEFAULT_LORA: LoraConfig = { rank: 32, alpha: 64, targets: [...LORA_TARGETS] }
+
+export class Learner {
+  readonly optimizer: AdamW
+  private grads = new Map<string, Tensor>()
+  private readonly baseName: string
+  private readonly maxTokens: number
+
+  constructor(
+    readonly model: CausalLM,
+    opts: LearnerOptions = {},
+  ) {
+    if (!model.adapter)
+      model.adapter = createLoraAdapter(model.backend, model.config, opts.lora ?? DEFAULT_LORA, Rng.derive(opts.seed ?? 0, 'lora-init'))
+    this.optimizer = new AdamW(model.backend)
+    this.baseName = opts.baseModelNameOrPath ?? 'base'
+    this.maxTokens = opts.maxTokensPerPass ?? 4096
+  }
+
+  /** A learner on the model in a Hugging Face directory (with a new adapter, or the PEFT adapter in adapterDir). */
+  static fromDirectory(modelDir: string, opts: LearnerOptions & { adapterDir?: string } = {}): Learner {
+    const model = loadModel(modelDir)
+    if (opts.adapterDir) model.adapter = loadLoraAdapter(opts.adapterDir, model.backend, model.config)
+    return new Learner(model, { baseModelNameOrPath: modelDir, ...opts })
+  }
+
+  /** log p(tokens[i+1] | tokens[..i]) for i = 0..T−2 (length T−1). useLora false gives the reference policy. */
+  computeLogprobs(tokens: readonly number[], opts: { useLora?: boolean } = {}): number[] {
+    if (tokens.length < 2) return []
+    const f = forward(this.model, [{ tokens: tokens.slice(0, -1) }], { useLora: opts.useLora ?? true })
+    return Array.from(targetLogprobs(this.model, f.hidden, Int32Array.from(tokens.slice(1))))
+  }
+
+  /** Log-probs of each datum's targets (no gradients); useLora false gives the reference policy. */
+  targetLogprobs(datums: readonly Datum[], opts: { useLora?: boolean } = {}): number[][] {
+    const out: number[][] = []
+    for (const pack of this.packs(datums)) {
+      const f = forward(this.model, pack.map((d) => ({ tokens: d.inputTokens })), { useLora: opts.useLora ?? true })
+      const lp = targetLogprobs(this.model, f.hidden, Int32Array.from(pack.flatMap((d) => d.targetTokens)))
+      let o = 0
+      for (const d of pack) {
+        out.push(Array.from(lp.subarray(o, o + d.targetTokens.length)))
+        o += d.targetTokens.length
+      }
+    }
+    return out
+  }
+
+  /** Forward and backward over the datums; LoRA gradients accumulate until optimStep (or zeroGrad). */
+  forwardBackward(datums: readonly Datum[], loss: LossConfig): ForwardBackwardResult {
+    datums.forEach((d, i) => validateDatum(d, i, loss))
+    const needRef = (loss.klBeta ?? 0) > 0 && loss.name !== 'cross_entropy'
+    const result: ForwardBackwardResult = { loss: 0, logprobs: [], metrics: { tokens: 0, meanRatio: 0, clipFraction: 0, meanKl: 0 } }
+    let ratioSum = 0, clippedCount = 0, klSum = 0
+    for (const pack of this.packs(datums)) {
+      const targets = Int32Array.from(pack.flatMap((d) => d.targetTokens))
+      const ref = needRef ? this.targetLogprobs(pack, { useLora: false }) : undefined
+      const f = forward(this.model, pack.map((d) => ({ tokens: d.inputTokens })), { keepTape: true })
+      const lp = targetLogprobs(this.model, f.hidden, targets)
+      const dlogp = new Float32Array(lp.length)
+      let o = 0
+      pack.forEach((d, di) => {
+        const T = d.targetTokens.length
+        for (let t = 0; t < T; t++) {
+          const w = d.mask ? d.mask[t] : 1
+          if (w === 0) continue
+          const tl = tokenLoss(loss, lp[o + t], d.oldLogprobs?.[t] ?? 0, d.advantages?.[t] ?? 0, ref?.[di][t])
+          result.loss += w * tl.loss
+          dlogp[o + t] = w * tl.dlogp
+          result.metrics.tokens++
+          ratioSum += tl.ratio
+          if (tl.clipped) clippedCount++
+          klSum += tl.kl
+        }
+        result.logprobs.push(Array.from(lp.subarray(o, o + T)))
+        o += T
+      })
+      backward(this.model, f, targetLogprobsBackward(this.model, f.hidden, targets, dlogp), this.grads)
+    }
+    const n = Math.max(1, result.metrics.tokens)
+    result.metrics.meanRatio = ratioSum / n
+    result.metrics.clipFraction = clippedCount / n
+    result.metrics.meanKl = klSum / n
+    return result
+  }
+
+  /** One AdamW step on the accumulated gradients, then zero them. */
+  optimStep(params: OptimParams): { step: number; gradNorm: number; clipped: boolean } {
+    const r = this.optimizer.update(this.model.adapter!.params(), this.grads, params)
+    this.zeroGrad()
+    return { step: this.optimizer.step, ...r }
+  }
+
+  zeroGrad(): void {
+    this.grads = new Map()
+  }
+
+  /** The accumulated gradient of a LoRA tensor by PEFT name (host copy), or undefined if none yet. */
+  gradient(name: string): Float32Array | undefined {
+    const g = this.grads.get(name)
+    return g ? this.model.backend.toHost(g) : undefined
+  }
+
+  sample(promptIds: readonly number[], params: SamplingParams): SampledSequence[] {
+    return generate(this.model, promptIds, params)
+  }
+
+  sampleBatch(prompts: readonly (readonly number[])[], params: SamplingParams): SampledSequence[][] {
+    return generateBatch(this.model, prompts, params)
+  }
+
+  saveAdapter(dir: string): void {
+    saveLoraAdapter(dir, this.model.adapter!, this.model.backend, this.baseName)
+  }
+
+  /** Replace the adapter with the PEFT adapter in dir (optimizer moments are reset unless loaded after). */
+  loadAdapter(dir: string): void {
+    this.model.adapter = loadLoraAdapter(dir, this.model.backend, this.model.config)
+    this.zeroGrad()
+  }
+
+  /** Adapter + optimizer state (DIR/optimizer.safetensors) for resuming training. */
+  saveState(dir: string): void {
+    mkdirSync(dir, { recursive: true })
+    this.saveAdapter(dir)
+    this.optimizer.save(join(dir, 'optimizer.safetensors'))
+  }
+
+  loadState(dir: string): void {
+    this.loadAdapter(dir)
+    const f = join(dir, 'optimizer.safetensors')
+    if (!existsSync(f)) throw new EngineError('engine.optim_state', `no optimizer.safetensors in ${dir}; saveState writes one`)
+    this.optimizer.load(f, this.model.adapter!.params())
+  }
+
+  /** Datums grouped so that one pass holds at most maxTokensPerPass rows (a longer datum goes alone). */
+  private *packs(datums: readonly Datum[]): Generator<Datum[]> {
+    let cur: Datum[] = []
+    let n = 0
+    for (const d of datums) {
+      if (cur.length > 0 && n + d.inputTokens.length > this.maxTokens) {
+        yield cur
+        cur = []
+        n = 0
+      }
+      cur.push(d)
+      n += d.inputTokens.length
+    }
+    if (cur.length > 0) yield cur
+  }
+}
+
+function validateDatum(d: Datum, i: number, loss: LossConfig): void {
+  const T = d.inputTokens.length
+  const bad = (what: string): never => {
+    throw new EngineError('engine.datum', `datum ${i}: ${what}`)
+  }
+  if (T === 0) bad('inputTokens is empty')
+  if (d.targetTokens.length !== T) bad(`targetTokens has ${d.targetTokens.length} entries, inputTokens ${T}; they must be aligned`)
+  for (const [k, v] of [['oldLogprobs', d.oldLogprobs], ['advantages', d.advantages], ['mask', d.mask]] as const)
+    if (v && v.length !== T) bad(`${k} has ${v.length} entries, inputTokens ${T}; they must be aligned`)
+  if (loss.name !== 'cross_entropy') {
+    if (!d.oldLogprobs) bad(`loss ${loss.name} needs oldLogprobs`)
+    if (!d.advantages) bad(`loss ${loss.name} needs advantages`)
+  }
+}

@@ -1,0 +1,154 @@
+// infra/engine/model-contract: model-level checks every backend must pass with a tiny random Qwen3 — HF directory
+// round trip (f32, bf16, sharded), Qwen2-style bias + untied head, LoRA with B = 0 equals the base, merged adapter
+// equals unmerged, KV-cache decoding equals full recomputation, batched equals separate, and the whole-model LoRA
+// backward against finite differences. Call runModelContract({ name, make }) from a *.test.ts file (jest globals).
+import { mkdtempSync, rmSync, readdirSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { Rng } from '../rng'
+import type { Backend } from './backend'
+import { finiteDifferenceCheck, maxRelDiff } from './backend-contract'
+import { presetConfig, type ModelConfig } from './config'
+import { bf16ToF32, f32ToBf16 } from './safetensors'
+import { createLoraAdapter, LORA_TARGETS } from './lora'
+import {
+  backward, createKvCache, createRandomModel, forward, loadModel, logits, mergeAdapter, saveModel, targetLogprobs,
+  targetLogprobsBackward, type CausalLM,
+} from './model'
+
+export function runModelContract(opts: { name: string; make: () => Backend }): void {
+  const make = opts.make
+  describe(`engine model contract: ${opts.name}`, () => {
+    const tmp = mkdtempSync(join(tmpdir(), 'engine-model-'))
+    afterAll(() => rmSync(tmp, { recursive: true, force: true }))
+
+    const cfg: ModelConfig = presetConfig('tiny', 40, [1])
+
+    function allLogits(m: CausalLM, tokens: number[], useLora = true): Float32Array {
+      const f = forward(m, [{ tokens }], { useLora })
+      return m.backend.toHost(logits(m, f.hidden))
+    }
+
+    /** A random adapter with B ≠ 0 so it changes the model. */
+    function withRandomAdapter(m: CausalLM, seed: number): CausalLM {
+      const rng = new Rng(seed)
+      m.adapter = createLoraAdapter(m.backend, m.config, { rank: 4, alpha: 8, targets: [...LORA_TARGETS] }, rng)
+      for (const p of m.adapter.params())
+        if (p.name.includes('lora_B')) {
+          const n = p.tensor.shape[0] * p.tensor.shape[1]
+          const host = Float32Array.from({ length: n }, () => rng.normal(0, 0.1))
+          m.backend.writeRows(p.tensor, 0, m.backend.fromHost(host, p.tensor.shape))
+        }
+      return m
+    }
+
+    const tokens = [3, 17, 5, 9, 22, 0, 39, 8]
+
+    test('save → load round-trips the weights (f32 exact, sharded exact, bf16 close)', () => {
+      const m = createRandomModel(cfg, new Rng(1), make(), { std: 0.2 })
+      const ref = allLogits(m, tokens)
+      saveModel(m, join(tmp, 'f32'))
+      expect(Array.from(allLogits(loadModel(join(tmp, 'f32'), make()), tokens))).toEqual(Array.from(ref))
+      saveModel(m, join(tmp, 'shard'), { maxShardBytes: 40_000 })
+      const files = readdirSync(join(tmp, 'shard'))
+      expect(files).toContain('model.safetensors.index.json')
+      expect(files.filter((f) => f.endsWith('.safetensors')).length).toBeGreaterThan(1)
+      expect(Array.from(allLogits(loadModel(join(tmp, 'shard'), make()), tokens))).toEqual(Array.from(ref))
+      saveModel(m, join(tmp, 'bf16'), { dtype: 'BF16' })
+      const lowered = loadModel(join(tmp, 'bf16'), make())
+      const orig = m.backend.toHost(m.weights.layers[1].down)
+      const want = orig.map((x) => bf16ToF32(f32ToBf16(x)))
+      expect(Array.from(lowered.backend.toHost(lowered.weights.layers[1].down))).toEqual(Array.from(want))
+      expect(maxRelDiff(orig, want)).toBeGreaterThan(0)
+      expect(maxRelDiff(allLogits(lowered, tokens), ref)).toBeLessThan(0.1)
+    })
+
+    test('Qwen2-style (qkv bias, no qk-norm) and untied head load and run', () => {
+      const c2: ModelConfig = { ...cfg, arch: 'qwen2', qkNorm: false, qkvBias: true, tieWordEmbeddings: false }
+      const m = createRandomModel(c2, new Rng(2), make(), { std: 0.2 })
+      saveModel(m, join(tmp, 'qwen2'))
+      const back = loadModel(join(tmp, 'qwen2'), make())
+      expect(back.config.qkvBias).toBe(true)
+      expect(back.config.qkNorm).toBe(false)
+      expect(Array.from(allLogits(back, tokens))).toEqual(Array.from(allLogits(m, tokens)))
+    })
+
+    test('LoRA with B = 0 gives exactly the base model', () => {
+      const m = createRandomModel(cfg, new Rng(3), make(), { std: 0.2 })
+      const base = allLogits(m, tokens)
+      m.adapter = createLoraAdapter(m.backend, cfg, { rank: 4, alpha: 8, targets: [...LORA_TARGETS] }, new Rng(4))
+      expect(Array.from(allLogits(m, tokens))).toEqual(Array.from(base))
+    })
+
+    test('a merged adapter equals the unmerged one; LoRA off gives the base', () => {
+      const m = withRandomAdapter(createRandomModel(cfg, new Rng(5), make(), { std: 0.2 }), 6)
+      const base = allLogits(m, tokens, false)
+      const withLora = allLogits(m, tokens)
+      expect(maxRelDiff(withLora, base)).toBeGreaterThan(1e-3)
+      const merged = mergeAdapter(m)
+      expect(merged.adapter).toBeUndefined()
+      expect(maxRelDiff(allLogits(merged, tokens), withLora)).toBeLessThan(1e-5)
+    })
+
+    test('KV-cache decoding (prefill then one token at a time) equals full recomputation', () => {
+      const m = withRandomAdapter(createRandomModel(cfg, new Rng(7), make(), { std: 0.2 }), 8)
+      const full = allLogits(m, tokens)
+      const V = cfg.vocabSize
+      const cache = createKvCache(m, tokens.length)
+      const rows: Float32Array[] = []
+      const pre = forward(m, [{ tokens: tokens.slice(0, 3), cache }])
+      rows.push(m.backend.toHost(logits(m, pre.hidden)))
+      for (let i = 3; i < tokens.length; i++) rows.push(m.backend.toHost(logits(m, forward(m, [{ tokens: [tokens[i]], cache }]).hidden)))
+      expect(cache.length).toBe(tokens.length)
+      const inc = new Float32Array(full.length)
+      let o = 0
+      for (const r of rows) {
+        inc.set(r, o)
+        o += r.length
+      }
+      expect(o).toBe(tokens.length * V)
+      expect(maxRelDiff(inc, full)).toBeLessThan(1e-5)
+    })
+
+    test('a batch of sequences gives the same rows as separate forwards', () => {
+      const m = createRandomModel(cfg, new Rng(9), make(), { std: 0.2 })
+      const a = [1, 2, 3, 4], b = [7, 8]
+      const f = forward(m, [{ tokens: a }, { tokens: b }])
+      const both = m.backend.toHost(logits(m, f.hidden))
+      expect(maxRelDiff(both, [...allLogits(m, a), ...allLogits(m, b)])).toBeLessThan(1e-6)
+    })
+
+    test('whole-model LoRA gradients of Σ w·logp match finite differences', () => {
+      const m = withRandomAdapter(createRandomModel(cfg, new Rng(10), make(), { std: 0.3 }), 11)
+      const be = m.backend
+      const seqs = [{ tokens: [3, 17, 5, 9, 22] }, { tokens: [8, 2, 30] }]
+      const targets = Int32Array.from([17, 5, 9, 22, 4, 2, 30, 11])
+      const rng = new Rng(12)
+      const w = Float32Array.from({ length: targets.length }, () => rng.normal(0, 1))
+      const f = forward(m, seqs, { keepTape: true })
+      const grads = new Map()
+      backward(m, f, targetLogprobsBackward(m, f.hidden, targets, w), grads)
+      const params = m.adapter!.params()
+      const gradNorms: number[] = []
+      for (const name of [params[0].name, params[1].name, params.find((p) => p.name.includes('layers.1.mlp.down_proj.lora_A'))!.name,
+        params.find((p) => p.name.includes('layers.0.self_attn.q_proj.lora_B'))!.name]) {
+        const p = params.find((x) => x.name === name)!
+        const x0 = be.toHost(p.tensor)
+        const R = Float32Array.from({ length: 1 }, () => 1)
+        const lossAt = (x: Float32Array): Float32Array => {
+          be.writeRows(p.tensor, 0, be.fromHost(x, p.tensor.shape))
+          const lp = targetLogprobs(m, forward(m, seqs).hidden, targets)
+          let s = 0
+          for (let i = 0; i < lp.length; i++) s += w[i] * lp[i]
+          return Float32Array.of(s)
+        }
+        const r = finiteDifferenceCheck(lossAt, x0, R, be.toHost(grads.get(name)), rng, { eps: 1e-2, samples: 8, atol: 3e-3, rtol: 3e-2 })
+        be.writeRows(p.tensor, 0, be.fromHost(x0, p.tensor.shape))
+        if (!(r.worst <= 1)) throw new Error(`${name}: ${r.detail}`)
+        gradNorms.push(Math.sqrt(be.sumSquares(grads.get(name))))
+      }
+      // The check is only meaningful if the gradients are well above the finite-difference tolerance.
+      for (const g of gradNorms) expect(g).toBeGreaterThan(0.05)
+    })
+  })
+}

@@ -1,0 +1,430 @@
+// infra/engine/model: the decoder-only causal LM (Qwen3 / Qwen2 / Llama-style dense): embedding, RMSNorm,
+// RoPE at explicit positions, grouped-query causal attention with optional QK-norm, SwiGLU MLP, tied or untied
+// head, LoRA on the seven linears (switchable off for the reference policy), forward with a KV cache or with a
+// tape for the backward pass into LoRA gradients. Weights load from / save to a Hugging Face directory.
+// It does not know tokenizers, sampling or losses. Shapes: N rows, C hidden, H/KV heads, D head dim, F ffn, V vocab.
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { EngineError } from '../errors'
+import type { Rng } from '../rng'
+import type { Backend, Tensor } from './backend'
+import { type ModelConfig, loadModelConfig, toHfConfig } from './config'
+import { type LoraAdapter, type LoraTarget, peftName } from './lora'
+import { type HostTensor, type StoredDtype, readCheckpoint, writeCheckpoint } from './safetensors'
+import { createTsBackend } from './ts-backend'
+
+export interface LayerWeights {
+  inputNorm: Tensor
+  postNorm: Tensor
+  q: Tensor
+  k: Tensor
+  v: Tensor
+  o: Tensor
+  qBias?: Tensor
+  kBias?: Tensor
+  vBias?: Tensor
+  oBias?: Tensor
+  qNorm?: Tensor
+  kNorm?: Tensor
+  gate: Tensor
+  up: Tensor
+  down: Tensor
+}
+
+export interface ModelWeights {
+  /** [V,C] */
+  embed: Tensor
+  layers: LayerWeights[]
+  /** [C] */
+  norm: Tensor
+  /** [V,C]; the same tensor as embed when tied. */
+  lmHead: Tensor
+}
+
+/** A model on a backend, with an optional LoRA adapter. */
+export class CausalLM {
+  constructor(
+    readonly config: ModelConfig,
+    readonly backend: Backend,
+    readonly weights: ModelWeights,
+    public adapter?: LoraAdapter,
+  ) {}
+}
+
+// ---- Hugging Face names ----
+type LayerKey = keyof LayerWeights
+const LAYER_NAMES: [LayerKey, string][] = [
+  ['inputNorm', 'input_layernorm.weight'],
+  ['postNorm', 'post_attention_layernorm.weight'],
+  ['q', 'self_attn.q_proj.weight'],
+  ['k', 'self_attn.k_proj.weight'],
+  ['v', 'self_attn.v_proj.weight'],
+  ['o', 'self_attn.o_proj.weight'],
+  ['qBias', 'self_attn.q_proj.bias'],
+  ['kBias', 'self_attn.k_proj.bias'],
+  ['vBias', 'self_attn.v_proj.bias'],
+  ['oBias', 'self_attn.o_proj.bias'],
+  ['qNorm', 'self_attn.q_norm.weight'],
+  ['kNorm', 'self_attn.k_norm.weight'],
+  ['gate', 'mlp.gate_proj.weight'],
+  ['up', 'mlp.up_proj.weight'],
+  ['down', 'mlp.down_proj.weight'],
+]
+
+/** The expected shape of every HF tensor of this config (lm_head only when untied). */
+export function expectedTensorShapes(c: ModelConfig): Map<string, number[]> {
+  const C = c.hiddenSize, HD = c.numHeads * c.headDim, KVD = c.numKvHeads * c.headDim, F = c.intermediateSize, D = c.headDim
+  const m = new Map<string, number[]>()
+  m.set('model.embed_tokens.weight', [c.vocabSize, C])
+  m.set('model.norm.weight', [C])
+  if (!c.tieWordEmbeddings) m.set('lm_head.weight', [c.vocabSize, C])
+  for (let l = 0; l < c.numLayers; l++) {
+    const shapes: Partial<Record<LayerKey, number[]>> = {
+      inputNorm: [C], postNorm: [C], q: [HD, C], k: [KVD, C], v: [KVD, C], o: [C, HD], gate: [F, C], up: [F, C], down: [C, F],
+    }
+    if (c.qkvBias) Object.assign(shapes, { qBias: [HD], kBias: [KVD], vBias: [KVD] })
+    if (c.oBias) shapes.oBias = [C]
+    if (c.qkNorm) Object.assign(shapes, { qNorm: [D], kNorm: [D] })
+    for (const [key, name] of LAYER_NAMES) if (shapes[key]) m.set(`model.layers.${l}.${name}`, shapes[key]!)
+  }
+  return m
+}
+
+/** Build weights from HF-named host tensors, checking every name and shape. */
+export function weightsFromTensors(c: ModelConfig, backend: Backend, tensors: ReadonlyMap<string, HostTensor>, where = 'checkpoint'): ModelWeights {
+  const shapes = expectedTensorShapes(c)
+  const get = (name: string): Tensor => {
+    const want = shapes.get(name)!
+    const h = tensors.get(name)
+    if (!h) throw new EngineError('engine.weights', `${where}: missing tensor ${name}`)
+    if (h.shape.join(',') !== want.join(','))
+      throw new EngineError('engine.weights', `${where}: ${name} has shape [${h.shape}], config.json implies [${want}]`)
+    return backend.fromHost(h.data, want)
+  }
+  const ignorable = (n: string): boolean => n === 'lm_head.weight' || n.endsWith('rotary_emb.inv_freq')
+  for (const n of tensors.keys())
+    if (!shapes.has(n) && !ignorable(n)) throw new EngineError('engine.weights', `${where}: unexpected tensor ${n}; is config.json for this checkpoint?`)
+  const embed = get('model.embed_tokens.weight')
+  const layers: LayerWeights[] = []
+  for (let l = 0; l < c.numLayers; l++) {
+    const lw: Partial<LayerWeights> = {}
+    for (const [key, name] of LAYER_NAMES) {
+      const full = `model.layers.${l}.${name}`
+      if (shapes.has(full)) lw[key] = get(full)
+    }
+    layers.push(lw as LayerWeights)
+  }
+  return { embed, layers, norm: get('model.norm.weight'), lmHead: c.tieWordEmbeddings ? embed : get('lm_head.weight') }
+}
+
+export function weightsToTensors(model: CausalLM): Map<string, HostTensor> {
+  const { config: c, backend: be, weights: w } = model
+  const out = new Map<string, HostTensor>()
+  const put = (name: string, t: Tensor): void => {
+    out.set(name, { shape: t.shape.slice(), data: be.toHost(t) })
+  }
+  put('model.embed_tokens.weight', w.embed)
+  put('model.norm.weight', w.norm)
+  if (!c.tieWordEmbeddings) put('lm_head.weight', w.lmHead)
+  w.layers.forEach((lw, l) => {
+    for (const [key, name] of LAYER_NAMES) if (lw[key]) put(`model.layers.${l}.${name}`, lw[key]!)
+  })
+  return out
+}
+
+/** Load DIR (config.json + model.safetensors or shards) onto a backend (ts by default). */
+export function loadModel(dir: string, backend: Backend = createTsBackend()): CausalLM {
+  const config = loadModelConfig(dir)
+  return new CausalLM(config, backend, weightsFromTensors(config, backend, readCheckpoint(dir), dir))
+}
+
+/** Write DIR/config.json and the weights (float32 by default; sharded when maxShardBytes is given). */
+export function saveModel(model: CausalLM, dir: string, options: { dtype?: StoredDtype; maxShardBytes?: number } = {}): void {
+  mkdirSync(dir, { recursive: true })
+  const dtype = options.dtype ?? 'F32'
+  const torchDtype = dtype === 'F32' ? 'float32' : dtype === 'BF16' ? 'bfloat16' : 'float16'
+  writeFileSync(join(dir, 'config.json'), JSON.stringify(toHfConfig(model.config, torchDtype), null, 2) + '\n')
+  writeCheckpoint(dir, weightsToTensors(model), options)
+}
+
+/** Random weights of the real architecture (normal(0, 0.02) like HF's initializer_range; norms at 1). */
+export function createRandomModel(config: ModelConfig, rng: Rng, backend: Backend = createTsBackend(), init = { std: 0.02 }): CausalLM {
+  const tensors = new Map<string, HostTensor>()
+  for (const [name, shape] of expectedTensorShapes(config)) {
+    const n = shape.reduce((a, b) => a * b, 1)
+    const data = new Float32Array(n)
+    if (name.endsWith('norm.weight') || name.endsWith('layernorm.weight')) data.fill(1)
+    else if (!name.endsWith('.bias')) for (let i = 0; i < n; i++) data[i] = rng.normal(0, init.std)
+    tensors.set(name, { shape, data })
+  }
+  return new CausalLM(config, backend, weightsFromTensors(config, backend, tensors, 'random model'))
+}
+
+/** A model whose weights include the adapter (W + scale·B·A); the result has no adapter. */
+export function mergeAdapter(model: CausalLM): CausalLM {
+  const ad = model.adapter
+  if (!ad) return new CausalLM(model.config, model.backend, model.weights)
+  const be = model.backend
+  const layers = model.weights.layers.map((lw, l) => {
+    const out: LayerWeights = { ...lw }
+    for (const t of ad.config.targets) {
+      const op = ad.operand(l, t)
+      if (op) out[t] = be.mergeLora(lw[t], op)
+    }
+    return out
+  })
+  return new CausalLM(model.config, be, { ...model.weights, layers })
+}
+
+// ---- KV cache ----
+export interface KvCache {
+  /** Per layer [capacity, KV·D] */
+  k: Tensor[]
+  v: Tensor[]
+  /** Positions filled. */
+  length: number
+  capacity: number
+}
+
+export function createKvCache(model: CausalLM, capacity: number): KvCache {
+  const c = model.config
+  const w = c.numKvHeads * c.headDim
+  const k: Tensor[] = [], v: Tensor[] = []
+  for (let l = 0; l < c.numLayers; l++) {
+    k.push(model.backend.zeros([capacity, w]))
+    v.push(model.backend.zeros([capacity, w]))
+  }
+  return { k, v, length: 0, capacity }
+}
+
+/** A copy of the first `length` positions of a cache into a new cache of the given capacity (shared prefixes). */
+export function forkKvCache(model: CausalLM, src: KvCache, capacity: number): KvCache {
+  const be = model.backend
+  const out = createKvCache(model, capacity)
+  for (let l = 0; l < src.k.length; l++) {
+    be.writeRows(out.k[l], 0, be.sliceRows(src.k[l], 0, src.length))
+    be.writeRows(out.v[l], 0, be.sliceRows(src.v[l], 0, src.length))
+  }
+  out.length = src.length
+  return out
+}
+
+// ---- forward / backward ----
+/** One sequence of a batch: its new tokens; with a cache they continue at cache.length, else at position 0. */
+export interface SequenceInput {
+  tokens: readonly number[]
+  cache?: KvCache
+}
+
+export interface ForwardOptions {
+  /** Apply the adapter (default true); false runs the reference (base) policy. */
+  useLora?: boolean
+  /** Keep the activations needed by backward(). Not allowed with caches. */
+  keepTape?: boolean
+}
+
+interface Segment {
+  offset: number
+  length: number
+  start: number
+}
+
+interface LayerTape {
+  x: Tensor
+  h1: Tensor
+  q: Tensor
+  k: Tensor
+  qr: Tensor
+  kr: Tensor
+  v: Tensor
+  att: Tensor
+  x2: Tensor
+  h2: Tensor
+  gate: Tensor
+  up: Tensor
+  act: Tensor
+}
+
+export interface ForwardResult {
+  /** Final-normed hidden states of all new tokens, rows in input order: [N,C]. */
+  hidden: Tensor
+  /** Row offset and count of each input sequence in `hidden`. */
+  segments: { offset: number; length: number }[]
+  tape?: { layers: LayerTape[]; xFinal: Tensor; segs: Segment[]; useLora: boolean }
+}
+
+function lora(model: CausalLM, useLora: boolean, l: number, t: LoraTarget) {
+  return useLora && model.adapter ? model.adapter.operand(l, t) : undefined
+}
+
+/** Run the decoder stack over a batch of sequences; caches (if any) are extended by the new tokens. */
+export function forward(model: CausalLM, seqs: readonly SequenceInput[], opts: ForwardOptions = {}): ForwardResult {
+  const { config: c, backend: be, weights: w } = model
+  const useLora = opts.useLora ?? true
+  if (seqs.length === 0) throw new EngineError('engine.forward', 'forward needs at least one sequence')
+  const H = c.numHeads, KV = c.numKvHeads, D = c.headDim
+  const segs: Segment[] = []
+  const ids: number[] = []
+  const positions: number[] = []
+  for (const s of seqs) {
+    if (s.tokens.length === 0) throw new EngineError('engine.forward', 'every sequence needs at least one token')
+    if (opts.keepTape && s.cache) throw new EngineError('engine.forward', 'keepTape (training) does not use a KV cache')
+    const start = s.cache ? s.cache.length : 0
+    if (s.cache && start + s.tokens.length > s.cache.capacity)
+      throw new EngineError('engine.kv_cache', `KV cache full: ${start} + ${s.tokens.length} tokens > capacity ${s.cache.capacity}`)
+    segs.push({ offset: ids.length, length: s.tokens.length, start })
+    for (let i = 0; i < s.tokens.length; i++) {
+      ids.push(s.tokens[i])
+      positions.push(start + i)
+    }
+  }
+  const N = ids.length
+  const pos = Int32Array.from(positions)
+  let x = be.embedding(w.embed, Int32Array.from(ids))
+  const tapes: LayerTape[] = []
+  for (let l = 0; l < c.numLayers; l++) {
+    const lw = w.layers[l]
+    const h1 = be.rmsnorm(x, lw.inputNorm, c.rmsNormEps)
+    const q = be.linear(h1, lw.q, lw.qBias, lora(model, useLora, l, 'q'))
+    const k = be.linear(h1, lw.k, lw.kBias, lora(model, useLora, l, 'k'))
+    const v = be.linear(h1, lw.v, lw.vBias, lora(model, useLora, l, 'v'))
+    const qn = lw.qNorm ? be.rmsnorm(be.reshape(q, [N * H, D]), lw.qNorm, c.rmsNormEps) : q
+    const kn = lw.kNorm ? be.rmsnorm(be.reshape(k, [N * KV, D]), lw.kNorm, c.rmsNormEps) : k
+    const qr = be.rope(be.reshape(qn, [N, H, D]), pos, c.ropeTheta)
+    const kr = be.rope(be.reshape(kn, [N, KV, D]), pos, c.ropeTheta)
+    const parts: Tensor[] = []
+    seqs.forEach((s, i) => {
+      const g = segs[i]
+      const qs = be.sliceRows(qr, g.offset, g.offset + g.length)
+      let ks = be.sliceRows(kr, g.offset, g.offset + g.length)
+      let vs = be.reshape(be.sliceRows(v, g.offset, g.offset + g.length), [g.length, KV, D])
+      if (s.cache) {
+        be.writeRows(s.cache.k[l], g.start, be.reshape(ks, [g.length, KV * D]))
+        be.writeRows(s.cache.v[l], g.start, be.reshape(vs, [g.length, KV * D]))
+        const S = g.start + g.length
+        ks = be.reshape(be.sliceRows(s.cache.k[l], 0, S), [S, KV, D])
+        vs = be.reshape(be.sliceRows(s.cache.v[l], 0, S), [S, KV, D])
+      }
+      parts.push(be.attention(qs, ks, vs, g.start))
+    })
+    const att = be.reshape(parts.length === 1 ? parts[0] : be.concatRows(parts), [N, H * D])
+    const x2 = be.add(x, be.linear(att, lw.o, lw.oBias, lora(model, useLora, l, 'o')))
+    const h2 = be.rmsnorm(x2, lw.postNorm, c.rmsNormEps)
+    const gate = be.linear(h2, lw.gate, undefined, lora(model, useLora, l, 'gate'))
+    const up = be.linear(h2, lw.up, undefined, lora(model, useLora, l, 'up'))
+    const act = be.swiglu(gate, up)
+    const x3 = be.add(x2, be.linear(act, lw.down, undefined, lora(model, useLora, l, 'down')))
+    if (opts.keepTape) tapes.push({ x, h1, q, k, qr, kr, v, att, x2, h2, gate, up, act })
+    x = x3
+  }
+  for (let i = 0; i < seqs.length; i++) if (seqs[i].cache) seqs[i].cache!.length += segs[i].length
+  const hidden = be.rmsnorm(x, w.norm, c.rmsNormEps)
+  return {
+    hidden,
+    segments: segs.map((g) => ({ offset: g.offset, length: g.length })),
+    tape: opts.keepTape ? { layers: tapes, xFinal: x, segs, useLora } : undefined,
+  }
+}
+
+/** Logits of some hidden rows: [n,C] → [n,V]. */
+export function logits(model: CausalLM, hidden: Tensor): Tensor {
+  return model.backend.linear(hidden, model.weights.lmHead)
+}
+
+/** Rows per chunk of the output head, so [N,V] logits are never all held at once. */
+export const HEAD_CHUNK_ROWS = 256
+
+/** log p(target_n | row n) for every hidden row, chunked over rows: → host [N]. */
+export function targetLogprobs(model: CausalLM, hidden: Tensor, targets: Int32Array): Float32Array {
+  const be = model.backend
+  const N = hidden.shape[0]
+  const out = new Float32Array(N)
+  for (let s = 0; s < N; s += HEAD_CHUNK_ROWS) {
+    const e = Math.min(N, s + HEAD_CHUNK_ROWS)
+    const lg = logits(model, be.sliceRows(hidden, s, e))
+    out.set(be.toHost(be.targetLogprobs(lg, targets.subarray(s, e))), s)
+  }
+  return out
+}
+
+/** dL/dhidden from dL/dlogp, recomputing each chunk's logits (the head weight is frozen). */
+export function targetLogprobsBackward(model: CausalLM, hidden: Tensor, targets: Int32Array, dlogp: Float32Array): Tensor {
+  const be = model.backend
+  const N = hidden.shape[0]
+  const parts: Tensor[] = []
+  for (let s = 0; s < N; s += HEAD_CHUNK_ROWS) {
+    const e = Math.min(N, s + HEAD_CHUNK_ROWS)
+    const hs = be.sliceRows(hidden, s, e)
+    const g = dlogp.subarray(s, e)
+    if (g.every((v) => v === 0)) {
+      parts.push(be.zeros([e - s, hidden.shape[1]]))
+      continue
+    }
+    const dl = be.targetLogprobsBackward(logits(model, hs), targets.subarray(s, e), be.fromHost(g, [e - s]))
+    parts.push(be.linearBackward(hs, model.weights.lmHead, dl).dx)
+  }
+  return parts.length === 1 ? parts[0] : be.concatRows(parts)
+}
+
+/**
+ * Backpropagate dL/dhidden through the stack recorded by forward(…, {keepTape: true}), adding the LoRA
+ * gradients into grads (keyed by PEFT tensor name; missing keys are created). The base weights are frozen.
+ */
+export function backward(model: CausalLM, fwd: ForwardResult, dHidden: Tensor, grads: Map<string, Tensor>): void {
+  const tape = fwd.tape
+  if (!tape) throw new EngineError('engine.backward', 'backward needs a forward run with keepTape: true')
+  const { config: c, backend: be, weights: w } = model
+  const H = c.numHeads, KV = c.numKvHeads, D = c.headDim
+  const N = dHidden.shape[0]
+  const accumulate = (l: number, t: LoraTarget, dA?: Tensor, dB?: Tensor): void => {
+    if (!dA || !dB) return
+    for (const [name, g] of [[peftName(l, t, 'A'), dA], [peftName(l, t, 'B'), dB]] as const) {
+      const cur = grads.get(name)
+      if (cur) be.addInPlace(cur, g)
+      else grads.set(name, be.clone(g))
+    }
+  }
+  const pos = new Int32Array(N)
+  for (const g of tape.segs) for (let i = 0; i < g.length; i++) pos[g.offset + i] = g.start + i
+  let dx = be.rmsnormBackward(tape.xFinal, w.norm, c.rmsNormEps, dHidden).dx
+  for (let l = c.numLayers - 1; l >= 0; l--) {
+    const lw = w.layers[l]
+    const t = tape.layers[l]
+    const op = (m: LoraTarget) => lora(model, tape.useLora, l, m)
+    // MLP branch: x3 = x2 + down(swiglu(gate(h2), up(h2)))
+    const dDown = be.linearBackward(t.act, lw.down, dx, op('down'))
+    accumulate(l, 'down', dDown.dA, dDown.dB)
+    const dSw = be.swigluBackward(t.gate, t.up, dDown.dx)
+    const dGate = be.linearBackward(t.h2, lw.gate, dSw.dgate, op('gate'))
+    const dUp = be.linearBackward(t.h2, lw.up, dSw.dup, op('up'))
+    accumulate(l, 'gate', dGate.dA, dGate.dB)
+    accumulate(l, 'up', dUp.dA, dUp.dB)
+    const dh2 = be.add(dGate.dx, dUp.dx)
+    const dx2 = be.add(dx, be.rmsnormBackward(t.x2, lw.postNorm, c.rmsNormEps, dh2).dx)
+    // Attention branch: x2 = x + o(attn(rope(norm(q)), rope(norm(k)), v))
+    const dO = be.linearBackward(t.att, lw.o, dx2, op('o'))
+    accumulate(l, 'o', dO.dA, dO.dB)
+    const dAtt = be.reshape(dO.dx, [N, H, D])
+    const dqr: Tensor[] = [], dkr: Tensor[] = [], dv: Tensor[] = []
+    for (const g of tape.segs) {
+      const sl = (x: Tensor) => be.sliceRows(x, g.offset, g.offset + g.length)
+      const r = be.attentionBackward(sl(t.qr), sl(t.kr), be.reshape(sl(t.v), [g.length, KV, D]), 0, sl(dAtt))
+      dqr.push(r.dq)
+      dkr.push(r.dk)
+      dv.push(r.dv)
+    }
+    const cat = (xs: Tensor[]) => (xs.length === 1 ? xs[0] : be.concatRows(xs))
+    let dq = be.ropeBackward(cat(dqr), pos, c.ropeTheta)
+    let dk = be.ropeBackward(cat(dkr), pos, c.ropeTheta)
+    if (lw.qNorm) dq = be.rmsnormBackward(be.reshape(t.q, [N * H, D]), lw.qNorm, c.rmsNormEps, be.reshape(dq, [N * H, D])).dx
+    if (lw.kNorm) dk = be.rmsnormBackward(be.reshape(t.k, [N * KV, D]), lw.kNorm, c.rmsNormEps, be.reshape(dk, [N * KV, D])).dx
+    const dQ = be.linearBackward(t.h1, lw.q, be.reshape(dq, [N, H * D]), op('q'))
+    const dK = be.linearBackward(t.h1, lw.k, be.reshape(dk, [N, KV * D]), op('k'))
+    const dV = be.linearBackward(t.h1, lw.v, be.reshape(cat(dv), [N, KV * D]), op('v'))
+    accumulate(l, 'q', dQ.dA, dQ.dB)
+    accumulate(l, 'k', dK.dA, dK.dB)
+    accumulate(l, 'v', dV.dA, dV.dB)
+    const dh1 = be.add(be.add(dQ.dx, dK.dx), dV.dx)
+    dx = be.add(dx2, be.rmsnormBackward(t.x, lw.inputNorm, c.rmsNormEps, dh1).dx)
+  }
+}
