@@ -1,0 +1,57 @@
+// infra/engine/cli/model-init: `searchgym model init` — flags → initModel(). Thin.
+import type { Argv, Command } from '../../cli-util'
+import { handler } from '../../cli-util'
+import { EngineError } from '../../errors'
+import type { ModelArch, PresetName } from '../config'
+import { initModel, parseTokenizerSource } from '../init-model'
+import type { StoredDtype } from '../safetensors'
+
+interface InitArgs {
+  arch: ModelArch
+  preset: PresetName
+  tokenizer: string
+  out: string
+  seed: number
+  dtype: 'f32' | 'bf16' | 'f16'
+  force: boolean
+}
+
+const DTYPES: Record<InitArgs['dtype'], StoredDtype> = { f32: 'F32', bf16: 'BF16', f16: 'F16' }
+
+export const modelInitCommand: Command = {
+  command: 'init',
+  describe: 'create a random model folder (config.json, model.safetensors, tokenizer, chat template) for tests and CPU demos',
+  builder: (y: Argv) =>
+    y
+      .option('arch', { choices: ['qwen3', 'qwen2', 'llama'] as const, default: 'qwen3' as const, describe: 'architecture' })
+      .option('preset', { choices: ['tiny', 'small'] as const, default: 'tiny' as const, describe: 'size preset' })
+      .option('tokenizer', { type: 'string', default: 'qwen3', describe: 'qwen3 (real Qwen3 tokenizer) or world:DIR[@VOCAB] (small tokenizer from a world)' })
+      .option('out', { type: 'string', demandOption: true, describe: 'output folder' })
+      .option('seed', { type: 'number', default: 0, describe: 'seed of the random weights' })
+      .option('dtype', { choices: ['f32', 'bf16', 'f16'] as const, default: 'f32' as const, describe: 'stored weight dtype' })
+      .option('force', { type: 'boolean', default: false, describe: 'write into a non-empty folder' })
+      .example('$0 model init --preset tiny --tokenizer world:worlds/tiny --out models/tiny-world', '')
+      .example('$0 model init --preset small --tokenizer qwen3 --out models/small-qwen3 --seed 1', ''),
+  handler: handler((argv: Record<string, unknown>) => {
+    const a = argv as unknown as InitArgs
+    if (!Number.isInteger(a.seed)) throw new EngineError('engine.cli', `--seed must be an integer, got ${a.seed}`)
+    const t0 = performance.now()
+    const r = initModel({
+      arch: a.arch,
+      preset: a.preset,
+      tokenizer: parseTokenizerSource(a.tokenizer),
+      out: a.out,
+      seed: a.seed,
+      dtype: DTYPES[a.dtype],
+      force: a.force,
+      showProgress: true,
+    })
+    const c = r.config
+    process.stdout.write(
+      `model init: ${r.dir}: ${c.arch} ${a.preset}, ${(r.parameters / 1e6).toFixed(2)}M parameters ` +
+        `(L=${c.numLayers} C=${c.hiddenSize} H=${c.numHeads} KV=${c.numKvHeads} V=${c.vocabSize}), tokenizer ${a.tokenizer} ` +
+        `(${r.tokenizerVocab} ids${r.worldTokenizer ? `, ${r.worldTokenizer.wordTokens} words from ${r.worldTokenizer.texts} docs` : ''}), ` +
+        `seed ${a.seed}, ${((performance.now() - t0) / 1000).toFixed(1)} s\n`,
+    )
+  }),
+}

@@ -1,0 +1,64 @@
+// infra/engine/cli/model-serve: `searchgym model serve DIR` — flags → serveModel(); prints the base URL and runs until
+// SIGINT/SIGTERM. Thin.
+import type { Argv, Command } from '../../cli-util'
+import { handler } from '../../cli-util'
+import { EngineError } from '../../errors'
+import { serveModel } from '../serve-model'
+
+interface ServeArgs {
+  dir: string
+  adapter?: string
+  port: number
+  host: string
+  seed: number
+  name?: string
+  'max-tokens': number
+  'fixture-replies'?: string
+  quiet: boolean
+}
+
+export const modelServeCommand: Command = {
+  command: 'serve <dir>',
+  describe: 'serve a model folder as an OpenAI-compatible API (/v1/chat/completions, /v1/models, /health)',
+  builder: (y: Argv) =>
+    y
+      .positional('dir', { type: 'string', describe: 'Hugging Face model folder (config.json, *.safetensors, tokenizer.json)' })
+      .option('adapter', { type: 'string', describe: 'PEFT LoRA adapter folder; served under its folder name (the base stays available under its own)' })
+      .option('port', { type: 'number', default: 8000, describe: 'TCP port (0 = any free port; the URL is printed)' })
+      .option('host', { type: 'string', default: '127.0.0.1', describe: 'interface to listen on' })
+      .option('seed', { type: 'number', default: 0, describe: 'seed of the per-request seeds drawn when a request sends none' })
+      .option('name', { type: 'string', describe: 'model id of the base model (default: the folder name)' })
+      .option('max-tokens', { type: 'number', default: 1024, describe: 'max_tokens when a request sends none' })
+      .option('fixture-replies', {
+        type: 'string',
+        describe: 'TEST FIXTURE: a JSON array of reply texts returned in turn instead of sampling (forced decoding, real log-probs)',
+      })
+      .option('quiet', { type: 'boolean', default: false, describe: 'no per-request log lines' }),
+  handler: handler(async (argv: Record<string, unknown>) => {
+    const a = argv as unknown as ServeArgs
+    if (!Number.isInteger(a.port) || a.port < 0 || a.port > 65535) throw new EngineError('engine.cli', `--port must be an integer in [0, 65535], got ${a.port}`)
+    if (!Number.isInteger(a.seed)) throw new EngineError('engine.cli', `--seed must be an integer, got ${a.seed}`)
+    if (!Number.isInteger(a['max-tokens']) || a['max-tokens'] < 1) throw new EngineError('engine.cli', `--max-tokens must be a positive integer`)
+    const s = await serveModel({
+      dir: a.dir,
+      adapterDir: a.adapter,
+      port: a.port,
+      host: a.host,
+      seed: a.seed,
+      name: a.name,
+      defaultMaxTokens: a['max-tokens'],
+      fixtureRepliesFile: a['fixture-replies'],
+      log: a.quiet ? undefined : (line) => process.stderr.write(`model serve: ${line}\n`),
+    })
+    process.stdout.write(
+      `model serve: listening on ${s.url}/v1 (models: ${s.modelIds.join(', ')})${s.fixture ? ' [FIXTURE REPLIES: not sampling]' : ''}\n`,
+    )
+    await new Promise<void>((done) => {
+      const stop = () => {
+        void s.close().then(done, done)
+      }
+      process.once('SIGINT', stop)
+      process.once('SIGTERM', stop)
+    })
+  }),
+}

@@ -1,0 +1,66 @@
+// Tests for init-model: random model folders with a world tokenizer load back as model + tokenizer. (The Qwen3-tokenizer
+// case runs as a CLI child process in tests/model-cli.test.ts: its 9.8M random weights are slow inside jest's VM.)
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { writeTinyWorld } from '../../tests/helpers/tiny-world'
+import { chatTemplateOf } from './chat-template'
+import { initModel, parseTokenizerSource } from './init-model'
+import { loadModel } from './model'
+import { loadTokenizer } from './tokenizer'
+
+const tmp = mkdtempSync(join(tmpdir(), 'init-model-'))
+afterAll(() => rmSync(tmp, { recursive: true, force: true }))
+
+describe('initModel', () => {
+  it('world tokenizer: a loadable tiny Qwen3 with a small vocabulary and a chat template', () => {
+    const world = writeTinyWorld(join(tmp, 'world'))
+    const out = join(tmp, 'tiny-world')
+    const r = initModel({ arch: 'qwen3', preset: 'tiny', tokenizer: { kind: 'world', dir: world }, out, seed: 1 })
+    for (const f of ['config.json', 'model.safetensors', 'tokenizer.json', 'tokenizer_config.json', 'generation_config.json']) {
+      expect(existsSync(join(out, f))).toBe(true)
+    }
+    const tok = loadTokenizer(out)
+    expect(r.config.vocabSize % 64).toBe(0)
+    expect(r.config.vocabSize).toBeGreaterThanOrEqual(tok.vocabSize)
+    expect(r.config.vocabSize).toBeLessThan(4096)
+    const model = loadModel(out)
+    expect(model.config).toEqual(r.config)
+    const cfg = JSON.parse(readFileSync(join(out, 'config.json'), 'utf8')) as Record<string, unknown>
+    expect(cfg).toMatchObject({ model_type: 'qwen3', architectures: ['Qwen3ForCausalLM'], vocab_size: r.config.vocabSize, eos_token_id: tok.special.stop })
+    const gen = JSON.parse(readFileSync(join(out, 'generation_config.json'), 'utf8')) as Record<string, unknown>
+    expect(gen.eos_token_id).toEqual(tok.special.stop)
+    expect(chatTemplateOf(tok).render({ messages: [{ role: 'user', content: 'hi' }], addGenerationPrompt: true })).toContain('<|im_start|>assistant\n')
+    expect(tok.tokens(' Marie Curie')).toEqual(['ĠMarie', 'ĠCurie'])
+  })
+
+  it('same seed gives the same bytes; another seed other weights', () => {
+    const world = writeTinyWorld(join(tmp, 'world2'))
+    const a = join(tmp, 'a'), b = join(tmp, 'b'), c = join(tmp, 'c')
+    initModel({ arch: 'qwen3', preset: 'tiny', tokenizer: { kind: 'world', dir: world }, out: a, seed: 5 })
+    initModel({ arch: 'qwen3', preset: 'tiny', tokenizer: { kind: 'world', dir: world }, out: b, seed: 5 })
+    initModel({ arch: 'qwen3', preset: 'tiny', tokenizer: { kind: 'world', dir: world }, out: c, seed: 6 })
+    for (const f of ['model.safetensors', 'tokenizer.json', 'config.json']) {
+      expect(readFileSync(join(a, f)).equals(readFileSync(join(b, f)))).toBe(true)
+    }
+    expect(readFileSync(join(a, 'model.safetensors')).equals(readFileSync(join(c, 'model.safetensors')))).toBe(false)
+  })
+
+  it('other architectures switch their flags', () => {
+    const world = writeTinyWorld(join(tmp, 'world3'))
+    const r = initModel({ arch: 'qwen2', preset: 'tiny', tokenizer: { kind: 'world', dir: world }, out: join(tmp, 'q2'), seed: 1 })
+    expect(r.config).toMatchObject({ arch: 'qwen2', qkNorm: false, qkvBias: true })
+    expect(loadModel(join(tmp, 'q2')).config.arch).toBe('qwen2')
+  })
+
+  it('refuses a non-empty folder unless forced, and explains bad tokenizer sources', () => {
+    const out = join(tmp, 'busy')
+    writeTinyWorld(out)
+    expect(() => initModel({ arch: 'qwen3', preset: 'tiny', tokenizer: { kind: 'world', dir: out }, out, seed: 1 })).toThrow(/not empty/)
+    expect(() => parseTokenizerSource('gpt2')).toThrow(/use qwen3 or world:DIR/)
+    expect(parseTokenizerSource('world:worlds/a')).toEqual({ kind: 'world', dir: 'worlds/a' })
+    expect(parseTokenizerSource('world:worlds/a@2048')).toEqual({ kind: 'world', dir: 'worlds/a', vocabSize: 2048 })
+    writeFileSync(join(tmp, 'empty.db'), '')
+    expect(() => initModel({ arch: 'qwen3', preset: 'tiny', tokenizer: { kind: 'world', dir: join(tmp, 'nowhere') }, out: join(tmp, 'x'), seed: 1 })).toThrow(/no world database/)
+  })
+})

@@ -1,0 +1,99 @@
+// infra/engine/init-model: creates a random model directory of the real architecture — config.json, model.safetensors,
+// tokenizer.json + tokenizer_config.json (chat template), generation_config.json — with the real Qwen3 tokenizer or a
+// small world tokenizer. Weights come from model.ts (createRandomModel/saveModel); this file only assembles the folder.
+import { copyFileSync, existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { EngineError } from '../errors'
+import { Rng } from '../rng'
+import { type ModelArch, type ModelConfig, type PresetName, presetConfig } from './config'
+import { createRandomModel, saveModel } from './model'
+import type { StoredDtype } from './safetensors'
+import { loadTokenizer, qwen3TokenizerDir, type TextTokenizer } from './tokenizer'
+import { buildWorldTokenizer, countWorldDocs, readWorldTexts, saveTokenizerFiles, type WorldTokenizerStats } from './world-tokenizer'
+
+/** Qwen3's embedding rows (config.json vocab_size of every Qwen3 model): the tokenizer's 151,669 ids padded. */
+export const QWEN3_VOCAB_ROWS = 151936
+
+export type TokenizerSource = { kind: 'qwen3' } | { kind: 'world'; dir: string; vocabSize?: number }
+
+export interface InitModelOptions {
+  arch: ModelArch
+  preset: PresetName
+  tokenizer: TokenizerSource
+  out: string
+  seed: number
+  dtype?: StoredDtype
+  /** Write into a non-empty folder. */
+  force?: boolean
+  showProgress?: boolean
+}
+
+export interface InitModelResult {
+  dir: string
+  config: ModelConfig
+  parameters: number
+  tokenizerVocab: number
+  worldTokenizer?: WorldTokenizerStats
+}
+
+/** `--tokenizer qwen3` or `--tokenizer world:DIR` (optionally world:DIR@4096 for the vocabulary size). */
+export function parseTokenizerSource(s: string): TokenizerSource {
+  if (s === 'qwen3') return { kind: 'qwen3' }
+  if (s.startsWith('world:') && s.length > 'world:'.length) {
+    const rest = s.slice('world:'.length)
+    const at = rest.lastIndexOf('@')
+    if (at > 0 && /^\d+$/.test(rest.slice(at + 1))) return { kind: 'world', dir: rest.slice(0, at), vocabSize: Number(rest.slice(at + 1)) }
+    return { kind: 'world', dir: rest }
+  }
+  throw new EngineError('engine.tokenizer_source', `--tokenizer '${s}' is not understood; use qwen3 or world:DIR (a world folder holding world.db), e.g. world:worlds/tiny`)
+}
+
+/** The architecture's switches on top of a (Qwen3-shaped) preset. */
+function archConfig(base: ModelConfig, arch: ModelArch): ModelConfig {
+  if (arch === 'qwen3') return { ...base, arch, qkNorm: true, qkvBias: false, oBias: false }
+  if (arch === 'qwen2') return { ...base, arch, qkNorm: false, qkvBias: true, oBias: false }
+  return { ...base, arch, qkNorm: false, qkvBias: false, oBias: false }
+}
+
+function writeJson(path: string, v: unknown): void {
+  writeFileSync(path, JSON.stringify(v, null, 2) + '\n')
+}
+
+export function initModel(opts: InitModelOptions): InitModelResult {
+  if (existsSync(opts.out) && readdirSync(opts.out).length > 0 && !opts.force) {
+    throw new EngineError('engine.init_exists', `${opts.out} exists and is not empty; choose another --out or pass --force`)
+  }
+  mkdirSync(opts.out, { recursive: true })
+
+  let worldStats: WorldTokenizerStats | undefined
+  if (opts.tokenizer.kind === 'qwen3') {
+    const src = qwen3TokenizerDir()
+    for (const f of ['tokenizer.json', 'tokenizer_config.json']) copyFileSync(join(src, f), join(opts.out, f))
+  } else {
+    const { dir, vocabSize } = opts.tokenizer
+    const built = buildWorldTokenizer(readWorldTexts(dir), { vocabSize, showProgress: opts.showProgress, expectedTexts: countWorldDocs(dir) })
+    saveTokenizerFiles(opts.out, built)
+    worldStats = built.stats
+  }
+  const tok: TextTokenizer = loadTokenizer(opts.out)
+  // Embedding rows: Qwen3's own padding for its tokenizer; otherwise the tokenizer's ids rounded up to a multiple of 64.
+  const rows = opts.tokenizer.kind === 'qwen3' ? QWEN3_VOCAB_ROWS : Math.ceil(tok.vocabSize / 64) * 64
+  const config = archConfig(presetConfig(opts.preset, rows, tok.special.stop), opts.arch)
+
+  const model = createRandomModel(config, Rng.derive(opts.seed, 'model-init', opts.preset, opts.arch))
+  saveModel(model, opts.out, { dtype: opts.dtype ?? 'F32' })
+  writeJson(join(opts.out, 'generation_config.json'), {
+    eos_token_id: tok.special.stop,
+    ...(tok.special.pad !== undefined ? { pad_token_id: tok.special.pad } : {}),
+    do_sample: true,
+    // Qwen3's recommended non-thinking sampling settings.
+    temperature: 0.7,
+    top_p: 0.8,
+    top_k: 20,
+  })
+  let parameters = 0
+  const shapes = [model.weights.embed.shape, model.weights.norm.shape, ...(config.tieWordEmbeddings ? [] : [model.weights.lmHead.shape])]
+  for (const lw of model.weights.layers) for (const t of Object.values(lw)) if (t) shapes.push(t.shape)
+  for (const s of shapes) parameters += s.reduce((a, b) => a * b, 1)
+  return { dir: opts.out, config, parameters, tokenizerVocab: tok.vocabSize, ...(worldStats ? { worldTokenizer: worldStats } : {}) }
+}

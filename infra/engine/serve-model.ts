@@ -1,0 +1,73 @@
+// infra/engine/serve-model: `model serve` as a library call — load a model folder (+ optional PEFT adapter), its
+// tokenizer and chat template, and put the OpenAI-compatible server on a port. HTTP details live in server/.
+import { basename, resolve } from 'node:path'
+import { EngineError } from '../errors'
+import { chatTemplateOf, SIMPLE_QWEN_TEMPLATE } from './chat-template'
+import { loadLoraAdapter } from './lora'
+import { loadModel } from './model'
+import { createServerApp } from './server/app'
+import { ChatService } from './server/chat-service'
+import { EngineChatGenerator } from './server/engine-generator'
+import { FixtureReplyGenerator, readFixtureReplies } from './server/fixture-replies'
+import { listen, type RunningServer } from './server/listen'
+import type { ChatGenerator } from './server/types'
+import { DEFAULT_LIMITS } from './server/validate'
+import { loadTokenizer } from './tokenizer'
+
+export interface ServeModelOptions {
+  dir: string
+  adapterDir?: string
+  port?: number
+  host?: string
+  /** Seed of the per-request seeds drawn when a request gives none. */
+  seed?: number
+  /** Name of the base model in /v1/models (default: the folder's name). */
+  name?: string
+  /** TEST FIXTURE: answer with these canned replies (forced decoding, real log-probs) instead of sampling. */
+  fixtureRepliesFile?: string
+  /** max_tokens when a request gives none. */
+  defaultMaxTokens?: number
+  maxN?: number
+  /** A line per request (method, status, tokens, ms). */
+  log?: (line: string) => void
+}
+
+export interface ServedModel extends RunningServer {
+  modelIds: string[]
+  fixture: boolean
+}
+
+export async function serveModel(opts: ServeModelOptions): Promise<ServedModel> {
+  const model = loadModel(opts.dir)
+  if (opts.adapterDir) model.adapter = loadLoraAdapter(opts.adapterDir, model.backend, model.config)
+  const tokenizer = loadTokenizer(opts.dir)
+  if (tokenizer.vocabSize > model.config.vocabSize) {
+    throw new EngineError(
+      'engine.vocab_mismatch',
+      `${opts.dir}: the tokenizer has ${tokenizer.vocabSize} ids but the model only ${model.config.vocabSize} embedding rows; the tokenizer does not belong to this model`,
+    )
+  }
+  const template = chatTemplateOf(tokenizer, SIMPLE_QWEN_TEMPLATE)
+  const engine = new EngineChatGenerator(model, tokenizer)
+  const generator: ChatGenerator = opts.fixtureRepliesFile
+    ? new FixtureReplyGenerator(tokenizer, readFixtureReplies(opts.fixtureRepliesFile), engine.score)
+    : engine
+  const service = new ChatService({
+    modelId: opts.name ?? basename(resolve(opts.dir)),
+    ...(opts.adapterDir ? { adapterId: basename(resolve(opts.adapterDir)) } : {}),
+    tokenizer,
+    template,
+    generator,
+    maxContext: model.config.maxPositionEmbeddings,
+    seed: opts.seed ?? 0,
+  })
+  const log = opts.log
+  const app = createServerApp(service, {
+    limits: { maxN: opts.maxN ?? DEFAULT_LIMITS.maxN, defaultMaxTokens: opts.defaultMaxTokens ?? DEFAULT_LIMITS.defaultMaxTokens },
+    onRequest: log
+      ? (i) => log(`${i.path} ${i.status} ${i.promptTokens ?? '-'}+${i.completionTokens ?? '-'} tokens ${i.ms.toFixed(0)} ms`)
+      : undefined,
+  })
+  const server = await listen(app, { port: opts.port, host: opts.host })
+  return { ...server, modelIds: service.modelIds(), fixture: opts.fixtureRepliesFile !== undefined }
+}

@@ -1,0 +1,61 @@
+// infra/engine/server/app: the OpenAI-compatible HTTP surface (hono): POST /v1/chat/completions, GET /v1/models,
+// GET /health. Errors answer in OpenAI's JSON shape with a code. Listening on a port is listen.ts's job.
+import { Hono } from 'hono'
+import { oneLine } from '../../errors'
+import { ApiError } from './api-error'
+import type { ChatService } from './chat-service'
+import { DEFAULT_LIMITS, parseChatRequest, type RequestLimits } from './validate'
+
+export interface AppOptions {
+  limits?: RequestLimits
+  /** Bodies larger than this many bytes are refused (413). Default 8 MiB. */
+  maxBodyBytes?: number
+  /** Called with each request's outcome (for a log line); optional. */
+  onRequest?: (info: { path: string; status: number; ms: number; promptTokens?: number; completionTokens?: number }) => void
+}
+
+export function createServerApp(service: ChatService, opts: AppOptions = {}): Hono {
+  const app = new Hono()
+  const limits = opts.limits ?? DEFAULT_LIMITS
+  const maxBody = opts.maxBodyBytes ?? 8 * 1024 * 1024
+
+  app.get('/health', (c) => c.json({ status: 'ok', models: service.modelIds(), queue: service.queue.depth }))
+
+  app.get('/v1/models', (c) =>
+    c.json({ object: 'list', data: service.modelIds().map((id) => ({ id, object: 'model', created: 0, owned_by: 'searchgym' })) }),
+  )
+
+  app.post('/v1/chat/completions', async (c) => {
+    const t0 = performance.now()
+    const len = Number(c.req.header('content-length') ?? '0')
+    if (len > maxBody) throw new ApiError(413, 'body_too_large', `the request body is ${len} bytes; the limit is ${maxBody}`)
+    let body: unknown
+    try {
+      body = JSON.parse(await c.req.text())
+    } catch (e) {
+      throw new ApiError(400, 'invalid_json', `the request body is not valid JSON: ${oneLine(e)}`)
+    }
+    const completion = await service.complete(parseChatRequest(body, limits))
+    opts.onRequest?.({
+      path: c.req.path,
+      status: 200,
+      ms: performance.now() - t0,
+      promptTokens: completion.usage.prompt_tokens,
+      completionTokens: completion.usage.completion_tokens,
+    })
+    return c.json(completion)
+  })
+
+  app.notFound((c) => {
+    const e = new ApiError(404, 'not_found', `no route ${c.req.method} ${c.req.path}; try POST /v1/chat/completions, GET /v1/models, GET /health`)
+    return c.json(e.body(), 404)
+  })
+
+  app.onError((err, c) => {
+    const e = err instanceof ApiError ? err : new ApiError(500, 'internal_error', `the engine failed: ${oneLine(err)}`)
+    opts.onRequest?.({ path: c.req.path, status: e.status, ms: 0 })
+    return c.json(e.body(), e.status)
+  })
+
+  return app
+}

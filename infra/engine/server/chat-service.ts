@@ -1,0 +1,156 @@
+// infra/engine/server/chat-service: one chat request → one OpenAI chat.completion: render the template, encode, run
+// the generator (serialised), cut stop strings, parse Hermes tool calls, count usage. No HTTP here (see app.ts).
+import { Rng } from '../../rng'
+import { sha256 } from '../../hash'
+import type { ChatTemplate } from '../chat-template'
+import { parseHermesToolCalls } from '../hermes'
+import type { TextTokenizer } from '../tokenizer'
+import { ApiError } from './api-error'
+import { SerialQueue } from './serial-queue'
+import type { ChatCompletion, ChatCompletionChoice, ChatGenerator, ChatRequest, ChoiceLogprob, GeneratedSample } from './types'
+
+export interface ChatServiceOptions {
+  /** Id of the base model in /v1/models (requests naming it sample with the adapter off). */
+  modelId: string
+  /** Id under which the LoRA adapter is served, when one is loaded (requests naming it, or no model, use it). */
+  adapterId?: string
+  tokenizer: TextTokenizer
+  template: ChatTemplate
+  generator: ChatGenerator
+  /** Prompt + completion tokens the model accepts (max_position_embeddings). */
+  maxContext: number
+  /** Seed of the stream that draws per-request seeds when a request gives none. */
+  seed?: number
+}
+
+/** Where the visible text ends: before a final stop id, and before the earliest stop string. */
+function cutCompletion(
+  tok: TextTokenizer,
+  sample: GeneratedSample,
+  stopIds: Set<number>,
+  stopStrings: string[],
+): { ids: number[]; logprobs: number[]; text: string; finish: 'stop' | 'length' } {
+  let ids = sample.tokenIds
+  let logprobs = sample.logprobs
+  let finish = sample.finish
+  if (ids.length > 0 && stopIds.has(ids[ids.length - 1])) {
+    ids = ids.slice(0, -1)
+    logprobs = logprobs.slice(0, -1)
+    finish = 'stop'
+  }
+  const decode = (xs: number[]) => tok.decode(xs, { skipSpecialTokens: true })
+  let text = decode(ids)
+  let cut = -1
+  let hit = ''
+  for (const s of stopStrings) {
+    const at = text.indexOf(s)
+    if (at >= 0 && (cut < 0 || at < cut)) {
+      cut = at
+      hit = s
+    }
+  }
+  if (cut >= 0) {
+    text = text.slice(0, cut)
+    finish = 'stop'
+    // The reported tokens end with the first one whose text completes the stop string (binary search on prefixes).
+    let lo = 1
+    let hi = ids.length
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1
+      if (decode(ids.slice(0, mid)).includes(hit)) hi = mid
+      else lo = mid + 1
+    }
+    ids = ids.slice(0, lo)
+    logprobs = logprobs.slice(0, lo)
+  }
+  return { ids, logprobs, text, finish }
+}
+
+export class ChatService {
+  readonly queue = new SerialQueue()
+  private readonly seeds: Rng
+  private served = 0
+
+  constructor(private readonly opts: ChatServiceOptions) {
+    this.seeds = Rng.derive(opts.seed ?? 0, 'serve')
+  }
+
+  modelIds(): string[] {
+    return this.opts.adapterId ? [this.opts.modelId, this.opts.adapterId] : [this.opts.modelId]
+  }
+
+  async complete(req: ChatRequest): Promise<ChatCompletion> {
+    const { tokenizer: tok, template } = this.opts
+    const useAdapter = this.resolveModel(req.model)
+    const tools = req.toolChoice === 'none' ? undefined : req.tools
+    const prompt = template.render({ messages: req.messages, tools, addGenerationPrompt: true, enableThinking: req.enableThinking })
+    const promptIds = tok.encode(prompt)
+    const room = this.opts.maxContext - promptIds.length
+    if (room < 1 || (req.maxTokens > room && req.maxTokensExplicit)) {
+      throw new ApiError(
+        400,
+        'context_length_exceeded',
+        `the prompt has ${promptIds.length} tokens and max_tokens is ${req.maxTokens}, but the model's context is ${this.opts.maxContext} tokens; shorten the messages or lower max_tokens`,
+        'messages',
+      )
+    }
+    const maxTokens = Math.min(req.maxTokens, room)
+    const seed = req.seed ?? this.seeds.int(0, 2 ** 31 - 1)
+    const requestNo = this.served++
+    const samples = await this.queue.run(() =>
+      this.opts.generator.generate({
+        promptIds,
+        n: req.n,
+        maxTokens,
+        temperature: req.temperature,
+        topP: req.topP,
+        topK: req.topK,
+        seed,
+        stopTokenIds: tok.special.stop,
+        stopStrings: req.stop,
+        useAdapter,
+      }),
+    )
+    const id = `chatcmpl-${sha256(`${this.opts.seed ?? 0}:${requestNo}:${seed}`).slice(0, 24)}`
+    const stopIds = new Set(tok.special.stop)
+    let completionTokens = 0
+    const choices: ChatCompletionChoice[] = samples.map((sample, index) => {
+      completionTokens += sample.tokenIds.length
+      const cut = cutCompletion(tok, sample, stopIds, req.stop)
+      const logprobs = req.logprobs ? { content: cut.ids.map((t, i): ChoiceLogprob => {
+        const token = tok.decode([t])
+        return { token, logprob: cut.logprobs[i], bytes: tok.tokenBytes(t), top_logprobs: [] }
+      }) } : null
+      if (tools) {
+        const parsed = parseHermesToolCalls(cut.text, `${id}:${index}`)
+        if (parsed.toolCalls.length > 0) {
+          return {
+            index,
+            message: { role: 'assistant', content: parsed.content.length > 0 ? parsed.content : null, tool_calls: parsed.toolCalls },
+            logprobs,
+            finish_reason: 'tool_calls',
+          }
+        }
+      }
+      return { index, message: { role: 'assistant', content: cut.text }, logprobs, finish_reason: cut.finish }
+    })
+    return {
+      id,
+      object: 'chat.completion',
+      created: Math.floor(Date.now() / 1000),
+      model: useAdapter && this.opts.adapterId ? this.opts.adapterId : this.opts.modelId,
+      choices,
+      usage: { prompt_tokens: promptIds.length, completion_tokens: completionTokens, total_tokens: promptIds.length + completionTokens },
+      system_fingerprint: 'searchgym-engine',
+    }
+  }
+
+  /** Which weights a request's `model` names: the adapter (default when loaded) or the base model. */
+  private resolveModel(model: string | undefined): boolean {
+    const { modelId, adapterId } = this.opts
+    if (model === undefined || model === '') return adapterId !== undefined
+    if (model === adapterId) return true
+    if (model === modelId) return false
+    throw new ApiError(404, 'model_not_found', `model '${model}' is not served here; available: ${this.modelIds().join(', ')}`, 'model')
+  }
+}

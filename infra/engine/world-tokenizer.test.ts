@@ -1,0 +1,108 @@
+// Tests for world-tokenizer: built from texts or a world.db, saved as tokenizer.json that @huggingface/tokenizers loads back.
+import Database from 'better-sqlite3'
+import { mkdtempSync, readFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { chatTemplateOf } from './chat-template'
+import { loadTokenizer } from './tokenizer'
+import { buildWorldTokenizer, countWorldDocs, readWorldTexts, saveTokenizerFiles } from './world-tokenizer'
+
+const DOCS = [
+  'Acme Corporation is a company founded in 1987 by Marie Curie in Zürich. Acme Corporation makes anvils.',
+  'Marie Curie was a physicist born in Warsaw. Marie Curie founded Acme Corporation.',
+  'Zürich is a city in Switzerland. The population of Zürich is 421878.',
+  'Warsaw is the capital of Poland. Warsaw lies on the Vistula.',
+]
+
+function buildAndLoad(texts: string[], vocabSize = 1024) {
+  const built = buildWorldTokenizer(texts, { vocabSize })
+  const dir = mkdtempSync(join(tmpdir(), 'wtok-'))
+  saveTokenizerFiles(dir, built)
+  return { built, dir, tok: loadTokenizer(dir) }
+}
+
+describe('buildWorldTokenizer', () => {
+  const { built, dir, tok } = buildAndLoad(DOCS)
+
+  it('loads back through @huggingface/tokenizers with the protocol ids', () => {
+    expect(tok.vocabSize).toBe(built.stats.vocabSize)
+    expect(tok.special.eos).toBe(tok.tokenToId('<|im_end|>'))
+    for (const t of ['<|im_start|>', '<|im_end|>', '<tool_call>', '</tool_call>', '<answer>', '</answer>', '<think>', '</think>', '<tool_response>']) {
+      expect(tok.encode(t)).toEqual([tok.tokenToId(t)])
+    }
+    expect(tok.special.toolCallStart).toBeDefined()
+    expect(tok.special.stop).toContain(tok.tokenToId('<|endoftext|>'))
+  })
+
+  it('makes frequent world words whole tokens (with their leading space)', () => {
+    expect(tok.tokens(' Marie Curie founded Acme Corporation')).toEqual(['ĠMarie', 'ĠCurie', 'Ġfounded', 'ĠAcme', 'ĠCorporation'])
+    expect(tok.tokens(' Zürich').length).toBe(1)
+  })
+
+  it('falls back to characters and bytes for unseen text, and round-trips anything exactly', () => {
+    const samples = [
+      ...DOCS,
+      'Unseen words: Quixotic zebras in Ōsaka 東京 🎉!',
+      '<|im_start|>user\nWho founded Acme Corporation?<|im_end|>\n<|im_start|>assistant\n<tool_call>\n{"name": "search", "arguments": {"query": "Acme"}}\n</tool_call><|im_end|>',
+      '<answer>Marie Curie</answer>',
+      '  \n\t spaces\r\n',
+    ]
+    for (const s of samples) expect(tok.decode(tok.encode(s))).toBe(s)
+    // ü was seen twice or more, so it is one character token even inside an unseen word.
+    expect(tok.tokens('Müx')).toEqual(['M', 'Ã¼', 'x'])
+  })
+
+  it('makes seen multi-byte characters single tokens through merge chains (3-byte CJK, 4-byte emoji)', () => {
+    const cjk = buildAndLoad(['東京 and 🎉', '東京 and 🎉', 'x'], 600).tok
+    expect(cjk.tokens('京🎉')).toHaveLength(2)
+    expect(cjk.decode(cjk.encode('東京🎉東')).toString()).toBe('東京🎉東')
+  })
+
+  it('encodes protocol JSON compactly (its pieces are in the vocabulary)', () => {
+    const call = '{"name": "search", "arguments": {"query": "Acme"}}'
+    // The same 16 pieces as Qwen3's tokenizer gives, with the world word "Acme" whole.
+    expect(tok.tokens(call)).toEqual(['{"', 'name', '":', 'Ġ"', 'search', '",', 'Ġ"', 'arguments', '":', 'Ġ{"', 'query', '":', 'Ġ"', 'Acme', '"}}'])
+  })
+
+  it('is deterministic: same texts give identical files', () => {
+    const again = buildWorldTokenizer(DOCS, { vocabSize: 1024 })
+    expect(JSON.stringify(again.tokenizerJson)).toBe(JSON.stringify(built.tokenizerJson))
+    expect(JSON.stringify(again.tokenizerConfig)).toBe(JSON.stringify(built.tokenizerConfig))
+  })
+
+  it('respects the vocabulary budget', () => {
+    const small = buildWorldTokenizer(DOCS, { vocabSize: 300 })
+    expect(small.stats.vocabSize).toBeLessThanOrEqual(300)
+    expect(() => buildWorldTokenizer(DOCS, { vocabSize: 100 })).toThrow(/too small/)
+  })
+
+  it('saves a chat template that renders Qwen-style turns', () => {
+    const cfg = JSON.parse(readFileSync(join(dir, 'tokenizer_config.json'), 'utf8')) as Record<string, unknown>
+    expect(cfg.eos_token).toBe('<|im_end|>')
+    const text = chatTemplateOf(tok).render({ messages: [{ role: 'user', content: 'hi' }], addGenerationPrompt: true })
+    expect(text).toBe('<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n')
+  })
+})
+
+describe('readWorldTexts', () => {
+  it('reads docs(url, entity_id, title, text) of a world folder in url order', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'world-'))
+    const db = new Database(join(dir, 'world.db'))
+    db.exec('CREATE TABLE docs (url TEXT PRIMARY KEY, entity_id TEXT, title TEXT, text TEXT)')
+    const ins = db.prepare('INSERT INTO docs VALUES (?, ?, ?, ?)')
+    ins.run('https://w/b', 'e2', 'Warsaw', DOCS[3])
+    ins.run('https://w/a', 'e1', 'Acme Corporation', DOCS[0])
+    db.close()
+    expect(countWorldDocs(dir)).toBe(2)
+    expect([...readWorldTexts(dir)]).toEqual([`Acme Corporation\n${DOCS[0]}`, `Warsaw\n${DOCS[3]}`])
+    const tok = buildWorldTokenizer(readWorldTexts(join(dir, 'world.db')), { vocabSize: 512, minCount: 1 })
+    expect(tok.stats.texts).toBe(2)
+  })
+
+  it('says what is missing', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'world-'))
+    expect(() => [...readWorldTexts(dir)]).toThrow(/no world database/)
+    new Database(join(dir, 'world.db')).close()
+    expect(() => [...readWorldTexts(dir)]).toThrow(/no readable docs/)
+  })
+})

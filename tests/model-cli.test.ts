@@ -1,0 +1,60 @@
+// tests/model-cli: `searchgym model init` as a real child process — the real Qwen3 tokenizer with Qwen3's embedding rows,
+// a world tokenizer from a world folder, and one-line errors with a non-zero exit for bad input.
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { loadTokenizer, qwen3TokenizerDir } from '../infra/engine/tokenizer'
+import { readSafetensorsHeader } from '../infra/engine/safetensors'
+import { runCli } from './helpers/cli-process'
+import { writeTinyWorld } from './helpers/tiny-world'
+
+const tmp = mkdtempSync(join(tmpdir(), 'model-cli-'))
+afterAll(() => rmSync(tmp, { recursive: true, force: true }))
+
+test('model init --tokenizer qwen3: the real tokenizer, vocab_size 151936, loadable weights', async () => {
+  const out = join(tmp, 'tiny-qwen3')
+  const r = await runCli(['model', 'init', '--arch', 'qwen3', '--preset', 'tiny', '--tokenizer', 'qwen3', '--out', out, '--seed', '3', '--dtype', 'bf16'])
+  expect(r.stderr).toBe('')
+  expect(r.code).toBe(0)
+  expect(r.stdout).toMatch(/model init: .*qwen3 tiny, 9\.80M parameters .*V=151936.*151669 ids/)
+  const cfg = JSON.parse(readFileSync(join(out, 'config.json'), 'utf8')) as Record<string, unknown>
+  expect(cfg).toMatchObject({ model_type: 'qwen3', vocab_size: 151936, eos_token_id: [151645, 151643], torch_dtype: 'bfloat16', tie_word_embeddings: true })
+  const header = readSafetensorsHeader(join(out, 'model.safetensors'))
+  expect(JSON.stringify(header)).toContain('"model.embed_tokens.weight"')
+  const tok = loadTokenizer(out)
+  expect(tok.encode('Hello world')).toEqual([9707, 1879])
+  expect(tok.chatTemplate()).toContain('enable_thinking')
+  expect(JSON.parse(readFileSync(join(out, 'generation_config.json'), 'utf8')).eos_token_id).toEqual([151645, 151643])
+})
+
+test('model init --tokenizer world:DIR builds the world tokenizer', async () => {
+  const world = writeTinyWorld(join(tmp, 'world'))
+  const out = join(tmp, 'tiny-world')
+  const r = await runCli(['model', 'init', '--preset', 'tiny', '--tokenizer', `world:${world}`, '--out', out])
+  expect(r.code).toBe(0)
+  expect(r.stdout).toMatch(/words from 4 docs/)
+  expect(loadTokenizer(out).tokens(' Marie Curie')).toEqual(['ĠMarie', 'ĠCurie'])
+})
+
+test('bad input: one line on stderr and a non-zero exit', async () => {
+  const r = await runCli(['model', 'init', '--tokenizer', 'gpt2', '--out', join(tmp, 'x')])
+  expect(r.code).not.toBe(0)
+  expect(r.stderr.trim().split('\n')).toHaveLength(1)
+  expect(r.stderr).toMatch(/^searchgym: error: --tokenizer 'gpt2' is not understood/)
+  expect(existsSync(join(tmp, 'x', 'model.safetensors'))).toBe(false)
+  const s = await runCli(['model', 'serve', join(tmp, 'nowhere')])
+  expect(s.code).not.toBe(0)
+  expect(s.stderr).toMatch(/^searchgym: error: no config.json in /)
+})
+
+test('model serve refuses a tokenizer larger than the model vocabulary', async () => {
+  const world = writeTinyWorld(join(tmp, 'world-mismatch'))
+  const out = join(tmp, 'mismatch')
+  expect((await runCli(['model', 'init', '--tokenizer', `world:${world}`, '--out', out])).code).toBe(0)
+  // Swap in the real Qwen3 tokenizer (151,669 ids) for the world one.
+  const q = qwen3TokenizerDir()
+  for (const f of ['tokenizer.json', 'tokenizer_config.json']) writeFileSync(join(out, f), readFileSync(join(q, f)))
+  const r = await runCli(['model', 'serve', out, '--port', '0'])
+  expect(r.code).not.toBe(0)
+  expect(r.stderr).toMatch(/the tokenizer has 151669 ids but the model only \d+ embedding rows/)
+})
