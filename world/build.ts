@@ -2,7 +2,7 @@
 // pipeline, computes the content hash and marks the world complete only at the very end. Resumable: finished
 // stages are skipped; a killed stage reruns. Knows the stage contract, not what each stage does.
 import { accessSync, constants, existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { dirname, join, resolve } from 'node:path'
 import { WorldError } from '../infra/errors'
 import { canonicalJson, ContentHasher } from '../infra/hash'
 import { openDb, tx, type Db } from '../infra/store'
@@ -47,7 +47,7 @@ export function prepareWorldDir(dir: string): string {
       throw new WorldError('world.out_not_world', `output folder ${dir} is not empty and holds no ${WORLD_FILE}: it is not a world folder; choose a new or empty folder for --out`)
   } else {
     try {
-      mkdirSync(dir, { recursive: true })
+      makeDirs(dir)
     } catch (e) {
       throw new WorldError('world.out_unwritable', `cannot create output folder ${dir}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}; choose a writable --out`, { cause: e })
     }
@@ -61,11 +61,25 @@ export function prepareWorldDir(dir: string): string {
   return dbPath
 }
 
+/** mkdir -p, one level at a time: Node's recursive mkdir spins forever on some pseudo file systems (/proc). */
+export function makeDirs(dir: string): void {
+  const missing: string[] = []
+  let d = resolve(dir)
+  while (!existsSync(d)) {
+    missing.push(d)
+    const up = dirname(d)
+    if (up === d) break
+    d = up
+  }
+  for (const m of missing.reverse()) mkdirSync(m)
+}
+
 /** Build (or finish) the world in `dir`. */
 export async function buildWorld(opts: BuildOptions): Promise<BuildResult> {
   const started = performance.now()
   const stages = opts.stages ?? STAGES
-  const log = opts.log ?? ((m: string) => (opts.quiet ? undefined : process.stderr.write(`${m}\n`)))
+  const quiet = opts.quiet ?? process.env.SEARCHGYM_QUIET === '1'
+  const log = opts.log ?? ((m: string) => (quiet ? undefined : process.stderr.write(`${m}\n`)))
   const dbPath = prepareWorldDir(opts.dir)
   let db: Db
   try {
@@ -87,7 +101,7 @@ export async function buildWorld(opts: BuildOptions): Promise<BuildResult> {
       }
       const t0 = performance.now()
       setStageStatus(db, stage.name, 'running')
-      await stage.run({ db, config: opts.config, dir: opts.dir, quiet: opts.quiet ?? false, log })
+      await stage.run({ db, config: opts.config, dir: opts.dir, quiet, log })
       setStageStatus(db, stage.name, 'done')
       const seconds = (performance.now() - t0) / 1000
       reports.push({ name: stage.name, outcome: 'ran', seconds })

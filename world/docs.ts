@@ -68,24 +68,24 @@ const LIST_THRESHOLD = 3
 const LIST_CHUNK = 8
 
 const LEADS: Record<string, string[]> = {
-  Country: ['{n} is a country founded in {founded}.', '{n} is a sovereign country that became independent in {founded}.'],
-  City: ['{n} is a city founded in {founded}.', '{n} is a city whose history goes back to {founded}.'],
-  Person: ['{n} (born {born}) is a {occupation}.', '{n} is a {occupation} born in {born}.'],
-  Company: ['{n} is a {industry} company founded in {founded}.', '{n} is a company in the {industry} industry, founded in {founded}.'],
-  University: ['{n} is a university founded in {founded}.', '{n} is an institution of higher education established in {founded}.'],
-  Book: ['{n} is a {genre} published in {published}.', '{n} is a {genre} first published in {published}.'],
-  Film: ['{n} is a {genre} released in {released}.', '{n} is a {released} {genre}.'],
-  Award: ['The {n} is an award in the field of {field}, established in {established}.', 'The {n} is a prize for {field} first awarded in {established}.'],
-  SportsTeam: ['{n} is a {sport} team founded in {founded}.', '{n} is a professional {sport} club established in {founded}.'],
-  Band: ['{n} is a {genre} band formed in {formed}.', '{n} is a {genre} group that formed in {formed}.'],
-  Album: ['{n} is an album released on {released}.', '{n} is a studio album first released on {released}.'],
-  Stadium: ['{n} is a stadium opened on {opened}.', '{n} is a sports venue that opened on {opened}.'],
-  Museum: ['{n} is a museum opened in {opened}.', '{n} is a museum that first opened its doors in {opened}.'],
+  Country: ['{N} is a country founded in {founded}.', '{N} is a sovereign country that became independent in {founded}.'],
+  City: ['{N} is a city founded in {founded}.', '{N} is a city whose history goes back to {founded}.'],
+  Person: ['{N} (born {born}) is a {occupation}.', '{N} is a {occupation} born in {born}.'],
+  Company: ['{N} is a {industry} company founded in {founded}.', '{N} is a company in the {industry} industry, founded in {founded}.'],
+  University: ['{N} is a university founded in {founded}.', '{N} is an institution of higher education established in {founded}.'],
+  Book: ['{N} is a {genre} published in {published}.', '{N} is a {genre} first published in {published}.'],
+  Film: ['{N} is a {genre} released in {released}.', '{N} is a {released} {genre}.'],
+  Award: ['{N} is an award in the field of {field}, established in {established}.', '{N} is a prize for {field} first awarded in {established}.'],
+  SportsTeam: ['{N} is a {sport} team founded in {founded}.', '{N} is a professional {sport} club established in {founded}.'],
+  Band: ['{N} is a {genre} band formed in {formed}.', '{N} is a {genre} group that formed in {formed}.'],
+  Album: ['{N} is an album released on {released}.', '{N} is a studio album first released on {released}.'],
+  Stadium: ['{N} is a stadium opened on {opened}.', '{N} is a sports venue that opened on {opened}.'],
+  Museum: ['{N} is a museum opened in {opened}.', '{N} is a museum that first opened its doors in {opened}.'],
 }
-const ATTR_PROSE = ['The {label} of {n} is {v}.', '{n} has {a} {label} of {v}.', 'Records give the {label} of {n} as {v}.']
+const ATTR_PROSE = ['The {label} of {n} is {v}.', '{N} has {a} {label} of {v}.', 'Records give the {label} of {n} as {v}.']
 const FILLER = [
   'Further information about {n} can be found in regional archives.',
-  '{n} has been described in several reference works.',
+  '{N} has been described in several reference works.',
   'This section summarises information from published sources.',
   'Additional material on the subject is held in local collections.',
   'The details below follow the conventions of standard reference works.',
@@ -104,12 +104,14 @@ export function writeDoc(e: Entity, outEdges: Edge[], inEdges: Edge[], lookup: E
   const rng = Rng.derive(config.seed, 'doc', e.id)
   const spec = entityType(e.type)
   const attrSpecs = spec?.attributes ?? []
-  const vals: Record<string, string> = { n: e.name }
+  // Awards are written with the article ("the Garnier Prize"): {n} inside a sentence, {N} at its start.
+  const article = e.type === 'Award'
+  const vals: Record<string, string> = { n: article ? `the ${e.name}` : e.name, N: article ? `The ${e.name}` : e.name }
   for (const a of attrSpecs) if (e.attrs[a.name] !== undefined) vals[a.name] = formatAttr(a, e.attrs[a.name])
   const attrFact = (a: string, sentence: string): DocFact => ({ kind: 'attr', ref: `${e.id}#${a}`, sentence })
 
   // Lead: a type-specific sentence stating one or two attributes.
-  const leadTpl = rng.pick(LEADS[e.type] ?? ['{n} is a notable subject.'])
+  const leadTpl = rng.pick(LEADS[e.type] ?? ['{N} is a notable subject.'])
   const lead = fill(leadTpl, vals)
   const leadFacts = attrSpecs.filter((a) => leadTpl.includes(`{${a.name}}`)).map((a) => attrFact(a.name, lead))
   // The lead also states the entity's primary outgoing fact (first relation in schema order), as Wikipedia leads do.
@@ -135,7 +137,7 @@ export function writeDoc(e: Entity, outEdges: Edge[], inEdges: Edge[], lookup: E
   }
   for (const a of attrSpecs) {
     if (vals[a.name] === undefined || a.kind === 'string' || leadTpl.includes(`{${a.name}}`)) continue
-    const sentence = (fill(rng.pick(ATTR_PROSE), { n: e.name, a: /^[aeiou]/i.test(a.label) ? 'an' : 'a', label: a.label, v: vals[a.name] }))
+    const sentence = (fill(rng.pick(ATTR_PROSE), { n: vals.n, N: vals.N, a: /^[aeiou]/i.test(a.label) ? 'an' : 'a', label: a.label, v: vals[a.name] }))
     push(OVERVIEW, { sentence, facts: [attrFact(a.name, sentence)] })
   }
   if (!sections.has(OVERVIEW)) push(OVERVIEW, { sentence: fill(rng.pick(FILLER), vals), facts: [] })

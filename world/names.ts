@@ -9,6 +9,8 @@ export type Namer = (type: string) => string
 
 const cap = (w: string) => w.replace(/(^|[\s-])(\p{L})/gu, (_m, sep: string, c: string) => sep + c.toUpperCase())
 const letters = (w: string) => w.replace(/[^\p{L}]/gu, '')
+/** A surname usable inside titles: letters, apostrophes, hyphens and inner spaces only. */
+const surname = (w: string) => w.replace(/[^\p{L}' -]/gu, '').trim()
 
 const COUNTRY_SUFFIX = ['ia', 'land', 'stan', 'onia', 'ania', 'ora', 'esia', 'avia', 'mark', 'eria']
 const FIELDS = ['Literature', 'Physics', 'Medicine', 'Architecture', 'Music', 'Cinema', 'Journalism', 'Mathematics', 'Peace', 'Design', 'Photography', 'Engineering']
@@ -36,7 +38,7 @@ export function makeNamer(rng: Rng, fakers: Faker[]): Namer {
   const en = (allFakers as Record<string, Faker>).en
   en.seed(rng.uint32())
   const loc = () => rng.pick(fakers)
-  const last = () => letters(loc().person.lastName()) || 'Nolan'
+  const last = () => surname(loc().person.lastName()) || 'Nolan'
   const city = () => loc().location.city()
   const adj = () => cap(en.word.adjective())
   const noun = () => cap(en.word.noun())
@@ -44,7 +46,7 @@ export function makeNamer(rng: Rng, fakers: Faker[]): Namer {
   return (type: string) => {
     switch (type) {
       case 'Country': {
-        const stem = last()
+        const stem = letters(last().split(' ')[0])
         return cap(stem.slice(0, rng.int(4, 7)).toLowerCase()) + pick(COUNTRY_SUFFIX)
       }
       case 'City': return city()

@@ -44,7 +44,7 @@ export function setManifest(db: Db, key: string, value: string): void {
   db.prepare('INSERT INTO manifest (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value').run(key, value)
 }
 export function stageStatus(db: Db): Record<string, string> {
-  const rows = db.prepare('SELECT name, status FROM stages ORDER BY name').all() as { name: string; status: string }[]
+  const rows = db.prepare('SELECT name, status FROM stages ORDER BY rowid').all() as { name: string; status: string }[]
   return Object.fromEntries(rows.map((r) => [r.name, r.status]))
 }
 export function setStageStatus(db: Db, name: string, status: 'pending' | 'running' | 'done'): void {

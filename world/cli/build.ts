@@ -16,7 +16,7 @@ export const buildCommand: Command = {
       .option('config', { type: 'string', describe: 'WorldConfig JSON file (unknown keys rejected)' })
       .option('seed', { type: 'number', describe: 'seed of every random draw (overrides the config)' })
       .option('out', { type: 'string', demandOption: true, describe: 'output folder (new, empty, or an unfinished world of the same config)' })
-      .option('quiet', { type: 'boolean', default: false, describe: 'no progress output' }),
+      .option('quiet', { type: 'boolean', describe: 'no progress output (also SEARCHGYM_QUIET=1)' }),
   handler: handler(async (raw: object) => {
     const a = raw as Args
     const config = loadWorldConfig({ preset: a.preset, configFile: a.config, seed: a.seed })

@@ -1,10 +1,11 @@
 // world/cli/export: `searchgym world export DIR --format jsonl --out DIR2` — entities, edges, docs (with facts)
 // and the manifest as JSON Lines files.
-import { mkdirSync, writeFileSync, createWriteStream } from 'node:fs'
+import { writeFileSync, createWriteStream } from 'node:fs'
 import { join } from 'node:path'
 import { once } from 'node:events'
 import { ConfigError, WorldError } from '../../infra/errors'
 import { handler, type Command } from '../../infra/cli-util'
+import { makeDirs } from '../build'
 import { openWorld } from '../open'
 import { iterateDocs } from '../store'
 
@@ -24,7 +25,7 @@ export async function exportWorldJsonl(dir: string, outDir: string): Promise<Rec
   const w = openWorld(dir)
   try {
     try {
-      mkdirSync(outDir, { recursive: true })
+      makeDirs(outDir)
     } catch (e) {
       throw new WorldError('world.export_out', `cannot create export folder ${outDir}: ${(e as NodeJS.ErrnoException).code}`, { cause: e })
     }

@@ -1,0 +1,43 @@
+// world/config.test: presets and validation of WorldConfig (one-line ConfigErrors).
+import { ConfigError } from '../infra/errors'
+import { loadWorldConfig, presetConfig, resolveConfig, PRESETS } from './config'
+
+const total = (c: { entities: Record<string, number> }) => Object.values(c.entities).reduce((a, b) => a + b, 0)
+
+test('presets have the advertised sizes', () => {
+  expect(total(PRESETS.tiny)).toBeGreaterThanOrEqual(90)
+  expect(total(PRESETS.tiny)).toBeLessThanOrEqual(120)
+  expect(total(PRESETS.small)).toBeGreaterThanOrEqual(550)
+  expect(total(PRESETS.paper)).toBeGreaterThanOrEqual(3500)
+  expect(Object.keys(PRESETS.paper.entities).length).toBeGreaterThanOrEqual(10)
+  expect(PRESETS.paper.verification).toEqual({ queriesPerEdge: 15, minHits: 5, topK: 5 })
+})
+
+test('seed override and defaults', () => {
+  expect(loadWorldConfig({ preset: 'tiny', seed: 42 }).seed).toBe(42)
+  expect(loadWorldConfig({}).entities).toEqual(PRESETS.paper.entities)
+  expect(() => loadWorldConfig({ seed: Number('x') })).toThrow(/--seed must be a non-negative integer/)
+  expect(() => presetConfig('huge')).toThrow(/unknown preset 'huge'/)
+})
+
+test('bad configs are ConfigErrors with one-line messages', () => {
+  const bad: [unknown, RegExp][] = [
+    [{ entities: { Dragon: 1 } }, /unknown entity type 'config.entities.Dragon'/],
+    [{ entities: { Person: -1 } }, /non-negative integer, got -1/],
+    [{ entities: { Person: 1.5 } }, /non-negative integer, got 1.5/],
+    [{ entities: { Person: '3' } }, /must be a number/],
+    [{ graph: { homonymRate: 2 } }, /homonymRate must be between 0 and 1/],
+    [{ graph: { edgesPerEntity: -1 } }, /edgesPerEntity must be >= 0/],
+    [{ docs: { locales: ['xx_YY'] } }, /unknown faker locale "xx_YY"/],
+    [{ nope: 1 }, /unknown config key 'config.nope'/],
+    [{ entities: { Person: 0, City: 0 } }, /no entities/],
+  ]
+  for (const [input, msg] of bad) {
+    const base = input && typeof input === 'object' && 'entities' in input && (input as { entities: object }).entities && Object.values((input as { entities: Record<string, unknown> }).entities).every((v) => v === 0) ? { ...PRESETS.tiny, entities: {} } : PRESETS.tiny
+    let err: unknown
+    try { resolveConfig(input, base) } catch (e) { err = e }
+    expect(err).toBeInstanceOf(ConfigError)
+    expect((err as Error).message).toMatch(msg)
+    expect((err as Error).message).not.toContain('\n')
+  }
+})
