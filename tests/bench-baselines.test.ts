@@ -93,3 +93,18 @@ it('oracle: every question solved with the env tools (F1 = 1.0), no endpoint nee
   expect(summary.overall.f1.mean).toBe(1)
   expect(summary.endpoint.requests).toBe(0)
 })
+
+it('bench report recomputes the summary; bad input is one line and a non-zero exit', async () => {
+  const out = join(dir, 'oracle')
+  const { stdout } = await run(process.execPath, ['bin/run-ts.mjs', 'tests/fixtures/bench-cli.ts', 'bench', 'report', out, '--bootstrap', '50'])
+  expect(stdout).toMatch(/6 questions, F1 100\.0/)
+  expect((JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')) as RunSummary).bootstrap.resamples).toBe(50)
+  let err = ''
+  try {
+    await cli('--policy', 'openai', '--out', join(dir, 'nomodel'))
+  } catch (e) {
+    err = (e as { stderr: string }).stderr
+  }
+  expect(err.trim().split('\n')).toHaveLength(1)
+  expect(err).toMatch(/--policy openai needs --model/)
+})
