@@ -5,12 +5,16 @@ import { buildCommand } from './cli/build'
 import { statsCommand } from './cli/stats'
 import { showCommand } from './cli/show'
 import { exportCommand } from './cli/export'
+import { verifyCommand } from './cli/verify'
+import { qaCommand } from './qa/commands'
 
 export const worldSubcommands: Command[] = [
   buildCommand,
   statsCommand,
   showCommand,
   exportCommand,
+  verifyCommand,
+  qaCommand,
 ]
 
 export const commands: Command[] = [

@@ -4,6 +4,7 @@ import { mergeStrict, readJsonFile, requireNonNegativeInt } from '../infra/confi
 import { ConfigError } from '../infra/errors'
 import { knownLocale } from './names'
 import { ENTITY_TYPES } from './schema'
+import { ENGINE_NAMES, isEngineName } from './search/engine-names'
 
 export interface WorldConfig {
   /** Seed of every random draw of the build. */
@@ -25,8 +26,11 @@ export interface WorldConfig {
     locales: string[]
   }
   search: {
-    /** 'sqlite' (embedded default) or 'meilisearch'. */
-    engine: 'sqlite' | 'meilisearch'
+    /**
+     * 'embedded' (default: in-memory BM25F rebuilt from the world's docs, no server), 'sqlite' (FTS5 BM25) or
+     * 'meilisearch' (the official client; a local server is started when meiliUrl is empty).
+     */
+    engine: 'embedded' | 'sqlite' | 'meilisearch'
     /** URL of an external Meilisearch; empty = the project starts its own local server. */
     meiliUrl: string
     /** Name of the environment variable holding the Meilisearch API key. */
@@ -45,12 +49,24 @@ export interface WorldConfig {
     /** Hop range of Simple chains. */
     minHops: number
     maxHops: number
+    /** Relative weight of each hop count 1..12 (index 0 = 1 hop): the hop histogram of the pool. */
+    hopWeights: number[]
+    /** Probability that a chain question asks for an attribute of its end instead of its name. */
+    attrTerminalRate: number
+    /** Parallel operators (weights). */
+    parallelOps: { compare: number; sum: number; difference: number; same: number }
+    /** Combo kinds (weights): a comparison's winner starts a chain / a chain's value selects an entity. */
+    comboKinds: { compareChain: number; param: number }
+    /** Extra fraction drawn so that train + bench still reach `target` after the split drops conflicts. */
+    headroom: number
   }
   split: {
     bench: { simple: number; parallel: number; combo: number }
     /** Hop range the bench must cover. */
     minHops: number
     maxHops: number
+    /** Bench/training disjointness criteria (strictness); a training item conflicting on any is dropped. */
+    disjoint?: { question: boolean; path: boolean; startEntity: boolean }
   }
 }
 
@@ -61,10 +77,20 @@ export const DEFAULT_CONFIG: WorldConfig = {
   entities: {},
   graph: { zipfExponent: 1.0, edgesPerEntity: 4, homonymRate: 0 },
   docs: { fillerPerSection: 1, locales: ['en_US', 'en_GB', 'de', 'fr', 'es', 'it'] },
-  search: { engine: 'sqlite', meiliUrl: '', meiliKeyEnv: 'MEILI_MASTER_KEY' },
+  search: { engine: 'embedded', meiliUrl: '', meiliKeyEnv: 'MEILI_MASTER_KEY' },
   verification: { queriesPerEdge: 15, minHits: 5, topK: 5 },
-  qa: { target: 41000, mix: { simple: 0.6, parallel: 0.25, combo: 0.15 }, minHops: 1, maxHops: 12 },
-  split: { bench: { simple: 462, parallel: 134, combo: 46 }, minHops: 1, maxHops: 12 },
+  qa: {
+    target: 41000,
+    mix: { simple: 0.6, parallel: 0.25, combo: 0.15 },
+    minHops: 1,
+    maxHops: 12,
+    hopWeights: [10, 12, 12, 11, 10, 9, 7, 6, 5, 4, 4, 4],
+    attrTerminalRate: 0.3,
+    parallelOps: { compare: 0.35, sum: 0.15, difference: 0.2, same: 0.3 },
+    comboKinds: { compareChain: 0.65, param: 0.35 },
+    headroom: 0.22,
+  },
+  split: { bench: { simple: 462, parallel: 134, combo: 46 }, minHops: 1, maxHops: 12, disjoint: { question: true, path: true, startEntity: true } },
 }
 
 /** Config keys whose value is an open map (any key allowed, validated elsewhere). */
@@ -85,13 +111,13 @@ export const PRESETS: Record<PresetName, WorldConfig> = {
     ...DEFAULT_CONFIG,
     entities: PRESET_ENTITIES.tiny,
     qa: { ...DEFAULT_CONFIG.qa, target: 400, maxHops: 6 },
-    split: { bench: { simple: 20, parallel: 6, combo: 3 }, minHops: 1, maxHops: 6 },
+    split: { ...DEFAULT_CONFIG.split, bench: { simple: 20, parallel: 6, combo: 3 }, minHops: 1, maxHops: 6 },
   },
   small: {
     ...DEFAULT_CONFIG,
     entities: PRESET_ENTITIES.small,
     qa: { ...DEFAULT_CONFIG.qa, target: 4000 },
-    split: { bench: { simple: 120, parallel: 35, combo: 12 }, minHops: 1, maxHops: 12 },
+    split: { ...DEFAULT_CONFIG.split, bench: { simple: 120, parallel: 35, combo: 12 }, minHops: 1, maxHops: 12 },
   },
   paper: { ...DEFAULT_CONFIG, entities: PRESET_ENTITIES.paper, graph: { ...DEFAULT_CONFIG.graph, edgesPerEntity: 4.3 } },
 }
@@ -109,7 +135,7 @@ export function presetConfig(name: string): WorldConfig {
  * The resolved config of a build: a preset (default paper), a JSON file merged over it (unknown keys rejected),
  * then an explicit seed. Throws ConfigError with a one-line message on any bad input.
  */
-export function loadWorldConfig(opts: { preset?: string; configFile?: string; seed?: unknown }): WorldConfig {
+export function loadWorldConfig(opts: { preset?: string; configFile?: string; seed?: unknown; search?: string; meiliUrl?: string }): WorldConfig {
   const base = presetConfig(opts.preset ?? 'paper')
   const input = opts.configFile !== undefined ? readJsonFile(opts.configFile) : undefined
   const cfg = mergeStrict(base, input, 'config', OPEN_PATHS)
@@ -117,6 +143,12 @@ export function loadWorldConfig(opts: { preset?: string; configFile?: string; se
     if (typeof opts.seed !== 'number' || !Number.isInteger(opts.seed) || opts.seed < 0)
       throw new ConfigError('config.seed', `--seed must be a non-negative integer, got ${JSON.stringify(opts.seed)}`)
     cfg.seed = opts.seed
+  }
+  if (opts.search !== undefined) cfg.search.engine = opts.search as WorldConfig['search']['engine'] // validated below
+  if (opts.meiliUrl !== undefined) {
+    if (cfg.search.engine !== 'meilisearch')
+      throw new ConfigError('config.meili_url', `--meili-url needs the meilisearch engine (add --search meilisearch)`)
+    cfg.search.meiliUrl = opts.meiliUrl
   }
   return validateWorldConfig(cfg)
 }
@@ -142,5 +174,12 @@ export function validateWorldConfig(cfg: WorldConfig): WorldConfig {
   if (cfg.docs.locales.length === 0) throw new ConfigError('config.locales', 'config.docs.locales must name at least one faker locale, e.g. ["en_US"]')
   for (const l of cfg.docs.locales)
     if (typeof l !== 'string' || !knownLocale(l)) throw new ConfigError('config.locales', `unknown faker locale ${JSON.stringify(l)} in config.docs.locales (e.g. en_US, de, fr)`)
+  if (!isEngineName(cfg.search.engine))
+    throw new ConfigError('config.search_engine', `config.search.engine must be one of ${ENGINE_NAMES.join(', ')}, got ${JSON.stringify(cfg.search.engine)}`)
+  const v = cfg.verification
+  for (const k of ['queriesPerEdge', 'minHits', 'topK'] as const)
+    if (!Number.isInteger(v[k]) || v[k] < 1) throw new ConfigError('config.range', `config.verification.${k} must be a positive integer, got ${JSON.stringify(v[k])}`)
+  if (v.minHits > v.queriesPerEdge)
+    throw new ConfigError('config.range', `config.verification.minHits (${v.minHits}) cannot exceed queriesPerEdge (${v.queriesPerEdge})`)
   return cfg
 }

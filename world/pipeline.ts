@@ -3,8 +3,15 @@
 import type { Stage } from './stage'
 import { graphStage } from './stages/graph-stage'
 import { docsStage } from './stages/docs-stage'
+import { indexStage } from './stages/index-stage'
+import { verifyStage } from './stages/verify-stage'
+import { qaStage, splitStage } from './qa/stages'
 
 export const STAGES: Stage[] = [
   graphStage,
   docsStage,
+  indexStage,
+  verifyStage,
+  qaStage,
+  splitStage,
 ]

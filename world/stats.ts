@@ -1,6 +1,7 @@
 // world/stats: summary numbers of a world (counts by type and relation, degree histogram, document lengths, hash).
 // Reads the world database only.
 import type { Db } from '../infra/store'
+import { qaSummary } from './qa/store'
 
 export interface WorldStats {
   dir: string
@@ -23,6 +24,14 @@ export interface WorldStats {
   maxDegree: number
   isolated: number
   docWords: { min: number; median: number; mean: number; p95: number; max: number }
+  /** Edges in G* (verification kept them); 0 before verification. */
+  verifiedEdges: number
+  /** Edges with a verification result (kept or not). */
+  checkedEdges: number
+  /** How verification was run (null before it ran). */
+  verification: { queriesPerEdge: number; minHits: number; topK: number; engine: string } | null
+  /** QA of the world (absent before the qa stage): train/bench counts, by type and hop count (train + bench). */
+  qa?: { train: number; bench: number; excluded: number; byType: Record<string, number>; byHops: Record<string, number> }
 }
 
 const tableExists = (db: Db, name: string) => Boolean(db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(name))
@@ -52,6 +61,13 @@ export function computeStats(db: Db, dir: string, manifest: Record<string, strin
   words.sort((a, b) => a - b)
   const q = (p: number) => (words.length ? words[Math.min(words.length - 1, Math.floor(p * words.length))] : 0)
   const complete = manifest.complete === '1' && Boolean(manifest.content_hash)
+  const verified = tableExists(db, 'edge_verification')
+    ? (db.prepare('SELECT COUNT(*) AS n, COALESCE(SUM(kept), 0) AS kept FROM edge_verification').get() as { n: number; kept: number })
+    : { n: 0, kept: 0 }
+  const vrow = tableExists(db, 'verification_settings')
+    ? (db.prepare(`SELECT value FROM verification_settings WHERE key = 'settings'`).get() as { value: string } | undefined)
+    : undefined
+  const vs = vrow ? (JSON.parse(vrow.value) as { queriesPerEdge: number; minHits: number; topK: number; engine: string }) : undefined
   return {
     dir,
     hash: complete ? manifest.content_hash : null,
@@ -77,6 +93,10 @@ export function computeStats(db: Db, dir: string, manifest: Record<string, strin
       p95: q(0.95),
       max: words[words.length - 1] ?? 0,
     },
+    verifiedEdges: verified.kept,
+    checkedEdges: verified.n,
+    verification: vs ? { queriesPerEdge: vs.queriesPerEdge, minHits: vs.minHits, topK: vs.topK, engine: vs.engine } : null,
+    qa: qaSummary(db),
   }
 }
 
@@ -92,5 +112,9 @@ export function formatStats(s: WorldStats): string {
     `relations  ${kv(s.byRelation)}`,
     `degrees    ${kv(s.degreeHistogram)}   max ${s.maxDegree}, isolated ${s.isolated}`,
     `docs       ${s.docs} (${s.docFacts} fact sentences); words min ${s.docWords.min}, median ${s.docWords.median}, mean ${s.docWords.mean}, p95 ${s.docWords.p95}, max ${s.docWords.max}`,
+    s.verification
+      ? `verified   ${s.verifiedEdges} of ${s.edges} edges in G* (${s.edges ? ((100 * s.verifiedEdges) / s.edges).toFixed(1) : 0}%; ${s.checkedEdges} checked) — engine ${s.verification.engine}, d_v in top-${s.verification.topK} for >= ${s.verification.minHits} of ${s.verification.queriesPerEdge} queries`
+      : `verified   not yet`,
+    ...(s.qa ? [`qa         train ${s.qa.train}, bench ${s.qa.bench} (excluded ${s.qa.excluded}); ${kv(s.qa.byType)}; hops ${kv(s.qa.byHops)}`] : []),
   ].join('\n')
 }

@@ -8,6 +8,8 @@ import { handler, type Command } from '../../infra/cli-util'
 import { makeDirs } from '../build'
 import { openWorld } from '../open'
 import { iterateDocs } from '../store'
+import { exportQa, QA_EXPORT_FORMATS, type QaExportFormat } from '../qa/export'
+import { hasQaTable } from '../qa/store'
 
 async function writeLines(path: string, rows: Iterable<unknown>): Promise<number> {
   const s = createWriteStream(path)
@@ -46,12 +48,19 @@ export const exportCommand: Command = {
   builder: (y) =>
     y
       .positional('dir', { type: 'string', demandOption: true })
-      .option('format', { type: 'string', default: 'jsonl', describe: 'export format (jsonl)' })
+      .option('format', { type: 'string', default: 'jsonl', describe: 'jsonl (world + QA), parquet (QA), search-r1 (QA as Search-R1/veRL parquet)' })
       .option('out', { type: 'string', demandOption: true, describe: 'output folder' }),
   handler: handler(async (raw: object) => {
     const a = raw as { dir: string; format: string; out: string }
-    if (a.format !== 'jsonl') throw new ConfigError('export.format', `unknown export format '${a.format}' (supported: jsonl)`)
-    const n = await exportWorldJsonl(a.dir, a.out)
+    if (!(QA_EXPORT_FORMATS as readonly string[]).includes(a.format))
+      throw new ConfigError('export.format', `unknown export format '${a.format}' (supported: ${QA_EXPORT_FORMATS.join(', ')})`)
+    const n = a.format === 'jsonl' ? await exportWorldJsonl(a.dir, a.out) : {}
+    const w = openWorld(a.dir)
+    try {
+      if (a.format !== 'jsonl' || hasQaTable(w.db)) Object.assign(n, await exportQa(w.db, a.out, a.format as QaExportFormat))
+    } finally {
+      w.close()
+    }
     process.stdout.write(`exported to ${a.out}: ${Object.entries(n).map(([k, v]) => `${v} ${k}`).join(', ')}\n`)
   }),
 }

@@ -3,13 +3,19 @@ import { WorldError } from '../../infra/errors'
 import { handler, type Command } from '../../infra/cli-util'
 import { openWorld } from '../open'
 import { relation } from '../schema'
+import { showQaLines } from '../qa/run'
 
 export const showCommand: Command = {
-  command: 'show <dir> <ref>',
-  describe: 'show an entity (by id, URL or exact name): attributes, facts and document',
-  builder: (y) => y.positional('dir', { type: 'string', demandOption: true }).positional('ref', { type: 'string', demandOption: true }),
+  command: 'show <dir> <ref> [id]',
+  describe: 'show an entity (by id, URL or exact name): attributes, facts and document; `show DIR qa <id>`: a question, its answers, path and evidence',
+  builder: (y) =>
+    y.positional('dir', { type: 'string', demandOption: true }).positional('ref', { type: 'string', demandOption: true }).positional('id', { type: 'string', describe: 'QA id (with ref = qa)' }),
   handler: handler(async (raw: object) => {
-    const a = raw as { dir: string; ref: string }
+    const a = raw as { dir: string; ref: string; id?: string }
+    if (a.ref === 'qa' && a.id !== undefined) {
+      process.stdout.write(showQaLines(a.dir, String(a.id)).join('\n') + '\n')
+      return
+    }
     const w = openWorld(a.dir, { allowIncomplete: true })
     try {
       const found = w.findEntities(String(a.ref))

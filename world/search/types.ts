@@ -17,10 +17,12 @@ export interface SearchHit {
 export interface SearchOptions {
   /** Number of hits (default 5). */
   k?: number
+  /** Compute snippets (default true). Verification only needs urls and ranks, so it turns them off. */
+  snippet?: boolean
 }
 
 export interface SearchIndex {
-  /** Engine name recorded in verification results: 'sqlite' | 'meilisearch' | ... */
+  /** Engine name recorded in verification results: 'embedded' | 'sqlite' | 'meilisearch' | ... */
   readonly engine: string
   upsert(docs: SearchDoc[]): Promise<void>
   search(query: string, opts?: SearchOptions): Promise<SearchHit[]>

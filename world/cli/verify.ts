@@ -1,0 +1,55 @@
+// world/cli/verify: `searchgym world verify DIR` — finishes (or with --fresh redoes) the retrievability
+// verification of a world with its own engine, updates the content hash, prints and writes the report.
+import { handler, type Command } from '../../infra/cli-util'
+import { setStageStatus } from '../store'
+import { openWorld } from '../open'
+import { contentHash } from '../build'
+import { indexStage } from '../stages/index-stage'
+import { VERIFY_REPORT_FILE, verifyStage, writeVerifyReport } from '../stages/verify-stage'
+import { clearVerification, initVerifyTables, verificationComplete } from '../verify'
+import { formatVerifyReport, verificationReport } from '../verify-report'
+import { setManifest } from '../store'
+import { tx } from '../../infra/store'
+import type { StageContext } from '../stage'
+
+interface Args { dir: string; fresh: boolean; meiliUrl?: string; quiet: boolean; json: boolean; failed: number }
+
+export const verifyCommand: Command = {
+  command: 'verify <dir>',
+  describe: 'verify every edge by search (15 queries, d_v in top-K for >= 5), report pass rates and failures',
+  builder: (y) =>
+    y
+      .positional('dir', { type: 'string', demandOption: true })
+      .option('fresh', { type: 'boolean', default: false, describe: 'forget stored results and verify every edge again' })
+      .option('meili-url', { type: 'string', describe: 'Meilisearch URL for a meilisearch world (default: the config, else a local server)' })
+      .option('failed', { type: 'number', default: 20, describe: 'failed edges to print (all are in the report file, up to 200)' })
+      .option('json', { type: 'boolean', default: false, describe: 'print the report as JSON' })
+      .option('quiet', { type: 'boolean', default: false, describe: 'no progress output' }),
+  handler: handler(async (raw: object) => {
+    const a = raw as Args
+    const w = openWorld(a.dir, { readonly: false, allowIncomplete: true })
+    try {
+      const config = a.meiliUrl ? { ...w.config, search: { ...w.config.search, meiliUrl: a.meiliUrl } } : w.config
+      const log = (m: string) => (a.quiet ? undefined : process.stderr.write(`${m}\n`))
+      const ctx: StageContext = { db: w.db, config, dir: a.dir, quiet: a.quiet, log }
+      initVerifyTables(w.db)
+      if (a.fresh) clearVerification(w.db)
+      if (!verificationComplete(w.db) || w.stages.verify !== 'done') {
+        for (const stage of [indexStage, verifyStage]) {
+          stage.init(w.db)
+          setStageStatus(w.db, stage.name, 'running')
+          await stage.run(ctx)
+          setStageStatus(w.db, stage.name, 'done')
+        }
+        // The content hash covers verification: a finished world gets its hash recomputed.
+        if (w.complete) tx(w.db, () => setManifest(w.db, 'content_hash', contentHash(w.db)))
+      }
+      writeVerifyReport(ctx)
+      const report = verificationReport(w.db, a.failed)
+      process.stdout.write((a.json ? JSON.stringify(report) : formatVerifyReport(report)) + '\n')
+      if (!a.json) process.stdout.write(`\n(report with up to 200 failed edges: ${a.dir}/${VERIFY_REPORT_FILE})\n`)
+    } finally {
+      w.close()
+    }
+  }),
+}

@@ -1,0 +1,63 @@
+// world/qa/run: running the qa and split stages on a built world (the `world qa` command) through the normal
+// build runner, so stage status, resumption and the content hash stay the pipeline's; and `show qa`.
+import { WorldError } from '../../infra/errors'
+import { openDb, tx } from '../../infra/store'
+import { buildWorld, type BuildResult } from '../build'
+import { openWorld } from '../open'
+import { STAGES } from '../pipeline'
+import type { Stage } from '../stage'
+import { setStageStatus } from '../store'
+import { qaStage, splitStage } from './stages'
+import { readQaById } from './store'
+import { join } from 'node:path'
+
+/** The pipeline with the qa and split stages at its end (they are appended when the pipeline lacks them). */
+export function stagesWithQa(base: Stage[] = STAGES): Stage[] {
+  const names = new Set(base.map((s) => s.name))
+  return [...base, ...(names.has('qa') ? [] : [qaStage]), ...(names.has('split') ? [] : [splitStage])]
+}
+
+/** Run (or finish) the qa and split stages of the world in `dir`; `force` redraws both. */
+export async function runQaStages(dir: string, opts: { force?: boolean; quiet?: boolean; log?: (m: string) => void } = {}): Promise<BuildResult> {
+  const w = openWorld(dir, { allowIncomplete: true })
+  const config = w.config
+  w.close()
+  if (opts.force) {
+    const db = openDb(join(dir, 'world.db'))
+    try {
+      tx(db, () => {
+        setStageStatus(db, 'qa', 'pending')
+        setStageStatus(db, 'split', 'pending')
+      })
+    } finally {
+      db.close()
+    }
+  }
+  return buildWorld({ config, dir, quiet: opts.quiet, log: opts.log, stages: stagesWithQa() })
+}
+
+/** Lines of `searchgym world show DIR qa <id>`: question, answers, path, and each hop's document and sentence. */
+export function showQaLines(dir: string, id: string): string[] {
+  const w = openWorld(dir, { allowIncomplete: true })
+  try {
+    const q = readQaById(w.db, id)
+    if (!q) throw new WorldError('qa.no_qa', `no QA with id '${id}' in ${dir} (ids look like s-1a2b3c…; list them with \`searchgym world export ${dir} --format jsonl\`)`)
+    const out = [`${q.id}  [${q.type}, ${q.hops} hops, ${q.stored}]`, `Q: ${q.question}`, `A: ${q.answer}`, `aliases: ${q.aliases.join(' | ')}`, 'path:']
+    q.path.forEach((eid, k) => {
+      const e = w.edge(eid)
+      const s = e ? w.entity(e.source) : undefined
+      const t = e ? w.entity(e.target) : undefined
+      out.push(`  ${k + 1}. ${eid} ${e?.relation ?? '?'}: ${s?.name ?? '?'} -> ${t?.name ?? '?'}`)
+      for (const ev of q.evidence.filter((x) => x.hop === k)) out.push(`     ${ev.url}`, `     "${ev.sentence}"`)
+    })
+    const reads = q.evidence.filter((x) => x.hop < 0)
+    if (reads.length) {
+      out.push('values read:')
+      for (const ev of reads) out.push(`  ${ev.url}`, `  "${ev.sentence}"`)
+    }
+    out.push(`docs: ${q.docs.join(' ')}`, `meta: ${JSON.stringify(q.meta)}`)
+    return out
+  } finally {
+    w.close()
+  }
+}

@@ -1,0 +1,48 @@
+// world/stages/verify-stage: build stage 'verify' — retrievability verification of every edge with the world's
+// own engine and top-K (world/verify), then the report file. Resumable: finished chunks are kept.
+import { writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { ENTITY_TYPES, RELATIONS } from '../schema'
+import type { Stage, StageContext } from '../stage'
+import { initVerifyTables, verificationHashRows, verifyEdges } from '../verify'
+import { formatVerifyReport, verificationReport } from '../verify-report'
+import { releaseStageSearchIndex, stageSearchIndex } from './search-handle'
+
+/** File name of the verification report in the world folder. */
+export const VERIFY_REPORT_FILE = 'verification-report.md'
+
+export function writeVerifyReport(ctx: Pick<StageContext, 'db' | 'dir'>): string {
+  const path = join(ctx.dir, VERIFY_REPORT_FILE)
+  writeFileSync(path, formatVerifyReport(verificationReport(ctx.db, 200)) + '\n')
+  return path
+}
+
+export const verifyStage: Stage = {
+  name: 'verify',
+  init(db) {
+    initVerifyTables(db)
+  },
+  async run(ctx) {
+    const index = await stageSearchIndex(ctx)
+    try {
+      const v = ctx.config.verification
+      const run = await verifyEdges(ctx.db, index, {
+        schema: { relations: RELATIONS, types: ENTITY_TYPES },
+        seed: ctx.config.seed,
+        queriesPerEdge: v.queriesPerEdge,
+        minHits: v.minHits,
+        topK: v.topK,
+        quiet: ctx.quiet,
+        log: ctx.log,
+      })
+      const kept = (ctx.db.prepare('SELECT COUNT(*) AS n FROM edge_verification WHERE kept = 1').get() as { n: number }).n
+      const path = writeVerifyReport(ctx)
+      ctx.log(`verify: ${kept} of ${run.total} edges kept (engine ${index.engine}, top-${v.topK}, >= ${v.minHits} of ${v.queriesPerEdge}); report ${path}`)
+    } finally {
+      await releaseStageSearchIndex(ctx)
+    }
+  },
+  hashRows(db, emit) {
+    verificationHashRows(db, emit)
+  },
+}

@@ -1,0 +1,189 @@
+// world/verify: retrievability verification of every edge (SearchGym §2.1). For e=(u,v): n queries from the
+// relation's verbal forms and u's name, run at top-K on the world's own engine; rank of d_v recorded per query;
+// keep e iff hits >= minHits. Owns the tables edge_verification / verification_queries / verification_settings.
+// Resumable in chunks. Knows the world tables it reads (entities, edges) but not how they were generated.
+import { WorldError } from '../infra/errors'
+import { canonicalJson } from '../infra/hash'
+import { progress } from '../infra/progress'
+import { tx, type Db } from '../infra/store'
+import type { SearchIndex } from './search/types'
+import type { EntityTypeSpec, RelationSpec } from './types'
+import { edgeQueries, edgeQueryRng } from './verify-queries'
+
+/** Bumped when query generation or ranking bookkeeping changes: stored results of another version are redone. */
+export const VERIFY_VERSION = 1
+
+export interface VerifySettings {
+  engine: string
+  queriesPerEdge: number
+  minHits: number
+  topK: number
+  seed: number
+  version: number
+}
+
+export interface VerifySchema {
+  relations: RelationSpec[]
+  types: EntityTypeSpec[]
+}
+
+export function initVerifyTables(db: Db): void {
+  db.exec(`
+    CREATE TABLE IF NOT EXISTS verification_settings (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+    CREATE TABLE IF NOT EXISTS edge_verification (edge_id TEXT PRIMARY KEY, hits INTEGER NOT NULL, kept INTEGER NOT NULL);
+    CREATE INDEX IF NOT EXISTS edge_verification_kept ON edge_verification(kept);
+    CREATE TABLE IF NOT EXISTS verification_queries (
+      edge_id TEXT NOT NULL, qi INTEGER NOT NULL, style TEXT NOT NULL, query TEXT NOT NULL,
+      rank INTEGER NOT NULL, top_urls TEXT NOT NULL, PRIMARY KEY (edge_id, qi));
+  `)
+}
+
+export function readVerifySettings(db: Db): VerifySettings | undefined {
+  const row = db.prepare(`SELECT value FROM verification_settings WHERE key = 'settings'`).get() as { value: string } | undefined
+  return row ? (JSON.parse(row.value) as VerifySettings) : undefined
+}
+
+/** Forget every verification result (settings changed, or a fresh verify was asked for). */
+export function clearVerification(db: Db): void {
+  db.exec('DELETE FROM verification_settings; DELETE FROM edge_verification; DELETE FROM verification_queries;')
+}
+
+interface PendingEdge {
+  id: string
+  relation: string
+  sourceName: string
+  sourceType: string
+  targetType: string
+  targetUrl: string
+}
+
+export interface VerifyOptions extends Omit<VerifySettings, 'engine' | 'version'> {
+  schema: VerifySchema
+  /** Edges per chunk (one transaction each: a killed run continues after the last finished chunk). */
+  chunk?: number
+  quiet?: boolean
+  log?: (message: string) => void
+  /** Stop after this many chunks (tests of resumption). */
+  maxChunks?: number
+}
+
+export interface VerifyRun {
+  /** Edges verified in this call (the rest were already verified). */
+  verified: number
+  total: number
+  seconds: number
+}
+
+/** Verify every edge without a stored result, with `index` (which must hold the world's documents). */
+export async function verifyEdges(db: Db, index: SearchIndex, opts: VerifyOptions): Promise<VerifyRun> {
+  const t0 = performance.now()
+  initVerifyTables(db)
+  const settings: VerifySettings = {
+    engine: index.engine,
+    queriesPerEdge: opts.queriesPerEdge,
+    minHits: opts.minHits,
+    topK: opts.topK,
+    seed: opts.seed,
+    version: VERIFY_VERSION,
+  }
+  for (const [k, v] of Object.entries({ queriesPerEdge: settings.queriesPerEdge, minHits: settings.minHits, topK: settings.topK }))
+    if (!Number.isInteger(v) || v < 1) throw new WorldError('verify.settings', `verification.${k} must be a positive integer, got ${v}`)
+  if (settings.minHits > settings.queriesPerEdge)
+    throw new WorldError('verify.settings', `verification.minHits (${settings.minHits}) cannot exceed queriesPerEdge (${settings.queriesPerEdge})`)
+  const stored = readVerifySettings(db)
+  if (stored && canonicalJson(stored) !== canonicalJson(settings)) {
+    opts.log?.(`verification settings changed (${canonicalJson(stored)} → ${canonicalJson(settings)}): verifying again`)
+    clearVerification(db)
+  }
+  db.prepare(`INSERT OR REPLACE INTO verification_settings (key, value) VALUES ('settings', ?)`).run(canonicalJson(settings))
+
+  const rels = new Map(opts.schema.relations.map((r) => [r.name, r]))
+  const nouns = new Map(opts.schema.types.map((t) => [t.name, t.noun]))
+  const total = (db.prepare('SELECT COUNT(*) AS n FROM edges').get() as { n: number }).n
+  const pending = db
+    .prepare(
+      `SELECT e.id, e.relation, s.name AS sourceName, s.type AS sourceType, t.type AS targetType, t.url AS targetUrl
+       FROM edges e JOIN entities s ON s.id = e.source JOIN entities t ON t.id = e.target
+       LEFT JOIN edge_verification v ON v.edge_id = e.id
+       WHERE v.edge_id IS NULL ORDER BY e.id`,
+    )
+    .all() as PendingEdge[]
+  const insEdge = db.prepare('INSERT INTO edge_verification (edge_id, hits, kept) VALUES (?, ?, ?)')
+  const insQuery = db.prepare(
+    'INSERT INTO verification_queries (edge_id, qi, style, query, rank, top_urls) VALUES (?, ?, ?, ?, ?, ?)',
+  )
+  const chunk = opts.chunk ?? 1000
+  const bar = progress('verify edges', total, { quiet: opts.quiet })
+  bar.update(total - pending.length)
+  let chunks = 0
+  let verified = 0
+  for (let i = 0; i < pending.length; i += chunk) {
+    if (opts.maxChunks !== undefined && chunks >= opts.maxChunks) break
+    const part = pending.slice(i, i + chunk)
+    const perEdge = part.map((e) => {
+      const relation = rels.get(e.relation)
+      if (!relation) throw new WorldError('verify.schema', `edge ${e.id} has relation '${e.relation}' that the schema does not define`)
+      return edgeQueries(
+        {
+          relation,
+          sourceName: e.sourceName,
+          sourceNoun: nouns.get(e.sourceType) ?? e.sourceType.toLowerCase(),
+          targetNoun: nouns.get(e.targetType) ?? e.targetType.toLowerCase(),
+        },
+        settings.queriesPerEdge,
+        edgeQueryRng(settings.seed, e.id),
+      )
+    })
+    const flat = perEdge.flat()
+    const results = await index.searchMany(
+      flat.map((q) => q.query),
+      { k: settings.topK, snippet: false },
+    )
+    tx(db, () => {
+      let at = 0
+      part.forEach((e, j) => {
+        let hits = 0
+        perEdge[j].forEach((q, qi) => {
+          const top = results[at++].map((h) => h.url)
+          const rank = top.indexOf(e.targetUrl) + 1
+          if (rank > 0) hits++
+          insQuery.run(e.id, qi, q.style, q.query, rank, JSON.stringify(top))
+        })
+        insEdge.run(e.id, hits, hits >= settings.minHits ? 1 : 0)
+      })
+    })
+    verified += part.length
+    chunks++
+    bar.tick(part.length)
+  }
+  bar.done()
+  return { verified, total, seconds: (performance.now() - t0) / 1000 }
+}
+
+/** True when every edge has a verification result under the given settings. */
+export function verificationComplete(db: Db): boolean {
+  initVerifyTables(db)
+  const row = db
+    .prepare('SELECT COUNT(*) AS n FROM edges e LEFT JOIN edge_verification v ON v.edge_id = e.id WHERE v.edge_id IS NULL')
+    .get() as { n: number }
+  return row.n === 0
+}
+
+/** Canonical rows of the verification results for the content hash (settings, per-edge, per-query). */
+export function verificationHashRows(db: Db, emit: (row: unknown) => void): void {
+  initVerifyTables(db)
+  const s = readVerifySettings(db)
+  emit({ verificationSettings: s ?? null })
+  for (const r of db.prepare('SELECT edge_id, hits, kept FROM edge_verification ORDER BY edge_id').iterate())
+    emit(r)
+  for (const r of db
+    .prepare('SELECT edge_id, qi, style, query, rank, top_urls FROM verification_queries ORDER BY edge_id, qi')
+    .iterate())
+    emit(r)
+}
+
+/** Number of edges in G* (kept = 1). */
+export function countVerifiedEdges(db: Db): number {
+  initVerifyTables(db)
+  return (db.prepare('SELECT COUNT(*) AS n FROM edge_verification WHERE kept = 1').get() as { n: number }).n
+}
