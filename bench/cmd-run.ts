@@ -53,10 +53,16 @@ function parseJson(v: string): unknown {
   }
 }
 
+/** The gym's oracle-check budgets (the paper's 16 turns are a model budget, not a solvability one). */
+export const ORACLE_GYM_OPTIONS: Record<string, unknown> = { budgets: { maxTurns: 1000, maxResponseTokens: 100_000, maxContextTokens: 100_000_000 } }
+
 export function configFromArgs(a: RunArgs, worldId: string): BenchRunConfig {
   const needsModel = a.policy !== 'oracle'
   if (a.limit !== undefined && (!Number.isInteger(a.limit) || a.limit < 1)) throw new BenchError('bench.args', `--limit must be a positive integer, got ${a.limit}`)
   if (a.judgeModel && !a.judgeBaseUrl && !a.baseUrl) throw new BenchError('bench.args', '--judge-model needs --judge-base-url (or --base-url to reuse)')
+  // The oracle writes the gym's text protocol; it proves solvability, so the turn budget is lifted (as the gym's
+  // oracle check does) unless --gym-options says otherwise.
+  const oracle = a.policy === 'oracle'
   return {
     world: resolve(a.world),
     worldId,
@@ -65,7 +71,7 @@ export function configFromArgs(a: RunArgs, worldId: string): BenchRunConfig {
     model: needsModel ? (a.model ?? '') : '',
     baseURL: needsModel ? (a.baseUrl ?? '') : '',
     apiKeyEnv: a.apiKeyEnv,
-    protocol: a.protocol,
+    protocol: oracle ? 'text' : a.protocol,
     limit: a.limit ?? null,
     concurrency: a.concurrency,
     seed: a.seed,
@@ -77,7 +83,7 @@ export function configFromArgs(a: RunArgs, worldId: string): BenchRunConfig {
     ragDocs: a.ragDocs,
     prices: a.prices ? readPriceTable(a.prices) : null,
     judge: a.judgeModel ? { model: a.judgeModel, baseURL: a.judgeBaseUrl ?? a.baseUrl ?? '', apiKeyEnv: a.judgeApiKeyEnv } : null,
-    gym: a.gymOptions ? parseGymOptions(a.gymOptions) : null,
+    gym: a.gymOptions ? parseGymOptions(a.gymOptions) : oracle ? { ...ORACLE_GYM_OPTIONS } : null,
     bootstrap: a.bootstrap,
   }
 }
@@ -128,7 +134,7 @@ export function runCommand(backends: BenchBackends, tuning: ClientTuning = {}): 
         .option('max-retries', { type: 'number', default: 5, describe: 'retries on 429/5xx/network/timeout' })
         .option('temperature', { type: 'number' })
         .option('max-tokens', { type: 'number' })
-        .option('max-turns', { type: 'number', default: 64, describe: 'harness safety stop (the env budgets end episodes first)' })
+        .option('max-turns', { type: 'number', default: 1000, describe: 'harness safety stop (the env budgets end episodes first)' })
         .option('rag-docs', { type: 'number', default: 3, describe: 'one-shot-rag: documents opened and put in context' })
         .option('prices', { type: 'string', describe: 'JSON price table {"model": {"input": usdPerMTok, "output": usdPerMTok}}' })
         .option('judge-model', { type: 'string', describe: 'LLM-as-judge model (optional)' })

@@ -38,8 +38,9 @@ function clientOptions(config: BenchRunConfig, env: NodeJS.ProcessEnv, tuning: C
 export function policyFactory(config: BenchRunConfig, backends: BenchBackends, world: BenchWorld, env: NodeJS.ProcessEnv = process.env, tuning: ClientTuning = {}): (qa: Qa) => Policy {
   switch (config.policy) {
     case 'oracle': {
+      if (world.oracle) return (qa) => world.oracle!(qa)
       const oracle = backends.oracle
-      if (!oracle) throw new BenchError('bench.not_integrated', 'the oracle policy (agent/policy/oracle from the gym package) is not wired into the bench on this branch yet')
+      if (!oracle) throw new BenchError('bench.no_oracle', `world ${world.dir} cannot give an oracle (it needs the world's gold graph)`)
       return (qa) => oracle(world, qa)
     }
     case 'openai': {

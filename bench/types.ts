@@ -1,6 +1,6 @@
 // bench/types: what a benchmark run writes and reads — the run config, one trajectory line per question, the scorer
 // signature it borrows from the gym, and the world a run draws questions and envs from.
-import type { AssistantTurn, ChatMessage, Env, StopReason } from '../gym/types'
+import type { AssistantTurn, ChatMessage, Env, Policy, StopReason } from '../gym/types'
 import type { Qa, QaType } from '../world/types'
 import type { CallRecord } from '../agent/policy/chat-client'
 import type { WireProtocol } from '../agent/policy/messages'
@@ -121,5 +121,7 @@ export interface BenchWorld {
   readonly id: string
   questions(split: string): Qa[]
   makeEnv(qa: Qa, opts: { protocol: WireProtocol; gym?: Record<string, unknown> | null }): Promise<Env>
+  /** The oracle for a question of this world, when the world can give one (it needs the gold graph). */
+  oracle?(qa: Qa): Policy
   close(): Promise<void>
 }
