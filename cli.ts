@@ -6,6 +6,11 @@ import { commands as gym } from './gym/commands'
 import { commands as agent } from './agent/commands'
 import { commands as bench } from './bench/commands'
 import { fail } from './infra/cli-util'
+import { registerFinalStage } from './world/pipeline'
+import { oracleCheckStage } from './agent/world-check-stage'
+
+// The oracle check needs agent/, so world/ cannot list it itself: the composition root appends it to the pipeline.
+registerFinalStage(oracleCheckStage)
 
 const cli = yargs(hideBin(process.argv))
   .scriptName('searchgym')

@@ -9,7 +9,7 @@ import { MeiliIndex, QUESTION_STOP_WORDS, type MeiliSettingsChoice } from '../wo
 import { readSearchDocs } from '../world/search/open'
 import { EmbeddedIndex } from '../world/search/embedded'
 import { edgeQueries, edgeQueryRng } from '../world/verify-queries'
-import { RELATIONS, ENTITY_TYPES } from '/work/wt/world/world/schema'
+import { RELATIONS, ENTITY_TYPES } from '../world/schema'
 import { join } from 'node:path'
 import type { SearchIndex } from '../world/search/types'
 
@@ -25,7 +25,7 @@ const all = db
   )
   .all() as { id: string; relation: string; sourceName: string; sourceType: string; targetType: string; targetUrl: string }[]
 const edges = new Rng(1).sample(all, Number(values.edges))
-const rels = new Map(RELATIONS.map((r) => [r.name, r]))
+const rels = new Map(RELATIONS.map((r) => [r.name, r] as const))
 const nouns = new Map(ENTITY_TYPES.map((t) => [t.name, t.noun]))
 const perEdge = edges.map((e) =>
   edgeQueries(

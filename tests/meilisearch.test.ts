@@ -2,8 +2,10 @@
 // contract; plus its server manager, settings choice and error messages. Not skipped anywhere: CI runs it too.
 import { runSearchIndexContract } from '../world/search/contract'
 import { MeiliIndex } from '../world/search/meilisearch'
-import { freePort, startMeiliServer, type MeiliServer } from '../world/search/meili-server'
-import { existsSync } from 'node:fs'
+import { checkMeiliBinary, freePort, meiliBinary, MEILI_BINARY_SHA256, startMeiliServer, type MeiliServer } from '../world/search/meili-server'
+import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 
 let server: Promise<MeiliServer> | undefined
 let n = 0
@@ -22,6 +24,19 @@ runSearchIndexContract({
 })
 
 describe('local Meilisearch server', () => {
+  it('runs a checksum-verified executable copy of the packaged binary, and refuses a wrong binary', async () => {
+    const bin = await meiliBinary()
+    expect(statSync(bin).mode & 0o111).not.toBe(0)
+    await expect(checkMeiliBinary(bin)).resolves.toBeUndefined()
+    const dir = mkdtempSync(join(tmpdir(), 'searchgym-fake-meili-'))
+    try {
+      writeFileSync(join(dir, 'meilisearch'), 'not a meilisearch binary')
+      await expect(checkMeiliBinary(join(dir, 'meilisearch'))).rejects.toThrow(new RegExp(`expected ${MEILI_BINARY_SHA256}`))
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
   it('runs on 127.0.0.1 with a temp data folder and a master key', async () => {
     const s = await getServer()
     expect(s.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)

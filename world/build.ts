@@ -7,7 +7,7 @@ import { WorldError } from '../infra/errors'
 import { canonicalJson, ContentHasher } from '../infra/hash'
 import { openDb, tx, type Db } from '../infra/store'
 import type { WorldConfig } from './config'
-import { STAGES } from './pipeline'
+import { pipelineStages } from './pipeline'
 import type { Stage } from './stage'
 import { initManifestTables, readManifest, setManifest, setStageStatus, stageStatus, WORLD_FILE } from './store'
 
@@ -77,7 +77,7 @@ export function makeDirs(dir: string): void {
 /** Build (or finish) the world in `dir`. */
 export async function buildWorld(opts: BuildOptions): Promise<BuildResult> {
   const started = performance.now()
-  const stages = opts.stages ?? STAGES
+  const stages = opts.stages ?? pipelineStages()
   const quiet = opts.quiet ?? process.env.SEARCHGYM_QUIET === '1'
   const log = opts.log ?? ((m: string) => (quiet ? undefined : process.stderr.write(`${m}\n`)))
   const dbPath = prepareWorldDir(opts.dir)
@@ -144,7 +144,7 @@ function claimManifest(db: Db, config: WorldConfig, dir: string): void {
 }
 
 /** SHA-256 over every stage's canonical rows, stage by stage in pipeline order. */
-export function contentHash(db: Db, stages: Stage[] = STAGES): string {
+export function contentHash(db: Db, stages: Stage[] = pipelineStages()): string {
   const h = new ContentHasher()
   for (const s of stages) {
     h.section(s.name)

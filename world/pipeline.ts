@@ -1,5 +1,6 @@
 // world/pipeline: the ordered build stages of a world. One line per stage; later packages append theirs
-// (index, verify, qa, split) here. Knows nothing of how each stage works.
+// (index, verify, qa, split) here. Stages from higher layers (the oracle check, which needs agent/) are
+// registered at start-up by the root CLI and run last. Knows nothing of how each stage works.
 import type { Stage } from './stage'
 import { graphStage } from './stages/graph-stage'
 import { docsStage } from './stages/docs-stage'
@@ -15,3 +16,15 @@ export const STAGES: Stage[] = [
   qaStage,
   splitStage,
 ]
+
+const finalStages: Stage[] = []
+
+/** Append a stage owned by a higher layer (agent's oracle check); the root cli.ts registers it before parsing. */
+export function registerFinalStage(stage: Stage): void {
+  if (!finalStages.some((s) => s.name === stage.name)) finalStages.push(stage)
+}
+
+/** The full pipeline: STAGES, then the registered final stages. */
+export function pipelineStages(): Stage[] {
+  return [...STAGES, ...finalStages]
+}

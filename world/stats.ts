@@ -31,7 +31,7 @@ export interface WorldStats {
   /** How verification was run (null before it ran). */
   verification: { queriesPerEdge: number; minHits: number; topK: number; engine: string } | null
   /** QA of the world (absent before the qa stage): train/bench counts, by type and hop count (train + bench). */
-  qa?: { train: number; bench: number; excluded: number; byType: Record<string, number>; byHops: Record<string, number> }
+  qa?: { train: number; bench: number; excluded: number; dropped: number; byType: Record<string, number>; byHops: Record<string, number> }
 }
 
 const tableExists = (db: Db, name: string) => Boolean(db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(name))
@@ -115,6 +115,6 @@ export function formatStats(s: WorldStats): string {
     s.verification
       ? `verified   ${s.verifiedEdges} of ${s.edges} edges in G* (${s.edges ? ((100 * s.verifiedEdges) / s.edges).toFixed(1) : 0}%; ${s.checkedEdges} checked) — engine ${s.verification.engine}, d_v in top-${s.verification.topK} for >= ${s.verification.minHits} of ${s.verification.queriesPerEdge} queries`
       : `verified   not yet`,
-    ...(s.qa ? [`qa         train ${s.qa.train}, bench ${s.qa.bench} (excluded ${s.qa.excluded}); ${kv(s.qa.byType)}; hops ${kv(s.qa.byHops)}`] : []),
+    ...(s.qa ? [`qa         train ${s.qa.train}, bench ${s.qa.bench} (excluded ${s.qa.excluded}, dropped by the oracle check ${s.qa.dropped}); ${kv(s.qa.byType)}; hops ${kv(s.qa.byHops)}`] : []),
   ].join('\n')
 }

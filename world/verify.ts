@@ -30,11 +30,11 @@ export interface VerifySchema {
 export function initVerifyTables(db: Db): void {
   db.exec(`
     CREATE TABLE IF NOT EXISTS verification_settings (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-    CREATE TABLE IF NOT EXISTS edge_verification (edge_id TEXT PRIMARY KEY, hits INTEGER NOT NULL, kept INTEGER NOT NULL);
+    CREATE TABLE IF NOT EXISTS edge_verification (edge_id TEXT PRIMARY KEY, hits INTEGER NOT NULL, kept INTEGER NOT NULL) WITHOUT ROWID;
     CREATE INDEX IF NOT EXISTS edge_verification_kept ON edge_verification(kept);
     CREATE TABLE IF NOT EXISTS verification_queries (
       edge_id TEXT NOT NULL, qi INTEGER NOT NULL, style TEXT NOT NULL, query TEXT NOT NULL,
-      rank INTEGER NOT NULL, top_urls TEXT NOT NULL, PRIMARY KEY (edge_id, qi));
+      rank INTEGER NOT NULL, top_urls TEXT NOT NULL, PRIMARY KEY (edge_id, qi)) WITHOUT ROWID;
   `)
 }
 

@@ -18,7 +18,7 @@ export const buildCommand: Command = {
       .option('out', { type: 'string', demandOption: true, describe: 'output folder (new, empty, or an unfinished world of the same config)' })
       .option('search', { type: 'string', choices: ['embedded', 'sqlite', 'meilisearch'], describe: 'search engine the world is verified with and served by (default embedded)' })
       .option('meili-url', { type: 'string', describe: 'URL of a running Meilisearch (key in $MEILI_MASTER_KEY); default: start a local one' })
-      .option('quiet', { type: 'boolean', default: false, describe: 'no progress output (also SEARCHGYM_QUIET=1)' }),
+      .option('quiet', { type: 'boolean', describe: 'no progress output (also SEARCHGYM_QUIET=1)' }),
   handler: handler(async (raw: object) => {
     const a = raw as Args
     const config = loadWorldConfig({ preset: a.preset, configFile: a.config, seed: a.seed, search: a.search, meiliUrl: a.meiliUrl })

@@ -12,7 +12,7 @@ import { setManifest } from '../store'
 import { tx } from '../../infra/store'
 import type { StageContext } from '../stage'
 
-interface Args { dir: string; fresh: boolean; meiliUrl?: string; quiet: boolean; json: boolean; failed: number }
+interface Args { dir: string; fresh: boolean; meiliUrl?: string; quiet?: boolean; json: boolean; failed: number }
 
 export const verifyCommand: Command = {
   command: 'verify <dir>',
@@ -24,14 +24,15 @@ export const verifyCommand: Command = {
       .option('meili-url', { type: 'string', describe: 'Meilisearch URL for a meilisearch world (default: the config, else a local server)' })
       .option('failed', { type: 'number', default: 20, describe: 'failed edges to print (all are in the report file, up to 200)' })
       .option('json', { type: 'boolean', default: false, describe: 'print the report as JSON' })
-      .option('quiet', { type: 'boolean', default: false, describe: 'no progress output' }),
+      .option('quiet', { type: 'boolean', describe: 'no progress output (also SEARCHGYM_QUIET=1)' }),
   handler: handler(async (raw: object) => {
     const a = raw as Args
     const w = openWorld(a.dir, { readonly: false, allowIncomplete: true })
     try {
       const config = a.meiliUrl ? { ...w.config, search: { ...w.config.search, meiliUrl: a.meiliUrl } } : w.config
-      const log = (m: string) => (a.quiet ? undefined : process.stderr.write(`${m}\n`))
-      const ctx: StageContext = { db: w.db, config, dir: a.dir, quiet: a.quiet, log }
+      const quiet = a.quiet ?? process.env.SEARCHGYM_QUIET === '1'
+      const log = (m: string) => (quiet ? undefined : process.stderr.write(`${m}\n`))
+      const ctx: StageContext = { db: w.db, config, dir: a.dir, quiet, log }
       initVerifyTables(w.db)
       if (a.fresh) clearVerification(w.db)
       if (!verificationComplete(w.db) || w.stages.verify !== 'done') {

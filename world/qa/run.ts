@@ -4,7 +4,7 @@ import { WorldError } from '../../infra/errors'
 import { openDb, tx } from '../../infra/store'
 import { buildWorld, type BuildResult } from '../build'
 import { openWorld } from '../open'
-import { STAGES } from '../pipeline'
+import { pipelineStages } from '../pipeline'
 import type { Stage } from '../stage'
 import { setStageStatus } from '../store'
 import { qaStage, splitStage } from './stages'
@@ -12,7 +12,7 @@ import { readQaById } from './store'
 import { join } from 'node:path'
 
 /** The pipeline with the qa and split stages at its end (they are appended when the pipeline lacks them). */
-export function stagesWithQa(base: Stage[] = STAGES): Stage[] {
+export function stagesWithQa(base: Stage[] = pipelineStages()): Stage[] {
   const names = new Set(base.map((s) => s.name))
   return [...base, ...(names.has('qa') ? [] : [qaStage]), ...(names.has('split') ? [] : [splitStage])]
 }
@@ -28,6 +28,8 @@ export async function runQaStages(dir: string, opts: { force?: boolean; quiet?: 
       tx(db, () => {
         setStageStatus(db, 'qa', 'pending')
         setStageStatus(db, 'split', 'pending')
+        // stages after split (the oracle check) judged the old questions: they run again too
+        for (const s of pipelineStages().slice(pipelineStages().findIndex((x) => x.name === 'split') + 1)) setStageStatus(db, s.name, 'pending')
       })
     } finally {
       db.close()

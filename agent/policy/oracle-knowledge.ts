@@ -1,0 +1,31 @@
+// agent/policy/oracle-knowledge: OracleKnowledge over an open world — graph lookups from world/open and the queries
+// edge verification stored (table verification_queries: rank of the target page, 0 = not in the top-K).
+import type { WorldReader } from '../../world/open'
+import type { Entity } from '../../world/types'
+import type { OracleKnowledge } from './oracle-plan'
+
+export function worldOracleKnowledge(w: WorldReader): OracleKnowledge {
+  let stmt: { all(edgeId: string): unknown[] } | undefined
+  try {
+    stmt = w.db.prepare('SELECT query FROM verification_queries WHERE edge_id = ? AND rank > 0 ORDER BY rank, qi')
+  } catch {
+    stmt = undefined // the world was not verified: no table; the oracle falls back to names and keywords
+  }
+  let byType: Map<string, Entity[]> | undefined
+  return {
+    entitiesWith(type, attr, value) {
+      if (!byType) {
+        byType = new Map()
+        for (const e of w.entities()) {
+          const l = byType.get(e.type) ?? []
+          l.push(e)
+          byType.set(e.type, l)
+        }
+      }
+      return (byType.get(type) ?? []).filter((e) => e.attrs[attr] === value)
+    },
+    entity: (id) => w.entity(id),
+    edge: (id) => w.edge(id),
+    verifiedQueries: (edgeId) => (stmt ? (stmt.all(edgeId) as { query: string }[]).map((r) => r.query) : []),
+  }
+}

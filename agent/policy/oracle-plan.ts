@@ -1,0 +1,209 @@
+// agent/policy/oracle-plan: the oracle's walk as a coroutine — yields tool calls, receives the env's observation
+// text, returns the final answer. It follows the gold path (QA meta: chains, steps, continuation) and finds every
+// page by searching (verified queries, names it has read, name + relation keyword), opens it with access and
+// checks the hop's evidence sentence and the next entity's name in the accessed text. Answers come from what it
+// read: page titles and attribute values found in accessed text (never Qa.answer). Knows no protocol or HTTP.
+import { formatAttr } from '../../world/docs'
+import { attributeSpec, entityType, relation } from '../../world/schema'
+import type { AttrValue, Edge, Entity, EntityId, Qa } from '../../world/types'
+
+/** What the oracle may look up in the world: the graph (to follow the gold path) and verification queries. */
+export interface OracleKnowledge {
+  entity(id: string): Entity | undefined
+  edge(id: string): Edge | undefined
+  /** Queries verification ran for an edge whose results held the edge's target page, best rank first. */
+  verifiedQueries(edgeId: string): string[]
+  /** Entities of a type whose attribute has this value (Combo 'param' questions: where the oracle must go next). */
+  entitiesWith(type: string, attr: string, value: AttrValue): Entity[]
+}
+
+export type OracleCall = { name: 'search'; arguments: { query: string } } | { name: 'access'; arguments: { url: string } }
+
+export class OracleFailure extends Error {}
+
+type Dir = 'fwd' | 'inv'
+interface Chain {
+  start: EntityId
+  steps: { rel: string; dir: Dir }[]
+  edges: string[]
+}
+interface Continuation {
+  steps: { rel: string; dir: Dir }[]
+  edges: string[]
+  terminal: Terminal
+}
+type Terminal = { kind: 'entity' } | { kind: 'attr'; attr: string }
+
+const fail = (msg: string): never => {
+  throw new OracleFailure(msg)
+}
+
+function asChain(v: unknown, where: string): Chain {
+  const c = v as Chain
+  if (!c || typeof c.start !== 'string' || !Array.isArray(c.steps) || !Array.isArray(c.edges) || c.steps.length !== c.edges.length)
+    fail(`QA meta ${where} is not a chain {start, steps, edges}`)
+  return c
+}
+function asTerminal(v: unknown, where: string): Terminal {
+  const t = v as Terminal
+  if (!t || (t.kind !== 'entity' && !(t.kind === 'attr' && typeof t.attr === 'string'))) fail(`QA meta ${where} has no terminal`)
+  return t
+}
+
+/** Parse one observation of the hermes protocol: URLs of a search result list. */
+export function resultUrls(obs: string): string[] {
+  const out: string[] = []
+  for (const m of obs.matchAll(/^URL: (.+)$/gm)) out.push(m[1])
+  return out
+}
+
+export interface OraclePlanOptions {
+  /** Search attempts per page before giving up (default 6). */
+  maxQueriesPerPage: number
+}
+
+/** The plan for one QA. Drive it with gen.next(observationText); it returns the answer or throws OracleFailure. */
+export function* oraclePlan(qa: Qa, k: OracleKnowledge, opts: OraclePlanOptions = { maxQueriesPerPage: 6 }): Generator<OracleCall, string, string> {
+  /** url → accessed text (title on the first line). */
+  const opened = new Map<string, string>()
+  const ent = (id: string): Entity => k.entity(id) ?? fail(`entity ${id} of the gold path is not in the world`)
+  const readAnywhere = (s: string) => {
+    for (const t of opened.values()) if (t.includes(s)) return true
+    return false
+  }
+
+  function* open(e: Entity, queries: string[]): Generator<OracleCall, string, string> {
+    const have = opened.get(e.url)
+    if (have !== undefined) return have
+    const tried: string[] = []
+    for (const q of queries) {
+      const query = q.trim()
+      if (!query || tried.includes(query)) continue
+      if (tried.length >= opts.maxQueriesPerPage) break
+      tried.push(query)
+      const obs: string = yield { name: 'search', arguments: { query } }
+      if (!resultUrls(obs).includes(e.url)) continue
+      const page: string = yield { name: 'access', arguments: { url: e.url } }
+      if (!page.startsWith(`${e.name}\nURL: ${e.url}\n`)) fail(`access ${e.url} did not return the page of ${e.name}: ${page.slice(0, 120)}`)
+      opened.set(e.url, page)
+      return page
+    }
+    return fail(`no search found the page of ${e.name} (${e.url}); queries tried: ${tried.map((t) => JSON.stringify(t)).join(', ') || 'none'}`)
+  }
+
+  /** Check the evidence of an edge of the path: its sentence in the accessed text of its page, naming `next`. */
+  const checkEvidence = (edgeId: string, next: Entity) => {
+    const hops = qa.path.flatMap((p, i) => (p === edgeId ? [i] : []))
+    const evs = qa.evidence.filter((ev) => hops.includes(ev.hop))
+    if (evs.length === 0) fail(`QA has no evidence for edge ${edgeId}`)
+    for (const ev of evs) {
+      const text = opened.get(ev.url) ?? fail(`evidence page ${ev.url} of edge ${edgeId} was never opened`)
+      if (!text.includes(ev.sentence)) fail(`evidence sentence of edge ${edgeId} is not in the accessed text of ${ev.url}: ${JSON.stringify(ev.sentence)}`)
+    }
+    // The next entity must be named by the fact, or the fact must stand in the next entity's own page.
+    if (!evs.some((ev) => ev.sentence.includes(next.name) || ev.url === next.url))
+      fail(`no evidence sentence of edge ${edgeId} names ${next.name}`)
+  }
+
+  /** Walk steps from an opened entity; returns the entity reached. */
+  function* walk(from: Entity, steps: Chain['steps'], edges: string[]): Generator<OracleCall, Entity, string> {
+    let cur = from
+    for (let i = 0; i < edges.length; i++) {
+      const e = k.edge(edges[i]) ?? fail(`edge ${edges[i]} of the gold path is not in the world`)
+      const dir = steps[i].dir
+      const [here, there] = dir === 'fwd' ? [e.source, e.target] : [e.target, e.source]
+      if (here !== cur.id) fail(`gold path broken at edge ${e.id}: expected to leave ${cur.name}`)
+      const next = ent(there)
+      const rel = relation(e.relation)
+      const queries: string[] = []
+      // The next name, once read in an accessed page, is what a reader would search for.
+      if (readAnywhere(next.name)) queries.push(next.name)
+      queries.push(...k.verifiedQueries(e.id))
+      for (const kw of rel?.keywords ?? []) queries.push(`${cur.name} ${kw}`)
+      yield* open(next, queries)
+      checkEvidence(e.id, next)
+      cur = next
+    }
+    return cur
+  }
+
+  function* chain(c: Chain): Generator<OracleCall, Entity, string> {
+    const start = ent(c.start)
+    if (!qa.question.includes(start.name)) fail(`the start entity ${start.name} is not named in the question`)
+    yield* open(start, [start.name, `${entityType(start.type)?.noun ?? ''} ${start.name}`])
+    return yield* walk(start, c.steps, c.edges)
+  }
+
+  /** A value of an opened entity's page, as the page prints it (the number the oracle then uses). */
+  const readValue = (e: Entity, attr: string): { shown: string; value: number | string } => {
+    const spec = attributeSpec(e.type, attr) ?? fail(`type ${e.type} has no attribute ${attr}`)
+    const v = e.attrs[attr]
+    if (v === undefined) fail(`${e.name} has no ${attr}`)
+    const text = opened.get(e.url) ?? fail(`page of ${e.name} was never opened`)
+    const printed = formatAttr(spec, v)
+    if (!text.includes(printed)) fail(`the ${spec.label} of ${e.name} (${printed}) is not in its accessed page`)
+    return { shown: formatAttr({ ...spec, unit: undefined }, v), value: v }
+  }
+  const titleOf = (e: Entity): string => (opened.get(e.url) ?? fail(`page of ${e.name} was never opened`)).split('\n')[0]
+
+  const terminal = (e: Entity, t: Terminal): string => (t.kind === 'entity' ? titleOf(e) : readValue(e, t.attr).shown)
+
+  const meta = qa.meta as Record<string, unknown>
+  if (qa.type === 'simple') {
+    const end = yield* chain(asChain(meta.chain, 'chain'))
+    return terminal(end, asTerminal(meta.terminal, 'terminal'))
+  }
+  if (qa.type === 'parallel') {
+    const ea = yield* chain(asChain(meta.a, 'a'))
+    const eb = yield* chain(asChain(meta.b, 'b'))
+    const op = meta.op
+    if (op === 'same') return ea.url === eb.url ? 'yes' : 'no'
+    const attr = typeof meta.attr === 'string' ? meta.attr : fail('parallel QA without attr')
+    const va = readValue(ea, attr).value
+    const vb = readValue(eb, attr).value
+    if (typeof va !== 'number' || typeof vb !== 'number') return fail(`parallel ${String(op)} over non-numeric ${attr}`)
+    if (op === 'compare') {
+      const order = meta.order === 'min' ? 'min' : 'max'
+      return titleOf((order === 'max') === va > vb ? ea : eb)
+    }
+    const spec = attributeSpec(ea.type, attr) ?? fail(`no attribute ${attr}`)
+    if (op === 'sum') return formatAttr({ ...spec, unit: undefined }, va + vb)
+    if (op === 'difference') return formatAttr({ ...spec, unit: undefined }, Math.abs(va - vb))
+    return fail(`unknown parallel op ${String(op)}`)
+  }
+  if (qa.type === 'combo') {
+    const p2 = meta.part2 as Continuation
+    if (!p2 || !Array.isArray(p2.steps) || !Array.isArray(p2.edges)) fail('combo QA without part2')
+    const t2 = asTerminal(p2.terminal, 'part2.terminal')
+    let subject: Entity
+    if (meta.kind === 'compare-chain') {
+      const p1 = meta.part1 as { attr: string; order: 'max' | 'min'; a: unknown; b: unknown }
+      const ea = yield* chain(asChain(p1?.a, 'part1.a'))
+      const eb = yield* chain(asChain(p1?.b, 'part1.b'))
+      const va = readValue(ea, p1.attr).value
+      const vb = readValue(eb, p1.attr).value
+      subject = (p1.order === 'max') === va > vb ? ea : eb
+    } else if (meta.kind === 'param') {
+      const p1 = meta.part1 as { chain: unknown; attr: string }
+      const pick = meta.pick as { type: string; attr: string }
+      const x = yield* chain(asChain(p1?.chain, 'part1.chain'))
+      const v = readValue(x, p1.attr)
+      // Where to go next: the one entity of pick.type whose pick.attr has the value just read.
+      const found = k.entitiesWith(pick.type, pick.attr, v.value)
+      if (found.length !== 1) fail(`${found.length} entities of type ${pick.type} have ${pick.attr} ${v.shown}; the question needs exactly one`)
+      const p = found[0]
+      if (p2.edges.length > 0) {
+        const e0 = k.edge(p2.edges[0]) ?? fail(`edge ${p2.edges[0]} not in the world`)
+        if ((p2.steps[0].dir === 'fwd' ? e0.source : e0.target) !== p.id) fail(`part 2 does not start at the ${pick.type} whose ${pick.attr} is ${v.shown}`)
+      }
+      const spec = attributeSpec(p.type, pick.attr)
+      const noun = entityType(p.type)?.noun ?? p.type
+      yield* open(p, [`${noun} ${spec?.label ?? pick.attr} ${v.shown}`, `${spec?.label ?? pick.attr} ${v.shown}`, `${noun} ${v.shown}`, v.shown])
+      readValue(p, pick.attr)
+      subject = p
+    } else return fail(`unknown combo kind ${String(meta.kind)}`)
+    const end = yield* walk(subject, p2.steps, p2.edges)
+    return terminal(end, t2)
+  }
+  return fail(`unknown QA type ${String(qa.type)}`)
+}

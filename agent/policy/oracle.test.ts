@@ -1,0 +1,68 @@
+// agent/policy/oracle tests: the oracle solves Simple (entity and attribute terminals), Parallel (compare, sum) and
+// Combo QA of the fixture through the real env with F1 = 1, and says why when a page cannot be found or evidence is
+// missing.
+import { openFixtureWorld, FIXTURE_DOCS } from '../../gym/fixtures/fixture-world'
+import { makeEnv } from '../../gym/make-env'
+import type { Qa } from '../../world/types'
+import { runOracle } from './oracle'
+import { ORACLE_KNOWLEDGE, ORACLE_QA } from './oracle-fixture'
+
+const CHECK = { budgets: { maxTurns: 1000, maxResponseTokens: 1024, maxContextTokens: 100_000_000 } }
+
+describe('oracle', () => {
+  const world = openFixtureWorld({ qa: ORACLE_QA })
+  it.each(ORACLE_QA.map((q) => [q.id, q] as const))('solves %s with F1 = 1', async (_id, qa) => {
+    const r = await runOracle(makeEnv(world, qa, CHECK), qa, ORACLE_KNOWLEDGE)
+    expect(r).toMatchObject({ f1: 1, stopReason: 'answer' })
+    expect(r.failure).toBeUndefined()
+  })
+
+  it('needs two tool calls per page: 3 hops + start = 8 calls + answer', async () => {
+    const qa = ORACLE_QA[0]
+    const r = await runOracle(makeEnv(world, qa, CHECK), qa, ORACLE_KNOWLEDGE)
+    expect(r.turns).toBe(9)
+  })
+
+  it('reports a page that no search finds', async () => {
+    const hidden = openFixtureWorld({ qa: ORACLE_QA, docs: FIXTURE_DOCS })
+    const noHarrow = { ...hidden, search: async (q: string, k: number) => (await hidden.search(q, k)).filter((r) => r.title !== 'Harrow House') }
+    const qa = ORACLE_QA[0]
+    const r = await runOracle(makeEnv(noHarrow, qa, CHECK), qa, ORACLE_KNOWLEDGE)
+    expect(r.f1).toBe(0)
+    expect(r.failure).toMatch(/^no search found the page of Harrow House \(https:\/\/fixture.wiki\/Harrow_House\); queries tried: "Harrow House"/)
+  })
+
+  it('reports evidence missing from the accessed text', async () => {
+    const qa: Qa = { ...ORACLE_QA[0], evidence: ORACLE_QA[0].evidence.map((e, i) => (i === 1 ? { ...e, sentence: 'It was printed by Harrow House.' } : e)) }
+    const r = await runOracle(makeEnv(world, qa, CHECK), qa, ORACLE_KNOWLEDGE)
+    expect(r.failure).toMatch(/^evidence sentence of edge e2 is not in the accessed text/)
+  })
+
+  it('reports pages cut by the observation cap', async () => {
+    const qa = ORACLE_QA[0]
+    const r = await runOracle(makeEnv(world, qa, { ...CHECK, observationCap: 100 }), qa, ORACLE_KNOWLEDGE)
+    expect(r.f1).toBe(0)
+    expect(r.failure).toMatch(/no search found the page of The Glass Orchard|is not in the accessed text/)
+  })
+
+  it('under the paper budget of 16 turns a long walk is truncated, and says so', async () => {
+    const qa = ORACLE_QA[4]
+    const r = await runOracle(makeEnv(world, qa, { budgets: { maxTurns: 4, maxResponseTokens: 1024, maxContextTokens: 32768 } }), qa, ORACLE_KNOWLEDGE)
+    expect(r.failure).toMatch(/^the env stopped the episode: max_turns/)
+  })
+})
+
+describe('checkWithOracle', () => {
+  it('reports totals, per-type counts, turns and failures with reasons', async () => {
+    const { checkWithOracle } = await import('./oracle-check')
+    const broken: Qa = { ...ORACLE_QA[1], id: 's-broken', evidence: [{ hop: 0, url: 'https://fixture.wiki/The_Glass_Orchard', sentence: 'nope' }] }
+    const qas = [...ORACLE_QA, broken]
+    const world = openFixtureWorld({ qa: qas })
+    const r = await checkWithOracle(world, ORACLE_KNOWLEDGE, qas, { quiet: true })
+    expect(r).toMatchObject({ total: 7, solved: 6, byType: { simple: { total: 3, solved: 2 }, parallel: { total: 2, solved: 2 }, combo: { total: 2, solved: 2 } } })
+    expect(r.failures).toHaveLength(1)
+    expect(r.failures[0]).toMatchObject({ qaId: 's-broken', type: 'simple', f1: 0 })
+    expect(r.failures[0].failure).toMatch(/evidence sentence of edge e2 is not in the accessed text/)
+    expect(r.turns.max).toBe(9)
+  })
+})

@@ -1,0 +1,185 @@
+// gym/env: SearchEnv, the single-use async environment for one question — system prompt + question, then per
+// assistant turn: parse (protocol), run search/access on a GymWorld, observe, or score the answer (reward spec).
+// Budgets, statistics and faults are wrappers (gym/wrappers); this file never throws out of step().
+import type { Qa } from '../world/types'
+import { getProtocol, toolSchemas } from './protocol'
+import type { FunctionSchema } from './protocol/tools'
+import type { GymToolCall, ParsedTurn, Protocol, ProtocolContext, ProtocolName, ToolName } from './protocol/types'
+import { capObservation } from './observation-cap'
+import { computeReward, parseRewardSpec, type RewardSpec } from './reward'
+import { ToolFaultError } from './tool-errors'
+import type { AssistantAction, ChatMessage, Env, Observation, StepResult, StopReason } from './types'
+import type { GymWorld } from './world-view'
+
+export interface EnvOptions {
+  protocol?: ProtocolName | Protocol
+  reward?: string | RewardSpec
+  /** Search results per call (default 5). */
+  topK?: number
+  /** Longest tool observation in characters before it is cut with a note (default 8,000). */
+  observationCap?: number
+  /** Tool calls allowed per turn (default 1). */
+  maxCallsPerTurn?: number
+  /** Longest query/URL argument (default 2,048 characters). */
+  maxArgChars?: number
+  /** Enabled tools (default both; ['search'] for the no-Access ablation). */
+  tools?: ToolName[]
+}
+
+/** An Env that also exposes what wrappers and servers need. */
+export interface GymEnv extends Env {
+  readonly qa: Qa
+  /** OpenAI function schemas of the enabled tools (for `tools=` in chat-completions requests). */
+  readonly tools: FunctionSchema[]
+  readonly done: boolean
+  /** End the episode from outside (budgets): truncated, scored as "no answer". Idempotent. */
+  finish(reason: StopReason, note?: string): Promise<StepResult>
+}
+
+export class SearchEnv implements GymEnv {
+  readonly qa: Qa
+  readonly tools: FunctionSchema[]
+  private readonly world: GymWorld
+  private readonly protocol: Protocol
+  private readonly spec: RewardSpec
+  private readonly topK: number
+  private readonly cap: number
+  private readonly ctx: ProtocolContext
+  private started = false
+  private finished = false
+  private stop?: StopReason
+  private turn = 0
+  private malformed = 0
+  private validSearches = 0
+
+  constructor(world: GymWorld, qa: Qa, opts: EnvOptions = {}) {
+    this.world = world
+    this.qa = qa
+    this.protocol = getProtocol(opts.protocol)
+    this.spec = parseRewardSpec(opts.reward ?? 'f1')
+    this.topK = opts.topK ?? 5
+    this.cap = opts.observationCap ?? 8000
+    const tools = opts.tools ?? ['search', 'access']
+    this.tools = toolSchemas(tools)
+    this.ctx = { tools, maxCallsPerTurn: opts.maxCallsPerTurn ?? 1, turn: 0, maxArgChars: opts.maxArgChars ?? 2048 }
+  }
+
+  get done(): boolean {
+    return this.finished
+  }
+
+  async initialObservation(): Promise<Observation> {
+    this.started = true
+    return [{ role: 'system', content: this.protocol.systemPrompt(this.ctx) }, this.protocol.questionMessage(this.qa.question)]
+  }
+
+  async step(action: AssistantAction | string): Promise<StepResult> {
+    if (this.finished)
+      return {
+        observation: [],
+        reward: 0,
+        terminated: this.stop === 'answer',
+        truncated: this.stop !== 'answer',
+        stopReason: this.stop,
+        metrics: { after_done: 1 },
+        logs: { error: 'the episode has already ended; create a new env for a new episode' },
+      }
+    try {
+      return await this.stepUnsafe(action)
+    } catch (e) {
+      // A bug or an engine failure outside tool calls: end the episode, do not throw into the trainer.
+      const r = this.end('error', undefined)
+      r.logs.error = e instanceof Error ? e.message : String(e)
+      return r
+    }
+  }
+
+  private async stepUnsafe(action: AssistantAction | string): Promise<StepResult> {
+    if (!this.started) this.started = true
+    this.turn++
+    this.ctx.turn = this.turn
+    const a: AssistantAction = typeof action === 'string' ? { text: action } : action ?? { text: '' }
+    const parsed: ParsedTurn = this.protocol.parse(a, this.ctx)
+    const metrics: Record<string, number> = { turn: this.turn }
+    if (parsed.kind === 'answer') return this.end('answer', parsed.answer)
+    if (parsed.kind === 'malformed') {
+      this.malformed++
+      metrics.malformed = 1
+      metrics[`malformed/${parsed.error}`] = 1
+      return {
+        observation: this.protocol.corrective(parsed, this.ctx),
+        reward: 0,
+        terminated: false,
+        truncated: false,
+        metrics,
+        logs: { malformed: `${parsed.error}: ${parsed.message}` },
+      }
+    }
+    const observation: ChatMessage[] = []
+    const logs: Record<string, string> = {}
+    for (const call of parsed.calls) observation.push(await this.runTool(call, metrics, logs))
+    return { observation, reward: 0, terminated: false, truncated: false, metrics, logs }
+  }
+
+  private async runTool(call: GymToolCall, m: Record<string, number>, logs: Record<string, string>): Promise<ChatMessage> {
+    const inc = (k: string, v = 1) => (m[k] = (m[k] ?? 0) + v)
+    const t0 = performance.now()
+    let text: string
+    const what = call.name
+    inc(`${what}_calls`)
+    try {
+      if (call.name === 'search') {
+        const results = await this.world.search(call.query, this.topK)
+        if (results.length === 0) inc('search_empty')
+        inc('search_ok')
+        this.validSearches++
+        text = this.protocol.renderSearch(results, call.query)
+      } else {
+        const page = await this.world.access(call.url)
+        if (page === undefined) {
+          inc('access_not_found')
+          text = `No such page: ${JSON.stringify(call.url.slice(0, 300))}. Open URLs exactly as they appear in search results.`
+        } else {
+          inc('access_ok')
+          text = `${page.title}\nURL: ${page.url}\n\n${page.text}`
+        }
+      }
+    } catch (e) {
+      inc(`${what}_errors`)
+      if (e instanceof ToolFaultError) {
+        inc(`${what}_${e.kind}`)
+        text = `${what === 'search' ? 'Search' : 'Access'} failed: ${e.message}. You may try again.`
+      } else {
+        text = `${what === 'search' ? 'Search' : 'Access'} failed because of an internal error. You may try again.`
+      }
+      logs[`${what}_error`] = e instanceof Error ? e.message : String(e)
+    }
+    inc('tool_latency_ms', performance.now() - t0)
+    const capped = capObservation(text, this.cap, what === 'access' ? 'Page' : 'Output')
+    if (capped.truncated) inc('obs_truncated')
+    inc('obs_chars', capped.text.length)
+    return this.protocol.toolResult(call, capped.text)
+  }
+
+  async finish(reason: StopReason, note?: string): Promise<StepResult> {
+    if (this.finished) return this.step('')
+    const r = this.end(reason, undefined)
+    if (note) r.logs.stop = note
+    return r
+  }
+
+  private end(reason: StopReason, answer: string | undefined): StepResult {
+    this.finished = true
+    this.stop = reason
+    const { reward, metrics } = computeReward(this.spec, {
+      answer,
+      golds: [this.qa.answer, ...this.qa.aliases],
+      malformedTurns: this.malformed,
+      validSearches: this.validSearches,
+    })
+    metrics.turn = this.turn
+    const logs: Record<string, string> = { gold: this.qa.answer }
+    if (answer !== undefined) logs.answer = answer
+    return { observation: [], reward, terminated: reason === 'answer', truncated: reason !== 'answer', stopReason: reason, metrics, logs }
+  }
+}

@@ -1,0 +1,110 @@
+// gym/make-env: one typed options object (unknown keys rejected) → a ready GymEnv for one QA: the world's tools
+// (no-Access ablation, seeded faults) → SearchEnv → budgets → episode statistics. The one place wrappers compose.
+import { mergeStrict } from '../infra/config'
+import { GymError } from '../infra/errors'
+import { Rng } from '../infra/rng'
+import type { Qa } from '../world/types'
+import { SearchEnv, type GymEnv } from './env'
+import { getProtocol } from './protocol'
+import type { ProtocolName } from './protocol/types'
+import { parseRewardSpec } from './reward'
+import { DEFAULT_BUDGETS, withBudgets, type Budgets } from './wrappers/budgets'
+import { withEpisodeStats } from './wrappers/episode-stats'
+import { hasFaults, NO_FAULTS, withFaults, type FaultRates } from './wrappers/faults'
+import { withFullDocumentSearch } from './wrappers/no-access'
+import type { TokenCounter } from './wrappers/token-count'
+import type { GymWorld } from './world-view'
+
+export interface GymOptions {
+  protocol: ProtocolName
+  /** Reward spec: f1 | em+format | r1-searcher-stage1 | r1-searcher-stage2 | terms joined by '+'. */
+  reward: string
+  topK: number
+  observationCap: number
+  maxCallsPerTurn: number
+  maxArgChars: number
+  /** false: the no-Access ablation (search returns whole documents; access disabled). */
+  access: boolean
+  budgets: Budgets
+  faults: FaultRates
+  /** Episode index, mixed into the fault Rng so repeated rollouts of one question differ reproducibly. */
+  episode: number
+}
+
+export const DEFAULT_GYM_OPTIONS: GymOptions = {
+  protocol: 'hermes',
+  reward: 'f1',
+  topK: 5,
+  observationCap: 8000,
+  maxCallsPerTurn: 1,
+  maxArgChars: 2048,
+  access: true,
+  budgets: { ...DEFAULT_BUDGETS },
+  faults: { ...NO_FAULTS },
+  episode: 0,
+}
+
+/** Validate options (unknown keys, types, ranges) and fill defaults. Throws ConfigError/GymError with a clear message. */
+export function resolveGymOptions(input: unknown): GymOptions {
+  const o = mergeStrict(DEFAULT_GYM_OPTIONS, input, 'gym options')
+  getProtocol(o.protocol)
+  parseRewardSpec(o.reward)
+  const intIn = (name: string, v: number, lo: number, hi: number) => {
+    if (!Number.isInteger(v) || v < lo || v > hi) throw new GymError('options.range', `${name} must be an integer in [${lo}, ${hi}], got ${v}`)
+  }
+  intIn('topK', o.topK, 1, 100)
+  intIn('observationCap', o.observationCap, 100, 10_000_000)
+  intIn('maxCallsPerTurn', o.maxCallsPerTurn, 1, 16)
+  intIn('maxArgChars', o.maxArgChars, 1, 100_000)
+  intIn('budgets.maxTurns', o.budgets.maxTurns, 1, 1000)
+  intIn('budgets.maxResponseTokens', o.budgets.maxResponseTokens, 1, 1_000_000)
+  intIn('budgets.maxContextTokens', o.budgets.maxContextTokens, 1, 100_000_000)
+  intIn('episode', o.episode, 0, Number.MAX_SAFE_INTEGER)
+  for (const k of ['searchTimeout', 'searchRateLimit', 'searchEmpty', 'accessFailure', 'latencyRate'] as const) {
+    const v = o.faults[k]
+    if (!(v >= 0 && v <= 1)) throw new GymError('options.range', `faults.${k} must be a probability in [0, 1], got ${v}`)
+  }
+  if (o.faults.searchTimeout + o.faults.searchRateLimit + o.faults.searchEmpty > 1)
+    throw new GymError('options.range', 'faults.searchTimeout + searchRateLimit + searchEmpty must be at most 1')
+  intIn('faults.latencyMs', o.faults.latencyMs, 0, 600_000)
+  intIn('faults.timeoutMs', o.faults.timeoutMs, 0, 600_000)
+  return o
+}
+
+/** A ready env for one question (by Qa or id). Options are validated; an unknown QA id is a GymError. */
+export function makeEnv(
+  world: GymWorld,
+  qa: Qa | string,
+  options: Partial<GymOptions> | GymOptions = {},
+  count?: TokenCounter,
+): GymEnv & { stats: ReturnType<typeof withEpisodeStats>['stats'] } {
+  const o = resolveGymOptions(options)
+  const q = typeof qa === 'string' ? world.qa(qa) : qa
+  if (!q) throw new GymError('env.unknown_qa', `no QA with id '${String(qa)}' in world '${world.name}'; list ids with the world's QA export`)
+  let tools: GymWorld = world
+  if (!o.access) tools = withFullDocumentSearch(tools)
+  if (hasFaults(o.faults)) tools = withFaults(tools, o.faults, Rng.derive(o.faults.seed, 'faults', q.id, o.episode))
+  const base = new SearchEnv(tools, q, {
+    protocol: o.protocol,
+    reward: o.reward,
+    topK: o.topK,
+    observationCap: o.observationCap,
+    maxCallsPerTurn: o.maxCallsPerTurn,
+    maxArgChars: o.maxArgChars,
+    tools: o.access ? ['search', 'access'] : ['search'],
+  })
+  return withEpisodeStats(withBudgets(base, o.budgets, count), count)
+}
+
+/** N envs for one question (a GRPO group): episodes episode, episode+1, … so injected faults differ reproducibly. */
+export function makeEnvGroup(
+  world: GymWorld,
+  qa: Qa | string,
+  n: number,
+  options: Partial<GymOptions> = {},
+  count?: TokenCounter,
+): ReturnType<typeof makeEnv>[] {
+  if (!Number.isInteger(n) || n < 1) throw new GymError('options.range', `group size must be a positive integer, got ${n}`)
+  const base = options.episode ?? 0
+  return Array.from({ length: n }, (_, i) => makeEnv(world, qa, { ...options, episode: base + i }, count))
+}

@@ -1,0 +1,23 @@
+// gym/protocol/index: the protocol registry (hermes default, openai, search-r1) and the protocol types.
+import { GymError } from '../../infra/errors'
+import { hermesProtocol } from './hermes'
+import { openAiProtocol } from './openai'
+import { searchR1Protocol } from './search-r1'
+import type { Protocol, ProtocolName } from './types'
+
+export * from './types'
+export { toolSchemas, TOOL_SCHEMAS } from './tools'
+
+export const PROTOCOLS: Record<ProtocolName, Protocol> = {
+  hermes: hermesProtocol,
+  openai: openAiProtocol,
+  'search-r1': searchR1Protocol,
+}
+
+export function getProtocol(p: ProtocolName | Protocol | undefined): Protocol {
+  if (p === undefined) return hermesProtocol
+  if (typeof p !== 'string') return p
+  const found = (PROTOCOLS as Record<string, Protocol | undefined>)[p]
+  if (!found) throw new GymError('protocol.unknown', `unknown protocol '${p}': use one of ${Object.keys(PROTOCOLS).join(', ')}`)
+  return found
+}

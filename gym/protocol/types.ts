@@ -1,0 +1,78 @@
+// gym/protocol/types: how an action protocol turns an assistant turn into tool calls or an answer, and tool results
+// back into messages. Protocols know the tool names and argument shapes, not the world or the reward.
+import type { AssistantAction, ChatMessage } from '../types'
+import type { SearchResult } from '../world-view'
+
+export type ToolName = 'search' | 'access'
+
+/** A validated call of one of the env's tools. */
+export type GymToolCall =
+  | { id: string; name: 'search'; query: string }
+  | { id: string; name: 'access'; url: string }
+
+/** Every way a turn can be malformed; each is counted in metrics as `malformed/<kind>`. */
+export type MalformedKind =
+  | 'empty_turn'
+  | 'no_action'
+  | 'bad_json'
+  | 'bad_tool_call'
+  | 'unknown_tool'
+  | 'tool_disabled'
+  | 'missing_argument'
+  | 'bad_argument'
+  | 'too_many_calls'
+  | 'multiple_answers'
+  | 'empty_answer'
+  | 'text_after_answer'
+  | 'answer_with_tool_call'
+  | 'unclosed_tag'
+
+export const MALFORMED_KINDS: readonly MalformedKind[] = [
+  'empty_turn',
+  'no_action',
+  'bad_json',
+  'bad_tool_call',
+  'unknown_tool',
+  'tool_disabled',
+  'missing_argument',
+  'bad_argument',
+  'too_many_calls',
+  'multiple_answers',
+  'empty_answer',
+  'text_after_answer',
+  'answer_with_tool_call',
+  'unclosed_tag',
+]
+
+export type ParsedTurn =
+  | { kind: 'tools'; calls: GymToolCall[] }
+  | { kind: 'answer'; answer: string }
+  | { kind: 'malformed'; error: MalformedKind; message: string; /** OpenAI call ids that still need a tool reply */ callIds?: string[] }
+
+export interface ProtocolContext {
+  /** Tools enabled in this env (access is off in the no-Access ablation). */
+  tools: readonly ToolName[]
+  /** Tool calls allowed in one turn (default 1). */
+  maxCallsPerTurn: number
+  /** Assistant turn number, 1-based (for generated call ids). */
+  turn: number
+  /** Longest accepted query / URL, in characters. */
+  maxArgChars: number
+}
+
+export interface Protocol {
+  readonly name: ProtocolName
+  /** The system prompt: task, tool schemas, call and answer format. */
+  systemPrompt(ctx: ProtocolContext): string
+  /** The user message carrying the question. */
+  questionMessage(question: string): ChatMessage
+  parse(action: AssistantAction, ctx: ProtocolContext): ParsedTurn
+  /** Text of a search observation (before the observation cap). */
+  renderSearch(results: SearchResult[], query: string): string
+  /** Messages answering one tool call (text already rendered and capped). */
+  toolResult(call: GymToolCall, text: string): ChatMessage
+  /** The corrective observation for a malformed turn. */
+  corrective(turn: Extract<ParsedTurn, { kind: 'malformed' }>, ctx: ProtocolContext): ChatMessage[]
+}
+
+export type ProtocolName = 'hermes' | 'openai' | 'search-r1'

@@ -1,0 +1,106 @@
+// gym/reward: composable episode reward specs (paper F1, Search-R1 lab EM+format, R1-Searcher stage 1/2) over an
+// episode outcome. The answer metrics themselves live in answer-metrics; this file knows no protocol or world.
+import { GymError } from '../infra/errors'
+import { scoreAnswer } from './answer-metrics'
+
+export { normalizeAnswer, f1Score, exactMatch, scoreAnswer } from './answer-metrics'
+
+/** What a reward can depend on: the final answer (if the episode ended with a valid one) and how the episode went. */
+export interface EpisodeOutcome {
+  /** The parsed final answer; undefined when the episode ended without a valid answer (truncated, error). */
+  answer?: string
+  /** Gold answer followed by its aliases. */
+  golds: readonly string[]
+  /** Turns rejected as malformed (bad JSON, unknown tool, ...). */
+  malformedTurns: number
+  /** Search calls that were well formed and returned without a tool failure. */
+  validSearches: number
+}
+
+/** One additive term of a reward. */
+export type RewardTerm =
+  /** Token-level F1 of the answer (0 without one). */
+  | 'f1'
+  /** Exact match of the answer (0 without one). */
+  | 'em'
+  /** Search-R1 lab: 0 with a valid final answer, −0.1 without. */
+  | 'format'
+  /** R1-Searcher stage 1: +0.5 when the whole episode is well formed and ends with an answer, else 0. */
+  | 'format-bonus'
+  /** R1-Searcher stage 2: 0 when the whole episode is well formed and ends with an answer, else −2. */
+  | 'format-penalty'
+  /** R1-Searcher stage 1: +0.5 when the episode made at least one valid retrieval. */
+  | 'retrieval'
+
+const TERMS: readonly RewardTerm[] = ['f1', 'em', 'format', 'format-bonus', 'format-penalty', 'retrieval']
+
+export interface RewardSpec {
+  name: string
+  terms: RewardTerm[]
+}
+
+/** Named presets; any `a+b` combination of terms is accepted as well. */
+export const REWARD_PRESETS: Record<string, RewardTerm[]> = {
+  f1: ['f1'],
+  em: ['em'],
+  'em+format': ['em', 'format'],
+  'f1+format': ['f1', 'format'],
+  'r1-searcher-stage1': ['format-bonus', 'retrieval'],
+  'r1-searcher-stage2': ['f1', 'format-penalty'],
+}
+
+/** Parse a spec name: a preset, or terms joined by '+'. */
+export function parseRewardSpec(spec: string | RewardSpec): RewardSpec {
+  if (typeof spec !== 'string') return spec
+  const preset = REWARD_PRESETS[spec]
+  if (preset) return { name: spec, terms: [...preset] }
+  const parts = spec.split('+').map((s) => s.trim())
+  for (const p of parts) {
+    if (!(TERMS as readonly string[]).includes(p))
+      throw new GymError(
+        'reward.unknown_spec',
+        `unknown reward spec '${spec}': use a preset (${Object.keys(REWARD_PRESETS).join(', ')}) or terms joined by '+' (${TERMS.join(', ')})`,
+      )
+  }
+  return { name: spec, terms: parts as RewardTerm[] }
+}
+
+export interface RewardResult {
+  reward: number
+  /** f1, em, format_ok and one `reward/<term>` per term. */
+  metrics: Record<string, number>
+}
+
+export function computeReward(spec: RewardSpec, o: EpisodeOutcome): RewardResult {
+  const answered = o.answer !== undefined
+  const { f1, em } = answered ? scoreAnswer(o.answer as string, o.golds) : { f1: 0, em: 0 }
+  const strictFormat = answered && o.malformedTurns === 0
+  const metrics: Record<string, number> = { f1, em, answered: answered ? 1 : 0, format_ok: strictFormat ? 1 : 0 }
+  let reward = 0
+  for (const t of spec.terms) {
+    let v: number
+    switch (t) {
+      case 'f1':
+        v = f1
+        break
+      case 'em':
+        v = em
+        break
+      case 'format':
+        v = answered ? 0 : -0.1
+        break
+      case 'format-bonus':
+        v = strictFormat ? 0.5 : 0
+        break
+      case 'format-penalty':
+        v = strictFormat ? 0 : -2
+        break
+      case 'retrieval':
+        v = o.validSearches > 0 ? 0.5 : 0
+        break
+    }
+    metrics[`reward/${t}`] = v
+    reward += v
+  }
+  return { reward, metrics }
+}

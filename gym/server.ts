@@ -1,0 +1,288 @@
+// gym/server: the gym over HTTP (hono on @hono/node-server) — env sessions (create by QA id or split+index, step,
+// close), stateless search/access, Search-R1's /retrieve, health; bearer token, body/query/env limits, idle expiry.
+// Every bad input is a 4xx JSON error {error: {code, message}}. Built from any GymWorld (fixture or openGymWorld).
+import { timingSafeEqual, createHash } from 'node:crypto'
+import type { AddressInfo } from 'node:net'
+import { serve } from '@hono/node-server'
+import { Hono, type Context } from 'hono'
+import { bodyLimit } from 'hono/body-limit'
+import { mergeStrict } from '../infra/config'
+import { ConfigError, GymError, SearchError, SearchGymError } from '../infra/errors'
+import type { Split } from '../world/types'
+import { EnvRegistry } from './env-registry'
+import { makeEnv, resolveGymOptions, type GymOptions } from './make-env'
+import { action as readAction, bool, HttpError, int, onlyKeys, parseJsonBody, str, type Body } from './server-validate'
+import type { GymWorld, SearchResult } from './world-view'
+
+export interface GymServerOptions {
+  /** Bearer token required on every route but /health; empty: no auth. */
+  token: string
+  maxBodyBytes: number
+  maxQueryChars: number
+  maxUrlChars: number
+  maxActionChars: number
+  maxEnvs: number
+  envIdleMs: number
+  maxTopK: number
+  maxBatchQueries: number
+  /** Options every created env starts from; a create request may override them. */
+  envDefaults: Partial<GymOptions>
+}
+
+export const DEFAULT_SERVER_OPTIONS: GymServerOptions = {
+  token: '',
+  maxBodyBytes: 1 << 20,
+  maxQueryChars: 2048,
+  maxUrlChars: 2048,
+  maxActionChars: 200_000,
+  maxEnvs: 4096,
+  envIdleMs: 10 * 60_000,
+  maxTopK: 50,
+  maxBatchQueries: 256,
+  envDefaults: {},
+}
+
+export interface GymServer {
+  app: Hono
+  registry: EnvRegistry
+  options: GymServerOptions
+  dispose(): void
+}
+
+const digest = (s: string) => createHash('sha256').update(s).digest()
+
+function statusOf(e: unknown): { status: 400 | 401 | 404 | 409 | 413 | 415 | 429 | 500 | 503; code: string; message: string } {
+  if (e instanceof HttpError) return { status: e.status, code: e.code, message: e.message }
+  if (e instanceof SearchGymError) {
+    const byCode: Record<string, 404 | 409 | 429> = {
+      'env.not_found': 404,
+      'env.expired': 404,
+      'env.unknown_qa': 404,
+      'env.busy': 409,
+      'env.limit': 429,
+    }
+    const s = byCode[e.code]
+    if (s) return { status: s, code: e.code, message: e.message }
+    // Option/spec errors are the caller's input; a failing search engine is the server's (503, never for bad input).
+    if (e instanceof SearchError) return { status: 503, code: e.code, message: e.message }
+    if (e instanceof ConfigError || e instanceof GymError) return { status: 400, code: e.code, message: e.message }
+  }
+  return { status: 500, code: 'internal', message: 'internal error; see the server log' }
+}
+
+export function createGymServer(world: GymWorld, options: Partial<GymServerOptions> = {}): GymServer {
+  const o = mergeStrict(DEFAULT_SERVER_OPTIONS, options, 'server options', ['server options.envDefaults'])
+  const envDefaults = resolveGymOptions(o.envDefaults)
+  const registry = new EnvRegistry(o.maxEnvs, o.envIdleMs)
+  const splits = new Map<string, ReturnType<GymWorld['listQa']>>()
+  const qaList = (split?: Split) => {
+    const key = split ?? '*'
+    let l = splits.get(key)
+    if (!l) splits.set(key, (l = world.listQa(split)))
+    return l
+  }
+  const app = new Hono()
+  const tokenDigest = o.token ? digest(o.token) : undefined
+
+  app.onError((err, c) => {
+    const s = statusOf(err)
+    if (s.status === 500) process.stderr.write(`searchgym gym server: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`)
+    return c.json({ error: { code: s.code, message: s.message } }, s.status)
+  })
+  app.notFound((c) => c.json({ error: { code: 'route.not_found', message: `no route ${c.req.method} ${c.req.path.slice(0, 200)}` } }, 404))
+
+  // A response sent before the request body was read (401, 404, 413, ...) leaves unread bytes on the connection:
+  // close it instead of letting a keep-alive client send its next request into them.
+  app.use('*', async (c, next) => {
+    await next()
+    const hasBody = Number(c.req.header('content-length') ?? 0) > 0 || c.req.header('transfer-encoding') !== undefined
+    if (hasBody && !c.req.raw.bodyUsed) c.res.headers.set('connection', 'close')
+  })
+  app.use('*', async (c, next) => {
+    if (tokenDigest && c.req.path !== '/health') {
+      const h = c.req.header('authorization') ?? ''
+      const m = /^Bearer\s+(.+)$/i.exec(h)
+      if (!m || !timingSafeEqual(digest(m[1].trim()), tokenDigest))
+        return c.json({ error: { code: 'auth.unauthorized', message: 'missing or wrong bearer token (Authorization: Bearer TOKEN)' } }, 401)
+    }
+    await next()
+  })
+  // The unread rest of a refused body makes the connection unusable: tell the client not to reuse it.
+  const tooLarge = (c: Context) =>
+    c.json({ error: { code: 'request.too_large', message: `the request body exceeds ${o.maxBodyBytes} bytes` } }, 413, {
+      connection: 'close',
+    })
+  const streamingLimit = bodyLimit({ maxSize: o.maxBodyBytes, onError: tooLarge })
+  app.use('*', async (c, next) => {
+    // With a Content-Length the header decides, and the body is later read on @hono/node-server's fast path
+    // (hono's bodyLimit touches Request.body, which builds a full web Request per call: ~10% of the server's CPU).
+    const te = c.req.header('transfer-encoding')
+    const cl = c.req.header('content-length')
+    if (te === undefined && cl !== undefined) return Number(cl) > o.maxBodyBytes ? tooLarge(c) : next()
+    if (c.req.method === 'GET' || c.req.method === 'HEAD') return next()
+    return streamingLimit(c, next) // chunked uploads: counted while streaming
+  })
+
+  const body = async (c: Context): Promise<Body> => parseJsonBody(await c.req.text())
+
+  app.get('/health', (c) => c.json({ status: 'ok', world: world.name, qa: qaList().length, envs: registry.size }))
+
+  app.get('/v1/qa', (c) => {
+    const split = c.req.query('split')
+    if (split !== undefined && split !== 'train' && split !== 'bench')
+      throw new HttpError(400, 'request.bad_field', 'split must be train or bench')
+    const num = (k: string, d: number, hi: number) => {
+      const v = c.req.query(k)
+      if (v === undefined) return d
+      const n = Number(v)
+      if (!Number.isInteger(n) || n < 0 || n > hi) throw new HttpError(400, 'request.bad_field', `${k} must be an integer in [0, ${hi}]`)
+      return n
+    }
+    const all = qaList(split as Split | undefined)
+    const offset = num('offset', 0, Number.MAX_SAFE_INTEGER)
+    const limit = num('limit', 100, 10_000)
+    // Question metadata only: answers stay on the server.
+    const items = all.slice(offset, offset + limit).map((q) => ({ id: q.id, type: q.type, hops: q.hops, split: q.split, question: q.question }))
+    return c.json({ total: all.length, offset, items })
+  })
+
+  app.post('/v1/envs', async (c) => {
+    const b = await body(c)
+    onlyKeys(b, ['qaId', 'split', 'index', 'options'])
+    const qaId = str(b, 'qaId', 500)
+    let qa
+    if (qaId !== undefined) {
+      if (b.split !== undefined || b.index !== undefined)
+        throw new HttpError(400, 'request.bad_body', 'give either qaId or split + index, not both')
+      qa = world.qa(qaId)
+      if (!qa) throw new HttpError(404, 'qa.not_found', `no QA with id ${JSON.stringify(qaId.slice(0, 100))}`)
+    } else {
+      const split = str(b, 'split', 10, true)
+      if (split !== 'train' && split !== 'bench') throw new HttpError(400, 'request.bad_field', 'split must be train or bench')
+      const list = qaList(split)
+      const index = int(b, 'index', 0, Number.MAX_SAFE_INTEGER)
+      if (index >= list.length) throw new HttpError(404, 'qa.not_found', `split ${split} has ${list.length} questions; index ${index} is out of range`)
+      qa = list[index]
+    }
+    const opts = b.options
+    if (opts !== undefined && (typeof opts !== 'object' || opts === null || Array.isArray(opts)))
+      throw new HttpError(400, 'request.bad_field', 'options must be an object')
+    const merged = resolveGymOptions(mergeOverrides(envDefaults, (opts ?? {}) as Body))
+    const env = makeEnv(world, qa, merged)
+    const envId = registry.add(env)
+    const observation = await env.initialObservation()
+    return c.json({ envId, qa: { id: qa.id, type: qa.type, hops: qa.hops, split: qa.split }, observation, tools: env.tools }, 201)
+  })
+
+  app.post('/v1/envs/:id/step', async (c) => {
+    const b = await body(c)
+    onlyKeys(b, ['action'])
+    const a = readAction(b, o.maxActionChars)
+    const r = await registry.use(c.req.param('id'), (env) => env.step(a))
+    return c.json(r)
+  })
+
+  const close = (c: Context) => {
+    const env = registry.close(c.req.param('id') ?? '')
+    if (!env) throw new HttpError(404, 'env.not_found', 'no open env with this id')
+    return c.json({ closed: true, stats: env.stats() })
+  }
+  app.delete('/v1/envs/:id', close)
+  app.post('/v1/envs/:id/close', close)
+
+  app.post('/v1/search', async (c) => {
+    const b = await body(c)
+    onlyKeys(b, ['query', 'k'])
+    const query = str(b, 'query', o.maxQueryChars, true)
+    const k = int(b, 'k', 1, o.maxTopK, envDefaults.topK)
+    return c.json({ results: query.trim() ? await world.search(query, k) : [] })
+  })
+
+  app.post('/v1/access', async (c) => {
+    const b = await body(c)
+    onlyKeys(b, ['url'])
+    const url = str(b, 'url', o.maxUrlChars, true)
+    const page = await world.access(url.trim())
+    if (!page) throw new HttpError(404, 'access.not_found', `no such page: ${JSON.stringify(url.slice(0, 200))}`)
+    return c.json({ page })
+  })
+
+  // Search-R1's retrieval server: {"queries": [...], "topk": k, "return_scores": bool} → {"result": [[...]]}.
+  app.post('/retrieve', async (c) => {
+    const b = await body(c)
+    onlyKeys(b, ['queries', 'topk', 'return_scores'])
+    const qs = b.queries
+    if (!Array.isArray(qs) || qs.length === 0 || qs.length > o.maxBatchQueries)
+      throw new HttpError(400, 'request.bad_field', `queries must be a non-empty array of at most ${o.maxBatchQueries} strings`)
+    for (const q of qs) {
+      if (typeof q !== 'string') throw new HttpError(400, 'request.bad_field', 'every query must be a string')
+      if (q.length > o.maxQueryChars) throw new HttpError(400, 'request.too_long', `a query has ${q.length} characters; at most ${o.maxQueryChars}`)
+    }
+    const topk = int(b, 'topk', 1, o.maxTopK, 3)
+    const withScores = bool(b, 'return_scores', false)
+    const queries = qs as string[]
+    const hits: SearchResult[][] = world.searchMany
+      ? await world.searchMany(queries, topk)
+      : await Promise.all(queries.map((q) => (q.trim() ? world.search(q, topk) : Promise.resolve([]))))
+    const result = await Promise.all(
+      hits.map(async (list) =>
+        Promise.all(
+          list.map(async (h, rank) => {
+            const page = await world.access(h.url)
+            const document = { id: h.url, contents: `${h.title}\n${page?.text ?? h.snippet}` }
+            // Without an engine score, a rank-based one keeps the order visible to clients that sort.
+            return withScores ? { document, score: h.score ?? 1 / (rank + 1) } : document
+          }),
+        ),
+      ),
+    )
+    return c.json({ result })
+  })
+
+  return { app, registry, options: o, dispose: () => registry.dispose() }
+}
+
+/** Two-level merge of env option overrides (budgets, faults are objects) over the server's defaults. */
+function mergeOverrides(base: GymOptions, over: Body): Body {
+  const out: Body = { ...base }
+  for (const [k, v] of Object.entries(over)) {
+    if (!Object.hasOwn(base, k))
+      throw new HttpError(400, 'config.unknown_key', `unknown env option ${JSON.stringify(k.slice(0, 60))}; known: ${Object.keys(base).join(', ')}`)
+    const cur = (base as unknown as Body)[k]
+    out[k] = typeof cur === 'object' && cur !== null && typeof v === 'object' && v !== null && !Array.isArray(v) ? { ...cur, ...v } : v
+  }
+  return out
+}
+
+export interface RunningGymServer {
+  url: string
+  port: number
+  server: GymServer
+  close(): Promise<void>
+}
+
+/** Listen on host:port (port 0 picks a free one). */
+export async function startGymServer(
+  world: GymWorld,
+  opts: Partial<GymServerOptions> & { host?: string; port?: number } = {},
+): Promise<RunningGymServer> {
+  const { host = '127.0.0.1', port = 0, ...rest } = opts
+  const gs = createGymServer(world, rest)
+  return new Promise((resolve, reject) => {
+    const srv = serve({ fetch: gs.app.fetch, hostname: host, port }, (info: AddressInfo) => {
+      const h = host.includes(':') ? `[${host}]` : host
+      resolve({
+        url: `http://${h}:${info.port}`,
+        port: info.port,
+        server: gs,
+        close: () =>
+          new Promise<void>((res) => {
+            gs.dispose()
+            if ('closeAllConnections' in srv) srv.closeAllConnections()
+            srv.close(() => res())
+          }),
+      })
+    })
+    srv.once('error', (e) => reject(new GymError('server.listen', `cannot listen on ${host}:${port}: ${e.message}`)))
+  })
+}

@@ -1,0 +1,34 @@
+// gym/world-view: GymWorld, the only view of a world the gym has — search, access, QA lookup. Implemented by the
+// fixture (gym/fixtures/fixture-world) and by openGymWorld (a built world folder + its SearchIndex).
+import type { Qa, Split } from '../world/types'
+
+/** One search hit as the agent sees it. */
+export interface SearchResult {
+  title: string
+  url: string
+  snippet: string
+  /** Engine relevance score, when the engine gives one (higher is better). */
+  score?: number
+}
+
+/** A document as Access returns it. */
+export interface Page {
+  title: string
+  url: string
+  text: string
+}
+
+export interface GymWorld {
+  /** Human-readable name (world name or 'fixture'). */
+  readonly name: string
+  /** Top-k hits for a query, best first. May throw (engine down); the env turns that into an observation. */
+  search(query: string, k: number): Promise<SearchResult[]>
+  /** Several queries at once (engines that batch); optional, the server falls back to search(). */
+  searchMany?(queries: string[], k: number): Promise<SearchResult[][]>
+  /** The full document at a URL, or undefined when there is no such page. */
+  access(url: string): Promise<Page | undefined>
+  qa(id: string): Qa | undefined
+  /** All QA, or one split, in a stable order. */
+  listQa(split?: Split): Qa[]
+  close(): Promise<void>
+}

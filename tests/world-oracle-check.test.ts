@@ -1,0 +1,55 @@
+// tests/world-oracle-check: the build's last stage runs the oracle through the real env over every served question;
+// a question it cannot solve (here: its evidence removed from a document) is dropped, reported and never served.
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { buildWorld } from '../world/build'
+import { presetConfig } from '../world/config'
+import { STAGES } from '../world/pipeline'
+import { openDb, tx } from '../infra/store'
+import { setStageStatus } from '../world/store'
+import { readQa } from '../world/qa/store'
+import { oracleCheckStage } from '../agent/world-check-stage'
+
+const root = mkdtempSync(join(tmpdir(), 'sg-oracle-check-'))
+afterAll(() => rmSync(root, { recursive: true, force: true }))
+const stages = [...STAGES, oracleCheckStage]
+
+test('every question of a finished tiny world is solved by the oracle; a broken one is dropped on re-check', async () => {
+  const dir = join(root, 'w')
+  const first = await buildWorld({ config: presetConfig('tiny'), dir, quiet: true, stages })
+  const db = openDb(join(dir, 'world.db'))
+  try {
+    const served = readQa(db, ['train', 'bench'])
+    expect(served.length).toBeGreaterThan(100)
+    const checks = db.prepare('SELECT ok, COUNT(*) AS n FROM qa_check GROUP BY ok').all() as { ok: number; n: number }[]
+    expect(checks).toEqual([{ ok: 1, n: served.length }])
+
+    // break one simple question: remove its last hop's evidence sentence from the document the oracle must read
+    const victim = served.find((q) => q.type === 'simple' && q.split === 'train')!
+    const ev = victim.evidence.filter((e) => e.hop === victim.hops - 1)
+    expect(ev.length).toBeGreaterThan(0)
+    tx(db, () => {
+      for (const e of ev) {
+        const row = db.prepare('SELECT text FROM docs WHERE url = ?').get(e.url) as { text: string }
+        db.prepare('UPDATE docs SET text = ? WHERE url = ?').run(row.text.split(e.sentence).join(' '), e.url)
+      }
+      setStageStatus(db, 'check', 'pending')
+    })
+  } finally {
+    db.close()
+  }
+  const second = await buildWorld({ config: presetConfig('tiny'), dir, quiet: true, stages })
+  expect(second.hash).not.toBe(first.hash)
+  const db2 = openDb(join(dir, 'world.db'), { readonly: true })
+  try {
+    const failed = db2.prepare('SELECT id, reason FROM qa_check WHERE ok = 0').all() as { id: string; reason: string }[]
+    expect(failed.length).toBeGreaterThanOrEqual(1)
+    for (const f of failed) expect(f.reason.length).toBeGreaterThan(0)
+    const labels = new Map((db2.prepare('SELECT id, split FROM qa').all() as { id: string; split: string }[]).map((r) => [r.id, r.split]))
+    for (const f of failed) expect(labels.get(f.id)).toBe('dropped')
+    expect(readQa(db2, ['train', 'bench']).some((q) => failed.some((f) => f.id === q.id))).toBe(false)
+  } finally {
+    db2.close()
+  }
+})
