@@ -1,4 +1,19 @@
-// bench/commands: the `searchgym` sub-commands of the bench package (thin: parse flags, call an exported function).
-import type { Command } from '../infra/cli-util'
+// bench/commands: the `searchgym bench ...` sub-commands (thin: parse flags, call an exported function).
+import type { Argv, Command } from '../infra/cli-util'
+import { defaultBackends, type BenchBackends } from './backends'
+import { compareCommand } from './cmd-compare'
+import { reportCommand } from './cmd-report'
+import { runCommand } from './cmd-run'
+import type { ClientTuning } from './policies'
 
-export const commands: Command[] = []
+/** The `bench` command group over given backends (tests pass fixtures; the CLI the real ones). */
+export function benchCommand(backends: BenchBackends, tuning: ClientTuning = {}): Command {
+  return {
+    command: 'bench <command>',
+    describe: 'SearchGymBench: run policies, report, compare runs',
+    builder: (y: Argv) => y.command([runCommand(backends, tuning), reportCommand, compareCommand]).demandCommand(1),
+    handler: () => {},
+  }
+}
+
+export const commands: Command[] = [benchCommand(defaultBackends)]

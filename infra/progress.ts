@@ -13,6 +13,8 @@ export interface ProgressOptions {
   quiet?: boolean
   /** Minimum milliseconds between two renders. */
   intervalMs?: number
+  /** Extra text shown after the counts on every render (e.g. accuracy so far); a JSON `detail` field otherwise. */
+  detail?: () => string
 }
 
 function fmtSecs(s: number): string {
@@ -46,11 +48,12 @@ export function progress(label: string, total: number, opts: ProgressOptions = {
       const width = 24
       const fill = Math.round((pct / 100) * width)
       const bar = '#'.repeat(fill) + '-'.repeat(width - fill)
-      stream.write(`\r${label} [${bar}] ${count}/${total} ${pct.toFixed(0)}% ${rate.toFixed(0)}/s ETA ${final ? '0s' : fmtSecs(eta)}   `)
+      const extra = opts.detail ? ` | ${opts.detail()}` : ''
+      stream.write(`\r${label} [${bar}] ${count}/${total} ${pct.toFixed(0)}% ${rate.toFixed(0)}/s ETA ${final ? '0s' : fmtSecs(eta)}${extra}   `)
       if (final) stream.write(`\n`)
     } else {
       stream.write(
-        JSON.stringify({ progress: label, done: count, total, rate: Number(rate.toFixed(1)), etaSec: final ? 0 : Number.isFinite(eta) ? Math.round(eta) : null, elapsedSec: Number(secs.toFixed(1)) }) + '\n',
+        JSON.stringify({ progress: label, done: count, total, rate: Number(rate.toFixed(1)), etaSec: final ? 0 : Number.isFinite(eta) ? Math.round(eta) : null, elapsedSec: Number(secs.toFixed(1)), ...(opts.detail ? { detail: opts.detail() } : {}) }) + '\n',
       )
     }
   }

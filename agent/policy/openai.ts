@@ -1,0 +1,59 @@
+// agent/policy/openai: a Policy over any OpenAI-compatible chat endpoint (vLLM, SGLang, OpenAI, DeepSeek, a local engine).
+// Native tool_calls with the gym's search/access tools, or the gym's text protocol (the env parses the text either way).
+// Endpoint failures are retried by the ChatClient and surface as EndpointError — never as model mistakes.
+import type { ChatCompletionTool } from 'openai/resources/chat/completions'
+import type { AssistantTurn, ChatMessage, Policy } from '../../gym/types'
+import { ChatClient, DEFAULT_CHAT_CLIENT, type CallRecord, type ChatClientOptions } from './chat-client'
+import { toOpenAiMessages, type WireProtocol } from './messages'
+import { GYM_TOOLS } from './tools'
+
+/** An assistant turn plus what the call cost; the bench harness records `call` beside the turn. */
+export interface RecordedTurn extends AssistantTurn {
+  call?: CallRecord
+}
+
+export interface OpenAiPolicyOptions extends Partial<Omit<ChatClientOptions, 'baseURL' | 'model'>> {
+  baseURL: string
+  model: string
+  /** 'tools': native tool_calls; 'text': the gym's text protocol, no tools sent. */
+  protocol: WireProtocol
+  /** Function schemas sent with native tool_calls (default: search + access); the env's own when it has them. */
+  tools?: ChatCompletionTool[]
+}
+
+export class OpenAiPolicy implements Policy {
+  readonly name: string
+  readonly protocol: WireProtocol
+  readonly client: ChatClient
+  private readonly tools: ChatCompletionTool[]
+
+  constructor(opts: OpenAiPolicyOptions) {
+    const { protocol, tools, ...rest } = opts
+    this.protocol = protocol
+    this.tools = tools ?? GYM_TOOLS
+    this.client = new ChatClient({ ...DEFAULT_CHAT_CLIENT, ...rest })
+    this.name = `openai:${opts.model}`
+  }
+
+  async act(conversation: ChatMessage[], ctx?: { qaId?: string; signal?: AbortSignal }): Promise<RecordedTurn> {
+    const messages = toOpenAiMessages(conversation, this.protocol)
+    const tools = this.protocol === 'tools' ? this.tools : undefined
+    const { message, record } = await this.client.complete(messages, { callKey: `${ctx?.qaId ?? ''}#${conversation.length}`, signal: ctx?.signal, tools })
+    const turn: RecordedTurn = {
+      text: message.content ?? '',
+      usage: { promptTokens: record.promptTokens, completionTokens: record.completionTokens },
+      call: record,
+    }
+    if (this.protocol === 'tools' && message.tool_calls && message.tool_calls.length > 0) {
+      turn.tool_calls = []
+      let i = 0
+      for (const tc of message.tool_calls) {
+        // Custom (non-function) tool calls are passed on as a function call with raw input; the env rejects them.
+        if (tc.type === 'function') turn.tool_calls.push({ id: tc.id || `call_${i}`, type: 'function', function: { name: tc.function.name, arguments: tc.function.arguments } })
+        else turn.tool_calls.push({ id: tc.id || `call_${i}`, type: 'function', function: { name: tc.custom.name, arguments: tc.custom.input } })
+        i++
+      }
+    }
+    return turn
+  }
+}

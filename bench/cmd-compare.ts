@@ -1,0 +1,33 @@
+// bench/cmd-compare: `searchgym bench compare runs/A runs/B [...]` — paired differences against the first run (thin).
+import { handler, type Argv, type Command } from '../infra/cli-util'
+import { compareRuns, formatComparisonText, loadRun, writeComparison } from './compare'
+
+export interface CompareArgs {
+  runs: string[]
+  out?: string
+  bootstrap: number
+  seed: number
+  groups: 'all' | 'every'
+}
+
+export function compareFromArgs(a: CompareArgs): void {
+  const c = compareRuns(a.runs.map(loadRun), { resamples: a.bootstrap, seed: a.seed })
+  process.stdout.write(formatComparisonText(c, a.groups))
+  if (a.out) {
+    writeComparison(a.out, c)
+    process.stdout.write(`wrote ${a.out}/compare.md, compare.svg, compare.json\n`)
+  }
+}
+
+export const compareCommand: Command = {
+  command: 'compare <runs..>',
+  describe: 'paired differences of runs on the same questions (first run = baseline), with bootstrap CIs and p-values',
+  builder: (y: Argv) =>
+    y
+      .positional('runs', { type: 'string', array: true, describe: 'run directories' })
+      .option('out', { type: 'string', describe: 'write compare.md, compare.svg and compare.json here' })
+      .option('bootstrap', { type: 'number', default: 2000 })
+      .option('seed', { type: 'number', default: 0 })
+      .option('groups', { choices: ['all', 'every'] as const, default: 'every' as const, describe: "print only 'all' or also by type and hops" }),
+  handler: handler((a: unknown) => compareFromArgs(a as CompareArgs)),
+}

@@ -1,0 +1,149 @@
+// bench/cmd-run: `searchgym bench run` — parse flags into a BenchRunConfig and call runBench (thin).
+import { resolve } from 'node:path'
+import { handler, type Argv, type Command } from '../infra/cli-util'
+import { BenchError } from '../infra/errors'
+import { readPriceTable } from '../agent/policy/pricing'
+import { readJsonFile } from '../infra/config'
+import type { BenchBackends } from './backends'
+import { makeJudge, policyFactory, type ClientTuning } from './policies'
+import { ci } from './report'
+import { runBench } from './run'
+import type { BenchRunConfig, PolicyKind } from './types'
+
+export interface RunArgs {
+  world: string
+  split: string
+  policy: PolicyKind
+  model?: string
+  baseUrl?: string
+  apiKeyEnv: string
+  limit?: number
+  concurrency: number
+  protocol: 'tools' | 'text'
+  out: string
+  seed: number
+  timeoutMs: number
+  maxRetries: number
+  temperature?: number
+  maxTokens?: number
+  maxTurns: number
+  ragDocs: number
+  prices?: string
+  judgeModel?: string
+  judgeBaseUrl?: string
+  judgeApiKeyEnv: string
+  gymOptions?: string
+  bootstrap: number
+  retryErrors: boolean
+  quiet: boolean
+}
+
+/** --gym-options: inline JSON or a JSON file (env budgets, faults, reward, topK, access); the gym validates keys. */
+export function parseGymOptions(v: string): Record<string, unknown> {
+  const raw = v.trim().startsWith('{') ? parseJson(v) : readJsonFile(v, 'gym options file')
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new BenchError('bench.args', '--gym-options must be a JSON object, e.g. \'{"budgets": {"maxTurns": 8}}\'')
+  return raw as Record<string, unknown>
+}
+
+function parseJson(v: string): unknown {
+  try {
+    return JSON.parse(v)
+  } catch (e) {
+    throw new BenchError('bench.args', `--gym-options is not valid JSON: ${(e as Error).message}`)
+  }
+}
+
+/** The gym's oracle-check budgets (the paper's 16 turns are a model budget, not a solvability one). */
+export const ORACLE_GYM_OPTIONS: Record<string, unknown> = { budgets: { maxTurns: 1000, maxResponseTokens: 100_000, maxContextTokens: 100_000_000 } }
+
+export function configFromArgs(a: RunArgs, worldId: string): BenchRunConfig {
+  const needsModel = a.policy !== 'oracle'
+  if (a.limit !== undefined && (!Number.isInteger(a.limit) || a.limit < 1)) throw new BenchError('bench.args', `--limit must be a positive integer, got ${a.limit}`)
+  if (a.judgeModel && !a.judgeBaseUrl && !a.baseUrl) throw new BenchError('bench.args', '--judge-model needs --judge-base-url (or --base-url to reuse)')
+  // The oracle writes the gym's text protocol; it proves solvability, so the turn budget is lifted (as the gym's
+  // oracle check does) unless --gym-options says otherwise.
+  const oracle = a.policy === 'oracle'
+  return {
+    world: resolve(a.world),
+    worldId,
+    split: a.split,
+    policy: a.policy,
+    model: needsModel ? (a.model ?? '') : '',
+    baseURL: needsModel ? (a.baseUrl ?? '') : '',
+    apiKeyEnv: a.apiKeyEnv,
+    protocol: oracle ? 'text' : a.protocol,
+    limit: a.limit ?? null,
+    concurrency: a.concurrency,
+    seed: a.seed,
+    timeoutMs: a.timeoutMs,
+    maxRetries: a.maxRetries,
+    temperature: a.temperature ?? null,
+    maxTokens: a.maxTokens ?? null,
+    maxTurns: a.maxTurns,
+    ragDocs: a.ragDocs,
+    prices: a.prices ? readPriceTable(a.prices) : null,
+    judge: a.judgeModel ? { model: a.judgeModel, baseURL: a.judgeBaseUrl ?? a.baseUrl ?? '', apiKeyEnv: a.judgeApiKeyEnv } : null,
+    gym: a.gymOptions ? parseGymOptions(a.gymOptions) : oracle ? { ...ORACLE_GYM_OPTIONS } : null,
+    bootstrap: a.bootstrap,
+  }
+}
+
+export async function runFromArgs(a: RunArgs, backends: BenchBackends, tuning: ClientTuning = {}): Promise<void> {
+  const world = await backends.openWorld(resolve(a.world))
+  try {
+    const config = configFromArgs(a, world.id)
+    const res = await runBench(resolve(a.out), config, {
+      world,
+      policyFor: policyFactory(config, backends, world, process.env, tuning),
+      scorer: backends.scorer,
+      judge: makeJudge(config, process.env, tuning),
+      retryErrors: a.retryErrors,
+      quiet: a.quiet,
+    })
+    const s = res.summary
+    const lines = [
+      `bench run ${config.policy}${config.model ? ` (${config.model})` : ''} on ${s.questions} questions → ${res.outDir}`,
+      `  ran ${res.ran}, resumed ${res.skipped}${res.repairedTornLine ? ' (cut a torn last line)' : ''}`,
+      `  F1 ${ci(s.overall.f1)}  EM ${ci(s.overall.em)}${s.overall.judge ? `  judge ${ci(s.overall.judge)}` : ''}`,
+      `  tools/question ${s.tools.toolCallsPerQuestion.toFixed(2)}, format valid ${(100 * s.tools.formatValidRate).toFixed(1)}%, endpoint retries ${s.endpoint.retries}, lost ${s.endpoint.failedQuestions}`,
+    ]
+    process.stdout.write(lines.join('\n') + '\n')
+  } finally {
+    await world.close()
+  }
+}
+
+export function runCommand(backends: BenchBackends, tuning: ClientTuning = {}): Command {
+  return {
+    command: 'run',
+    describe: 'evaluate a policy on a world split; resumable (rerun the same command to continue)',
+    builder: (y: Argv) =>
+      y
+        .option('world', { type: 'string', demandOption: true, describe: 'world directory (holds world.db)' })
+        .option('split', { type: 'string', default: 'bench' })
+        .option('policy', { choices: ['openai', 'oracle', 'closed-book', 'one-shot-rag'] as const, default: 'openai' as const })
+        .option('model', { type: 'string', describe: 'model name sent to the endpoint' })
+        .option('base-url', { type: 'string', describe: 'OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1' })
+        .option('api-key-env', { type: 'string', default: 'OPENAI_API_KEY', describe: 'environment variable holding the API key' })
+        .option('limit', { type: 'number', describe: 'only the first N questions of the split' })
+        .option('concurrency', { type: 'number', default: 8, describe: 'questions in flight' })
+        .option('protocol', { choices: ['tools', 'text'] as const, default: 'tools' as const, describe: 'native tool_calls, or the gym text protocol' })
+        .option('out', { type: 'string', demandOption: true, describe: 'run directory, e.g. runs/NAME' })
+        .option('seed', { type: 'number', default: 0, describe: 'seed of retry jitter and bootstrap' })
+        .option('timeout-ms', { type: 'number', default: 120000, describe: 'per-request timeout' })
+        .option('max-retries', { type: 'number', default: 5, describe: 'retries on 429/5xx/network/timeout' })
+        .option('temperature', { type: 'number' })
+        .option('max-tokens', { type: 'number' })
+        .option('max-turns', { type: 'number', default: 1000, describe: 'harness safety stop (the env budgets end episodes first)' })
+        .option('rag-docs', { type: 'number', default: 3, describe: 'one-shot-rag: documents opened and put in context' })
+        .option('prices', { type: 'string', describe: 'JSON price table {"model": {"input": usdPerMTok, "output": usdPerMTok}}' })
+        .option('judge-model', { type: 'string', describe: 'LLM-as-judge model (optional)' })
+        .option('judge-base-url', { type: 'string' })
+        .option('judge-api-key-env', { type: 'string', default: 'OPENAI_API_KEY' })
+        .option('gym-options', { type: 'string', describe: 'env options as JSON or a JSON file: budgets, faults, reward, topK, access' })
+        .option('bootstrap', { type: 'number', default: 1000, describe: 'bootstrap resamples for CIs' })
+        .option('retry-errors', { type: 'boolean', default: false, describe: 're-run questions lost to endpoint failures' })
+        .option('quiet', { type: 'boolean', default: false }),
+    handler: handler((a: unknown) => runFromArgs(a as RunArgs, backends, tuning)),
+  }
+}

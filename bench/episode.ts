@@ -1,0 +1,121 @@
+// bench/episode: run one question to the end — env initial observation, policy turns, env steps — and record
+// everything (turns, tool calls, observations, tokens, latency, endpoint failures) as a TrajectoryRecord.
+// It scores with the injected gym scorer; it does not know which policy or world it runs.
+import type { ChatMessage, Env, Policy, StepResult } from '../gym/types'
+import type { Qa } from '../world/types'
+import { EndpointError } from '../agent/policy/chat-client'
+import type { RecordedTurn } from '../agent/policy/openai'
+import { oneLine } from '../infra/errors'
+import { addStepCounts, emptyCounts, finalAnswer } from './env-stats'
+import type { LlmJudge } from './judge'
+import type { AnswerScorer, InfraCounts, TrajectoryRecord, TurnRecord } from './types'
+
+export interface EpisodeOptions {
+  maxTurns: number
+  scorer: AnswerScorer
+  judge?: LlmJudge
+  signal?: AbortSignal
+}
+
+function emptyInfra(): InfraCounts {
+  return { requests: 0, attempts: 0, rateLimited: 0, serverErrors: 0, networkErrors: 0, timeouts: 0 }
+}
+
+function addCall(infra: InfraCounts, call: RecordedTurn['call']): void {
+  if (!call) return
+  infra.requests++
+  infra.attempts += call.attempts
+  infra.rateLimited += call.rateLimited
+  infra.serverErrors += call.serverErrors
+  infra.networkErrors += call.networkErrors
+  infra.timeouts += call.timeouts
+}
+
+export function goldsOf(qa: Qa): string[] {
+  return [qa.answer, ...qa.aliases.filter((a) => a !== qa.answer)]
+}
+
+export async function runEpisode(qa: Qa, env: Env, policy: Policy, opts: EpisodeOptions): Promise<TrajectoryRecord> {
+  const t0 = performance.now()
+  const golds = goldsOf(qa)
+  const counts = emptyCounts()
+  const infra = emptyInfra()
+  const turns: TurnRecord[] = []
+  const tokens = { prompt: 0, completion: 0 }
+  let cost: number | undefined
+  let initial: ChatMessage[] = []
+  let last: StepResult | undefined
+  let status: TrajectoryRecord['status'] = 'ok'
+  let error: string | undefined
+
+  try {
+    initial = await env.initialObservation()
+    const conversation: ChatMessage[] = [...initial]
+    for (let i = 0; i < opts.maxTurns; i++) {
+      const tm = performance.now()
+      const turn: RecordedTurn = await policy.act(conversation, { qaId: qa.id, signal: opts.signal })
+      const latencyMs = performance.now() - tm
+      addCall(infra, turn.call)
+      const promptTokens = turn.usage?.promptTokens ?? 0
+      const completionTokens = turn.usage?.completionTokens ?? 0
+      tokens.prompt += promptTokens
+      tokens.completion += completionTokens
+      if (turn.call?.cost !== undefined) cost = (cost ?? 0) + turn.call.cost
+      const te = performance.now()
+      const step = await env.step({ text: turn.text, tool_calls: turn.tool_calls, numTokens: completionTokens || undefined })
+      const envMs = performance.now() - te
+      addStepCounts(counts, step)
+      const assistant: ChatMessage = { role: 'assistant', content: turn.text }
+      if (turn.tool_calls && turn.tool_calls.length > 0) assistant.tool_calls = turn.tool_calls
+      conversation.push(assistant, ...step.observation)
+      const rec: TurnRecord = { text: turn.text, promptTokens, completionTokens, latencyMs, envMs, observation: step.observation, reward: step.reward, metrics: step.metrics, logs: step.logs }
+      if (turn.tool_calls) rec.tool_calls = turn.tool_calls
+      if (turn.call) rec.call = turn.call
+      turns.push(rec)
+      last = step
+      if (step.terminated || step.truncated) break
+    }
+  } catch (e) {
+    if (e instanceof EndpointError) {
+      status = 'infra_error'
+      addCall(infra, e.record)
+    } else status = 'error'
+    error = oneLine(e)
+  }
+
+  const prediction = last && (last.terminated || last.truncated) ? finalAnswer(last) : null
+  const stopReason = last?.stopReason ?? (last && !(last.terminated || last.truncated) ? 'max_turns' : null)
+  const { f1, em } = prediction === null ? { f1: 0, em: 0 } : opts.scorer(prediction, golds)
+  const rec: TrajectoryRecord = {
+    v: 1,
+    id: qa.id,
+    type: qa.type,
+    hops: qa.hops,
+    question: qa.question,
+    golds,
+    status,
+    prediction,
+    stopReason,
+    formatValid: status === 'ok' && prediction !== null,
+    f1,
+    em,
+    initial,
+    turns,
+    counts,
+    tokens,
+    infra,
+    latencyMs: 0,
+  }
+  if (error !== undefined) rec.error = error
+  if (opts.judge && status === 'ok') {
+    try {
+      // The judge's own cost stays in judge.call; `cost` is the evaluated model's.
+      rec.judge = await opts.judge.judge(qa.id, qa.question, golds, prediction)
+    } catch (e) {
+      rec.judgeError = oneLine(e)
+    }
+  }
+  if (cost !== undefined) rec.cost = cost
+  rec.latencyMs = performance.now() - t0
+  return rec
+}

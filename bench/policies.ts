@@ -1,0 +1,68 @@
+// bench/policies: turn a run config into a policy per question — openai, closed-book, one-shot-rag over one shared
+// ChatClient, or the gym's oracle — and the optional judge. Reads the API key from the named environment variable.
+import type { Policy } from '../gym/types'
+import type { Qa } from '../world/types'
+import { ChatClient, DEFAULT_CHAT_CLIENT, type ChatClientOptions } from '../agent/policy/chat-client'
+import { ClosedBookPolicy } from '../agent/policy/closed-book'
+import { OneShotRagPolicy } from '../agent/policy/one-shot-rag'
+import { OpenAiPolicy } from '../agent/policy/openai'
+import { BenchError } from '../infra/errors'
+import type { BenchBackends } from './backends'
+import { LlmJudge } from './judge'
+import type { BenchRunConfig, BenchWorld } from './types'
+
+export interface ClientTuning {
+  baseBackoffMs?: number
+  maxBackoffMs?: number
+}
+
+function clientOptions(config: BenchRunConfig, env: NodeJS.ProcessEnv, tuning: ClientTuning): ChatClientOptions {
+  if (!config.model) throw new BenchError('bench.args', `--policy ${config.policy} needs --model`)
+  if (!config.baseURL) throw new BenchError('bench.args', `--policy ${config.policy} needs --base-url (e.g. http://127.0.0.1:8000/v1)`)
+  const o: ChatClientOptions = {
+    ...DEFAULT_CHAT_CLIENT,
+    ...tuning,
+    baseURL: config.baseURL,
+    apiKey: env[config.apiKeyEnv] || 'none',
+    model: config.model,
+    timeoutMs: config.timeoutMs,
+    maxRetries: config.maxRetries,
+    seed: config.seed,
+  }
+  if (config.temperature !== null) o.temperature = config.temperature
+  if (config.maxTokens !== null) o.maxTokens = config.maxTokens
+  if (config.prices) o.prices = config.prices
+  return o
+}
+
+export function policyFactory(config: BenchRunConfig, backends: BenchBackends, world: BenchWorld, env: NodeJS.ProcessEnv = process.env, tuning: ClientTuning = {}): (qa: Qa) => Policy {
+  switch (config.policy) {
+    case 'oracle': {
+      if (world.oracle) return (qa) => world.oracle!(qa)
+      const oracle = backends.oracle
+      if (!oracle) throw new BenchError('bench.no_oracle', `world ${world.dir} cannot give an oracle (it needs the world's gold graph)`)
+      return (qa) => oracle(world, qa)
+    }
+    case 'openai': {
+      const { baseURL, model, ...rest } = clientOptions(config, env, tuning)
+      const p = new OpenAiPolicy({ ...rest, baseURL, model, protocol: config.protocol })
+      return () => p
+    }
+    case 'closed-book': {
+      const p = new ClosedBookPolicy(new ChatClient(clientOptions(config, env, tuning)))
+      return () => p
+    }
+    case 'one-shot-rag': {
+      const p = new OneShotRagPolicy(new ChatClient(clientOptions(config, env, tuning)), { protocol: config.protocol, docs: config.ragDocs, maxDocChars: 4000 })
+      return () => p
+    }
+  }
+}
+
+export function makeJudge(config: BenchRunConfig, env: NodeJS.ProcessEnv = process.env, tuning: ClientTuning = {}): LlmJudge | undefined {
+  if (!config.judge) return undefined
+  const j = config.judge
+  return new LlmJudge(
+    new ChatClient({ ...DEFAULT_CHAT_CLIENT, ...tuning, baseURL: j.baseURL, model: j.model, apiKey: env[j.apiKeyEnv] || 'none', timeoutMs: config.timeoutMs, maxRetries: config.maxRetries, seed: config.seed, temperature: 0, ...(config.prices ? { prices: config.prices } : {}) }),
+  )
+}

@@ -1,0 +1,173 @@
+// bench/run: a resumable benchmark run — config.json, an append-only fsync'd trajectories.jsonl (one line per finished
+// question), summary.json and report.md. A killed run continues where it stopped; no question is scored twice.
+// It drives any Policy over any BenchWorld; which policy and which world is the caller's business.
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, unlinkSync, writeFileSync, writeSync } from 'node:fs'
+import { join } from 'node:path'
+import pMap from 'p-map'
+import type { Policy } from '../gym/types'
+import type { Qa } from '../world/types'
+import { canonicalJson } from '../infra/hash'
+import { BenchError } from '../infra/errors'
+import { progress } from '../infra/progress'
+import { runEpisode } from './episode'
+import type { LlmJudge } from './judge'
+import { summarize, type RunSummary } from './metrics'
+import { writeReport } from './report'
+import { latestById, loadTrajectories, TrajectoryWriter } from './trajectory-log'
+import type { AnswerScorer, BenchRunConfig, BenchWorld, TrajectoryRecord } from './types'
+
+export const RUN_FILES = { config: 'config.json', trajectories: 'trajectories.jsonl', summary: 'summary.json', report: 'report.md', lock: '.lock' } as const
+
+/** Config keys that may differ when a run is resumed (they change how, not what, is measured). */
+/** `world` (a path) may move; the world's identity is `worldId`. */
+const RESUMABLE_KEYS = new Set<keyof BenchRunConfig>(['concurrency', 'limit', 'timeoutMs', 'maxRetries', 'bootstrap', 'baseURL', 'apiKeyEnv', 'world'])
+
+export interface RunDeps {
+  world: BenchWorld
+  /** A policy for a question (shared instances are fine; the oracle needs the question). */
+  policyFor: (qa: Qa) => Policy
+  scorer: AnswerScorer
+  judge?: LlmJudge
+  /** Re-run questions whose recorded status is 'infra_error' (their new line supersedes the old). */
+  retryErrors?: boolean
+  quiet?: boolean
+  signal?: AbortSignal
+}
+
+export interface RunResult {
+  outDir: string
+  summary: RunSummary
+  /** Questions run by this invocation. */
+  ran: number
+  /** Questions found done in the log and skipped. */
+  skipped: number
+  /** True when a torn last line (a killed write) was found and cut off. */
+  repairedTornLine: boolean
+}
+
+function checkResumable(path: string, config: BenchRunConfig): void {
+  const old = JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>
+  const now = config as unknown as Record<string, unknown>
+  const keys = [...new Set([...Object.keys(old), ...Object.keys(now)])].sort()
+  const diff = keys.filter((k) => !RESUMABLE_KEYS.has(k as keyof BenchRunConfig) && canonicalJson(old[k] ?? null) !== canonicalJson(now[k] ?? null))
+  if (diff.length > 0)
+    throw new BenchError('bench.config_mismatch', `${path} holds a run with a different ${diff.join(', ')}; resume with the same settings or choose a new --out`)
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM'
+  }
+}
+
+/** One process per run directory; a lock left by a killed process is taken over. */
+function takeLock(outDir: string): () => void {
+  const path = join(outDir, RUN_FILES.lock)
+  for (let tries = 0; tries < 2; tries++) {
+    try {
+      const fd = openSync(path, 'wx')
+      writeSync(fd, String(process.pid))
+      closeSync(fd)
+      return () => {
+        try {
+          unlinkSync(path)
+        } catch {
+          /* already gone */
+        }
+      }
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e
+      const pid = Number(readFileSync(path, 'utf8').trim())
+      if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && isAlive(pid))
+        throw new BenchError('bench.locked', `${outDir} is being written by process ${pid}; wait for it or choose another --out`)
+      unlinkSync(path)
+    }
+  }
+  throw new BenchError('bench.locked', `cannot take the lock ${path}`)
+}
+
+export function selectQuestions(world: BenchWorld, split: string, limit: number | null): Qa[] {
+  const all = world.questions(split)
+  if (all.length === 0) throw new BenchError('bench.no_questions', `world ${world.dir} has no questions in split '${split}'`)
+  return limit !== null ? all.slice(0, limit) : all
+}
+
+export function writeSummary(outDir: string, config: BenchRunConfig, records: TrajectoryRecord[]): RunSummary {
+  const summary = summarize(records, { resamples: config.bootstrap, seed: config.seed })
+  writeFileSync(join(outDir, RUN_FILES.summary), JSON.stringify(summary, null, 2) + '\n')
+  writeReport(outDir, config, summary)
+  return summary
+}
+
+export async function runBench(outDir: string, config: BenchRunConfig, deps: RunDeps): Promise<RunResult> {
+  if (!Number.isInteger(config.concurrency) || config.concurrency < 1) throw new BenchError('bench.concurrency', `--concurrency must be a positive integer, got ${config.concurrency}`)
+  mkdirSync(outDir, { recursive: true })
+  const release = takeLock(outDir)
+  try {
+    const configPath = join(outDir, RUN_FILES.config)
+    const trajPath = join(outDir, RUN_FILES.trajectories)
+    if (existsSync(configPath)) checkResumable(configPath, config)
+    else if (existsSync(trajPath)) throw new BenchError('bench.orphan_log', `${trajPath} exists without ${RUN_FILES.config}; choose a new --out`)
+    writeFileSync(configPath, JSON.stringify(config, null, 2) + '\n')
+
+    const log = loadTrajectories(trajPath)
+    const done = latestById(log.records)
+    const questions = selectQuestions(deps.world, config.split, config.limit)
+    const wanted = new Set(questions.map((q) => q.id))
+    const isDone = (id: string) => {
+      const r = done.get(id)
+      return r !== undefined && !(deps.retryErrors && r.status === 'infra_error')
+    }
+    const pending = questions.filter((q) => !isDone(q.id))
+    const skipped = questions.length - pending.length
+
+    // Accuracy so far over every finished question of this selection (resumed ones included).
+    let nDone = 0
+    let f1Sum = 0
+    let emSum = 0
+    let infraErr = 0
+    for (const [id, r] of done)
+      if (wanted.has(id) && isDone(id)) {
+        nDone++
+        f1Sum += r.f1
+        emSum += r.em
+        if (r.status === 'infra_error') infraErr++
+      }
+    const bar = progress(`bench ${config.policy}`, questions.length, {
+      quiet: deps.quiet,
+      detail: () => (nDone > 0 ? `F1 ${(f1Sum / nDone).toFixed(3)} EM ${(emSum / nDone).toFixed(3)}${infraErr ? ` endpoint-failed ${infraErr}` : ''}` : 'F1 – EM –'),
+    })
+    bar.update(skipped)
+
+    const writer = new TrajectoryWriter(trajPath, log.goodBytes)
+    try {
+      await pMap(
+        pending,
+        async (qa) => {
+          const env = await deps.world.makeEnv(qa, { protocol: config.protocol, gym: config.gym })
+          const rec = await runEpisode(qa, env, deps.policyFor(qa), { maxTurns: config.maxTurns, scorer: deps.scorer, judge: deps.judge, signal: deps.signal })
+          writer.append(rec)
+          nDone++
+          f1Sum += rec.f1
+          emSum += rec.em
+          if (rec.status === 'infra_error') infraErr++
+          bar.tick()
+        },
+        { concurrency: config.concurrency, signal: deps.signal },
+      )
+    } finally {
+      await writer.close()
+      bar.done()
+    }
+
+    const all = latestById(loadTrajectories(trajPath).records)
+    const records = questions.map((q) => all.get(q.id)).filter((r): r is TrajectoryRecord => r !== undefined)
+    const summary = writeSummary(outDir, config, records)
+    return { outDir, summary, ran: pending.length, skipped, repairedTornLine: log.torn }
+  } finally {
+    release()
+  }
+}

@@ -1,0 +1,110 @@
+// tests/bench-baselines: closed-book and one-shot-RAG through the real CLI (child process) against the replay fixture
+// server, an LLM judge on a second endpoint, a price table → cost, and the oracle path (fixture oracle until the
+// gym's lands); their reports render.
+import { execFile } from 'node:child_process'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { promisify } from 'node:util'
+import type { RunSummary } from '../bench/metrics'
+import type { TrajectoryRecord } from '../bench/types'
+import { makeFixtureWorldData, writeFixtureWorld } from './fixtures/fixture-world'
+import { startReplayServer, turnOf, questionOf, type ChatRequest, type ReplayServer } from './fixtures/replay-server'
+
+const run = promisify(execFile)
+const dir = mkdtempSync(join(tmpdir(), 'bench-baselines-'))
+const servers: ReplayServer[] = []
+afterAll(async () => {
+  for (const s of servers) await s.close()
+  rmSync(dir, { recursive: true, force: true })
+})
+const world = writeFixtureWorld(join(dir, 'world'), makeFixtureWorldData(6))
+
+async function cli(...args: string[]): Promise<string> {
+  const { stdout } = await run(process.execPath, ['bin/run-ts.mjs', 'tests/fixtures/bench-cli.ts', 'bench', 'run', '--world', world, '--quiet', '--bootstrap', '200', ...args])
+  return stdout
+}
+
+function load(out: string): { recs: TrajectoryRecord[]; summary: RunSummary; report: string } {
+  return {
+    recs: readFileSync(join(out, 'trajectories.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as TrajectoryRecord),
+    summary: JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')) as RunSummary,
+    report: readFileSync(join(out, 'report.md'), 'utf8'),
+  }
+}
+
+it('closed-book: one model call per question, no tools, judged by a second endpoint, priced', async () => {
+  // The "model" knows the answers of even-numbered questions only.
+  const model = await startReplayServer((req: ChatRequest) => {
+    const q = questionOf(req)
+    const i = Number(/Castell(\d+)/.exec(q)?.[1] ?? -1)
+    return { content: `<answer>${i % 2 === 0 ? `Velmora${i}` : 'Paris'}</answer>`, usage: { prompt_tokens: 100, completion_tokens: 10 } }
+  })
+  const judge = await startReplayServer((req: ChatRequest) => ({ content: (req.messages[1].content ?? '').includes('Predicted answer: Paris') ? 'INCORRECT' : 'CORRECT' }))
+  servers.push(model, judge)
+  const prices = join(dir, 'prices.json')
+  writeFileSync(prices, JSON.stringify({ replay: { input: 1, output: 2 } }))
+  const out = join(dir, 'closed')
+  const stdout = await cli('--policy', 'closed-book', '--model', 'replay', '--base-url', model.url, '--out', out, '--prices', prices, '--judge-model', 'judge', '--judge-base-url', judge.url)
+  expect(stdout).toContain('judge')
+  const { recs, summary, report } = load(out)
+  expect(model.requests).toHaveLength(6)
+  expect(model.requests.every((r) => r.tools === undefined && r.messages[0].content?.includes('no tools'))).toBe(true)
+  expect(summary.overall.em.mean).toBeCloseTo(0.5, 12)
+  expect(summary.overall.judge!.mean).toBeCloseTo(0.5, 12)
+  expect(summary.tools.toolCallsPerQuestion).toBe(0)
+  expect(recs.every((r) => r.turns.length === 1)).toBe(true)
+  // 6 × (100 × $1 + 10 × $2) / 1M
+  expect(summary.cost!.total).toBeCloseTo((6 * 120) / 1e6, 12)
+  expect(report).toContain('Judge % [95% CI]')
+  expect(report).toContain('cost USD')
+})
+
+it('one-shot RAG: searches the question verbatim, opens the top documents, answers once from them', async () => {
+  const model = await startReplayServer((req: ChatRequest) => {
+    expect(turnOf(req)).toBe(0)
+    const docs = req.messages[1].content ?? ''
+    const m = /was born in ([^.]+)\./.exec(docs)
+    return { content: `<answer>${m?.[1] ?? 'unknown'}</answer>` }
+  })
+  servers.push(model)
+  for (const protocol of ['tools', 'text']) {
+    const out = join(dir, `rag-${protocol}`)
+    await cli('--policy', 'one-shot-rag', '--model', 'replay', '--base-url', model.url, '--out', out, '--rag-docs', '2', '--protocol', protocol)
+    const { recs, summary, report } = load(out)
+    expect(summary.overall.em.mean).toBe(1)
+    expect(summary.tools.searchPerQuestion).toBe(1)
+    expect(summary.tools.accessPerQuestion).toBe(2)
+    const r = recs[0]
+    // the search query is the question, verbatim
+    const first = protocol === 'tools' ? JSON.parse(r.turns[0].tool_calls![0].function.arguments).query : JSON.parse(/<tool_call>(.*)<\/tool_call>/.exec(r.turns[0].text)![1]).arguments.query
+    expect(first).toBe(r.question)
+    expect(report).toContain('![accuracy by hops](charts/accuracy-by-hops.svg)')
+  }
+  // one model call per question and protocol: the tool turns are the policy's own
+  expect(model.requests).toHaveLength(12)
+})
+
+it('oracle: every question solved with the env tools (F1 = 1.0), no endpoint needed', async () => {
+  const out = join(dir, 'oracle')
+  const stdout = await cli('--policy', 'oracle', '--protocol', 'text', '--out', out)
+  expect(stdout).toContain('F1 100.0')
+  const { summary } = load(out)
+  expect(summary.overall.f1.mean).toBe(1)
+  expect(summary.endpoint.requests).toBe(0)
+})
+
+it('bench report recomputes the summary; bad input is one line and a non-zero exit', async () => {
+  const out = join(dir, 'oracle')
+  const { stdout } = await run(process.execPath, ['bin/run-ts.mjs', 'tests/fixtures/bench-cli.ts', 'bench', 'report', out, '--bootstrap', '50'])
+  expect(stdout).toMatch(/6 questions, F1 100\.0/)
+  expect((JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')) as RunSummary).bootstrap.resamples).toBe(50)
+  let err = ''
+  try {
+    await cli('--policy', 'openai', '--out', join(dir, 'nomodel'))
+  } catch (e) {
+    err = (e as { stderr: string }).stderr
+  }
+  expect(err.trim().split('\n')).toHaveLength(1)
+  expect(err).toMatch(/--policy openai needs --model/)
+})
