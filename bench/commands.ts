@@ -1,9 +1,10 @@
 // bench/commands: the `searchgym bench ...` sub-commands (thin: parse flags, call an exported function).
 import type { Argv, Command } from '../infra/cli-util'
-import { defaultBackends, type BenchBackends } from './backends'
+import type { BenchBackends } from './backends'
 import { compareCommand } from './cmd-compare'
 import { reportCommand } from './cmd-report'
 import { runCommand } from './cmd-run'
+import { gymBackends } from './gym-backends'
 import type { ClientTuning } from './policies'
 
 /** The `bench` command group over given backends (tests pass fixtures; the CLI the real ones). */
@@ -16,4 +17,4 @@ export function benchCommand(backends: BenchBackends, tuning: ClientTuning = {})
   }
 }
 
-export const commands: Command[] = [benchCommand(defaultBackends)]
+export const commands: Command[] = [benchCommand(gymBackends)]

@@ -10,7 +10,8 @@ import { createInterface } from 'node:readline'
 import { OpenAiPolicy } from '../agent/policy/openai'
 import { runBench } from './run'
 import type { BenchRunConfig } from './types'
-import { fixtureWorld, makeFixtureWorldData, standInScorer } from '../tests/fixtures/fixture-world'
+import { scoreAnswer } from '../gym'
+import { fixtureWorld, makeFixtureWorldData } from '../tests/fixtures/fixture-world'
 
 const questions = Number(process.argv[2] ?? 300)
 const concurrency = Number(process.argv[3] ?? 8)
@@ -28,7 +29,7 @@ const config: BenchRunConfig = {
 async function once(out: string, n: number) {
   const policy = new OpenAiPolicy({ baseURL: url, model: 'replay', protocol, seed: 0 })
   const w = fixtureWorld('fixture', makeFixtureWorldData(n))
-  return runBench(out, { ...config, limit: n }, { world: w, policyFor: () => policy, scorer: standInScorer, quiet: true })
+  return runBench(out, { ...config, limit: n }, { world: w, policyFor: () => policy, scorer: scoreAnswer, quiet: true })
 }
 
 // Warm-up (JIT, connection pool), not measured.

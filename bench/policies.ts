@@ -7,6 +7,7 @@ import { ClosedBookPolicy } from '../agent/policy/closed-book'
 import { OneShotRagPolicy } from '../agent/policy/one-shot-rag'
 import { OpenAiPolicy } from '../agent/policy/openai'
 import { BenchError } from '../infra/errors'
+import { toolSchemas } from '../gym/protocol'
 import type { BenchBackends } from './backends'
 import { LlmJudge } from './judge'
 import type { BenchRunConfig, BenchWorld } from './types'
@@ -45,7 +46,9 @@ export function policyFactory(config: BenchRunConfig, backends: BenchBackends, w
     }
     case 'openai': {
       const { baseURL, model, ...rest } = clientOptions(config, env, tuning)
-      const p = new OpenAiPolicy({ ...rest, baseURL, model, protocol: config.protocol })
+      // The no-Access ablation (gym option access: false) offers only search.
+      const tools = toolSchemas(config.gym?.access === false ? ['search'] : ['search', 'access'])
+      const p = new OpenAiPolicy({ ...rest, baseURL, model, protocol: config.protocol, tools })
       return () => p
     }
     case 'closed-book': {

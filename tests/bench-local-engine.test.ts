@@ -10,7 +10,8 @@ import { initModel, serveModel, type ServedModel } from '../infra/engine'
 import { OpenAiPolicy } from '../agent/policy/openai'
 import { runBench } from '../bench/run'
 import type { BenchRunConfig, TrajectoryRecord } from '../bench/types'
-import { standInScorer as scorer, fixtureWorld, makeFixtureWorldData } from './fixtures/fixture-world'
+import { scoreAnswer as scorer } from '../gym'
+import { fixtureWorld, makeFixtureWorldData } from './fixtures/fixture-world'
 
 const dir = mkdtempSync(join(tmpdir(), 'bench-engine-'))
 const servers: ServedModel[] = []

@@ -6,7 +6,8 @@ import { join } from 'node:path'
 import { OpenAiPolicy } from '../agent/policy/openai'
 import { runBench } from '../bench/run'
 import type { BenchRunConfig, TrajectoryRecord } from '../bench/types'
-import { fixtureWorld, makeFixtureWorldData, standInScorer } from './fixtures/fixture-world'
+import { scoreAnswer } from '../gym'
+import { fixtureWorld, makeFixtureWorldData } from './fixtures/fixture-world'
 import { fixtureSolver, scriptedResponder, startReplayServer, type ReplayServer } from './fixtures/replay-server'
 
 const dirs: string[] = []
@@ -46,7 +47,7 @@ describe.each(['tools', 'text'] as const)('protocol %s', (protocol) => {
     const out = tmp()
     const cfg = config({ protocol, baseURL: server.url })
     const policy = new OpenAiPolicy({ baseURL: server.url, model: 'replay', protocol, seed: 7, baseBackoffMs: 1, maxBackoffMs: 5 })
-    const res = await runBench(out, cfg, { world: fixtureWorld('fx', makeFixtureWorldData(8)), policyFor: () => policy, scorer: standInScorer, quiet: true })
+    const res = await runBench(out, cfg, { world: fixtureWorld('fx', makeFixtureWorldData(8)), policyFor: () => policy, scorer: scoreAnswer, quiet: true })
     expect(res.ran).toBe(8)
     expect(res.summary.overall.em.mean).toBe(1)
     expect(res.summary.tools.searchPerQuestion).toBe(1)
@@ -78,7 +79,7 @@ it('retries 429 and 5xx with backoff and counts them apart from model mistakes',
   const server = await serve(fixtureSolver('tools'), [{ status: 429, headers: { 'retry-after-ms': '1' } }, { status: 503 }, { status: 500 }])
   const out = tmp()
   const policy = new OpenAiPolicy({ baseURL: server.url, model: 'replay', protocol: 'tools', seed: 7, baseBackoffMs: 1, maxBackoffMs: 5 })
-  const res = await runBench(out, config({ baseURL: server.url, concurrency: 1, limit: 2 }), { world: fixtureWorld('fx', makeFixtureWorldData(4)), policyFor: () => policy, scorer: standInScorer, quiet: true })
+  const res = await runBench(out, config({ baseURL: server.url, concurrency: 1, limit: 2 }), { world: fixtureWorld('fx', makeFixtureWorldData(4)), policyFor: () => policy, scorer: scoreAnswer, quiet: true })
   expect(res.summary.overall.em.mean).toBe(1)
   expect(res.summary.endpoint.rateLimited).toBe(1)
   expect(res.summary.endpoint.serverErrors).toBe(2)
@@ -93,7 +94,7 @@ it('times out a hung request, retries it, and records a question lost after all 
   const out = tmp()
   const policy = new OpenAiPolicy({ baseURL: server.url, model: 'replay', protocol: 'text', seed: 7, timeoutMs: 150, maxRetries: 1, baseBackoffMs: 1, maxBackoffMs: 5 })
   const res = await runBench(out, config({ protocol: 'text', baseURL: server.url, concurrency: 1, limit: 2, timeoutMs: 150, maxRetries: 1 }), {
-    world: fixtureWorld('fx', makeFixtureWorldData(4)), policyFor: () => policy, scorer: standInScorer, quiet: true,
+    world: fixtureWorld('fx', makeFixtureWorldData(4)), policyFor: () => policy, scorer: scoreAnswer, quiet: true,
   })
   const recs = records(out)
   expect(recs[0].status).toBe('infra_error')
@@ -119,7 +120,7 @@ it('counts malformed model output (no tool call, no answer; bad tool JSON) as mo
   }, [{ raw: 'this is not json' }])
   const out = tmp()
   const policy = new OpenAiPolicy({ baseURL: server.url, model: 'replay', protocol: 'tools', seed: 7, baseBackoffMs: 1, maxBackoffMs: 5, maxRetries: 2 })
-  const res = await runBench(out, config({ baseURL: server.url, concurrency: 1, limit: 1 }), { world: fixtureWorld('fx', makeFixtureWorldData(2)), policyFor: () => policy, scorer: standInScorer, quiet: true })
+  const res = await runBench(out, config({ baseURL: server.url, concurrency: 1, limit: 1 }), { world: fixtureWorld('fx', makeFixtureWorldData(2)), policyFor: () => policy, scorer: scoreAnswer, quiet: true })
   const [r] = records(out)
   expect(n).toBe(3)
   expect(r.status).toBe('ok')
@@ -131,21 +132,22 @@ it('counts malformed model output (no tool call, no answer; bad tool JSON) as mo
   expect(r.infra.attempts).toBe(4)
 })
 
-it('reports tool timeouts and tool errors from the env apart from endpoint failures', async () => {
+it('reports the gym\'s injected tool timeouts, 429s and failures apart from endpoint failures', async () => {
   const server = await serve((q, turn) => {
-    if (turn === 0) return { content: '<tool_call>{"name": "search", "arguments": {"query": "TIMEOUT please"}}</tool_call>' }
-    if (turn === 1) return { content: '<tool_call>{"name": "access", "arguments": {"url": "https://fixture.wiki/dead"}}</tool_call>' }
-    if (turn === 2) return { content: '<tool_call>{"name": "search", "arguments": {"query": "Velmora"}}</tool_call>' }
+    if (turn === 0) return { content: '<tool_call>{"name": "search", "arguments": {"query": "Arin"}}</tool_call>' }
+    if (turn === 1) return { content: '<tool_call>{"name": "access", "arguments": {"url": "https://fixture.wiki/person/0"}}</tool_call>' }
     return { content: '<answer>x</answer>' }
   })
-  const out = tmp()
   const policy = new OpenAiPolicy({ baseURL: server.url, model: 'replay', protocol: 'text', seed: 7 })
-  const res = await runBench(out, config({ protocol: 'text', baseURL: server.url, limit: 2 }), { world: fixtureWorld('fx', makeFixtureWorldData(2)), policyFor: () => policy, scorer: standInScorer, quiet: true })
-  const t = res.summary.tools
-  expect(t.toolCallsPerQuestion).toBe(3)
-  expect(t.toolTimeoutRate).toBeCloseTo(1 / 3)
-  expect(t.toolErrorRate).toBeCloseTo(1 / 3)
-  expect(t.toolSuccessRate).toBeCloseTo(1 / 3)
-  expect(res.summary.endpoint.retries).toBe(0)
-  expect(readFileSync(join(out, 'report.md'), 'utf8')).toMatch(/tool success rate 33\.3%/)
+  const world = fixtureWorld('fx', makeFixtureWorldData(2))
+  const a = await runBench(tmp(), config({ protocol: 'text', baseURL: server.url, gym: { faults: { searchTimeout: 1, accessFailure: 1 } } }), { world, policyFor: () => policy, scorer: scoreAnswer, quiet: true })
+  expect(a.summary.tools.toolCallsPerQuestion).toBe(2)
+  expect(a.summary.tools.toolTimeoutRate).toBeCloseTo(1 / 2)
+  expect(a.summary.tools.toolErrorRate).toBeCloseTo(1 / 2)
+  expect(a.summary.tools.toolSuccessRate).toBe(0)
+  expect(a.summary.endpoint.retries).toBe(0)
+  expect(readFileSync(join(a.outDir, 'report.md'), 'utf8')).toMatch(/tool success rate 0\.0%/)
+  const b = await runBench(tmp(), config({ protocol: 'text', baseURL: server.url, gym: { faults: { searchRateLimit: 1 } } }), { world, policyFor: () => policy, scorer: scoreAnswer, quiet: true })
+  expect(b.summary.tools.toolRateLimitRate).toBeCloseTo(1 / 2)
+  expect(b.summary.tools.toolErrorRate).toBeCloseTo(1 / 2)
 })

@@ -5,7 +5,7 @@ import type { ChatCompletionTool } from 'openai/resources/chat/completions'
 import type { AssistantTurn, ChatMessage, Policy } from '../../gym/types'
 import { ChatClient, DEFAULT_CHAT_CLIENT, type CallRecord, type ChatClientOptions } from './chat-client'
 import { toOpenAiMessages, type WireProtocol } from './messages'
-import { GYM_TOOLS } from './tools'
+import { toolSchemas } from '../../gym/protocol'
 
 /** An assistant turn plus what the call cost; the bench harness records `call` beside the turn. */
 export interface RecordedTurn extends AssistantTurn {
@@ -17,7 +17,7 @@ export interface OpenAiPolicyOptions extends Partial<Omit<ChatClientOptions, 'ba
   model: string
   /** 'tools': native tool_calls; 'text': the gym's text protocol, no tools sent. */
   protocol: WireProtocol
-  /** Function schemas sent with native tool_calls (default: search + access); the env's own when it has them. */
+  /** Function schemas sent with native tool_calls (default: the gym's search + access; only search for no-Access). */
   tools?: ChatCompletionTool[]
 }
 
@@ -30,7 +30,7 @@ export class OpenAiPolicy implements Policy {
   constructor(opts: OpenAiPolicyOptions) {
     const { protocol, tools, ...rest } = opts
     this.protocol = protocol
-    this.tools = tools ?? GYM_TOOLS
+    this.tools = tools ?? toolSchemas(['search', 'access'])
     this.client = new ChatClient({ ...DEFAULT_CHAT_CLIENT, ...rest })
     this.name = `openai:${opts.model}`
   }
