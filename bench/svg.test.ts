@@ -21,3 +21,10 @@ it('line and forest charts render', () => {
   const forest = forestChart({ title: 'f', rows: [{ label: 'x', estimate: 0.1, lo: 0.05, hi: 0.15 }, { label: 'y', estimate: -0.1, lo: -0.2, hi: 0.01 }] })
   expect(forest.match(/<circle/g)).toHaveLength(2)
 })
+
+test('a chart of positive values starts its axis at 0', async () => {
+  const { barChart } = await import('./svg')
+  const svg = barChart({ title: 't', categories: ['a', 'b'], series: [{ name: 's', values: [2.4, 13.7] }] })
+  expect(svg).toMatch(/>0\.00<\/text>/)
+  expect(svg).not.toMatch(/>-[0-9.]+<\/text>/)
+})

@@ -64,7 +64,7 @@ function frame(o: ChartOptions, yMinData: number, yMaxData: number): Frame {
   const right = w - 16
   const top = 40
   const bottom = h - 56
-  const y0 = o.yMin ?? Math.min(0, -niceMax(-yMinData))
+  const y0 = o.yMin ?? (yMinData >= 0 ? 0 : -niceMax(-yMinData))
   const y1 = o.yMax ?? niceMax(yMaxData)
   const sy = (v: number) => bottom - ((Math.min(Math.max(v, y0), y1) - y0) / (y1 - y0 || 1)) * (bottom - top)
   const parts: string[] = []
