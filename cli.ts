@@ -1,12 +1,12 @@
 // cli: the root `searchgym` command; composes each package's commands.ts (yargs). Holds no logic of its own.
 import yargs from 'yargs'
 import { hideBin } from 'yargs/helpers'
-import { commands as world } from './world/commands'
+import { commands as world } from './world/cli/commands'
 import { commands as gym } from './gym/commands'
 import { commands as agent } from './agent/commands'
 import { commands as bench } from './bench/commands'
 import { fail } from './infra/cli-util'
-import { registerFinalStage } from './world/pipeline'
+import { registerFinalStage } from './world/build/stages'
 import { oracleCheckStage } from './agent/world-check-stage'
 
 // The oracle check needs agent/, so world/ cannot list it itself: the composition root appends it to the pipeline.

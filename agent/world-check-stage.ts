@@ -3,9 +3,9 @@
 // finished world's oracle score is exactly 1. Lives in agent/ because it needs the oracle; the root CLI registers it.
 import { tx, type Db } from '../infra/store'
 import type { Stage, StageContext } from '../world/stage'
-import { worldReader } from '../world/open'
+import { worldReader } from '../world/store/open'
 import { readQa } from '../world/qa/store'
-import { openSearchIndex } from '../world/search/open'
+import { openSearchIndex } from '../world/indexing/open'
 import { gymWorldFromIndex } from '../gym/index-world'
 import { checkWithOracle } from './policy/oracle-check'
 import { worldOracleKnowledge } from './policy/oracle-knowledge'

@@ -3,11 +3,11 @@
 // Usage: node bin/run-ts.mjs bench/embedded-params.ts WORLD_DIR [--edges 800]
 import { parseArgs } from 'node:util'
 import { Rng } from '../infra/rng'
-import { openWorld } from '../world/open'
+import { openWorld } from '../world/store/open'
 import { EmbeddedIndex } from '../world/search/embedded'
-import { readSearchDocs } from '../world/search/open'
+import { readSearchDocs } from '../world/indexing/open'
 import { ENTITY_TYPES, RELATIONS } from '../world/schema'
-import { edgeQueries, edgeQueryRng } from '../world/verify-queries'
+import { edgeQueries, edgeQueryRng } from '../world/verify/verify-queries'
 
 const { values, positionals } = parseArgs({ allowPositionals: true, options: { edges: { type: 'string', default: '800' } } })
 if (!positionals[0]) throw new Error('usage: bench/embedded-params.ts WORLD_DIR [--edges N]')

@@ -4,7 +4,7 @@
 import { makeEnv, openGymWorld, scoreAnswer, type GymWorld } from '../gym'
 import { oraclePolicy, type OracleKnowledge } from '../agent/policy/oracle'
 import { worldOracleKnowledge } from '../agent/policy/oracle-knowledge'
-import { openWorld } from '../world/open'
+import { openWorld } from '../world/store/open'
 import type { Split } from '../world/types'
 import type { WireProtocol } from '../agent/policy/messages'
 import type { BenchBackends } from './backends'

@@ -11,11 +11,11 @@ import { Rng } from '../infra/rng'
 import { openDb } from '../infra/store'
 import { syntheticCorpus } from './synthetic-corpus'
 import { createSearchIndex, ENGINE_NAMES, isEngineName, type EngineName } from '../world/search/engines'
-import { openSearchIndex, readSearchDocs } from '../world/search/open'
+import { openSearchIndex, readSearchDocs } from '../world/indexing/open'
 import type { SearchDoc } from '../world/search/types'
-import { openWorld } from '../world/open'
+import { openWorld } from '../world/store/open'
 import { ENTITY_TYPES, RELATIONS } from '../world/schema'
-import { clearVerification, verifyEdges } from '../world/verify'
+import { clearVerification, verifyEdges } from '../world/verify/verify'
 
 const { values } = parseArgs({
   options: {

@@ -3,8 +3,8 @@
 // Usage: node bin/run-ts.mjs bench/verify-recheck.ts WORLD_DIR [--edges 200] [--meili-url URL]
 import { parseArgs } from 'node:util'
 import { Rng } from '../infra/rng'
-import { openWorld } from '../world/open'
-import { openSearchIndex } from '../world/search/open'
+import { openWorld } from '../world/store/open'
+import { openSearchIndex } from '../world/indexing/open'
 
 const { values, positionals } = parseArgs({ allowPositionals: true, options: { edges: { type: 'string', default: '200' }, 'meili-url': { type: 'string' } } })
 if (!positionals[0]) throw new Error('usage: bench/verify-recheck.ts WORLD_DIR [--edges N]')

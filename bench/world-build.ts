@@ -4,10 +4,10 @@
 import { mkdtempSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { buildWorld } from '../world/build'
+import { buildWorld } from '../world/build/build'
 import { presetConfig } from '../world/config'
-import { generateDocs } from '../world/docs'
-import { generateWorld } from '../world/graph'
+import { generateDocs } from '../world/docs/docs'
+import { generateWorld } from '../world/graph/graph'
 
 const preset = process.argv[2] ?? 'paper'
 const seed = Number(process.argv[3] ?? 11)

@@ -28,7 +28,7 @@ export const checkCommand: Command = {
   handler: handler(async (raw: ArgumentsCamelCase) => {
     const a = raw as unknown as CheckArgs
     if (a.limit !== undefined && (!Number.isInteger(a.limit) || a.limit < 1)) throw new GymError('cli.bad_limit', '--limit must be a positive integer')
-    const { openWorld } = await import('../world/open')
+    const { openWorld } = await import('../world/store/open')
     const { checkWithOracle } = await import('../agent/policy/oracle-check')
     const { worldOracleKnowledge } = await import('../agent/policy/oracle-knowledge')
     const gymWorld = await openGymWorld(a.dir)

@@ -9,9 +9,9 @@ import { worldOracleKnowledge } from '../agent/policy/oracle-knowledge'
 import { openGymWorld } from '../gym/open-gym-world'
 import { startGymServer } from '../gym/server'
 import type { GymWorld } from '../gym/world-view'
-import { buildWorld } from '../world/build'
+import { buildWorld } from '../world/build/build'
 import { presetConfig } from '../world/config'
-import { openWorld } from '../world/open'
+import { openWorld } from '../world/store/open'
 
 const BIN = new URL('../bin/searchgym.mjs', import.meta.url).pathname
 const dir = join(mkdtempSync(join(tmpdir(), 'searchgym-gym-world-')), 'tiny')

@@ -2,8 +2,8 @@
 // domain/range, cardinality, acyclicity and date coherence; capitals in their country; one connected component;
 // every edge's fact stated in both endpoint documents (recorded, an exact substring, naming both endpoints).
 import { presetConfig } from '../world/config'
-import { generateDocs } from '../world/docs'
-import { generateWorld } from '../world/graph'
+import { generateDocs } from '../world/docs/docs'
+import { generateWorld } from '../world/graph/graph'
 import { ENTITY_TYPES, RELATIONS, datesCoherent, relation, singleSource, singleTarget } from '../world/schema'
 import type { Doc, Edge, Entity } from '../world/types'
 

@@ -3,9 +3,9 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { buildWorld } from '../world/build'
+import { buildWorld } from '../world/build/build'
 import { presetConfig, type WorldConfig } from '../world/config'
-import { openWorld } from '../world/open'
+import { openWorld } from '../world/store/open'
 
 const root = mkdtempSync(join(tmpdir(), 'sg-world-det-'))
 afterAll(() => rmSync(root, { recursive: true, force: true }))

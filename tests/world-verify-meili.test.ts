@@ -5,10 +5,10 @@ import { execFileSync } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { buildWorld } from '../world/build'
+import { buildWorld } from '../world/build/build'
 import { presetConfig, type WorldConfig } from '../world/config'
-import { openWorld } from '../world/open'
-import { openSearchIndex } from '../world/search/open'
+import { openWorld } from '../world/store/open'
+import { openSearchIndex } from '../world/indexing/open'
 import { freePort } from '../world/search/meili-server'
 
 const root = mkdtempSync(join(tmpdir(), 'searchgym-verify-meili-'))

@@ -7,11 +7,11 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Rng } from '../infra/rng'
-import { buildWorld } from '../world/build'
+import { buildWorld } from '../world/build/build'
 import { presetConfig } from '../world/config'
-import { openWorld } from '../world/open'
-import { openSearchIndex } from '../world/search/open'
-import { VERIFY_REPORT_FILE } from '../world/stages/verify-stage'
+import { openWorld } from '../world/store/open'
+import { openSearchIndex } from '../world/indexing/open'
+import { VERIFY_REPORT_FILE } from '../world/verify/verify-stage'
 
 const root = mkdtempSync(join(tmpdir(), 'searchgym-verify-'))
 afterAll(() => rmSync(root, { recursive: true, force: true }))

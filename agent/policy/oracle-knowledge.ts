@@ -1,6 +1,6 @@
 // agent/policy/oracle-knowledge: OracleKnowledge over an open world — graph lookups from world/open and the queries
 // edge verification stored (table verification_queries: rank of the target page, 0 = not in the top-K).
-import type { WorldReader } from '../../world/open'
+import type { WorldReader } from '../../world/store/open'
 import type { Entity } from '../../world/types'
 import type { OracleKnowledge } from './oracle-plan'
 

@@ -1,9 +1,9 @@
 // world/cli/build: `searchgym world build` — flags → WorldConfig → buildWorld → one-screen summary.
 import { handler, type Command } from '../../infra/cli-util'
-import { buildWorld } from '../build'
+import { buildWorld } from '../build/build'
 import { loadWorldConfig } from '../config'
-import { openWorld } from '../open'
-import { computeStats, formatStats } from '../stats'
+import { openWorld } from '../store/open'
+import { computeStats, formatStats } from '../build/stats'
 
 interface Args { preset?: string; config?: string; seed?: number; out: string; quiet?: boolean; search?: string; meiliUrl?: string }
 

@@ -1,9 +1,9 @@
 // world/cli/show: `searchgym world show DIR <name|url|id>` — an entity, its attributes, its edges and its document.
 import { WorldError } from '../../infra/errors'
 import { handler, type Command } from '../../infra/cli-util'
-import { openWorld } from '../open'
+import { openWorld } from '../store/open'
 import { relation } from '../schema'
-import { showQaLines } from '../qa/run'
+import { showQaLines } from '../build/run-qa'
 
 export const showCommand: Command = {
   command: 'show <dir> <ref> [id]',

@@ -1,7 +1,7 @@
 // world/cli/stats: `searchgym world stats DIR [--json]` — counts, degree histogram, document lengths, hash.
 import { handler, type Command } from '../../infra/cli-util'
-import { openWorld } from '../open'
-import { computeStats, formatStats } from '../stats'
+import { openWorld } from '../store/open'
+import { computeStats, formatStats } from '../build/stats'
 
 export const statsCommand: Command = {
   command: 'stats <dir>',

@@ -1,14 +1,14 @@
 // world/cli/verify: `searchgym world verify DIR` — finishes (or with --fresh redoes) the retrievability
 // verification of a world with its own engine, updates the content hash, prints and writes the report.
 import { handler, type Command } from '../../infra/cli-util'
-import { setStageStatus } from '../store'
-import { openWorld } from '../open'
-import { contentHash } from '../build'
-import { indexStage } from '../stages/index-stage'
-import { VERIFY_REPORT_FILE, verifyStage, writeVerifyReport } from '../stages/verify-stage'
-import { clearVerification, initVerifyTables, verificationComplete } from '../verify'
-import { formatVerifyReport, verificationReport } from '../verify-report'
-import { setManifest } from '../store'
+import { setStageStatus } from '../store/store'
+import { openWorld } from '../store/open'
+import { contentHash } from '../build/build'
+import { indexStage } from '../indexing/index-stage'
+import { VERIFY_REPORT_FILE, verifyStage, writeVerifyReport } from '../verify/verify-stage'
+import { clearVerification, initVerifyTables, verificationComplete } from '../verify/verify'
+import { formatVerifyReport, verificationReport } from '../verify/verify-report'
+import { setManifest } from '../store/store'
 import { tx } from '../../infra/store'
 import type { StageContext } from '../stage'
 

@@ -1,6 +1,6 @@
 // world/qa/format: how values are written in questions and answers (thousands separators, units) and the gold
 // aliases an answer accepts. Pure functions; no locale dependence (fixed formatting, same bytes everywhere).
-import { formatAttr } from '../docs'
+import { formatAttr } from '../docs/docs'
 import type { AttrValue, AttributeSpec, Entity, EntityTypeSpec } from '../types'
 
 /** 1234567 → "1,234,567"; negative and fractional values keep their sign and decimals. */

@@ -5,10 +5,10 @@ import { canonicalJson } from '../../infra/hash'
 import { progress } from '../../infra/progress'
 import { tx, type Db } from '../../infra/store'
 import type { Stage } from '../stage'
-import { splitBench } from '../split'
+import { splitBench } from '../split/split'
 import { generateQa } from './generate'
 import { loadQaView } from './load'
-import { splitItemOf } from './split-item'
+import { splitItemOf } from '../split/split-item'
 import { clearQa, initQaTables, initSplitTables, insertQa, readQaForSplit, readSplitStats, setSplitLabels, writeSplitStats } from './store'
 
 export const qaStage: Stage = {

@@ -1,7 +1,7 @@
-// world/stages/search-handle: one open search index per world folder within a build process, shared by the
+// world/indexing/search-handle: one open search index per world folder within a build process, shared by the
 // 'index' and 'verify' stages (a local Meilisearch is started and filled once, not twice). Released by verify.
 import { resolve } from 'node:path'
-import { openSearchIndex, type OpenSearchOptions } from '../search/open'
+import { openSearchIndex, type OpenSearchOptions } from './open'
 import type { SearchIndex } from '../search/types'
 import type { StageContext } from '../stage'
 

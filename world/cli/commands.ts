@@ -1,12 +1,12 @@
-// world/commands: the `searchgym world ...` sub-commands (thin: parse flags, call an exported function).
+// world/cli/commands: the `searchgym world ...` sub-commands (thin: parse flags, call an exported function).
 // One line per sub-command; other packages add theirs (verify, qa, ...) here.
-import type { Command } from '../infra/cli-util'
-import { buildCommand } from './cli/build'
-import { statsCommand } from './cli/stats'
-import { showCommand } from './cli/show'
-import { exportCommand } from './cli/export'
-import { verifyCommand } from './cli/verify'
-import { qaCommand } from './qa/commands'
+import type { Command } from '../../infra/cli-util'
+import { buildCommand } from './build'
+import { statsCommand } from './stats'
+import { showCommand } from './show'
+import { exportCommand } from './export'
+import { verifyCommand } from './verify'
+import { qaCommand } from './qa'
 
 export const worldSubcommands: Command[] = [
   buildCommand,

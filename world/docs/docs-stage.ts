@@ -1,11 +1,11 @@
-// world/stages/docs-stage: build stage 'docs' — writes one document per entity (docs, doc_facts) from the stored
+// world/docs/docs-stage: build stage 'docs' — writes one document per entity (docs, doc_facts) from the stored
 // graph, in one transaction (a killed run leaves nothing; a rerun rewrites every document).
 import { progress } from '../../infra/progress'
 import { tx, type Db } from '../../infra/store'
-import { generateDocs } from '../docs'
+import { generateDocs } from './docs'
 import type { Stage } from '../stage'
-import { clearDocs, initDocTables, insertDocs, readEdges, readEntities } from '../store'
-import { holdForTest } from './test-hold'
+import { clearDocs, initDocTables, insertDocs, readEdges, readEntities } from '../store/store'
+import { holdForTest } from '../store/test-hold'
 
 export const docsStage: Stage = {
   name: 'docs',

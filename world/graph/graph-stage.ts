@@ -1,12 +1,12 @@
-// world/stages/graph-stage: build stage 'graph' — generates the knowledge graph and writes entities, attributes
+// world/graph/graph-stage: build stage 'graph' — generates the knowledge graph and writes entities, attributes
 // and edges in one transaction (a killed run leaves nothing; a rerun starts over from the seed).
 import { progress } from '../../infra/progress'
 import { tx, type Db } from '../../infra/store'
-import { generateWorld } from '../graph'
+import { generateWorld } from './graph'
 import { RELATIONS } from '../schema'
 import type { Stage } from '../stage'
-import { clearGraph, initGraphTables, insertEdges, insertEntities } from '../store'
-import { holdForTest } from './test-hold'
+import { clearGraph, initGraphTables, insertEdges, insertEntities } from '../store/store'
+import { holdForTest } from '../store/test-hold'
 
 export const graphStage: Stage = {
   name: 'graph',

@@ -1,10 +1,10 @@
-// world/verify.test: edge verification on a small hand-made world — kept iff hits >= minHits, every query stored,
+// world/verify/verify.test: edge verification on a small hand-made world — kept iff hits >= minHits, every query stored,
 // resumable in chunks with identical results, deterministic, stored queries re-run to the same ranks.
 import Database from 'better-sqlite3'
-import type { Db } from '../infra/store'
-import { EmbeddedIndex } from './search/embedded'
-import { readSearchDocs } from './search/open'
-import type { EntityTypeSpec, RelationSpec } from './types'
+import type { Db } from '../../infra/store'
+import { EmbeddedIndex } from '../search/embedded'
+import { readSearchDocs } from '../indexing/open'
+import type { EntityTypeSpec, RelationSpec } from '../types'
 import { countVerifiedEdges, verificationComplete, verificationHashRows, verifyEdges, type VerifySchema } from './verify'
 import { formatVerifyReport, verificationReport } from './verify-report'
 import { candidateQueries, edgeQueries, edgeQueryRng, queryKey } from './verify-queries'

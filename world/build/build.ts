@@ -1,15 +1,15 @@
-// world/build: buildWorld — prepares the world folder, writes the manifest, runs every unfinished stage of the
+// world/build/build: buildWorld — prepares the world folder, writes the manifest, runs every unfinished stage of the
 // pipeline, computes the content hash and marks the world complete only at the very end. Resumable: finished
 // stages are skipped; a killed stage reruns. Knows the stage contract, not what each stage does.
 import { accessSync, constants, existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
-import { WorldError } from '../infra/errors'
-import { canonicalJson, ContentHasher } from '../infra/hash'
-import { openDb, tx, type Db } from '../infra/store'
-import type { WorldConfig } from './config'
-import { pipelineStages } from './pipeline'
-import type { Stage } from './stage'
-import { initManifestTables, readManifest, setManifest, setStageStatus, stageStatus, WORLD_FILE } from './store'
+import { WorldError } from '../../infra/errors'
+import { canonicalJson, ContentHasher } from '../../infra/hash'
+import { openDb, tx, type Db } from '../../infra/store'
+import type { WorldConfig } from '../config'
+import { pipelineStages } from './stages'
+import type { Stage } from '../stage'
+import { initManifestTables, readManifest, setManifest, setStageStatus, stageStatus, WORLD_FILE } from '../store/store'
 
 /** Version of the generator; a world folder built by another version is not resumed. */
 export const GENERATOR_VERSION = 'searchgym-world/1'

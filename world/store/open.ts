@@ -1,12 +1,12 @@
-// world/open: openWorld — the read side of a finished world folder for gym, qa, verify and the CLI: the database,
+// world/store/open: openWorld — the read side of a finished world folder for gym, qa, verify and the CLI: the database,
 // the resolved config, the manifest and small accessors. Refuses (WorldError, one line) anything unfinished.
 import { existsSync, statSync } from 'node:fs'
 import { join } from 'node:path'
-import { WorldError } from '../infra/errors'
-import { openDb, type Db } from '../infra/store'
-import type { WorldConfig } from './config'
+import { WorldError } from '../../infra/errors'
+import { openDb, type Db } from '../../infra/store'
+import type { WorldConfig } from '../config'
 import { readDocWhere, readEdges, readEdgesWhere, readEntities, readEntitiesWhere, readManifest, stageStatus, WORLD_FILE } from './store'
-import type { Doc, Edge, Entity } from './types'
+import type { Doc, Edge, Entity } from '../types'
 
 /** Accessors over a world database (also usable by stages on their StageContext.db). */
 export interface WorldReader {

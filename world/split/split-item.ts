@@ -1,8 +1,8 @@
-// world/qa/split-item: what the split needs to know of a stored QA — its question, full path, the independent
+// world/split/split-item: what the split needs to know of a stored QA — its question, full path, the independent
 // sub-paths and the start entities named in it — read from the QA's meta.
 import type { Qa } from '../types'
-import type { SplitItem } from '../split'
-import type { ComboMeta, ParallelMeta, SimpleMeta } from './spec'
+import type { SplitItem } from './split'
+import type { ComboMeta, ParallelMeta, SimpleMeta } from '../qa/spec'
 
 export function splitItemOf(qa: Qa): SplitItem {
   let subPaths: string[][]

@@ -1,12 +1,12 @@
-// world/stages/verify-stage: build stage 'verify' — retrievability verification of every edge with the world's
+// world/verify/verify-stage: build stage 'verify' — retrievability verification of every edge with the world's
 // own engine and top-K (world/verify), then the report file. Resumable: finished chunks are kept.
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { ENTITY_TYPES, RELATIONS } from '../schema'
 import type { Stage, StageContext } from '../stage'
-import { initVerifyTables, verificationHashRows, verifyEdges } from '../verify'
-import { formatVerifyReport, verificationReport } from '../verify-report'
-import { releaseStageSearchIndex, stageSearchIndex } from './search-handle'
+import { initVerifyTables, verificationHashRows, verifyEdges } from './verify'
+import { formatVerifyReport, verificationReport } from './verify-report'
+import { releaseStageSearchIndex, stageSearchIndex } from '../indexing/search-handle'
 
 /** File name of the verification report in the world folder. */
 export const VERIFY_REPORT_FILE = 'verification-report.md'

@@ -1,8 +1,8 @@
 // Tests of the bench split on a fixture pool: exact quotas over the hop range, strictness switches, shortfall.
-import { DEFAULT_CONFIG } from './config'
-import { generateQa } from './qa/generate'
-import { splitItemOf } from './qa/split-item'
-import { makeFixtureWorld } from './qa/test-fixture'
+import { DEFAULT_CONFIG } from '../config'
+import { generateQa } from '../qa/generate'
+import { splitItemOf } from './split-item'
+import { makeFixtureWorld } from '../qa/test-fixture'
 import { splitBench } from './split'
 
 const view = makeFixtureWorld({ seed: 2, perType: 30, keptRate: 0.9, homonymRate: 0.1 })

@@ -1,4 +1,4 @@
-// world/stages/test-hold: a test-only pause inside a stage's write transaction, so that process-kill tests can
+// world/store/test-hold: a test-only pause inside a stage's write transaction, so that process-kill tests can
 // SIGKILL a build at a known point mid-stage. Inert unless SEARCHGYM_TEST_HOLD names the stage.
 
 /** If SEARCHGYM_TEST_HOLD equals `stage`, announce it on stderr and block (synchronously) for up to 60 s. */

@@ -1,14 +1,14 @@
-// world/qa/run: running the qa and split stages on a built world (the `world qa` command) through the normal
+// world/build/run-qa: running the qa and split stages on a built world (the `world qa` command) through the normal
 // build runner, so stage status, resumption and the content hash stay the pipeline's; and `show qa`.
 import { WorldError } from '../../infra/errors'
 import { openDb, tx } from '../../infra/store'
-import { buildWorld, type BuildResult } from '../build'
-import { openWorld } from '../open'
-import { pipelineStages } from '../pipeline'
+import { buildWorld, type BuildResult } from './build'
+import { openWorld } from '../store/open'
+import { pipelineStages } from './stages'
 import type { Stage } from '../stage'
-import { setStageStatus } from '../store'
-import { qaStage, splitStage } from './stages'
-import { readQaById } from './store'
+import { setStageStatus } from '../store/store'
+import { qaStage, splitStage } from '../qa/stages'
+import { readQaById } from '../qa/store'
 import { join } from 'node:path'
 
 /** The pipeline with the qa and split stages at its end (they are appended when the pipeline lacks them). */

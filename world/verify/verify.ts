@@ -1,13 +1,13 @@
-// world/verify: retrievability verification of every edge (SearchGym §2.1). For e=(u,v): n queries from the
+// world/verify/verify: retrievability verification of every edge (SearchGym §2.1). For e=(u,v): n queries from the
 // relation's verbal forms and u's name, run at top-K on the world's own engine; rank of d_v recorded per query;
 // keep e iff hits >= minHits. Owns the tables edge_verification / verification_queries / verification_settings.
 // Resumable in chunks. Knows the world tables it reads (entities, edges) but not how they were generated.
-import { WorldError } from '../infra/errors'
-import { canonicalJson } from '../infra/hash'
-import { progress } from '../infra/progress'
-import { tx, type Db } from '../infra/store'
-import type { SearchIndex } from './search/types'
-import type { EntityTypeSpec, RelationSpec } from './types'
+import { WorldError } from '../../infra/errors'
+import { canonicalJson } from '../../infra/hash'
+import { progress } from '../../infra/progress'
+import { tx, type Db } from '../../infra/store'
+import type { SearchIndex } from '../search/types'
+import type { EntityTypeSpec, RelationSpec } from '../types'
 import { edgeQueries, edgeQueryRng } from './verify-queries'
 
 /** Bumped when query generation or ranking bookkeeping changes: stored results of another version are redone. */

@@ -1,8 +1,8 @@
-// world/stages/index-stage: build stage 'index' — puts the world's documents into the configured search engine
+// world/indexing/index-stage: build stage 'index' — puts the world's documents into the configured search engine
 // (embedded BM25 in memory, SQLite FTS5, or Meilisearch) and records which engine holds which documents.
 // The embedded index is rebuilt from the docs table whenever a world is opened; nothing else is persisted here.
 import type { Db } from '../../infra/store'
-import { docsDigest, readSearchDocs } from '../search/open'
+import { docsDigest, readSearchDocs } from './open'
 import type { Stage } from '../stage'
 import { stageSearchIndex } from './search-handle'
 

@@ -1,7 +1,7 @@
-// world/stats: summary numbers of a world (counts by type and relation, degree histogram, document lengths, hash).
+// world/build/stats: summary numbers of a world (counts by type and relation, degree histogram, document lengths, hash).
 // Reads the world database only.
-import type { Db } from '../infra/store'
-import { qaSummary } from './qa/store'
+import type { Db } from '../../infra/store'
+import { qaSummary } from '../qa/store'
 
 export interface WorldStats {
   dir: string

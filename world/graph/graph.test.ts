@@ -1,5 +1,5 @@
-// world/graph.test: the generator is deterministic per seed and honours counts and homonyms (tiny worlds).
-import { presetConfig } from './config'
+// world/graph/graph.test: the generator is deterministic per seed and honours counts and homonyms (tiny worlds).
+import { presetConfig } from '../config'
 import { generateWorld } from './graph'
 import { slugify, entityUrls } from './urls'
 

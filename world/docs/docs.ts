@@ -1,10 +1,10 @@
-// world/docs: one Wikipedia-style document per entity (title, lead, infobox block, 2–4 sections) that states every
+// world/docs/docs: one Wikipedia-style document per entity (title, lead, infobox block, 2–4 sections) that states every
 // attribute and every incident edge in both endpoint documents, recording the exact sentence of each fact.
 // Template writing only (offline, deterministic per entity); knows the schema, not storage or search.
-import { Rng } from '../infra/rng'
-import type { WorldConfig } from './config'
-import { entityType, relation, RELATIONS } from './schema'
-import type { AttrValue, AttributeSpec, Doc, DocFact, Edge, Entity, RelationSpec } from './types'
+import { Rng } from '../../infra/rng'
+import type { WorldConfig } from '../config'
+import { entityType, relation, RELATIONS } from '../schema'
+import type { AttrValue, AttributeSpec, Doc, DocFact, Edge, Entity, RelationSpec } from '../types'
 
 const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December']
 

@@ -1,6 +1,6 @@
-// world/verify-report: what verification found — pass rate per relation, histogram of hits per edge, hit rate per
+// world/verify/verify-report: what verification found — pass rate per relation, histogram of hits per edge, hit rate per
 // query style, and the failed edges with their queries and what was retrieved instead. Reads the verify tables.
-import type { Db } from '../infra/store'
+import type { Db } from '../../infra/store'
 import { initVerifyTables, readVerifySettings, type VerifySettings } from './verify'
 
 export interface RelationPass {

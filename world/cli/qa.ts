@@ -1,10 +1,10 @@
-// world/qa/commands: `searchgym world qa DIR` (run the qa and split stages on a built world). Thin.
+// world/cli/qa: `searchgym world qa DIR` (run the qa and split stages on a built world). Thin.
 import { handler, type Command } from '../../infra/cli-util'
-import { openWorld } from '../open'
-import { runQaStages } from './run'
-import { formatSplitLine } from './stages'
-import { readSplitStats } from './store'
-import type { SplitStats } from '../split'
+import { openWorld } from '../store/open'
+import { runQaStages } from '../build/run-qa'
+import { formatSplitLine } from '../qa/stages'
+import { readSplitStats } from '../qa/store'
+import type { SplitStats } from '../split/split'
 
 export const qaCommand: Command = {
   command: 'qa <dir>',

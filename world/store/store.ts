@@ -1,7 +1,7 @@
-// world/store: the world file's tables (manifest, stages, entities, attributes, edges, docs, doc_facts) and typed
+// world/store/store: the world file's tables (manifest, stages, entities, attributes, edges, docs, doc_facts) and typed
 // reads/writes of them. Knows SQL and the world's plain types; knows nothing of how they are generated.
-import type { Db } from '../infra/store'
-import type { AttrValue, Doc, DocFact, Edge, Entity } from './types'
+import type { Db } from '../../infra/store'
+import type { AttrValue, Doc, DocFact, Edge, Entity } from '../types'
 
 /** The SQLite file inside a world folder. */
 export const WORLD_FILE = 'world.db'

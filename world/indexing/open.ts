@@ -1,17 +1,17 @@
-// world/search/open: the search index a world serves — the engine it was verified with, holding its documents.
+// world/indexing/open: the search index a world serves — the engine it was verified with, holding its documents.
 // Embedded/sqlite are rebuilt from the docs table in memory; Meilisearch reuses an index on --meili-url when it
 // already holds these docs, else (re)indexes them; without a URL it starts the project's own local server.
 import { SearchError } from '../../infra/errors'
 import { ContentHasher } from '../../infra/hash'
 import type { Db } from '../../infra/store'
 import type { WorldConfig } from '../config'
-import { openWorld } from '../open'
-import { EmbeddedIndex } from './embedded'
-import { isEngineName, ENGINE_NAMES, type EngineName } from './engine-names'
-import { MeiliIndex } from './meilisearch'
-import { startMeiliServer } from './meili-server'
-import { SqliteFtsIndex } from './sqlite-fts'
-import type { SearchDoc, SearchIndex } from './types'
+import { openWorld } from '../store/open'
+import { EmbeddedIndex } from '../search/embedded'
+import { isEngineName, ENGINE_NAMES, type EngineName } from '../search/engine-names'
+import { MeiliIndex } from '../search/meilisearch'
+import { startMeiliServer } from '../search/meili-server'
+import { SqliteFtsIndex } from '../search/sqlite-fts'
+import type { SearchDoc, SearchIndex } from '../search/types'
 
 /** What openSearchIndex needs of a world (World from world/open satisfies it). */
 export interface WorldLike {

@@ -1,12 +1,12 @@
-// world/pipeline: the ordered build stages of a world. One line per stage; later packages append theirs
+// world/build/stages: the ordered build stages of a world. One line per stage; later packages append theirs
 // (index, verify, qa, split) here. Stages from higher layers (the oracle check, which needs agent/) are
 // registered at start-up by the root CLI and run last. Knows nothing of how each stage works.
-import type { Stage } from './stage'
-import { graphStage } from './stages/graph-stage'
-import { docsStage } from './stages/docs-stage'
-import { indexStage } from './stages/index-stage'
-import { verifyStage } from './stages/verify-stage'
-import { qaStage, splitStage } from './qa/stages'
+import type { Stage } from '../stage'
+import { graphStage } from '../graph/graph-stage'
+import { docsStage } from '../docs/docs-stage'
+import { indexStage } from '../indexing/index-stage'
+import { verifyStage } from '../verify/verify-stage'
+import { qaStage, splitStage } from '../qa/stages'
 
 export const STAGES: Stage[] = [
   graphStage,

@@ -1,7 +1,7 @@
-// world/urls: the unique document URL of every entity (Wikipedia-style slugs; homonyms and clashes disambiguated).
+// world/graph/urls: the unique document URL of every entity (Wikipedia-style slugs; homonyms and clashes disambiguated).
 // Knows entity names, types and ids only.
-import { entityType } from './schema'
-import type { Entity } from './types'
+import { entityType } from '../schema'
+import type { Entity } from '../types'
 
 export const WIKI_BASE = 'https://searchgym.local/wiki/'
 

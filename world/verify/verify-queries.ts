@@ -1,8 +1,8 @@
-// world/verify-queries: the natural-language search queries that test one edge (u —relation→ v): question style,
+// world/verify/verify-queries: the natural-language search queries that test one edge (u —relation→ v): question style,
 // keyword style, with/without type nouns, partial names, reordered words, inverse phrasings. Pure; knows no engine.
-import { Rng } from '../infra/rng'
-import { terms } from './search/tokenize'
-import type { RelationSpec } from './types'
+import { Rng } from '../../infra/rng'
+import { terms } from '../search/tokenize'
+import type { RelationSpec } from '../types'
 
 export interface EdgeQueryInput {
   relation: RelationSpec

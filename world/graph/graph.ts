@@ -1,12 +1,12 @@
-// world/graph: the typed knowledge graph of a world, generated from a seed and a WorldConfig — entities with
+// world/graph/graph: the typed knowledge graph of a world, generated from a seed and a WorldConfig — entities with
 // names and attributes, edges that respect cardinality, domain/range, acyclicity and date coherence, Zipf-like
 // degrees, one connected component. Knows the schema; knows nothing of documents, storage or search.
 import { MultiDirectedGraph } from 'graphology'
-import { Rng } from '../infra/rng'
-import type { WorldConfig } from './config'
-import { drawAttributes, makeFakers, makeNamer, uniqueName } from './names'
-import { ENTITY_TYPES, RELATIONS, RELATION_PLAN, datesCoherent, singleSource, singleTarget, startYear } from './schema'
-import type { Edge, Entity, RelationSpec } from './types'
+import { Rng } from '../../infra/rng'
+import type { WorldConfig } from '../config'
+import { drawAttributes, makeFakers, makeNamer, uniqueName } from '../names'
+import { ENTITY_TYPES, RELATIONS, RELATION_PLAN, datesCoherent, singleSource, singleTarget, startYear } from '../schema'
+import type { Edge, Entity, RelationSpec } from '../types'
 import { entityUrls } from './urls'
 
 export interface NodeAttrs {

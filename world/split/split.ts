@@ -1,12 +1,12 @@
-// world/split: holding out SearchGymBench — per type and hop count quotas (default 462 Simple + 134 Parallel +
+// world/split/split: holding out SearchGymBench — per type and hop count quotas (default 462 Simple + 134 Parallel +
 // 46 Combo over hops 1–12), chosen to cost the training pool little, then every training item that shares a
 // question text, a path (full or sub-path edge sequence) or a start entity with the bench is dropped. The
 // overlap statistics are recomputed from the final labels, not assumed. Knows QA only through SplitItem.
-import { Rng } from '../infra/rng'
-import { WorldError } from '../infra/errors'
-import type { WorldConfig } from './config'
-import type { QaType } from './types'
-import { apportion, MIN_HOPS, QA_TYPES } from './qa/generate'
+import { Rng } from '../../infra/rng'
+import { WorldError } from '../../infra/errors'
+import type { WorldConfig } from '../config'
+import type { QaType } from '../types'
+import { apportion, MIN_HOPS, QA_TYPES } from '../qa/generate'
 
 export interface SplitItem {
   id: string

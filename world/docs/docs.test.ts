@@ -1,7 +1,7 @@
-// world/docs.test: number/date formatting, name lists, and one document's facts are exact substrings.
-import { DEFAULT_CONFIG } from './config'
+// world/docs/docs.test: number/date formatting, name lists, and one document's facts are exact substrings.
+import { DEFAULT_CONFIG } from '../config'
 import { formatAttr, joinNames, writeDoc } from './docs'
-import type { Edge, Entity } from './types'
+import type { Edge, Entity } from '../types'
 
 test('formatAttr is locale independent', () => {
   expect(formatAttr({ name: 'p', kind: 'int', label: 'population' }, 1234567)).toBe('1,234,567')
