@@ -1,7 +1,7 @@
 // gym/env tests: SearchEnv on the fixture world — prompt, search/access observations, unknown pages, the observation
 // cap, answers and rewards, malformed turns, failing engines, and the three protocols end to end.
 import { SearchEnv } from './env'
-import { FIXTURE_DOCS, FIXTURE_QA, openFixtureWorld } from './fixtures/fixture-world'
+import { FIXTURE_DOCS, FIXTURE_QA, openFixtureWorld } from '../tests/fixtures/gym-fixture-world'
 import type { GymWorld } from './world-view'
 
 const world = openFixtureWorld()

@@ -1,7 +1,7 @@
 // gym/index-world tests: the SearchIndex adapter — search hits (with scores), searchMany, access via get(), QA by
 // id and split, close — on a small in-test index over the fixture documents.
 import type { SearchDoc, SearchHit, SearchIndex } from '../world/search/types'
-import { FIXTURE_DOCS, FIXTURE_QA, fixtureSearch } from './fixtures/fixture-world'
+import { FIXTURE_DOCS, FIXTURE_QA, fixtureSearch } from '../tests/fixtures/gym-fixture-world'
 import { gymWorldFromIndex } from './index-world'
 
 function memoryIndex(docs: SearchDoc[]): SearchIndex & { closed: boolean } {

@@ -1,4 +1,4 @@
-// gym/reward tests: agreement with the official HotpotQA scorer (golden file from gym/fixtures/hotpot-reference.py),
+// gym/reward tests: agreement with the official HotpotQA scorer (golden file from tests/fixtures/hotpot/hotpot-reference.py),
 // SQuAD normalisation edge cases, the SearchGym worked example and the reward specs.
 import { readFileSync } from 'node:fs'
 import { computeReward, exactMatch, f1Score, normalizeAnswer, parseRewardSpec, scoreAnswer } from './reward'
@@ -12,7 +12,7 @@ interface Golden {
   recall: number
   em: number
 }
-const golden = JSON.parse(readFileSync(new URL('./fixtures/hotpot-golden.json', import.meta.url), 'utf8')) as Golden[]
+const golden = JSON.parse(readFileSync(new URL('../tests/fixtures/hotpot/hotpot-golden.json', import.meta.url), 'utf8')) as Golden[]
 
 describe('HotpotQA scorer agreement', () => {
   it('has the golden cases', () => expect(golden.length).toBeGreaterThan(600))

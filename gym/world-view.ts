@@ -1,5 +1,5 @@
 // gym/world-view: GymWorld, the only view of a world the gym has — search, access, QA lookup. Implemented by the
-// fixture (gym/fixtures/fixture-world) and by openGymWorld (a built world folder + its SearchIndex).
+// fixture (tests/fixtures/gym-fixture-world) and by openGymWorld (a built world folder + its SearchIndex).
 import type { Qa, Split } from '../world/types'
 
 /** One search hit as the agent sees it. */

@@ -2,7 +2,7 @@
 // UTF-8, huge strings, deeply nested JSON, prompt injection, junk tool_calls) through step() of every protocol, and
 // random/adversarial requests through the real server on 127.0.0.1: no throw, no 5xx, every reply well formed.
 import { Rng } from '../infra/rng'
-import { FIXTURE_QA, openFixtureWorld } from '../gym/fixtures/fixture-world'
+import { FIXTURE_QA, openFixtureWorld } from './fixtures/gym-fixture-world'
 import { makeEnv } from '../gym/make-env'
 import { startGymServer, type RunningGymServer } from '../gym/server'
 import type { AssistantAction, StepResult } from '../gym/types'

@@ -1,6 +1,6 @@
 // tests/gym-server: the gym HTTP server for real on 127.0.0.1 (free port) with fetch — episodes, stateless tools,
 // Search-R1's /retrieve request shape, bearer token, limits (body, query, open envs), idle expiry, JSON errors.
-import { FIXTURE_DOCS, openFixtureWorld } from '../gym/fixtures/fixture-world'
+import { FIXTURE_DOCS, openFixtureWorld } from './fixtures/gym-fixture-world'
 import { startGymServer, type RunningGymServer } from '../gym/server'
 
 type J = Record<string, any> // eslint-disable-line @typescript-eslint/no-explicit-any

@@ -1,11 +1,11 @@
 // agent/policy/oracle tests: the oracle solves Simple (entity and attribute terminals), Parallel (compare, sum) and
 // Combo QA of the fixture through the real env with F1 = 1, and says why when a page cannot be found or evidence is
 // missing.
-import { openFixtureWorld, FIXTURE_DOCS } from '../../gym/fixtures/fixture-world'
+import { openFixtureWorld, FIXTURE_DOCS } from '../../tests/fixtures/gym-fixture-world'
 import { makeEnv } from '../../gym/make-env'
 import type { Qa } from '../../world/types'
 import { runOracle } from './oracle'
-import { ORACLE_KNOWLEDGE, ORACLE_QA } from './oracle-fixture'
+import { ORACLE_KNOWLEDGE, ORACLE_QA } from '../../tests/fixtures/oracle-fixture'
 
 const CHECK = { budgets: { maxTurns: 1000, maxResponseTokens: 1024, maxContextTokens: 100_000_000 } }
 

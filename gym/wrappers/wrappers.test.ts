@@ -1,7 +1,7 @@
 // gym/wrappers tests: budgets (turns, response tokens, context), episode statistics, seeded fault injection and the
 // no-Access ablation, composed through makeEnv on the fixture world.
 import { Rng } from '../../infra/rng'
-import { FIXTURE_QA, openFixtureWorld } from '../fixtures/fixture-world'
+import { FIXTURE_QA, openFixtureWorld } from '../../tests/fixtures/gym-fixture-world'
 import { makeEnv, resolveGymOptions } from '../make-env'
 import { withFaults } from './faults'
 

@@ -5,7 +5,7 @@ import { DEFAULT_CONFIG } from '../config'
 import { makeQaChecker } from './check'
 import { generateQa, type QaConfig } from './generate'
 import type { ParallelMeta, SimpleMeta } from './spec'
-import { fixtureDocText, makeFixtureWorld } from './test-fixture'
+import { fixtureDocText, makeFixtureWorld } from '../../tests/fixtures/qa-fixture-world'
 
 const view = makeFixtureWorld({ seed: 5, perType: 40, keptRate: 0.85, homonymRate: 0.15 })
 const cfg: QaConfig = { ...DEFAULT_CONFIG.qa, target: 1500 }

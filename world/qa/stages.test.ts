@@ -17,7 +17,7 @@ import { docText, loadQaView } from './load'
 import { splitItemOf } from '../split/split-item'
 import { qaStage, splitStage } from './stages'
 import { qaSummary, readQa, readSplitStats } from './store'
-import { fixtureDocText, makeFixtureWorld } from './test-fixture'
+import { fixtureDocText, makeFixtureWorld } from '../../tests/fixtures/qa-fixture-world'
 
 const config: WorldConfig = {
   ...DEFAULT_CONFIG,

@@ -1,7 +1,7 @@
 // world/search/embedded.test: the embedded BM25 engine passes the shared SearchIndex contract, plus its own details.
 import { runSearchIndexContract } from './contract'
 import { EmbeddedIndex } from './embedded'
-import { syntheticCorpus } from '../../bench/synthetic-corpus'
+import { syntheticCorpus } from '../../bench/perf/synthetic-corpus'
 
 runSearchIndexContract({ name: 'embedded', make: async () => new EmbeddedIndex() })
 

@@ -2,7 +2,7 @@
 import { DEFAULT_CONFIG } from '../config'
 import { generateQa } from '../qa/generate'
 import { splitItemOf } from './split-item'
-import { makeFixtureWorld } from '../qa/test-fixture'
+import { makeFixtureWorld } from '../../tests/fixtures/qa-fixture-world'
 import { splitBench } from './split'
 
 const view = makeFixtureWorld({ seed: 2, perType: 30, keptRate: 0.9, homonymRate: 0.1 })

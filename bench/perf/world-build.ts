@@ -1,13 +1,13 @@
-// bench/world-build: time the paper-preset world build — graph generation, document writing, and the full
+// bench/perf/world-build: time the paper-preset world build — graph generation, document writing, and the full
 // buildWorld into a fresh world file (graph + docs stages + content hash). Goal: < 20 s on the 2-core dev box.
-// Usage: node bin/run-ts.mjs bench/world-build.ts [preset] [seed]
+// Usage: node bin/run-ts.mjs bench/perf/world-build.ts [preset] [seed]
 import { mkdtempSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { buildWorld } from '../world/build/build'
-import { presetConfig } from '../world/config'
-import { generateDocs } from '../world/docs/docs'
-import { generateWorld } from '../world/graph/graph'
+import { buildWorld } from '../../world/build/build'
+import { presetConfig } from '../../world/config'
+import { generateDocs } from '../../world/docs/docs'
+import { generateWorld } from '../../world/graph/graph'
 
 const preset = process.argv[2] ?? 'paper'
 const seed = Number(process.argv[3] ?? 11)

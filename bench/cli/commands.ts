@@ -1,11 +1,11 @@
-// bench/commands: the `searchgym bench ...` sub-commands (thin: parse flags, call an exported function).
-import type { Argv, Command } from '../infra/cli-util'
-import type { BenchBackends } from './backends'
-import { compareCommand } from './cmd-compare'
-import { reportCommand } from './cmd-report'
-import { runCommand } from './cmd-run'
-import { gymBackends } from './gym-backends'
-import type { ClientTuning } from './policies'
+// bench/cli/commands: the `searchgym bench ...` sub-commands (thin: parse flags, call an exported function).
+import type { Argv, Command } from '../../infra/cli-util'
+import type { BenchBackends } from '../backends'
+import { compareCommand } from './compare'
+import { reportCommand } from './report'
+import { runCommand } from './run'
+import { gymBackends } from '../gym-world'
+import type { ClientTuning } from '../policies'
 
 /** The `bench` command group over given backends (tests pass fixtures; the CLI the real ones). */
 export function benchCommand(backends: BenchBackends, tuning: ClientTuning = {}): Command {

@@ -1,21 +1,21 @@
-// bench/search: search-engine benchmark — per engine: index build time, single-query p50/p99 and queries/s (k=5,
+// bench/perf/search: search-engine benchmark — per engine: index build time, single-query p50/p99 and queries/s (k=5,
 // with snippets, one at a time, as the gym asks), verification-mode throughput (searchMany, k=5, no snippets),
 // and with --verify ENGINES the wall time of a full verification of the world with those engines. Corpus: a world's documents and its stored
 // verification queries (--world DIR), or a seeded synthetic corpus of 3,600 docs of ~240 words.
-// Usage: node bin/run-ts.mjs bench/search.ts [--engines embedded,sqlite,meilisearch] [--world DIR [--verify embedded,...]]
+// Usage: node bin/run-ts.mjs bench/perf/search.ts [--engines embedded,sqlite,meilisearch] [--world DIR [--verify embedded,...]]
 import { copyFileSync, mkdtempSync, rmSync } from 'node:fs'
 import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
-import { Rng } from '../infra/rng'
-import { openDb } from '../infra/store'
+import { Rng } from '../../infra/rng'
+import { openDb } from '../../infra/store'
 import { syntheticCorpus } from './synthetic-corpus'
-import { createSearchIndex, ENGINE_NAMES, isEngineName, type EngineName } from '../world/search/engines'
-import { openSearchIndex, readSearchDocs } from '../world/indexing/open'
-import type { SearchDoc } from '../world/search/types'
-import { openWorld } from '../world/store/open'
-import { ENTITY_TYPES, RELATIONS } from '../world/schema'
-import { clearVerification, verifyEdges } from '../world/verify/verify'
+import { createSearchIndex, ENGINE_NAMES, isEngineName, type EngineName } from '../../world/search/engines'
+import { openSearchIndex, readSearchDocs } from '../../world/indexing/open'
+import type { SearchDoc } from '../../world/search/types'
+import { openWorld } from '../../world/store/open'
+import { ENTITY_TYPES, RELATIONS } from '../../world/schema'
+import { clearVerification, verifyEdges } from '../../world/verify/verify'
 
 const { values } = parseArgs({
   options: {

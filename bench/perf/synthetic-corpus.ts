@@ -1,7 +1,7 @@
-// bench/synthetic-corpus: a seeded stand-in for a world's documents (names, relation sentences, Zipf filler)
+// bench/perf/synthetic-corpus: a seeded stand-in for a world's documents (names, relation sentences, Zipf filler)
 // and question/keyword queries about them, for search benchmarks when no built world is at hand.
-import { Rng } from '../infra/rng'
-import type { SearchDoc } from '../world/search/types'
+import { Rng } from '../../infra/rng'
+import type { SearchDoc } from '../../world/search/types'
 
 const SYL = 'ka lo mi re ta sen vor il an bri dal fen gar hol jun kel lir mon nor pel qua ros sul tor ven wil yor zan'.split(' ')
 const FUNCTION = 'the of and in a to was is for on by with as at from his her its an which that it were also has'.split(' ')

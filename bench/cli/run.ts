@@ -1,14 +1,14 @@
-// bench/cmd-run: `searchgym bench run` — parse flags into a BenchRunConfig and call runBench (thin).
+// bench/cli/run: `searchgym bench run` — parse flags into a BenchRunConfig and call runBench (thin).
 import { resolve } from 'node:path'
-import { handler, type Argv, type Command } from '../infra/cli-util'
-import { BenchError } from '../infra/errors'
-import { readPriceTable } from '../agent/policy/pricing'
-import { readJsonFile } from '../infra/config'
-import type { BenchBackends } from './backends'
-import { makeJudge, policyFactory, type ClientTuning } from './policies'
-import { ci } from './report'
-import { runBench } from './run'
-import type { BenchRunConfig, PolicyKind } from './types'
+import { handler, type Argv, type Command } from '../../infra/cli-util'
+import { BenchError } from '../../infra/errors'
+import { readPriceTable } from '../../agent/policy/pricing'
+import { readJsonFile } from '../../infra/config'
+import type { BenchBackends } from '../backends'
+import { makeJudge, policyFactory, type ClientTuning } from '../policies'
+import { ci } from '../report'
+import { runBench } from '../run'
+import type { BenchRunConfig, PolicyKind } from '../types'
 
 export interface RunArgs {
   world: string

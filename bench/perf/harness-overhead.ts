@@ -1,17 +1,17 @@
-// bench/harness-overhead: the bench harness's own CPU per model turn against a zero-latency OpenAI-compatible server
+// bench/perf/harness-overhead: the bench harness's own CPU per model turn against a zero-latency OpenAI-compatible server
 // (the replay fixture, in a separate process so its CPU is not counted). Goal: < 5 ms CPU per turn. The env's own
 // step time is reported apart and subtracted for the harness figure (the env is the gym's cost, not the harness's).
-// Usage: node bin/run-ts.mjs bench/harness-overhead.ts [questions=300] [concurrency=8] [protocol=tools]
+// Usage: node bin/run-ts.mjs bench/perf/harness-overhead.ts [questions=300] [concurrency=8] [protocol=tools]
 import { spawn } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createInterface } from 'node:readline'
-import { OpenAiPolicy } from '../agent/policy/openai'
-import { runBench } from './run'
-import type { BenchRunConfig } from './types'
-import { scoreAnswer } from '../gym'
-import { fixtureWorld, makeFixtureWorldData } from '../tests/fixtures/fixture-world'
+import { OpenAiPolicy } from '../../agent/policy/openai'
+import { runBench } from '../run'
+import type { BenchRunConfig } from '../types'
+import { scoreAnswer } from '../../gym'
+import { fixtureWorld, makeFixtureWorldData } from '../../tests/fixtures/fixture-world'
 
 const questions = Number(process.argv[2] ?? 300)
 const concurrency = Number(process.argv[3] ?? 8)
@@ -43,8 +43,8 @@ const cpu = process.cpuUsage(cpu0)
 const turns = res.summary.tools.turnsPerQuestion * res.summary.questions
 
 // The end-of-run summary (bootstrap CIs over every group) and report are part of the above; time them alone too.
-const { summarize } = await import('./metrics')
-const { loadTrajectories } = await import('./trajectory-log')
+const { summarize } = await import('../metrics')
+const { loadTrajectories } = await import('../trajectory-log')
 const recs = loadTrajectories(join(dir, 'run', 'trajectories.jsonl')).records
 const s0 = process.cpuUsage()
 summarize(recs, { resamples: 1000, seed: 0 })

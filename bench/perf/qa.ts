@@ -1,23 +1,23 @@
-// bench/qa: the qa and split stages on the paper preset — wall and CPU seconds of each, the volume, the bench
+// bench/perf/qa: the qa and split stages on the paper preset — wall and CPU seconds of each, the volume, the bench
 // mix and hop coverage, and the bench/train overlap; optionally re-checks every QA against the world.
-// Usage: node bin/run-ts.mjs bench/qa.ts [WORLD_DIR] [--check]
+// Usage: node bin/run-ts.mjs bench/perf/qa.ts [WORLD_DIR] [--check]
 //   WORLD_DIR: a built paper world with verification results; without it a paper world is built in a temp
 //   folder, and when this checkout's pipeline has no verify stage a seeded stand-in (85% of edges kept) is
 //   written in the verify stage's table format — the numbers then say so.
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { hashString32 } from '../infra/rng'
-import { openDb } from '../infra/store'
-import { buildWorld } from '../world/build/build'
-import { presetConfig } from '../world/config'
-import { openWorld } from '../world/store/open'
-import { STAGES } from '../world/build/stages'
-import { makeQaChecker } from '../world/qa/check'
-import { docText, loadQaView } from '../world/qa/load'
-import { qaStage, splitStage } from '../world/qa/stages'
-import { readQa, readSplitStats } from '../world/qa/store'
-import type { SplitStats } from '../world/split/split'
+import { hashString32 } from '../../infra/rng'
+import { openDb } from '../../infra/store'
+import { buildWorld } from '../../world/build/build'
+import { presetConfig } from '../../world/config'
+import { openWorld } from '../../world/store/open'
+import { STAGES } from '../../world/build/stages'
+import { makeQaChecker } from '../../world/qa/check'
+import { docText, loadQaView } from '../../world/qa/load'
+import { qaStage, splitStage } from '../../world/qa/stages'
+import { readQa, readSplitStats } from '../../world/qa/store'
+import type { SplitStats } from '../../world/split/split'
 
 const args = process.argv.slice(2)
 const check = args.includes('--check')
@@ -92,6 +92,6 @@ db.close()
 if (temp) rmSync(temp, { recursive: true, force: true })
 const ok = stats.train + stats.bench >= config.qa.target && stats.benchByType.simple === config.split.bench.simple && stats.benchByType.parallel === config.split.bench.parallel && stats.benchByType.combo === config.split.bench.combo && Object.values(stats.overlap).every((v) => v === 0)
 if (!ok) {
-  console.error('bench/qa: a "must show" property failed (volume, bench mix or overlap)')
+  console.error('bench/perf/qa: a "must show" property failed (volume, bench mix or overlap)')
   process.exit(1)
 }

@@ -1,15 +1,15 @@
-// bench/gym: gym performance — in-process step latency (p50/p99) for search and access turns, and the HTTP server's
+// bench/perf/gym: gym performance — in-process step latency (p50/p99) for search and access turns, and the HTTP server's
 // throughput and latency with 64 concurrent loopback clients (server in a child process, as deployed).
-// Usage: node bin/run-ts.mjs bench/gym.ts [--world DIR] [--url URL] [--seconds S] [--clients N] [--steps N]
+// Usage: node bin/run-ts.mjs bench/perf/gym.ts [--world DIR] [--url URL] [--seconds S] [--clients N] [--steps N]
 // Without --world it runs on the six-document FIXTURE world (say so when recording numbers); --url measures an
 // already running server (its /v1/qa questions and /v1/search URLs as the workload) instead of starting one.
 import { spawn } from 'node:child_process'
 import { Agent, request } from 'node:http'
 import { loadavg } from 'node:os'
-import { openFixtureWorld } from '../gym/fixtures/fixture-world'
-import { makeEnv } from '../gym/make-env'
-import { openGymWorld } from '../gym/open-gym-world'
-import type { GymWorld } from '../gym/world-view'
+import { openFixtureWorld } from '../../tests/fixtures/gym-fixture-world'
+import { makeEnv } from '../../gym/make-env'
+import { openGymWorld } from '../../gym/open-gym-world'
+import type { GymWorld } from '../../gym/world-view'
 
 const args = process.argv.slice(2)
 const opt = (name: string, d?: string) => {
@@ -63,7 +63,7 @@ async function inProcess(world: GymWorld, w: { queries: string[]; urls: string[]
 
 async function startServer(): Promise<{ url: string; stop: () => void }> {
   if (serverUrl) return { url: serverUrl.replace(/\/$/, ''), stop: () => {} }
-  const bin = new URL('../bin/searchgym.mjs', import.meta.url).pathname
+  const bin = new URL('../../bin/searchgym.mjs', import.meta.url).pathname
   const argv = [bin, 'gym', 'serve', ...(worldDir ? [worldDir] : ['--fixture']), '--port', '0', '--max-envs', '100000']
   const p = spawn(process.execPath, argv, { stdio: ['ignore', 'inherit', 'pipe'] })
   const url = await new Promise<string>((resolve, reject) => {

@@ -1,4 +1,4 @@
-// bench/gym-backends: the bench over the real gym — a built world folder (openGymWorld: QA, documents, the verified
+// bench/gym-world: the bench over the real gym — a built world folder (openGymWorld: QA, documents, the verified
 // search engine), the gym's Env per question (makeEnv with the run's protocol and gym options), the gym's answer
 // scorer (HotpotQA-exact F1/EM) and the gym's oracle (agent/policy/oracle over the world's gold graph).
 import { makeEnv, openGymWorld, scoreAnswer, type GymWorld } from '../gym'

@@ -1,20 +1,20 @@
-// bench/model-serve: the serving path around the engine — tokenizer speed (real Qwen3), world-tokenizer build, and
+// bench/perf/model-serve: the serving path around the engine — tokenizer speed (real Qwen3), world-tokenizer build, and
 // /v1/chat/completions over real HTTP (official openai client) against direct engine.generate() on the same prompt,
 // so the server's overhead (template, tokenizer, queue, HTTP, JSON) is visible. Usage:
-//   node bin/run-ts.mjs bench/model-serve.ts [--tokens 32] [--reps 3]
+//   node bin/run-ts.mjs bench/perf/model-serve.ts [--tokens 32] [--reps 3]
 import OpenAI from 'openai'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { chatTemplateOf } from '../infra/engine/chat-template'
-import { initModel } from '../infra/engine/init-model'
-import { loadModel } from '../infra/engine/model'
-import { generate } from '../infra/engine/sample'
-import { serveModel } from '../infra/engine/serve-model'
-import { loadQwen3Tokenizer, loadTokenizer } from '../infra/engine/tokenizer'
-import { buildWorldTokenizer } from '../infra/engine/world-tokenizer'
-import { Rng } from '../infra/rng'
-import { writeTinyWorld } from '../tests/helpers/tiny-world'
+import { chatTemplateOf } from '../../infra/engine/chat-template'
+import { initModel } from '../../infra/engine/init-model'
+import { loadModel } from '../../infra/engine/model'
+import { generate } from '../../infra/engine/sample'
+import { serveModel } from '../../infra/engine/serve-model'
+import { loadQwen3Tokenizer, loadTokenizer } from '../../infra/engine/tokenizer'
+import { buildWorldTokenizer } from '../../infra/engine/world-tokenizer'
+import { Rng } from '../../infra/rng'
+import { writeTinyWorld } from '../../tests/helpers/tiny-world'
 
 const arg = (name: string, def: number) => {
   const i = process.argv.indexOf(`--${name}`)
@@ -87,7 +87,7 @@ try {
   rmSync(tmp, { recursive: true, force: true })
 }
 
-console.log(`## model serve and tokenizers (bench/model-serve.ts, --tokens ${maxTokens} --reps ${reps}, medians)\n`)
+console.log(`## model serve and tokenizers (bench/perf/model-serve.ts, --tokens ${maxTokens} --reps ${reps}, medians)\n`)
 console.log(`- Qwen3 tokenizer: load ${qwenLoadMs.toFixed(0)} ms; encode ${((nTok * 1000) / encMs / 1000).toFixed(0)}k tokens/s, decode ${((nTok * 1000) / decMs / 1000).toFixed(0)}k tokens/s (${nTok} tokens)`)
 console.log(`- world tokenizer build: ${docs.length} docs, ${(corpusChars / 1e6).toFixed(2)} M chars, vocab ${world.stats.vocabSize} (${world.stats.wordTokens} words) in ${worldMs.toFixed(0)} ms`)
 console.log(`\n| model | prompt tokens | new tokens | engine.generate direct | POST /v1/chat/completions (openai client) | HTTP / direct |\n| --- | --- | --- | --- | --- | --- |`)

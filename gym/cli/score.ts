@@ -1,7 +1,7 @@
-// gym/commands-score: `searchgym score --in FILE.jsonl [--out FILE]` — F1/EM per line, summary on stderr.
+// gym/cli/score: `searchgym score --in FILE.jsonl [--out FILE]` — F1/EM per line, summary on stderr.
 import type { ArgumentsCamelCase } from 'yargs'
-import { handler, type Command } from '../infra/cli-util'
-import { scoreJsonlFile } from './score-file'
+import { handler, type Command } from '../../infra/cli-util'
+import { scoreJsonlFile } from '../score-file'
 
 export const scoreCommand: Command = {
   command: 'score',

@@ -1,6 +1,6 @@
-// bench/cmd-compare: `searchgym bench compare runs/A runs/B [...]` — paired differences against the first run (thin).
-import { handler, type Argv, type Command } from '../infra/cli-util'
-import { compareRuns, formatComparisonText, loadRun, writeComparison } from './compare'
+// bench/cli/compare: `searchgym bench compare runs/A runs/B [...]` — paired differences against the first run (thin).
+import { handler, type Argv, type Command } from '../../infra/cli-util'
+import { compareRuns, formatComparisonText, loadRun, writeComparison } from '../compare'
 
 export interface CompareArgs {
   runs: string[]

@@ -1,12 +1,12 @@
-// bench/engine: tokens/s of the engine's ts backend — forward (LoRA on), forward+backward (PPO loss into LoRA
+// bench/perf/engine: tokens/s of the engine's ts backend — forward (LoRA on), forward+backward (PPO loss into LoRA
 // gradients) and sampling (KV cache, n samples sharing a prefill) — for the tiny and small presets.
-// Usage: node bin/run-ts.mjs bench/engine.ts [--presets tiny,small] [--vocab 1024] [--rank 32] [--seconds 2]
-import { Rng } from '../infra/rng'
-import { type PresetName, PRESETS, presetConfig } from '../infra/engine/config'
-import { Learner } from '../infra/engine/learner'
-import { LORA_TARGETS } from '../infra/engine/lora'
-import { createRandomModel, forward } from '../infra/engine/model'
-import { generate } from '../infra/engine/sample'
+// Usage: node bin/run-ts.mjs bench/perf/engine.ts [--presets tiny,small] [--vocab 1024] [--rank 32] [--seconds 2]
+import { Rng } from '../../infra/rng'
+import { type PresetName, PRESETS, presetConfig } from '../../infra/engine/config'
+import { Learner } from '../../infra/engine/learner'
+import { LORA_TARGETS } from '../../infra/engine/lora'
+import { createRandomModel, forward } from '../../infra/engine/model'
+import { generate } from '../../infra/engine/sample'
 
 function arg(name: string, def: string): string {
   const i = process.argv.indexOf(`--${name}`)

@@ -1,9 +1,9 @@
-// gym/commands: the `searchgym` sub-commands of the gym package (thin: parse flags, call an exported function):
+// gym/cli/commands: the `searchgym` sub-commands of the gym package (thin: parse flags, call an exported function):
 // `gym serve DIR`, `gym check DIR`, and the top-level `score`.
-import { handler, type Command } from '../infra/cli-util'
-import { serveCommand } from './commands-serve'
-import { scoreCommand } from './commands-score'
-import { checkCommand } from './commands-check'
+import { handler, type Command } from '../../infra/cli-util'
+import { serveCommand } from './serve'
+import { scoreCommand } from './score'
+import { checkCommand } from '../../agent/cli/check'
 
 const gym: Command = {
   command: 'gym <command>',

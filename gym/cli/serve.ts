@@ -1,11 +1,11 @@
-// gym/commands-serve: `searchgym gym serve DIR [--port P] [--token T] [--host H]` — the gym server over a built world
+// gym/cli/serve: `searchgym gym serve DIR [--port P] [--token T] [--host H]` — the gym server over a built world
 // (or the test fixture with --fixture); runs until SIGINT/SIGTERM.
 import type { ArgumentsCamelCase } from 'yargs'
-import { handler, type Command } from '../infra/cli-util'
-import { GymError } from '../infra/errors'
-import { openFixtureWorld } from './fixtures/fixture-world'
-import { openGymWorld } from './open-gym-world'
-import { startGymServer } from './server'
+import { handler, type Command } from '../../infra/cli-util'
+import { GymError } from '../../infra/errors'
+import { openFixtureWorld } from '../../tests/fixtures/gym-fixture-world'
+import { openGymWorld } from '../open-gym-world'
+import { startGymServer } from '../server'
 
 interface ServeArgs {
   dir?: string

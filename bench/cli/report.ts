@@ -1,13 +1,13 @@
-// bench/cmd-report: `searchgym bench report runs/NAME` — recompute summary.json and report.md from a run's
+// bench/cli/report: `searchgym bench report runs/NAME` — recompute summary.json and report.md from a run's
 // trajectories (e.g. with more bootstrap resamples) without re-running anything (thin).
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { handler, type Argv, type Command } from '../infra/cli-util'
-import { BenchError } from '../infra/errors'
-import { ci } from './report'
-import { RUN_FILES, writeSummary } from './run'
-import { latestById, loadTrajectories } from './trajectory-log'
-import type { BenchRunConfig } from './types'
+import { handler, type Argv, type Command } from '../../infra/cli-util'
+import { BenchError } from '../../infra/errors'
+import { ci } from '../report'
+import { RUN_FILES, writeSummary } from '../run'
+import { latestById, loadTrajectories } from '../trajectory-log'
+import type { BenchRunConfig } from '../types'
 
 export function reportFromArgs(a: { run: string; bootstrap?: number }): void {
   const cp = join(a.run, RUN_FILES.config)

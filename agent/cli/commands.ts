@@ -1,7 +1,7 @@
-// agent/commands: the `searchgym` sub-commands of the agent package (thin: parse flags, call an exported function).
-import type { Argv, Command } from '../infra/cli-util'
-import { modelInitCommand } from '../infra/engine/cli/model-init'
-import { modelServeCommand } from '../infra/engine/cli/model-serve'
+// agent/cli/commands: the `searchgym` sub-commands of the agent package (thin: parse flags, call an exported function).
+import type { Argv, Command } from '../../infra/cli-util'
+import { modelInitCommand } from '../../infra/engine/cli/model-init'
+import { modelServeCommand } from '../../infra/engine/cli/model-serve'
 
 /** `searchgym model init|serve`: the local policy engine's models. */
 const modelCommand: Command = {
