@@ -1,21 +1,18 @@
-// cli: the root `searchgym` command; composes each package's commands.ts (yargs). Holds no logic of its own.
+// cli: the root `searchgym` command — the composition root: it takes each package's commands from its index.ts and
+// hands the stage list and mounted verbs across packages (agent's oracle check joins the world build and `gym check`).
+// Holds no logic of its own.
 import yargs from 'yargs'
 import { hideBin } from 'yargs/helpers'
-import { commands as world } from './world/cli/commands'
-import { commands as gym } from './gym/cli/commands'
-import { commands as agent } from './agent/cli/commands'
-import { commands as bench } from './bench/cli/commands'
+import { worldCommands } from './world'
+import { gymCommands } from './gym'
+import { agentCommands, checkCommand, CHECKED_WORLD_STAGES } from './agent'
+import { benchCommands } from './bench'
 import { fail } from './infra/cli-util'
-import { registerFinalStage } from './world/build/stages'
-import { oracleCheckStage } from './agent/world-check-stage'
-
-// The oracle check needs agent/, so world/ cannot list it itself: the composition root appends it to the pipeline.
-registerFinalStage(oracleCheckStage)
 
 const cli = yargs(hideBin(process.argv))
   .scriptName('searchgym')
   .usage('$0 <command> [options]\n\nVerifiable synthetic worlds for training search agents.')
-  .command([...world, ...gym, ...agent, ...bench])
+  .command([...worldCommands(CHECKED_WORLD_STAGES), ...gymCommands([checkCommand]), ...agentCommands(), ...benchCommands()])
   .demandCommand(1, 'give a command; see --help')
   .strict()
   .help()

@@ -9,5 +9,7 @@ export default {
   testMatch: ['<rootDir>/**/*.test.ts'],
   testPathIgnorePatterns: ['/node_modules/', '/worlds/', '/runs/'],
   testTimeout: 120000,
+  globalSetup: '<rootDir>/tests/global-setup.mjs',
+  globalTeardown: '<rootDir>/tests/global-teardown.mjs',
   reporters: ['default', '<rootDir>/tests/summary-reporter.cjs'],
 };

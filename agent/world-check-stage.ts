@@ -1,12 +1,10 @@
 // agent/world-check-stage: the last build stage of a world — the oracle policy runs through the real env over every
 // served question (train and bench); a question it cannot solve is relabelled 'dropped' (reported, never served), so a
-// finished world's oracle score is exactly 1. Lives in agent/ because it needs the oracle; the root CLI registers it.
+// finished world's oracle score is exactly 1. Lives in agent/ because it needs the oracle; CHECKED_WORLD_STAGES is the
+// world's own stage list with this stage last — the list the CLI builds with.
 import { tx, type Db } from '../infra/store'
-import type { Stage, StageContext } from '../world/stage'
-import { worldReader } from '../world/store/open'
-import { readQa } from '../world/qa/store'
-import { openSearchIndex } from '../world/indexing/open'
-import { gymWorldFromIndex } from '../gym/index-world'
+import { openSearchIndex, readQa, WORLD_STAGES, worldReader, type Stage, type StageContext } from '../world'
+import { gymWorldFromIndex } from '../gym'
 import { checkWithOracle } from './policy/oracle-check'
 import { worldOracleKnowledge } from './policy/oracle-knowledge'
 
@@ -50,3 +48,7 @@ export const oracleCheckStage: Stage = {
     for (const r of db.prepare('SELECT id, ok, reason FROM qa_check ORDER BY id').raw().iterate()) emit(r)
   },
 }
+
+/** The world's stages with the oracle check last: what `searchgym world build` runs (and what a library caller passes
+ * to buildWorld to get the same content hash as the CLI). */
+export const CHECKED_WORLD_STAGES: readonly Stage[] = Object.freeze([...WORLD_STAGES, oracleCheckStage])

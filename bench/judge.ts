@@ -1,6 +1,6 @@
 // bench/judge: LLM-as-judge through a second OpenAI-compatible model (the paper judged with Qwen-2.5-72B-Instruct).
 // It only decides whether a prediction means the same as the gold answer; F1/EM stay with the gym's scorer.
-import type { ChatClient } from '../agent/policy/chat-client'
+import type { ChatClient } from '../agent'
 import type { JudgeVerdict } from './types'
 
 export const JUDGE_SYSTEM =

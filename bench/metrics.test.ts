@@ -54,7 +54,7 @@ it('tool, format and endpoint reliability figures', () => {
 })
 
 it('renders a report with every table and three charts, without NaN', () => {
-  const config = { world: 'w', worldId: 'id', split: 'bench', policy: 'openai', model: 'm', protocol: 'tools' } as BenchRunConfig
+  const config = { world: 'w', worldId: 'id', split: 'bench', policy: 'openai', model: 'm', protocol: 'openai' } as BenchRunConfig
   const { markdown, charts } = renderReport(config, s)
   expect(markdown).toContain('Reliability warning')
   expect(markdown).toContain('| parallel+combo | 2 |')

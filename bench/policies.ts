@@ -1,16 +1,11 @@
 // bench/policies: turn a run config into a policy per question — openai, closed-book, one-shot-rag over one shared
 // ChatClient, or the gym's oracle — and the optional judge. Reads the API key from the named environment variable.
-import type { Policy } from '../gym/types'
-import type { Qa } from '../world/types'
-import { ChatClient, DEFAULT_CHAT_CLIENT, type ChatClientOptions } from '../agent/policy/chat-client'
-import { ClosedBookPolicy } from '../agent/policy/closed-book'
-import { OneShotRagPolicy } from '../agent/policy/one-shot-rag'
-import { OpenAiPolicy } from '../agent/policy/openai'
+import { toolSchemas, type Policy } from '../gym'
+import type { Qa } from '../world'
+import { ChatClient, ClosedBookPolicy, DEFAULT_CHAT_CLIENT, OneShotRagPolicy, OpenAiPolicy, type ChatClientOptions } from '../agent'
 import { BenchError } from '../infra/errors'
-import { toolSchemas } from '../gym/protocol'
-import type { BenchBackends } from './backends'
 import { LlmJudge } from './judge'
-import type { BenchRunConfig, BenchWorld } from './types'
+import { wireProtocol, type BenchRunConfig, type BenchWorld } from './types'
 
 export interface ClientTuning {
   baseBackoffMs?: number
@@ -36,19 +31,18 @@ function clientOptions(config: BenchRunConfig, env: NodeJS.ProcessEnv, tuning: C
   return o
 }
 
-export function policyFactory(config: BenchRunConfig, backends: BenchBackends, world: BenchWorld, env: NodeJS.ProcessEnv = process.env, tuning: ClientTuning = {}): (qa: Qa) => Policy {
+export function policyFactory(config: BenchRunConfig, world: BenchWorld, env: NodeJS.ProcessEnv = process.env, tuning: ClientTuning = {}): (qa: Qa) => Policy {
   switch (config.policy) {
     case 'oracle': {
-      if (world.oracle) return (qa) => world.oracle!(qa)
-      const oracle = backends.oracle
+      const oracle = world.oracle?.bind(world)
       if (!oracle) throw new BenchError('bench.no_oracle', `world ${world.dir} cannot give an oracle (it needs the world's gold graph)`)
-      return (qa) => oracle(world, qa)
+      return (qa) => oracle(qa)
     }
     case 'openai': {
       const { baseURL, model, ...rest } = clientOptions(config, env, tuning)
       // The no-Access ablation (gym option access: false) offers only search.
       const tools = toolSchemas(config.gym?.access === false ? ['search'] : ['search', 'access'])
-      const p = new OpenAiPolicy({ ...rest, baseURL, model, protocol: config.protocol, tools })
+      const p = new OpenAiPolicy({ ...rest, baseURL, model, protocol: wireProtocol(config.protocol), tools })
       return () => p
     }
     case 'closed-book': {
@@ -56,7 +50,7 @@ export function policyFactory(config: BenchRunConfig, backends: BenchBackends, w
       return () => p
     }
     case 'one-shot-rag': {
-      const p = new OneShotRagPolicy(new ChatClient(clientOptions(config, env, tuning)), { protocol: config.protocol, docs: config.ragDocs, maxDocChars: 4000 })
+      const p = new OneShotRagPolicy(new ChatClient(clientOptions(config, env, tuning)), { protocol: wireProtocol(config.protocol), docs: config.ragDocs, maxDocChars: 4000 })
       return () => p
     }
   }

@@ -1,15 +1,22 @@
 // bench/types: what a benchmark run writes and reads — the run config, one trajectory line per question, the scorer
 // signature it borrows from the gym, and the world a run draws questions and envs from.
-import type { AssistantTurn, ChatMessage, Env, Policy, StopReason } from '../gym/types'
-import type { Qa, QaType } from '../world/types'
-import type { CallRecord } from '../agent/policy/chat-client'
-import type { WireProtocol } from '../agent/policy/messages'
-import type { PriceTable } from '../agent/policy/pricing'
+import type { AssistantTurn, ChatMessage, Env, Policy, StopReason } from '../gym'
+import type { Qa, QaType } from '../world'
+import type { CallRecord, PriceTable, WireProtocol } from '../agent'
 
 /** The gym's answer scorer (F1 and EM maximised over gold aliases). The bench never scores answers itself. */
 export type AnswerScorer = (prediction: string, golds: readonly string[]) => { f1: number; em: number }
 
 export type PolicyKind = 'openai' | 'oracle' | 'closed-book' | 'one-shot-rag'
+
+/** The gym protocol a run speaks (the gym's names): 'openai' = native tool_calls, 'hermes' = <tool_call> tags in text. */
+export type BenchProtocol = 'openai' | 'hermes'
+export const BENCH_PROTOCOLS: readonly BenchProtocol[] = ['openai', 'hermes']
+
+/** How a chat policy talks to the endpoint for a protocol: tool_calls in the API, or tags in the text. */
+export function wireProtocol(p: BenchProtocol): WireProtocol {
+  return p === 'openai' ? 'tools' : 'text'
+}
 
 /** Everything that determines a run; saved as config.json and checked on resume. */
 export interface BenchRunConfig {
@@ -21,7 +28,7 @@ export interface BenchRunConfig {
   model: string
   baseURL: string
   apiKeyEnv: string
-  protocol: WireProtocol
+  protocol: BenchProtocol
   limit: number | null
   concurrency: number
   seed: number
@@ -120,7 +127,7 @@ export interface BenchWorld {
   readonly dir: string
   readonly id: string
   questions(split: string): Qa[]
-  makeEnv(qa: Qa, opts: { protocol: WireProtocol; gym?: Record<string, unknown> | null }): Promise<Env>
+  makeEnv(qa: Qa, opts: { protocol: BenchProtocol; gym?: Record<string, unknown> | null }): Promise<Env>
   /** The oracle for a question of this world, when the world can give one (it needs the gold graph). */
   oracle?(qa: Qa): Policy
   close(): Promise<void>

@@ -1,7 +1,7 @@
 // gym/env: SearchEnv, the single-use async environment for one question — system prompt + question, then per
 // assistant turn: parse (protocol), run search/access on a GymWorld, observe, or score the answer (reward spec).
 // Budgets, statistics and faults are wrappers (gym/wrappers); this file never throws out of step().
-import type { Qa } from '../world/types'
+import type { Qa } from '../world'
 import { getProtocol, toolSchemas } from './protocol'
 import type { FunctionSchema } from './protocol/tools'
 import type { GymToolCall, ParsedTurn, Protocol, ProtocolContext, ProtocolName, ToolName } from './protocol/types'

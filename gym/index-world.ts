@@ -1,7 +1,7 @@
 // gym/index-world: a GymWorld over a SearchIndex (search, and access through the engine's own document store) and
 // a list of QA — the adapter openGymWorld builds from a world folder. Knows no SQL and no engine internals.
-import type { SearchIndex } from '../world/search/types'
-import type { Qa, Split } from '../world/types'
+import type { SearchIndex } from '../world'
+import type { Qa, Split } from '../world'
 import type { GymWorld, SearchResult } from './world-view'
 
 export function gymWorldFromIndex(name: string, index: SearchIndex, qas: Qa[], onClose?: () => Promise<void> | void): GymWorld {

@@ -3,7 +3,7 @@
 import { mergeStrict } from '../infra/config'
 import { GymError } from '../infra/errors'
 import { Rng } from '../infra/rng'
-import type { Qa } from '../world/types'
+import type { Qa } from '../world'
 import { SearchEnv, type GymEnv } from './env'
 import { getProtocol } from './protocol'
 import type { ProtocolName } from './protocol/types'

@@ -2,8 +2,8 @@
 // engine the world was verified with (world/search), whose document store answers access. The world file is only
 // read while opening; close() closes the engine (and stops a local Meilisearch it started).
 import { basename, resolve } from 'node:path'
-import { openWorld } from '../world/store/open'
-import { openSearchIndex, type OpenSearchOptions } from '../world/indexing/open'
+import { openWorld } from '../world'
+import { openSearchIndex, type OpenSearchOptions } from '../world'
 import { gymWorldFromIndex } from './index-world'
 import { readServedQa } from './world-qa'
 import type { GymWorld } from './world-view'

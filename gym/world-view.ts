@@ -1,6 +1,6 @@
 // gym/world-view: GymWorld, the only view of a world the gym has — search, access, QA lookup. Implemented by the
 // fixture (tests/fixtures/gym-fixture-world) and by openGymWorld (a built world folder + its SearchIndex).
-import type { Qa, Split } from '../world/types'
+import type { Qa, Split } from '../world'
 
 /** One search hit as the agent sees it. */
 export interface SearchResult {

@@ -12,6 +12,7 @@ import { runBench } from '../bench/run'
 import type { BenchRunConfig, TrajectoryRecord } from '../bench/types'
 import { scoreAnswer as scorer } from '../gym'
 import { fixtureWorld, makeFixtureWorldData } from './fixtures/fixture-world'
+import { worldTokenizer } from './helpers/world-texts'
 
 const dir = mkdtempSync(join(tmpdir(), 'bench-engine-'))
 const servers: ServedModel[] = []
@@ -32,12 +33,12 @@ beforeAll(() => {
   for (const d of data.docs) ins.run(d.url, d.url, d.title, d.text)
   db.close()
   modelDir = join(dir, 'model')
-  initModel({ arch: 'qwen3', preset: 'tiny', tokenizer: { kind: 'world', dir: w }, out: modelDir, seed: 0 })
+  initModel({ arch: 'qwen3', preset: 'tiny', tokenizer: worldTokenizer(w), out: modelDir, seed: 0 })
 })
 
 function config(over: Partial<BenchRunConfig>): BenchRunConfig {
   return {
-    world: 'fixture', worldId: data.id, split: 'bench', policy: 'openai', model: 'model', baseURL: '', apiKeyEnv: 'X', protocol: 'text', limit: 2,
+    world: 'fixture', worldId: data.id, split: 'bench', policy: 'openai', model: 'model', baseURL: '', apiKeyEnv: 'X', protocol: 'hermes', limit: 2,
     concurrency: 1, seed: 0, timeoutMs: 60000, maxRetries: 1, temperature: null, maxTokens: 12, maxTurns: 3, ragDocs: 3, prices: null, judge: null,
     gym: null, bootstrap: 100, ...over,
   }
@@ -72,7 +73,7 @@ it('solves a question through the engine server in fixture-reply mode with nativ
   servers.push(s)
   const policy = new OpenAiPolicy({ baseURL: `${s.url}/v1`, model: 'model', protocol: 'tools', timeoutMs: 60000, maxRetries: 1 })
   const out = join(dir, 'replayed')
-  const res = await runBench(out, config({ baseURL: `${s.url}/v1`, protocol: 'tools', limit: 1, maxTokens: null, maxTurns: 6 }), {
+  const res = await runBench(out, config({ baseURL: `${s.url}/v1`, protocol: 'openai', limit: 1, maxTokens: null, maxTurns: 6 }), {
     world: fixtureWorld('fx', data), policyFor: () => policy, scorer, quiet: true,
   })
   const [r] = readFileSync(join(out, 'trajectories.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as TrajectoryRecord)

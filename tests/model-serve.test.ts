@@ -13,6 +13,7 @@ import { loadModelConfig } from '../infra/engine/config'
 import { createTsBackend } from '../infra/engine/ts-backend'
 import { startServe, type ServeProcess } from './helpers/cli-process'
 import { writeTinyWorld } from './helpers/tiny-world'
+import { worldTokenizer } from './helpers/world-texts'
 
 const tmp = mkdtempSync(join(tmpdir(), 'model-serve-'))
 const modelDir = join(tmp, 'tiny')
@@ -34,7 +35,7 @@ let sampling: ServeProcess
 let fixture: ServeProcess
 
 beforeAll(async () => {
-  initModel({ arch: 'qwen3', preset: 'tiny', tokenizer: { kind: 'world', dir: writeTinyWorld(join(tmp, 'world')) }, out: modelDir, seed: 1 })
+  initModel({ arch: 'qwen3', preset: 'tiny', tokenizer: worldTokenizer(writeTinyWorld(join(tmp, 'world'))), out: modelDir, seed: 1 })
   // An adapter with B ≠ 0, so sampling with it differs from the base model.
   const be = createTsBackend()
   const rng = new Rng(9)

@@ -1,25 +1,31 @@
 // tests/world-oracle-check: the build's last stage runs the oracle through the real env over every served question;
 // a question it cannot solve (here: its evidence removed from a document) is dropped, reported and never served.
+// And the library and the CLI build the same world: buildWorld with CHECKED_WORLD_STAGES gives the content hash that
+// `searchgym world build` reported for the run's shared tiny world.
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { buildWorld } from '../world/build/build'
-import { presetConfig } from '../world/config'
-import { STAGES } from '../world/build/stages'
+import { buildWorld, contentHash, presetConfig, readQa, WORLD_STAGES } from '../world'
+import { CHECKED_WORLD_STAGES } from '../agent'
 import { openDb, tx } from '../infra/store'
 import { setStageStatus } from '../world/store/store'
-import { readQa } from '../world/qa/store'
-import { oracleCheckStage } from '../agent/world-check-stage'
+import { sharedTinyWorld } from './helpers/shared-world'
 
 const root = mkdtempSync(join(tmpdir(), 'sg-oracle-check-'))
 afterAll(() => rmSync(root, { recursive: true, force: true }))
-const stages = [...STAGES, oracleCheckStage]
+const stages = CHECKED_WORLD_STAGES
 
 test('every question of a finished tiny world is solved by the oracle; a broken one is dropped on re-check', async () => {
   const dir = join(root, 'w')
-  const first = await buildWorld({ config: presetConfig('tiny'), dir, quiet: true, stages })
+  const [first, cli] = await Promise.all([buildWorld({ config: presetConfig('tiny'), dir, quiet: true, stages }), sharedTinyWorld()])
+  // the same world through the library API and through the CLI
+  expect(first.hash).toMatch(/^[0-9a-f]{64}$/)
+  expect(first.hash).toBe(cli.hash)
+  expect(stages.map((s) => s.name)).toEqual(['graph', 'docs', 'index', 'verify', 'qa', 'split', 'check'])
   const db = openDb(join(dir, 'world.db'))
   try {
+    // the oracle check is part of the hash: without it the same rows hash differently
+    expect(contentHash(db, WORLD_STAGES)).not.toBe(first.hash)
     const served = readQa(db, ['train', 'bench'])
     expect(served.length).toBeGreaterThan(100)
     const checks = db.prepare('SELECT ok, COUNT(*) AS n FROM qa_check GROUP BY ok').all() as { ok: number; n: number }[]

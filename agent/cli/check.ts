@@ -1,11 +1,14 @@
 // agent/cli/check: `searchgym gym check DIR` — the oracle through the real env over every QA of a world; prints
-// per-type counts and each question it cannot solve with why; exits 1 when any fails. (The oracle lives in agent/;
-// this command is CLI wiring only, so it loads it lazily rather than making gym depend on agent.)
+// per-type counts and each question it cannot solve with why; exits 1 when any fails. Lives in agent/ (it needs the
+// oracle); the root CLI mounts it under the `gym` group (gymCommands([checkCommand])).
 import { writeFileSync } from 'node:fs'
 import type { ArgumentsCamelCase } from 'yargs'
 import { handler, type Command } from '../../infra/cli-util'
 import { GymError } from '../../infra/errors'
-import { openGymWorld } from '../../gym/open-gym-world'
+import { openGymWorld } from '../../gym'
+import { openWorld } from '../../world'
+import { checkWithOracle } from '../policy/oracle-check'
+import { worldOracleKnowledge } from '../policy/oracle-knowledge'
 
 interface CheckArgs {
   dir: string
@@ -28,9 +31,6 @@ export const checkCommand: Command = {
   handler: handler(async (raw: ArgumentsCamelCase) => {
     const a = raw as unknown as CheckArgs
     if (a.limit !== undefined && (!Number.isInteger(a.limit) || a.limit < 1)) throw new GymError('cli.bad_limit', '--limit must be a positive integer')
-    const { openWorld } = await import('../../world/store/open')
-    const { checkWithOracle } = await import('../policy/oracle-check')
-    const { worldOracleKnowledge } = await import('../policy/oracle-knowledge')
     const gymWorld = await openGymWorld(a.dir)
     const w = openWorld(a.dir)
     try {

@@ -1,14 +1,19 @@
-// agent/cli/commands: the `searchgym` sub-commands of the agent package (thin: parse flags, call an exported function).
+// agent/cli/commands: the agent package's commands (thin: parse flags, call an exported function) — `model init|serve`
+// (the local policy engine's models; init composes a world's texts with the engine) and `gym check` (mounted under
+// the gym group by the root CLI).
 import type { Argv, Command } from '../../infra/cli-util'
-import { modelInitCommand } from '../../infra/engine/cli/model-init'
-import { modelServeCommand } from '../../infra/engine/cli/model-serve'
+import { modelServeCommand } from '../../infra/engine'
+import { modelInitCommand } from './model-init'
+export { checkCommand } from './check'
 
-/** `searchgym model init|serve`: the local policy engine's models. */
-const modelCommand: Command = {
-  command: 'model <command>',
-  describe: 'local policy engine: create random models, serve a model over an OpenAI-compatible API',
-  builder: (y: Argv) => y.command([modelInitCommand, modelServeCommand]).demandCommand(1, 'give a model sub-command: init or serve'),
-  handler: () => undefined,
+/** `searchgym model init|serve`. */
+export function agentCommands(): Command[] {
+  return [
+    {
+      command: 'model <command>',
+      describe: 'local policy engine: create random models, serve a model over an OpenAI-compatible API',
+      builder: (y: Argv) => y.command([modelInitCommand, modelServeCommand]).demandCommand(1, 'give a model sub-command: init or serve'),
+      handler: () => undefined,
+    },
+  ]
 }
-
-export const commands: Command[] = [modelCommand]

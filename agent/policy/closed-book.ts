@@ -1,6 +1,6 @@
 // agent/policy/closed-book: the closed-book baseline — the chat model answers from its own knowledge, no tools.
 // It replaces the env's tool-use system prompt with its own; env corrections (e.g. a missing <answer>) are passed on.
-import type { ChatMessage, Policy } from '../../gym/types'
+import type { ChatMessage, Policy } from '../../gym'
 import type { ChatClient } from './chat-client'
 import { toOpenAiMessages } from './messages'
 import type { RecordedTurn } from './openai'

@@ -3,7 +3,7 @@
 // result becomes a user turn wrapped in <tool_response> (servers reject `tool` messages without a matching call;
 // Qwen/Hermes chat templates render tool turns exactly so).
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions'
-import type { ChatMessage } from '../../gym/types'
+import type { ChatMessage } from '../../gym'
 
 export type WireProtocol = 'tools' | 'text'
 

@@ -1,7 +1,7 @@
 // agent/policy/one-shot-rag: the one-shot RAG baseline — search the question verbatim, open the top documents, put
 // them in context and let the chat model answer once. Tool calls go through the env, so tools, budgets and counts
 // are the same as for any agent. It reads URLs out of the search observation text, whatever its layout.
-import type { ChatMessage, Policy } from '../../gym/types'
+import type { ChatMessage, Policy } from '../../gym'
 import type { ChatClient } from './chat-client'
 import type { WireProtocol } from './messages'
 import { toOpenAiMessages } from './messages'

@@ -2,10 +2,10 @@
 // Native tool_calls with the gym's search/access tools, or the gym's text protocol (the env parses the text either way).
 // Endpoint failures are retried by the ChatClient and surface as EndpointError — never as model mistakes.
 import type { ChatCompletionTool } from 'openai/resources/chat/completions'
-import type { AssistantTurn, ChatMessage, Policy } from '../../gym/types'
+import type { AssistantTurn, ChatMessage, Policy } from '../../gym'
 import { ChatClient, DEFAULT_CHAT_CLIENT, type CallRecord, type ChatClientOptions } from './chat-client'
 import { toOpenAiMessages, type WireProtocol } from './messages'
-import { toolSchemas } from '../../gym/protocol'
+import { toolSchemas } from '../../gym'
 
 /** An assistant turn plus what the call cost; the bench harness records `call` beside the turn. */
 export interface RecordedTurn extends AssistantTurn {

@@ -2,9 +2,9 @@
 // solve, with why — the proof that a world's questions are answerable with its own Search/Access tools.
 import pMap from 'p-map'
 import { progress } from '../../infra/progress'
-import { makeEnv, type GymOptions } from '../../gym/make-env'
-import type { GymWorld } from '../../gym/world-view'
-import type { Qa, QaType } from '../../world/types'
+import { makeEnv, type GymOptions } from '../../gym'
+import type { GymWorld } from '../../gym'
+import type { Qa, QaType } from '../../world'
 import { runOracle, type OracleKnowledge, type OracleRun } from './oracle'
 
 export interface OracleCheckReport {

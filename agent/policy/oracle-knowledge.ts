@@ -1,7 +1,7 @@
 // agent/policy/oracle-knowledge: OracleKnowledge over an open world — graph lookups from world/open and the queries
 // edge verification stored (table verification_queries: rank of the target page, 0 = not in the top-K).
-import type { WorldReader } from '../../world/store/open'
-import type { Entity } from '../../world/types'
+import type { WorldReader } from '../../world'
+import type { Entity } from '../../world'
 import type { OracleKnowledge } from './oracle-plan'
 
 export function worldOracleKnowledge(w: WorldReader): OracleKnowledge {

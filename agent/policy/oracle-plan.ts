@@ -3,9 +3,9 @@
 // page by searching (verified queries, names it has read, name + relation keyword), opens it with access and
 // checks the hop's evidence sentence and the next entity's name in the accessed text. Answers come from what it
 // read: page titles and attribute values found in accessed text (never Qa.answer). Knows no protocol or HTTP.
-import { formatAttr } from '../../world/docs/docs'
-import { attributeSpec, entityType, relation } from '../../world/schema'
-import type { AttrValue, Edge, Entity, EntityId, Qa } from '../../world/types'
+import { formatAttr } from '../../world'
+import { attributeSpec, entityType, relation } from '../../world'
+import type { AttrValue, Edge, Entity, EntityId, Qa } from '../../world'
 
 /** What the oracle may look up in the world: the graph (to follow the gold path) and verification queries. */
 export interface OracleKnowledge {

@@ -1,8 +1,8 @@
 // agent/policy/oracle: the oracle Policy — drives oraclePlan through the env's own tools (hermes protocol) and
 // answers with what it read; runOracle plays one episode and says why it failed, if it did. Proves a QA solvable.
-import type { GymEnv } from '../../gym/env'
-import type { ChatMessage, Policy, StopReason } from '../../gym/types'
-import type { Qa } from '../../world/types'
+import type { GymEnv } from '../../gym'
+import type { ChatMessage, Policy, StopReason } from '../../gym'
+import type { Qa } from '../../world'
 import { OracleFailure, oraclePlan, type OracleCall, type OracleKnowledge, type OraclePlanOptions } from './oracle-plan'
 
 export type { OracleKnowledge } from './oracle-plan'

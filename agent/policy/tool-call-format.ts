@@ -1,6 +1,6 @@
 // agent/policy/tool-call-format: how a scripted policy (baselines) writes a tool call or a final answer in the gym's
 // protocols — native tool_calls, or the default text protocol (<tool_call>{"name","arguments"}</tool_call>, <answer>).
-import type { AssistantTurn, ChatMessage } from '../../gym/types'
+import type { AssistantTurn, ChatMessage } from '../../gym'
 import type { WireProtocol } from './messages'
 
 export function toolCallTurn(protocol: WireProtocol, name: string, args: Record<string, unknown>, id: string): AssistantTurn {

@@ -2,13 +2,14 @@
 import { resolve } from 'node:path'
 import { handler, type Argv, type Command } from '../../infra/cli-util'
 import { BenchError } from '../../infra/errors'
-import { readPriceTable } from '../../agent/policy/pricing'
+import { readPriceTable } from '../../agent'
+import { scoreAnswer } from '../../gym'
 import { readJsonFile } from '../../infra/config'
-import type { BenchBackends } from '../backends'
+import { openBenchWorld } from '../gym-world'
 import { makeJudge, policyFactory, type ClientTuning } from '../policies'
 import { ci } from '../report'
 import { runBench } from '../run'
-import type { BenchRunConfig, PolicyKind } from '../types'
+import { BENCH_PROTOCOLS, type BenchProtocol, type BenchRunConfig, type PolicyKind } from '../types'
 
 export interface RunArgs {
   world: string
@@ -19,7 +20,7 @@ export interface RunArgs {
   apiKeyEnv: string
   limit?: number
   concurrency: number
-  protocol: 'tools' | 'text'
+  protocol: string
   out: string
   seed: number
   timeoutMs: number
@@ -56,11 +57,21 @@ function parseJson(v: string): unknown {
 /** The gym's oracle-check budgets (the paper's 16 turns are a model budget, not a solvability one). */
 export const ORACLE_GYM_OPTIONS: Record<string, unknown> = { budgets: { maxTurns: 1000, maxResponseTokens: 100_000, maxContextTokens: 100_000_000 } }
 
+/** --protocol: the gym's protocol names; the bench's old names are refused with the new one. */
+export function benchProtocol(p: string): BenchProtocol {
+  if (p === 'tools') throw new BenchError('bench.args', "--protocol tools is now --protocol openai (the gym's name for native tool_calls)")
+  if (p === 'text') throw new BenchError('bench.args', "--protocol text is now --protocol hermes (the gym's name for <tool_call> tags in the text)")
+  if (p === 'search-r1') throw new BenchError('bench.args', '--protocol search-r1 is a gym protocol the bench policies do not speak yet; use openai or hermes')
+  if (!(BENCH_PROTOCOLS as readonly string[]).includes(p)) throw new BenchError('bench.args', `--protocol must be one of ${BENCH_PROTOCOLS.join(', ')}, got '${p}'`)
+  return p as BenchProtocol
+}
+
 export function configFromArgs(a: RunArgs, worldId: string): BenchRunConfig {
   const needsModel = a.policy !== 'oracle'
+  const protocol = benchProtocol(a.protocol)
   if (a.limit !== undefined && (!Number.isInteger(a.limit) || a.limit < 1)) throw new BenchError('bench.args', `--limit must be a positive integer, got ${a.limit}`)
   if (a.judgeModel && !a.judgeBaseUrl && !a.baseUrl) throw new BenchError('bench.args', '--judge-model needs --judge-base-url (or --base-url to reuse)')
-  // The oracle writes the gym's text protocol; it proves solvability, so the turn budget is lifted (as the gym's
+  // The oracle writes the gym's hermes (text) protocol; it proves solvability, so the turn budget is lifted (as the gym's
   // oracle check does) unless --gym-options says otherwise.
   const oracle = a.policy === 'oracle'
   return {
@@ -71,7 +82,7 @@ export function configFromArgs(a: RunArgs, worldId: string): BenchRunConfig {
     model: needsModel ? (a.model ?? '') : '',
     baseURL: needsModel ? (a.baseUrl ?? '') : '',
     apiKeyEnv: a.apiKeyEnv,
-    protocol: oracle ? 'text' : a.protocol,
+    protocol: oracle ? 'hermes' : protocol,
     limit: a.limit ?? null,
     concurrency: a.concurrency,
     seed: a.seed,
@@ -88,14 +99,14 @@ export function configFromArgs(a: RunArgs, worldId: string): BenchRunConfig {
   }
 }
 
-export async function runFromArgs(a: RunArgs, backends: BenchBackends, tuning: ClientTuning = {}): Promise<void> {
-  const world = await backends.openWorld(resolve(a.world))
+export async function runFromArgs(a: RunArgs, tuning: ClientTuning = {}): Promise<void> {
+  const world = await openBenchWorld(resolve(a.world))
   try {
     const config = configFromArgs(a, world.id)
     const res = await runBench(resolve(a.out), config, {
       world,
-      policyFor: policyFactory(config, backends, world, process.env, tuning),
-      scorer: backends.scorer,
+      policyFor: policyFactory(config, world, process.env, tuning),
+      scorer: scoreAnswer,
       judge: makeJudge(config, process.env, tuning),
       retryErrors: a.retryErrors,
       quiet: a.quiet,
@@ -113,7 +124,7 @@ export async function runFromArgs(a: RunArgs, backends: BenchBackends, tuning: C
   }
 }
 
-export function runCommand(backends: BenchBackends, tuning: ClientTuning = {}): Command {
+export function runCommand(tuning: ClientTuning = {}): Command {
   return {
     command: 'run',
     describe: 'evaluate a policy on a world split; resumable (rerun the same command to continue)',
@@ -127,7 +138,7 @@ export function runCommand(backends: BenchBackends, tuning: ClientTuning = {}): 
         .option('api-key-env', { type: 'string', default: 'OPENAI_API_KEY', describe: 'environment variable holding the API key' })
         .option('limit', { type: 'number', describe: 'only the first N questions of the split' })
         .option('concurrency', { type: 'number', default: 8, describe: 'questions in flight' })
-        .option('protocol', { choices: ['tools', 'text'] as const, default: 'tools' as const, describe: 'native tool_calls, or the gym text protocol' })
+        .option('protocol', { type: 'string', default: 'openai', describe: 'gym protocol: openai (native tool_calls) or hermes (<tool_call> tags in the text)' })
         .option('out', { type: 'string', demandOption: true, describe: 'run directory, e.g. runs/NAME' })
         .option('seed', { type: 'number', default: 0, describe: 'seed of retry jitter and bootstrap' })
         .option('timeout-ms', { type: 'number', default: 120000, describe: 'per-request timeout' })
@@ -144,6 +155,6 @@ export function runCommand(backends: BenchBackends, tuning: ClientTuning = {}): 
         .option('bootstrap', { type: 'number', default: 1000, describe: 'bootstrap resamples for CIs' })
         .option('retry-errors', { type: 'boolean', default: false, describe: 're-run questions lost to endpoint failures' })
         .option('quiet', { type: 'boolean', default: false }),
-    handler: handler((a: unknown) => runFromArgs(a as RunArgs, backends, tuning)),
+    handler: handler((a: unknown) => runFromArgs(a as RunArgs, tuning)),
   }
 }

@@ -1,31 +1,26 @@
 // bench/perf/gym: gym performance — in-process step latency (p50/p99) for search and access turns, and the HTTP server's
 // throughput and latency with 64 concurrent loopback clients (server in a child process, as deployed).
 // Usage: node bin/run-ts.mjs bench/perf/gym.ts [--world DIR] [--url URL] [--seconds S] [--clients N] [--steps N]
-// Without --world it runs on the six-document FIXTURE world (say so when recording numbers); --url measures an
+// Without --world it builds a real tiny world (101 docs) in a temp folder (say so when recording numbers); --url measures an
 // already running server (its /v1/qa questions and /v1/search URLs as the workload) instead of starting one.
 import { spawn } from 'node:child_process'
 import { Agent, request } from 'node:http'
-import { loadavg } from 'node:os'
-import { openFixtureWorld } from '../../tests/fixtures/gym-fixture-world'
-import { makeEnv } from '../../gym/make-env'
-import { openGymWorld } from '../../gym/open-gym-world'
-import type { GymWorld } from '../../gym/world-view'
+import { makeEnv, openGymWorld, type GymWorld } from '../../gym'
+import { buildTinyWorld, machineLine, pct, perfArgs, tempDir } from './perf-kit'
 
-const args = process.argv.slice(2)
-const opt = (name: string, d?: string) => {
-  const i = args.indexOf(`--${name}`)
-  return i >= 0 ? args[i + 1] : d
-}
-const worldDir = opt('world')
-const serverUrl = opt('url')
-const seconds = Number(opt('seconds', '5'))
-const clients = Number(opt('clients', '64'))
-const steps = Number(opt('steps', '4000'))
-
-const pct = (xs: number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b)
-  return s.length ? s[Math.min(s.length - 1, Math.floor(p * (s.length - 1)))] : NaN
-}
+const { values } = perfArgs('bench/perf/gym.ts [--world DIR] [--url URL] [--seconds S] [--clients N] [--steps N]', {
+  world: { type: 'string' },
+  url: { type: 'string' },
+  seconds: { type: 'string', default: '5' },
+  clients: { type: 'string', default: '64' },
+  steps: { type: 'string', default: '4000' },
+})
+const serverUrl = values.url
+const seconds = Number(values.seconds)
+const clients = Number(values.clients)
+const steps = Number(values.steps)
+const scratch = values.world || serverUrl ? undefined : tempDir('sg-perf-gym-')
+const worldDir = values.world ?? (scratch ? await buildTinyWorld(scratch.dir) : undefined)
 const f = (x: number) => x.toFixed(3)
 
 async function workload(world: GymWorld): Promise<{ queries: string[]; urls: string[] }> {
@@ -64,7 +59,7 @@ async function inProcess(world: GymWorld, w: { queries: string[]; urls: string[]
 async function startServer(): Promise<{ url: string; stop: () => void }> {
   if (serverUrl) return { url: serverUrl.replace(/\/$/, ''), stop: () => {} }
   const bin = new URL('../../bin/searchgym.mjs', import.meta.url).pathname
-  const argv = [bin, 'gym', 'serve', ...(worldDir ? [worldDir] : ['--fixture']), '--port', '0', '--max-envs', '100000']
+  const argv = [bin, 'gym', 'serve', ...(worldDir ? [worldDir] : []), '--port', '0', '--max-envs', '100000']
   const p = spawn(process.execPath, argv, { stdio: ['ignore', 'inherit', 'pipe'] })
   const url = await new Promise<string>((resolve, reject) => {
     let err = ''
@@ -154,17 +149,18 @@ async function remoteWorkload(url: string): Promise<{ queries: string[]; urls: s
   return { queries, urls: [...urls] }
 }
 
-console.log(`# gym bench — world: ${serverUrl ?? worldDir ?? 'FIXTURE (6 docs)'}; node ${process.version}; load avg ${loadavg().map((x) => x.toFixed(1)).join(' ')}`)
+console.log(`# gym bench — world: ${serverUrl ?? (scratch ? `a fresh tiny world (${worldDir})` : worldDir)}; ${machineLine()}`)
 let w: { queries: string[]; urls: string[] }
 let world: GymWorld | undefined
 if (serverUrl) w = await remoteWorkload(serverUrl.replace(/\/$/, ''))
 else {
-  world = worldDir ? await openGymWorld(worldDir) : openFixtureWorld()
+  world = await openGymWorld(worldDir!)
   w = await workload(world)
   const ip = await inProcess(world, w)
   console.log(`in-process step latency (ms): search p50 ${f(ip.search.p50)} p99 ${f(ip.search.p99)} (n=${ip.search.n}); access p50 ${f(ip.access.p50)} p99 ${f(ip.access.p99)} (n=${ip.access.n}); goal p99 < 5 ms`)
 }
 for (const r of await server(w))
   console.log(`server, ${clients} clients, ${seconds}s — ${r.name}: ${r.perSec.toFixed(0)} calls/s, p50 ${f(r.p50)} ms, p99 ${f(r.p99)} ms (n=${r.calls}); goal >= 2,000 calls/s`)
-console.log(`load avg after: ${loadavg().map((x) => x.toFixed(1)).join(' ')}`)
+console.log(`after: ${machineLine()}`)
 await world?.close()
+scratch?.remove()

@@ -1,7 +1,7 @@
 // bench/perf/harness-overhead: the bench harness's own CPU per model turn against a zero-latency OpenAI-compatible server
 // (the replay fixture, in a separate process so its CPU is not counted). Goal: < 5 ms CPU per turn. The env's own
 // step time is reported apart and subtracted for the harness figure (the env is the gym's cost, not the harness's).
-// Usage: node bin/run-ts.mjs bench/perf/harness-overhead.ts [questions=300] [concurrency=8] [protocol=tools]
+// Usage: node bin/run-ts.mjs bench/perf/harness-overhead.ts [questions=300] [concurrency=8] [protocol=openai|hermes]
 import { spawn } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -12,17 +12,19 @@ import { runBench } from '../run'
 import type { BenchRunConfig } from '../types'
 import { scoreAnswer } from '../../gym'
 import { fixtureWorld, makeFixtureWorldData } from '../../tests/fixtures/fixture-world'
+import { wireProtocol } from '../types'
 
 const questions = Number(process.argv[2] ?? 300)
 const concurrency = Number(process.argv[3] ?? 8)
-const protocol = process.argv[4] === 'text' ? 'text' : 'tools'
+const benchProtocol = process.argv[4] === 'hermes' ? 'hermes' : 'openai'
+const protocol = wireProtocol(benchProtocol)
 
 const child = spawn(process.execPath, ['bin/run-ts.mjs', 'tests/fixtures/replay-server-main.ts', protocol], { stdio: ['ignore', 'pipe', 'inherit'] })
 const url = await new Promise<string>((resolve) => createInterface({ input: child.stdout! }).once('line', resolve))
 const dir = mkdtempSync(join(tmpdir(), 'harness-overhead-'))
 const world = fixtureWorld('fixture', makeFixtureWorldData(questions))
 const config: BenchRunConfig = {
-  world: 'fixture', worldId: world.id, split: 'bench', policy: 'openai', model: 'replay', baseURL: url, apiKeyEnv: 'X', protocol, limit: null,
+  world: 'fixture', worldId: world.id, split: 'bench', policy: 'openai', model: 'replay', baseURL: url, apiKeyEnv: 'X', protocol: benchProtocol, limit: null,
   concurrency, seed: 0, timeoutMs: 30000, maxRetries: 2, temperature: null, maxTokens: null, maxTurns: 16, ragDocs: 3, prices: null, judge: null, gym: null, bootstrap: 1000,
 }
 

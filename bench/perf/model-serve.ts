@@ -14,7 +14,7 @@ import { serveModel } from '../../infra/engine/serve-model'
 import { loadQwen3Tokenizer, loadTokenizer } from '../../infra/engine/tokenizer'
 import { buildWorldTokenizer } from '../../infra/engine/world-tokenizer'
 import { Rng } from '../../infra/rng'
-import { writeTinyWorld } from '../../tests/helpers/tiny-world'
+import { buildTinyWorld, worldTokenizer } from './perf-kit'
 
 const arg = (name: string, def: number) => {
   const i = process.argv.indexOf(`--${name}`)
@@ -53,7 +53,7 @@ const rows: string[] = []
 try {
   for (const tk of ['world', 'qwen3'] as const) {
     const dir = join(tmp, tk)
-    initModel({ arch: 'qwen3', preset: 'tiny', tokenizer: tk === 'qwen3' ? { kind: 'qwen3' } : { kind: 'world', dir: writeTinyWorld(join(tmp, 'w')) }, out: dir, seed: 1 })
+    initModel({ arch: 'qwen3', preset: 'tiny', tokenizer: tk === 'qwen3' ? { kind: 'qwen3' } : worldTokenizer(await buildTinyWorld(tmp)), out: dir, seed: 1 })
     const tok = loadTokenizer(dir)
     const model = loadModel(dir)
     const messages = [{ role: 'system' as const, content: 'You are a search agent.' }, { role: 'user' as const, content: 'Who founded Acme Corporation?' }]

@@ -12,10 +12,11 @@ import { openDb } from '../../infra/store'
 import { buildWorld } from '../../world/build/build'
 import { presetConfig } from '../../world/config'
 import { openWorld } from '../../world/store/open'
-import { STAGES } from '../../world/build/stages'
+import { WORLD_STAGES } from '../../world/build/stages'
 import { makeQaChecker } from '../../world/qa/check'
 import { docText, loadQaView } from '../../world/qa/load'
-import { qaStage, splitStage } from '../../world/qa/stages'
+import { qaStage } from '../../world/qa/qa-stage'
+import { splitStage } from '../../world/split/split-stage'
 import { readQa, readSplitStats } from '../../world/qa/store'
 import type { SplitStats } from '../../world/split/split'
 
@@ -28,7 +29,7 @@ if (!dir) {
   temp = mkdtempSync(join(tmpdir(), 'sg-bench-qa-'))
   dir = temp
   const config = presetConfig('paper')
-  const base = STAGES.filter((s) => s.name !== 'qa' && s.name !== 'split')
+  const base = WORLD_STAGES.filter((s) => s.name !== 'qa' && s.name !== 'split')
   await buildWorld({ config, dir, quiet: true, stages: base })
   if (!base.some((s) => s.name === 'verify')) {
     verification = 'STAND-IN: seeded 85% of edges kept (no verify stage in this pipeline)'

@@ -1,9 +1,8 @@
-// gym/cli/serve: `searchgym gym serve DIR [--port P] [--token T] [--host H]` — the gym server over a built world
-// (or the test fixture with --fixture); runs until SIGINT/SIGTERM.
+// gym/cli/serve: `searchgym gym serve DIR [--port P] [--token T] [--host H]` — the gym server over a built world; runs
+// until SIGINT/SIGTERM. (Tests serve a real tiny world: `searchgym world build --preset tiny` takes seconds.)
 import type { ArgumentsCamelCase } from 'yargs'
 import { handler, type Command } from '../../infra/cli-util'
 import { GymError } from '../../infra/errors'
-import { openFixtureWorld } from '../../tests/fixtures/gym-fixture-world'
 import { openGymWorld } from '../open-gym-world'
 import { startGymServer } from '../server'
 
@@ -12,7 +11,6 @@ interface ServeArgs {
   port: number
   host: string
   token?: string
-  fixture: boolean
   maxEnvs: number
   idleSeconds: number
 }
@@ -26,14 +24,13 @@ export const serveCommand: Command = {
       .option('port', { type: 'number', default: 8000 })
       .option('host', { type: 'string', default: '127.0.0.1' })
       .option('token', { type: 'string', describe: 'bearer token required on every route but /health (default: $SEARCHGYM_TOKEN)' })
-      .option('fixture', { type: 'boolean', default: false, describe: 'serve the built-in six-document test fixture instead of a world' })
       .option('max-envs', { type: 'number', default: 4096 })
       .option('idle-seconds', { type: 'number', default: 600, describe: 'close envs idle this long' }),
   handler: handler(async (raw: ArgumentsCamelCase) => {
     const a = raw as unknown as ServeArgs
-    if (!a.fixture && !a.dir) throw new GymError('cli.missing_dir', 'give a world folder (searchgym gym serve worlds/NAME) or --fixture')
+    if (!a.dir) throw new GymError('cli.missing_dir', 'give a world folder: searchgym gym serve worlds/NAME (a tiny one: searchgym world build --preset tiny --out worlds/tiny)')
     if (!Number.isInteger(a.port) || a.port < 0 || a.port > 65535) throw new GymError('cli.bad_port', `--port must be 0..65535, got ${a.port}`)
-    const world = a.fixture ? openFixtureWorld() : await openGymWorld(a.dir as string)
+    const world = await openGymWorld(a.dir)
     const s = await startGymServer(world, {
       host: a.host,
       port: a.port,

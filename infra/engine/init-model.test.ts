@@ -8,6 +8,7 @@ import { chatTemplateOf } from './chat-template'
 import { initModel, parseTokenizerSource } from './init-model'
 import { loadModel } from './model'
 import { loadTokenizer } from './tokenizer'
+import { worldTokenizer } from '../../tests/helpers/world-texts'
 
 const tmp = mkdtempSync(join(tmpdir(), 'init-model-'))
 afterAll(() => rmSync(tmp, { recursive: true, force: true }))
@@ -16,7 +17,7 @@ describe('initModel', () => {
   it('world tokenizer: a loadable tiny Qwen3 with a small vocabulary and a chat template', () => {
     const world = writeTinyWorld(join(tmp, 'world'))
     const out = join(tmp, 'tiny-world')
-    const r = initModel({ arch: 'qwen3', preset: 'tiny', tokenizer: { kind: 'world', dir: world }, out, seed: 1 })
+    const r = initModel({ arch: 'qwen3', preset: 'tiny', tokenizer: worldTokenizer(world), out, seed: 1 })
     for (const f of ['config.json', 'model.safetensors', 'tokenizer.json', 'tokenizer_config.json', 'generation_config.json']) {
       expect(existsSync(join(out, f))).toBe(true)
     }
@@ -37,9 +38,9 @@ describe('initModel', () => {
   it('same seed gives the same bytes; another seed other weights', () => {
     const world = writeTinyWorld(join(tmp, 'world2'))
     const a = join(tmp, 'a'), b = join(tmp, 'b'), c = join(tmp, 'c')
-    initModel({ arch: 'qwen3', preset: 'tiny', tokenizer: { kind: 'world', dir: world }, out: a, seed: 5 })
-    initModel({ arch: 'qwen3', preset: 'tiny', tokenizer: { kind: 'world', dir: world }, out: b, seed: 5 })
-    initModel({ arch: 'qwen3', preset: 'tiny', tokenizer: { kind: 'world', dir: world }, out: c, seed: 6 })
+    initModel({ arch: 'qwen3', preset: 'tiny', tokenizer: worldTokenizer(world), out: a, seed: 5 })
+    initModel({ arch: 'qwen3', preset: 'tiny', tokenizer: worldTokenizer(world), out: b, seed: 5 })
+    initModel({ arch: 'qwen3', preset: 'tiny', tokenizer: worldTokenizer(world), out: c, seed: 6 })
     for (const f of ['model.safetensors', 'tokenizer.json', 'config.json']) {
       expect(readFileSync(join(a, f)).equals(readFileSync(join(b, f)))).toBe(true)
     }
@@ -48,7 +49,7 @@ describe('initModel', () => {
 
   it('other architectures switch their flags', () => {
     const world = writeTinyWorld(join(tmp, 'world3'))
-    const r = initModel({ arch: 'qwen2', preset: 'tiny', tokenizer: { kind: 'world', dir: world }, out: join(tmp, 'q2'), seed: 1 })
+    const r = initModel({ arch: 'qwen2', preset: 'tiny', tokenizer: worldTokenizer(world), out: join(tmp, 'q2'), seed: 1 })
     expect(r.config).toMatchObject({ arch: 'qwen2', qkNorm: false, qkvBias: true })
     expect(loadModel(join(tmp, 'q2')).config.arch).toBe('qwen2')
   })
@@ -56,11 +57,11 @@ describe('initModel', () => {
   it('refuses a non-empty folder unless forced, and explains bad tokenizer sources', () => {
     const out = join(tmp, 'busy')
     writeTinyWorld(out)
-    expect(() => initModel({ arch: 'qwen3', preset: 'tiny', tokenizer: { kind: 'world', dir: out }, out, seed: 1 })).toThrow(/not empty/)
+    expect(() => initModel({ arch: 'qwen3', preset: 'tiny', tokenizer: worldTokenizer(out), out, seed: 1 })).toThrow(/not empty/)
     expect(() => parseTokenizerSource('gpt2')).toThrow(/use qwen3 or world:DIR/)
     expect(parseTokenizerSource('world:worlds/a')).toEqual({ kind: 'world', dir: 'worlds/a' })
     expect(parseTokenizerSource('world:worlds/a@2048')).toEqual({ kind: 'world', dir: 'worlds/a', vocabSize: 2048 })
     writeFileSync(join(tmp, 'empty.db'), '')
-    expect(() => initModel({ arch: 'qwen3', preset: 'tiny', tokenizer: { kind: 'world', dir: join(tmp, 'nowhere') }, out: join(tmp, 'x'), seed: 1 })).toThrow(/no world database/)
+    expect(() => initModel({ arch: 'qwen3', preset: 'tiny', tokenizer: worldTokenizer(join(tmp, 'nowhere')), out: join(tmp, 'x'), seed: 1 })).toThrow(/no world database/)
   })
 })

@@ -9,12 +9,16 @@ import { type ModelArch, type ModelConfig, type PresetName, presetConfig } from 
 import { createRandomModel, saveModel } from './model'
 import type { StoredDtype } from './safetensors'
 import { loadTokenizer, qwen3TokenizerDir, type TextTokenizer } from './tokenizer'
-import { buildWorldTokenizer, countWorldDocs, readWorldTexts, saveTokenizerFiles, type WorldTokenizerStats } from './world-tokenizer'
+import { buildWorldTokenizer, saveTokenizerFiles, type WorldTokenizerStats } from './world-tokenizer'
 
 /** Qwen3's embedding rows (config.json vocab_size of every Qwen3 model): the tokenizer's 151,669 ids padded. */
 export const QWEN3_VOCAB_ROWS = 151936
 
-export type TokenizerSource = { kind: 'qwen3' } | { kind: 'world'; dir: string; vocabSize?: number }
+/** Where the tokenizer comes from: the real Qwen3 one, or a small one built from texts (a world's documents: the
+ * caller reads them, e.g. with the world package's worldTexts; infra does not read world files). */
+export type TokenizerSource = { kind: 'qwen3' } | { kind: 'texts'; texts: Iterable<string>; count?: number; vocabSize?: number }
+/** The `--tokenizer` flag as written: qwen3, or world:DIR[@VOCAB] (the command turns the world into texts). */
+export type TokenizerFlag = { kind: 'qwen3' } | { kind: 'world'; dir: string; vocabSize?: number }
 
 export interface InitModelOptions {
   arch: ModelArch
@@ -37,7 +41,7 @@ export interface InitModelResult {
 }
 
 /** `--tokenizer qwen3` or `--tokenizer world:DIR` (optionally world:DIR@4096 for the vocabulary size). */
-export function parseTokenizerSource(s: string): TokenizerSource {
+export function parseTokenizerSource(s: string): TokenizerFlag {
   if (s === 'qwen3') return { kind: 'qwen3' }
   if (s.startsWith('world:') && s.length > 'world:'.length) {
     const rest = s.slice('world:'.length)
@@ -70,8 +74,8 @@ export function initModel(opts: InitModelOptions): InitModelResult {
     const src = qwen3TokenizerDir()
     for (const f of ['tokenizer.json', 'tokenizer_config.json']) copyFileSync(join(src, f), join(opts.out, f))
   } else {
-    const { dir, vocabSize } = opts.tokenizer
-    const built = buildWorldTokenizer(readWorldTexts(dir), { vocabSize, showProgress: opts.showProgress, expectedTexts: countWorldDocs(dir) })
+    const { texts, count, vocabSize } = opts.tokenizer
+    const built = buildWorldTokenizer(texts, { vocabSize, showProgress: opts.showProgress, expectedTexts: count })
     saveTokenizerFiles(opts.out, built)
     worldStats = built.stats
   }

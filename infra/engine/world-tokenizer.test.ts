@@ -1,11 +1,10 @@
 // Tests for world-tokenizer: built from texts or a world.db, saved as tokenizer.json that @huggingface/tokenizers loads back.
-import Database from 'better-sqlite3'
 import { mkdtempSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { chatTemplateOf } from './chat-template'
 import { loadTokenizer } from './tokenizer'
-import { buildWorldTokenizer, countWorldDocs, readWorldTexts, saveTokenizerFiles } from './world-tokenizer'
+import { buildWorldTokenizer, saveTokenizerFiles } from './world-tokenizer'
 
 const DOCS = [
   'Acme Corporation is a company founded in 1987 by Marie Curie in Zürich. Acme Corporation makes anvils.',
@@ -81,28 +80,5 @@ describe('buildWorldTokenizer', () => {
     expect(cfg.eos_token).toBe('<|im_end|>')
     const text = chatTemplateOf(tok).render({ messages: [{ role: 'user', content: 'hi' }], addGenerationPrompt: true })
     expect(text).toBe('<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n')
-  })
-})
-
-describe('readWorldTexts', () => {
-  it('reads docs(url, entity_id, title, text) of a world folder in url order', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'world-'))
-    const db = new Database(join(dir, 'world.db'))
-    db.exec('CREATE TABLE docs (url TEXT PRIMARY KEY, entity_id TEXT, title TEXT, text TEXT)')
-    const ins = db.prepare('INSERT INTO docs VALUES (?, ?, ?, ?)')
-    ins.run('https://w/b', 'e2', 'Warsaw', DOCS[3])
-    ins.run('https://w/a', 'e1', 'Acme Corporation', DOCS[0])
-    db.close()
-    expect(countWorldDocs(dir)).toBe(2)
-    expect([...readWorldTexts(dir)]).toEqual([`Acme Corporation\n${DOCS[0]}`, `Warsaw\n${DOCS[3]}`])
-    const tok = buildWorldTokenizer(readWorldTexts(join(dir, 'world.db')), { vocabSize: 512, minCount: 1 })
-    expect(tok.stats.texts).toBe(2)
-  })
-
-  it('says what is missing', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'world-'))
-    expect(() => [...readWorldTexts(dir)]).toThrow(/no world database/)
-    new Database(join(dir, 'world.db')).close()
-    expect(() => [...readWorldTexts(dir)]).toThrow(/no readable docs/)
   })
 })

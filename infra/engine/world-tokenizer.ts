@@ -1,8 +1,7 @@
 // infra/engine/world-tokenizer: builds a small tokenizer from a world's own vocabulary plus the protocol's markup, saved
 // as a standard tokenizer.json (byte-level BPE, whole words as tokens, characters and bytes as fallback) and a
-// tokenizer_config.json with a Qwen-like chat template. Knows nothing of models; reads worlds only through docs(title, text).
+// tokenizer_config.json with a Qwen-like chat template. Knows nothing of models nor of world files: it is given texts (the world package reads them: worldTexts).
 import { Tokenizer } from '@huggingface/tokenizers'
-import Database from 'better-sqlite3'
 import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { EngineError } from '../errors'
@@ -237,44 +236,6 @@ export function buildWorldTokenizer(texts: Iterable<string>, opts: WorldTokenize
       addedTokens: added.length,
       vocabSize: ids.length + added.length,
     },
-  }
-}
-
-/** The world database of a world folder (DIR/world.db), or the file itself when given one. */
-export function worldDbPath(dirOrFile: string): string {
-  const p = existsSync(dirOrFile) && statSync(dirOrFile).isDirectory() ? join(dirOrFile, 'world.db') : dirOrFile
-  if (!existsSync(p)) throw new EngineError('engine.world_missing', `no world database at ${p}: build a world first (searchgym world build) or pass its folder`)
-  return p
-}
-
-/** Every document of a world as "title\ntext", in url order (deterministic), read lazily from docs(url, entity_id, title, text). */
-export function* readWorldTexts(dirOrFile: string): Generator<string> {
-  const path = worldDbPath(dirOrFile)
-  const db = new Database(path, { readonly: true, fileMustExist: true })
-  try {
-    let stmt
-    try {
-      stmt = db.prepare('SELECT title, text FROM docs ORDER BY url')
-    } catch (e) {
-      throw new EngineError('engine.world_no_docs', `${path} has no readable docs(url, title, text) table: ${(e as Error).message}`, { cause: e })
-    }
-    for (const row of stmt.iterate() as IterableIterator<{ title: string | null; text: string | null }>) {
-      yield `${row.title ?? ''}\n${row.text ?? ''}`
-    }
-  } finally {
-    db.close()
-  }
-}
-
-/** Number of documents in a world (for progress). */
-export function countWorldDocs(dirOrFile: string): number {
-  const db = new Database(worldDbPath(dirOrFile), { readonly: true, fileMustExist: true })
-  try {
-    return (db.prepare('SELECT COUNT(*) AS n FROM docs').get() as { n: number }).n
-  } catch (e) {
-    throw new EngineError('engine.world_no_docs', `the world has no readable docs table: ${(e as Error).message}`, { cause: e })
-  } finally {
-    db.close()
   }
 }
 

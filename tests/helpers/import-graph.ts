@@ -57,9 +57,14 @@ export function importGraph(root: string): { files: string[]; edges: ImportEdge[
   return { files, edges, unresolved }
 }
 
-/** Tests, contract suites and the bench's perf scripts: leaves that may reach any package's internals. */
+/** The bench's measurement scripts (perf, and the GPU engineers' parity/gpu checks): run by hand, imported by nobody. */
+export function isMeasurement(file: string): boolean {
+  return file.startsWith('bench/perf/') || file.startsWith('bench/parity/') || file.startsWith('bench/gpu/')
+}
+
+/** Tests, contract suites and measurement scripts: leaves that may reach any package's internals; nothing runtime imports them. */
 export function isLeaf(file: string): boolean {
-  return file.startsWith('tests/') || file.startsWith('bench/perf/') || file.endsWith('.test.ts') || file.endsWith('.contract.ts')
+  return file.startsWith('tests/') || isMeasurement(file) || file.endsWith('.test.ts') || file.endsWith('.contract.ts')
 }
 
 /** The package a file belongs to ('infra/engine' is its own surface inside the infra layer); undefined for cli.ts. */
@@ -83,6 +88,7 @@ export function upwardImports(edges: ImportEdge[]): string[] {
   const bad: string[] = []
   for (const e of edges) {
     if (isLeaf(e.to) && !isLeaf(e.from)) bad.push(`${show(e)}: runtime code imports a test, contract suite or perf script`)
+    else if (isMeasurement(e.from) && e.to.startsWith('tests/')) bad.push(`${show(e)}: a measurement script imports from tests/ (put shared helpers in bench/perf/)`)
     else if (!isLeaf(e.from) && layerOf(e.to) > layerOf(e.from)) bad.push(`${show(e)}: ${packageOf(e.from) ?? 'cli.ts'} is below ${packageOf(e.to)}`)
   }
   return bad
@@ -103,14 +109,18 @@ export function deepImports(edges: ImportEdge[]): string[] {
   return bad
 }
 
-/** Cycles in the graph of folders (a folder = the directory of a file); index.ts re-exports and leaves are left out. */
+/**
+ * Cycles in the graph of folders (a folder = the directory of a file). Left out: leaves, index.ts re-exports, and
+ * edges between a folder and its own ancestor (a package's top-level files compose its sub-folders, which share its
+ * types) — cycles between sibling folders, and across packages, are what count.
+ */
 export function folderCycles(edges: ImportEdge[]): string[] {
   const adj = new Map<string, Map<string, ImportEdge>>()
   for (const e of edges) {
     if (isLeaf(e.from) || isLeaf(e.to) || e.from.endsWith('/index.ts')) continue
     const a = dirname(e.from)
     const b = dirname(e.to)
-    if (a === b) continue
+    if (a === b || a.startsWith(b + '/') || b.startsWith(a + '/')) continue
     if (!adj.has(a)) adj.set(a, new Map())
     if (!adj.get(a)!.has(b)) adj.get(a)!.set(b, e)
   }

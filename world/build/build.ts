@@ -7,7 +7,7 @@ import { WorldError } from '../../infra/errors'
 import { canonicalJson, ContentHasher } from '../../infra/hash'
 import { openDb, tx, type Db } from '../../infra/store'
 import type { WorldConfig } from '../config'
-import { pipelineStages } from './stages'
+import { WORLD_STAGES } from './stages'
 import type { Stage } from '../stage'
 import { initManifestTables, readManifest, setManifest, setStageStatus, stageStatus, WORLD_FILE } from '../store/store'
 
@@ -20,7 +20,8 @@ export interface BuildOptions {
   dir: string
   quiet?: boolean
   log?: (message: string) => void
-  stages?: Stage[]
+  /** The stages to run, in order (default WORLD_STAGES; the CLI adds agent's oracle check: CHECKED_WORLD_STAGES). */
+  stages?: readonly Stage[]
 }
 
 export interface StageReport {
@@ -77,7 +78,7 @@ export function makeDirs(dir: string): void {
 /** Build (or finish) the world in `dir`. */
 export async function buildWorld(opts: BuildOptions): Promise<BuildResult> {
   const started = performance.now()
-  const stages = opts.stages ?? pipelineStages()
+  const stages = opts.stages ?? WORLD_STAGES
   const quiet = opts.quiet ?? process.env.SEARCHGYM_QUIET === '1'
   const log = opts.log ?? ((m: string) => (quiet ? undefined : process.stderr.write(`${m}\n`)))
   const dbPath = prepareWorldDir(opts.dir)
@@ -144,10 +145,10 @@ function claimManifest(db: Db, config: WorldConfig, dir: string): void {
 }
 
 /**
- * SHA-256 over every stage's canonical rows, stage by stage in pipeline order. Only stages this world has run
- * count: a world built by a pipeline without a stage (the oracle check when built through the library) keeps its hash.
+ * SHA-256 over every stage's canonical rows, stage by stage in the given order. Only stages this world has run
+ * count: a world built without a stage (no oracle check) hashes as if the stage did not exist.
  */
-export function contentHash(db: Db, stages: Stage[] = pipelineStages()): string {
+export function contentHash(db: Db, stages: readonly Stage[]): string {
   const ran = stageStatus(db)
   const h = new ContentHasher()
   for (const s of stages) {

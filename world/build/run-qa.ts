@@ -1,24 +1,27 @@
-// world/build/run-qa: running the qa and split stages on a built world (the `world qa` command) through the normal
+// world/build/run-qa: (re)running the qa and split stages of a built world (the `world qa` command) through the normal
 // build runner, so stage status, resumption and the content hash stay the pipeline's; and `show qa`.
 import { WorldError } from '../../infra/errors'
 import { openDb, tx } from '../../infra/store'
 import { buildWorld, type BuildResult } from './build'
 import { openWorld } from '../store/open'
-import { pipelineStages } from './stages'
+import { stagesFrom, WORLD_STAGES } from './stages'
 import type { Stage } from '../stage'
 import { setStageStatus } from '../store/store'
-import { qaStage, splitStage } from '../qa/stages'
 import { readQaById } from '../qa/store'
 import { join } from 'node:path'
 
-/** The pipeline with the qa and split stages at its end (they are appended when the pipeline lacks them). */
-export function stagesWithQa(base: Stage[] = pipelineStages()): Stage[] {
-  const names = new Set(base.map((s) => s.name))
-  return [...base, ...(names.has('qa') ? [] : [qaStage]), ...(names.has('split') ? [] : [splitStage])]
-}
-
-/** Run (or finish) the qa and split stages of the world in `dir`; `force` redraws both. */
-export async function runQaStages(dir: string, opts: { force?: boolean; quiet?: boolean; log?: (m: string) => void } = {}): Promise<BuildResult> {
+/**
+ * Run (or finish) the stages of the world in `dir` — `stages` is the same list the world was built with (it must hold
+ * 'qa' and 'split'); `force` redraws the qa and every stage after it (the split, and the oracle check, which judged
+ * the old questions).
+ */
+export async function runQaStages(
+  dir: string,
+  opts: { stages?: readonly Stage[]; force?: boolean; quiet?: boolean; log?: (m: string) => void } = {},
+): Promise<BuildResult> {
+  const stages = opts.stages ?? WORLD_STAGES
+  for (const need of ['qa', 'split'])
+    if (!stages.some((s) => s.name === need)) throw new WorldError('qa.no_stage', `the stage list has no '${need}' stage (${stages.map((s) => s.name).join(', ')})`)
   const w = openWorld(dir, { allowIncomplete: true })
   const config = w.config
   w.close()
@@ -26,16 +29,13 @@ export async function runQaStages(dir: string, opts: { force?: boolean; quiet?: 
     const db = openDb(join(dir, 'world.db'))
     try {
       tx(db, () => {
-        setStageStatus(db, 'qa', 'pending')
-        setStageStatus(db, 'split', 'pending')
-        // stages after split (the oracle check) judged the old questions: they run again too
-        for (const s of pipelineStages().slice(pipelineStages().findIndex((x) => x.name === 'split') + 1)) setStageStatus(db, s.name, 'pending')
+        for (const s of stagesFrom(stages, 'qa')) setStageStatus(db, s.name, 'pending')
       })
     } finally {
       db.close()
     }
   }
-  return buildWorld({ config, dir, quiet: opts.quiet, log: opts.log, stages: stagesWithQa() })
+  return buildWorld({ config, dir, quiet: opts.quiet, log: opts.log, stages: [...stages] })
 }
 
 /** Lines of `searchgym world show DIR qa <id>`: question, answers, path, and each hop's document and sentence. */

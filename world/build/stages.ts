@@ -1,30 +1,18 @@
-// world/build/stages: the ordered build stages of a world. One line per stage; later packages append theirs
-// (index, verify, qa, split) here. Stages from higher layers (the oracle check, which needs agent/) are
-// registered at start-up by the root CLI and run last. Knows nothing of how each stage works.
+// world/build/stages: the build stages of a world, in order — the whole pipeline the world package owns, in one place.
+// Stages from higher packages (agent's oracle check) are not registered here: a caller that wants them passes
+// `[...WORLD_STAGES, theirStage]` to buildWorld / the world commands (agent exports CHECKED_WORLD_STAGES).
 import type { Stage } from '../stage'
 import { graphStage } from '../graph/graph-stage'
 import { docsStage } from '../docs/docs-stage'
 import { indexStage } from '../indexing/index-stage'
 import { verifyStage } from '../verify/verify-stage'
-import { qaStage, splitStage } from '../qa/stages'
+import { qaStage } from '../qa/qa-stage'
+import { splitStage } from '../split/split-stage'
 
-export const STAGES: Stage[] = [
-  graphStage,
-  docsStage,
-  indexStage,
-  verifyStage,
-  qaStage,
-  splitStage,
-]
+export const WORLD_STAGES: readonly Stage[] = Object.freeze([graphStage, docsStage, indexStage, verifyStage, qaStage, splitStage])
 
-const finalStages: Stage[] = []
-
-/** Append a stage owned by a higher layer (agent's oracle check); the root cli.ts registers it before parsing. */
-export function registerFinalStage(stage: Stage): void {
-  if (!finalStages.some((s) => s.name === stage.name)) finalStages.push(stage)
-}
-
-/** The full pipeline: STAGES, then the registered final stages. */
-export function pipelineStages(): Stage[] {
-  return [...STAGES, ...finalStages]
+/** The stages of `stages` from `name` on (empty when it is not in the list). */
+export function stagesFrom(stages: readonly Stage[], name: string): Stage[] {
+  const i = stages.findIndex((s) => s.name === name)
+  return i < 0 ? [] : stages.slice(i)
 }

@@ -1,35 +1,38 @@
-// world/cli/build: `searchgym world build` — flags → WorldConfig → buildWorld → one-screen summary.
+// world/cli/build: `searchgym world build` — flags → WorldConfig → buildWorld over the given stage list → one-screen summary.
 import { handler, type Command } from '../../infra/cli-util'
 import { buildWorld } from '../build/build'
 import { loadWorldConfig } from '../config'
 import { openWorld } from '../store/open'
 import { computeStats, formatStats } from '../build/stats'
+import type { Stage } from '../stage'
 
 interface Args { preset?: string; config?: string; seed?: number; out: string; quiet?: boolean; search?: string; meiliUrl?: string }
 
-export const buildCommand: Command = {
-  command: 'build',
-  describe: 'build (or finish) a world: graph, documents and every later stage, into one SQLite file',
-  builder: (y) =>
-    y
-      .option('preset', { type: 'string', choices: ['tiny', 'small', 'paper'], describe: 'size preset (default paper); a --config file is merged over it' })
-      .option('config', { type: 'string', describe: 'WorldConfig JSON file (unknown keys rejected)' })
-      .option('seed', { type: 'number', describe: 'seed of every random draw (overrides the config)' })
-      .option('out', { type: 'string', demandOption: true, describe: 'output folder (new, empty, or an unfinished world of the same config)' })
-      .option('search', { type: 'string', choices: ['embedded', 'sqlite', 'meilisearch'], describe: 'search engine the world is verified with and served by (default embedded)' })
-      .option('meili-url', { type: 'string', describe: 'URL of a running Meilisearch (key in $MEILI_MASTER_KEY); default: start a local one' })
-      .option('quiet', { type: 'boolean', describe: 'no progress output (also SEARCHGYM_QUIET=1)' }),
-  handler: handler(async (raw: object) => {
-    const a = raw as Args
-    const config = loadWorldConfig({ preset: a.preset, configFile: a.config, seed: a.seed, search: a.search, meiliUrl: a.meiliUrl })
-    const res = await buildWorld({ config, dir: a.out, quiet: a.quiet })
-    const w = openWorld(a.out)
-    try {
-      const s = computeStats(w.db, a.out, w.manifest, w.stages)
-      process.stdout.write(formatStats(s) + '\n')
-      process.stdout.write(`built in ${res.seconds.toFixed(1)} s (${res.stages.map((r) => `${r.name} ${r.outcome === 'ran' ? r.seconds.toFixed(1) + ' s' : 'skipped'}`).join(', ')})\n`)
-    } finally {
-      w.close()
-    }
-  }),
+export function buildCommand(stages: readonly Stage[]): Command {
+  return {
+    command: 'build',
+    describe: 'build (or finish) a world: graph, documents and every later stage, into one SQLite file',
+    builder: (y) =>
+      y
+        .option('preset', { type: 'string', choices: ['tiny', 'small', 'paper'], describe: 'size preset (default paper); a --config file is merged over it' })
+        .option('config', { type: 'string', describe: 'WorldConfig JSON file (unknown keys rejected)' })
+        .option('seed', { type: 'number', describe: 'seed of every random draw (overrides the config)' })
+        .option('out', { type: 'string', demandOption: true, describe: 'output folder (new, empty, or an unfinished world of the same config)' })
+        .option('search', { type: 'string', choices: ['embedded', 'sqlite', 'meilisearch'], describe: 'search engine the world is verified with and served by (default embedded)' })
+        .option('meili-url', { type: 'string', describe: 'URL of a running Meilisearch (key in $MEILI_MASTER_KEY); default: start a local one' })
+        .option('quiet', { type: 'boolean', describe: 'no progress output (also SEARCHGYM_QUIET=1)' }),
+    handler: handler(async (raw: object) => {
+      const a = raw as Args
+      const config = loadWorldConfig({ preset: a.preset, configFile: a.config, seed: a.seed, search: a.search, meiliUrl: a.meiliUrl })
+      const res = await buildWorld({ config, dir: a.out, quiet: a.quiet, stages })
+      const w = openWorld(a.out)
+      try {
+        const s = computeStats(w.db, a.out, w.manifest, w.stages)
+        process.stdout.write(formatStats(s) + '\n')
+        process.stdout.write(`built in ${res.seconds.toFixed(1)} s (${res.stages.map((r) => `${r.name} ${r.outcome === 'ran' ? r.seconds.toFixed(1) + ' s' : 'skipped'}`).join(', ')})\n`)
+      } finally {
+        w.close()
+      }
+    }),
+  }
 }

@@ -1,6 +1,8 @@
-// world/cli/commands: the `searchgym world ...` sub-commands (thin: parse flags, call an exported function).
-// One line per sub-command; other packages add theirs (verify, qa, ...) here.
+// world/cli/commands: the `searchgym world ...` command group (thin: parse flags, call an exported function). The
+// stage list is the caller's: the root CLI passes agent's CHECKED_WORLD_STAGES, a library user WORLD_STAGES or their own.
 import type { Command } from '../../infra/cli-util'
+import type { Stage } from '../stage'
+import { WORLD_STAGES } from '../build/stages'
 import { buildCommand } from './build'
 import { statsCommand } from './stats'
 import { showCommand } from './show'
@@ -8,20 +10,17 @@ import { exportCommand } from './export'
 import { verifyCommand } from './verify'
 import { qaCommand } from './qa'
 
-export const worldSubcommands: Command[] = [
-  buildCommand,
-  statsCommand,
-  showCommand,
-  exportCommand,
-  verifyCommand,
-  qaCommand,
-]
-
-export const commands: Command[] = [
-  {
-    command: 'world <command>',
-    describe: 'build and inspect worlds (graph, documents, world file)',
-    builder: (y) => y.command(worldSubcommands).demandCommand(1, 'give a world sub-command; see searchgym world --help'),
-    handler: () => undefined,
-  },
-]
+/** `searchgym world build|stats|show|export|verify|qa`, building and re-hashing with `stages`. */
+export function worldCommands(stages: readonly Stage[] = WORLD_STAGES): Command[] {
+  return [
+    {
+      command: 'world <command>',
+      describe: 'build and inspect worlds (graph, documents, world file)',
+      builder: (y) =>
+        y
+          .command([buildCommand(stages), statsCommand, showCommand, exportCommand, verifyCommand(stages), qaCommand(stages)])
+          .demandCommand(1, 'give a world sub-command; see searchgym world --help'),
+      handler: () => undefined,
+    },
+  ]
+}

@@ -10,47 +10,50 @@ import { clearVerification, initVerifyTables, verificationComplete } from '../ve
 import { formatVerifyReport, verificationReport } from '../verify/verify-report'
 import { setManifest } from '../store/store'
 import { tx } from '../../infra/store'
-import type { StageContext } from '../stage'
+import type { Stage, StageContext } from '../stage'
 
 interface Args { dir: string; fresh: boolean; meiliUrl?: string; quiet?: boolean; json: boolean; failed: number }
 
-export const verifyCommand: Command = {
-  command: 'verify <dir>',
-  describe: 'verify every edge by search (15 queries, d_v in top-K for >= 5), report pass rates and failures',
-  builder: (y) =>
-    y
-      .positional('dir', { type: 'string', demandOption: true })
-      .option('fresh', { type: 'boolean', default: false, describe: 'forget stored results and verify every edge again' })
-      .option('meili-url', { type: 'string', describe: 'Meilisearch URL for a meilisearch world (default: the config, else a local server)' })
-      .option('failed', { type: 'number', default: 20, describe: 'failed edges to print (all are in the report file, up to 200)' })
-      .option('json', { type: 'boolean', default: false, describe: 'print the report as JSON' })
-      .option('quiet', { type: 'boolean', describe: 'no progress output (also SEARCHGYM_QUIET=1)' }),
-  handler: handler(async (raw: object) => {
-    const a = raw as Args
-    const w = openWorld(a.dir, { readonly: false, allowIncomplete: true })
-    try {
-      const config = a.meiliUrl ? { ...w.config, search: { ...w.config.search, meiliUrl: a.meiliUrl } } : w.config
-      const quiet = a.quiet ?? process.env.SEARCHGYM_QUIET === '1'
-      const log = (m: string) => (quiet ? undefined : process.stderr.write(`${m}\n`))
-      const ctx: StageContext = { db: w.db, config, dir: a.dir, quiet, log }
-      initVerifyTables(w.db)
-      if (a.fresh) clearVerification(w.db)
-      if (!verificationComplete(w.db) || w.stages.verify !== 'done') {
-        for (const stage of [indexStage, verifyStage]) {
-          stage.init(w.db)
-          setStageStatus(w.db, stage.name, 'running')
-          await stage.run(ctx)
-          setStageStatus(w.db, stage.name, 'done')
+/** `world verify` over the stage list the world was built with (its content hash covers every stage it ran). */
+export function verifyCommand(stages: readonly Stage[]): Command {
+  return {
+    command: 'verify <dir>',
+    describe: 'verify every edge by search (15 queries, d_v in top-K for >= 5), report pass rates and failures',
+    builder: (y) =>
+      y
+        .positional('dir', { type: 'string', demandOption: true })
+        .option('fresh', { type: 'boolean', default: false, describe: 'forget stored results and verify every edge again' })
+        .option('meili-url', { type: 'string', describe: 'Meilisearch URL for a meilisearch world (default: the config, else a local server)' })
+        .option('failed', { type: 'number', default: 20, describe: 'failed edges to print (all are in the report file, up to 200)' })
+        .option('json', { type: 'boolean', default: false, describe: 'print the report as JSON' })
+        .option('quiet', { type: 'boolean', describe: 'no progress output (also SEARCHGYM_QUIET=1)' }),
+    handler: handler(async (raw: object) => {
+      const a = raw as Args
+      const w = openWorld(a.dir, { readonly: false, allowIncomplete: true })
+      try {
+        const config = a.meiliUrl ? { ...w.config, search: { ...w.config.search, meiliUrl: a.meiliUrl } } : w.config
+        const quiet = a.quiet ?? process.env.SEARCHGYM_QUIET === '1'
+        const log = (m: string) => (quiet ? undefined : process.stderr.write(`${m}\n`))
+        const ctx: StageContext = { db: w.db, config, dir: a.dir, quiet, log }
+        initVerifyTables(w.db)
+        if (a.fresh) clearVerification(w.db)
+        if (!verificationComplete(w.db) || w.stages.verify !== 'done') {
+          for (const stage of [indexStage, verifyStage]) {
+            stage.init(w.db)
+            setStageStatus(w.db, stage.name, 'running')
+            await stage.run(ctx)
+            setStageStatus(w.db, stage.name, 'done')
+          }
+          // The content hash covers verification: a finished world gets its hash recomputed.
+          if (w.complete) tx(w.db, () => setManifest(w.db, 'content_hash', contentHash(w.db, stages)))
         }
-        // The content hash covers verification: a finished world gets its hash recomputed.
-        if (w.complete) tx(w.db, () => setManifest(w.db, 'content_hash', contentHash(w.db)))
+        writeVerifyReport(ctx)
+        const report = verificationReport(w.db, a.failed)
+        process.stdout.write((a.json ? JSON.stringify(report) : formatVerifyReport(report)) + '\n')
+        if (!a.json) process.stdout.write(`\n(report with up to 200 failed edges: ${a.dir}/${VERIFY_REPORT_FILE})\n`)
+      } finally {
+        w.close()
       }
-      writeVerifyReport(ctx)
-      const report = verificationReport(w.db, a.failed)
-      process.stdout.write((a.json ? JSON.stringify(report) : formatVerifyReport(report)) + '\n')
-      if (!a.json) process.stdout.write(`\n(report with up to 200 failed edges: ${a.dir}/${VERIFY_REPORT_FILE})\n`)
-    } finally {
-      w.close()
-    }
-  }),
+    }),
+  }
 }

@@ -1,10 +1,16 @@
-// infra/engine/cli/model-init: `searchgym model init` — flags → initModel(). Thin.
-import type { Argv, Command } from '../../cli-util'
-import { handler } from '../../cli-util'
-import { EngineError } from '../../errors'
-import type { ModelArch, PresetName } from '../config'
-import { initModel, parseTokenizerSource } from '../init-model'
-import type { StoredDtype } from '../safetensors'
+// agent/cli/model-init: `searchgym model init` — flags → initModel(). Thin. Lives above world/ and infra/engine because it
+// composes them: a world:DIR tokenizer is built from the world package's worldTexts(DIR).
+import type { Argv, Command } from '../../infra/cli-util'
+import { handler } from '../../infra/cli-util'
+import { EngineError } from '../../infra/errors'
+import { initModel, parseTokenizerSource, type ModelArch, type PresetName, type StoredDtype, type TokenizerFlag, type TokenizerSource } from '../../infra/engine'
+import { countWorldDocs, worldTexts } from '../../world'
+
+/** The engine's tokenizer source for a `--tokenizer` flag: a world becomes its documents' texts. */
+export function tokenizerSourceOf(flag: TokenizerFlag): TokenizerSource {
+  if (flag.kind === 'qwen3') return flag
+  return { kind: 'texts', texts: worldTexts(flag.dir), count: countWorldDocs(flag.dir), vocabSize: flag.vocabSize }
+}
 
 interface InitArgs {
   arch: ModelArch
@@ -39,7 +45,7 @@ export const modelInitCommand: Command = {
     const r = initModel({
       arch: a.arch,
       preset: a.preset,
-      tokenizer: parseTokenizerSource(a.tokenizer),
+      tokenizer: tokenizerSourceOf(parseTokenizerSource(a.tokenizer)),
       out: a.out,
       seed: a.seed,
       dtype: DTYPES[a.dtype],

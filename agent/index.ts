@@ -1,0 +1,14 @@
+// agent/index: the agent package's public surface — policies (OpenAI-compatible chat, baselines, the oracle), the
+// chat client, the oracle check of a world (a build stage and `gym check`), and the agent's commands.
+export { ChatClient, DEFAULT_CHAT_CLIENT, EndpointError, type ChatClientOptions, type CallRecord } from './policy/chat-client'
+export { OpenAiPolicy, type RecordedTurn } from './policy/openai'
+export { ClosedBookPolicy } from './policy/closed-book'
+export { OneShotRagPolicy } from './policy/one-shot-rag'
+export type { WireProtocol } from './policy/messages'
+export { readPriceTable, type PriceTable } from './policy/pricing'
+export { oraclePolicy } from './policy/oracle'
+export type { OracleKnowledge } from './policy/oracle-plan'
+export { worldOracleKnowledge } from './policy/oracle-knowledge'
+export { checkWithOracle } from './policy/oracle-check'
+export { oracleCheckStage, CHECKED_WORLD_STAGES } from './world-check-stage'
+export { agentCommands, checkCommand } from './cli/commands'

@@ -1,0 +1,44 @@
+// world/store/texts: the documents of a world as plain texts ("title\ntext", url order) — what the engine's world
+// tokenizer is built from. Reads only docs(url, title, text), so a hand-written world.db with that table works too.
+import Database from 'better-sqlite3'
+import { existsSync, statSync } from 'node:fs'
+import { join } from 'node:path'
+import { WorldError } from '../../infra/errors'
+import { WORLD_FILE } from './store'
+
+/** The world database of a world folder (DIR/world.db), or the file itself when given one. */
+export function worldDbPath(dirOrFile: string): string {
+  const p = existsSync(dirOrFile) && statSync(dirOrFile).isDirectory() ? join(dirOrFile, WORLD_FILE) : dirOrFile
+  if (!existsSync(p)) throw new WorldError('world.missing', `no world database at ${p}: build a world first (searchgym world build) or pass its folder`)
+  return p
+}
+
+/** Every document of a world as "title\ntext", in url order (deterministic), read lazily. */
+export function* worldTexts(dirOrFile: string): Generator<string> {
+  const path = worldDbPath(dirOrFile)
+  const db = new Database(path, { readonly: true, fileMustExist: true })
+  try {
+    let stmt
+    try {
+      stmt = db.prepare('SELECT title, text FROM docs ORDER BY url')
+    } catch (e) {
+      throw new WorldError('world.no_docs', `${path} has no readable docs(url, title, text) table: ${(e as Error).message}`, { cause: e })
+    }
+    for (const row of stmt.iterate() as IterableIterator<{ title: string | null; text: string | null }>) yield `${row.title ?? ''}\n${row.text ?? ''}`
+  } finally {
+    db.close()
+  }
+}
+
+/** Number of documents in a world (for progress). */
+export function countWorldDocs(dirOrFile: string): number {
+  const path = worldDbPath(dirOrFile)
+  const db = new Database(path, { readonly: true, fileMustExist: true })
+  try {
+    return (db.prepare('SELECT COUNT(*) AS n FROM docs').get() as { n: number }).n
+  } catch (e) {
+    throw new WorldError('world.no_docs', `${path} has no readable docs table: ${(e as Error).message}`, { cause: e })
+  } finally {
+    db.close()
+  }
+}
