@@ -1,6 +1,6 @@
-// tests/bench-baselines: closed-book and one-shot-RAG through the real CLI (child process) against the replay fixture
-// server, an LLM judge on a second endpoint, a price table → cost, and the oracle path (fixture oracle until the
-// gym's lands); their reports render.
+// tests/bench-baselines: closed-book and one-shot-RAG through the real CLI (child process) on the run's real tiny world
+// against the replay fixture server (a "model" that knows gold answers), an LLM judge on a second endpoint, a price
+// table → cost, and the gym's oracle; their reports render. Bad flags are one-line errors.
 import { execFile } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -8,8 +8,10 @@ import { join } from 'node:path'
 import { promisify } from 'node:util'
 import type { RunSummary } from '../bench/metrics'
 import type { TrajectoryRecord } from '../bench/types'
-import { makeFixtureWorldData, writeFixtureWorld } from './fixtures/fixture-world'
+import type { Qa } from '../world'
 import { startReplayServer, turnOf, questionOf, type ChatRequest, type ReplayServer } from './fixtures/replay-server'
+import { qaIn, questionsOf } from './helpers/gold-answers'
+import { sharedTinyWorld } from './helpers/shared-world'
 
 const run = promisify(execFile)
 const dir = mkdtempSync(join(tmpdir(), 'bench-baselines-'))
@@ -18,10 +20,16 @@ afterAll(async () => {
   for (const s of servers) await s.close()
   rmSync(dir, { recursive: true, force: true })
 })
-const world = writeFixtureWorld(join(dir, 'world'), makeFixtureWorldData(6))
+let world = ''
+let qas: Qa[] = []
+beforeAll(async () => {
+  world = (await sharedTinyWorld()).dir
+  qas = await questionsOf(world, 'bench', 6)
+  expect(qas).toHaveLength(6)
+})
 
 async function cli(...args: string[]): Promise<string> {
-  const { stdout } = await run(process.execPath, ['bin/run-ts.mjs', 'tests/fixtures/bench-cli.ts', 'bench', 'run', '--world', world, '--quiet', '--bootstrap', '200', ...args])
+  const { stdout } = await run(process.execPath, ['bin/searchgym.mjs', 'bench', 'run', '--world', world, '--limit', '6', '--quiet', '--bootstrap', '200', ...args])
   return stdout
 }
 
@@ -34,11 +42,11 @@ function load(out: string): { recs: TrajectoryRecord[]; summary: RunSummary; rep
 }
 
 it('closed-book: one model call per question, no tools, judged by a second endpoint, priced', async () => {
-  // The "model" knows the answers of even-numbered questions only.
+  // The "model" knows the answers of the even-numbered questions only (and says Paris, which no tiny-world answer is).
+  expect(qas.some((q) => q.answer === 'Paris' || q.aliases.includes('Paris'))).toBe(false)
   const model = await startReplayServer((req: ChatRequest) => {
-    const q = questionOf(req)
-    const i = Number(/Castell(\d+)/.exec(q)?.[1] ?? -1)
-    return { content: `<answer>${i % 2 === 0 ? `Velmora${i}` : 'Paris'}</answer>`, usage: { prompt_tokens: 100, completion_tokens: 10 } }
+    const i = qas.indexOf(qaIn(qas, questionOf(req))!)
+    return { content: `<answer>${i >= 0 && i % 2 === 0 ? qas[i].answer : 'Paris'}</answer>`, usage: { prompt_tokens: 100, completion_tokens: 10 } }
   })
   const judge = await startReplayServer((req: ChatRequest) => ({ content: (req.messages[1].content ?? '').includes('Predicted answer: Paris') ? 'INCORRECT' : 'CORRECT' }))
   servers.push(model, judge)
@@ -63,12 +71,10 @@ it('closed-book: one model call per question, no tools, judged by a second endpo
 it('one-shot RAG: searches the question verbatim, opens the top documents, answers once from them', async () => {
   const model = await startReplayServer((req: ChatRequest) => {
     expect(turnOf(req)).toBe(0)
-    const docs = req.messages[1].content ?? ''
-    const m = /was born in ([^.]+)\./.exec(docs)
-    return { content: `<answer>${m?.[1] ?? 'unknown'}</answer>` }
+    return { content: `<answer>${qaIn(qas, req.messages[1].content ?? '')?.answer ?? 'unknown'}</answer>` }
   })
   servers.push(model)
-  for (const protocol of ['tools', 'text']) {
+  for (const protocol of ['openai', 'hermes']) {
     const out = join(dir, `rag-${protocol}`)
     await cli('--policy', 'one-shot-rag', '--model', 'replay', '--base-url', model.url, '--out', out, '--rag-docs', '2', '--protocol', protocol)
     const { recs, summary, report } = load(out)
@@ -77,7 +83,7 @@ it('one-shot RAG: searches the question verbatim, opens the top documents, answe
     expect(summary.tools.accessPerQuestion).toBe(2)
     const r = recs[0]
     // the search query is the question, verbatim
-    const first = protocol === 'tools' ? JSON.parse(r.turns[0].tool_calls![0].function.arguments).query : JSON.parse(/<tool_call>(.*)<\/tool_call>/.exec(r.turns[0].text)![1]).arguments.query
+    const first = protocol === 'openai' ? JSON.parse(r.turns[0].tool_calls![0].function.arguments).query : JSON.parse(/<tool_call>(.*)<\/tool_call>/.exec(r.turns[0].text)![1]).arguments.query
     expect(first).toBe(r.question)
     expect(report).toContain('![accuracy by hops](charts/accuracy-by-hops.svg)')
   }
@@ -87,7 +93,7 @@ it('one-shot RAG: searches the question verbatim, opens the top documents, answe
 
 it('oracle: every question solved with the env tools (F1 = 1.0), no endpoint needed', async () => {
   const out = join(dir, 'oracle')
-  const stdout = await cli('--policy', 'oracle', '--protocol', 'text', '--out', out)
+  const stdout = await cli('--policy', 'oracle', '--out', out)
   expect(stdout).toContain('F1 100.0')
   const { summary } = load(out)
   expect(summary.overall.f1.mean).toBe(1)
@@ -96,7 +102,7 @@ it('oracle: every question solved with the env tools (F1 = 1.0), no endpoint nee
 
 it('bench report recomputes the summary; bad input is one line and a non-zero exit', async () => {
   const out = join(dir, 'oracle')
-  const { stdout } = await run(process.execPath, ['bin/run-ts.mjs', 'tests/fixtures/bench-cli.ts', 'bench', 'report', out, '--bootstrap', '50'])
+  const { stdout } = await run(process.execPath, ['bin/searchgym.mjs', 'bench', 'report', out, '--bootstrap', '50'])
   expect(stdout).toMatch(/6 questions, F1 100\.0/)
   expect((JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')) as RunSummary).bootstrap.resamples).toBe(50)
   let err = ''
@@ -107,4 +113,13 @@ it('bench report recomputes the summary; bad input is one line and a non-zero ex
   }
   expect(err.trim().split('\n')).toHaveLength(1)
   expect(err).toMatch(/--policy openai needs --model/)
+  // the bench's old protocol names are refused with the gym's
+  err = ''
+  try {
+    await cli('--policy', 'openai', '--model', 'm', '--base-url', 'http://127.0.0.1:9/v1', '--protocol', 'tools', '--out', join(dir, 'oldname'))
+  } catch (e) {
+    err = (e as { stderr: string }).stderr
+  }
+  expect(err.trim().split('\n')).toHaveLength(1)
+  expect(err).toMatch(/--protocol tools is now --protocol openai/)
 })

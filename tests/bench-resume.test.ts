@@ -1,12 +1,14 @@
-// tests/bench-resume: a real `bench run` child process is killed with SIGKILL mid-run (plus a torn last line), then
-// rerun: it continues where it stopped, and no question is asked again once recorded, nor scored twice.
+// tests/bench-resume: a real `searchgym bench run` child process on the run's real tiny world is killed with SIGKILL
+// mid-run (plus a torn last line), then rerun: it continues where it stopped, and no question is asked again once
+// recorded, nor scored twice. The replayed model answers each question with its gold answer (hermes protocol).
 import { spawn, type ChildProcess } from 'node:child_process'
 import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { TrajectoryRecord } from '../bench/types'
-import { makeFixtureWorldData, writeFixtureWorld } from './fixtures/fixture-world'
-import { fixtureSolver, questionOf, scriptedResponder, startReplayServer, type ReplayServer } from './fixtures/replay-server'
+import { questionOf, scriptedResponder, startReplayServer, type ReplayServer } from './fixtures/replay-server'
+import { qaIn, questionsOf } from './helpers/gold-answers'
+import { sharedTinyWorld } from './helpers/shared-world'
 
 let dir = ''
 let server: ReplayServer | undefined
@@ -15,12 +17,16 @@ afterAll(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true })
 })
 
+/** The complete lines of a file (a SIGKILL can land inside a write: a last line without its newline is torn). */
 function lines(path: string): string[] {
-  return existsSync(path) ? readFileSync(path, 'utf8').split('\n').filter((l) => l.length > 0) : []
+  if (!existsSync(path)) return []
+  const parts = readFileSync(path, 'utf8').split('\n')
+  parts.pop()
+  return parts.filter((l) => l.length > 0)
 }
 
 function runChild(args: string[]): { child: ChildProcess; done: Promise<{ code: number | null; signal: NodeJS.Signals | null; out: string; err: string }> } {
-  const child = spawn(process.execPath, ['bin/run-ts.mjs', 'tests/fixtures/bench-cli.ts', ...args], { cwd: process.cwd(), stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn(process.execPath, ['bin/searchgym.mjs', ...args], { cwd: process.cwd(), stdio: ['ignore', 'pipe', 'pipe'] })
   let out = ''
   let err = ''
   child.stdout!.on('data', (d: Buffer) => (out += d.toString()))
@@ -31,12 +37,13 @@ function runChild(args: string[]): { child: ChildProcess; done: Promise<{ code: 
 
 it('resumes a SIGKILLed run without re-asking or double-scoring any question', async () => {
   dir = mkdtempSync(join(tmpdir(), 'bench-resume-'))
-  const world = writeFixtureWorld(join(dir, 'world'), makeFixtureWorldData(30))
-  const solve = fixtureSolver('text')
-  server = await startReplayServer(scriptedResponder((q, t, r) => ({ ...solve(q, t, r), delayMs: 25 })))
+  const world = (await sharedTinyWorld()).dir
+  const qas = await questionsOf(world, 'train', 30)
+  expect(qas).toHaveLength(30)
+  server = await startReplayServer(scriptedResponder((q) => ({ content: `<answer>${qaIn(qas, q)?.answer ?? 'unknown'}</answer>`, delayMs: 25 })))
   const out = join(dir, 'run')
   const traj = join(out, 'trajectories.jsonl')
-  const args = ['bench', 'run', '--world', world, '--policy', 'openai', '--model', 'replay', '--base-url', server.url, '--protocol', 'text', '--concurrency', '2', '--out', out, '--quiet', '--bootstrap', '100']
+  const args = ['bench', 'run', '--world', world, '--policy', 'openai', '--model', 'replay', '--base-url', server.url, '--protocol', 'hermes', '--split', 'train', '--limit', '30', '--concurrency', '2', '--out', out, '--quiet', '--bootstrap', '100']
 
   const first = runChild(args)
   const t0 = Date.now()
@@ -64,7 +71,9 @@ it('resumes a SIGKILLed run without re-asking or double-scoring any question', a
   expect(after.every((r) => r.em === 1)).toBe(true)
   // Questions recorded before the kill were never asked again.
   const doneBefore = new Set(before.map((r) => r.question))
-  const askedAgain = server.requests.slice(requestsBefore).filter((q) => doneBefore.has(questionOf(q)))
+  // (every request names one of the questions, so this check can see a repeat)
+  expect(server.requests.every((q) => qaIn(qas, questionOf(q)) !== undefined)).toBe(true)
+  const askedAgain = server.requests.slice(requestsBefore).filter((q) => doneBefore.has(qaIn(qas, questionOf(q))!.question))
   expect(askedAgain).toHaveLength(0)
   const summary = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')) as { questions: number; overall: { em: { mean: number } } }
   expect(summary.questions).toBe(30)

@@ -1,6 +1,6 @@
 // tests/meilisearch: the real Meilisearch 1.21 (bundled binary, started by the project) passes the SearchIndex
 // contract; plus its server manager, settings choice and error messages. Not skipped anywhere: CI runs it too.
-import { runSearchIndexContract } from '../world/search/contract'
+import { runSearchIndexContract } from '../world/search/search-index.contract'
 import { MeiliIndex } from '../world/search/meilisearch'
 import { checkMeiliBinary, freePort, meiliBinary, MEILI_BINARY_SHA256, startMeiliServer, type MeiliServer } from '../world/search/meili-server'
 import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs'

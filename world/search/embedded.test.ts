@@ -1,5 +1,5 @@
 // world/search/embedded.test: the embedded BM25 engine passes the shared SearchIndex contract, plus its own details.
-import { runSearchIndexContract } from './contract'
+import { runSearchIndexContract } from './search-index.contract'
 import { EmbeddedIndex } from './embedded'
 import { syntheticCorpus } from '../../bench/perf/synthetic-corpus'
 

@@ -1,5 +1,5 @@
 // world/search/sqlite-fts.test: the SQLite FTS5 engine passes the shared SearchIndex contract.
-import { runSearchIndexContract } from './contract'
+import { runSearchIndexContract } from './search-index.contract'
 import { SqliteFtsIndex } from './sqlite-fts'
 
 runSearchIndexContract({ name: 'sqlite (FTS5)', make: async () => new SqliteFtsIndex() })

@@ -1,4 +1,4 @@
-// world/search/contract: the one contract suite every SearchIndex engine passes (used from *.test.ts files).
+// world/search/search-index.contract: the one contract suite every SearchIndex engine passes (used from *.test.ts files).
 // Call runSearchIndexContract({ name, make }) inside a test file; `make` returns a fresh, empty index.
 import { Rng } from '../../infra/rng'
 import type { SearchDoc, SearchHit, SearchIndex } from './types'
