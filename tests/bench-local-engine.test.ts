@@ -11,7 +11,7 @@ import { OpenAiPolicy } from '../agent/policy/openai'
 import { runBench } from '../bench/run'
 import type { BenchRunConfig, TrajectoryRecord } from '../bench/types'
 import { scoreAnswer as scorer } from '../gym'
-import { fixtureWorld, makeFixtureWorldData } from './fixtures/fixture-world'
+import { fixtureWorld, makeFixtureWorldData } from './fixtures/bench-fixture-world'
 import { worldTokenizer } from './helpers/world-texts'
 
 const dir = mkdtempSync(join(tmpdir(), 'bench-engine-'))

@@ -7,7 +7,7 @@ import { OpenAiPolicy } from '../agent/policy/openai'
 import { runBench } from '../bench/run'
 import type { BenchRunConfig, TrajectoryRecord } from '../bench/types'
 import { scoreAnswer } from '../gym'
-import { fixtureWorld, makeFixtureWorldData } from './fixtures/fixture-world'
+import { fixtureWorld, makeFixtureWorldData } from './fixtures/bench-fixture-world'
 import { fixtureSolver, scriptedResponder, startReplayServer, type ReplayServer } from './fixtures/replay-server'
 
 const dirs: string[] = []

@@ -22,7 +22,7 @@ const PENDING: string[] = [
   "bench/episode.ts:5 imports '../world/types'",
   "bench/episode.ts:6 imports '../agent/policy/chat-client'",
   "bench/episode.ts:7 imports '../agent/policy/openai'",
-  "bench/perf/harness-overhead.ts:14 imports '../../tests/fixtures/fixture-world'",
+  "bench/perf/harness-overhead.ts:14 imports '../../tests/fixtures/bench-fixture-world'",
 ]
 const pending = (found: string[]) => found.filter((f) => !PENDING.some((p) => f.startsWith(p + ' ')))
 

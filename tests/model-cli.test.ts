@@ -6,7 +6,7 @@ import { join } from 'node:path'
 import { loadTokenizer, qwen3TokenizerDir } from '../infra/engine/tokenizer'
 import { readSafetensorsHeader } from '../infra/engine/safetensors'
 import { runCli } from './helpers/cli-process'
-import { writeTinyWorld } from './helpers/tiny-world'
+import { writeTinyWorld } from './fixtures/docs-only-world'
 
 const tmp = mkdtempSync(join(tmpdir(), 'model-cli-'))
 afterAll(() => rmSync(tmp, { recursive: true, force: true }))

@@ -12,7 +12,7 @@ import { createLoraAdapter, saveLoraAdapter } from '../infra/engine/lora'
 import { loadModelConfig } from '../infra/engine/config'
 import { createTsBackend } from '../infra/engine/ts-backend'
 import { startServe, type ServeProcess } from './helpers/cli-process'
-import { writeTinyWorld } from './helpers/tiny-world'
+import { writeTinyWorld } from './fixtures/docs-only-world'
 import { worldTokenizer } from './helpers/world-texts'
 
 const tmp = mkdtempSync(join(tmpdir(), 'model-serve-'))

@@ -11,7 +11,7 @@ import { OpenAiPolicy } from '../../agent/policy/openai'
 import { runBench } from '../run'
 import type { BenchRunConfig } from '../types'
 import { scoreAnswer } from '../../gym'
-import { fixtureWorld, makeFixtureWorldData } from '../../tests/fixtures/fixture-world'
+import { fixtureWorld, makeFixtureWorldData } from '../../tests/fixtures/bench-fixture-world'
 import { wireProtocol } from '../types'
 
 const questions = Number(process.argv[2] ?? 300)

@@ -3,7 +3,7 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { writeTinyWorld } from '../../tests/helpers/tiny-world'
+import { writeTinyWorld } from '../../tests/fixtures/docs-only-world'
 import { chatTemplateOf } from './chat-template'
 import { initModel, parseTokenizerSource } from './init-model'
 import { loadModel } from './model'
