@@ -1,15 +1,15 @@
 // world/index: the world package's public surface — what gym, agent, bench and the root CLI may use. Building a world
 // (config, stages, buildWorld), reading a finished one (openWorld, its QA, its search index) and the world commands.
 export type * from './types'
-export { type WorldConfig, type PresetName, DEFAULT_CONFIG, PRESETS, presetConfig, loadWorldConfig, resolveConfig, validateWorldConfig } from './config'
+export { type WorldConfig, type PresetName, PRESETS, presetConfig } from './config'
 export { ENTITY_TYPES, RELATIONS, entityType, relation, attributeSpec } from './schema'
 export { formatAttr } from './docs/docs'
 export type { Stage, StageContext } from './stage'
 export { WORLD_STAGES } from './build/stages'
-export { buildWorld, contentHash, GENERATOR_VERSION, type BuildOptions, type BuildResult, type StageReport } from './build/build'
+export { buildWorld, contentHash, type BuildOptions, type BuildResult, type StageReport } from './build/build'
 export { openWorld, worldReader, type World, type WorldReader } from './store/open'
 export { worldTexts, countWorldDocs } from './store/texts'
-export { readQa, hasQaTable, type StoredSplit } from './qa/store'
+export { readQa, hasQaTable } from './qa/store'
 export { openSearchIndex, type OpenSearchOptions } from './indexing/open'
 export type { SearchDoc, SearchHit, SearchIndex, SearchOptions } from './search/types'
 export { worldCommands } from './cli/commands'
