@@ -1,7 +1,7 @@
 // bench/perf/embedded-params: how the embedded engine's BM25 parameters (k1, body b, title weight) change retrieval
 // of d_v for verification queries on a sample of a world's edges (query hit rate at top-5, edges passing 5 of 15).
 // Usage: node bin/run-ts.mjs bench/perf/embedded-params.ts WORLD_DIR [--edges 800]
-import { parseArgs } from 'node:util'
+import { perfArgs } from './perf-kit'
 import { Rng } from '../../infra/rng'
 import { openWorld } from '../../world/store/open'
 import { EmbeddedIndex } from '../../world/search/embedded'
@@ -9,8 +9,7 @@ import { readSearchDocs } from '../../world/indexing/open'
 import { ENTITY_TYPES, RELATIONS } from '../../world/schema'
 import { edgeQueries, edgeQueryRng } from '../../world/verify/verify-queries'
 
-const { values, positionals } = parseArgs({ allowPositionals: true, options: { edges: { type: 'string', default: '800' } } })
-if (!positionals[0]) throw new Error('usage: bench/perf/embedded-params.ts WORLD_DIR [--edges N]')
+const { values, positionals } = perfArgs('bench/perf/embedded-params.ts WORLD_DIR [--edges N]', { edges: { type: 'string', default: '800' } }, 1)
 const w = openWorld(positionals[0])
 const docs = readSearchDocs(w.db)
 const all = w.db

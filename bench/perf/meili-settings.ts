@@ -1,7 +1,7 @@
 // bench/perf/meili-settings: chooses Meilisearch's matching strategy and stop words by measurement — for a sample of a
 // world's edges, the share of verification queries that put d_v in the top-K, and the edges that would pass.
 // Usage: node bin/run-ts.mjs bench/perf/meili-settings.ts WORLD_DIR [--edges 600]
-import { parseArgs } from 'node:util'
+import { perfArgs } from './perf-kit'
 import { openDb } from '../../infra/store'
 import { Rng } from '../../infra/rng'
 import { startMeiliServer } from '../../world/search/meili-server'
@@ -13,9 +13,8 @@ import { RELATIONS, ENTITY_TYPES } from '../../world/schema'
 import { join } from 'node:path'
 import type { SearchIndex } from '../../world/search/types'
 
-const { values, positionals } = parseArgs({ allowPositionals: true, options: { edges: { type: 'string', default: '600' } } })
+const { values, positionals } = perfArgs('bench/perf/meili-settings.ts WORLD_DIR [--edges N]', { edges: { type: 'string', default: '600' } }, 1)
 const dir = positionals[0]
-if (!dir) throw new Error('usage: bench/perf/meili-settings.ts WORLD_DIR [--edges N]')
 const db = openDb(join(dir, 'world.db'), { readonly: true })
 const docs = readSearchDocs(db)
 const all = db

@@ -6,7 +6,7 @@
 import { copyFileSync, mkdtempSync, rmSync } from 'node:fs'
 import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { parseArgs } from 'node:util'
+import { perfArgs } from './perf-kit'
 import { Rng } from '../../infra/rng'
 import { openDb } from '../../infra/store'
 import { syntheticCorpus } from './synthetic-corpus'
@@ -17,15 +17,13 @@ import { openWorld } from '../../world/store/open'
 import { ENTITY_TYPES, RELATIONS } from '../../world/schema'
 import { clearVerification, verifyEdges } from '../../world/verify/verify'
 
-const { values } = parseArgs({
-  options: {
-    engines: { type: 'string', default: 'embedded,sqlite' },
-    world: { type: 'string' },
-    queries: { type: 'string', default: '20000' },
-    single: { type: 'string', default: '2000' },
-    seed: { type: 'string', default: '1' },
-    verify: { type: 'string', default: '' },
-  },
+const { values } = perfArgs('bench/perf/search.ts [--engines embedded,sqlite,meilisearch] [--world DIR [--verify ENGINES]] [--queries N] [--single N] [--seed S]', {
+  engines: { type: 'string', default: 'embedded,sqlite' },
+  world: { type: 'string' },
+  queries: { type: 'string', default: '20000' },
+  single: { type: 'string', default: '2000' },
+  seed: { type: 'string', default: '1' },
+  verify: { type: 'string', default: '' },
 })
 
 function pct(sorted: number[], p: number): number {

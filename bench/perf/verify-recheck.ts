@@ -1,13 +1,12 @@
 // bench/perf/verify-recheck: re-runs the stored verification queries of a sample of kept edges on the world's own
 // search index (the engine it was verified with) and checks d_v is in the top-K for >= minHits of them.
 // Usage: node bin/run-ts.mjs bench/perf/verify-recheck.ts WORLD_DIR [--edges 200] [--meili-url URL]
-import { parseArgs } from 'node:util'
+import { perfArgs } from './perf-kit'
 import { Rng } from '../../infra/rng'
 import { openWorld } from '../../world/store/open'
 import { openSearchIndex } from '../../world/indexing/open'
 
-const { values, positionals } = parseArgs({ allowPositionals: true, options: { edges: { type: 'string', default: '200' }, 'meili-url': { type: 'string' } } })
-if (!positionals[0]) throw new Error('usage: bench/perf/verify-recheck.ts WORLD_DIR [--edges N]')
+const { values, positionals } = perfArgs('bench/perf/verify-recheck.ts WORLD_DIR [--edges N] [--meili-url URL]', { edges: { type: 'string', default: '200' }, 'meili-url': { type: 'string' } }, 1)
 const w = openWorld(positionals[0])
 const t0 = performance.now()
 const index = await openSearchIndex(w, { meiliUrl: values['meili-url'] })
