@@ -1,15 +1,9 @@
 // gym/server-validate: request-body checks for the gym server — each failure is an HttpError with a status and a
-// stable code, so bad input is always a 4xx JSON error. Iterative only (no recursion over untrusted JSON).
-import { SearchGymError } from '../infra/errors'
+// stable code (the one kit in infra/http), so bad input is always a 4xx JSON error. Iterative only (no recursion over untrusted JSON).
+import { HttpError } from '../infra/http/errors'
 import type { AssistantAction } from './types'
 
-export class HttpError extends SearchGymError {
-  readonly status: 400 | 401 | 404 | 409 | 413 | 415 | 429
-  constructor(status: HttpError['status'], code: string, message: string) {
-    super(code, message)
-    this.status = status
-  }
-}
+export { HttpError }
 
 export type Body = Record<string, unknown>
 
