@@ -1,5 +1,6 @@
 // world/qa/run: running the qa and split stages on a built world (the `world qa` command) through the normal
 // build runner, so stage status, resumption and the content hash stay the pipeline's; and `show qa`.
+import { lockDir } from '../../infra/lock'
 import { WorldError } from '../../infra/errors'
 import { openDb, tx } from '../../infra/store'
 import { buildWorld, type BuildResult } from '../build'
@@ -23,6 +24,7 @@ export async function runQaStages(dir: string, opts: { force?: boolean; quiet?: 
   const config = w.config
   w.close()
   if (opts.force) {
+    const lock = lockDir(dir, 'world qa --force')
     const db = openDb(join(dir, 'world.db'))
     try {
       tx(db, () => {
@@ -33,6 +35,7 @@ export async function runQaStages(dir: string, opts: { force?: boolean; quiet?: 
       })
     } finally {
       db.close()
+      lock.release()
     }
   }
   return buildWorld({ config, dir, quiet: opts.quiet, log: opts.log, stages: stagesWithQa() })
