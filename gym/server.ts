@@ -14,7 +14,8 @@ import type { Split } from '../world/types'
 import { EnvRegistry } from './env-registry'
 import { makeEnv, resolveGymOptions, type GymOptions } from './make-env'
 import { errorBody, HttpError, type HttpStatus } from '../infra/http/errors'
-import { action as readAction, bool, int, onlyKeys, parseJsonBody, str, type Body } from './server-validate'
+import { checkBody, gymSchemas, toAction } from './server-schemas'
+import { parseJsonBody, type Body } from './server-validate'
 import type { GymWorld, SearchResult } from './world-view'
 
 export interface GymServerOptions {
@@ -150,6 +151,7 @@ export function createGymServer(world: GymWorld, options: Partial<GymServerOptio
     return streamingLimit(c, next) // chunked uploads: counted while streaming
   })
 
+  const schemas = gymSchemas(o)
   const body = async (c: Context): Promise<Body> => parseJsonBody(await c.req.text())
 
   app.get('/health', (c) => c.json({ status: 'ok', world: world.name, qa: qaList().length, envs: registry.size }))
@@ -174,27 +176,21 @@ export function createGymServer(world: GymWorld, options: Partial<GymServerOptio
   })
 
   app.post('/v1/envs', async (c) => {
-    const b = await body(c)
-    onlyKeys(b, ['qaId', 'split', 'index', 'options'])
-    const qaId = str(b, 'qaId', 500)
+    const b = checkBody(schemas.createEnv, await body(c))
     let qa
-    if (qaId !== undefined) {
-      if (b.split !== undefined || b.index !== undefined)
-        throw new HttpError(400, 'request.bad_body', 'give either qaId or split + index, not both')
-      qa = world.qa(qaId)
-      if (!qa) throw new HttpError(404, 'qa.not_found', `no QA with id ${JSON.stringify(qaId.slice(0, 100))}`)
+    if (b.qaId != null) {
+      if (b.split != null || b.index != null) throw new HttpError(400, 'request.bad_body', 'give either qaId or split + index, not both')
+      qa = world.qa(b.qaId)
+      if (!qa) throw new HttpError(404, 'qa.not_found', `no QA with id ${JSON.stringify(b.qaId.slice(0, 100))}`)
     } else {
-      const split = str(b, 'split', 10, true)
-      if (split !== 'train' && split !== 'bench') throw new HttpError(400, 'request.bad_field', 'split must be train or bench')
-      const list = qaList(split)
-      const index = int(b, 'index', 0, Number.MAX_SAFE_INTEGER)
-      if (index >= list.length) throw new HttpError(404, 'qa.not_found', `split ${split} has ${list.length} questions; index ${index} is out of range`)
-      qa = list[index]
+      if (b.split == null) throw new HttpError(400, 'request.missing_field', 'give qaId, or split (train or bench) + index', 'split')
+      if (b.index == null) throw new HttpError(400, 'request.missing_field', 'the field "index" is required with split', 'index')
+      const list = qaList(b.split)
+      if (b.index >= list.length)
+        throw new HttpError(404, 'qa.not_found', `split ${b.split} has ${list.length} questions; index ${b.index} is out of range`)
+      qa = list[b.index]
     }
-    const opts = b.options
-    if (opts !== undefined && (typeof opts !== 'object' || opts === null || Array.isArray(opts)))
-      throw new HttpError(400, 'request.bad_field', 'options must be an object')
-    const merged = resolveGymOptions(mergeOverrides(envDefaults, (opts ?? {}) as Body))
+    const merged = resolveGymOptions(mergeOverrides(envDefaults, b.options ?? {}))
     // Everything that can fail on the request's input runs before the env takes a slot: a refused create never
     // holds one (the slot is only taken once the first observation exists).
     registry.checkCapacity()
@@ -205,9 +201,7 @@ export function createGymServer(world: GymWorld, options: Partial<GymServerOptio
   })
 
   app.post('/v1/envs/:id/step', async (c) => {
-    const b = await body(c)
-    onlyKeys(b, ['action'])
-    const a = readAction(b, o.maxActionChars)
+    const a = toAction(checkBody(schemas.step, await body(c)).action)
     const r = await registry.use(c.req.param('id'), (env) => env.step(a))
     return c.json(r)
   })
@@ -221,17 +215,13 @@ export function createGymServer(world: GymWorld, options: Partial<GymServerOptio
   app.post('/v1/envs/:id/close', close)
 
   app.post('/v1/search', async (c) => {
-    const b = await body(c)
-    onlyKeys(b, ['query', 'k'])
-    const query = str(b, 'query', o.maxQueryChars, true)
-    const k = int(b, 'k', 1, o.maxTopK, envDefaults.topK)
+    const { query, k: kIn } = checkBody(schemas.search, await body(c))
+    const k = kIn ?? envDefaults.topK
     return c.json({ results: query.trim() ? await world.search(query, k) : [] })
   })
 
   app.post('/v1/access', async (c) => {
-    const b = await body(c)
-    onlyKeys(b, ['url'])
-    const url = str(b, 'url', o.maxUrlChars, true)
+    const { url } = checkBody(schemas.access, await body(c))
     const page = await world.access(url.trim())
     if (!page) throw new HttpError(404, 'access.not_found', `no such page: ${JSON.stringify(url.slice(0, 200))}`)
     return c.json({ page })
@@ -242,12 +232,10 @@ export function createGymServer(world: GymWorld, options: Partial<GymServerOptio
   // One bad item never fails the batch: a non-string is answered [], an over-long query is cut, queries past
   // maxBatchQueries are answered [] — each noted in `notes` and counted in the x-searchgym-retrieve-notes header.
   app.post('/retrieve', async (c) => {
-    const b = await body(c)
-    onlyKeys(b, ['queries', 'topk', 'return_scores'])
+    const b = checkBody(schemas.retrieve, await body(c))
     const qs = b.queries
-    if (!Array.isArray(qs)) throw new HttpError(400, 'request.bad_field', 'queries must be an array of strings (it may be empty)', 'queries')
-    const topk = int(b, 'topk', 1, o.maxTopK, 3)
-    const withScores = bool(b, 'return_scores', false)
+    const topk = b.topk ?? 3
+    const withScores = b.return_scores ?? false
     const notes: RetrieveNote[] = []
     const queries: string[] = new Array<string>(qs.length)
     for (let i = 0; i < qs.length; i++) {

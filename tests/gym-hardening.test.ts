@@ -111,7 +111,9 @@ describe('prototype keys as names', () => {
     const serverErrors = statuses.filter((x) => x.status >= 500)
     expect(serverErrors).toEqual([])
     // A bad protocol or reward name is a 400 (validated before an env exists), never a 201 or 500.
-    for (const x of statuses.filter((x) => x.what.startsWith('protocol ') || x.what.startsWith('reward '))) expect(x).toEqual({ ...x, status: 400 })
+    // An unknown option key (an own "__proto__" included) is a 400 too, never silently dropped.
+    const named = ['protocol ', 'reward ', 'option key ', 'budget key ', 'fault key ', 'body key ', 'search body key ', 'retrieve body key ']
+    for (const x of statuses.filter((x) => named.some((n) => x.what.startsWith(n)))) expect(x).toEqual({ ...x, status: 400 })
     await call(s, 'DELETE', `/v1/envs/${envId}`)
     expect((await call(s, 'GET', '/health')).json.envs).toBe(0)
     // All three slots are still free.
