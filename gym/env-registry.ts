@@ -32,10 +32,15 @@ export class EnvRegistry {
     return this.sessions.size
   }
 
-  add(env: SessionEnv): string {
+  /** Throw env.limit when no slot is free (call before building an env, so a refused create does no work). */
+  checkCapacity(): void {
     this.sweep()
     if (this.sessions.size >= this.maxEnvs)
       throw new GymError('env.limit', `too many open envs (${this.maxEnvs}); close finished envs with DELETE /v1/envs/{id}`)
+  }
+
+  add(env: SessionEnv): string {
+    this.checkCapacity()
     const id = `env_${randomBytes(12).toString('hex')}`
     this.sessions.set(id, { env, lastUsed: this.now(), busy: false })
     return id

@@ -1,5 +1,6 @@
 // gym/reward: composable episode reward specs (paper F1, Search-R1 lab EM+format, R1-Searcher stage 1/2) over an
 // episode outcome. The answer metrics themselves live in answer-metrics; this file knows no protocol or world.
+import { ownLookup } from '../infra/lookup'
 import { GymError } from '../infra/errors'
 import { scoreAnswer } from './answer-metrics'
 
@@ -52,7 +53,7 @@ export const REWARD_PRESETS: Record<string, RewardTerm[]> = {
 /** Parse a spec name: a preset, or terms joined by '+'. */
 export function parseRewardSpec(spec: string | RewardSpec): RewardSpec {
   if (typeof spec !== 'string') return spec
-  const preset = REWARD_PRESETS[spec]
+  const preset = ownLookup(REWARD_PRESETS, spec)
   if (preset) return { name: spec, terms: [...preset] }
   const parts = spec.split('+').map((s) => s.trim())
   for (const p of parts) {

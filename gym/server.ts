@@ -1,6 +1,8 @@
 // gym/server: the gym over HTTP (hono on @hono/node-server) — env sessions (create by QA id or split+index, step,
 // close), stateless search/access, Search-R1's /retrieve, health; bearer token, body/query/env limits, idle expiry.
-// Every bad input is a 4xx JSON error {error: {code, message}}. Built from any GymWorld (fixture or openGymWorld).
+// Every bad input is a 4xx JSON error {error: {message, type, param, code}} (infra/http). Batch endpoints never fail a
+// batch for one item: a bad or over-long item is answered empty or cut, and the response says so. Built from any
+// GymWorld (fixture or openGymWorld).
 import { timingSafeEqual, createHash } from 'node:crypto'
 import type { AddressInfo } from 'node:net'
 import { serve } from '@hono/node-server'
@@ -11,7 +13,9 @@ import { ConfigError, GymError, SearchError, SearchGymError } from '../infra/err
 import type { Split } from '../world/types'
 import { EnvRegistry } from './env-registry'
 import { makeEnv, resolveGymOptions, type GymOptions } from './make-env'
-import { action as readAction, bool, HttpError, int, onlyKeys, parseJsonBody, str, type Body } from './server-validate'
+import { errorBody, HttpError, type HttpStatus } from '../infra/http/errors'
+import { checkBody, gymSchemas, toAction } from './server-schemas'
+import { parseJsonBody, type Body } from './server-validate'
 import type { GymWorld, SearchResult } from './world-view'
 
 export interface GymServerOptions {
@@ -24,6 +28,7 @@ export interface GymServerOptions {
   maxEnvs: number
   envIdleMs: number
   maxTopK: number
+  /** Queries answered per /retrieve call; the rest of a longer batch is answered empty, with a note. */
   maxBatchQueries: number
   /** Options every created env starts from; a create request may override them. */
   envDefaults: Partial<GymOptions>
@@ -31,14 +36,15 @@ export interface GymServerOptions {
 
 export const DEFAULT_SERVER_OPTIONS: GymServerOptions = {
   token: '',
-  maxBodyBytes: 1 << 20,
+  // Search-R1's default GRPO batch is 512 prompts x 5 samples = 2,560 queries per /retrieve call.
+  maxBodyBytes: 16 << 20,
   maxQueryChars: 2048,
   maxUrlChars: 2048,
   maxActionChars: 200_000,
   maxEnvs: 4096,
   envIdleMs: 10 * 60_000,
   maxTopK: 50,
-  maxBatchQueries: 256,
+  maxBatchQueries: 16_384,
   envDefaults: {},
 }
 
@@ -49,9 +55,30 @@ export interface GymServer {
   dispose(): void
 }
 
+/** Ranges of the numeric server options (the same rules `gym serve` applies to its flags). */
+export const SERVER_OPTION_RANGES: Record<Exclude<keyof GymServerOptions, 'token' | 'envDefaults'>, [number, number]> = {
+  maxBodyBytes: [1024, 1 << 30],
+  maxQueryChars: [1, 1_000_000],
+  maxUrlChars: [1, 1_000_000],
+  maxActionChars: [1, 100_000_000],
+  maxEnvs: [1, 10_000_000],
+  envIdleMs: [10, 7 * 24 * 3600_000],
+  maxTopK: [1, 1000],
+  maxBatchQueries: [1, 10_000_000],
+}
+
+/** Check every numeric server option against its range; a bad one is a ConfigError naming it. */
+export function validateServerOptions(o: GymServerOptions, name: (key: string) => string = (k) => `server option ${k}`): void {
+  for (const [k, [lo, hi]] of Object.entries(SERVER_OPTION_RANGES)) {
+    const v = (o as unknown as Record<string, unknown>)[k]
+    if (typeof v !== 'number' || !Number.isInteger(v) || v < lo || v > hi)
+      throw new ConfigError('server.bad_option', `${name(k)} must be an integer in [${lo}, ${hi}], got ${String(v)}`)
+  }
+}
+
 const digest = (s: string) => createHash('sha256').update(s).digest()
 
-function statusOf(e: unknown): { status: 400 | 401 | 404 | 409 | 413 | 415 | 429 | 500 | 503; code: string; message: string } {
+function statusOf(e: unknown): { status: HttpStatus; code: string; message: string } {
   if (e instanceof HttpError) return { status: e.status, code: e.code, message: e.message }
   if (e instanceof SearchGymError) {
     const byCode: Record<string, 404 | 409 | 429> = {
@@ -72,6 +99,7 @@ function statusOf(e: unknown): { status: 400 | 401 | 404 | 409 | 413 | 415 | 429
 
 export function createGymServer(world: GymWorld, options: Partial<GymServerOptions> = {}): GymServer {
   const o = mergeStrict(DEFAULT_SERVER_OPTIONS, options, 'server options', ['server options.envDefaults'])
+  validateServerOptions(o)
   const envDefaults = resolveGymOptions(o.envDefaults)
   const registry = new EnvRegistry(o.maxEnvs, o.envIdleMs)
   const splits = new Map<string, ReturnType<GymWorld['listQa']>>()
@@ -87,9 +115,9 @@ export function createGymServer(world: GymWorld, options: Partial<GymServerOptio
   app.onError((err, c) => {
     const s = statusOf(err)
     if (s.status === 500) process.stderr.write(`searchgym gym server: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`)
-    return c.json({ error: { code: s.code, message: s.message } }, s.status)
+    return c.json(errorBody(s.status, s.code, s.message, err instanceof HttpError ? err.param : null), s.status)
   })
-  app.notFound((c) => c.json({ error: { code: 'route.not_found', message: `no route ${c.req.method} ${c.req.path.slice(0, 200)}` } }, 404))
+  app.notFound((c) => c.json(errorBody(404, 'route.not_found', `no route ${c.req.method} ${c.req.path.slice(0, 200)}`), 404))
 
   // A response sent before the request body was read (401, 404, 413, ...) leaves unread bytes on the connection:
   // close it instead of letting a keep-alive client send its next request into them.
@@ -103,13 +131,13 @@ export function createGymServer(world: GymWorld, options: Partial<GymServerOptio
       const h = c.req.header('authorization') ?? ''
       const m = /^Bearer\s+(.+)$/i.exec(h)
       if (!m || !timingSafeEqual(digest(m[1].trim()), tokenDigest))
-        return c.json({ error: { code: 'auth.unauthorized', message: 'missing or wrong bearer token (Authorization: Bearer TOKEN)' } }, 401)
+        return c.json(errorBody(401, 'auth.unauthorized', 'missing or wrong bearer token (Authorization: Bearer TOKEN)'), 401)
     }
     await next()
   })
   // The unread rest of a refused body makes the connection unusable: tell the client not to reuse it.
   const tooLarge = (c: Context) =>
-    c.json({ error: { code: 'request.too_large', message: `the request body exceeds ${o.maxBodyBytes} bytes` } }, 413, {
+    c.json(errorBody(413, 'request.too_large', `the request body exceeds ${o.maxBodyBytes} bytes`), 413, {
       connection: 'close',
     })
   const streamingLimit = bodyLimit({ maxSize: o.maxBodyBytes, onError: tooLarge })
@@ -123,6 +151,7 @@ export function createGymServer(world: GymWorld, options: Partial<GymServerOptio
     return streamingLimit(c, next) // chunked uploads: counted while streaming
   })
 
+  const schemas = gymSchemas(o)
   const body = async (c: Context): Promise<Body> => parseJsonBody(await c.req.text())
 
   app.get('/health', (c) => c.json({ status: 'ok', world: world.name, qa: qaList().length, envs: registry.size }))
@@ -147,37 +176,32 @@ export function createGymServer(world: GymWorld, options: Partial<GymServerOptio
   })
 
   app.post('/v1/envs', async (c) => {
-    const b = await body(c)
-    onlyKeys(b, ['qaId', 'split', 'index', 'options'])
-    const qaId = str(b, 'qaId', 500)
+    const b = checkBody(schemas.createEnv, await body(c))
     let qa
-    if (qaId !== undefined) {
-      if (b.split !== undefined || b.index !== undefined)
-        throw new HttpError(400, 'request.bad_body', 'give either qaId or split + index, not both')
-      qa = world.qa(qaId)
-      if (!qa) throw new HttpError(404, 'qa.not_found', `no QA with id ${JSON.stringify(qaId.slice(0, 100))}`)
+    if (b.qaId != null) {
+      if (b.split != null || b.index != null) throw new HttpError(400, 'request.bad_body', 'give either qaId or split + index, not both')
+      qa = world.qa(b.qaId)
+      if (!qa) throw new HttpError(404, 'qa.not_found', `no QA with id ${JSON.stringify(b.qaId.slice(0, 100))}`)
     } else {
-      const split = str(b, 'split', 10, true)
-      if (split !== 'train' && split !== 'bench') throw new HttpError(400, 'request.bad_field', 'split must be train or bench')
-      const list = qaList(split)
-      const index = int(b, 'index', 0, Number.MAX_SAFE_INTEGER)
-      if (index >= list.length) throw new HttpError(404, 'qa.not_found', `split ${split} has ${list.length} questions; index ${index} is out of range`)
-      qa = list[index]
+      if (b.split == null) throw new HttpError(400, 'request.missing_field', 'give qaId, or split (train or bench) + index', 'split')
+      if (b.index == null) throw new HttpError(400, 'request.missing_field', 'the field "index" is required with split', 'index')
+      const list = qaList(b.split)
+      if (b.index >= list.length)
+        throw new HttpError(404, 'qa.not_found', `split ${b.split} has ${list.length} questions; index ${b.index} is out of range`)
+      qa = list[b.index]
     }
-    const opts = b.options
-    if (opts !== undefined && (typeof opts !== 'object' || opts === null || Array.isArray(opts)))
-      throw new HttpError(400, 'request.bad_field', 'options must be an object')
-    const merged = resolveGymOptions(mergeOverrides(envDefaults, (opts ?? {}) as Body))
+    const merged = resolveGymOptions(mergeOverrides(envDefaults, b.options ?? {}))
+    // Everything that can fail on the request's input runs before the env takes a slot: a refused create never
+    // holds one (the slot is only taken once the first observation exists).
+    registry.checkCapacity()
     const env = makeEnv(world, qa, merged)
-    const envId = registry.add(env)
     const observation = await env.initialObservation()
+    const envId = registry.add(env)
     return c.json({ envId, qa: { id: qa.id, type: qa.type, hops: qa.hops, split: qa.split }, observation, tools: env.tools }, 201)
   })
 
   app.post('/v1/envs/:id/step', async (c) => {
-    const b = await body(c)
-    onlyKeys(b, ['action'])
-    const a = readAction(b, o.maxActionChars)
+    const a = toAction(checkBody(schemas.step, await body(c)).action)
     const r = await registry.use(c.req.param('id'), (env) => env.step(a))
     return c.json(r)
   })
@@ -191,36 +215,42 @@ export function createGymServer(world: GymWorld, options: Partial<GymServerOptio
   app.post('/v1/envs/:id/close', close)
 
   app.post('/v1/search', async (c) => {
-    const b = await body(c)
-    onlyKeys(b, ['query', 'k'])
-    const query = str(b, 'query', o.maxQueryChars, true)
-    const k = int(b, 'k', 1, o.maxTopK, envDefaults.topK)
+    const { query, k: kIn } = checkBody(schemas.search, await body(c))
+    const k = kIn ?? envDefaults.topK
     return c.json({ results: query.trim() ? await world.search(query, k) : [] })
   })
 
   app.post('/v1/access', async (c) => {
-    const b = await body(c)
-    onlyKeys(b, ['url'])
-    const url = str(b, 'url', o.maxUrlChars, true)
+    const { url } = checkBody(schemas.access, await body(c))
     const page = await world.access(url.trim())
     if (!page) throw new HttpError(404, 'access.not_found', `no such page: ${JSON.stringify(url.slice(0, 200))}`)
     return c.json({ page })
   })
 
-  // Search-R1's retrieval server: {"queries": [...], "topk": k, "return_scores": bool} → {"result": [[...]]}.
+  // Search-R1's retrieval server: {"queries": [...], "topk": k, "return_scores": bool} → {"result": [[...]]}. Its rollout
+  // sends every active sample's query in one call: [] when no sample searched, up to batch x n (2,560) otherwise.
+  // One bad item never fails the batch: a non-string is answered [], an over-long query is cut, queries past
+  // maxBatchQueries are answered [] — each noted in `notes` and counted in the x-searchgym-retrieve-notes header.
   app.post('/retrieve', async (c) => {
-    const b = await body(c)
-    onlyKeys(b, ['queries', 'topk', 'return_scores'])
+    const b = checkBody(schemas.retrieve, await body(c))
     const qs = b.queries
-    if (!Array.isArray(qs) || qs.length === 0 || qs.length > o.maxBatchQueries)
-      throw new HttpError(400, 'request.bad_field', `queries must be a non-empty array of at most ${o.maxBatchQueries} strings`)
-    for (const q of qs) {
-      if (typeof q !== 'string') throw new HttpError(400, 'request.bad_field', 'every query must be a string')
-      if (q.length > o.maxQueryChars) throw new HttpError(400, 'request.too_long', `a query has ${q.length} characters; at most ${o.maxQueryChars}`)
+    const topk = b.topk ?? 3
+    const withScores = b.return_scores ?? false
+    const notes: RetrieveNote[] = []
+    const queries: string[] = new Array<string>(qs.length)
+    for (let i = 0; i < qs.length; i++) {
+      const q: unknown = qs[i]
+      if (i >= o.maxBatchQueries) {
+        queries[i] = ''
+        if (i === o.maxBatchQueries) notes.push({ index: i, note: `queries ${i}..${qs.length - 1} not searched: at most ${o.maxBatchQueries} per call (gym serve --max-batch-queries)` })
+      } else if (typeof q !== 'string') {
+        queries[i] = ''
+        notes.push({ index: i, note: 'not a string; answered []' })
+      } else if (q.length > o.maxQueryChars) {
+        queries[i] = q.slice(0, o.maxQueryChars)
+        notes.push({ index: i, note: `cut from ${q.length} to ${o.maxQueryChars} characters (gym serve --max-query-chars)` })
+      } else queries[i] = q
     }
-    const topk = int(b, 'topk', 1, o.maxTopK, 3)
-    const withScores = bool(b, 'return_scores', false)
-    const queries = qs as string[]
     const hits: SearchResult[][] = world.searchMany
       ? await world.searchMany(queries, topk)
       : await Promise.all(queries.map((q) => (q.trim() ? world.search(q, topk) : Promise.resolve([]))))
@@ -236,10 +266,17 @@ export function createGymServer(world: GymWorld, options: Partial<GymServerOptio
         ),
       ),
     )
-    return c.json({ result })
+    if (notes.length === 0) return c.json({ result })
+    return c.json({ result, notes }, 200, { 'x-searchgym-retrieve-notes': String(notes.length) })
   })
 
   return { app, registry, options: o, dispose: () => registry.dispose() }
+}
+
+interface RetrieveNote {
+  /** Position of the query in the request's `queries`. */
+  index: number
+  note: string
 }
 
 /** Two-level merge of env option overrides (budgets, faults are objects) over the server's defaults. */

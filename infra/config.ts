@@ -20,7 +20,7 @@ export function mergeStrict<T>(defaults: T, input: unknown, where = 'config', op
   for (const [key, value] of Object.entries(input)) {
     const path = `${where}.${key}`
     const open = openPaths.includes(where)
-    if (!(key in out) && !open) {
+    if (!Object.hasOwn(out, key) && !open) {
       const known = Object.keys(out).join(', ')
       throw new ConfigError('config.unknown_key', `unknown config key '${path}' (known keys: ${known})`)
     }

@@ -32,7 +32,7 @@ function rate(fn: () => number): { perSec: number; reps: number } {
 
 const rows: string[] = []
 for (const name of presets) {
-  if (!PRESETS[name]) throw new Error(`unknown preset ${name}`)
+  if (!Object.hasOwn(PRESETS, name)) throw new Error(`unknown preset ${name}`)
   const cfg = presetConfig(name, vocab, [vocab - 1])
   const model = createRandomModel(cfg, new Rng(1))
   const learner = new Learner(model, { lora: { rank, alpha: 2 * rank, targets: [...LORA_TARGETS] }, seed: 1 })

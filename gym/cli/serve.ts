@@ -1,10 +1,11 @@
-// gym/cli/serve: `searchgym gym serve DIR [--port P] [--token T] [--host H]` — the gym server over a built world; runs
-// until SIGINT/SIGTERM. (Tests serve a real tiny world: `searchgym world build --preset tiny` takes seconds.)
+// gym/cli/serve: `searchgym gym serve DIR [--port P] [--token T] [--host H]` — the gym server over a built world
+// (tests serve a real tiny world: `searchgym world build --preset tiny` takes seconds); runs until SIGINT/SIGTERM. Every limit flag is range-checked before anything
+// starts: a server that would refuse or expire everything is a one-line error instead.
 import type { ArgumentsCamelCase } from 'yargs'
 import { handler, type Command } from '../../infra/cli-util'
 import { GymError } from '../../infra/errors'
 import { openGymWorld } from '../open-gym-world'
-import { startGymServer } from '../server'
+import { DEFAULT_SERVER_OPTIONS, SERVER_OPTION_RANGES, startGymServer } from '../server'
 
 interface ServeArgs {
   dir?: string
@@ -13,7 +14,19 @@ interface ServeArgs {
   token?: string
   maxEnvs: number
   idleSeconds: number
+  maxBatchQueries: number
+  maxQueryChars: number
+  maxBodyBytes: number
 }
+
+/** A flag's value must be an integer in [lo, hi] (yargs turns `--port abc` into NaN). */
+function intFlag(flag: string, v: unknown, lo: number, hi: number): number {
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < lo || v > hi)
+    throw new GymError('cli.bad_flag', `--${flag} must be an integer in [${lo}, ${hi}], got ${JSON.stringify(v) ?? String(v)}`)
+  return v
+}
+
+const range = (k: keyof typeof SERVER_OPTION_RANGES) => SERVER_OPTION_RANGES[k]
 
 export const serveCommand: Command = {
   command: 'serve [dir]',
@@ -24,19 +37,42 @@ export const serveCommand: Command = {
       .option('port', { type: 'number', default: 8000 })
       .option('host', { type: 'string', default: '127.0.0.1' })
       .option('token', { type: 'string', describe: 'bearer token required on every route but /health (default: $SEARCHGYM_TOKEN)' })
-      .option('max-envs', { type: 'number', default: 4096 })
-      .option('idle-seconds', { type: 'number', default: 600, describe: 'close envs idle this long' }),
+      .option('max-envs', { type: 'number', default: DEFAULT_SERVER_OPTIONS.maxEnvs, describe: 'most envs open at once' })
+      .option('idle-seconds', { type: 'number', default: DEFAULT_SERVER_OPTIONS.envIdleMs / 1000, describe: 'close envs idle this long' })
+      .option('max-batch-queries', {
+        type: 'number',
+        default: DEFAULT_SERVER_OPTIONS.maxBatchQueries,
+        describe: '/retrieve: queries answered per call (the rest are answered [] with a note)',
+      })
+      .option('max-query-chars', {
+        type: 'number',
+        default: DEFAULT_SERVER_OPTIONS.maxQueryChars,
+        describe: 'longest query; /retrieve cuts longer ones (with a note), /v1/search refuses them',
+      })
+      .option('max-body-bytes', { type: 'number', default: DEFAULT_SERVER_OPTIONS.maxBodyBytes, describe: 'largest request body' }),
   handler: handler(async (raw: ArgumentsCamelCase) => {
     const a = raw as unknown as ServeArgs
     if (!a.dir) throw new GymError('cli.missing_dir', 'give a world folder: searchgym gym serve worlds/NAME (a tiny one: searchgym world build --preset tiny --out worlds/tiny)')
-    if (!Number.isInteger(a.port) || a.port < 0 || a.port > 65535) throw new GymError('cli.bad_port', `--port must be 0..65535, got ${a.port}`)
+    const port = intFlag('port', a.port, 0, 65535)
+    if (typeof a.host !== 'string' || a.host.trim() === '') throw new GymError('cli.bad_flag', '--host must be a host name or address, e.g. 127.0.0.1')
+    const maxEnvs = intFlag('max-envs', a.maxEnvs, ...range('maxEnvs'))
+    const idle = a.idleSeconds
+    const idleHi = range('envIdleMs')[1] / 1000
+    if (typeof idle !== 'number' || !Number.isFinite(idle) || idle < 1 || idle > idleHi)
+      throw new GymError('cli.bad_flag', `--idle-seconds must be a number in [1, ${idleHi}], got ${String(idle)}`)
+    const maxBatchQueries = intFlag('max-batch-queries', a.maxBatchQueries, ...range('maxBatchQueries'))
+    const maxQueryChars = intFlag('max-query-chars', a.maxQueryChars, ...range('maxQueryChars'))
+    const maxBodyBytes = intFlag('max-body-bytes', a.maxBodyBytes, ...range('maxBodyBytes'))
     const world = await openGymWorld(a.dir)
     const s = await startGymServer(world, {
       host: a.host,
-      port: a.port,
+      port,
       token: a.token ?? process.env.SEARCHGYM_TOKEN ?? '',
-      maxEnvs: a.maxEnvs,
-      envIdleMs: Math.round(a.idleSeconds * 1000),
+      maxEnvs,
+      envIdleMs: Math.round(idle * 1000),
+      maxBatchQueries,
+      maxQueryChars,
+      maxBodyBytes,
     })
     process.stderr.write(`searchgym gym serve: ${world.name} (${world.listQa().length} QA) on ${s.url}\n`)
     const stop = async () => {

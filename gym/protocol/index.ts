@@ -1,5 +1,6 @@
 // gym/protocol/index: the protocol registry (hermes default, openai, search-r1) and the protocol types.
 import { GymError } from '../../infra/errors'
+import { ownLookup } from '../../infra/lookup'
 import { hermesProtocol } from './hermes'
 import { openAiProtocol } from './openai'
 import { searchR1Protocol } from './search-r1'
@@ -17,7 +18,7 @@ export const PROTOCOLS: Record<ProtocolName, Protocol> = {
 export function getProtocol(p: ProtocolName | Protocol | undefined): Protocol {
   if (p === undefined) return hermesProtocol
   if (typeof p !== 'string') return p
-  const found = (PROTOCOLS as Record<string, Protocol | undefined>)[p]
-  if (!found) throw new GymError('protocol.unknown', `unknown protocol '${p}': use one of ${Object.keys(PROTOCOLS).join(', ')}`)
+  const found = ownLookup<Protocol>(PROTOCOLS, p)
+  if (!found) throw new GymError('protocol.unknown', `unknown protocol ${JSON.stringify(String(p).slice(0, 60))}: use one of ${Object.keys(PROTOCOLS).join(', ')}`)
   return found
 }

@@ -1,6 +1,7 @@
 // infra/engine/config: the model configuration (dense Qwen3 / Qwen2 / Llama-style decoders), read from a local
 // Hugging Face config.json, written back to one, and the tiny/small presets for random test models.
 // It does not know about weights or tokenizers.
+import { ownLookup } from '../lookup'
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { EngineError } from '../errors'
@@ -54,7 +55,7 @@ function num(json: Record<string, unknown>, key: string, where: string, fallback
 /** Parse the fields of a Hugging Face config.json (transformers 4.x or 5.x spelling) into a ModelConfig. */
 export function parseHfConfig(json: Record<string, unknown>, where = 'config.json'): ModelConfig {
   const modelType = String(json.model_type ?? '')
-  const arch = ARCH_BY_MODEL_TYPE[modelType]
+  const arch = ownLookup(ARCH_BY_MODEL_TYPE, modelType)
   if (!arch)
     throw new EngineError(
       'engine.config_arch',
@@ -190,7 +191,7 @@ export const PRESETS: Record<PresetName, Omit<ModelConfig, 'vocabSize' | 'eosTok
 
 /** A preset with a vocabulary size (and EOS ids) filled in. */
 export function presetConfig(name: PresetName, vocabSize: number, eosTokenIds: number[] = [], bosTokenId?: number): ModelConfig {
-  const p = PRESETS[name]
+  const p = ownLookup(PRESETS, name)
   if (!p) throw new EngineError('engine.preset', `unknown preset '${String(name)}'; use tiny or small`)
   if (!Number.isInteger(vocabSize) || vocabSize < 2) throw new EngineError('engine.preset', `vocab size must be an integer >= 2, got ${vocabSize}`)
   return { ...p, vocabSize, eosTokenIds, bosTokenId }

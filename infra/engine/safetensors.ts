@@ -136,7 +136,7 @@ export function readSafetensors(file: string, names?: readonly string[]): { tens
   const fd = openSync(file, 'r')
   try {
     for (const name of wanted) {
-      const e = entries[name]
+      const e = Object.hasOwn(entries, name) ? entries[name] : undefined
       if (!e) throw new EngineError('engine.safetensors_name', `${file}: no tensor named '${name}'`)
       const count = e.shape.reduce((a, b) => a * b, 1)
       const [begin, end] = e.data_offsets

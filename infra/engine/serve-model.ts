@@ -1,10 +1,13 @@
 // infra/engine/serve-model: `model serve` as a library call — load a model folder (+ optional PEFT adapter), its
-// tokenizer and chat template, and put the OpenAI-compatible server on a port. HTTP details live in server/.
+// tokenizer and chat template, and put the OpenAI-compatible server on a port. The engine runs in a worker thread
+// (server/worker-generator) so sampling never stalls the event loop; HTTP details live in server/.
 import { basename, resolve } from 'node:path'
 import { EngineError } from '../errors'
 import { chatTemplateOf, SIMPLE_QWEN_TEMPLATE } from './chat-template'
 import { loadLoraAdapter } from './lora'
 import { loadModel } from './model'
+import { loadModelConfig, type ModelConfig } from './config'
+import { WorkerChatGenerator } from './server/worker-generator'
 import { createServerApp } from './server/app'
 import { ChatService } from './server/chat-service'
 import { EngineChatGenerator } from './server/engine-generator'
@@ -28,8 +31,14 @@ export interface ServeModelOptions {
   /** max_tokens when a request gives none. */
   defaultMaxTokens?: number
   maxN?: number
+  /** Longest prompt text (characters) read before refusing; default maxContext x 8. */
+  maxPromptChars?: number
+  /** Largest request body; default from maxPromptChars (see server/app.ts). */
+  maxBodyBytes?: number
   /** A line per request (method, status, tokens, ms). */
   log?: (line: string) => void
+  /** Sample on the server's own thread instead of a worker (blocks the event loop while sampling; for debugging). */
+  inProcess?: boolean
 }
 
 export interface ServedModel extends RunningServer {
@@ -38,17 +47,30 @@ export interface ServedModel extends RunningServer {
 }
 
 export async function serveModel(opts: ServeModelOptions): Promise<ServedModel> {
-  const model = loadModel(opts.dir)
-  if (opts.adapterDir) model.adapter = loadLoraAdapter(opts.adapterDir, model.backend, model.config)
+  let engine: EngineChatGenerator | WorkerChatGenerator
+  let config: ModelConfig
+  if (opts.inProcess) {
+    const model = loadModel(opts.dir)
+    if (opts.adapterDir) model.adapter = loadLoraAdapter(opts.adapterDir, model.backend, model.config)
+    config = model.config
+    engine = new EngineChatGenerator(model, loadTokenizer(opts.dir))
+  } else {
+    config = loadModelConfig(opts.dir)
+    engine = await WorkerChatGenerator.start({ dir: opts.dir, adapterDir: opts.adapterDir })
+  }
+  const stopWorker = async () => {
+    if (engine instanceof WorkerChatGenerator) await engine.close()
+  }
   const tokenizer = loadTokenizer(opts.dir)
+  const model = { config }
   if (tokenizer.vocabSize > model.config.vocabSize) {
+    await stopWorker()
     throw new EngineError(
       'engine.vocab_mismatch',
       `${opts.dir}: the tokenizer has ${tokenizer.vocabSize} ids but the model only ${model.config.vocabSize} embedding rows; the tokenizer does not belong to this model`,
     )
   }
   const template = chatTemplateOf(tokenizer, SIMPLE_QWEN_TEMPLATE)
-  const engine = new EngineChatGenerator(model, tokenizer)
   const generator: ChatGenerator = opts.fixtureRepliesFile
     ? new FixtureReplyGenerator(tokenizer, readFixtureReplies(opts.fixtureRepliesFile), engine.score)
     : engine
@@ -60,14 +82,23 @@ export async function serveModel(opts: ServeModelOptions): Promise<ServedModel> 
     generator,
     maxContext: model.config.maxPositionEmbeddings,
     seed: opts.seed ?? 0,
+    ...(opts.maxPromptChars !== undefined ? { maxPromptChars: opts.maxPromptChars } : {}),
   })
   const log = opts.log
   const app = createServerApp(service, {
+    ...(opts.maxBodyBytes !== undefined ? { maxBodyBytes: opts.maxBodyBytes } : {}),
     limits: { maxN: opts.maxN ?? DEFAULT_LIMITS.maxN, defaultMaxTokens: opts.defaultMaxTokens ?? DEFAULT_LIMITS.defaultMaxTokens },
     onRequest: log
       ? (i) => log(`${i.path} ${i.status} ${i.promptTokens ?? '-'}+${i.completionTokens ?? '-'} tokens ${i.ms.toFixed(0)} ms`)
       : undefined,
   })
-  const server = await listen(app, { port: opts.port, host: opts.host })
-  return { ...server, modelIds: service.modelIds(), fixture: opts.fixtureRepliesFile !== undefined }
+  const server = await listen(app, { port: opts.port, host: opts.host }).catch(async (e: unknown) => {
+    await stopWorker()
+    throw e
+  })
+  const close = async () => {
+    await server.close()
+    await stopWorker()
+  }
+  return { ...server, close, modelIds: service.modelIds(), fixture: opts.fixtureRepliesFile !== undefined }
 }

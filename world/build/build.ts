@@ -1,6 +1,7 @@
 // world/build/build: buildWorld — prepares the world folder, writes the manifest, runs every unfinished stage of the
 // pipeline, computes the content hash and marks the world complete only at the very end. Resumable: finished
 // stages are skipped; a killed stage reruns. Knows the stage contract, not what each stage does.
+import { LOCK_FILE, lockDir } from '../infra/lock'
 import { accessSync, constants, existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { WorldError } from '../../infra/errors'
@@ -44,7 +45,7 @@ export function prepareWorldDir(dir: string): string {
   const dbPath = join(dir, WORLD_FILE)
   if (existsSync(dir)) {
     if (!statSync(dir).isDirectory()) throw new WorldError('world.out_not_dir', `output ${dir} exists and is not a folder; choose a new folder for --out`)
-    if (!existsSync(dbPath) && readdirSync(dir).length > 0)
+    if (!existsSync(dbPath) && readdirSync(dir).some((f) => f !== LOCK_FILE))
       throw new WorldError('world.out_not_world', `output folder ${dir} is not empty and holds no ${WORLD_FILE}: it is not a world folder; choose a new or empty folder for --out`)
   } else {
     try {
@@ -82,11 +83,13 @@ export async function buildWorld(opts: BuildOptions): Promise<BuildResult> {
   const quiet = opts.quiet ?? process.env.SEARCHGYM_QUIET === '1'
   const log = opts.log ?? ((m: string) => (quiet ? undefined : process.stderr.write(`${m}\n`)))
   const dbPath = prepareWorldDir(opts.dir)
+  const lock = lockDir(opts.dir, 'world build') // one writer per world: a second build is a one-line error
   let db: Db
   try {
     db = openDb(dbPath)
     initManifestTables(db)
   } catch (e) {
+    lock.release()
     throw new WorldError('world.open', `cannot open ${dbPath} as a world file: ${(e as Error).message.split('\n')[0]}; choose a new folder for --out`, { cause: e })
   }
   try {
@@ -117,6 +120,7 @@ export async function buildWorld(opts: BuildOptions): Promise<BuildResult> {
     return { dir: opts.dir, dbPath, hash, stages: reports, seconds: (performance.now() - started) / 1000 }
   } finally {
     db.close()
+    lock.release()
   }
 }
 

@@ -1,5 +1,6 @@
 // world/build/run-qa: (re)running the qa and split stages of a built world (the `world qa` command) through the normal
 // build runner, so stage status, resumption and the content hash stay the pipeline's; and `show qa`.
+import { lockDir } from '../../infra/lock'
 import { WorldError } from '../../infra/errors'
 import { openDb, tx } from '../../infra/store'
 import { buildWorld, type BuildResult } from './build'
@@ -26,6 +27,7 @@ export async function runQaStages(
   const config = w.config
   w.close()
   if (opts.force) {
+    const lock = lockDir(dir, 'world qa --force')
     const db = openDb(join(dir, 'world.db'))
     try {
       tx(db, () => {
@@ -33,6 +35,7 @@ export async function runQaStages(
       })
     } finally {
       db.close()
+      lock.release()
     }
   }
   return buildWorld({ config, dir, quiet: opts.quiet, log: opts.log, stages: [...stages] })

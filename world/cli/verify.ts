@@ -1,5 +1,6 @@
 // world/cli/verify: `searchgym world verify DIR` — finishes (or with --fresh redoes) the retrievability
 // verification of a world with its own engine, updates the content hash, prints and writes the report.
+import { lockDir } from '../../infra/lock'
 import { handler, type Command } from '../../infra/cli-util'
 import { setStageStatus } from '../store/store'
 import { openWorld } from '../store/open'
@@ -29,6 +30,7 @@ export function verifyCommand(stages: readonly Stage[]): Command {
         .option('quiet', { type: 'boolean', describe: 'no progress output (also SEARCHGYM_QUIET=1)' }),
     handler: handler(async (raw: object) => {
       const a = raw as Args
+      const lock = lockDir(a.dir, 'world verify')
       const w = openWorld(a.dir, { readonly: false, allowIncomplete: true })
       try {
         const config = a.meiliUrl ? { ...w.config, search: { ...w.config.search, meiliUrl: a.meiliUrl } } : w.config
@@ -53,6 +55,7 @@ export function verifyCommand(stages: readonly Stage[]): Command {
         if (!a.json) process.stdout.write(`\n(report with up to 200 failed edges: ${a.dir}/${VERIFY_REPORT_FILE})\n`)
       } finally {
         w.close()
+        lock.release()
       }
     }),
   }

@@ -14,6 +14,8 @@ interface ServeArgs {
   name?: string
   'max-tokens': number
   'fixture-replies'?: string
+  'max-prompt-chars'?: number
+  'max-body-bytes'?: number
   quiet: boolean
 }
 
@@ -33,12 +35,19 @@ export const modelServeCommand: Command = {
         type: 'string',
         describe: 'TEST FIXTURE: a JSON array of reply texts returned in turn instead of sampling (forced decoding, real log-probs)',
       })
+      .option('max-prompt-chars', { type: 'number', describe: 'longest prompt text read, in characters; longer is a 400 before tokenizing (default: context x 8)' })
+      .option('max-body-bytes', { type: 'number', describe: 'largest request body (default: from --max-prompt-chars, at most 64 MiB)' })
       .option('quiet', { type: 'boolean', default: false, describe: 'no per-request log lines' }),
   handler: handler(async (argv: Record<string, unknown>) => {
     const a = argv as unknown as ServeArgs
     if (!Number.isInteger(a.port) || a.port < 0 || a.port > 65535) throw new EngineError('engine.cli', `--port must be an integer in [0, 65535], got ${a.port}`)
     if (!Number.isInteger(a.seed)) throw new EngineError('engine.cli', `--seed must be an integer, got ${a.seed}`)
-    if (!Number.isInteger(a['max-tokens']) || a['max-tokens'] < 1) throw new EngineError('engine.cli', `--max-tokens must be a positive integer`)
+    if (!Number.isInteger(a['max-tokens']) || a['max-tokens'] < 1) throw new EngineError('engine.cli', `--max-tokens must be a positive integer, got ${a['max-tokens']}`)
+    if (typeof a.host !== 'string' || a.host.trim() === '') throw new EngineError('engine.cli', '--host must be a host name or address, e.g. 127.0.0.1')
+    for (const f of ['max-prompt-chars', 'max-body-bytes'] as const) {
+      const v = a[f]
+      if (v !== undefined && (!Number.isInteger(v) || v < 1 || v > 1 << 30)) throw new EngineError('engine.cli', `--${f} must be an integer in [1, ${1 << 30}], got ${v}`)
+    }
     const s = await serveModel({
       dir: a.dir,
       adapterDir: a.adapter,
@@ -48,6 +57,8 @@ export const modelServeCommand: Command = {
       name: a.name,
       defaultMaxTokens: a['max-tokens'],
       fixtureRepliesFile: a['fixture-replies'],
+      maxPromptChars: a['max-prompt-chars'],
+      maxBodyBytes: a['max-body-bytes'],
       log: a.quiet ? undefined : (line) => process.stderr.write(`model serve: ${line}\n`),
     })
     process.stdout.write(

@@ -1,6 +1,8 @@
 // infra/engine/server/app: the OpenAI-compatible HTTP surface (hono): POST /v1/chat/completions, GET /v1/models,
-// GET /health. Errors answer in OpenAI's JSON shape with a code. Listening on a port is listen.ts's job.
+// GET /health. Errors answer in OpenAI's JSON shape with a code (infra/http). Bodies are refused by size before they
+// are read (Content-Length) or while they stream (chunked). Listening on a port is listen.ts's job.
 import { Hono } from 'hono'
+import { bodyLimit } from 'hono/body-limit'
 import { oneLine } from '../../errors'
 import { ApiError } from './api-error'
 import type { ChatService } from './chat-service'
@@ -8,7 +10,8 @@ import { DEFAULT_LIMITS, parseChatRequest, type RequestLimits } from './validate
 
 export interface AppOptions {
   limits?: RequestLimits
-  /** Bodies larger than this many bytes are refused (413). Default 8 MiB. */
+  /** Bodies larger than this many bytes are refused (413). Default: what the longest prompt the service reads can
+   * take as JSON (6 bytes a character, as \uXXXX escapes) + 1 MiB, at most 64 MiB. */
   maxBodyBytes?: number
   /** Called with each request's outcome (for a log line); optional. */
   onRequest?: (info: { path: string; status: number; ms: number; promptTokens?: number; completionTokens?: number }) => void
@@ -17,9 +20,22 @@ export interface AppOptions {
 export function createServerApp(service: ChatService, opts: AppOptions = {}): Hono {
   const app = new Hono()
   const limits = opts.limits ?? DEFAULT_LIMITS
-  const maxBody = opts.maxBodyBytes ?? 8 * 1024 * 1024
+  const maxBody = opts.maxBodyBytes ?? defaultMaxBodyBytes(service.maxPromptChars)
+  const tooLarge = (len: number | string) => new ApiError(413, 'body_too_large', `the request body is ${len} bytes; the limit is ${maxBody}`)
+  // Chunked uploads carry no Content-Length: count them while they stream.
+  const streamingLimit = bodyLimit({ maxSize: maxBody, onError: (c) => c.json(tooLarge(`over ${maxBody}`).body(), 413, { connection: 'close' }) })
+  app.use('/v1/*', async (c, next) => {
+    if (c.req.method !== 'POST') return next()
+    const cl = c.req.header('content-length')
+    if (cl !== undefined && c.req.header('transfer-encoding') === undefined) {
+      // Answered at once; @hono/node-server then drains the unread body, so the client reads the 413 instead of a reset.
+      if (Number(cl) > maxBody) return c.json(tooLarge(cl).body(), 413)
+      return next()
+    }
+    return streamingLimit(c, next)
+  })
 
-  app.get('/health', (c) => c.json({ status: 'ok', models: service.modelIds(), queue: service.queue.depth }))
+  app.get('/health', (c) => c.json({ status: 'ok', models: service.modelIds(), queue: service.queue.depth, dropped: service.queue.dropped }))
 
   app.get('/v1/models', (c) =>
     c.json({ object: 'list', data: service.modelIds().map((id) => ({ id, object: 'model', created: 0, owned_by: 'searchgym' })) }),
@@ -27,15 +43,13 @@ export function createServerApp(service: ChatService, opts: AppOptions = {}): Ho
 
   app.post('/v1/chat/completions', async (c) => {
     const t0 = performance.now()
-    const len = Number(c.req.header('content-length') ?? '0')
-    if (len > maxBody) throw new ApiError(413, 'body_too_large', `the request body is ${len} bytes; the limit is ${maxBody}`)
     let body: unknown
     try {
       body = JSON.parse(await c.req.text())
     } catch (e) {
       throw new ApiError(400, 'invalid_json', `the request body is not valid JSON: ${oneLine(e)}`)
     }
-    const completion = await service.complete(parseChatRequest(body, limits))
+    const completion = await service.complete(parseChatRequest(body, limits), c.req.raw.signal)
     opts.onRequest?.({
       path: c.req.path,
       status: 200,
@@ -58,4 +72,8 @@ export function createServerApp(service: ChatService, opts: AppOptions = {}): Ho
   })
 
   return app
+}
+
+export function defaultMaxBodyBytes(maxPromptChars: number): number {
+  return Math.min(64 << 20, maxPromptChars * 6 + (1 << 20))
 }

@@ -21,6 +21,24 @@ export interface ChatServiceOptions {
   maxContext: number
   /** Seed of the stream that draws per-request seeds when a request gives none. */
   seed?: number
+  /** Longest prompt text (message contents + tool call arguments, in characters) looked at; a longer one is refused
+   * before the template or the tokenizer sees it. Default: maxContext x 8 (text averages 3-5 characters a token). */
+  maxPromptChars?: number
+}
+
+/** Characters of a request that end up in the prompt: contents, tool call arguments, tool schemas (cheap; no render). */
+export function promptChars(req: ChatRequest): number {
+  let n = 0
+  for (const m of req.messages) {
+    n += typeof m.content === 'string' ? m.content.length : 0
+    n += typeof m.reasoning_content === 'string' ? m.reasoning_content.length : 0
+    for (const tc of m.tool_calls ?? []) {
+      const a = tc.function.arguments
+      n += tc.function.name.length + (typeof a === 'string' ? a.length : JSON.stringify(a).length)
+    }
+  }
+  if (req.tools && req.toolChoice !== 'none') n += JSON.stringify(req.tools).length
+  return n
 }
 
 /** Where the visible text ends: before a final stop id, and before the earliest stop string. */
@@ -79,9 +97,24 @@ export class ChatService {
     return this.opts.adapterId ? [this.opts.modelId, this.opts.adapterId] : [this.opts.modelId]
   }
 
-  async complete(req: ChatRequest): Promise<ChatCompletion> {
+  /** The prompt size refused before rendering or tokenizing (see ChatServiceOptions.maxPromptChars). */
+  get maxPromptChars(): number {
+    return this.opts.maxPromptChars ?? this.opts.maxContext * 8
+  }
+
+  /** One completion; `signal` (the client's connection) drops the request if it fires while it waits its turn. */
+  async complete(req: ChatRequest, signal?: AbortSignal): Promise<ChatCompletion> {
     const { tokenizer: tok, template } = this.opts
     const useAdapter = this.resolveModel(req.model)
+    // Size first: a huge prompt is refused from its length alone, before the template or the tokenizer spend seconds.
+    const chars = promptChars(req)
+    if (chars > this.maxPromptChars)
+      throw new ApiError(
+        400,
+        'context_length_exceeded',
+        `the messages hold ${chars} characters; this server reads at most ${this.maxPromptChars} (the model's context is ${this.opts.maxContext} tokens; model serve --max-prompt-chars)`,
+        'messages',
+      )
     const tools = req.toolChoice === 'none' ? undefined : req.tools
     const prompt = template.render({ messages: req.messages, tools, addGenerationPrompt: true, enableThinking: req.enableThinking })
     const promptIds = tok.encode(prompt)
@@ -110,6 +143,7 @@ export class ChatService {
         stopStrings: req.stop,
         useAdapter,
       }),
+      signal,
     )
     const id = `chatcmpl-${sha256(`${this.opts.seed ?? 0}:${requestNo}:${seed}`).slice(0, 24)}`
     const stopIds = new Set(tok.special.stop)

@@ -25,3 +25,23 @@ it('runs jobs one at a time in order, surviving failures', async () => {
   expect(log).toEqual(['start a', 'end a', 'start b', 'end b', 'start c', 'end c'])
   expect(q.depth).toBe(0)
 })
+
+it('drops a waiting job whose caller went away, and runs the next', async () => {
+  const q = new SerialQueue()
+  const ran: string[] = []
+  const job = (name: string) => async () => {
+    ran.push(name)
+    await new Promise((r) => setTimeout(r, 5))
+    return name
+  }
+  const gone = new AbortController()
+  const a = q.run(job('a'))
+  const b = q.run(job('b'), gone.signal)
+  const c = q.run(job('c'), new AbortController().signal)
+  gone.abort()
+  await expect(a).resolves.toBe('a')
+  await expect(b).rejects.toThrow('disconnected')
+  await expect(c).resolves.toBe('c')
+  expect(ran).toEqual(['a', 'c'])
+  expect(q.dropped).toBe(1)
+})

@@ -1,0 +1,60 @@
+// bench/perf/server-throughput: throughput and latency of `gym serve` per endpoint over loopback (N keep-alive
+// clients, S seconds a phase): /v1/search, /v1/access, env steps, /retrieve (8 queries). --bin measures another
+// checkout's CLI on the same workload, so a change to request validation can be compared before/after on one machine.
+// Usage: node bin/run-ts.mjs bench/perf/server-throughput.ts [--seconds 5] [--clients 64] [--bin OTHER/bin/searchgym.mjs]
+// Serves the six-document FIXTURE world (say so when recording numbers).
+import { loadavg } from 'node:os'
+import { FIXTURE_DOCS, FIXTURE_QA } from '../../gym/fixtures/fixture-world'
+import { flag, jsonClient, pct, startGymServe } from './loopback'
+
+const args = process.argv.slice(2)
+const seconds = Number(flag(args, 'seconds', '5'))
+const clients = Number(flag(args, 'clients', '64'))
+const bin = flag(args, 'bin')
+const server = await startGymServe({ bin, flags: ['--max-envs', '100000'] })
+const http = jsonClient(server.url, clients)
+const queries = FIXTURE_QA.map((q) => q.question)
+const urls = FIXTURE_DOCS.map((d) => d.url)
+
+async function phase(name: string, run: (i: number) => Promise<boolean>): Promise<string> {
+  const lat: number[] = []
+  let bad = 0
+  const end = performance.now() + seconds * 1000
+  const t0 = performance.now()
+  await Promise.all(
+    Array.from({ length: clients }, async (_, c) => {
+      for (let i = c; performance.now() < end; i += clients) {
+        const t = performance.now()
+        if (!(await run(i))) bad++
+        lat.push(performance.now() - t)
+      }
+    }),
+  )
+  const wall = (performance.now() - t0) / 1000
+  return `${name}: ${(lat.length / wall).toFixed(0)} calls/s, p50 ${pct(lat, 0.5).toFixed(2)} ms, p99 ${pct(lat, 0.99).toFixed(2)} ms (n=${lat.length}, non-2xx ${bad})`
+}
+
+console.log(`# server throughput — ${bin ?? 'this checkout'}; ${clients} clients, ${seconds} s a phase, FIXTURE world, node ${process.version}, load avg ${loadavg().map((x) => x.toFixed(1)).join(' ')}`)
+for (let i = 0; i < 200; i++) await http.call('POST', '/v1/search', { query: queries[i % queries.length] })
+const envs = await Promise.all(
+  Array.from({ length: clients }, async (_, c) => {
+    const r = await http.call('POST', '/v1/envs', { qaId: FIXTURE_QA[c % FIXTURE_QA.length].id, options: { budgets: { maxTurns: 1000, maxContextTokens: 100_000_000 } } })
+    return r.body.envId as string
+  }),
+)
+const lines = [
+  await phase('/v1/search', async (i) => (await http.call('POST', '/v1/search', { query: queries[i % queries.length] })).status === 200),
+  await phase('/v1/access', async (i) => (await http.call('POST', '/v1/access', { url: urls[i % urls.length] })).status === 200),
+  await phase('env step', async (i) => {
+    const text =
+      i % 2 === 0
+        ? `<tool_call>{"name":"search","arguments":{"query":${JSON.stringify(queries[i % queries.length])}}}</tool_call>`
+        : `<tool_call>{"name":"access","arguments":{"url":${JSON.stringify(urls[i % urls.length])}}}</tool_call>`
+    return (await http.call('POST', `/v1/envs/${envs[i % clients]}/step`, { action: text })).status === 200
+  }),
+  await phase('/retrieve x8', async (i) => (await http.call('POST', '/retrieve', { queries: Array.from({ length: 8 }, (_, k) => queries[(i + k) % queries.length]), topk: 3 })).status === 200),
+]
+for (const l of lines) console.log(l)
+console.log(`load avg after: ${loadavg().map((x) => x.toFixed(1)).join(' ')}`)
+http.close()
+await server.stop()

@@ -1,0 +1,79 @@
+// infra/engine/server/worker-generator: the server's ChatGenerator with the engine in a worker thread — generate() and
+// the forced-token scorer are messages to it, so /health, new requests and disconnects are handled while a request
+// samples. One worker, one job at a time (the server's SerialQueue already serialises). Knows nothing of HTTP.
+import { Worker } from 'node:worker_threads'
+import { EngineError } from '../../errors'
+import type { ForcedScorer } from './fixture-replies'
+import type { ChatGenerator, GeneratedSample, GenerateParams } from './types'
+
+export interface WorkerData {
+  dir: string
+  adapterDir?: string
+}
+
+export type WorkerRequest =
+  | { kind: 'generate'; id: number; params: GenerateParams }
+  | { kind: 'score'; id: number; promptIds: number[]; completionIds: number[]; useAdapter: boolean }
+
+type WorkerRequestBody = WorkerRequest extends infer R ? (R extends WorkerRequest ? Omit<R, 'id'> : never) : never
+
+export type WorkerReply =
+  | { kind: 'ready' }
+  | { kind: 'failed'; message: string; code?: string }
+  | { kind: 'result'; id: number; value: unknown }
+  | { kind: 'error'; id: number; message: string; code?: string }
+
+export class WorkerChatGenerator implements ChatGenerator {
+  private nextId = 0
+  private readonly pending = new Map<number, { resolve(v: unknown): void; reject(e: Error): void }>()
+
+  private constructor(private readonly worker: Worker) {
+    worker.on('message', (m: WorkerReply) => {
+      if (m.kind !== 'result' && m.kind !== 'error') return
+      const p = this.pending.get(m.id)
+      if (!p) return
+      this.pending.delete(m.id)
+      if (m.kind === 'result') p.resolve(m.value)
+      else p.reject(new EngineError(m.code ?? 'engine.generate', m.message))
+    })
+    worker.on('exit', (code) => {
+      for (const p of this.pending.values()) p.reject(new EngineError('engine.worker_exit', `the engine worker exited (code ${code})`))
+      this.pending.clear()
+    })
+  }
+
+  /** Start the worker and wait until it has loaded the model (a load error is thrown here, as one line). */
+  static start(data: WorkerData): Promise<WorkerChatGenerator> {
+    const worker = new Worker(new URL('./generator-worker.mjs', import.meta.url), { workerData: data })
+    return new Promise((resolve, reject) => {
+      const onExit = (code: number) => reject(new EngineError('engine.worker_exit', `the engine worker exited (code ${code}) before loading ${data.dir}`))
+      worker.once('error', reject)
+      worker.once('exit', onExit)
+      worker.once('message', (m: WorkerReply) => {
+        worker.off('exit', onExit)
+        worker.off('error', reject)
+        if (m.kind === 'ready') resolve(new WorkerChatGenerator(worker))
+        else if (m.kind === 'failed') reject(new EngineError(m.code ?? 'engine.load', m.message))
+        else reject(new EngineError('engine.worker', `unexpected first message from the engine worker: ${m.kind}`))
+      })
+    })
+  }
+
+  private call<T>(req: WorkerRequestBody): Promise<T> {
+    const id = this.nextId++
+    return new Promise<T>((resolve, reject) => {
+      this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject })
+      this.worker.postMessage({ ...req, id })
+    })
+  }
+
+  generate(params: GenerateParams): Promise<GeneratedSample[]> {
+    return this.call({ kind: 'generate', params })
+  }
+
+  readonly score: ForcedScorer = (promptIds, completionIds, useAdapter) => this.call({ kind: 'score', promptIds, completionIds, useAdapter })
+
+  async close(): Promise<void> {
+    await this.worker.terminate()
+  }
+}
