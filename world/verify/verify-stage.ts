@@ -7,6 +7,7 @@ import type { Stage, StageContext } from '../stage'
 import { initVerifyTables, verificationHashRows, verifyEdges } from './verify'
 import { formatVerifyReport, verificationReport } from './verify-report'
 import { releaseStageSearchIndex, stageSearchIndex } from '../indexing/search-handle'
+import { holdForTest } from '../store/test-hold'
 
 /** File name of the verification report in the world folder. */
 export const VERIFY_REPORT_FILE = 'verification-report.md'
@@ -34,6 +35,12 @@ export const verifyStage: Stage = {
         topK: v.topK,
         quiet: ctx.quiet,
         log: ctx.log,
+        // Chunks of 250 edges: a killed build keeps every finished chunk (a tiny world has two).
+        chunk: 250,
+        // Test-only: held inside the last chunk's transaction, after the earlier chunks were committed.
+        onChunkWritten: ({ edgesLeft }) => {
+          if (edgesLeft === 0) holdForTest('verify')
+        },
       })
       const kept = (ctx.db.prepare('SELECT COUNT(*) AS n FROM edge_verification WHERE kept = 1').get() as { n: number }).n
       const path = writeVerifyReport(ctx)

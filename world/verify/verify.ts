@@ -65,6 +65,8 @@ export interface VerifyOptions extends Omit<VerifySettings, 'engine' | 'version'
   log?: (message: string) => void
   /** Stop after this many chunks (tests of resumption). */
   maxChunks?: number
+  /** Called inside each chunk's write transaction, after its rows (the build's test hold pauses here). */
+  onChunkWritten?: (info: { chunk: number; edgesLeft: number }) => void
 }
 
 export interface VerifyRun {
@@ -151,6 +153,7 @@ export async function verifyEdges(db: Db, index: SearchIndex, opts: VerifyOption
         })
         insEdge.run(e.id, hits, hits >= settings.minHits ? 1 : 0)
       })
+      opts.onChunkWritten?.({ chunk: chunks, edgesLeft: pending.length - i - part.length })
     })
     verified += part.length
     chunks++
