@@ -2,7 +2,7 @@
 // answer, and a whole SearchEnv episode (where the env builds the gold list from the QA's answer and aliases).
 // Every case answers with an alias that scores strictly less against the main gold alone.
 import { SearchEnv } from './env'
-import { FIXTURE_QA, openFixtureWorld } from './fixtures/fixture-world'
+import { FIXTURE_QA, openFixtureWorld } from '../tests/fixtures/gym-fixture-world'
 import { computeReward, parseRewardSpec, scoreAnswer } from './reward'
 
 const GOLDS = ['Robert Allen Zimmerman', 'Bob Dylan'] // main gold, alias

@@ -2,7 +2,7 @@
 // Search-R1-shaped /retrieve batches (0, 1, 2,560, 10,000 queries, over-long and non-string items), every
 // prototype key as every name field of every endpoint (zero 5xx, zero leaked env slots), and `gym serve` flag checks.
 import { spawnSync } from 'node:child_process'
-import { openFixtureWorld } from '../gym/fixtures/fixture-world'
+import { openFixtureWorld } from './fixtures/gym-fixture-world'
 import { resolveGymOptions } from '../gym/make-env'
 import { startGymServer, type RunningGymServer } from '../gym/server'
 import { PROTOTYPE_KEYS } from '../infra/lookup'

@@ -9,14 +9,15 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { initModel } from '../infra/engine/init-model'
 import { runCli, startServe, type ServeProcess } from './helpers/cli-process'
-import { writeTinyWorld } from './helpers/tiny-world'
+import { writeTinyWorld } from './fixtures/docs-only-world'
+import { worldTokenizer } from './helpers/world-texts'
 
 const tmp = mkdtempSync(join(tmpdir(), 'model-serve-hard-'))
 const modelDir = join(tmp, 'tiny')
 let s: ServeProcess
 
 beforeAll(async () => {
-  initModel({ arch: 'qwen3', preset: 'tiny', tokenizer: { kind: 'world', dir: writeTinyWorld(join(tmp, 'world')) }, out: modelDir, seed: 1 })
+  initModel({ arch: 'qwen3', preset: 'tiny', tokenizer: worldTokenizer(writeTinyWorld(join(tmp, 'world'))), out: modelDir, seed: 1 })
   s = await startServe([modelDir, '--quiet'])
 }, 120_000)
 afterAll(() => s?.stop())

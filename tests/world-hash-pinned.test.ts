@@ -4,7 +4,7 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { buildWorld } from '../world/build'
+import { buildWorld } from '../world'
 import { presetConfig } from '../world/config'
 
 const PINNED: Record<number, string> = {

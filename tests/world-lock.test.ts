@@ -6,7 +6,7 @@ import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir, hostname } from 'node:os'
 import { join } from 'node:path'
 import { LOCK_FILE } from '../infra/lock'
-import { buildWorld } from '../world/build'
+import { buildWorld } from '../world'
 import { presetConfig } from '../world/config'
 
 const root = mkdtempSync(join(tmpdir(), 'searchgym-lock-'))

@@ -4,6 +4,7 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { Agent, request } from 'node:http'
+import { openGymWorld } from '../../gym'
 
 export interface ServerProc {
   url: string
@@ -87,4 +88,24 @@ export function rssMiB(pid: number): number {
 export function flag(args: string[], name: string, d?: string): string | undefined {
   const i = args.indexOf(`--${name}`)
   return i >= 0 ? args[i + 1] : d
+}
+
+/** What the server benchmarks send, drawn from a built world: its QA ids and questions, and page URLs and title words
+ *  found by searching the questions. `--world DIR` is required (a tiny one builds in seconds:
+ *  `searchgym world build --preset tiny --out worlds/tiny`). */
+export async function worldWorkload(dir: string | undefined, usage: string): Promise<{ qaIds: string[]; questions: string[]; urls: string[]; words: string[] }> {
+  if (!dir) {
+    process.stderr.write(`${usage}: --world DIR is required (a tiny one: npx searchgym world build --preset tiny --out worlds/tiny)\n`)
+    process.exit(2)
+  }
+  const world = await openGymWorld(dir)
+  try {
+    const qa = world.listQa().slice(0, 200)
+    const hits = (await Promise.all(qa.slice(0, 50).map((q) => world.search(q.question, 5)))).flat()
+    const urls = [...new Set(hits.map((h) => h.url))]
+    const words = [...new Set(hits.flatMap((h) => h.title.split(/\s+/)))].concat(['founded', 'headquarters', 'who', 'wrote', 'year'])
+    return { qaIds: qa.map((q) => q.id), questions: qa.map((q) => q.question), urls, words }
+  } finally {
+    await world.close()
+  }
 }

@@ -1,20 +1,20 @@
 // bench/perf/server-throughput: throughput and latency of `gym serve` per endpoint over loopback (N keep-alive
 // clients, S seconds a phase): /v1/search, /v1/access, env steps, /retrieve (8 queries). --bin measures another
 // checkout's CLI on the same workload, so a change to request validation can be compared before/after on one machine.
-// Usage: node bin/run-ts.mjs bench/perf/server-throughput.ts [--seconds 5] [--clients 64] [--bin OTHER/bin/searchgym.mjs]
-// Serves the six-document FIXTURE world (say so when recording numbers).
+// Usage: node bin/run-ts.mjs bench/perf/server-throughput.ts --world DIR [--seconds 5] [--clients 64] [--bin OTHER/bin/searchgym.mjs]
 import { loadavg } from 'node:os'
-import { FIXTURE_DOCS, FIXTURE_QA } from '../../gym/fixtures/fixture-world'
-import { flag, jsonClient, pct, startGymServe } from './loopback'
+import { flag, jsonClient, pct, startGymServe, worldWorkload } from './loopback'
 
 const args = process.argv.slice(2)
 const seconds = Number(flag(args, 'seconds', '5'))
 const clients = Number(flag(args, 'clients', '64'))
 const bin = flag(args, 'bin')
-const server = await startGymServe({ bin, flags: ['--max-envs', '100000'] })
+const world = flag(args, 'world')
+const load = await worldWorkload(world, 'server-throughput')
+const server = await startGymServe({ bin, world: world!, flags: ['--max-envs', '100000'] })
 const http = jsonClient(server.url, clients)
-const queries = FIXTURE_QA.map((q) => q.question)
-const urls = FIXTURE_DOCS.map((d) => d.url)
+const queries = load.questions
+const urls = load.urls
 
 async function phase(name: string, run: (i: number) => Promise<boolean>): Promise<string> {
   const lat: number[] = []
@@ -34,11 +34,11 @@ async function phase(name: string, run: (i: number) => Promise<boolean>): Promis
   return `${name}: ${(lat.length / wall).toFixed(0)} calls/s, p50 ${pct(lat, 0.5).toFixed(2)} ms, p99 ${pct(lat, 0.99).toFixed(2)} ms (n=${lat.length}, non-2xx ${bad})`
 }
 
-console.log(`# server throughput — ${bin ?? 'this checkout'}; ${clients} clients, ${seconds} s a phase, FIXTURE world, node ${process.version}, load avg ${loadavg().map((x) => x.toFixed(1)).join(' ')}`)
+console.log(`# server throughput — ${bin ?? 'this checkout'}; ${clients} clients, ${seconds} s a phase, world ${world}, node ${process.version}, load avg ${loadavg().map((x) => x.toFixed(1)).join(' ')}`)
 for (let i = 0; i < 200; i++) await http.call('POST', '/v1/search', { query: queries[i % queries.length] })
 const envs = await Promise.all(
   Array.from({ length: clients }, async (_, c) => {
-    const r = await http.call('POST', '/v1/envs', { qaId: FIXTURE_QA[c % FIXTURE_QA.length].id, options: { budgets: { maxTurns: 1000, maxContextTokens: 100_000_000 } } })
+    const r = await http.call('POST', '/v1/envs', { qaId: load.qaIds[c % load.qaIds.length], options: { budgets: { maxTurns: 1000, maxContextTokens: 100_000_000 } } })
     return r.body.envId as string
   }),
 )

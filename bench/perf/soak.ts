@@ -2,12 +2,11 @@
 // mixing env create/step/close, /v1/search and Search-R1 /retrieve batches; reports errors, latency p50/p99 per
 // operation, the server's resident memory at start/end (sampled every 10 s), and open envs at the end.
 // Usage: node bin/run-ts.mjs bench/perf/soak.ts [--seconds 600] [--clients 64] [--world DIR] [--out FILE.json]
-// Without --world it serves the six-document FIXTURE world (say so when recording numbers). Draws come from Rng(seed).
+// --world DIR is required (the paper world for recorded numbers). Draws come from Rng(seed).
 import { writeFileSync } from 'node:fs'
 import { loadavg } from 'node:os'
-import { FIXTURE_DOCS, FIXTURE_QA } from '../../gym/fixtures/fixture-world'
 import { Rng } from '../../infra/rng'
-import { flag, jsonClient, pct, rssMiB, startGymServe, type JsonReply } from './loopback'
+import { flag, jsonClient, pct, rssMiB, startGymServe, worldWorkload, type JsonReply } from './loopback'
 
 const args = process.argv.slice(2)
 const seconds = Number(flag(args, 'seconds', '600'))
@@ -25,10 +24,10 @@ const lat: Record<Op, number[]> = { create: [], step: [], close: [], search: [],
 const errors: { op: Op; what: string }[] = []
 let errorCount = 0
 
-const server = await startGymServe({ world, flags: ['--max-envs', '100000'] })
+const load = await worldWorkload(world, 'soak')
+const server = await startGymServe({ world: world!, flags: ['--max-envs', '100000'] })
 const http = jsonClient(server.url, clients)
-const qaIds = FIXTURE_QA.map((q) => q.id)
-const words = FIXTURE_DOCS.flatMap((d) => d.title.split(/\s+/)).concat(['founded', 'headquarters', 'who', 'wrote', 'year'])
+const { qaIds, words, urls } = load
 
 async function timed(op: Op, method: string, path: string, body: unknown, ok: (r: JsonReply) => boolean): Promise<JsonReply | undefined> {
   const t0 = performance.now()
@@ -61,7 +60,7 @@ async function episode(rng: Rng): Promise<void> {
         ? '<answer>Brenlow</answer>'
         : rng.bool()
           ? `<tool_call>{"name":"search","arguments":{"query":${JSON.stringify(query(rng))}}}</tool_call>`
-          : `<tool_call>{"name":"access","arguments":{"url":${JSON.stringify(FIXTURE_DOCS[rng.int(0, FIXTURE_DOCS.length - 1)].url)}}}</tool_call>`
+          : `<tool_call>{"name":"access","arguments":{"url":${JSON.stringify(urls[rng.int(0, urls.length - 1)])}}}</tool_call>`
     await timed('step', 'POST', `/v1/envs/${id}/step`, { action: text }, (r) => r.status === 200)
   }
   await timed('close', 'DELETE', `/v1/envs/${id}`, undefined, (r) => r.status === 200)
@@ -73,7 +72,7 @@ const sampleRss = () => rss.push({ t: (performance.now() - t0) / 1000, mib: rssM
 sampleRss()
 const sampler = setInterval(sampleRss, 10_000)
 const end = t0 + seconds * 1000
-console.log(`# soak — ${clients} clients, ${seconds} s, world ${world ?? 'FIXTURE (6 docs)'}, node ${process.version}, load avg ${loadavg().map((x) => x.toFixed(1)).join(' ')}`)
+console.log(`# soak — ${clients} clients, ${seconds} s, world ${world}, node ${process.version}, load avg ${loadavg().map((x) => x.toFixed(1)).join(' ')}`)
 
 await Promise.all(
   Array.from({ length: clients }, async (_, c) => {
@@ -105,7 +104,7 @@ const slope = half.length >= 2 ? (half[half.length - 1].mib - half[0].mib) / ((h
 const report = {
   clients,
   seconds: +wall.toFixed(1),
-  world: world ?? 'fixture',
+  world,
   node: process.version,
   calls: all.length,
   callsPerSec: +(all.length / wall).toFixed(0),

@@ -1,7 +1,7 @@
 // gym/wrappers/budgets-boundary: every budget hit exactly (allowed) and exceeded by one (cut), with a constant token
 // counter so the arithmetic is visible; an answer on the last allowed turn is an answer; option ranges at their
 // edges (topK 1 and 100 accepted, 0 and 101 refused) and topK honoured by the search tool at 1 and past the corpus.
-import { FIXTURE_DOCS, FIXTURE_QA, openFixtureWorld } from '../fixtures/fixture-world'
+import { FIXTURE_DOCS, FIXTURE_QA, openFixtureWorld } from '../../tests/fixtures/gym-fixture-world'
 import { makeEnv, resolveGymOptions } from '../make-env'
 import { DEFAULT_BUDGETS } from './budgets'
 

@@ -2,7 +2,7 @@
 // seeded draws), each search fault band alone at 1 gives its own failure, the three search rates summing to exactly
 // 1 are accepted and just over 1 refused, a rate outside [0, 1] refused.
 import { Rng } from '../../infra/rng'
-import { openFixtureWorld } from '../fixtures/fixture-world'
+import { openFixtureWorld } from '../../tests/fixtures/gym-fixture-world'
 import { resolveGymOptions } from '../make-env'
 import { ToolFaultError } from '../tool-errors'
 import { NO_FAULTS, withFaults } from './faults'

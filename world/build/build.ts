@@ -1,7 +1,7 @@
 // world/build/build: buildWorld — prepares the world folder, writes the manifest, runs every unfinished stage of the
 // pipeline, computes the content hash and marks the world complete only at the very end. Resumable: finished
 // stages are skipped; a killed stage reruns. Knows the stage contract, not what each stage does.
-import { LOCK_FILE, lockDir } from '../infra/lock'
+import { LOCK_FILE, lockDir } from '../../infra/lock'
 import { accessSync, constants, existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { WorldError } from '../../infra/errors'

@@ -1,7 +1,7 @@
 // world/split-subpath: the path rule of the bench split in both directions on hand-made items — a training item whose
 // path is a sub-path (one chain) of a bench item is dropped, and so is a training item one of whose chains is a bench
 // path. Question and start-entity rules are switched off so that only the path rule can exclude anything.
-import { DEFAULT_CONFIG } from './config'
+import { DEFAULT_CONFIG } from '../config'
 import { splitBench, type SplitItem } from './split'
 
 const ONLY_PATH = { question: false, path: true, startEntity: false }

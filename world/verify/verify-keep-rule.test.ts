@@ -2,10 +2,10 @@
 // minHits − 1 is not — and the top-K edge: a target ranked exactly K counts as a hit, ranked K + 1 does not.
 // Real embedded BM25 index over a small hand-written world; the thresholds are set from the hits it measures.
 import Database from 'better-sqlite3'
-import type { Db } from '../infra/store'
-import { EmbeddedIndex } from './search/embedded'
-import { readSearchDocs } from './search/open'
-import type { EntityTypeSpec, RelationSpec } from './types'
+import type { Db } from '../../infra/store'
+import { EmbeddedIndex } from '../search/embedded'
+import { readSearchDocs } from '../indexing/open'
+import type { EntityTypeSpec, RelationSpec } from '../types'
 import { verifyEdges, type VerifySchema } from './verify'
 
 const TYPES: EntityTypeSpec[] = [
