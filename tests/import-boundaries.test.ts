@@ -16,7 +16,6 @@ const graph = importGraph(root)
  *  - bench/perf/harness-overhead.ts: measures the harness against the replay server's fixture world by design.
  */
 const PENDING: string[] = [
-  "gym/server.ts:11 imports '../world/types'",
   "bench/env-stats.ts:5 imports '../gym/types'",
   "bench/episode.ts:4 imports '../gym/types'",
   "bench/episode.ts:5 imports '../world/types'",
