@@ -1,6 +1,9 @@
 // tests/import-boundaries: the package boundaries of README's map, checked over the real import graph — no import from
 // a lower package to a higher one (infra < world < gym < agent < curriculum < bench < cli.ts), every cross-package
 // import through the target's index.ts, no cycles between folders. Each failure lists every offending import.
+// Leaves — tests (tests/**, *.test.ts), contract suites (*.contract.ts) and measurement scripts (bench/perf/**, and
+// bench/parity/**, bench/gpu/**) — may reach any package's internals (they test or time them), but no runtime file
+// may import a leaf, and measurement scripts may not import from tests/ (shared helpers live in bench/perf/).
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { deepImports, folderCycles, importGraph, upwardImports, type ImportEdge } from './helpers/import-graph'
