@@ -4,6 +4,7 @@ import { hideBin } from 'yargs/helpers'
 import { commands as world } from './world/commands'
 import { commands as gym } from './gym/commands'
 import { commands as agent } from './agent/commands'
+import { commands as curriculum } from './curriculum/commands'
 import { commands as bench } from './bench/commands'
 import { fail } from './infra/cli-util'
 import { registerFinalStage } from './world/pipeline'
@@ -15,7 +16,7 @@ registerFinalStage(oracleCheckStage)
 const cli = yargs(hideBin(process.argv))
   .scriptName('searchgym')
   .usage('$0 <command> [options]\n\nVerifiable synthetic worlds for training search agents.')
-  .command([...world, ...gym, ...agent, ...bench])
+  .command([...world, ...gym, ...agent, ...curriculum, ...bench])
   .demandCommand(1, 'give a command; see --help')
   .strict()
   .help()

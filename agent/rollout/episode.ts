@@ -70,6 +70,8 @@ export async function runEpisode(qa: Qa, env: Env, policy: Policy, opts: Episode
       const rec: TurnRecord = { text: turn.text, promptTokens, completionTokens, latencyMs, envMs, observation: step.observation, reward: step.reward, metrics: step.metrics, logs: step.logs }
       if (turn.tool_calls) rec.tool_calls = turn.tool_calls
       if (turn.call) rec.call = turn.call
+      if (turn.tokens) rec.tokens = turn.tokens
+      if (turn.logprobs) rec.logprobs = turn.logprobs
       turns.push(rec)
       last = step
       if (step.terminated || step.truncated) break
