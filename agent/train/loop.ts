@@ -12,7 +12,7 @@ import { Rng } from '../../infra/rng'
 import type { ChatCodec } from '../../infra/engine/chat/codec'
 import type { Learner } from '../../infra/engine/learner'
 import type { Qa } from '../../world/types'
-import { groupAdvantages, degenerateKind } from '../grpo/advantages'
+import { scoreGroups } from '../grpo/groups'
 import { buildDatums, type ScoredSequence } from '../grpo/datums'
 import { grpoUpdate } from '../grpo/learn'
 import { PolicyBatch, type TokenSampler } from '../policy/engine-policy'
@@ -186,17 +186,13 @@ export async function train(d: TrainDeps): Promise<TrainResult> {
       counts.questions += qas.length
       const rs = await rollout(qas, c.groupSize, sampler, Rng.derive(c.seed, 'sample', step, round).int(0, 2 ** 31 - 1), step * 1_000_000 + round * 10_000)
       all.push(...rs)
-      qas.forEach((qa, qi) => {
-        const group = rs.slice(qi * c.groupSize, (qi + 1) * c.groupSize)
-        const valid = group.filter((r) => r.infraFault === null)
-        counts.masked += group.length - valid.length
-        if (valid.length === 0) return
-        const rewards = valid.map((r) => r.reward)
-        outcomes.push({ qa, meanReward: mean(rewards) })
-        const kind = valid.length < 2 ? 'constant' : degenerateKind(rewards)
-        if (kind) counts[kind]++
-        else if (kept.length < Q) kept.push({ qa, rollouts: valid, adv: groupAdvantages(rewards, { std: c.advantageStd }) })
-      })
+      const g = scoreGroups(rs, c.groupSize, { std: c.advantageStd })
+      counts.all0 += g.all0
+      counts.all1 += g.all1
+      counts.constant += g.constant
+      counts.masked += g.masked
+      for (const x of g.means) outcomes.push({ qa: qas[x.index], meanReward: x.meanReward })
+      for (const k of g.kept) if (kept.length < Q) kept.push({ qa: qas[k.index], rollouts: k.rollouts, adv: k.advantages })
     }
     source.observe(outcomes)
     const envMs = all.reduce((a, r) => a + r.record.turns.reduce((b, t) => b + t.envMs, 0), 0)

@@ -57,6 +57,8 @@ const grpoCommand: Command = {
       .example('$0 train --world worlds/tiny --model models/tiny --adapter runs/sft/adapter --curriculum two-stage --out runs/grpo', ''),
   handler: handler(async (argv: Record<string, unknown>) => {
     const a = argv as unknown as GrpoArgs
+    for (const k of ['world', 'model', 'out', 'curriculum', 'config', 'adapter'] as const)
+      if (Array.isArray(a[k])) throw new ConfigError('train.flag', `give --${k} once`)
     const overrides: unknown[] = []
     if (a.steps !== undefined) overrides.push({ steps: a.steps })
     if (!a.access) overrides.push({ gym: { access: false } })

@@ -29,7 +29,7 @@ export class ChatService {
   private served = 0
   readonly codec: ChatCodec
 
-  constructor(private readonly opts: ChatServiceOptions) {
+  constructor(readonly opts: ChatServiceOptions) {
     this.seeds = Rng.derive(opts.seed ?? 0, 'serve')
     this.codec = new ChatCodec(opts.tokenizer, opts.template)
   }
@@ -100,6 +100,16 @@ export class ChatService {
       usage: { prompt_tokens: promptIds.length, completion_tokens: completionTokens, total_tokens: promptIds.length + completionTokens },
       system_fingerprint: 'searchgym-engine',
     }
+  }
+
+  /** Which weights a `model` name selects (public for /v1/completions). */
+  resolveModelName(model: string | undefined): boolean {
+    return this.resolveModel(model)
+  }
+
+  /** A per-request seed when the request gives none. */
+  drawSeed(): number {
+    return this.seeds.int(0, 2 ** 31 - 1)
   }
 
   /** Which weights a request's `model` names: the adapter (default when loaded) or the base model. */
