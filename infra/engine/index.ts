@@ -29,6 +29,6 @@ export { Learner, type Datum, type ForwardBackwardResult, type LearnerOptions, D
 export { type TextTokenizer, type SpecialTokenIds, loadTokenizer, loadQwen3Tokenizer, qwen3TokenizerDir } from './tokenizer'
 export { ChatTemplate, chatTemplateOf, SIMPLE_QWEN_TEMPLATE, type TemplateMessage, type ToolSpec } from './chat-template'
 export { buildWorldTokenizer, readWorldTexts, saveTokenizerFiles, WORLD_MARKUP_TOKENS } from './world-tokenizer'
-export { parseHermesToolCalls, formatHermesToolCalls, type OpenAIToolCall } from './hermes'
+export { parseHermesToolCalls, formatHermesToolCalls, type OpenAIToolCall } from './chat/hermes'
 export { initModel, type InitModelOptions } from './init-model'
 export { serveModel, type ServeModelOptions, type ServedModel } from './serve-model'

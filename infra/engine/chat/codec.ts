@@ -5,7 +5,7 @@
 // policy (agent/policy/engine-policy). Knows nothing of HTTP, envs or rewards.
 import { EngineError } from '../../errors'
 import type { ChatTemplate, TemplateMessage, ToolSpec } from '../chat-template'
-import { parseHermesToolCalls, type HermesParse } from '../hermes'
+import { parseHermesToolCalls, type HermesParse } from './hermes'
 import type { TextTokenizer } from '../tokenizer'
 
 export interface RenderedPrompt {
