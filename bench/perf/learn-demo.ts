@@ -21,8 +21,8 @@ const quick = flag('quick')
 const ablation = flag('ablation')
 const backend = arg('backend', 'ts')!
 const S = quick
-  ? { world: 'tiny', preset: 'tiny', sftQuestions: 24, sftEpochs: 3, steps: 6, groupSize: 4, batchSize: 16, switchSteps: 3, benchLimit: 24, maxTurns: 6, maxTokens: 48, heldOut: 8, evalEvery: 3 }
-  : { world: 'small', preset: 'small', sftQuestions: 0, sftEpochs: 3, steps: 60, groupSize: 8, batchSize: 64, switchSteps: 30, benchLimit: 200, maxTurns: 16, maxTokens: 128, heldOut: 32, evalEvery: 10 }
+  ? { world: 'tiny', preset: 'tiny', sftQuestions: 8, sftEpochs: 2, sftBatch: 2, steps: 4, groupSize: 4, batchSize: 8, switchSteps: 2, benchLimit: 12, maxTurns: 4, maxTokens: 40, heldOut: 4, evalEvery: 2 }
+  : { world: 'small', preset: 'small', sftQuestions: 0, sftEpochs: 3, sftBatch: 16, steps: 60, groupSize: 8, batchSize: 64, switchSteps: 30, benchLimit: 200, maxTurns: 16, maxTokens: 128, heldOut: 32, evalEvery: 10 }
 const BIN = resolve('bin/searchgym.mjs')
 process.env.SEARCHGYM_DEMO_KEY = 'local-engine' // the local server ignores it; the OpenAI client wants one
 const times: Record<string, number> = {}
@@ -69,7 +69,7 @@ const t0 = performance.now()
 if (!existsSync(join(world, 'world.db'))) cli('world build', ['world', 'build', '--preset', S.world, '--seed', '1', '--out', world, '--quiet'])
 if (!existsSync(join(model, 'config.json'))) cli('model init', ['model', 'init', '--preset', S.preset, '--tokenizer', `world:${world}`, '--out', model, '--seed', '0'])
 const sft = join(out, 'sft')
-if (!existsSync(join(sft, 'adapter'))) cli('train sft', ['train', 'sft', '--world', world, '--model', model, '--out', sft, '--questions', String(S.sftQuestions), '--epochs', String(S.sftEpochs), '--held-out', String(S.heldOut), '--backend', backend])
+if (!existsSync(join(sft, 'adapter'))) cli('train sft', ['train', 'sft', '--world', world, '--model', model, '--out', sft, '--questions', String(S.sftQuestions), '--epochs', String(S.sftEpochs), '--batch', String(S.sftBatch), '--held-out', String(S.heldOut), '--backend', backend])
 const cfg = join(out, 'grpo.json')
 writeFileSync(cfg, JSON.stringify({ steps: S.steps, groupSize: S.groupSize, batchSize: S.batchSize, microBatch: 16, maxTurns: S.maxTurns, maxTokensPerTurn: S.maxTokens, lr: 1e-4, klBeta: 0, evalEvery: S.evalEvery, heldOut: S.heldOut, checkpointEvery: 2, switchSteps: S.switchSteps, refillRounds: 1 }, null, 2))
 const arms: [string, string[]][] = [['two-stage', ['--curriculum', 'two-stage']]]
