@@ -89,6 +89,26 @@ describe('searchgym train (tiny world, tiny model, fixture sampler)', () => {
     expect(readFileSync(join(out, 'adapter', 'adapter_model.safetensors')).equals(readFileSync(join(ref, 'adapter', 'adapter_model.safetensors')))).toBe(true)
   }, LONG)
 
+  it('train budgets: the oracle solves every stage-1 question within 16 turns, none within 2; hop-scaled budgets grow with hops', async () => {
+    const write = (name: string, c: object) => {
+      const f = join(root, name)
+      writeFileSync(f, JSON.stringify(c))
+      return f
+    }
+    const parse = (s: string) => [...s.matchAll(/^(\w+): oracle solves (\d+)\/(\d+)/gm)].map((m) => ({ stage: m[1], solved: Number(m[2]), total: Number(m[3]) }))
+    const wide = await runCli(['train', 'budgets', '--world', world, '--config', write('b16.json', { maxTurns: 16 }), '--out', join(root, 'b16-report.json')])
+    expect(wide.code).toBe(0)
+    const w = parse(wide.stdout)
+    expect(w.map((x) => x.stage)).toEqual(['stage1', 'stage2'])
+    expect(w[0].solved).toBe(w[0].total)
+    const narrow = parse((await runCli(['train', 'budgets', '--world', world, '--config', write('b2.json', { maxTurns: 2 })])).stdout)
+    expect(narrow.every((x) => x.solved === 0)).toBe(true)
+    const hop = parse((await runCli(['train', 'budgets', '--world', world, '--config', write('b2h.json', { maxTurns: 2, turnBudget: 'hop-scaled', turnsPerHop: 2 })])).stdout)
+    expect(hop[0].solved).toBeGreaterThan(0)
+    const rep = JSON.parse(readFileSync(join(root, 'b16-report.json'), 'utf8')) as { stages: { unsolved: unknown[]; solved: number; questions: number }[] }
+    expect(rep.stages[1].unsolved).toHaveLength(rep.stages[1].questions - rep.stages[1].solved)
+  }, LONG)
+
   it('bad input: unknown preset (even a prototype name), unknown config key, other config on resume — one line, exit ≠ 0', async () => {
     for (const [name, msg] of [
       ['toString', /unknown curriculum preset 'toString'/],

@@ -71,7 +71,7 @@ if (!existsSync(join(model, 'config.json'))) cli('model init', ['model', 'init',
 const sft = join(out, 'sft')
 if (!existsSync(join(sft, 'adapter'))) cli('train sft', ['train', 'sft', '--world', world, '--model', model, '--out', sft, '--questions', String(S.sftQuestions), '--epochs', String(S.sftEpochs), '--batch', String(S.sftBatch), '--held-out', String(S.heldOut), '--backend', backend])
 const cfg = join(out, 'grpo.json')
-writeFileSync(cfg, JSON.stringify({ steps: S.steps, groupSize: S.groupSize, batchSize: S.batchSize, microBatch: 16, maxTurns: S.maxTurns, maxTokensPerTurn: S.maxTokens, lr: 1e-4, klBeta: 0, evalEvery: S.evalEvery, heldOut: S.heldOut, checkpointEvery: 2, switchSteps: S.switchSteps, refillRounds: 1 }, null, 2))
+writeFileSync(cfg, JSON.stringify({ turnBudget: 'hop-scaled', turnsPerHop: 3, steps: S.steps, groupSize: S.groupSize, batchSize: S.batchSize, microBatch: 16, maxTurns: S.maxTurns, maxTokensPerTurn: S.maxTokens, lr: 1e-4, klBeta: 0, evalEvery: S.evalEvery, heldOut: S.heldOut, checkpointEvery: 2, switchSteps: S.switchSteps, refillRounds: 1 }, null, 2))
 const arms: [string, string[]][] = [['two-stage', ['--curriculum', 'two-stage']]]
 if (ablation) arms.push(['mixed', ['--curriculum', 'mixed']], ['stage1-only', ['--curriculum', 'stage1-only']], ['adaptive', ['--curriculum', 'adaptive']], ['two-stage-no-access', ['--curriculum', 'two-stage', '--no-access']])
 for (const [name, flags] of arms) {

@@ -8,6 +8,7 @@ import { runTraining } from '../run'
 import { presetNames } from '../stages'
 import { trainSftCommand } from './train-sft'
 import { trainReportCommand } from './train-report'
+import { trainBudgetsCommand } from './train-budgets'
 
 export function readJsonFile(file: string | undefined): unknown {
   if (file === undefined) return undefined
@@ -81,6 +82,6 @@ const grpoCommand: Command = {
 export const trainCommand: Command = {
   command: 'train',
   describe: 'train a search agent: GRPO with a curriculum (default), `train sft` warm start, `train report RUN`',
-  builder: (y: Argv) => y.command([grpoCommand, trainSftCommand, trainReportCommand]),
+  builder: (y: Argv) => y.command([grpoCommand, trainSftCommand, trainReportCommand, trainBudgetsCommand]),
   handler: () => undefined,
 }
