@@ -32,7 +32,7 @@ export interface TurnRecord {
   logs: Record<string, string>
 }
 
-/** Per-question tool and format counts, read from the env's step metrics (see bench/env-stats). */
+/** Per-question tool and format counts, read from the env's step metrics (see agent/rollout/env-stats). */
 export interface EpisodeCounts {
   turns: number
   search: number
