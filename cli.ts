@@ -6,13 +6,14 @@ import { hideBin } from 'yargs/helpers'
 import { worldCommands } from './world'
 import { gymCommands } from './gym'
 import { agentCommands, checkCommand, CHECKED_WORLD_STAGES } from './agent'
+import { curriculumCommands } from './curriculum'
 import { benchCommands } from './bench'
 import { fail } from './infra/cli-util'
 
 const cli = yargs(hideBin(process.argv))
   .scriptName('searchgym')
   .usage('$0 <command> [options]\n\nVerifiable synthetic worlds for training search agents.')
-  .command([...worldCommands(CHECKED_WORLD_STAGES), ...gymCommands([checkCommand]), ...agentCommands(), ...benchCommands()])
+  .command([...worldCommands(CHECKED_WORLD_STAGES), ...gymCommands([checkCommand]), ...agentCommands(), ...curriculumCommands(), ...benchCommands()])
   .demandCommand(1, 'give a command; see --help')
   .strict()
   .help()

@@ -1,8 +1,10 @@
 // gym/protocol/hermes: the default protocol — Qwen3/Hermes <tool_call>{"name","arguments"}</tool_call> in the
-// assistant text, tool results as role 'tool' messages, the final answer in <answer>…</answer>.
+// assistant text, tool results as role 'tool' messages, the final answer in <answer>…</answer>. Blocks are read by
+// the project's one Hermes parser (infra/engine/chat/hermes); this file holds the gym's rules on top of it.
 import type { AssistantAction, ChatMessage } from '../types'
 import type { SearchResult } from '../world-view'
-import { checkAnswer, scanTags, stripEos, stripThinking } from './text-scan'
+import { decodeHermesCall, scanHermesBlocks } from '../../infra/engine/chat/hermes'
+import { checkAnswer, stripEos, stripThinking } from './text-scan'
 import { checkToolCall, toolSchemas } from './tools'
 import type { GymToolCall, ParsedTurn, Protocol, ProtocolContext } from './types'
 
@@ -39,7 +41,9 @@ export function pyJson(v: unknown): string {
 export function parseHermesText(raw: string, ctx: ProtocolContext): ParsedTurn {
   if (stripEos(raw).trim().length === 0) return { kind: 'malformed', error: 'empty_turn', message: 'the turn is empty' }
   const text = stripThinking(stripEos(raw))
-  const calls = scanTags(text, 'tool_call')
+  // Blocks come from the project's one Hermes parser (infra/engine/chat/hermes); the rules below are the gym's.
+  const scanned = scanHermesBlocks(text)
+  const calls = { blocks: scanned.filter((b) => b.closed).map((b) => b.body), unclosed: scanned.some((b) => !b.closed) }
   const ans = checkAnswer(text)
   if (ans.kind === 'malformed') return ans
   if (ans.kind === 'answer') {
@@ -59,16 +63,9 @@ export function parseHermesText(raw: string, ctx: ProtocolContext): ParsedTurn {
     return { kind: 'malformed', error: 'too_many_calls', message: `the turn has ${n} tool calls; at most ${ctx.maxCallsPerTurn} allowed` }
   const out: GymToolCall[] = []
   for (let i = 0; i < calls.blocks.length; i++) {
-    let obj: unknown
-    try {
-      obj = JSON.parse(calls.blocks[i].trim())
-    } catch {
-      return { kind: 'malformed', error: 'bad_json', message: 'the <tool_call> content is not valid JSON' }
-    }
-    if (typeof obj !== 'object' || obj === null || Array.isArray(obj))
-      return { kind: 'malformed', error: 'bad_tool_call', message: 'the <tool_call> content must be a JSON object {"name", "arguments"}' }
-    const o = obj as Record<string, unknown>
-    const c = checkToolCall(o.name, o.arguments ?? o.parameters, `call_${ctx.turn}_${i}`, ctx)
+    const d = decodeHermesCall(calls.blocks[i])
+    if (!d.ok) return { kind: 'malformed', error: d.error, message: d.message }
+    const c = checkToolCall(d.name, d.arguments, `call_${ctx.turn}_${i}`, ctx)
     if (!c.ok) return { kind: 'malformed', error: c.error, message: c.message }
     out.push(c.call)
   }

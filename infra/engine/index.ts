@@ -29,7 +29,7 @@ export { Learner, type Datum, type ForwardBackwardResult, type LearnerOptions, D
 export { type TextTokenizer, type SpecialTokenIds, loadTokenizer, loadQwen3Tokenizer, qwen3TokenizerDir } from './tokenizer'
 export { ChatTemplate, chatTemplateOf, SIMPLE_QWEN_TEMPLATE, type TemplateMessage, type ToolSpec } from './chat-template'
 export { buildWorldTokenizer, saveTokenizerFiles, WORLD_MARKUP_TOKENS } from './world-tokenizer'
-export { parseHermesToolCalls, formatHermesToolCalls, type OpenAIToolCall } from './hermes'
+export { parseHermesToolCalls, formatHermesToolCalls, type OpenAIToolCall } from './chat/hermes'
 export { initModel, parseTokenizerSource, type InitModelOptions, type TokenizerSource, type TokenizerFlag } from './init-model'
 export { modelServeCommand } from './cli/model-serve'
 export { serveModel, type ServeModelOptions, type ServedModel } from './serve-model'

@@ -172,7 +172,7 @@ describe('POST /v1/chat/completions', () => {
     const r = await post('{nope')
     expect(r.status).toBe(400)
     expect(r.json.error.code).toBe('invalid_json')
-    const nf = await app.request('/v1/completions', { method: 'POST' })
+    const nf = await app.request('/v1/embeddings', { method: 'POST' })
     expect(nf.status).toBe(404)
     expect(((await nf.json()) as { error: { code: string } }).error.code).toBe('not_found')
   })

@@ -1,11 +1,12 @@
-// infra/engine/server/app: the OpenAI-compatible HTTP surface (hono): POST /v1/chat/completions, GET /v1/models,
-// GET /health. Errors answer in OpenAI's JSON shape with a code (infra/http). Bodies are refused by size before they
-// are read (Content-Length) or while they stream (chunked). Listening on a port is listen.ts's job.
+// infra/engine/server/app: the OpenAI-compatible HTTP surface (hono): POST /v1/chat/completions, POST /v1/completions
+// (token-id prompts), GET /v1/models, GET /health. Errors answer in OpenAI's JSON shape with a code (infra/http). Bodies
+// are refused by size before they are read (Content-Length) or while they stream (chunked). Listening is listen.ts's job.
 import { Hono } from 'hono'
 import { bodyLimit } from 'hono/body-limit'
 import { oneLine } from '../../errors'
 import { ApiError } from './api-error'
 import type { ChatService } from './chat-service'
+import { completeTokens, parseTokenCompletionRequest } from './completions'
 import { DEFAULT_LIMITS, parseChatRequest, type RequestLimits } from './validate'
 
 export interface AppOptions {
@@ -60,8 +61,23 @@ export function createServerApp(service: ChatService, opts: AppOptions = {}): Ho
     return c.json(completion)
   })
 
+  // Token-id prompts with per-token log-probs (vLLM/SGLang shape) for RL samplers: see completions.ts.
+  app.post('/v1/completions', async (c) => {
+    const t0 = performance.now()
+    let body: unknown
+    try {
+      body = JSON.parse(await c.req.text())
+    } catch (e) {
+      throw new ApiError(400, 'invalid_json', `the request body is not valid JSON: ${oneLine(e)}`)
+    }
+    const r = await completeTokens(service, parseTokenCompletionRequest(body, service.opts.tokenizer.vocabSize, limits.maxN))
+    opts.onRequest?.({ path: c.req.path, status: 200, ms: performance.now() - t0, promptTokens: r.usage.prompt_tokens, completionTokens: r.usage.completion_tokens })
+    return c.json(r)
+  })
+
   app.notFound((c) => {
-    const e = new ApiError(404, 'not_found', `no route ${c.req.method} ${c.req.path}; try POST /v1/chat/completions, GET /v1/models, GET /health`)
+    const e = new ApiError(404, 'not_found', `no route ${c.req.method} ${c.req.path}; try POST /v1/chat/completions, POST /v1/completions
+// (token-id prompts), GET /v1/models, GET /health`)
     return c.json(e.body(), 404)
   })
 

@@ -1,13 +1,13 @@
-// infra/engine/server/chat-service: one chat request → one OpenAI chat.completion: render the template, encode, run
-// the generator (serialised), cut stop strings, parse Hermes tool calls, count usage. No HTTP here (see app.ts).
+// infra/engine/server/chat-service: one chat request → one OpenAI chat.completion: render + encode, run the generator
+// (serialised), cut stop strings, parse Hermes tool calls (all three through chat/codec), count usage. No HTTP here.
 import { Rng } from '../../rng'
 import { sha256 } from '../../hash'
 import type { ChatTemplate } from '../chat-template'
-import { parseHermesToolCalls } from '../hermes'
+import { ChatCodec } from '../chat/codec'
 import type { TextTokenizer } from '../tokenizer'
 import { ApiError } from './api-error'
 import { SerialQueue } from './serial-queue'
-import type { ChatCompletion, ChatCompletionChoice, ChatGenerator, ChatRequest, ChoiceLogprob, GeneratedSample } from './types'
+import type { ChatCompletion, ChatCompletionChoice, ChatGenerator, ChatRequest, ChoiceLogprob } from './types'
 
 export interface ChatServiceOptions {
   /** Id of the base model in /v1/models (requests naming it sample with the adapter off). */
@@ -41,56 +41,15 @@ export function promptChars(req: ChatRequest): number {
   return n
 }
 
-/** Where the visible text ends: before a final stop id, and before the earliest stop string. */
-function cutCompletion(
-  tok: TextTokenizer,
-  sample: GeneratedSample,
-  stopIds: Set<number>,
-  stopStrings: string[],
-): { ids: number[]; logprobs: number[]; text: string; finish: 'stop' | 'length' } {
-  let ids = sample.tokenIds
-  let logprobs = sample.logprobs
-  let finish = sample.finish
-  if (ids.length > 0 && stopIds.has(ids[ids.length - 1])) {
-    ids = ids.slice(0, -1)
-    logprobs = logprobs.slice(0, -1)
-    finish = 'stop'
-  }
-  const decode = (xs: number[]) => tok.decode(xs, { skipSpecialTokens: true })
-  let text = decode(ids)
-  let cut = -1
-  let hit = ''
-  for (const s of stopStrings) {
-    const at = text.indexOf(s)
-    if (at >= 0 && (cut < 0 || at < cut)) {
-      cut = at
-      hit = s
-    }
-  }
-  if (cut >= 0) {
-    text = text.slice(0, cut)
-    finish = 'stop'
-    // The reported tokens end with the first one whose text completes the stop string (binary search on prefixes).
-    let lo = 1
-    let hi = ids.length
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1
-      if (decode(ids.slice(0, mid)).includes(hit)) hi = mid
-      else lo = mid + 1
-    }
-    ids = ids.slice(0, lo)
-    logprobs = logprobs.slice(0, lo)
-  }
-  return { ids, logprobs, text, finish }
-}
-
 export class ChatService {
   readonly queue = new SerialQueue()
   private readonly seeds: Rng
   private served = 0
+  readonly codec: ChatCodec
 
-  constructor(private readonly opts: ChatServiceOptions) {
+  constructor(readonly opts: ChatServiceOptions) {
     this.seeds = Rng.derive(opts.seed ?? 0, 'serve')
+    this.codec = new ChatCodec(opts.tokenizer, opts.template)
   }
 
   modelIds(): string[] {
@@ -104,7 +63,7 @@ export class ChatService {
 
   /** One completion; `signal` (the client's connection) drops the request if it fires while it waits its turn. */
   async complete(req: ChatRequest, signal?: AbortSignal): Promise<ChatCompletion> {
-    const { tokenizer: tok, template } = this.opts
+    const { tokenizer: tok } = this.opts
     const useAdapter = this.resolveModel(req.model)
     // Size first: a huge prompt is refused from its length alone, before the template or the tokenizer spend seconds.
     const chars = promptChars(req)
@@ -116,8 +75,7 @@ export class ChatService {
         'messages',
       )
     const tools = req.toolChoice === 'none' ? undefined : req.tools
-    const prompt = template.render({ messages: req.messages, tools, addGenerationPrompt: true, enableThinking: req.enableThinking })
-    const promptIds = tok.encode(prompt)
+    const { ids: promptIds } = this.codec.renderPrompt(req.messages, { tools, enableThinking: req.enableThinking })
     const room = this.opts.maxContext - promptIds.length
     if (room < 1 || (req.maxTokens > room && req.maxTokensExplicit)) {
       throw new ApiError(
@@ -146,17 +104,16 @@ export class ChatService {
       signal,
     )
     const id = `chatcmpl-${sha256(`${this.opts.seed ?? 0}:${requestNo}:${seed}`).slice(0, 24)}`
-    const stopIds = new Set(tok.special.stop)
     let completionTokens = 0
     const choices: ChatCompletionChoice[] = samples.map((sample, index) => {
       completionTokens += sample.tokenIds.length
-      const cut = cutCompletion(tok, sample, stopIds, req.stop)
+      const cut = this.codec.cut(sample, req.stop)
       const logprobs = req.logprobs ? { content: cut.ids.map((t, i): ChoiceLogprob => {
         const token = tok.decode([t])
         return { token, logprob: cut.logprobs[i], bytes: tok.tokenBytes(t), top_logprobs: [] }
       }) } : null
       if (tools) {
-        const parsed = parseHermesToolCalls(cut.text, `${id}:${index}`)
+        const parsed = this.codec.parseToolCalls(cut.text, `${id}:${index}`)
         if (parsed.toolCalls.length > 0) {
           return {
             index,
@@ -177,6 +134,16 @@ export class ChatService {
       usage: { prompt_tokens: promptIds.length, completion_tokens: completionTokens, total_tokens: promptIds.length + completionTokens },
       system_fingerprint: 'searchgym-engine',
     }
+  }
+
+  /** Which weights a `model` name selects (public for /v1/completions). */
+  resolveModelName(model: string | undefined): boolean {
+    return this.resolveModel(model)
+  }
+
+  /** A per-request seed when the request gives none. */
+  drawSeed(): number {
+    return this.seeds.int(0, 2 ** 31 - 1)
   }
 
   /** Which weights a request's `model` names: the adapter (default when loaded) or the base model. */

@@ -2,7 +2,7 @@
 // generator the server drives (one engine, one request at a time), and the OpenAI response shapes.
 // The server knows tokens and text; how tokens are sampled is the generator's business.
 import type { TemplateMessage, ToolSpec } from '../chat-template'
-import type { OpenAIToolCall } from '../hermes'
+import type { OpenAIToolCall } from '../chat/hermes'
 
 /** A /v1/chat/completions request after validation, defaults filled in. */
 export interface ChatRequest {

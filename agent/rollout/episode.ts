@@ -1,19 +1,18 @@
-// bench/episode: run one question to the end — env initial observation, policy turns, env steps — and record
+// agent/rollout/episode: run one question to the end — env initial observation, policy turns, env steps — and record
 // everything (turns, tool calls, observations, tokens, latency, endpoint failures) as a TrajectoryRecord.
 // It scores with the injected gym scorer; it does not know which policy or world it runs.
-import type { ChatMessage, Env, Policy, StepResult } from '../gym/types'
-import type { Qa } from '../world/types'
-import { EndpointError } from '../agent/policy/chat-client'
-import type { RecordedTurn } from '../agent/policy/openai'
-import { oneLine } from '../infra/errors'
+import type { ChatMessage, Env, Policy, StepResult } from '../../gym/types'
+import type { Qa } from '../../world/types'
+import { EndpointError } from '../policy/chat-client'
+import type { RecordedTurn } from '../policy/openai'
+import { oneLine } from '../../infra/errors'
 import { addStepCounts, emptyCounts, finalAnswer } from './env-stats'
-import type { LlmJudge } from './judge'
-import type { AnswerScorer, InfraCounts, TrajectoryRecord, TurnRecord } from './types'
+import type { AnswerJudge, AnswerScorer, InfraCounts, TrajectoryRecord, TurnRecord } from './types'
 
 export interface EpisodeOptions {
   maxTurns: number
   scorer: AnswerScorer
-  judge?: LlmJudge
+  judge?: AnswerJudge
   signal?: AbortSignal
 }
 
@@ -71,6 +70,8 @@ export async function runEpisode(qa: Qa, env: Env, policy: Policy, opts: Episode
       const rec: TurnRecord = { text: turn.text, promptTokens, completionTokens, latencyMs, envMs, observation: step.observation, reward: step.reward, metrics: step.metrics, logs: step.logs }
       if (turn.tool_calls) rec.tool_calls = turn.tool_calls
       if (turn.call) rec.call = turn.call
+      if (turn.tokens) rec.tokens = turn.tokens
+      if (turn.logprobs) rec.logprobs = turn.logprobs
       turns.push(rec)
       last = step
       if (step.terminated || step.truncated) break

@@ -1,0 +1,51 @@
+// agent/grpo/datums: trajectories (exact token sequences + one advantage each) → the Learner's Datums. One Datum per
+// packed trajectory: input token t predicts target t+1; mask (a weight) is non-zero only on sampled assistant tokens,
+// 0 on prompt, template and tool-observation tokens; old log-probs are the sampler's. Weights implement the
+// aggregation over the WHOLE batch (token-mean or sequence-mean), so micro-batches are weighted by their token share
+// and accumulating them equals the global mean. Knows nothing of envs or models.
+import type { Datum } from '../../infra/engine/learner'
+import type { TokenSequence } from '../policy/engine-policy'
+
+export type Aggregation = 'token-mean' | 'sequence-mean'
+
+export interface ScoredSequence {
+  seq: TokenSequence
+  advantage: number
+}
+
+/** Sampled (trained) positions of a sequence, counted on targets (position 0 is never a target). */
+export function trainedTokens(seq: TokenSequence): number {
+  let n = 0
+  for (let t = 1; t < seq.ids.length; t++) n += seq.sampled[t]
+  return n
+}
+
+/** Datums of a batch; the sum of all mask weights is 1 (each trajectory's tokens weighted by the aggregation). */
+export function buildDatums(items: readonly ScoredSequence[], aggregation: Aggregation): Datum[] {
+  const counts = items.map((x) => trainedTokens(x.seq))
+  const total = counts.reduce((a, b) => a + b, 0)
+  const kept = counts.filter((c) => c > 0).length
+  const out: Datum[] = []
+  items.forEach((x, i) => {
+    if (counts[i] === 0) return
+    const w = aggregation === 'token-mean' ? 1 / total : 1 / (kept * counts[i])
+    const { ids, sampled, logprobs } = x.seq
+    const T = ids.length - 1
+    const d: Datum = { inputTokens: ids.slice(0, T), targetTokens: ids.slice(1), oldLogprobs: new Array(T), advantages: new Array(T), mask: new Array(T) }
+    for (let t = 0; t < T; t++) {
+      const on = sampled[t + 1] === 1
+      d.mask![t] = on ? w : 0
+      d.advantages![t] = on ? x.advantage : 0
+      d.oldLogprobs![t] = on ? logprobs[t + 1] : 0
+    }
+    out.push(d)
+  })
+  return out
+}
+
+/** Consecutive micro-batches of at most `size` datums. */
+export function microBatches<T>(xs: readonly T[], size: number): T[][] {
+  const out: T[][] = []
+  for (let i = 0; i < xs.length; i += size) out.push(xs.slice(i, i + size))
+  return out
+}

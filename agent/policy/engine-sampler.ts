@@ -1,0 +1,35 @@
+// agent/policy/engine-sampler: the in-process TokenSampler — the engine's generateBatch on a CausalLM (LoRA on),
+// ids in, ids + the model's temperature-1 log-probs out (the numbers Learner.forwardBackward recomputes, so the
+// PPO ratio starts at 1 on-policy). Stops at the tokenizer's stop ids.
+import { generateBatch } from '../../infra/engine/sample'
+import type { CausalLM } from '../../infra/engine/model'
+import type { SampledCompletion, TokenSampler } from './engine-policy'
+
+export interface EngineSamplerParams {
+  temperature: number
+  topP: number
+  topK: number
+  stopIds: number[]
+}
+
+export class EngineSampler implements TokenSampler {
+  readonly name = 'local'
+  constructor(
+    private readonly model: CausalLM,
+    private readonly params: EngineSamplerParams,
+  ) {}
+
+  async sample(prompts: number[][], p: { n: number; maxTokens: number; seed: number }): Promise<SampledCompletion[][]> {
+    const out = generateBatch(this.model, prompts, {
+      n: p.n,
+      maxNewTokens: p.maxTokens,
+      temperature: this.params.temperature,
+      topP: this.params.topP,
+      topK: this.params.topK,
+      seed: p.seed,
+      eosTokenIds: this.params.stopIds,
+      useLora: this.model.adapter !== undefined,
+    })
+    return out.map((ps) => ps.map((s) => ({ tokenIds: s.tokens, logprobs: s.modelLogprobs, finish: s.finishReason === 'length' ? 'length' : 'stop' })))
+  }
+}

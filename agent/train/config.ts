@@ -1,0 +1,110 @@
+// agent/train/config: the trainer's one documented config (plain JSON, unknown keys rejected) with the paper's
+// defaults — N 8, batch 128 trajectories, micro-batch 16, clip 0.4/0.4, 16 turns, 1,024 tokens per response,
+// LoRA rank 32 — and a LoRA learning rate (the paper's 5e-6 is for full fine-tuning; LoRA needs ~10×).
+import { mergeStrict } from '../../infra/config'
+import { ConfigError } from '../../infra/errors'
+
+export interface TrainConfig {
+  seed: number
+  /** GRPO steps (policy updates). */
+  steps: number
+  /** N: rollouts per question. */
+  groupSize: number
+  /** Trajectories per step (questions per step = batchSize / groupSize). */
+  batchSize: number
+  /** Datums per forward/backward call. */
+  microBatch: number
+  loss: 'ppo' | 'importance_sampling'
+  epsLow: number
+  epsHigh: number
+  /** β of the k3 KL to the reference (the base model, adapter off). */
+  klBeta: number
+  aggregation: 'token-mean' | 'sequence-mean'
+  advantageStd: 'population' | 'sample'
+  lr: number
+  weightDecay: number
+  gradClip: number
+  /** Turn budget of an episode (per question; see turnBudget). */
+  maxTurns: number
+  turnBudget: 'fixed' | 'hop-scaled'
+  turnsPerHop: number
+  /** Max new tokens per assistant turn (also the gym's maxResponseTokens). */
+  maxTokensPerTurn: number
+  temperature: number
+  topP: number
+  topK: number
+  lora: { rank: number; alpha: number }
+  /** Extra rounds of questions drawn to replace groups dropped as constant-reward or masked. */
+  refillRounds: number
+  checkpointEvery: number
+  /** Evaluate on held-out training questions every K steps (0: never). */
+  evalEvery: number
+  heldOut: number
+  /** two-stage: steps in stage 1. */
+  switchSteps: number
+  /** Options passed to the gym's makeEnv (reward, access, maxCallsPerTurn, faults, topK, ...). */
+  gym: Record<string, unknown>
+}
+
+export const DEFAULT_TRAIN_CONFIG: TrainConfig = {
+  seed: 0,
+  steps: 100,
+  groupSize: 8,
+  batchSize: 128,
+  microBatch: 16,
+  loss: 'ppo',
+  epsLow: 0.4,
+  epsHigh: 0.4,
+  klBeta: 0.001,
+  aggregation: 'token-mean',
+  advantageStd: 'population',
+  lr: 5e-5,
+  weightDecay: 0,
+  gradClip: 1,
+  maxTurns: 16,
+  turnBudget: 'fixed',
+  turnsPerHop: 2,
+  maxTokensPerTurn: 1024,
+  temperature: 1,
+  topP: 1,
+  topK: 0,
+  lora: { rank: 32, alpha: 64 },
+  refillRounds: 1,
+  checkpointEvery: 10,
+  evalEvery: 10,
+  heldOut: 64,
+  switchSteps: 50,
+  gym: {},
+}
+
+/** Defaults ← FILE.json ← overrides; validated (unknown keys, types, ranges) with one-line errors. */
+export function resolveTrainConfig(...layers: unknown[]): TrainConfig {
+  let c = DEFAULT_TRAIN_CONFIG
+  for (const l of layers) if (l !== undefined) c = mergeStrict(c, l, 'train config', ['train config.gym'])
+  const int = (k: keyof TrainConfig, lo: number) => {
+    const v = c[k] as number
+    if (!Number.isInteger(v) || v < lo) throw new ConfigError('train.range', `${k} must be an integer ≥ ${lo}, got ${v}`)
+  }
+  for (const k of ['steps', 'groupSize', 'batchSize', 'microBatch', 'maxTurns', 'maxTokensPerTurn', 'checkpointEvery', 'switchSteps'] as const) int(k, 1)
+  for (const k of ['evalEvery', 'heldOut', 'refillRounds', 'seed', 'topK', 'turnsPerHop'] as const) int(k, 0)
+  if (c.groupSize < 2) throw new ConfigError('train.range', `groupSize must be at least 2 (GRPO compares rollouts of a question), got ${c.groupSize}`)
+  if (c.batchSize % c.groupSize !== 0) throw new ConfigError('train.range', `batchSize (${c.batchSize}) must be a multiple of groupSize (${c.groupSize})`)
+  const pos = (k: string, v: number, lo = 0) => {
+    if (!(Number.isFinite(v) && v >= lo)) throw new ConfigError('train.range', `${k} must be a number ≥ ${lo}, got ${v}`)
+  }
+  pos('lr', c.lr)
+  pos('epsLow', c.epsLow)
+  pos('epsHigh', c.epsHigh)
+  pos('klBeta', c.klBeta)
+  pos('temperature', c.temperature)
+  pos('gradClip', c.gradClip)
+  if (!(c.topP > 0 && c.topP <= 1)) throw new ConfigError('train.range', `topP must be in (0, 1], got ${c.topP}`)
+  const oneOf = (k: string, v: string, xs: string[]) => {
+    if (!xs.includes(v)) throw new ConfigError('train.enum', `${k} must be one of ${xs.join(', ')}, got '${v}'`)
+  }
+  oneOf('loss', c.loss, ['ppo', 'importance_sampling'])
+  oneOf('aggregation', c.aggregation, ['token-mean', 'sequence-mean'])
+  oneOf('advantageStd', c.advantageStd, ['population', 'sample'])
+  oneOf('turnBudget', c.turnBudget, ['fixed', 'hop-scaled'])
+  return c
+}

@@ -1,0 +1,305 @@
+// agent/train/loop: the GRPO training loop — per step: draw questions (QuestionSource), roll out N envs per question
+// in one lockstep batch (token in / token out), mask episodes hit by infrastructure faults, drop and refill
+// constant-reward groups (all-0 / all-1 counted apart), group advantages, datums with observation masks, one
+// micro-batched update; metrics.jsonl (deterministic numbers only) + timing.jsonl (wall-clock), periodic held-out
+// evaluation, checkpoints (adapter, optimizer, curriculum state, metrics cursor) and bit-exact resume. Every random
+// draw is derived from (seed, step, round): a resumed run draws what the killed one would have.
+import { appendFileSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, truncateSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { makeEnv, scoreAnswer, type GymWorld } from '../../gym'
+import { AgentError } from '../../infra/errors'
+import { Rng } from '../../infra/rng'
+import type { ChatCodec } from '../../infra/engine/chat/codec'
+import type { Learner } from '../../infra/engine/learner'
+import type { Qa } from '../../world/types'
+import { scoreGroups } from '../grpo/groups'
+import { buildDatums, type ScoredSequence } from '../grpo/datums'
+import { grpoUpdate } from '../grpo/learn'
+import { PolicyBatch, type TokenSampler } from '../policy/engine-policy'
+import { EngineSampler } from '../policy/engine-sampler'
+import { rolloutBatch, type Rollout } from '../rollout/group'
+import type { TrainConfig } from './config'
+import type { QuestionSource } from './source'
+
+export interface TrainDeps {
+  learner: Learner
+  codec: ChatCodec
+  world: GymWorld
+  source: QuestionSource
+  config: TrainConfig
+  out: string
+  /** Progress lines (step, stage, reward, tokens/s, ETA). */
+  log?: (line: string) => void
+  /** Called after each step's checkpoint (tests hook here). */
+  onStep?: (step: number) => void
+  /** Sampler for rollouts (default: the in-process engine at the config's temperature; tests pass a fixture). */
+  sampler?: TokenSampler
+}
+
+/** One line of metrics.jsonl: only numbers that are a function of (config, seed, world, model) — no clock. */
+export interface StepMetrics {
+  step: number
+  stage: string
+  questions: number
+  episodes: number
+  groupsKept: number
+  all0: number
+  all1: number
+  constant: number
+  maskedEpisodes: number
+  rewardMean: number
+  rewardStd: number
+  f1: number
+  em: number
+  formatValid: number
+  invalidFormat: number
+  truncated: number
+  truncationRate: number
+  searches: number
+  accesses: number
+  turns: number
+  responseTokens: number
+  loss: number
+  trainedTokens: number
+  clipFraction: number
+  kl: number
+  meanRatio: number
+  gradNorm: number
+  entropy: number
+  evalF1?: number
+  evalEm?: number
+  curriculumSwitch?: string
+}
+
+/** One line of timing.jsonl (wall clock; differs between runs). */
+export interface StepTiming {
+  step: number
+  seconds: number
+  samplingS: number
+  envS: number
+  learnS: number
+  /** Held-out evaluation (sampling + env), outside the trainer's own time. */
+  evalS: number
+  /** Everything but sampling, env steps and forward/backward: the trainer's own time. */
+  trainerS: number
+  trainerShare: number
+  sampledTokens: number
+  tokensPerS: number
+}
+
+/** A sampler that adds up the wall time spent inside it. */
+class TimedSampler implements TokenSampler {
+  ms = 0
+  tokens = 0
+  constructor(readonly inner: TokenSampler) {}
+  get name(): string {
+    return this.inner.name
+  }
+  async sample(prompts: number[][], p: { n: number; maxTokens: number; seed: number }) {
+    const t = performance.now()
+    const r = await this.inner.sample(prompts, p)
+    this.ms += performance.now() - t
+    for (const xs of r) for (const x of xs) this.tokens += x.tokenIds.length
+    return r
+  }
+}
+
+const mean = (xs: readonly number[]): number => (xs.length === 0 ? 0 : xs.reduce((a, b) => a + b, 0) / xs.length)
+const std = (xs: readonly number[]): number => {
+  const m = mean(xs)
+  return Math.sqrt(mean(xs.map((x) => (x - m) ** 2)))
+}
+
+function checkpointDirs(out: string): { step: number; dir: string }[] {
+  const root = join(out, 'checkpoints')
+  if (!existsSync(root)) return []
+  return readdirSync(root)
+    .filter((n) => /^step-\d{6}$/.test(n) && existsSync(join(root, n, 'state.json')))
+    .map((n) => ({ step: Number(n.slice(5)), dir: join(root, n) }))
+    .sort((a, b) => a.step - b.step)
+}
+
+export interface TrainResult {
+  steps: number
+  resumedFrom: number
+  adapterDir: string
+}
+
+export async function train(d: TrainDeps): Promise<TrainResult> {
+  const { learner, codec, world, source, config: c, out } = d
+  const log = d.log ?? (() => undefined)
+  mkdirSync(out, { recursive: true })
+  const metricsFile = join(out, 'metrics.jsonl')
+  const timingFile = join(out, 'timing.jsonl')
+
+  // Resume from the last complete checkpoint: adapter + optimizer, curriculum state, metrics cut back to that step.
+  let start = 0
+  const last = checkpointDirs(out).at(-1)
+  if (last) {
+    const st = JSON.parse(readFileSync(join(last.dir, 'state.json'), 'utf8')) as { step: number; source: unknown; metricsBytes: number; timingBytes: number }
+    learner.loadState(last.dir)
+    source.load(st.source)
+    if (existsSync(metricsFile)) truncateSync(metricsFile, st.metricsBytes)
+    if (existsSync(timingFile)) truncateSync(timingFile, st.timingBytes)
+    start = st.step
+    log(`resuming from ${last.dir} (step ${start})`)
+  } else {
+    writeFileSync(metricsFile, '')
+    writeFileSync(timingFile, '')
+  }
+
+  const model = learner.model
+  const stopIds = codec.tokenizer.special.stop
+  const sampler = new TimedSampler(d.sampler ?? new EngineSampler(model, { temperature: c.temperature, topP: c.topP, topK: c.topK, stopIds }))
+  const greedy = d.sampler ?? new EngineSampler(model, { temperature: 0, topP: 1, topK: 0, stopIds })
+  const Q = c.batchSize / c.groupSize
+  const envOptions = (qa: Qa, episode: number) => ({
+    ...c.gym,
+    protocol: 'hermes' as const,
+    budgets: { maxTurns: source.maxTurnsFor(qa), maxResponseTokens: c.maxTokensPerTurn, maxContextTokens: model.config.maxPositionEmbeddings },
+    episode,
+  })
+  const rollout = async (qas: Qa[], n: number, s: TokenSampler, seed: number, episodeBase: number): Promise<Rollout[]> => {
+    const items = qas.flatMap((qa, qi) => Array.from({ length: n }, (_, j) => ({ qa, env: makeEnv(world, qa, envOptions(qa, episodeBase + qi * n + j)) })))
+    const batch = new PolicyBatch(codec, s, items.length, { maxTokensPerTurn: c.maxTokensPerTurn, maxContext: model.config.maxPositionEmbeddings, seed })
+    return rolloutBatch(items, batch, { maxTurns: 10_000, scorer: scoreAnswer })
+  }
+  const evaluate = async (step: number) => {
+    const qs = source.heldOut()
+    if (qs.length === 0) return null
+    const rs = await rollout(qs, 1, greedy, Rng.derive(c.seed, 'eval', step).int(0, 2 ** 31 - 1), 0)
+    return { f1: mean(rs.map((r) => r.record.f1)), em: mean(rs.map((r) => r.record.em)) }
+  }
+
+  const t0 = performance.now()
+  for (let step = start + 1; step <= c.steps; step++) {
+    const ts = performance.now()
+    sampler.ms = 0
+    sampler.tokens = 0
+    const rng = Rng.derive(c.seed, 'step', step)
+    const kept: { qa: Qa; rollouts: Rollout[]; adv: number[] }[] = []
+    const all: Rollout[] = []
+    const counts = { questions: 0, all0: 0, all1: 0, constant: 0, masked: 0 }
+    const outcomes: { qa: Qa; meanReward: number }[] = []
+    for (let round = 0; round <= c.refillRounds && kept.length < Q; round++) {
+      const qas = source.next(Q - kept.length, rng)
+      counts.questions += qas.length
+      const rs = await rollout(qas, c.groupSize, sampler, Rng.derive(c.seed, 'sample', step, round).int(0, 2 ** 31 - 1), step * 1_000_000 + round * 10_000)
+      all.push(...rs)
+      const g = scoreGroups(rs, c.groupSize, { std: c.advantageStd })
+      counts.all0 += g.all0
+      counts.all1 += g.all1
+      counts.constant += g.constant
+      counts.masked += g.masked
+      for (const x of g.means) outcomes.push({ qa: qas[x.index], meanReward: x.meanReward })
+      for (const k of g.kept) if (kept.length < Q) kept.push({ qa: qas[k.index], rollouts: k.rollouts, adv: k.advantages })
+    }
+    source.observe(outcomes)
+    const envMs = all.reduce((a, r) => a + r.record.turns.reduce((b, t) => b + t.envMs, 0), 0)
+
+    const scored: ScoredSequence[] = kept.flatMap((g) => g.rollouts.map((r, i) => ({ seq: r.seq, advantage: g.adv[i] })))
+    const tl = performance.now()
+    const lm =
+      scored.length > 0
+        ? grpoUpdate(learner, buildDatums(scored, c.aggregation), { loss: c.loss, epsLow: c.epsLow, epsHigh: c.epsHigh, klBeta: c.klBeta, microBatch: c.microBatch }, { lr: c.lr, weightDecay: c.weightDecay, gradClip: c.gradClip })
+        : { loss: 0, tokens: 0, clipFraction: 0, kl: 0, meanRatio: 1, gradNorm: 0, entropy: 0 }
+    const learnMs = performance.now() - tl
+
+    const valid = all.filter((r) => r.infraFault === null)
+    const rec = valid.map((r) => r.record)
+    const m: StepMetrics = {
+      step,
+      stage: source.stage(),
+      questions: counts.questions,
+      episodes: all.length,
+      groupsKept: kept.length,
+      all0: counts.all0,
+      all1: counts.all1,
+      constant: counts.constant,
+      maskedEpisodes: counts.masked,
+      rewardMean: mean(valid.map((r) => r.reward)),
+      rewardStd: std(valid.map((r) => r.reward)),
+      f1: mean(rec.map((r) => r.f1)),
+      em: mean(rec.map((r) => r.em)),
+      formatValid: mean(rec.map((r) => (r.formatValid ? 1 : 0))),
+      invalidFormat: rec.filter((r) => !r.formatValid).length,
+      truncated: valid.filter((r) => r.truncated).length,
+      truncationRate: mean(valid.map((r) => (r.truncated ? 1 : 0))),
+      searches: mean(rec.map((r) => r.counts.search)),
+      accesses: mean(rec.map((r) => r.counts.access)),
+      turns: mean(rec.map((r) => r.counts.turns)),
+      responseTokens: mean(rec.map((r) => r.tokens.completion)),
+      loss: lm.loss,
+      trainedTokens: lm.tokens,
+      clipFraction: lm.clipFraction,
+      kl: lm.kl,
+      meanRatio: lm.meanRatio,
+      gradNorm: lm.gradNorm,
+      entropy: lm.entropy,
+    }
+    let evalScore: number | null = null
+    const te = performance.now()
+    if (c.evalEvery > 0 && (step % c.evalEvery === 0 || step === c.steps)) {
+      const e = await evaluate(step)
+      if (e) {
+        m.evalF1 = e.f1
+        m.evalEm = e.em
+        evalScore = e.f1
+      }
+    }
+    const evalMs = performance.now() - te
+    const sw = source.afterStep(step, evalScore)
+    if (sw) {
+      m.curriculumSwitch = sw
+      log(sw)
+    }
+    appendFileSync(metricsFile, JSON.stringify(m) + '\n')
+    const seconds = (performance.now() - ts) / 1000
+    const trainerS = Math.max(0, seconds - evalMs / 1000 - sampler.ms / 1000 - envMs / 1000 - learnMs / 1000)
+    const timing: StepTiming = {
+      step,
+      seconds,
+      samplingS: sampler.ms / 1000,
+      envS: envMs / 1000,
+      learnS: learnMs / 1000,
+      evalS: evalMs / 1000,
+      trainerS,
+      trainerShare: trainerS / (seconds - evalMs / 1000),
+      sampledTokens: sampler.tokens,
+      tokensPerS: (sampler.tokens + lm.tokens) / seconds,
+    }
+    appendFileSync(timingFile, JSON.stringify(timing) + '\n')
+
+    if (step % c.checkpointEvery === 0 || step === c.steps) saveCheckpoint(out, step, learner, source, metricsFile, timingFile)
+    const done = step - start
+    const eta = ((performance.now() - t0) / done) * (c.steps - step) / 1000
+    log(
+      `step ${step}/${c.steps} [${m.stage}] reward ${m.rewardMean.toFixed(3)} f1 ${m.f1.toFixed(3)} groups ${m.groupsKept}/${Q} (all0 ${m.all0}, all1 ${m.all1}, masked ${m.maskedEpisodes})` +
+        `${m.evalF1 !== undefined ? ` eval f1 ${m.evalF1.toFixed(3)}` : ''} ${timing.tokensPerS.toFixed(0)} tok/s ETA ${eta.toFixed(0)} s`,
+    )
+    d.onStep?.(step)
+  }
+  const adapterDir = join(out, 'adapter')
+  learner.saveAdapter(adapterDir)
+  return { steps: c.steps, resumedFrom: start, adapterDir }
+}
+
+/** Write a checkpoint atomically (a temp folder renamed into place); keep only the newest two. */
+function saveCheckpoint(out: string, step: number, learner: Learner, source: QuestionSource, metricsFile: string, timingFile: string): void {
+  const root = join(out, 'checkpoints')
+  mkdirSync(root, { recursive: true })
+  const name = `step-${String(step).padStart(6, '0')}`
+  const tmp = join(root, `.${name}.tmp`)
+  rmSync(tmp, { recursive: true, force: true })
+  learner.saveState(tmp)
+  const state = { step, source: source.state(), metricsBytes: readFileSync(metricsFile).length, timingBytes: readFileSync(timingFile).length }
+  writeFileSync(join(tmp, 'state.json'), JSON.stringify(state, null, 1))
+  const dest = join(root, name)
+  rmSync(dest, { recursive: true, force: true })
+  renameSync(tmp, dest)
+  for (const old of checkpointDirs(out).slice(0, -2)) rmSync(old.dir, { recursive: true, force: true })
+}
+
+export function assertTrainable(learner: Learner): void {
+  if (!learner.model.adapter) throw new AgentError('train.no_adapter', 'the learner has no LoRA adapter')
+}

@@ -1,0 +1,78 @@
+// agent/train/sft: supervised warm start — finished trajectories (the oracle's, rendered in the hermes protocol
+// through the chat codec) → exact token sequences with loss only on assistant tokens (and each turn's end-of-turn id)
+// → cross-entropy updates, token-mean over each batch. A randomly initialised model has no tool-use prior; this gives
+// it one before GRPO. Knows nothing of worlds or curricula.
+import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import type { ChatMessage } from '../../gym/types'
+import { Rng } from '../../infra/rng'
+import type { ChatCodec } from '../../infra/engine/chat/codec'
+import type { TemplateMessage } from '../../infra/engine/chat-template'
+import type { Learner } from '../../infra/engine/learner'
+import { buildDatums, microBatches } from '../grpo/datums'
+import type { TokenSequence } from '../policy/engine-policy'
+import type { TrajectoryRecord } from '../rollout/types'
+
+/** The token sequence of a finished trajectory; mask 1 on assistant text tokens and their end-of-turn id. */
+export function sequenceOfTrajectory(codec: ChatCodec, t: Pick<TrajectoryRecord, 'initial' | 'turns'>): TokenSequence {
+  const seq: TokenSequence = { ids: [], sampled: [], logprobs: [], truncatedTurns: 0 }
+  const add = (ids: number[], on: 0 | 1) => {
+    for (const id of ids) {
+      seq.ids.push(id)
+      seq.sampled.push(on)
+      seq.logprobs.push(0)
+    }
+  }
+  const conv: ChatMessage[] = [...t.initial]
+  add(codec.renderPrompt(conv as TemplateMessage[]).ids, 0)
+  t.turns.forEach((turn, i) => {
+    add([...codec.tokenizer.encode(turn.text), codec.endOfTurnId()], 1)
+    const assistant: ChatMessage = { role: 'assistant', content: turn.text }
+    const covered = conv.length + 1
+    conv.push(assistant)
+    if (i < t.turns.length - 1 && turn.observation.length > 0) {
+      add(codec.continuation(conv.slice(0, covered) as TemplateMessage[], turn.observation as TemplateMessage[], { endedWithStop: true }), 0)
+      conv.push(...turn.observation)
+    }
+  })
+  return seq
+}
+
+export interface SftOptions {
+  epochs: number
+  /** Sequences per optimizer step. */
+  batchSize: number
+  microBatch: number
+  lr: number
+  seed: number
+  out: string
+  log?: (line: string) => void
+}
+
+/** Cross-entropy epochs over the sequences (seeded order); writes OUT/metrics.jsonl and OUT/adapter. */
+export function sftTrain(learner: Learner, seqs: readonly TokenSequence[], o: SftOptions): { steps: number; finalLoss: number } {
+  mkdirSync(o.out, { recursive: true })
+  const metrics = join(o.out, 'metrics.jsonl')
+  writeFileSync(metrics, '')
+  let step = 0
+  let finalLoss = NaN
+  for (let epoch = 0; epoch < o.epochs; epoch++) {
+    const order = Rng.derive(o.seed, 'sft-epoch', epoch).shuffle(seqs.map((_, i) => i))
+    for (const batch of microBatches(order, o.batchSize)) {
+      const datums = buildDatums(batch.map((i) => ({ seq: seqs[i], advantage: 0 })), 'token-mean')
+      let loss = 0, tokens = 0
+      for (const mb of microBatches(datums, o.microBatch)) {
+        const r = learner.forwardBackward(mb, { name: 'cross_entropy' })
+        loss += r.loss
+        tokens += r.metrics.tokens
+      }
+      const s = learner.optimStep({ lr: o.lr, gradClip: 1 })
+      step++
+      finalLoss = loss
+      appendFileSync(metrics, JSON.stringify({ step, epoch, loss, tokens, gradNorm: s.gradNorm }) + '\n')
+      o.log?.(`sft step ${step} epoch ${epoch} loss ${loss.toFixed(4)} (${tokens} tokens)`)
+    }
+  }
+  learner.saveAdapter(join(o.out, 'adapter'))
+  return { steps: step, finalLoss }
+}

@@ -1,0 +1,41 @@
+// curriculum/cli/train-budgets: `searchgym train budgets` — flags → budgetCoverage; prints a line per stage and
+// writes the full report (unsolved ids and why) as JSON.
+import { writeFileSync } from 'node:fs'
+import type { Argv, Command } from '../../infra/cli-util'
+import { handler } from '../../infra/cli-util'
+import { openGymWorld } from '../../gym'
+import { worldOracleKnowledge } from '../../agent/policy/oracle-knowledge'
+import { resolveTrainConfig } from '../../agent/train/config'
+import { openWorld } from '../../world'
+import { budgetCoverage } from '../budgets'
+import { CurriculumSource } from '../source'
+import { curriculumPreset } from '../stages'
+import { readJsonFile } from './train'
+
+export const trainBudgetsCommand: Command = {
+  command: 'budgets',
+  describe: "which training questions each stage's turn budget lets the oracle solve (fixed or hop-scaled budgets)",
+  builder: (y: Argv) =>
+    y
+      .option('world', { type: 'string', demandOption: true })
+      .option('curriculum', { type: 'string', default: 'two-stage' })
+      .option('config', { type: 'string', describe: 'train config JSON (maxTurns, turnBudget, turnsPerHop, gym)' })
+      .option('out', { type: 'string', describe: 'write the JSON report here' }),
+  handler: handler(async (argv: Record<string, unknown>) => {
+    const cfg = resolveTrainConfig(readJsonFile(argv.config as string | undefined))
+    const spec = curriculumPreset(String(argv.curriculum), cfg.switchSteps)
+    const w = openWorld(String(argv.world))
+    const gw = await openGymWorld(String(argv.world))
+    try {
+      const train = gw.listQa('train')
+      const src = new CurriculumSource(spec, train, { seed: cfg.seed, heldOut: 0, turnBudget: cfg.turnBudget, maxTurns: cfg.maxTurns, turnsPerHop: cfg.turnsPerHop })
+      const rep = await budgetCoverage(gw, worldOracleKnowledge(w), spec, train, (q) => src.maxTurnsFor(q), cfg.gym)
+      for (const r of rep)
+        process.stdout.write(`${r.stage}: oracle solves ${r.solved}/${r.questions} within the ${cfg.turnBudget} budget (median ${r.medianTurns} turns, max ${r.maxTurns})\n`)
+      if (argv.out) writeFileSync(String(argv.out), JSON.stringify({ curriculum: spec.name, turnBudget: cfg.turnBudget, maxTurns: cfg.maxTurns, stages: rep }, null, 2) + '\n')
+    } finally {
+      await gw.close()
+      w.close()
+    }
+  }),
+}

@@ -1,0 +1,41 @@
+// curriculum/cli/train-sft: `searchgym train sft` — flags → runSft (oracle trajectories → cross-entropy warm start).
+import type { Argv, Command } from '../../infra/cli-util'
+import { handler } from '../../infra/cli-util'
+import { runSft } from '../sft-run'
+
+export const trainSftCommand: Command = {
+  command: 'sft',
+  describe: 'SFT warm start: clone the oracle on training questions (loss on assistant tokens only)',
+  builder: (y: Argv) =>
+    y
+      .option('world', { type: 'string', demandOption: true, describe: 'built world folder' })
+      .option('model', { type: 'string', demandOption: true, describe: 'model folder' })
+      .option('out', { type: 'string', demandOption: true, describe: 'output folder (adapter/, metrics.jsonl, sft.json)' })
+      .option('questions', { type: 'number', default: 0, describe: 'training questions for the oracle (0: all)' })
+      .option('epochs', { type: 'number', default: 3 })
+      .option('batch', { type: 'number', default: 16, describe: 'sequences per optimizer step' })
+      .option('lr', { type: 'number', default: 1e-3 })
+      .option('seed', { type: 'number', default: 0, describe: 'must equal the GRPO run seed (same held-out slice)' })
+      .option('held-out', { type: 'number', default: 64, describe: 'must equal the GRPO run heldOut' })
+      .option('lora-rank', { type: 'number', default: 32 })
+      .option('backend', { type: 'string', default: 'ts' })
+      .option('quiet', { type: 'boolean', default: false }),
+  handler: handler(async (argv: Record<string, unknown>) => {
+    const a = argv as Record<string, never>
+    const r = await runSft({
+      world: a.world,
+      model: a.model,
+      out: a.out,
+      questions: a.questions,
+      epochs: a.epochs,
+      batchSize: a.batch,
+      lr: a.lr,
+      seed: a.seed,
+      heldOut: a['held-out'],
+      loraRank: a['lora-rank'],
+      backend: a.backend,
+      log: a.quiet ? undefined : (l: string) => process.stderr.write(l + '\n'),
+    })
+    process.stdout.write(`train sft: ${r.solved}/${r.episodes} oracle episodes, ${r.steps} steps, final loss ${r.finalLoss.toFixed(4)}; adapter ${r.adapterDir}\n`)
+  }),
+}

@@ -1,0 +1,87 @@
+// curriculum/cli/train: `searchgym train` (GRPO with a curriculum preset), `train sft` (oracle warm start) and
+// `train report` (report.md with SVG curves). Thin: flags → runTraining / runSft / writeTrainReport.
+import { readFileSync } from 'node:fs'
+import type { Argv, Command } from '../../infra/cli-util'
+import { handler } from '../../infra/cli-util'
+import { ConfigError } from '../../infra/errors'
+import { runTraining } from '../run'
+import { presetNames } from '../stages'
+import { trainSftCommand } from './train-sft'
+import { trainReportCommand } from './train-report'
+import { trainBudgetsCommand } from './train-budgets'
+
+export function readJsonFile(file: string | undefined): unknown {
+  if (file === undefined) return undefined
+  let text: string
+  try {
+    text = readFileSync(file, 'utf8')
+  } catch (e) {
+    throw new ConfigError('train.config_file', `cannot read --config ${file}: ${(e as Error).message}`)
+  }
+  try {
+    return JSON.parse(text)
+  } catch (e) {
+    throw new ConfigError('train.config_file', `--config ${file} is not JSON: ${(e as Error).message}`)
+  }
+}
+
+interface GrpoArgs {
+  world: string
+  model: string
+  adapter?: string
+  curriculum: string
+  out: string
+  config?: string
+  steps?: number
+  access: boolean
+  backend: string
+  fixtureReplies?: string
+  quiet: boolean
+}
+
+const grpoCommand: Command = {
+  command: '$0',
+  describe: 'GRPO on a world with a curriculum preset (resumes from runs/NAME/checkpoints)',
+  builder: (y: Argv) =>
+    y
+      .option('world', { type: 'string', demandOption: true, describe: 'built world folder' })
+      .option('model', { type: 'string', demandOption: true, describe: 'model folder (config.json, safetensors, tokenizer)' })
+      .option('adapter', { type: 'string', describe: 'PEFT adapter to start from (e.g. a `train sft` output)' })
+      .option('curriculum', { type: 'string', default: 'two-stage', describe: `preset: ${presetNames().join(', ')}` })
+      .option('out', { type: 'string', demandOption: true, describe: 'run folder (runs/NAME)' })
+      .option('config', { type: 'string', describe: 'train config JSON (see agent/train/config.ts; unknown keys rejected)' })
+      .option('steps', { type: 'number', describe: 'override config.steps' })
+      .option('access', { type: 'boolean', default: true, describe: '--no-access: the no-Access ablation (search returns full documents)' })
+      .option('backend', { type: 'string', default: 'ts', describe: 'engine backend: ts | native | cuda | auto' })
+      .option('fixture-replies', { type: 'string', describe: 'TEST FIXTURE: JSON array of scripted replies (real log-probs) instead of sampling' })
+      .option('quiet', { type: 'boolean', default: false, describe: 'no progress lines' })
+      .example('$0 train --world worlds/tiny --model models/tiny --adapter runs/sft/adapter --curriculum two-stage --out runs/grpo', ''),
+  handler: handler(async (argv: Record<string, unknown>) => {
+    const a = argv as unknown as GrpoArgs
+    for (const k of ['world', 'model', 'out', 'curriculum', 'config', 'adapter'] as const)
+      if (Array.isArray(a[k])) throw new ConfigError('train.flag', `give --${k} once`)
+    const overrides: unknown[] = []
+    if (a.steps !== undefined) overrides.push({ steps: a.steps })
+    if (!a.access) overrides.push({ gym: { access: false } })
+    const r = await runTraining({
+      world: a.world,
+      model: a.model,
+      adapter: a.adapter,
+      curriculum: a.curriculum,
+      out: a.out,
+      config: readJsonFile(a.config),
+      overrides,
+      backend: a.backend,
+      fixtureReplies: a.fixtureReplies,
+      log: a.quiet ? undefined : (l) => process.stderr.write(l + '\n'),
+    })
+    process.stdout.write(`train: ${r.steps} steps${r.resumedFrom > 0 ? ` (resumed from step ${r.resumedFrom})` : ''}; adapter ${r.adapterDir}\n`)
+  }),
+}
+
+export const trainCommand: Command = {
+  command: 'train',
+  describe: 'train a search agent: GRPO with a curriculum (default), `train sft` warm start, `train report RUN`',
+  builder: (y: Argv) => y.command([grpoCommand, trainSftCommand, trainReportCommand, trainBudgetsCommand]),
+  handler: () => undefined,
+}

@@ -1,0 +1,82 @@
+// curriculum/run: `searchgym train` as a library call — open the world (gym), the model (+ adapter) on the chosen
+// backend, its tokenizer and chat template (the chat codec), the curriculum preset over the world's training
+// questions, then agent/train's loop. Writes runs/NAME/config.json and refuses to resume a run with another config.
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { join, resolve } from 'node:path'
+import { openGymWorld } from '../gym'
+import { ConfigError } from '../infra/errors'
+import { ChatCodec } from '../infra/engine/chat/codec'
+import { chatTemplateOf, SIMPLE_QWEN_TEMPLATE } from '../infra/engine/chat-template'
+import { Learner } from '../infra/engine/learner'
+import { LORA_TARGETS, loadLoraAdapter } from '../infra/engine/lora'
+import { loadModel } from '../infra/engine/model'
+import { loadTokenizer } from '../infra/engine/tokenizer'
+import { FixtureSampler, readReplies } from '../agent/policy/fixture-sampler'
+import { openBackend } from '../agent/train/backend'
+import { resolveTrainConfig, type TrainConfig } from '../agent/train/config'
+import { train, type TrainResult } from '../agent/train/loop'
+import { CurriculumSource } from './source'
+import { curriculumPreset } from './stages'
+
+export interface TrainRunOptions {
+  world: string
+  model: string
+  adapter?: string
+  curriculum: string
+  out: string
+  /** Parsed --config FILE.json (or undefined). */
+  config?: unknown
+  /** Overrides after the file (e.g. { steps } from --steps, { gym: { access: false } } from --no-access). */
+  overrides?: unknown[]
+  backend?: string
+  /** TEST FIXTURE: scripted replies with real log-probs instead of sampling (agent/policy/fixture-sampler). */
+  fixtureReplies?: string
+  log?: (line: string) => void
+}
+
+export interface RunConfig {
+  world: string
+  model: string
+  adapter: string | null
+  curriculum: string
+  backend: string
+  fixtureReplies: string | null
+  train: TrainConfig
+}
+
+export function openLearner(modelDir: string, adapterDir: string | undefined, c: Pick<TrainConfig, 'lora' | 'seed'>, backend = 'ts') {
+  const model = loadModel(modelDir, openBackend(backend))
+  if (adapterDir) model.adapter = loadLoraAdapter(adapterDir, model.backend, model.config)
+  const learner = new Learner(model, { lora: { rank: c.lora.rank, alpha: c.lora.alpha, targets: [...LORA_TARGETS] }, seed: c.seed, baseModelNameOrPath: resolve(modelDir) })
+  const tokenizer = loadTokenizer(modelDir)
+  const codec = new ChatCodec(tokenizer, chatTemplateOf(tokenizer, SIMPLE_QWEN_TEMPLATE))
+  return { learner, codec }
+}
+
+export async function runTraining(o: TrainRunOptions): Promise<TrainResult> {
+  const cfg = resolveTrainConfig(o.config, ...(o.overrides ?? []))
+  const spec = curriculumPreset(o.curriculum, cfg.switchSteps)
+  const run: RunConfig = { world: resolve(o.world), model: resolve(o.model), adapter: o.adapter ? resolve(o.adapter) : null, curriculum: o.curriculum, backend: o.backend ?? 'ts', fixtureReplies: o.fixtureReplies ? resolve(o.fixtureReplies) : null, train: cfg }
+  mkdirSync(o.out, { recursive: true })
+  const cfgFile = join(o.out, 'config.json')
+  const text = JSON.stringify(run, null, 2) + '\n'
+  if (existsSync(cfgFile)) {
+    if (readFileSync(cfgFile, 'utf8') !== text)
+      throw new ConfigError('train.resume_mismatch', `${o.out} holds a run with another config; use a new --out or the same flags to resume`)
+  } else writeFileSync(cfgFile, text)
+  const world = await openGymWorld(o.world)
+  try {
+    const { learner, codec } = openLearner(o.model, o.adapter, cfg, run.backend)
+    const source = new CurriculumSource(spec, world.listQa('train'), {
+      seed: cfg.seed,
+      heldOut: cfg.evalEvery > 0 ? cfg.heldOut : 0,
+      turnBudget: cfg.turnBudget,
+      maxTurns: cfg.maxTurns,
+      turnsPerHop: cfg.turnsPerHop,
+    })
+    const sampler = o.fixtureReplies ? new FixtureSampler(learner, codec, readReplies(o.fixtureReplies)) : undefined
+    return await train({ learner, codec, world, source, config: cfg, out: o.out, log: o.log, sampler })
+  } finally {
+    await world.close()
+  }
+}

@@ -1,0 +1,149 @@
+// curriculum/source: a CurriculumSpec over a world's training questions → the trainer's QuestionSource. Seeded data
+// order (one permutation per stage, a cursor through it; wraps around), type weights, the adaptive preset's
+// type × hops buckets sampled towards a pass rate near the target from an exponential moving average, the stage
+// switch rules (fixed steps, or a plateau gate on held-out F1), turn budgets (fixed or scaled with hops), and the
+// held-out slice of training questions used for evaluation. All of it checkpointable through state()/load().
+import { ConfigError } from '../infra/errors'
+import { Rng } from '../infra/rng'
+import type { Qa } from '../world/types'
+import type { QuestionOutcome, QuestionSource } from '../agent/train/source'
+import { bucketOf, inStage, type CurriculumSpec } from './stages'
+
+export interface SourceOptions {
+  seed: number
+  /** Training questions set aside for evaluation (never trained on). */
+  heldOut: number
+  /** 'fixed': every question gets maxTurns; 'hop-scaled': max(maxTurns, turnsPerHop·hops + 4). */
+  turnBudget: 'fixed' | 'hop-scaled'
+  maxTurns: number
+  turnsPerHop: number
+}
+
+interface State {
+  stage: number
+  stepsInStage: number
+  cursors: number[]
+  ema: Record<string, number>
+  best: number | null
+  sinceBest: number
+  switches: { step: number; from: string; to: string; why: string }[]
+}
+
+export class CurriculumSource implements QuestionSource {
+  private readonly pool: Qa[]
+  private readonly held: Qa[]
+  private readonly orders: Qa[][]
+  private s: State
+
+  constructor(
+    readonly spec: CurriculumSpec,
+    train: readonly Qa[],
+    private readonly opts: SourceOptions,
+  ) {
+    const sorted = [...train].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+    const picked = Rng.derive(opts.seed, 'held-out').shuffle(sorted.slice()).slice(0, Math.min(opts.heldOut, Math.floor(sorted.length / 2)))
+    const heldIds = new Set(picked.map((q) => q.id))
+    this.held = sorted.filter((q) => heldIds.has(q.id))
+    this.pool = sorted.filter((q) => !heldIds.has(q.id))
+    this.orders = spec.stages.map((st, i) => {
+      const eligible = this.pool.filter((q) => inStage(q, st))
+      if (eligible.length === 0)
+        throw new ConfigError('curriculum.empty_stage', `stage '${st.name}' of '${spec.name}' has no training questions in this world (types ${st.types.join('/')}, hops ${st.minHops}-${st.maxHops})`)
+      return Rng.derive(opts.seed, 'order', i).shuffle(eligible)
+    })
+    this.s = { stage: 0, stepsInStage: 0, cursors: spec.stages.map(() => 0), ema: {}, best: null, sinceBest: 0, switches: [] }
+  }
+
+  stage(): string {
+    return this.spec.stages[this.s.stage].name
+  }
+
+  heldOut(): Qa[] {
+    return this.held
+  }
+
+  maxTurnsFor(qa: Qa): number {
+    const o = this.opts
+    return o.turnBudget === 'hop-scaled' ? Math.max(o.maxTurns, o.turnsPerHop * qa.hops + 4) : o.maxTurns
+  }
+
+  next(count: number, rng: Rng): Qa[] {
+    const order = this.orders[this.s.stage]
+    const st = this.spec.stages[this.s.stage]
+    const out: Qa[] = []
+    if (this.spec.adaptive) {
+      const buckets = new Map<string, Qa[]>()
+      for (const q of order) {
+        const b = bucketOf(q)
+        const list = buckets.get(b)
+        if (list) list.push(q)
+        else buckets.set(b, [q])
+      }
+      const keys = [...buckets.keys()].sort()
+      const { target, width } = this.spec.adaptive
+      const weights = keys.map((k) => {
+        const p = Object.hasOwn(this.s.ema, k) ? this.s.ema[k] : target
+        return Math.exp(-(((p - target) / width) ** 2)) + 1e-3
+      })
+      for (let i = 0; i < count; i++) out.push(rng.pick(buckets.get(keys[rng.weightedIndex(weights)])!))
+      return out
+    }
+    const tw = st.typeWeights
+    if (tw) {
+      const types = st.types.filter((t) => (tw[t] ?? 1) > 0 && order.some((q) => q.type === t))
+      const byType = types.map((t) => order.filter((q) => q.type === t))
+      for (let i = 0; i < count; i++) out.push(rng.pick(byType[rng.weightedIndex(types.map((t) => tw[t] ?? 1))]))
+      return out
+    }
+    for (let i = 0; i < count; i++) {
+      out.push(order[this.s.cursors[this.s.stage] % order.length])
+      this.s.cursors[this.s.stage]++
+    }
+    return out
+  }
+
+  observe(outcomes: readonly QuestionOutcome[]): void {
+    const a = this.spec.adaptive?.ema ?? 0.3
+    for (const o of outcomes) {
+      const k = bucketOf(o.qa)
+      const prev = Object.hasOwn(this.s.ema, k) ? this.s.ema[k] : o.meanReward
+      this.s.ema[k] = (1 - a) * prev + a * o.meanReward
+    }
+  }
+
+  afterStep(step: number, evalScore: number | null): string | null {
+    this.s.stepsInStage++
+    if (evalScore !== null) {
+      if (this.s.best === null || evalScore > this.s.best) {
+        this.s.best = evalScore
+        this.s.sinceBest = 0
+      } else this.s.sinceBest++
+    }
+    if (this.s.stage >= this.spec.switches.length) return null
+    const rule = this.spec.switches[this.s.stage]
+    let why: string | null = null
+    if (rule.kind === 'steps' && this.s.stepsInStage >= rule.steps) why = `after ${rule.steps} steps`
+    if (rule.kind === 'plateau' && this.s.stepsInStage >= rule.minSteps && evalScore !== null && this.s.sinceBest >= rule.patience)
+      why = `held-out F1 plateaued at ${this.s.best?.toFixed(3)} for ${rule.patience} evaluations`
+    if (!why) return null
+    const from = this.stage()
+    this.s.stage++
+    this.s.stepsInStage = 0
+    this.s.best = null
+    this.s.sinceBest = 0
+    const to = this.stage()
+    this.s.switches.push({ step, from, to, why })
+    return `curriculum: step ${step}: ${from} → ${to} (${why})`
+  }
+
+  state(): unknown {
+    return JSON.parse(JSON.stringify(this.s))
+  }
+
+  load(state: unknown): void {
+    const s = state as State
+    if (!s || typeof s !== 'object' || !Number.isInteger(s.stage) || !Array.isArray(s.cursors) || s.cursors.length !== this.spec.stages.length)
+      throw new ConfigError('curriculum.state', `the checkpoint's curriculum state does not belong to preset '${this.spec.name}'`)
+    this.s = JSON.parse(JSON.stringify(s)) as State
+  }
+}

@@ -1,0 +1,60 @@
+// curriculum/stages: stages as data — a filter over QA type × hop range with per-bucket sampling weights — and the
+// named presets of the paper's ablations (two-stage, mixed, stage1-only, stage2-only) plus ours (adaptive). Presets
+// are looked up in a Map: a user-given name like `toString` is a clean error, never a prototype member.
+import { ConfigError } from '../infra/errors'
+import type { Qa, QaType } from '../world/types'
+
+export interface StageSpec {
+  name: string
+  types: QaType[]
+  minHops: number
+  maxHops: number
+  /** Sampling weight per QA type (default 1 each). */
+  typeWeights?: Partial<Record<QaType, number>>
+}
+
+/** When to leave a stage: after a fixed number of steps, or when held-out F1 has not improved by minDelta for `patience` evaluations. */
+export type SwitchRule = { kind: 'steps'; steps: number } | { kind: 'plateau'; patience: number; minDelta: number; minSteps: number }
+
+export interface CurriculumSpec {
+  name: string
+  stages: StageSpec[]
+  /** Rule to leave stage i (length stages.length − 1). */
+  switches: SwitchRule[]
+  /** adaptive: sample type × hops buckets towards a pass rate near `target`. */
+  adaptive?: { target: number; width: number; ema: number }
+}
+
+const ALL: QaType[] = ['simple', 'parallel', 'combo']
+const STAGE1: StageSpec = { name: 'stage1', types: ['simple'], minHops: 1, maxHops: 6 }
+const STAGE2: StageSpec = { name: 'stage2', types: ALL, minHops: 1, maxHops: 12 }
+const MIXED: StageSpec = { name: 'mixed', types: ALL, minHops: 1, maxHops: 12 }
+
+export const PRESETS: ReadonlyMap<string, (switchSteps: number) => CurriculumSpec> = new Map([
+  ['two-stage', (s: number): CurriculumSpec => ({ name: 'two-stage', stages: [STAGE1, STAGE2], switches: [{ kind: 'steps', steps: s }] })],
+  ['two-stage-plateau', (): CurriculumSpec => ({ name: 'two-stage-plateau', stages: [STAGE1, STAGE2], switches: [{ kind: 'plateau', patience: 2, minDelta: 0.01, minSteps: 2 }] })],
+  ['mixed', (): CurriculumSpec => ({ name: 'mixed', stages: [MIXED], switches: [] })],
+  ['stage1-only', (): CurriculumSpec => ({ name: 'stage1-only', stages: [STAGE1], switches: [] })],
+  ['stage2-only', (): CurriculumSpec => ({ name: 'stage2-only', stages: [{ ...STAGE2, name: 'stage2' }], switches: [] })],
+  ['adaptive', (): CurriculumSpec => ({ name: 'adaptive', stages: [{ ...MIXED, name: 'adaptive' }], switches: [], adaptive: { target: 0.5, width: 0.25, ema: 0.3 } })],
+])
+
+export function presetNames(): string[] {
+  return [...PRESETS.keys()]
+}
+
+/** The preset of a user-given name; an unknown name (including Object.prototype members) is a ConfigError. */
+export function curriculumPreset(name: string, switchSteps: number): CurriculumSpec {
+  const make = PRESETS.get(name)
+  if (!make) throw new ConfigError('curriculum.unknown', `unknown curriculum preset '${name}'; use one of: ${presetNames().join(', ')}`)
+  return make(switchSteps)
+}
+
+export function inStage(qa: Qa, s: StageSpec): boolean {
+  return s.types.includes(qa.type) && qa.hops >= s.minHops && qa.hops <= s.maxHops
+}
+
+/** The bucket key of a question: type × hops. */
+export function bucketOf(qa: Qa): string {
+  return `${qa.type}:${qa.hops}`
+}

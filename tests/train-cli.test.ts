@@ -1,0 +1,132 @@
+// tests/train-cli: `searchgym train` end to end through the real CLI on a tiny built world and a tiny random model
+// (world tokenizer): a two-step GRPO run (the CI run) with the TEST FIXTURE sampler (scripted replies carrying the
+// model's real log-probs, so groups have mixed rewards and real updates happen); a run SIGKILLed mid-step resumes
+// from its checkpoint and ends with metrics.jsonl and adapter bytes equal to the uninterrupted run's; `train report`
+// writes report.md with SVG curves; bad input is a one-line error with a non-zero exit.
+import { spawn } from 'node:child_process'
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { runCli } from './helpers/cli-process'
+
+const LONG = 600_000
+const BIN = fileURLToPath(new URL('../bin/searchgym.mjs', import.meta.url))
+const ROOT = fileURLToPath(new URL('..', import.meta.url))
+const root = mkdtempSync(join(tmpdir(), 'sg-train-cli-'))
+afterAll(() => rmSync(root, { recursive: true, force: true }))
+
+const world = join(root, 'world')
+const model = join(root, 'model')
+const cfgFile = join(root, 'ci.json')
+const replies = join(root, 'replies.json')
+// CI size: 2 steps × 2 questions × N = 2, one turn of at most 16 tokens; em+format gives answered 0 / unanswered −0.1.
+const CI = { steps: 2, groupSize: 2, batchSize: 4, microBatch: 2, maxTurns: 1, maxTokensPerTurn: 16, lora: { rank: 4, alpha: 8 }, evalEvery: 0, heldOut: 0, checkpointEvery: 1, klBeta: 0, refillRounds: 0, lr: 0.01, gym: { reward: 'em+format' } }
+
+function trainArgs(out: string, curriculum = 'two-stage'): string[] {
+  return ['train', '--world', world, '--model', model, '--curriculum', curriculum, '--out', out, '--config', cfgFile, '--fixture-replies', replies, '--quiet']
+}
+
+beforeAll(async () => {
+  const b = await runCli(['world', 'build', '--preset', 'tiny', '--seed', '5', '--out', world, '--quiet'], 300_000)
+  expect(b.code).toBe(0)
+  const m = await runCli(['model', 'init', '--preset', 'tiny', '--tokenizer', `world:${world}`, '--out', model, '--seed', '0'], 300_000)
+  expect(m.code).toBe(0)
+  writeFileSync(cfgFile, JSON.stringify(CI))
+  writeFileSync(replies, JSON.stringify(['<answer>unknown</answer>', 'I am not sure.']))
+}, LONG)
+
+const lines = (f: string) => readFileSync(f, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, number>)
+
+describe('searchgym train (tiny world, tiny model, fixture sampler)', () => {
+  const ref = join(root, 'ref')
+  it('runs two GRPO steps end to end: metrics, timing, checkpoints, final adapter; the adapter moved', async () => {
+    const r = await runCli(trainArgs(ref), 600_000)
+    expect(r.stderr).toBe('')
+    expect(r.code).toBe(0)
+    expect(r.stdout).toMatch(/^train: 2 steps; adapter /)
+    const m = lines(join(ref, 'metrics.jsonl'))
+    expect(m.map((x) => x.step)).toEqual([1, 2])
+    expect(m.reduce((a, x) => a + x.groupsKept, 0)).toBeGreaterThan(0)
+    expect(m.some((x) => x.gradNorm > 0 && x.trainedTokens > 0)).toBe(true)
+    for (const x of m) expect(x.all0 + x.all1 + x.constant + x.groupsKept).toBe(x.questions)
+    expect(lines(join(ref, 'timing.jsonl')).map((x) => x.step)).toEqual([1, 2])
+    expect(existsSync(join(ref, 'adapter', 'adapter_model.safetensors'))).toBe(true)
+    expect(existsSync(join(ref, 'checkpoints', 'step-000002', 'optimizer.safetensors'))).toBe(true)
+    const rep = await runCli(['train', 'report', ref])
+    expect(rep.code).toBe(0)
+    expect(readFileSync(join(ref, 'report.md'), 'utf8')).toContain('![reward (mean)](curve-rewardMean.svg)')
+    expect(readFileSync(join(ref, 'curve-rewardMean.svg'), 'utf8')).toMatch(/^<svg/)
+  }, LONG)
+
+  it('a run SIGKILLed mid-step resumes to the same metrics.jsonl and adapter, bit for bit', async () => {
+    const out = join(root, 'killed')
+    const metrics = join(out, 'metrics.jsonl')
+    const p = spawn(process.execPath, [BIN, ...trainArgs(out)], { cwd: ROOT })
+    // Kill once step 1 is written and step 2 has started (checkpoint of step 1 on disk).
+    const killedAt = await new Promise<number>((resolve, reject) => {
+      const iv = setInterval(() => {
+        if (existsSync(join(out, 'checkpoints', 'step-000001', 'state.json'))) {
+          clearInterval(iv)
+          setTimeout(() => {
+            p.kill('SIGKILL')
+            resolve(readFileSync(metrics, 'utf8').trim().split('\n').length)
+          }, 1500)
+        }
+      }, 50)
+      p.on('exit', (code) => {
+        clearInterval(iv)
+        reject(new Error(`the run ended (code ${code}) before it could be killed`))
+      })
+    })
+    await new Promise((r) => p.on('close', r))
+    expect(killedAt).toBe(1)
+    expect(existsSync(join(out, 'adapter'))).toBe(false)
+    const r = await runCli(trainArgs(out), 600_000)
+    expect(r.code).toBe(0)
+    expect(r.stdout).toContain('resumed from step 1')
+    expect(readFileSync(metrics)).toEqual(readFileSync(join(ref, 'metrics.jsonl')))
+    expect(readFileSync(join(out, 'adapter', 'adapter_model.safetensors')).equals(readFileSync(join(ref, 'adapter', 'adapter_model.safetensors')))).toBe(true)
+  }, LONG)
+
+  it('train budgets: the oracle solves every stage-1 question within 16 turns, none within 2; hop-scaled budgets grow with hops', async () => {
+    const write = (name: string, c: object) => {
+      const f = join(root, name)
+      writeFileSync(f, JSON.stringify(c))
+      return f
+    }
+    const parse = (s: string) => [...s.matchAll(/^(\w+): oracle solves (\d+)\/(\d+)/gm)].map((m) => ({ stage: m[1], solved: Number(m[2]), total: Number(m[3]) }))
+    const wide = await runCli(['train', 'budgets', '--world', world, '--config', write('b16.json', { maxTurns: 16 }), '--out', join(root, 'b16-report.json')])
+    expect(wide.code).toBe(0)
+    const w = parse(wide.stdout)
+    expect(w.map((x) => x.stage)).toEqual(['stage1', 'stage2'])
+    expect(w[0].solved).toBe(w[0].total)
+    const narrow = parse((await runCli(['train', 'budgets', '--world', world, '--config', write('b2.json', { maxTurns: 2 })])).stdout)
+    expect(narrow.every((x) => x.solved === 0)).toBe(true)
+    const hop = parse((await runCli(['train', 'budgets', '--world', world, '--config', write('b2h.json', { maxTurns: 2, turnBudget: 'hop-scaled', turnsPerHop: 2 })])).stdout)
+    expect(hop[0].solved).toBeGreaterThan(0)
+    const rep = JSON.parse(readFileSync(join(root, 'b16-report.json'), 'utf8')) as { stages: { unsolved: unknown[]; solved: number; questions: number }[] }
+    expect(rep.stages[1].unsolved).toHaveLength(rep.stages[1].questions - rep.stages[1].solved)
+  }, LONG)
+
+  it('bad input: unknown preset (even a prototype name), unknown config key, other config on resume — one line, exit ≠ 0', async () => {
+    for (const [name, msg] of [
+      ['toString', /unknown curriculum preset 'toString'/],
+      ['__proto__', /unknown curriculum preset '__proto__'/],
+      ['nope', /unknown curriculum preset 'nope'; use one of: two-stage/],
+    ] as const) {
+      const r = await runCli(trainArgs(join(root, `bad-${name}`), name))
+      expect(r.code).not.toBe(0)
+      expect(r.stderr.trim().split('\n')).toHaveLength(1)
+      expect(r.stderr).toMatch(msg)
+    }
+    const badCfg = join(root, 'bad.json')
+    writeFileSync(badCfg, JSON.stringify({ ...CI, stepz: 3 }))
+    const r = await runCli(['train', '--world', world, '--model', model, '--out', join(root, 'bad2'), '--config', badCfg])
+    expect(r.code).not.toBe(0)
+    expect(r.stderr).toMatch(/stepz/)
+    const again = await runCli([...trainArgs(ref), '--steps', '3'])
+    expect(again.code).not.toBe(0)
+    expect(again.stderr).toMatch(/another config/)
+  }, LONG)
+})
