@@ -266,7 +266,15 @@ inline T exchange(T v, int src, bool valid) {
 #define gridDim (emu::state().grid)
 #define warpSize 32
 
-inline void __syncthreads() { emu::park(emu::Wait::Block); }
+// SG_EMU_DROP_SYNC=1 turns __syncthreads into a no-op: a fault injection that the host checks must catch (the
+// attention kernels depend on their barriers), proving the emulation runs a block's threads concurrently.
+inline bool sgEmuDropSync() {
+  static const bool drop = std::getenv("SG_EMU_DROP_SYNC") && std::getenv("SG_EMU_DROP_SYNC")[0] == '1';
+  return drop;
+}
+inline void __syncthreads() {
+  if (!sgEmuDropSync()) emu::park(emu::Wait::Block);
+}
 inline void __syncwarp(unsigned = 0xffffffffu) { emu::park(emu::Wait::Warp); }
 inline void __threadfence() {}
 
