@@ -313,3 +313,69 @@ SG_EXPORT int sg_op_sample(sg_ctx *c, sg_buf *logits, int B, int V, float temper
   sg_sample(F(logits, 0), B, V, temperature, topK, topP, F(uniforms, 0), I(ids), F(logprobs, 0), F(modelLogprobs, 0), c->stream);
   return SG_AFTER(c, "sample");
 }
+
+// ---- the fp32 path of the current Backend boundary (fp32_ops.cu) ----
+SG_EXPORT int sg_op_gemm_f32(sg_ctx *c, int transA, int transB, int M, int N, int K, float alpha, sg_buf *A, sg_buf *B, float beta,
+                             sg_buf *C) {
+  if (!inRange(A, 0, (int64_t)M * K * 4) || !inRange(B, 0, (int64_t)K * N * 4) || !inRange(C, 0, (int64_t)M * N * 4))
+    return fail(c, SG_ERR_ARG, "gemm_f32: buffers too small");
+  sg_gemm_f32(transA, transB, M, N, K, alpha, F(A, 0), F(B, 0), beta, F(C, 0), c->stream);
+  return SG_AFTER(c, "gemm_f32");
+}
+
+SG_EXPORT int sg_op_axpy(sg_ctx *c, sg_buf *dst, sg_buf *src, int64_t n, float alpha, float dstScale) {
+  if (!inRange(dst, 0, n * 4) || (src && !inRange(src, 0, n * 4))) return fail(c, SG_ERR_ARG, "axpy: buffers too small");
+  sg_axpy(F(dst, 0), F(src, 0), n, alpha, dstScale, c->stream);
+  return SG_AFTER(c, "axpy");
+}
+
+/** Σ x² in float64 over the first n floats (partials on the device, summed here). */
+SG_EXPORT int sg_op_sum_squares(sg_ctx *c, sg_buf *x, int64_t n, double *out) {
+  const int blocks = 64;
+  sg_buf *part = nullptr;
+  int st = sg_alloc(c, blocks * 4, &part);
+  if (st) return st;
+  sg_sum_squares_partial(F(x, 0), n, F(part, 0), blocks, c->stream);
+  float host[blocks];
+  st = SG_AFTER(c, "sum_squares");
+  if (!st) st = sg_download(c, part, 0, host, blocks * 4);
+  sg_free(c, part);
+  double s = 0;
+  for (int i = 0; i < blocks; i++) s += host[i];
+  *out = s;
+  return st;
+}
+
+SG_EXPORT int sg_op_add_bias(sg_ctx *c, sg_buf *y, sg_buf *bias, int64_t rows, int M) {
+  sg_add_bias(F(y, 0), F(bias, 0), rows, M, c->stream);
+  return SG_AFTER(c, "add_bias");
+}
+
+SG_EXPORT int sg_op_embedding(sg_ctx *c, sg_buf *table, sg_buf *ids, int N, int C, sg_buf *out) {
+  sg_embedding(F(table, 0), I(ids), N, C, F(out, 0), c->stream);
+  return SG_AFTER(c, "embedding");
+}
+
+SG_EXPORT int sg_op_embedding_bwd(sg_ctx *c, sg_buf *dy, sg_buf *ids, int N, int C, sg_buf *dtable) {
+  sg_embedding_bwd(F(dy, 0), I(ids), N, C, F(dtable, 0), c->stream);
+  return SG_AFTER(c, "embedding_bwd");
+}
+
+SG_EXPORT int sg_op_row_softmax(sg_ctx *c, sg_buf *x, int N, int V, sg_buf *targets, sg_buf *dlogp, int mode, sg_buf *out) {
+  sg_row_softmax(F(x, 0), N, V, I(targets), F(dlogp, 0), mode, F(out, 0), c->stream);
+  return SG_AFTER(c, "row_softmax");
+}
+
+SG_EXPORT int sg_op_attention_simple(sg_ctx *c, sg_buf *q, sg_buf *k, sg_buf *v, int T, int S, int H_, int KV, int D, int qStart,
+                                     sg_buf *o) {
+  if (sg_attention_simple(F(q, 0), F(k, 0), F(v, 0), T, S, H_, KV, D, qStart, F(o, 0), c->stream))
+    return fail(c, SG_ERR_ARG, "attention: head dim ≤ 256 and heads a multiple of kv-heads");
+  return SG_AFTER(c, "attention_simple");
+}
+
+SG_EXPORT int sg_op_attention_simple_bwd(sg_ctx *c, sg_buf *q, sg_buf *k, sg_buf *v, sg_buf *dout, int T, int S, int H_, int KV, int D,
+                                         int qStart, sg_buf *dq, sg_buf *dk, sg_buf *dv) {
+  if (sg_attention_simple_bwd(F(q, 0), F(k, 0), F(v, 0), F(dout, 0), T, S, H_, KV, D, qStart, F(dq, 0), F(dk, 0), F(dv, 0), c->stream))
+    return fail(c, SG_ERR_ARG, "attention: head dim ≤ 256 and heads a multiple of kv-heads");
+  return SG_AFTER(c, "attention_simple_bwd");
+}

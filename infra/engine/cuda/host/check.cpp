@@ -2,7 +2,8 @@
 // layer (../emu/cuda_emu.h), against the fp64 reference (reference.cpp) on small shapes that are not tile multiples
 // (LoRA rank 1 and 8–128, odd sequence lengths, GQA ratios 1–8, head dims 64 and 128). One line per comparison with
 // its max difference and tolerance; exit 1 if any fails. Draws come from a seeded splitmix64 (seed on argv[1]).
-// Usage: check [seed] [filter-substring]
+// Usage: check [seed] [filter-substring]  (filters: cast lora rmsnorm rope swiglu attention head token_loss adamw
+// decode sample fp32)
 #include <cstdarg>
 #include <algorithm>
 #include <cmath>
@@ -320,6 +321,76 @@ void checkSample(Rng &r) {
     }
   }
 }
+void checkFp32Ops(Rng &r) {
+  for (int tA = 0; tA < 2; tA++)
+    for (int tB = 0; tB < 2; tB++) {
+      const int M = 19, N = 33, K = 17;
+      auto A = randv(r, (long)M * K), B = randv(r, (long)K * N), C0 = randv(r, (long)M * N);
+      std::vector<float> C = C0, Cr = C0;
+      sg_gemm_f32(tA, tB, M, N, K, 0.7f, A.data(), B.data(), 0.5f, C.data(), nullptr);
+      for (int m = 0; m < M; m++)
+        for (int n = 0; n < N; n++) {
+          double a = 0;
+          for (int k = 0; k < K; k++) a += (double)(tA ? A[(long)k * M + m] : A[(long)m * K + k]) * (tB ? B[(long)n * K + k] : B[(long)k * N + n]);
+          Cr[(long)m * N + n] = (float)(0.7 * a + 0.5 * C0[(long)m * N + n]);
+        }
+      compare("gemm_f32", fmt("M=%d N=%d K=%d transA=%d transB=%d", M, N, K, tA, tB), C.data(), Cr.data(), C.size(), 1e-5);
+    }
+  {  // log-softmax family
+    const int N = 5, V = 301;
+    auto x = randv(r, (long)N * V, -6, 6), dl = randv(r, N);
+    std::vector<int> t = {0, 300, 7, 150, 7};
+    std::vector<float> ls((long)N * V), lsr((long)N * V), tl(N), tlr(N), g((long)N * V), gr((long)N * V);
+    sg_row_softmax(x.data(), N, V, t.data(), dl.data(), 0, ls.data(), nullptr);
+    sg_row_softmax(x.data(), N, V, t.data(), dl.data(), 1, tl.data(), nullptr);
+    sg_row_softmax(x.data(), N, V, t.data(), dl.data(), 2, g.data(), nullptr);
+    for (int n = 0; n < N; n++) {
+      double mx = -1e300, z = 0;
+      for (int j = 0; j < V; j++) mx = std::max(mx, (double)x[(long)n * V + j]);
+      for (int j = 0; j < V; j++) z += std::exp(x[(long)n * V + j] - mx);
+      const double lse = mx + std::log(z);
+      for (int j = 0; j < V; j++) {
+        lsr[(long)n * V + j] = (float)(x[(long)n * V + j] - lse);
+        gr[(long)n * V + j] = (float)(dl[n] * ((j == t[n]) - std::exp(x[(long)n * V + j] - lse)));
+      }
+      tlr[n] = lsr[(long)n * V + t[n]];
+    }
+    compare("log_softmax", "N=5 V=301", ls.data(), lsr.data(), ls.size(), 1e-5, 1.0);
+    compare("target_logprobs", "N=5 V=301", tl.data(), tlr.data(), N, 1e-5, 1.0);
+    compare("target_logprobs_bwd", "N=5 V=301", g.data(), gr.data(), g.size(), 1e-5);
+  }
+  {  // embedding
+    const int V = 11, C = 7, N = 6;
+    auto tab = randv(r, (long)V * C), dy = randv(r, (long)N * C);
+    std::vector<int> ids = {2, 0, 2, 10, 5, 2};
+    std::vector<float> out((long)N * C), outr((long)N * C), dt((long)V * C, 0.0f), dtr((long)V * C, 0.0f);
+    sg_embedding(tab.data(), ids.data(), N, C, out.data(), nullptr);
+    sg_embedding_bwd(dy.data(), ids.data(), N, C, dt.data(), nullptr);
+    for (int n = 0; n < N; n++)
+      for (int c = 0; c < C; c++) {
+        outr[(long)n * C + c] = tab[(long)ids[n] * C + c];
+        dtr[(long)ids[n] * C + c] += dy[(long)n * C + c];
+      }
+    compare("embedding", "V=11 C=7 ids repeat", out.data(), outr.data(), out.size(), 0.0);
+    compare("embedding_bwd", "V=11 C=7 ids repeat", dt.data(), dtr.data(), dt.size(), 1e-6);
+  }
+  const int acases[][6] = {{5, 5, 4, 2, 8, 0}, {2, 6, 4, 2, 8, 4}, {1, 6, 3, 1, 16, 5}, {7, 20, 8, 1, 64, 13}, {9, 9, 6, 2, 128, 0}};
+  for (auto &a : acases) {
+    const int T = a[0], S = a[1], H = a[2], KV = a[3], D = a[4], qs = a[5];
+    auto q = randv(r, (long)T * H * D), k = randv(r, (long)S * KV * D), v = randv(r, (long)S * KV * D), dout = randv(r, (long)T * H * D);
+    std::vector<int> cuQ = {0, T}, cuK = {0, S}, qStart = {qs};
+    std::vector<float> o(q.size()), orf(q.size()), dq(q.size()), dk(k.size()), dv(v.size()), dqr(q.size()), dkr(k.size()), dvr(v.size());
+    const std::string sh = fmt("T=%d S=%d H=%d KV=%d D=%d qStart=%d", T, S, H, KV, D, qs);
+    sg_attention_simple(q.data(), k.data(), v.data(), T, S, H, KV, D, qs, o.data(), nullptr);
+    ref_attention_fwd(q.data(), k.data(), v.data(), cuQ.data(), cuK.data(), qStart.data(), 1, H, KV, D, orf.data());
+    compare("attention_simple_fwd", sh, o.data(), orf.data(), o.size(), 1e-5);
+    sg_attention_simple_bwd(q.data(), k.data(), v.data(), dout.data(), T, S, H, KV, D, qs, dq.data(), dk.data(), dv.data(), nullptr);
+    ref_attention_bwd(q.data(), k.data(), v.data(), dout.data(), cuQ.data(), cuK.data(), qStart.data(), 1, H, KV, D, dqr.data(), dkr.data(), dvr.data());
+    compare("attention_simple_bwd dq", sh, dq.data(), dqr.data(), dq.size(), 1e-5);
+    compare("attention_simple_bwd dk", sh, dk.data(), dkr.data(), dk.size(), 1e-5);
+    compare("attention_simple_bwd dv", sh, dv.data(), dvr.data(), dv.size(), 1e-5);
+  }
+}
 }  // namespace
 
 int main(int argc, char **argv) {
@@ -338,6 +409,7 @@ int main(int argc, char **argv) {
   if (want("adamw")) checkAdamw(r);
   if (want("decode")) checkDecode(r);
   if (want("sample")) checkSample(r);
+  if (want("fp32")) checkFp32Ops(r);
   std::printf("%d of %d comparisons passed\n", gChecks - gFails, gChecks);
   return gFails ? 1 : 0;
 }

@@ -94,3 +94,27 @@ void sg_decode_attention(const float *q, const float *kc, const float *vc, const
  *  the support in id order, which is the same distribution as walking it by probability. */
 void sg_sample(const float *logits, int B, int V, float temperature, int topK, float topP, const float *uniforms, int *ids,
                float *logprobs, float *modelLogprobs, void *stream);
+
+// ---- fp32_ops.cu: the fp32 path of the current Backend boundary (contract precision; not the training fast path) ----
+/** C[M,N] = alpha · op(A) op(B) + beta · C, all fp32 (layouts as sg_gemm_bf16). */
+void sg_gemm_f32(int transA, int transB, int M, int N, int K, float alpha, const float *A, const float *B, float beta, float *C,
+                 void *stream);
+/** dst = dstScale · dst + alpha · src (src may be null: dst = dstScale · dst). */
+void sg_axpy(float *dst, const float *src, long n, float alpha, float dstScale, void *stream);
+/** partial[b] = Σ x² over a grid-stride share; the caller sums `blocks` partials (in float64). */
+void sg_sum_squares_partial(const float *x, long n, float *partial, int blocks, void *stream);
+/** y [rows,M] += bias [M] */
+void sg_add_bias(float *y, const float *bias, long rows, int M, void *stream);
+/** out [N,C] = table[ids]; ids must be in range (checked by the caller). */
+void sg_embedding(const float *table, const int *ids, int N, int C, float *out, void *stream);
+/** dtable [V,C] += scatter of dy [N,C] at ids (fp32 atomics; dtable zeroed by the caller). */
+void sg_embedding_bwd(const float *dy, const int *ids, int N, int C, float *dtable, void *stream);
+/** Over rows of x [N,V]: mode 0 out [N,V] = log-softmax; mode 1 out [N] = target log-prob; mode 2 out [N,V] =
+ *  dlogp · (onehot(target) − softmax). */
+void sg_row_softmax(const float *x, int N, int V, const int *targets, const float *dlogp, int mode, float *out, void *stream);
+/** One sequence: q [T,H,D], k/v [S,KV,D], query i sees keys 0..qStart+i; any D ≤ 256. 0, -1 (D), -2 (H % KV). */
+int sg_attention_simple(const float *q, const float *k, const float *v, int T, int S, int H, int KV, int D, int qStart, float *o,
+                        void *stream);
+/** dq [T,H,D], dk/dv [S,KV,D] (zeroed here). */
+int sg_attention_simple_bwd(const float *q, const float *k, const float *v, const float *dout, int T, int S, int H, int KV, int D,
+                            int qStart, float *dq, float *dk, float *dv, void *stream);
