@@ -1,10 +1,11 @@
 // tests/cuda-backend: the `cuda` backend (infra/engine/cuda/cuda-backend.ts) through its real extern "C" library,
 // built here through the emulation layer (mode 'emu': same kernels and binding, host memory), runs the unchanged
-// backend contract suite; and its fast-path ops agree with the interface ops: packed varlen attention = per-sequence
+// backend and model contract suites; and its fast-path ops agree with the interface ops: packed varlen attention = per-sequence
 // attention, the chunked head = log-softmax of full logits, device sampling = the sample.ts rule for the same uniform.
 import { spawnSync } from 'node:child_process'
 import { Rng } from '../infra/rng'
 import { runBackendContract } from '../infra/engine/backend-contract'
+import { runModelContract } from '../infra/engine/model-contract'
 import { createCudaBackend, type CudaBackend } from '../infra/engine/cuda/cuda-backend'
 import { maxRelDiff } from '../infra/engine/backend-contract'
 
@@ -13,4 +14,109 @@ if (!hasGxx) console.warn('cuda-backend: SKIPPED — g++ is not on PATH, the emu
 
 if (hasGxx) {
   runBackendContract({ name: 'cuda (emulated)', make: () => createCudaBackend({ mode: 'emu' }) })
+  runModelContract({ name: 'cuda (emulated)', make: () => createCudaBackend({ mode: 'emu' }) })
 }
+
+const maybe = hasGxx ? describe : describe.skip
+maybe('cuda fast path (emulated) agrees with the interface ops', () => {
+  let be: CudaBackend
+  beforeAll(() => {
+    be = createCudaBackend({ mode: 'emu' })
+  }, 600_000)
+  afterAll(() => be?.dispose())
+  const randn = (rng: Rng, n: number, s = 1): Float32Array => Float32Array.from({ length: n }, () => rng.normal(0, s))
+  const bf16Grid = (x: Float32Array): Float32Array => {
+    const u = new Uint32Array(x.buffer.slice(0))
+    for (let i = 0; i < u.length; i++) u[i] = ((u[i] + 0x7fff + ((u[i] >>> 16) & 1)) >>> 16) << 16
+    return new Float32Array(u.buffer)
+  }
+
+  test('packed varlen tensor-core attention = per-sequence attention, forward and backward (bf16 tolerance)', () => {
+    const rng = new Rng(7)
+    const H = 4, KV = 2, D = 64, lens = [5, 17, 1]
+    const cu = Int32Array.from([0, 5, 22, 23])
+    const N = cu[3]
+    const q = bf16Grid(randn(rng, N * H * D)), k = bf16Grid(randn(rng, N * KV * D)), v = bf16Grid(randn(rng, N * KV * D)), dy = bf16Grid(randn(rng, N * H * D))
+    const Q = be.fromHost(q, [N, H, D]), K = be.fromHost(k, [N, KV, D]), V = be.fromHost(v, [N, KV, D]), DY = be.fromHost(dy, [N, H, D])
+    const { o, lse } = be.attentionVarlen(Q, K, V, cu, cu)
+    const g = be.attentionVarlenBackward(Q, K, V, o, lse, DY, cu, cu)
+    const parts = { o: [] as number[], dq: [] as number[], dk: [] as number[], dv: [] as number[] }
+    for (let b = 0; b < lens.length; b++) {
+      const s = cu[b], e = cu[b + 1]
+      const qs = be.sliceRows(Q, s, e), ks = be.sliceRows(K, s, e), vs = be.sliceRows(V, s, e)
+      parts.o.push(...be.toHost(be.attention(qs, ks, vs, 0)))
+      const r = be.attentionBackward(qs, ks, vs, 0, be.sliceRows(DY, s, e))
+      parts.dq.push(...be.toHost(r.dq))
+      parts.dk.push(...be.toHost(r.dk))
+      parts.dv.push(...be.toHost(r.dv))
+    }
+    expect(maxRelDiff(be.toHost(o), parts.o)).toBeLessThan(2e-2)
+    expect(maxRelDiff(be.toHost(g.dq), parts.dq)).toBeLessThan(3e-2)
+    expect(maxRelDiff(be.toHost(g.dk), parts.dk)).toBeLessThan(3e-2)
+    expect(maxRelDiff(be.toHost(g.dv), parts.dv)).toBeLessThan(3e-2)
+  }, 120_000)
+
+  test('chunked head (bf16 weights, chunks smaller than N and V) = target log-probs of the full logits, and its gradient', () => {
+    const rng = new Rng(8)
+    const N = 9, C = 32, V = 70
+    const h = bf16Grid(randn(rng, N * C)), w = bf16Grid(randn(rng, V * C, 0.3))
+    const targets = Int32Array.from({ length: N }, () => rng.int(0, V))
+    const dl = randn(rng, N)
+    const H = be.fromHost(h, [N, C]), W = be.fromHost(w, [V, C])
+    const Wb = be.toBf16(W)
+    const { logp, lse } = be.headLogprobs(H, Wb, targets, 4, 16)
+    const logits = be.linear(H, W)
+    expect(maxRelDiff(be.toHost(logp), be.toHost(be.targetLogprobs(logits, targets)))).toBeLessThan(1e-4)
+    const dh = be.headLogprobsBackward(H, Wb, targets, lse, be.fromHost(dl, [N]), 4, 16)
+    const dlogits = be.targetLogprobsBackward(logits, targets, be.fromHost(dl, [N]))
+    const want = be.linearBackward(H, W, dlogits).dx
+    expect(maxRelDiff(be.toHost(dh), be.toHost(want))).toBeLessThan(2e-2)
+  }, 120_000)
+
+  test('device sampling uses sample.ts samplingSupport and draws from it with the given uniform', async () => {
+    const { samplingSupport } = await import('../infra/engine/sample')
+    const rng = new Rng(9)
+    const B = 4, V = 50
+    const logits = randn(rng, B * V, 2)
+    const logSoftmax = (row: Float32Array, scale: number): Float64Array => {
+      const x = Float64Array.from(row, (v) => Math.fround(v * Math.fround(scale)))
+      const m = Math.max(...x)
+      const lse = m + Math.log(x.reduce((s, v) => s + Math.exp(v - m), 0))
+      return x.map((v) => v - lse)
+    }
+    for (const p of [{ temperature: 1, topK: 0, topP: 1 }, { temperature: 0.7, topK: 5, topP: 0.9 }, { temperature: 1.2, topK: 0, topP: 0.6 }, { temperature: 0, topK: 0, topP: 1 }]) {
+      const uniforms = Float32Array.from({ length: B }, () => rng.next())
+      const got = be.sample(be.fromHost(logits, [B, V]), p, uniforms)
+      for (let b = 0; b < B; b++) {
+        const row = logits.subarray(b * V, (b + 1) * V)
+        const raw = logSoftmax(row, 1)
+        let id: number, logprob: number
+        if (p.temperature === 0) {
+          id = row.indexOf(Math.max(...row))
+          logprob = 0
+        } else {
+          const lp = logSoftmax(row, 1 / p.temperature)
+          const support = samplingSupport(lp, p.topK, p.topP).sort((a, c) => a - c)
+          const z = support.reduce((s, i) => s + Math.exp(lp[i]), 0)
+          let u = uniforms[b] * z
+          id = support[support.length - 1]
+          for (const i of support) if ((u -= Math.exp(lp[i])) < 0) { id = i; break }
+          logprob = lp[id] - Math.log(z)
+        }
+        expect(got.ids[b]).toBe(id)
+        expect(got.logprobs[b]).toBeCloseTo(logprob, 4)
+        expect(got.modelLogprobs[b]).toBeCloseTo(raw[id], 4)
+      }
+    }
+  }, 120_000)
+
+  test('memory is released explicitly and the peak is reported', () => {
+    const before = be.memory().live
+    const t = be.zeros([1000])
+    expect(be.memory().live).toBe(before + 4000)
+    be.release(t)
+    expect(be.memory().live).toBe(before)
+    expect(be.memory().peak).toBeGreaterThanOrEqual(before + 4000)
+    expect(() => be.toHost(t)).toThrow(/after release/)
+  })
+})
