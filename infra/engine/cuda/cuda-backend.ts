@@ -31,12 +31,25 @@ export interface CudaBackendOptions {
 
 const ERR_NAMES = ['ok', 'no_device', 'cuda', 'arg', 'gemm', 'oom']
 
-function bindLibrary(path: string) {
+// koffi type names are process-global: declare the two handle types once.
+let handleTypesDeclared = false
+const bound = new Map<string, Lib>()
+
+function bindLibrary(path: string): Lib {
+  const hit = bound.get(path)
+  if (hit) return hit
+  const lib = bindLibraryOnce(path)
+  bound.set(path, lib)
+  return lib
+}
+
+function bindLibraryOnce(path: string) {
   const lib = koffi.load(path)
-  const ctx = koffi.pointer('sg_ctx', koffi.opaque())
-  const buf = koffi.pointer('sg_buf', koffi.opaque())
-  void ctx
-  void buf
+  if (!handleTypesDeclared) {
+    koffi.pointer('sg_ctx', koffi.opaque())
+    koffi.pointer('sg_buf', koffi.opaque())
+    handleTypesDeclared = true
+  }
   const f = (sig: string) => lib.func(sig)
   return {
     createError: f('const char *sg_create_error()'),
@@ -79,10 +92,12 @@ function bindLibrary(path: string) {
     adamw: f('int sg_op_adamw(sg_ctx c, sg_buf p, sg_buf g, sg_buf m, sg_buf v, int64_t n, float lr, float b1, float b2, float eps, float wd, int step, float gradScale)'),
     kvAppend: f('int sg_op_kv_append(sg_ctx c, sg_buf kc, sg_buf vc, sg_buf k, sg_buf v, sg_buf lens, int B, int Smax, int KV, int D)'),
     decodeAttn: f('int sg_op_decode_attention(sg_ctx c, sg_buf q, sg_buf kc, sg_buf vc, sg_buf lens, int B, int Smax, int H, int KV, int D, sg_buf scores, sg_buf o)'),
+    reservedBytes: f('int64_t sg_reserved_bytes(sg_ctx c)'),
+    fillRandom: f('int sg_op_fill_random(sg_ctx c, sg_buf b, int bf16out, int64_t n, uint64_t seed, float scale)'),
     sample: f('int sg_op_sample(sg_ctx c, sg_buf logits, int B, int V, float temperature, int topK, float topP, sg_buf uniforms, sg_buf ids, sg_buf logprobs, sg_buf modelLogprobs)'),
   }
 }
-type Lib = ReturnType<typeof bindLibrary>
+type Lib = ReturnType<typeof bindLibraryOnce>
 
 function check(cond: boolean, what: string): void {
   if (!cond) throw new EngineError('engine.shape', `shape mismatch: ${what}`)
@@ -174,8 +189,15 @@ export class CudaBackend implements Backend {
   }
 
   /** Bytes live now and the peak since the last resetPeak (this backend's allocations). */
-  memory(): { live: number; peak: number } {
-    return { live: Number(this.lib.liveBytes(this.ctx)), peak: Number(this.lib.peakBytes(this.ctx)) }
+  memory(): { live: number; peak: number; reserved: number } {
+    return { live: Number(this.lib.liveBytes(this.ctx)), peak: Number(this.lib.peakBytes(this.ctx)), reserved: Number(this.lib.reservedBytes(this.ctx)) }
+  }
+
+  /** A tensor of uniform [−scale, scale) values drawn on the device from (seed, index): benchmark weights. */
+  random(shape: readonly number[], seed: number, scale: number, dtype: 'f32' | 'bf16' = 'f32'): CudaTensor {
+    const t = this.tensor(shape, dtype)
+    this.ok(this.lib.fillRandom(this.ctx, t.storage.handle, dtype === 'bf16' ? 1 : 0, numel(shape), BigInt(seed), scale) as number, 'random')
+    return t
   }
 
   resetPeak(): void {
@@ -521,5 +543,97 @@ export class CudaBackend implements Backend {
     const out = { ids: idHost, logprobs: this.toHost(lp), modelLogprobs: this.toHost(mlp) }
     for (const t of [u, ids, lp, mlp]) this.release(t)
     return out
+  }
+
+  /** dy [N,M] → dx [N,K] = dy · w (w bf16 [M,K]; dy rounded to bf16), the frozen base's input gradient. */
+  linearBf16Backward(dy: Tensor, wBf16: CudaTensor): Tensor {
+    const [N, M] = dy.shape
+    const K = wBf16.shape[1]
+    check(wBf16.shape[0] === M, `linearBf16Backward dy [${dy.shape}] w [${wBf16.shape}]`)
+    const dyb = this.toBf16(dy)
+    const dx = this.tensor([N, K])
+    this.ok(this.lib.gemm(this.ctx, 0, 0, N, K, M, 1, dyb.storage.handle, wBf16.storage.handle, 0, dx.storage.handle) as number, 'linearBf16Backward')
+    this.release(dyb)
+    return dx
+  }
+
+  /** y [N,M] += scale · (x Aᵀ) Bᵀ in place; returns u = x Aᵀ [N,r] for the backward. */
+  loraForward(x: Tensor, lora: LoraOperand, y: Tensor): Tensor {
+    const [N, K] = x.shape
+    const [M] = y.shape.length === 2 ? y.shape : [numel(y.shape) / N]
+    const r = lora.a.shape[0]
+    const u = this.tensor([N, r])
+    this.ok(this.lib.loraFwd(this.ctx, this.h(x), this.h(lora.a), this.h(lora.b), N, K, M, r, lora.scale, this.h(y), u.storage.handle) as number, 'loraForward')
+    return u
+  }
+
+  /** dx [N,K] += LoRA's input gradient; returns dA [r,K], dB [M,r]. */
+  loraBackward(x: Tensor, lora: LoraOperand, u: Tensor, dy: Tensor, dx: Tensor): { dA: Tensor; dB: Tensor } {
+    const [N, K] = x.shape
+    const M = numel(dy.shape) / N
+    const r = lora.a.shape[0]
+    const du = this.tensor([N, r]), dA = this.tensor([r, K]), dB = this.tensor([M, r])
+    this.ok(this.lib.loraBwd(this.ctx, this.h(x), this.h(lora.a), this.h(lora.b), this.h(u), this.h(dy), N, K, M, r, lora.scale, this.h(dx),
+      du.storage.handle, dA.storage.handle, dB.storage.handle) as number, 'loraBackward')
+    this.release(du)
+    return { dA, dB }
+  }
+
+  /** RMSNorm that also returns rstd [N] for rmsnormBackwardWithRstd; x viewed as [N, C]. */
+  rmsnormWithRstd(x: Tensor, w: Tensor, eps: number): { y: Tensor; rstd: Tensor } {
+    const C = w.shape[0]
+    const N = numel(x.shape) / C
+    const y = this.tensor(x.shape), rstd = this.tensor([N])
+    this.ok(this.lib.rmsnormFwd(this.ctx, this.h(x), this.h(w), N, C, eps, y.storage.handle, rstd.storage.handle) as number, 'rmsnorm')
+    return { y, rstd }
+  }
+
+  /** dx only (a frozen norm weight). */
+  rmsnormBackwardWithRstd(x: Tensor, w: Tensor, rstd: Tensor, dy: Tensor): Tensor {
+    const C = w.shape[0]
+    const N = numel(x.shape) / C
+    const dx = this.tensor(x.shape)
+    this.ok(this.lib.rmsnormBwd(this.ctx, this.h(x), this.h(w), this.h(rstd), this.h(dy), N, C, dx.storage.handle, null) as number, 'rmsnormBackward')
+    return dx
+  }
+
+  /** Per-token loss of infra/engine/losses.ts (weights = mask) → loss [N] and dlogp [N], both weighted. */
+  tokenLoss(logp: Tensor, oldLogp: Tensor, adv: Tensor, weight: Tensor, kind: 'importance_sampling' | 'ppo' | 'cross_entropy',
+    epsLow = 0.4, epsHigh = epsLow, klBeta = 0, refLogp?: Tensor): { loss: Tensor; dlogp: Tensor } {
+    const N = logp.shape[0]
+    const k = { importance_sampling: 0, ppo: 1, cross_entropy: 2 }[kind]
+    const loss = this.tensor([N]), dlogp = this.tensor([N])
+    this.ok(this.lib.tokenLoss(this.ctx, this.h(logp), this.h(oldLogp), this.h(adv), this.h(weight), refLogp ? this.h(refLogp) : null, N, k, epsLow, epsHigh, klBeta,
+      loss.storage.handle, dlogp.storage.handle) as number, 'tokenLoss')
+    return { loss, dlogp }
+  }
+
+  /** KV cache owned by the backend: k/v [B, Smax, KV, D] (fp32). */
+  createKvCache(B: number, Smax: number, KV: number, D: number): { k: Tensor; v: Tensor; B: number; Smax: number; KV: number; D: number } {
+    return { k: this.tensor([B, Smax, KV, D]), v: this.tensor([B, Smax, KV, D]), B, Smax, KV, D }
+  }
+
+  /** Append one row per sequence (k/v [B,KV,D]) at row lens[b]; then attention of q [B,H,D] over rows 0..lens[b]. */
+  decodeStep(cache: { k: Tensor; v: Tensor; B: number; Smax: number; KV: number; D: number }, q: Tensor, k: Tensor, v: Tensor, lens: Int32Array): Tensor {
+    const { B, Smax, KV, D } = cache
+    const H = q.shape[1]
+    for (const l of lens) if (!(l >= 0 && l < Smax)) throw new EngineError('engine.kv_cache', `KV cache of ${Smax} rows is full (row ${l})`)
+    const lensT = this.ints(lens), seen = this.ints(lens.map((l) => l + 1))
+    this.ok(this.lib.kvAppend(this.ctx, this.h(cache.k), this.h(cache.v), this.h(k), this.h(v), this.h(lensT), B, Smax, KV, D) as number, 'kvAppend')
+    const scores = this.tensor([B, H, Smax]), o = this.tensor([B, H, D])
+    this.ok(this.lib.decodeAttn(this.ctx, this.h(q), this.h(cache.k), this.h(cache.v), this.h(seen), B, Smax, H, KV, D, scores.storage.handle, o.storage.handle) as number, 'decodeAttention')
+    for (const t of [lensT, seen, scores]) this.release(t)
+    return o
+  }
+
+  /** Copy rows [srcRow, srcRow+rows) of a packed k or v [N,KV,D] into cache rows [0, rows) of sequence b. */
+  fillCache(cacheT: Tensor, b: number, Smax: number, src: Tensor, srcRow: number, rows: number): void {
+    const rowBytes = (numel(src.shape) / src.shape[0]) * 4
+    this.ok(this.lib.copy(this.ctx, this.h(cacheT), b * Smax * rowBytes, this.h(src), srcRow * rowBytes, rows * rowBytes) as number, 'fillCache')
+  }
+
+  /** Fused AdamW with the gradient pre-scaled (global-norm clipping). */
+  adamwStepScaled(p: Tensor, g: Tensor, m: Tensor, v: Tensor, h: AdamWHyper, gradScale: number): void {
+    this.ok(this.lib.adamw(this.ctx, this.h(p), this.h(g), this.h(m), this.h(v), numel(p.shape), h.lr, h.beta1, h.beta2, h.eps, h.weightDecay, h.step, gradScale) as number, 'adamw')
   }
 }

@@ -24,9 +24,15 @@ struct sg_buf {
   int64_t bytes;
 };
 
+#include <map>
+#include <vector>
+
 struct sg_ctx {
   void *stream = nullptr;
-  int64_t live = 0, peak = 0;
+  int64_t live = 0, peak = 0, reserved = 0;
+  // Freed device blocks by size, reused by the next allocation of that size (a caching allocator: cudaMalloc and
+  // cudaFree synchronise the device and cost far more than a kernel).
+  std::map<int64_t, std::vector<void *>> pool;
   std::string err;
   std::string device;
 };
@@ -108,10 +114,28 @@ SG_EXPORT int sg_alloc(sg_ctx *c, int64_t bytes, sg_buf **out) {
     return fail(c, SG_ERR_OOM, "host allocation failed");
   }
 #else
-  int st = cudaCheck(c, cudaMalloc(&b->ptr, (size_t)(bytes > 0 ? bytes : 1)), "cudaMalloc");
+  int st = SG_OK;
+  auto it = c->pool.find(bytes);
+  if (it != c->pool.end() && !it->second.empty()) {
+    b->ptr = it->second.back();
+    it->second.pop_back();
+  } else {
+    st = cudaCheck(c, cudaMalloc(&b->ptr, (size_t)(bytes > 0 ? bytes : 1)), "cudaMalloc");
+    if (st == SG_ERR_OOM) {  // give the cached blocks back and try once more
+      cudaDeviceSynchronize();
+      for (auto &kv : c->pool)
+        for (void *p : kv.second) {
+          cudaFree(p);
+          c->reserved -= kv.first;
+        }
+      c->pool.clear();
+      cudaGetLastError();
+      st = cudaCheck(c, cudaMalloc(&b->ptr, (size_t)(bytes > 0 ? bytes : 1)), "cudaMalloc");
+    }
+    if (!st) c->reserved += bytes;
+  }
   if (!st) st = cudaCheck(c, cudaMemsetAsync(b->ptr, 0, (size_t)bytes, (cudaStream_t)c->stream), "cudaMemset");
   if (st) {
-    if (b->ptr) cudaFree(b->ptr);
     delete b;
     return st;
   }
@@ -127,8 +151,7 @@ SG_EXPORT int sg_free(sg_ctx *c, sg_buf *b) {
 #ifdef SG_EMU
   std::free(b->ptr);
 #else
-  cudaStreamSynchronize((cudaStream_t)c->stream);
-  cudaFree(b->ptr);
+  c->pool[b->bytes].push_back(b->ptr);  // stream-ordered reuse: later work on the one stream runs after earlier work
 #endif
   c->live -= b->bytes;
   delete b;
@@ -138,6 +161,8 @@ SG_EXPORT int sg_free(sg_ctx *c, sg_buf *b) {
 SG_EXPORT int64_t sg_buf_bytes(sg_buf *b) { return b->bytes; }
 SG_EXPORT int64_t sg_live_bytes(sg_ctx *c) { return c->live; }
 SG_EXPORT int64_t sg_peak_bytes(sg_ctx *c) { return c->peak; }
+/** Device bytes held from cudaMalloc (in use + cached for reuse); 0 when emulated. */
+SG_EXPORT int64_t sg_reserved_bytes(sg_ctx *c) { return c->reserved; }
 SG_EXPORT void sg_reset_peak(sg_ctx *c) { c->peak = c->live; }
 
 static bool inRange(sg_buf *b, int64_t off, int64_t bytes) { return b && off >= 0 && bytes >= 0 && off + bytes <= b->bytes; }
@@ -378,4 +403,10 @@ SG_EXPORT int sg_op_attention_simple_bwd(sg_ctx *c, sg_buf *q, sg_buf *k, sg_buf
   if (sg_attention_simple_bwd(F(q, 0), F(k, 0), F(v, 0), F(dout, 0), T, S, H_, KV, D, qStart, F(dq, 0), F(dk, 0), F(dv, 0), c->stream))
     return fail(c, SG_ERR_ARG, "attention: head dim ≤ 256 and heads a multiple of kv-heads");
   return SG_AFTER(c, "attention_simple_bwd");
+}
+
+SG_EXPORT int sg_op_fill_random(sg_ctx *c, sg_buf *b, int bf16out, int64_t n, uint64_t seed, float scale) {
+  if (!inRange(b, 0, n * (bf16out ? 2 : 4))) return fail(c, SG_ERR_ARG, "fill_random: buffer too small");
+  sg_fill_random(bf16out ? nullptr : F(b, 0), bf16out ? H(b, 0) : nullptr, n, seed, scale, c->stream);
+  return SG_AFTER(c, "fill_random");
 }

@@ -118,3 +118,7 @@ int sg_attention_simple(const float *q, const float *k, const float *v, int T, i
 /** dq [T,H,D], dk/dv [S,KV,D] (zeroed here). */
 int sg_attention_simple_bwd(const float *q, const float *k, const float *v, const float *dout, int T, int S, int H, int KV, int D,
                             int qStart, float *dq, float *dk, float *dv, void *stream);
+
+// ---- init.cu ----
+/** Uniform [−scale, scale) from (seed, index) into f32 (when non-null) or b16. */
+void sg_fill_random(float *f32, sg_bf16 *b16, long n, unsigned long long seed, float scale, void *stream);
