@@ -3,6 +3,15 @@
 // backend and model contract suites; and its fast-path ops agree with the interface ops: packed varlen attention = per-sequence
 // attention, the chunked head = log-softmax of full logits, device sampling = the sample.ts rule for the same uniform.
 import { spawnSync } from 'node:child_process'
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { compareWithReference } from '../bench/parity/compare'
+import { presetConfig } from '../infra/engine/config'
+import { Learner } from '../infra/engine/learner'
+import { createLoraAdapter, LORA_TARGETS, saveLoraAdapter } from '../infra/engine/lora'
+import { createRandomModel, forward, logits, saveModel } from '../infra/engine/model'
+import { type HostTensor, writeSafetensors } from '../infra/engine/safetensors'
 import { Rng } from '../infra/rng'
 import { runBackendContract } from '../infra/engine/backend-contract'
 import { runModelContract } from '../infra/engine/model-contract'
@@ -119,4 +128,39 @@ maybe('cuda fast path (emulated) agrees with the interface ops', () => {
     expect(be.memory().peak).toBeGreaterThanOrEqual(before + 4000)
     expect(() => be.toHost(t)).toThrow(/after release/)
   })
+})
+
+maybe('bench/parity/compare.ts on --backend cuda (emulated)', () => {
+  const tmp = mkdtempSync(join(tmpdir(), 'cuda-parity-'))
+  afterAll(() => rmSync(tmp, { recursive: true, force: true }))
+
+  // A reference laid out like make_reference.py's, computed by the ts engine (no PyTorch here): cuda vs ts parity.
+  test('the cuda engine matches the ts engine within the PyTorch parity tolerances (logits, loss, every LoRA gradient)', () => {
+    const m = createRandomModel({ ...presetConfig('tiny', 97, [96], 95), tieWordEmbeddings: false }, new Rng(1), undefined, { std: 0.2 })
+    const rng = new Rng(2)
+    m.adapter = createLoraAdapter(m.backend, m.config, { rank: 4, alpha: 8, targets: [...LORA_TARGETS] }, rng)
+    for (const p of m.adapter.params())
+      if (p.name.includes('lora_B')) m.backend.writeRows(p.tensor, 0, m.backend.fromHost(Float32Array.from({ length: p.tensor.shape[0] * p.tensor.shape[1] }, () => rng.normal(0, 0.1)), p.tensor.shape))
+    const dir = join(tmp, 'ref')
+    mkdirSync(dir, { recursive: true })
+    saveModel(m, join(dir, 'model'))
+    saveLoraAdapter(join(dir, 'adapter'), m.adapter, m.backend, '')
+    const sequences = [[95, 3, 17, 42, 8, 61, 90, 23, 5], [95, 50, 2, 88]]
+    const weights = sequences.map((s) => s.slice(1).map((_, t) => 0.5 * (t % 4)))
+    const ref = new Map<string, HostTensor>()
+    sequences.forEach((s, i) => {
+      for (const [useLora, key] of [[false, 'base_logits'], [true, 'lora_logits']] as const) {
+        const lg = logits(m, forward(m, [{ tokens: s }], { useLora }).hidden)
+        ref.set(`${key}.${i}`, { shape: lg.shape.slice(), data: m.backend.toHost(lg) })
+      }
+    })
+    const learner = new Learner(m)
+    const fb = learner.forwardBackward(sequences.map((s, i) => ({ inputTokens: s.slice(0, -1), targetTokens: s.slice(1), mask: weights[i] })), { name: 'cross_entropy' })
+    for (const p of m.adapter.params()) ref.set(`grad.${p.name}`, { shape: p.tensor.shape.slice(), data: learner.gradient(p.name)! })
+    writeSafetensors(join(dir, 'reference.safetensors'), ref)
+    writeFileSync(join(dir, 'inputs.json'), JSON.stringify({ sequences, weights, loss: fb.loss }))
+    const r = compareWithReference(dir, createCudaBackend({ mode: 'emu' }))
+    expect(r.grads.tensors).toBe(2 * 7 * 2)
+    expect(r.pass).toBe(true)
+  }, 300_000)
 })
