@@ -119,6 +119,13 @@ maybe('cuda fast path (emulated) agrees with the interface ops', () => {
     }
   }, 120_000)
 
+  test('toHostAsync (off the main thread) returns the same values as toHost', async () => {
+    const x = Float32Array.from({ length: 1000 }, (_, i) => i * 0.5 - 7)
+    const t = be.fromHost(x, [10, 100])
+    expect(Array.from(await be.toHostAsync(t))).toEqual(Array.from(be.toHost(t)))
+    expect(Array.from(await be.toHostAsync(t))).toEqual(Array.from(x))
+  })
+
   test('memory is released explicitly and the peak is reported', () => {
     const before = be.memory().live
     const t = be.zeros([1000])

@@ -223,6 +223,19 @@ export class CudaBackend implements Backend {
     return out
   }
 
+  /** toHost off the main thread (koffi's worker pool): the wait for the device's queued work does not block a server. */
+  toHostAsync(t: Tensor): Promise<Float32Array> {
+    const ct = this.T(t)
+    const out = new Float32Array(numel(ct.shape))
+    return new Promise((resolve, reject) => {
+      ;(this.lib.download as unknown as { async: (...a: unknown[]) => void }).async(this.ctx, ct.storage.handle, 0, out, out.byteLength, (err: unknown, st: number) => {
+        if (err) reject(err)
+        else if (st !== 0) reject(new EngineError('engine.cuda_download', `cuda download: ${this.lib.lastError(this.ctx) as string}`))
+        else resolve(out)
+      })
+    })
+  }
+
   zeros(shape: readonly number[]): Tensor {
     return this.tensor(shape)
   }
