@@ -119,6 +119,23 @@ maybe('cuda fast path (emulated) agrees with the interface ops', () => {
     }
   }, 120_000)
 
+  test('the GEMM-based LoRA of the fast path = the fused LoRA kernels of linear()/linearBackward()', () => {
+    const rng = new Rng(10)
+    const N = 13, K = 40, M = 24, r = 8
+    const x = be.fromHost(randn(rng, N * K), [N, K]), w = be.fromHost(randn(rng, M * K), [M, K]), dy = be.fromHost(randn(rng, N * M), [N, M])
+    const lora = { a: be.fromHost(randn(rng, r * K), [r, K]), b: be.fromHost(randn(rng, M * r), [M, r]), scale: 2 }
+    const fused = be.toHost(be.linear(x, w, undefined, lora))
+    const y = be.linear(x, w)
+    const u = be.loraForward(x, lora, y)
+    expect(maxRelDiff(be.toHost(y), fused)).toBeLessThan(1e-5)
+    const want = be.linearBackward(x, w, dy, lora)
+    const dx = be.linearBackward(x, w, dy).dx
+    const got = be.loraBackward(x, lora, u, dy, dx)
+    expect(maxRelDiff(be.toHost(dx), be.toHost(want.dx))).toBeLessThan(1e-5)
+    expect(maxRelDiff(be.toHost(got.dA), be.toHost(want.dA!))).toBeLessThan(1e-5)
+    expect(maxRelDiff(be.toHost(got.dB), be.toHost(want.dB!))).toBeLessThan(1e-5)
+  })
+
   test('toHostAsync (off the main thread) returns the same values as toHost', async () => {
     const x = Float32Array.from({ length: 1000 }, (_, i) => i * 0.5 - 7)
     const t = be.fromHost(x, [10, 100])

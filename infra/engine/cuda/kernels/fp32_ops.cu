@@ -30,6 +30,9 @@ __global__ void sgGemmF32(int transA, int transB, int M, int N, int K, float alp
 void sg_gemm_f32(int transA, int transB, int M, int N, int K, float alpha, const float *A, const float *B, float beta, float *C,
                  void *stream) {
   if (M <= 0 || N <= 0) return;
+#ifndef SG_EMU
+  if (K > 0 && sg_gemm_f32_cublaslt(transA, transB, M, N, K, alpha, A, B, beta, C, stream) == 0) return;
+#endif
   SG_LAUNCH(sgGemmF32, dim3(sgCeilDiv(N, 16), sgCeilDiv(M, 16)), dim3(16, 16), stream, transA, transB, M, N, K, alpha, A, B, beta, C);
 }
 

@@ -19,6 +19,7 @@ int sg_gemm_bf16(int transA, int transB, int M, int N, int K, float alpha, const
   return 0;
 }
 const char *sg_gemm_error() { return gLastError; }
+int sg_gemm_f32_cublaslt(int, int, int, int, int, float, const float *, const float *, float, float *, void *) { return -1; }
 #else
 #include <dlfcn.h>
 
@@ -96,8 +97,8 @@ bool loadLt() {
 }
 }  // namespace
 
-int sg_gemm_bf16(int transA, int transB, int M, int N, int K, float alpha, const sg_bf16 *A, const sg_bf16 *B, float beta,
-                 float *C, void *stream) {
+static int ltMatmul(int inType, int transA, int transB, int M, int N, int K, float alpha, const void *A, const void *B, float beta,
+                    float *C, void *stream) {
   if (M == 0 || N == 0) return 0;
   if (!loadLt()) {
     std::snprintf(gErr, sizeof gErr, "%s", gLt.err);
@@ -110,8 +111,8 @@ int sg_gemm_bf16(int transA, int transB, int M, int N, int K, float alpha, const
   int st = gLt.descCreate(&desc, kCompute32F, kR32F);
   if (!st) st = gLt.descSet(desc, kTransA, &opX, sizeof opX);
   if (!st) st = gLt.descSet(desc, kTransB, &opY, sizeof opY);
-  if (!st) st = transB ? gLt.layoutCreate(&lx, kR16BF, K, N, K) : gLt.layoutCreate(&lx, kR16BF, N, K, N);
-  if (!st) st = transA ? gLt.layoutCreate(&ly, kR16BF, M, K, M) : gLt.layoutCreate(&ly, kR16BF, K, M, K);
+  if (!st) st = transB ? gLt.layoutCreate(&lx, inType, K, N, K) : gLt.layoutCreate(&lx, inType, N, K, N);
+  if (!st) st = transA ? gLt.layoutCreate(&ly, inType, M, K, M) : gLt.layoutCreate(&ly, inType, K, M, K);
   if (!st) st = gLt.layoutCreate(&lc, kR32F, N, M, N);
   if (!st)
     st = gLt.matmul(gLt.handle, desc, &alpha, B, lx, A, ly, &beta, C, lc, C, lc, nullptr, gLt.ws, kWorkspace,
@@ -122,6 +123,16 @@ int sg_gemm_bf16(int transA, int transB, int M, int N, int K, float alpha, const
   if (lx) gLt.layoutDestroy(lx);
   if (desc) gLt.descDestroy(desc);
   return st ? -1 : 0;
+}
+
+int sg_gemm_bf16(int transA, int transB, int M, int N, int K, float alpha, const sg_bf16 *A, const sg_bf16 *B, float beta,
+                 float *C, void *stream) {
+  return ltMatmul(kR16BF, transA, transB, M, N, K, alpha, A, B, beta, C, stream);
+}
+
+int sg_gemm_f32_cublaslt(int transA, int transB, int M, int N, int K, float alpha, const float *A, const float *B, float beta,
+                         float *C, void *stream) {
+  return ltMatmul(kR32F, transA, transB, M, N, K, alpha, A, B, beta, C, stream);
 }
 
 const char *sg_gemm_error() { return gErr; }

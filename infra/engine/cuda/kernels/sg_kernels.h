@@ -17,6 +17,9 @@ void sg_cast_f32_bf16(const float *x, sg_bf16 *y, long n, void *stream);
  *  [N,K] when transB); bf16 inputs, fp32 accumulate and output. Returns 0 or an error code (sg_gemm_error()). */
 int sg_gemm_bf16(int transA, int transB, int M, int N, int K, float alpha, const sg_bf16 *A, const sg_bf16 *B, float beta,
                  float *C, void *stream);
+/** The same in fp32 (fp32 compute) through cuBLASLt; -1 when cuBLASLt is unavailable (always when emulated). */
+int sg_gemm_f32_cublaslt(int transA, int transB, int M, int N, int K, float alpha, const float *A, const float *B, float beta,
+                         float *C, void *stream);
 /** The last GEMM error as text ("" when none). */
 const char *sg_gemm_error();
 
@@ -96,7 +99,8 @@ void sg_sample(const float *logits, int B, int V, float temperature, int topK, f
                float *logprobs, float *modelLogprobs, void *stream);
 
 // ---- fp32_ops.cu: the fp32 path of the current Backend boundary (contract precision; not the training fast path) ----
-/** C[M,N] = alpha · op(A) op(B) + beta · C, all fp32 (layouts as sg_gemm_bf16). */
+/** C[M,N] = alpha · op(A) op(B) + beta · C, all fp32 (layouts as sg_gemm_bf16): cuBLASLt's fp32 GEMM on a GPU, the
+ *  tiled kernel of fp32_ops.cu where cuBLASLt is unavailable and in the emulated build. */
 void sg_gemm_f32(int transA, int transB, int M, int N, int K, float alpha, const float *A, const float *B, float beta, float *C,
                  void *stream);
 /** dst = dstScale · dst + alpha · src (src may be null: dst = dstScale · dst). */
