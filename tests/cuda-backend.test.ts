@@ -124,16 +124,17 @@ maybe('cuda fast path (emulated) agrees with the interface ops', () => {
     const N = 13, K = 40, M = 24, r = 8
     const x = be.fromHost(randn(rng, N * K), [N, K]), w = be.fromHost(randn(rng, M * K), [M, K]), dy = be.fromHost(randn(rng, N * M), [N, M])
     const lora = { a: be.fromHost(randn(rng, r * K), [r, K]), b: be.fromHost(randn(rng, M * r), [M, r]), scale: 2 }
+    // fp32 sums in another order: the contract's float32 tolerance (1e-4 relative to max(1, |value|)).
     const fused = be.toHost(be.linear(x, w, undefined, lora))
     const y = be.linear(x, w)
     const u = be.loraForward(x, lora, y)
-    expect(maxRelDiff(be.toHost(y), fused)).toBeLessThan(1e-5)
+    expect(maxRelDiff(be.toHost(y), fused)).toBeLessThan(1e-4)
     const want = be.linearBackward(x, w, dy, lora)
     const dx = be.linearBackward(x, w, dy).dx
     const got = be.loraBackward(x, lora, u, dy, dx)
-    expect(maxRelDiff(be.toHost(dx), be.toHost(want.dx))).toBeLessThan(1e-5)
-    expect(maxRelDiff(be.toHost(got.dA), be.toHost(want.dA!))).toBeLessThan(1e-5)
-    expect(maxRelDiff(be.toHost(got.dB), be.toHost(want.dB!))).toBeLessThan(1e-5)
+    expect(maxRelDiff(be.toHost(dx), be.toHost(want.dx))).toBeLessThan(1e-4)
+    expect(maxRelDiff(be.toHost(got.dA), be.toHost(want.dA!))).toBeLessThan(1e-4)
+    expect(maxRelDiff(be.toHost(got.dB), be.toHost(want.dB!))).toBeLessThan(1e-4)
   })
 
   test('toHostAsync (off the main thread) returns the same values as toHost', async () => {
