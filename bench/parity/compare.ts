@@ -1,10 +1,14 @@
 // bench/parity/compare: the engine side of the PyTorch + PEFT parity check. Loads OUT/model and OUT/adapter
 // written by make_reference.py and compares base logits, LoRA logits, the loss and every LoRA gradient against
-// OUT/reference.safetensors (PyTorch in float64). Usage: node bin/run-ts.mjs bench/parity/compare.ts OUT
+// OUT/reference.safetensors (PyTorch in float64). Usage: node bin/run-ts.mjs bench/parity/compare.ts OUT [--backend ts|cuda]
+// (cuda: the engine runs on infra/engine/cuda's backend — $SG_CUDA_LIB or a build of it — instead of ts).
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
+import type { Backend } from '../../infra/engine/backend'
+import { createCudaBackend } from '../../infra/engine/cuda/cuda-backend'
 import { Learner } from '../../infra/engine/learner'
+import { loadLoraAdapter } from '../../infra/engine/lora'
 import { forward, logits, loadModel } from '../../infra/engine/model'
 import { readSafetensors } from '../../infra/engine/safetensors'
 
@@ -35,7 +39,7 @@ function relMax(ours: Float32Array, ref: Float32Array, scaleFloor = 0): number {
   return ours.length === ref.length ? d / (m || 1) : Infinity
 }
 
-export function compareWithReference(dir: string): ParityReport {
+export function compareWithReference(dir: string, backend?: Backend): ParityReport {
   const inputs = JSON.parse(readFileSync(join(dir, 'inputs.json'), 'utf8')) as { sequences: number[][]; weights: number[][]; loss: number }
   const ref = readSafetensors(join(dir, 'reference.safetensors')).tensors
   const need = (name: string): Float32Array => {
@@ -43,7 +47,14 @@ export function compareWithReference(dir: string): ParityReport {
     if (!t) throw new Error(`reference.safetensors has no ${name}; rerun make_reference.py`)
     return t.data
   }
-  const learner = Learner.fromDirectory(join(dir, 'model'), { adapterDir: join(dir, 'adapter') })
+  let learner: Learner
+  if (backend) {
+    const model = loadModel(join(dir, 'model'), backend)
+    model.adapter = loadLoraAdapter(join(dir, 'adapter'), model.backend, model.config)
+    learner = new Learner(model, { baseModelNameOrPath: join(dir, 'model') })
+  } else {
+    learner = Learner.fromDirectory(join(dir, 'model'), { adapterDir: join(dir, 'adapter') })
+  }
   const m = learner.model
   let baseLogits = 0, loraLogits = 0
   inputs.sequences.forEach((seq, i) => {
@@ -82,11 +93,14 @@ export function compareWithReference(dir: string): ParityReport {
 
 if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) {
   const dir = process.argv[2]
-  if (!dir) {
-    console.error('usage: node bin/run-ts.mjs bench/parity/compare.ts OUT   (OUT written by make_reference.py)')
+  const flag = process.argv.indexOf('--backend')
+  const backendName = flag > 0 ? process.argv[flag + 1] : 'ts'
+  if (!dir || dir.startsWith('--') || (backendName !== 'ts' && backendName !== 'cuda')) {
+    console.error('usage: node bin/run-ts.mjs bench/parity/compare.ts OUT [--backend ts|cuda]   (OUT written by make_reference.py)')
     process.exit(2)
   }
-  const r = compareWithReference(dir)
+  const r = compareWithReference(dir, backendName === 'cuda' ? createCudaBackend() : undefined)
+  console.log(`engine backend: ${backendName}`)
   writeFileSync(join(dir, 'compare.json'), JSON.stringify({ ...r, tolerances: PARITY_TOLERANCES }, null, 2) + '\n')
   const T = PARITY_TOLERANCES
   console.log(`base logits   max rel diff ${r.baseLogits.toExponential(2)} (tolerance ${T.logits})`)

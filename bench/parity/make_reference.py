@@ -9,10 +9,13 @@ adapter, then computes in float64 on fixed token sequences:
 Writes OUT/model/, OUT/adapter/, OUT/reference.safetensors (float32) and OUT/inputs.json.
 Then, on a machine with Node: node bin/run-ts.mjs bench/parity/compare.ts OUT   (see bench/parity/README.md).
 Needs: torch, transformers (4.5x or 5.x), peft, safetensors. CPU is enough (the model is tiny).
+--shape qwen3-0.6b / qwen3-4b: the same check on those shapes (tied embeddings, vocabulary 151,936) with random
+weights, LoRA r=32 alpha=64, two random sequences of --tokens tokens; float64 on --device (cuda where there is one).
 """
 import argparse
 import json
 import os
+import random
 
 import peft
 import torch
@@ -27,6 +30,22 @@ SEQUENCES = [
     [95, 3, 17, 42, 8, 61, 90, 23, 5, 77, 12, 34],
     [95, 50, 2, 88, 19, 7, 66],
 ]
+
+
+# tiny: the original check; qwen3-*: the shapes of shared/GPU.md's anchors (random weights, LoRA r32 on all linears).
+SHAPES = {
+    "tiny": dict(config=dict(vocab_size=97, hidden_size=64, intermediate_size=128, num_hidden_layers=2, num_attention_heads=4,
+                             num_key_value_heads=2, head_dim=16, tie_word_embeddings=False, bos_token_id=95, eos_token_id=96),
+                 rank=4, alpha=8, init_std=0.2),
+    "qwen3-0.6b": dict(config=dict(vocab_size=151936, hidden_size=1024, intermediate_size=3072, num_hidden_layers=28,
+                                   num_attention_heads=16, num_key_value_heads=8, head_dim=128, tie_word_embeddings=True,
+                                   bos_token_id=151643, eos_token_id=151645),
+                       rank=32, alpha=64, init_std=0.02),
+    "qwen3-4b": dict(config=dict(vocab_size=151936, hidden_size=2560, intermediate_size=9728, num_hidden_layers=36,
+                                 num_attention_heads=32, num_key_value_heads=8, head_dim=128, tie_word_embeddings=True,
+                                 bos_token_id=151643, eos_token_id=151645),
+                     rank=32, alpha=64, init_std=0.02),
+}
 
 
 def weights_for(seq):
@@ -58,10 +77,11 @@ def main():
             if name.endswith("norm.weight"):
                 p.uniform_(0.8, 1.2)  # not 1, so the norm weights are exercised
             else:
-                p.normal_(0.0, 0.2)  # larger than initializer_range so logits are far from uniform
-    model.save_pretrained(os.path.join(args.out, "model"))  # safetensors (the only format in transformers 5)
+                p.normal_(0.0, init_std)  # tiny: larger than initializer_range so logits are far from uniform
+    # safetensors (the only format in transformers 5); 2 GB shards stay under Node's 4 GiB buffer limit
+    model.save_pretrained(os.path.join(args.out, "model"), max_shard_size="2GB")
 
-    lcfg = LoraConfig(r=4, lora_alpha=8, target_modules=TARGETS, lora_dropout=0.0, bias="none", task_type="CAUSAL_LM")
+    lcfg = LoraConfig(r=rank, lora_alpha=alpha, target_modules=TARGETS, lora_dropout=0.0, bias="none", task_type="CAUSAL_LM")
     pm = get_peft_model(model, lcfg)
     with torch.no_grad():
         for name, p in pm.named_parameters():
@@ -69,31 +89,32 @@ def main():
                 p.normal_(0.0, 0.1)
     pm.save_pretrained(os.path.join(args.out, "adapter"))
 
-    pm = pm.double()
+    pm = pm.double().to(args.device)
     ref = {}
     with torch.no_grad():
         with pm.disable_adapter():
             for i, seq in enumerate(SEQUENCES):
-                ref[f"base_logits.{i}"] = pm(input_ids=torch.tensor([seq])).logits[0].float().contiguous()
+                ref[f"base_logits.{i}"] = pm(input_ids=torch.tensor([seq], device=args.device)).logits[0].float().cpu().contiguous()
         for i, seq in enumerate(SEQUENCES):
-            ref[f"lora_logits.{i}"] = pm(input_ids=torch.tensor([seq])).logits[0].float().contiguous()
+            ref[f"lora_logits.{i}"] = pm(input_ids=torch.tensor([seq], device=args.device)).logits[0].float().cpu().contiguous()
 
-    loss = torch.zeros((), dtype=torch.float64)
+    loss = torch.zeros((), dtype=torch.float64, device=args.device)
     for seq in SEQUENCES:
-        logits = pm(input_ids=torch.tensor([seq[:-1]])).logits[0]
-        logp = torch.log_softmax(logits, dim=-1).gather(1, torch.tensor(seq[1:]).unsqueeze(1)).squeeze(1)
-        loss = loss - (torch.tensor(weights_for(seq), dtype=torch.float64) * logp).sum()
+        logits = pm(input_ids=torch.tensor([seq[:-1]], device=args.device)).logits[0]
+        logp = torch.log_softmax(logits, dim=-1).gather(1, torch.tensor(seq[1:], device=args.device).unsqueeze(1)).squeeze(1)
+        loss = loss - (torch.tensor(weights_for(seq), dtype=torch.float64, device=args.device) * logp).sum()
     loss.backward()
     n_grads = 0
     for name, p in pm.named_parameters():
         if p.grad is not None:
-            ref["grad." + name.replace(".default", "")] = p.grad.float().contiguous()
+            ref["grad." + name.replace(".default", "")] = p.grad.float().cpu().contiguous()
             n_grads += 1
     save_file(ref, os.path.join(args.out, "reference.safetensors"))
     meta = {
         "sequences": SEQUENCES,
         "weights": [weights_for(s) for s in SEQUENCES],
         "loss": loss.item(),
+        "shape": args.shape,
         "reference_dtype": "float64",
         "lora_tensors_with_grad": n_grads,
         "versions": {"torch": torch.__version__, "transformers": transformers.__version__, "peft": peft.__version__},

