@@ -330,18 +330,29 @@ export function forward(model: CausalLM, seqs: readonly SequenceInput[], opts: F
       }
       parts.push(be.attention(qs, ks, vs, g.start))
     })
-    const att = be.reshape(parts.length === 1 ? parts[0] : be.concatRows(parts), [N, H * D])
-    const x2 = be.add(x, be.linear(att, lw.o, lw.oBias, lora(model, useLora, l, 'o')))
+    const attOwned = parts.length === 1 ? parts[0] : be.concatRows(parts)
+    if (parts.length > 1) for (const p of parts) be.release(p)
+    const att = be.reshape(attOwned, [N, H * D])
+    const oOut = be.linear(att, lw.o, lw.oBias, lora(model, useLora, l, 'o'))
+    const x2 = be.add(x, oOut)
+    be.release(oOut)
     const h2 = be.rmsnorm(x2, lw.postNorm, c.rmsNormEps)
     const gate = be.linear(h2, lw.gate, undefined, lora(model, useLora, l, 'gate'))
     const up = be.linear(h2, lw.up, undefined, lora(model, useLora, l, 'up'))
     const act = be.swiglu(gate, up)
-    const x3 = be.add(x2, be.linear(act, lw.down, undefined, lora(model, useLora, l, 'down')))
-    if (opts.keepTape) tapes.push({ x, h1, q, k, qr, kr, v, att, x2, h2, gate, up, act })
+    const downOut = be.linear(act, lw.down, undefined, lora(model, useLora, l, 'down'))
+    const x3 = be.add(x2, downOut)
+    be.release(downOut)
+    if (qn !== q) be.release(qn)
+    if (kn !== k) be.release(kn)
+    // Memory does not wait for the GC: what the tape does not keep is released here.
+    if (opts.keepTape) tapes.push({ x, h1, q, k, qr, kr, v, att: attOwned, x2, h2, gate, up, act })
+    else for (const t of [x, h1, q, k, qr, kr, v, attOwned, x2, h2, gate, up, act]) be.release(t)
     x = x3
   }
   for (let i = 0; i < seqs.length; i++) if (seqs[i].cache) seqs[i].cache!.length += segs[i].length
   const hidden = be.rmsnorm(x, w.norm, c.rmsNormEps)
+  if (!opts.keepTape) be.release(x)
   return {
     hidden,
     segments: segs.map((g) => ({ offset: g.offset, length: g.length })),
@@ -382,25 +393,35 @@ export function targetLogprobsBackward(model: CausalLM, hidden: Tensor, targets:
 /**
  * Backpropagate dL/dhidden through the stack recorded by forward(…, {keepTape: true}), adding the LoRA
  * gradients into grads (keyed by PEFT tensor name; missing keys are created). The base weights are frozen.
+ * Temporaries are released as soon as they are used; with releaseTape the tape's tensors are too (the forward
+ * result cannot be backpropagated again after that).
  */
-export function backward(model: CausalLM, fwd: ForwardResult, dHidden: Tensor, grads: Map<string, Tensor>): void {
+export function backward(model: CausalLM, fwd: ForwardResult, dHidden: Tensor, grads: Map<string, Tensor>, opts: { releaseTape?: boolean } = {}): void {
   const tape = fwd.tape
   if (!tape) throw new EngineError('engine.backward', 'backward needs a forward run with keepTape: true')
   const { config: c, backend: be, weights: w } = model
   const H = c.numHeads, KV = c.numKvHeads, D = c.headDim
   const N = dHidden.shape[0]
+  const free = (...ts: (Tensor | undefined)[]): void => {
+    for (const t of ts) if (t) be.release(t)
+  }
   const accumulate = (l: number, t: LoraTarget, dA?: Tensor, dB?: Tensor): void => {
     if (!dA || !dB) return
     for (const [name, g] of [[peftName(l, t, 'A'), dA], [peftName(l, t, 'B'), dB]] as const) {
       const cur = grads.get(name)
-      if (cur) be.addInPlace(cur, g)
-      else grads.set(name, be.clone(g))
+      if (cur) {
+        be.addInPlace(cur, g)
+        be.release(g)
+      } else grads.set(name, g)
     }
   }
   const pos = new Int32Array(N)
   for (const g of tape.segs) for (let i = 0; i < g.length; i++) pos[g.offset + i] = g.start + i
   const cu = cumulativeOffsets(tape.segs)
-  let dx = be.rmsnormBackward(tape.xFinal, w.norm, c.rmsNormEps, dHidden).dx
+  const fin = be.rmsnormBackward(tape.xFinal, w.norm, c.rmsNormEps, dHidden)
+  be.release(fin.dw)
+  let dx = fin.dx
+  if (opts.releaseTape) be.release(tape.xFinal)
   for (let l = c.numLayers - 1; l >= 0; l--) {
     const lw = w.layers[l]
     const t = tape.layers[l]
@@ -409,28 +430,50 @@ export function backward(model: CausalLM, fwd: ForwardResult, dHidden: Tensor, g
     const dDown = be.linearBackward(t.act, lw.down, dx, op('down'))
     accumulate(l, 'down', dDown.dA, dDown.dB)
     const dSw = be.swigluBackward(t.gate, t.up, dDown.dx)
+    free(dDown.dx)
     const dGate = be.linearBackward(t.h2, lw.gate, dSw.dgate, op('gate'))
     const dUp = be.linearBackward(t.h2, lw.up, dSw.dup, op('up'))
+    free(dSw.dgate, dSw.dup)
     accumulate(l, 'gate', dGate.dA, dGate.dB)
     accumulate(l, 'up', dUp.dA, dUp.dB)
     const dh2 = be.add(dGate.dx, dUp.dx)
-    const dx2 = be.add(dx, be.rmsnormBackward(t.x2, lw.postNorm, c.rmsNormEps, dh2).dx)
+    free(dGate.dx, dUp.dx)
+    const post = be.rmsnormBackward(t.x2, lw.postNorm, c.rmsNormEps, dh2)
+    const dx2 = be.add(dx, post.dx)
+    free(dh2, post.dx, post.dw, dx)
     // Attention branch: x2 = x + o(attn(rope(norm(q)), rope(norm(k)), v))
     const dO = be.linearBackward(t.att, lw.o, dx2, op('o'))
     accumulate(l, 'o', dO.dA, dO.dB)
     const dAtt = be.reshape(dO.dx, [N, H, D])
     const ra = be.attentionVarlenBackward(t.qr, t.kr, be.reshape(t.v, [N, KV, D]), cu, dAtt)
+    free(dO.dx)
     let dq = be.ropeBackward(ra.dq, pos, c.ropeTheta)
     let dk = be.ropeBackward(ra.dk, pos, c.ropeTheta)
-    if (lw.qNorm) dq = be.rmsnormBackward(be.reshape(t.q, [N * H, D]), lw.qNorm, c.rmsNormEps, be.reshape(dq, [N * H, D])).dx
-    if (lw.kNorm) dk = be.rmsnormBackward(be.reshape(t.k, [N * KV, D]), lw.kNorm, c.rmsNormEps, be.reshape(dk, [N * KV, D])).dx
+    free(ra.dq, ra.dk)
+    if (lw.qNorm) {
+      const r = be.rmsnormBackward(be.reshape(t.q, [N * H, D]), lw.qNorm, c.rmsNormEps, be.reshape(dq, [N * H, D]))
+      free(dq, r.dw)
+      dq = r.dx
+    }
+    if (lw.kNorm) {
+      const r = be.rmsnormBackward(be.reshape(t.k, [N * KV, D]), lw.kNorm, c.rmsNormEps, be.reshape(dk, [N * KV, D]))
+      free(dk, r.dw)
+      dk = r.dx
+    }
     const dQ = be.linearBackward(t.h1, lw.q, be.reshape(dq, [N, H * D]), op('q'))
     const dK = be.linearBackward(t.h1, lw.k, be.reshape(dk, [N, KV * D]), op('k'))
     const dV = be.linearBackward(t.h1, lw.v, be.reshape(ra.dv, [N, KV * D]), op('v'))
+    free(dq, dk, ra.dv)
     accumulate(l, 'q', dQ.dA, dQ.dB)
     accumulate(l, 'k', dK.dA, dK.dB)
     accumulate(l, 'v', dV.dA, dV.dB)
-    const dh1 = be.add(be.add(dQ.dx, dK.dx), dV.dx)
-    dx = be.add(dx2, be.rmsnormBackward(t.x, lw.inputNorm, c.rmsNormEps, dh1).dx)
+    const dqk = be.add(dQ.dx, dK.dx)
+    const dh1 = be.add(dqk, dV.dx)
+    free(dqk, dQ.dx, dK.dx, dV.dx)
+    const pre = be.rmsnormBackward(t.x, lw.inputNorm, c.rmsNormEps, dh1)
+    dx = be.add(dx2, pre.dx)
+    free(dh1, pre.dx, pre.dw, dx2)
+    if (opts.releaseTape) free(t.x, t.h1, t.q, t.k, t.qr, t.kr, t.v, t.att, t.x2, t.h2, t.gate, t.up, t.act)
   }
+  be.release(dx)
 }

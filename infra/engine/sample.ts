@@ -140,6 +140,8 @@ export function generateBatch(model: CausalLM, prompts: readonly (readonly numbe
     return ss.map((_, i) => ({ id: d.ids[i], logprob: d.logprobs[i], modelLogprob: d.modelLogprobs[i] }))
   }
   const firstLogits = logits(model, lastRows)
+  be.release(lastRows)
+  be.release(pre.hidden)
   const live: Live[] = []
   const firstRows: Live[] = []
   const rowOf: number[] = []

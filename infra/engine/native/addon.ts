@@ -10,9 +10,12 @@ type F32 = Float32Array
 type W = Float32Array | Uint16Array
 
 export interface NativeAddon {
-  alloc(n: number, bf16: boolean): Float32Array | Uint16Array
+  /** Uninitialised unless zero. */
+  alloc(n: number, bf16: boolean, zero?: boolean): Float32Array | Uint16Array
   release(data: Float32Array | Uint16Array): boolean
-  memStats(resetPeak?: boolean): { liveBytes: number; peakBytes: number }
+  memStats(resetPeak?: boolean): { liveBytes: number; peakBytes: number; cachedBytes: number }
+  /** Free the cache of released blocks. */
+  trim(): void
   threads(n?: number): number
   gemmKernel(name?: string): string
   peakGflops(seconds: number, threads: number): number

@@ -43,8 +43,9 @@ export class NativeBackend implements Backend {
   readonly name = 'native'
   constructor(readonly addon: NativeAddon) {}
 
-  private out(shape: readonly number[]): NativeTensor {
-    return new NativeTensor(shape.slice(), this.addon.alloc(numel(shape), false), 'f32', true)
+  /** A new f32 tensor, uninitialised unless zero (every op below overwrites all of its output). */
+  private out(shape: readonly number[], zero = false): NativeTensor {
+    return new NativeTensor(shape.slice(), this.addon.alloc(numel(shape), false, zero), 'f32', true)
   }
 
   // ---- memory ----
@@ -67,7 +68,7 @@ export class NativeBackend implements Backend {
     return out
   }
   zeros(shape: readonly number[]): Tensor {
-    return this.out(shape)
+    return this.out(shape, true)
   }
   reshape(t: Tensor, shape: readonly number[]): Tensor {
     check(numel(shape) === numel(t.shape), `reshape [${t.shape}] → [${shape}]`)
@@ -110,7 +111,8 @@ export class NativeBackend implements Backend {
     if (t.owner && t.data.length > 0) this.addon.release(t.data)
   }
   memoryStats(resetPeak = false): MemoryStats {
-    return this.addon.memStats(resetPeak)
+    const { liveBytes, peakBytes } = this.addon.memStats(resetPeak)
+    return { liveBytes, peakBytes }
   }
 
   // ---- elementwise ----
@@ -152,7 +154,7 @@ export class NativeBackend implements Backend {
     const C = cols(dy)
     check(rows(dy) === ids.length, `embeddingBackward dy [${dy.shape}] for ${ids.length} ids`)
     for (const id of ids) if (!(id >= 0 && id < vocabSize)) throw new EngineError('engine.token_id', `token id ${id} is outside the vocabulary [0, ${vocabSize})`)
-    const out = this.out([vocabSize, C])
+    const out = this.out([vocabSize, C], true)
     this.addon.embeddingBackward(F(dy), ids, ids.length, C, out.data as Float32Array)
     return out
   }

@@ -8,7 +8,10 @@
 #include <atomic>
 #include <cstdlib>
 #include <mutex>
+#include <cstring>
+#include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "ops.h"
 #include "pool.h"
@@ -17,13 +20,26 @@ namespace {
 using namespace sg;
 
 // ---- memory ----
+// Freed blocks go to a cache keyed by their (4 KiB-rounded) size and are handed out again: training steps and
+// decode steps allocate the same sizes over and over, and fresh large blocks cost an mmap plus a page fault per
+// 4 KiB on first touch. The cache is bounded (SEARCHGYM_NATIVE_CACHE_MB, default 1024); trim() empties it.
 struct Block {
   void* data;
   size_t bytes;
 };
 std::mutex memMu;
 std::unordered_map<void*, Block*> blocks;
+std::unordered_map<size_t, std::vector<void*>> cache;
+size_t cachedBytes = 0;
 std::atomic<int64_t> liveBytes{0}, peakBytes{0};
+
+size_t cacheLimit() {
+  static size_t lim = [] {
+    const char* e = std::getenv("SEARCHGYM_NATIVE_CACHE_MB");
+    return (size_t)(e ? std::atoll(e) : 1024) << 20;
+  }();
+  return lim;
+}
 
 void account(int64_t delta) {
   const int64_t now = liveBytes.fetch_add(delta) + delta;
@@ -32,36 +48,75 @@ void account(int64_t delta) {
   }
 }
 
-void freeBlock(Block* b) {
-  std::lock_guard<std::mutex> g(memMu);
-  if (!b->data) return;
-  blocks.erase(b->data);
-  std::free(b->data);
-  b->data = nullptr;
+void* takeBlock(size_t bytes) {
+  {
+    std::lock_guard<std::mutex> g(memMu);
+    auto it = cache.find(bytes);
+    if (it != cache.end() && !it->second.empty()) {
+      void* d = it->second.back();
+      it->second.pop_back();
+      cachedBytes -= bytes;
+      return d;
+    }
+  }
+  return std::aligned_alloc(64, bytes);
+}
+
+/** Called with memMu held. */
+void giveBlock(void* d, size_t bytes) {
+  if (cachedBytes + bytes <= cacheLimit()) {
+    cache[bytes].push_back(d);
+    cachedBytes += bytes;
+  } else {
+    std::free(d);
+  }
+}
+
+/** Frees b's memory once; tells V8 (so its GC paces itself by the off-heap bytes too). */
+void freeBlock(Napi::Env env, Block* b) {
+  {
+    std::lock_guard<std::mutex> g(memMu);
+    if (!b->data) return;
+    blocks.erase(b->data);
+    giveBlock(b->data, b->bytes);
+    b->data = nullptr;
+  }
   account(-(int64_t)b->bytes);
+  Napi::MemoryManagement::AdjustExternalMemory(env, -(int64_t)b->bytes);
+}
+
+Napi::Value Trim(const Napi::CallbackInfo& info) {
+  std::lock_guard<std::mutex> g(memMu);
+  for (auto& kv : cache)
+    for (void* d : kv.second) std::free(d);
+  cache.clear();
+  cachedBytes = 0;
+  return info.Env().Undefined();
 }
 
 Napi::Value Alloc(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   const int64_t n = info[0].As<Napi::Number>().Int64Value();
   const bool bf16 = info[1].ToBoolean().Value();
+  const bool zero = info.Length() > 2 && info[2].ToBoolean().Value();
   const size_t elt = bf16 ? 2 : 4;
   size_t bytes = (size_t)(n < 1 ? 1 : n) * elt;
-  bytes = (bytes + 63) / 64 * 64;
-  void* data = std::aligned_alloc(64, bytes);
+  bytes = (bytes + 4095) / 4096 * 4096;
+  void* data = takeBlock(bytes);
   if (!data) {
     Napi::Error::New(env, "native backend: out of memory allocating " + std::to_string(bytes) + " bytes").ThrowAsJavaScriptException();
     return env.Undefined();
   }
-  std::memset(data, 0, bytes);
+  if (zero) std::memset(data, 0, (size_t)(n < 1 ? 1 : n) * elt);
   Block* b = new Block{data, bytes};
   {
     std::lock_guard<std::mutex> g(memMu);
     blocks[data] = b;
   }
   account((int64_t)bytes);
-  Napi::ArrayBuffer ab = Napi::ArrayBuffer::New(env, data, bytes, [](Napi::Env, void*, Block* blk) {
-    freeBlock(blk);
+  Napi::MemoryManagement::AdjustExternalMemory(env, (int64_t)bytes);
+  Napi::ArrayBuffer ab = Napi::ArrayBuffer::New(env, data, bytes, [](Napi::Env e, void*, Block* blk) {
+    freeBlock(e, blk);
     delete blk;
   }, b);
   if (bf16) return Napi::TypedArrayOf<uint16_t>::New(env, (size_t)n, ab, 0, napi_uint16_array);
@@ -79,7 +134,7 @@ Napi::Value Release(const Napi::CallbackInfo& info) {
     if (it != blocks.end()) b = it->second;
   }
   if (!b) return Napi::Boolean::New(info.Env(), false);
-  freeBlock(b);
+  freeBlock(info.Env(), b);
   if (!ab.IsDetached()) ab.Detach();
   return Napi::Boolean::New(info.Env(), true);
 }
@@ -88,6 +143,10 @@ Napi::Value MemStats(const Napi::CallbackInfo& info) {
   Napi::Object o = Napi::Object::New(info.Env());
   o.Set("liveBytes", Napi::Number::New(info.Env(), (double)liveBytes.load()));
   o.Set("peakBytes", Napi::Number::New(info.Env(), (double)peakBytes.load()));
+  {
+    std::lock_guard<std::mutex> g(memMu);
+    o.Set("cachedBytes", Napi::Number::New(info.Env(), (double)cachedBytes));
+  }
   if (info.Length() > 0 && info[0].ToBoolean().Value()) peakBytes.store(liveBytes.load());
   return o;
 }
@@ -208,6 +267,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   EXPORT("alloc", Alloc);
   EXPORT("release", Release);
   EXPORT("memStats", MemStats);
+  EXPORT("trim", Trim);
   EXPORT("threads", Threads);
   EXPORT("gemmKernel", GemmKernel);
   EXPORT("peakGflops", PeakGflops);

@@ -158,12 +158,12 @@ void gemmImpl(KernelFn kern, int64_t M, int64_t N, int64_t K, float alpha, const
       const float betaEff = pc == 0 ? beta : 1.f;
       bpack.resize((size_t)(npanels * NR * kc));
       float* bp = bpack.data();
-      parallelFor(npanels, [&](int64_t b, int64_t e) {
+      parallelFor(npanels, (double)npanels * NR * kc * 4, [&](int64_t b, int64_t e) {
         for (int64_t p = b; p < e; p++) packBPanel<NR>(B, pc, kc, jc + p * NR, std::min<int64_t>(NR, nc - p * NR), bp + p * NR * kc);
       });
       const int64_t mblocks = (M + MC - 1) / MC;
       const int64_t splits = std::max<int64_t>(1, std::min<int64_t>(npanels, (T + mblocks - 1) / mblocks));
-      parallelFor(mblocks * splits, [&](int64_t b, int64_t e) {
+      parallelFor(mblocks * splits, 2.0 * M * nc * kc, [&](int64_t b, int64_t e) {
         thread_local std::vector<float> apack;
         apack.resize((size_t)(MC * kc));
         int64_t packed = -1;
@@ -198,6 +198,41 @@ void gemmImpl(KernelFn kern, int64_t M, int64_t N, int64_t K, float alpha, const
     }
   }
 }
+
+// ---- few rows (decode): C[m,n] = dot(A row m, B column n) with B's columns contiguous (a linear's weight rows);
+// no packing, each weight row read once from memory and reused for all rows of A from L1. ----
+constexpr int64_t GEMV_MAX_ROWS = 8;
+#ifdef SG_X86
+template <bool BF>
+__attribute__((target("avx512f"))) void gemvAvx512(int64_t M, int64_t n0, int64_t n1, int64_t K, float alpha, const float* A, int64_t lda,
+                                                    const void* B, int64_t ldb, float beta, float* C, int64_t ldc) {
+  for (int64_t n = n0; n < n1; n++) {
+    const float* wf = static_cast<const float*>(B) + (BF ? 0 : n * ldb);
+    const uint16_t* wh = static_cast<const uint16_t*>(B) + (BF ? n * ldb : 0);
+    for (int64_t m = 0; m < M; m++) {
+      const float* a = A + m * lda;
+      __m512 acc0 = _mm512_setzero_ps(), acc1 = _mm512_setzero_ps();
+      int64_t k = 0;
+      for (; k + 32 <= K; k += 32) {
+        __m512 w0, w1;
+        if (BF) {
+          w0 = _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i*)(wh + k))), 16));
+          w1 = _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i*)(wh + k + 16))), 16));
+        } else {
+          w0 = _mm512_loadu_ps(wf + k);
+          w1 = _mm512_loadu_ps(wf + k + 16);
+        }
+        acc0 = _mm512_fmadd_ps(_mm512_loadu_ps(a + k), w0, acc0);
+        acc1 = _mm512_fmadd_ps(_mm512_loadu_ps(a + k + 16), w1, acc1);
+      }
+      float s = _mm512_reduce_add_ps(_mm512_add_ps(acc0, acc1));
+      for (; k < K; k++) s += a[k] * (BF ? bf16ToF32(wh[k]) : wf[k]);
+      float* c = C + m * ldc + n;
+      *c = beta == 0.f ? alpha * s : alpha * s + beta * *c;
+    }
+  }
+}
+#endif
 
 enum class Kern { Portable, Avx2, Avx512 };
 
@@ -247,6 +282,16 @@ void gemm(int64_t M, int64_t N, int64_t K, float alpha, Mat A, Mat B, float beta
       for (int64_t j = 0; j < N; j++) C[i * ldc + j] = beta == 0.f ? 0.f : beta * C[i * ldc + j];
     return;
   }
+#ifdef SG_X86
+  if (current() == Kern::Avx512 && M <= GEMV_MAX_ROWS && A.dtype == DType::F32 && A.cs == 1 && B.rs == 1) {
+    const bool bf = B.dtype == DType::BF16;
+    parallelFor(N, 2.0 * M * N * K, [&](int64_t b, int64_t e) {
+      if (bf) gemvAvx512<true>(M, b, e, K, alpha, static_cast<const float*>(A.data), A.rs, B.data, B.cs, beta, C, ldc);
+      else gemvAvx512<false>(M, b, e, K, alpha, static_cast<const float*>(A.data), A.rs, B.data, B.cs, beta, C, ldc);
+    });
+    return;
+  }
+#endif
   switch (current()) {
 #ifdef SG_X86
     case Kern::Avx512: return gemmImpl<12, 32>(kernelAvx512, M, N, K, alpha, A, B, beta, C, ldc);

@@ -31,7 +31,7 @@ constexpr int64_t GRAIN = 1 << 15;
 template <class F>
 void elementwise(int64_t n, F f) {
   if (n < GRAIN) return f(0, n);
-  parallelFor((n + GRAIN - 1) / GRAIN, [&](int64_t b, int64_t e) { f(b * GRAIN, std::min(n, e * GRAIN)); });
+  parallelFor((n + GRAIN - 1) / GRAIN, (double)n * 8, [&](int64_t b, int64_t e) { f(b * GRAIN, std::min(n, e * GRAIN)); });
 }
 
 /** One query row of one head against keys [0, count): softmax(q·k/√D) · v into out (overwritten). */
@@ -54,7 +54,7 @@ void attendRow(const float* q, const float* k, const float* v, int64_t count, in
 }  // namespace
 
 void embedding(const void* table, DType dt, int64_t V, int64_t C, const int32_t* ids, int64_t N, float* out) {
-  parallelFor(N, [&](int64_t b, int64_t e) {
+  parallelFor(N, (double)N * C * 2, [&](int64_t b, int64_t e) {
     for (int64_t n = b; n < e; n++) {
       const int64_t id = ids[n];
       if (dt == DType::F32) std::memcpy(out + n * C, static_cast<const float*>(table) + id * C, sizeof(float) * C);
@@ -70,7 +70,7 @@ void embedding(const void* table, DType dt, int64_t V, int64_t C, const int32_t*
 void embeddingBackward(const float* dy, const int32_t* ids, int64_t N, int64_t C, float* dtable) {
   // Column blocks: each table element is summed by one task, over n in order.
   const int64_t CB = 16, blocks = (C + CB - 1) / CB;
-  parallelFor(blocks, [&](int64_t b, int64_t e) {
+  parallelFor(blocks, (double)N * C * 2, [&](int64_t b, int64_t e) {
     const int64_t c0 = b * CB, c1 = std::min(C, e * CB);
     for (int64_t n = 0; n < N; n++)
       for (int64_t c = c0; c < c1; c++) dtable[(int64_t)ids[n] * C + c] += dy[n * C + c];
@@ -78,7 +78,7 @@ void embeddingBackward(const float* dy, const int32_t* ids, int64_t N, int64_t C
 }
 
 void rmsnorm(const float* x, const float* w, int64_t N, int64_t C, float eps, float* out) {
-  parallelFor(N, [&](int64_t b, int64_t e) {
+  parallelFor(N, (double)N * C * 6, [&](int64_t b, int64_t e) {
     for (int64_t n = b; n < e; n++) {
       const float* xr = x + n * C;
       double ss = 0;
@@ -91,7 +91,7 @@ void rmsnorm(const float* x, const float* w, int64_t N, int64_t C, float eps, fl
 
 void rmsnormBackward(const float* x, const float* w, const float* dy, int64_t N, int64_t C, float eps, float* dx, float* dw) {
   std::vector<double> inv(N);
-  parallelFor(N, [&](int64_t b, int64_t e) {
+  parallelFor(N, (double)N * C * 10, [&](int64_t b, int64_t e) {
     for (int64_t n = b; n < e; n++) {
       const float *xr = x + n * C, *g = dy + n * C;
       double ss = 0, dotv = 0;
@@ -106,7 +106,7 @@ void rmsnormBackward(const float* x, const float* w, const float* dy, int64_t N,
     }
   });
   const int64_t CB = 16, blocks = (C + CB - 1) / CB;
-  parallelFor(blocks, [&](int64_t b, int64_t e) {
+  parallelFor(blocks, (double)N * C * 4, [&](int64_t b, int64_t e) {
     const int64_t c0 = b * CB, c1 = std::min(C, e * CB);
     double acc[16];
     std::fill(acc, acc + 16, 0.0);
@@ -120,7 +120,7 @@ void rope(const float* x, const int32_t* pos, int64_t N, int64_t H, int64_t D, d
   const int64_t half = D / 2;
   std::vector<double> f(half);
   for (int64_t i = 0; i < half; i++) f[i] = 1 / std::pow(theta, (2.0 * i) / D);
-  parallelFor(N, [&](int64_t b, int64_t e) {
+  parallelFor(N, (double)N * (H * D * 6 + half * 40), [&](int64_t b, int64_t e) {
     std::vector<double> cs(half), sn(half);
     for (int64_t n = b; n < e; n++) {
       for (int64_t i = 0; i < half; i++) {
@@ -147,7 +147,7 @@ void attention(const float* q, const float* k, const float* v, const int32_t* cu
   std::vector<int32_t> seqOf(N);
   for (int64_t s = 0; s < B; s++)
     for (int64_t n = cu[s]; n < cu[s + 1]; n++) seqOf[n] = (int32_t)s;
-  parallelFor(N * H, [&](int64_t b, int64_t e) {
+  parallelFor(N * H, (double)N * H * D * 4 * (N / (B > 0 ? B : 1) / 2 + 1), [&](int64_t b, int64_t e) {
     std::vector<float> p;
     for (int64_t it = b; it < e; it++) {
       const int64_t n = it / H, h = it % H, s0 = cu[seqOf[n]], kvh = h / group;
@@ -163,7 +163,7 @@ void attentionCached(const float* q, const float* k, const float* v, int64_t T, 
   const int64_t group = H / KV, stride = KV * D;
   const float scale = 1.f / std::sqrt((float)D);
   (void)S;
-  parallelFor(T * H, [&](int64_t b, int64_t e) {
+  parallelFor(T * H, (double)T * H * D * 4 * (qStart + T), [&](int64_t b, int64_t e) {
     std::vector<float> p;
     for (int64_t it = b; it < e; it++) {
       const int64_t i = it / H, h = it % H, kvh = h / group, count = qStart + i + 1;
@@ -227,7 +227,7 @@ void attentionBackward(const float* q, const float* k, const float* v, const flo
   std::memset(dk, 0, sizeof(float) * N * stride);
   std::memset(dv, 0, sizeof(float) * N * stride);
   // One task per (sequence, kv head): it alone writes that head's dk/dv rows and its query heads' dq rows.
-  parallelFor(B * KV, [&](int64_t b, int64_t e) {
+  parallelFor(B * KV, (double)N * H * D * 10 * (N / (B > 0 ? B : 1) / 2 + 1), [&](int64_t b, int64_t e) {
     for (int64_t it = b; it < e; it++) {
       const int64_t s = it / KV, kvh = it % KV, o = cu[s], T = cu[s + 1] - cu[s];
       attentionBackwardHead(q + o * H * D, k + o * stride, v + o * stride, dy + o * H * D, T, 0, H, KV, D, kvh, dq + o * H * D,
@@ -241,7 +241,7 @@ void attentionCachedBackward(const float* q, const float* k, const float* v, con
   std::memset(dq, 0, sizeof(float) * T * H * D);
   std::memset(dk, 0, sizeof(float) * S * KV * D);
   std::memset(dv, 0, sizeof(float) * S * KV * D);
-  parallelFor(KV, [&](int64_t b, int64_t e) {
+  parallelFor(KV, (double)T * H * D * 10 * (qStart + T), [&](int64_t b, int64_t e) {
     for (int64_t kvh = b; kvh < e; kvh++) attentionBackwardHead(q, k, v, dy, T, qStart, H, KV, D, kvh, dq, dk, dv);
   });
 }
@@ -273,7 +273,7 @@ double logSumExp(const float* x, int64_t V) {
 }  // namespace
 
 void logSoftmax(const float* x, int64_t N, int64_t V, float* out) {
-  parallelFor(N, [&](int64_t b, int64_t e) {
+  parallelFor(N, (double)N * V * 20, [&](int64_t b, int64_t e) {
     for (int64_t n = b; n < e; n++) {
       const double lse = logSumExp(x + n * V, V);
       for (int64_t c = 0; c < V; c++) out[n * V + c] = (float)(x[n * V + c] - lse);
@@ -284,14 +284,14 @@ void logSoftmax(const float* x, int64_t N, int64_t V, float* out) {
 int64_t targetLogprobs(const float* x, const int32_t* t, int64_t N, int64_t V, float* out) {
   for (int64_t n = 0; n < N; n++)
     if (t[n] < 0 || t[n] >= V) return n;
-  parallelFor(N, [&](int64_t b, int64_t e) {
+  parallelFor(N, (double)N * V * 20, [&](int64_t b, int64_t e) {
     for (int64_t n = b; n < e; n++) out[n] = (float)(x[n * V + t[n]] - logSumExp(x + n * V, V));
   });
   return -1;
 }
 
 void targetLogprobsBackward(const float* x, const int32_t* t, const float* g, int64_t N, int64_t V, float* out) {
-  parallelFor(N, [&](int64_t b, int64_t e) {
+  parallelFor(N, (double)N * V * 40, [&](int64_t b, int64_t e) {
     for (int64_t n = b; n < e; n++) {
       float* o = out + n * V;
       if (g[n] == 0.f) {
@@ -326,7 +326,7 @@ int64_t headLogprobs(const float* h, const void* w, DType wt, const int32_t* t, 
     for (int64_t v0 = 0; v0 < V; v0 += HEAD_VOCAB) {
       const int64_t vb = std::min(HEAD_VOCAB, V - v0);
       gemm(rb, vb, C, 1.f, Mat{h + r0 * C, DType::F32, C, 1}, Mat{rowPtr(w, wt, v0, C), wt, 1, C}, 0.f, tile.data(), vb);
-      parallelFor(rb, [&](int64_t b, int64_t e) {
+      parallelFor(rb, (double)rb * vb * 20, [&](int64_t b, int64_t e) {
         for (int64_t r = b; r < e; r++) {
           const float* x = tile.data() + r * vb;
           float mt = -std::numeric_limits<float>::infinity();
@@ -368,7 +368,7 @@ void headLogprobsBackward(const float* h, const void* w, DType wt, const int32_t
     for (int64_t v0 = 0; v0 < V; v0 += HEAD_VOCAB) {
       const int64_t vb = std::min(HEAD_VOCAB, V - v0);
       gemm(rb, vb, C, 1.f, Mat{h + r0 * C, DType::F32, C, 1}, Mat{rowPtr(w, wt, v0, C), wt, 1, C}, 0.f, tile.data(), vb);
-      parallelFor(rb, [&](int64_t b, int64_t e) {
+      parallelFor(rb, (double)rb * vb * 20, [&](int64_t b, int64_t e) {
         for (int64_t r = b; r < e; r++) {
           float* x = tile.data() + r * vb;
           float mt = -std::numeric_limits<float>::infinity();
@@ -389,7 +389,7 @@ void headLogprobsBackward(const float* h, const void* w, DType wt, const int32_t
       });
       gemm(rb, C, vb, 1.f, Mat{tile.data(), DType::F32, vb, 1}, Mat{rowPtr(w, wt, v0, C), wt, C, 1}, 1.f, acc.data(), C);
     }
-    parallelFor(rb, [&](int64_t b, int64_t e) {
+    parallelFor(rb, (double)rb * C * 4, [&](int64_t b, int64_t e) {
       std::vector<float> wt_row(C);
       for (int64_t r = b; r < e; r++) {
         const float g = dlogp[r0 + r];
@@ -468,7 +468,7 @@ std::vector<int32_t> support(const std::vector<double>& lp, int64_t topK, double
 
 void sampleRows(const float* logits, int64_t R, int64_t V, SampleParams p, const double* uniforms, int32_t* ids, double* logprob,
                 double* modelLogprob) {
-  parallelFor(R, [&](int64_t b, int64_t e) {
+  parallelFor(R, (double)R * V * 40, [&](int64_t b, int64_t e) {
     std::vector<double> raw, scaled;
     for (int64_t r = b; r < e; r++) {
       const float* row = logits + r * V;
@@ -522,7 +522,7 @@ void adamw(float* p, const float* g, float* m, float* v, int64_t n, double lr, d
 double sumSquares(const float* x, int64_t n) {
   const int64_t chunks = (n + GRAIN - 1) / GRAIN;
   std::vector<double> part(chunks, 0.0);
-  parallelFor(chunks, [&](int64_t b, int64_t e) {
+  parallelFor(chunks, (double)n * 2, [&](int64_t b, int64_t e) {
     for (int64_t c = b; c < e; c++) {
       double s = 0;
       for (int64_t i = c * GRAIN; i < std::min(n, (c + 1) * GRAIN); i++) s += (double)x[i] * x[i];

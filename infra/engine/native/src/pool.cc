@@ -99,9 +99,9 @@ void setNumThreads(int n) {
 
 void parallelThreads(const std::function<void(int, int)>& fn) { pool().run(fn); }
 
-void parallelFor(int64_t n, const std::function<void(int64_t, int64_t)>& fn) {
+void parallelFor(int64_t n, double work, const std::function<void(int64_t, int64_t)>& fn) {
   if (n <= 0) return;
-  if (n == 1 || numThreads() == 1) {
+  if (n == 1 || work < MIN_PARALLEL_WORK || numThreads() == 1) {
     fn(0, n);
     return;
   }
