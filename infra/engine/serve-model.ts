@@ -3,6 +3,7 @@
 import { basename, resolve } from 'node:path'
 import { EngineError } from '../errors'
 import { chatTemplateOf, SIMPLE_QWEN_TEMPLATE } from './chat-template'
+import { type BackendName, backendFallbackReason, createBackend } from './create-backend'
 import { loadLoraAdapter } from './lora'
 import { loadModel } from './model'
 import { createServerApp } from './server/app'
@@ -30,6 +31,8 @@ export interface ServeModelOptions {
   maxN?: number
   /** A line per request (method, status, tokens, ms). */
   log?: (line: string) => void
+  /** Engine backend (default 'auto': native where it built, else ts with the reason logged). */
+  backend?: BackendName
 }
 
 export interface ServedModel extends RunningServer {
@@ -38,7 +41,10 @@ export interface ServedModel extends RunningServer {
 }
 
 export async function serveModel(opts: ServeModelOptions): Promise<ServedModel> {
-  const model = loadModel(opts.dir)
+  const backendName = opts.backend ?? 'auto'
+  const backend = createBackend(backendName)
+  if (backendName === 'auto' && backend.name !== 'native') opts.log?.(`backend ts (${backendFallbackReason()})`)
+  const model = loadModel(opts.dir, backend)
   if (opts.adapterDir) model.adapter = loadLoraAdapter(opts.adapterDir, model.backend, model.config)
   const tokenizer = loadTokenizer(opts.dir)
   if (tokenizer.vocabSize > model.config.vocabSize) {

@@ -2,6 +2,7 @@
 // SIGINT/SIGTERM. Thin.
 import type { Argv, Command } from '../../cli-util'
 import { handler } from '../../cli-util'
+import { BACKEND_NAMES, type BackendName, parseBackendName } from '../create-backend'
 import { EngineError } from '../../errors'
 import { serveModel } from '../serve-model'
 
@@ -15,6 +16,7 @@ interface ServeArgs {
   'max-tokens': number
   'fixture-replies'?: string
   quiet: boolean
+  backend: string
 }
 
 export const modelServeCommand: Command = {
@@ -33,13 +35,16 @@ export const modelServeCommand: Command = {
         type: 'string',
         describe: 'TEST FIXTURE: a JSON array of reply texts returned in turn instead of sampling (forced decoding, real log-probs)',
       })
-      .option('quiet', { type: 'boolean', default: false, describe: 'no per-request log lines' }),
+      .option('quiet', { type: 'boolean', default: false, describe: 'no per-request log lines' })
+      .option('backend', { type: 'string', default: 'auto', describe: `engine backend: ${BACKEND_NAMES.join(' | ')} (auto = native where it built, else ts)` }),
   handler: handler(async (argv: Record<string, unknown>) => {
     const a = argv as unknown as ServeArgs
     if (!Number.isInteger(a.port) || a.port < 0 || a.port > 65535) throw new EngineError('engine.cli', `--port must be an integer in [0, 65535], got ${a.port}`)
     if (!Number.isInteger(a.seed)) throw new EngineError('engine.cli', `--seed must be an integer, got ${a.seed}`)
     if (!Number.isInteger(a['max-tokens']) || a['max-tokens'] < 1) throw new EngineError('engine.cli', `--max-tokens must be a positive integer`)
+    const backend: BackendName = parseBackendName(a.backend)
     const s = await serveModel({
+      backend,
       dir: a.dir,
       adapterDir: a.adapter,
       port: a.port,
