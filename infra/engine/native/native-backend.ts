@@ -1,5 +1,5 @@
 // infra/engine/native/native-backend: the `native` backend — the Backend interface over the C++ addon (src/). Tensors
-// live outside the JS heap (allocated by the addon; release() frees at once, else the GC finaliser does); this file
+// live outside the JS heap in an arena of addon-allocated chunks (release() frees a block at once, else the GC does); this file
 // checks shapes and dtypes, allocates outputs and calls one addon kernel per op. Frozen weights may be bf16.
 import { EngineError } from '../../errors'
 import {
@@ -9,14 +9,83 @@ import {
 import { checkCu } from '../ts-backend'
 import { type NativeAddon, loadNativeAddon } from './addon'
 
+/** A block of arena memory; views of a tensor share their owner's block (and keep the owner alive). */
+interface Block {
+  buffer: ArrayBuffer
+  byteOffset: number
+  bytes: number
+  alive: boolean
+}
+
 export class NativeTensor implements Tensor {
   constructor(
     readonly shape: readonly number[],
     readonly data: Float32Array | Uint16Array,
     readonly dtype: WeightDtype,
-    /** false for views (reshape, sliceRows): release() of a view frees nothing. */
-    readonly owner: boolean,
+    readonly block: Block,
+    /** The owning tensor of a view (reshape, sliceRows); release() of a view frees nothing. */
+    readonly base?: NativeTensor,
   ) {}
+  get owner(): boolean {
+    return this.base === undefined
+  }
+}
+
+/**
+ * Off-heap memory for tensors: chunks of at least 64 MiB from the addon (outside the JS heap), carved into
+ * 64-byte-aligned blocks with per-size free lists. release() returns a block at once; a tensor that is never
+ * released returns its block when the GC collects it (FinalizationRegistry). Handing out a block is a typed-array
+ * view (no native call), which is what makes many small ops cheap.
+ */
+class Arena {
+  private readonly free = new Map<number, { buffer: ArrayBuffer; byteOffset: number }[]>()
+  private chunk?: ArrayBuffer
+  private chunkBase = 0
+  private used = 0
+  private chunkBytes = 0
+  liveBytes = 0
+  peakBytes = 0
+  private readonly registry = new FinalizationRegistry<Block>((b) => this.give(b))
+  constructor(private readonly addon: NativeAddon) {}
+
+  take(bytes: number): Block {
+    const size = Math.max(64, Math.ceil(bytes / 64) * 64)
+    const list = this.free.get(size)
+    const hit = list?.pop()
+    let block: Block
+    if (hit) block = { ...hit, bytes: size, alive: true }
+    else {
+      if (!this.chunk || this.used + size > this.chunkBytes) {
+        const want = Math.max(64 << 20, size)
+        const f = this.addon.alloc(want / 4, false)
+        this.chunk = f.buffer as ArrayBuffer
+        this.chunkBase = f.byteOffset
+        this.chunkBytes = want
+        this.used = 0
+      }
+      block = { buffer: this.chunk, byteOffset: this.chunkBase + this.used, bytes: size, alive: true }
+      this.used += size
+    }
+    this.liveBytes += size
+    if (this.liveBytes > this.peakBytes) this.peakBytes = this.liveBytes
+    return block
+  }
+  track(t: NativeTensor): void {
+    this.registry.register(t, t.block, t.block)
+  }
+  give(b: Block): void {
+    if (!b.alive) return
+    b.alive = false
+    this.liveBytes -= b.bytes
+    let list = this.free.get(b.bytes)
+    if (!list) this.free.set(b.bytes, (list = []))
+    list.push({ buffer: b.buffer, byteOffset: b.byteOffset })
+  }
+  release(b: Block): void {
+    if (!b.alive) return
+    this.registry.unregister(b)
+    this.give(b)
+  }
 }
 
 function check(cond: boolean, what: string): void {
@@ -25,7 +94,7 @@ function check(cond: boolean, what: string): void {
 
 function T(t: Tensor): NativeTensor {
   if (!(t instanceof NativeTensor)) throw new EngineError('engine.backend', 'tensor does not belong to the native backend')
-  if (t.data.length !== numel(t.shape)) throw new EngineError('engine.backend', 'tensor (or the tensor it views) was released')
+  if (!t.block.alive) throw new EngineError('engine.backend', 'tensor (or the tensor it views) was released')
   return t
 }
 
@@ -41,18 +110,34 @@ const cols = (t: Tensor): number => (t.shape.length === 0 ? 1 : numel(t.shape) /
 
 export class NativeBackend implements Backend {
   readonly name = 'native'
-  constructor(readonly addon: NativeAddon) {}
+  private readonly arena: Arena
+  constructor(readonly addon: NativeAddon) {
+    this.arena = new Arena(addon)
+  }
 
+  private alloc(shape: readonly number[], dtype: WeightDtype): NativeTensor {
+    const n = numel(shape)
+    const b = this.arena.take(n * (dtype === 'bf16' ? 2 : 4))
+    const data = dtype === 'bf16' ? new Uint16Array(b.buffer, b.byteOffset, n) : new Float32Array(b.buffer, b.byteOffset, n)
+    const t = new NativeTensor(shape.slice(), data, dtype, b)
+    this.arena.track(t)
+    return t
+  }
   /** A new f32 tensor, uninitialised unless zero (every op below overwrites all of its output). */
   private out(shape: readonly number[], zero = false): NativeTensor {
-    return new NativeTensor(shape.slice(), this.addon.alloc(numel(shape), false, zero), 'f32', true)
+    const t = this.alloc(shape, 'f32')
+    if (zero) t.data.fill(0)
+    return t
+  }
+  private view(t: NativeTensor, shape: readonly number[], data: Float32Array | Uint16Array): NativeTensor {
+    return new NativeTensor(shape.slice(), data, t.dtype, t.block, t.base ?? t)
   }
 
   // ---- memory ----
   fromHost(data: Float32Array, shape: readonly number[], dtype: WeightDtype = 'f32'): Tensor {
     check(numel(shape) === data.length, `fromHost: ${data.length} values for shape [${shape}]`)
     if (dtype === 'bf16') {
-      const t = new NativeTensor(shape.slice(), this.addon.alloc(data.length, true), 'bf16', true)
+      const t = this.alloc(shape, 'bf16')
       this.addon.toBf16(data, t.data as Uint16Array, data.length)
       return t
     }
@@ -72,12 +157,12 @@ export class NativeBackend implements Backend {
   }
   reshape(t: Tensor, shape: readonly number[]): Tensor {
     check(numel(shape) === numel(t.shape), `reshape [${t.shape}] → [${shape}]`)
-    return new NativeTensor(shape.slice(), T(t).data, T(t).dtype, false)
+    return this.view(T(t), shape, T(t).data)
   }
   sliceRows(t: Tensor, start: number, end: number): Tensor {
     check(start >= 0 && end >= start && end <= rows(t), `sliceRows ${start}..${end} of [${t.shape}]`)
     const c = cols(t)
-    return new NativeTensor([end - start, ...t.shape.slice(1)], T(t).data.subarray(start * c, end * c), T(t).dtype, false)
+    return this.view(T(t), [end - start, ...t.shape.slice(1)], T(t).data.subarray(start * c, end * c))
   }
   concatRows(ts: readonly Tensor[]): Tensor {
     check(ts.length > 0, 'concatRows of nothing')
@@ -102,17 +187,19 @@ export class NativeBackend implements Backend {
   }
   clone(t: Tensor): Tensor {
     const n = T(t)
-    const out = new NativeTensor(t.shape.slice(), this.addon.alloc(n.data.length, n.dtype === 'bf16'), n.dtype, true)
+    const out = this.alloc(t.shape, n.dtype)
     ;(out.data as Float32Array).set(n.data as Float32Array)
     return out
   }
   release(t: Tensor): void {
     if (!(t instanceof NativeTensor)) throw new EngineError('engine.backend', 'tensor does not belong to the native backend')
-    if (t.owner && t.data.length > 0) this.addon.release(t.data)
+    if (t.owner) this.arena.release(t.block)
   }
+  /** Bytes of tensors handed out now and at peak (the arena's chunks themselves stay allocated for reuse). */
   memoryStats(resetPeak = false): MemoryStats {
-    const { liveBytes, peakBytes } = this.addon.memStats(resetPeak)
-    return { liveBytes, peakBytes }
+    const r = { liveBytes: this.arena.liveBytes, peakBytes: this.arena.peakBytes }
+    if (resetPeak) this.arena.peakBytes = this.arena.liveBytes
+    return r
   }
 
   // ---- elementwise ----
