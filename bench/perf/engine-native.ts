@@ -31,11 +31,11 @@ if (!addon) {
 }
 
 /** Run fn until `seconds` have passed (after one warm-up call); units per second. */
-function rate(fn: () => number): { perSec: number; reps: number } {
+function rate(fn: () => number, secs = seconds): { perSec: number; reps: number } {
   fn()
   let units = 0, reps = 0
   const t0 = performance.now()
-  while (performance.now() - t0 < seconds * 1000 || reps < 2) {
+  while (performance.now() - t0 < secs * 1000 || reps < 2) {
     units += fn()
     reps++
   }
@@ -90,7 +90,7 @@ function gemmRate(M: number, N: number, K: number, th: number): number {
   const r = rate(() => {
     addon!.gemm(M, N, K, 1, A, K, 1, W, 1, K, 0, C, N)
     return 2 * M * N * K
-  })
+  }, seconds / 2)
   addon!.release(A)
   addon!.release(W)
   addon!.release(C)
@@ -99,12 +99,16 @@ function gemmRate(M: number, N: number, K: number, th: number): number {
 }
 const shapes: [number, number, number][] = [[512, 768, 256], [512, 256, 768], [512, 1024, 256]]
 const kernelRows = [] as string[]
+// The machine is shared: peak and kernel are measured interleaved, best of 3 rounds each, so both see the same load.
 for (const th of [1, threads]) {
-  const peak = addon.peakGflops(seconds, th)
-  for (const [M, N, K] of shapes) {
-    const g = gemmRate(M, N, K, th)
-    kernelRows.push(`| ${M}×${K} · (${N}×${K})ᵀ | ${th} | ${g.toFixed(1)} | ${peak.toFixed(1)} | ${((100 * g) / peak).toFixed(0)}% |`)
+  let peak = 0
+  const best = shapes.map(() => 0)
+  for (let round = 0; round < 3; round++) {
+    peak = Math.max(peak, addon.peakGflops(seconds / 2, th))
+    shapes.forEach(([M, N, K], i) => (best[i] = Math.max(best[i], gemmRate(M, N, K, th))))
   }
+  shapes.forEach(([M, N, K], i) =>
+    kernelRows.push(`| ${M}×${K} · (${N}×${K})ᵀ | ${th} | ${best[i].toFixed(1)} | ${peak.toFixed(1)} | ${((100 * best[i]) / peak).toFixed(0)}% |`))
 }
 const load1 = loadavg()[0]
 const flags = readFileSync('/proc/cpuinfo', 'utf8').match(/^flags\s*:(.*)$/m)?.[1] ?? ''
@@ -123,6 +127,8 @@ for (const name of presets) {
 }
 lines.push('')
 lines.push(`Training-step peak memory = the most native (off-heap) bytes held above the step's starting level during forward+backward+optimStep (addon counters); process RSS after the run ${(process.memoryUsage().rss / 2 ** 20).toFixed(0)} MiB (started at ${(rss0 / 2 ** 20).toFixed(0)} MiB).`)
+lines.push('')
+lines.push(`Matrix kernel (${kern} micro-kernel, f32): GFLOP/s of one gemm call at the linear shapes of the small preset (4 × 128 tokens), against a tight ${kern === 'avx512' ? 'AVX-512 (16 independent zmm FMA chains)' : 'AVX2 FMA'} loop on the same number of threads; best of 3 interleaved rounds each.`)
 lines.push('')
 lines.push('| gemm shape (x · wᵀ) | threads | GFLOP/s | measured FMA peak GFLOP/s | % of peak |')
 lines.push('| --- | --- | --- | --- | --- |')
