@@ -4,7 +4,7 @@
 import { EngineError } from '../errors'
 import { Rng } from '../rng'
 import type { Tensor } from './backend'
-import { type CausalLM, type KvCache, createKvCache, forkKvCache, forward, logits } from './model'
+import { type CausalLM, type KvCache, createKvCache, forkKvCache, forward, logits, mergeAdapter } from './model'
 import { sampleFromRow } from './sample-row'
 
 export interface SamplingParams {
@@ -122,8 +122,39 @@ function push(s: Live, d: { id: number; logprob: number; modelLogprob: number },
  */
 export function generateBatch(model: CausalLM, prompts: readonly (readonly number[])[], params: SamplingParams): SampledSequence[][] {
   const r = resolve(model, params)
-  const be = model.backend
   if (prompts.length === 0) return []
+  // Decoding applies the adapter at every step for a few rows; merging it into the weights once per call (as
+  // servers do) costs one W + scale·B·A per linear and saves two small matmuls per linear per step. Only while the
+  // merged copies stay small (MERGE_FOR_SAMPLING_BYTES); log-probs differ from the unmerged model by rounding only.
+  const merged = r.useLora && model.adapter && mergedBytes(model) <= MERGE_FOR_SAMPLING_BYTES ? mergeAdapter(model) : undefined
+  try {
+    return generateWith(merged ?? model, prompts, r)
+  } finally {
+    if (merged) releaseMerged(model, merged)
+  }
+}
+
+/** Upper bound of the extra bytes a merged copy of the adapted weights may take while sampling. */
+export const MERGE_FOR_SAMPLING_BYTES = 256 * 2 ** 20
+
+function mergedBytes(model: CausalLM): number {
+  const ad = model.adapter!
+  let n = 0
+  model.weights.layers.forEach((lw, l) => {
+    for (const t of ad.config.targets) if (ad.operand(l, t)) n += 4 * lw[t].shape[0] * lw[t].shape[1]
+  })
+  return n
+}
+
+function releaseMerged(model: CausalLM, merged: CausalLM): void {
+  merged.weights.layers.forEach((lw, l) => {
+    const orig = model.weights.layers[l]
+    for (const k of Object.keys(lw) as (keyof typeof lw)[]) if (lw[k] && lw[k] !== orig[k]) model.backend.release(lw[k]!)
+  })
+}
+
+function generateWith(model: CausalLM, prompts: readonly (readonly number[])[], r: Resolved): SampledSequence[][] {
+  const be = model.backend
   prompts.forEach((p, i) => {
     if (p.length === 0) throw new EngineError('engine.sampling_prompt', `prompt ${i} is empty; give at least one token (e.g. BOS)`)
   })
@@ -173,6 +204,8 @@ export function generateBatch(model: CausalLM, prompts: readonly (readonly numbe
   }
   const out: SampledSequence[][] = prompts.map(() => [])
   for (const s of live) out[s.prompt].push(s.out)
+  // The caches live only for this call (each prompt's prefix cache is its last sample's cache).
+  for (const s of live) for (const t of [...s.cache.k, ...s.cache.v]) be.release(t)
   return out
 }
 
