@@ -15,7 +15,12 @@ interface Block {
   byteOffset: number
   bytes: number
   alive: boolean
+  /** A small tensor on the JS heap (not in the arena). */
+  heap?: boolean
 }
+
+/** Tensors below this many bytes live on the JS heap; the rest in the off-heap arena. */
+export const SMALL_TENSOR_BYTES = 16384
 
 export class NativeTensor implements Tensor {
   constructor(
@@ -117,7 +122,14 @@ export class NativeBackend implements Backend {
 
   private alloc(shape: readonly number[], dtype: WeightDtype): NativeTensor {
     const n = numel(shape)
-    const b = this.arena.take(n * (dtype === 'bf16' ? 2 : 4))
+    const bytes = n * (dtype === 'bf16' ? 2 : 4)
+    if (bytes < SMALL_TENSOR_BYTES) {
+      // Small tensors (norm weights, decode-step rows, per-token vectors) live on the JS heap: registering each with
+      // the FinalizationRegistry would cost more than the op that fills it. Their bytes are not in memoryStats.
+      const data = dtype === 'bf16' ? new Uint16Array(n) : new Float32Array(n)
+      return new NativeTensor(shape.slice(), data, dtype, { buffer: data.buffer as ArrayBuffer, byteOffset: 0, bytes, alive: true, heap: true })
+    }
+    const b = this.arena.take(bytes)
     const data = dtype === 'bf16' ? new Uint16Array(b.buffer, b.byteOffset, n) : new Float32Array(b.buffer, b.byteOffset, n)
     const t = new NativeTensor(shape.slice(), data, dtype, b)
     this.arena.track(t)
@@ -193,7 +205,9 @@ export class NativeBackend implements Backend {
   }
   release(t: Tensor): void {
     if (!(t instanceof NativeTensor)) throw new EngineError('engine.backend', 'tensor does not belong to the native backend')
-    if (t.owner) this.arena.release(t.block)
+    if (!t.owner) return
+    if (t.block.heap) t.block.alive = false
+    else this.arena.release(t.block)
   }
   /** Bytes of tensors handed out now and at peak (the arena's chunks themselves stay allocated for reuse). */
   memoryStats(resetPeak = false): MemoryStats {
