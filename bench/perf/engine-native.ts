@@ -126,7 +126,7 @@ for (const name of presets) {
   lines.push(`| ${name} | ${t.fb.toFixed(0)} | ${nv.fb.toFixed(0)} | ${(nv.fb / t.fb).toFixed(1)}× | ${t.smp.toFixed(0)} | ${nv.smp.toFixed(0)} | ${(nv.smp / t.smp).toFixed(1)}× | ${((nv.stepPeak ?? 0) / 2 ** 20).toFixed(1)} MiB |`)
 }
 lines.push('')
-lines.push(`Training-step peak memory = the most native (off-heap) bytes held above the step's starting level during forward+backward+optimStep (addon counters); process RSS after the run ${(process.memoryUsage().rss / 2 ** 20).toFixed(0)} MiB (started at ${(rss0 / 2 ** 20).toFixed(0)} MiB).`)
+lines.push(`Training-step peak memory = the most native (off-heap) bytes held above the step's starting level during forward+backward+optimStep (the arena's counters; tensors under 16 KiB live on the JS heap and are not included); process RSS after the run ${(process.memoryUsage().rss / 2 ** 20).toFixed(0)} MiB (started at ${(rss0 / 2 ** 20).toFixed(0)} MiB).`)
 lines.push('')
 lines.push(`Matrix kernel (${kern} micro-kernel, f32): GFLOP/s of one gemm call at the linear shapes of the small preset (4 × 128 tokens), against a tight ${kern === 'avx512' ? 'AVX-512 (16 independent zmm FMA chains)' : 'AVX2 FMA'} loop on the same number of threads; best of 3 interleaved rounds each.`)
 lines.push('')

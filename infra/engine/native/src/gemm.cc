@@ -203,32 +203,59 @@ void gemmImpl(KernelFn kern, int64_t M, int64_t N, int64_t K, float alpha, const
 // no packing, each weight row read once from memory and reused for all rows of A from L1. ----
 constexpr int64_t GEMV_MAX_ROWS = 8;
 #ifdef SG_X86
+/** An MB × NB block of outputs: MB rows of A against NB weight rows, 16 k at a time (MB·NB accumulators; each
+ *  weight vector is reused by MB rows, each A vector by NB weight rows), scalar tail for K % 16. */
+template <int MB, int NB, bool BF>
+__attribute__((target("avx512f"))) inline void gemvTile(int64_t K, const float* A, int64_t lda, const void* B, int64_t ldb, int64_t n,
+                                                        float alpha, float beta, float* C, int64_t ldc) {
+  __m512 acc[MB][NB];
+  for (int i = 0; i < MB; i++)
+    for (int j = 0; j < NB; j++) acc[i][j] = _mm512_setzero_ps();
+  const float* wf[NB];
+  const uint16_t* wh[NB];
+  for (int j = 0; j < NB; j++) {
+    wf[j] = static_cast<const float*>(B) + (n + j) * ldb;
+    wh[j] = static_cast<const uint16_t*>(B) + (n + j) * ldb;
+  }
+  int64_t k = 0;
+  for (; k + 16 <= K; k += 16) {
+    __m512 w[NB];
+    for (int j = 0; j < NB; j++)
+      w[j] = BF ? _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i*)(wh[j] + k))), 16))
+                : _mm512_loadu_ps(wf[j] + k);
+    for (int i = 0; i < MB; i++) {
+      const __m512 a = _mm512_loadu_ps(A + i * lda + k);
+      for (int j = 0; j < NB; j++) acc[i][j] = _mm512_fmadd_ps(a, w[j], acc[i][j]);
+    }
+  }
+  for (int i = 0; i < MB; i++)
+    for (int j = 0; j < NB; j++) {
+      float s = _mm512_reduce_add_ps(acc[i][j]);
+      for (int64_t kk = k; kk < K; kk++) s += A[i * lda + kk] * (BF ? bf16ToF32(wh[j][kk]) : wf[j][kk]);
+      float* c = C + i * ldc + n + j;
+      *c = beta == 0.f ? alpha * s : alpha * s + beta * *c;
+    }
+}
+
+template <int MB, bool BF>
+__attribute__((target("avx512f"))) void gemvRows(int64_t n0, int64_t n1, int64_t K, float alpha, const float* A, int64_t lda, const void* B,
+                                                  int64_t ldb, float beta, float* C, int64_t ldc) {
+  int64_t n = n0;
+  for (; n + 4 <= n1; n += 4) gemvTile<MB, 4, BF>(K, A, lda, B, ldb, n, alpha, beta, C, ldc);
+  for (; n < n1; n++) gemvTile<MB, 1, BF>(K, A, lda, B, ldb, n, alpha, beta, C, ldc);
+}
+
 template <bool BF>
 __attribute__((target("avx512f"))) void gemvAvx512(int64_t M, int64_t n0, int64_t n1, int64_t K, float alpha, const float* A, int64_t lda,
                                                     const void* B, int64_t ldb, float beta, float* C, int64_t ldc) {
-  for (int64_t n = n0; n < n1; n++) {
-    const float* wf = static_cast<const float*>(B) + (BF ? 0 : n * ldb);
-    const uint16_t* wh = static_cast<const uint16_t*>(B) + (BF ? n * ldb : 0);
-    for (int64_t m = 0; m < M; m++) {
-      const float* a = A + m * lda;
-      __m512 acc0 = _mm512_setzero_ps(), acc1 = _mm512_setzero_ps();
-      int64_t k = 0;
-      for (; k + 32 <= K; k += 32) {
-        __m512 w0, w1;
-        if (BF) {
-          w0 = _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i*)(wh + k))), 16));
-          w1 = _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i*)(wh + k + 16))), 16));
-        } else {
-          w0 = _mm512_loadu_ps(wf + k);
-          w1 = _mm512_loadu_ps(wf + k + 16);
-        }
-        acc0 = _mm512_fmadd_ps(_mm512_loadu_ps(a + k), w0, acc0);
-        acc1 = _mm512_fmadd_ps(_mm512_loadu_ps(a + k + 16), w1, acc1);
-      }
-      float s = _mm512_reduce_add_ps(_mm512_add_ps(acc0, acc1));
-      for (; k < K; k++) s += a[k] * (BF ? bf16ToF32(wh[k]) : wf[k]);
-      float* c = C + m * ldc + n;
-      *c = beta == 0.f ? alpha * s : alpha * s + beta * *c;
+  for (int64_t m = 0; m < M; m += 4) {
+    const float* a = A + m * lda;
+    float* c = C + m * ldc;
+    switch (M - m < 4 ? M - m : 4) {
+      case 4: gemvRows<4, BF>(n0, n1, K, alpha, a, lda, B, ldb, beta, c, ldc); break;
+      case 3: gemvRows<3, BF>(n0, n1, K, alpha, a, lda, B, ldb, beta, c, ldc); break;
+      case 2: gemvRows<2, BF>(n0, n1, K, alpha, a, lda, B, ldb, beta, c, ldc); break;
+      default: gemvRows<1, BF>(n0, n1, K, alpha, a, lda, B, ldb, beta, c, ldc); break;
     }
   }
 }
