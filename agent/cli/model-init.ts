@@ -3,7 +3,7 @@
 import type { Argv, Command } from '../../infra/cli-util'
 import { handler } from '../../infra/cli-util'
 import { EngineError } from '../../infra/errors'
-import { initModel, parseTokenizerSource, type ModelArch, type PresetName, type StoredDtype, type TokenizerFlag, type TokenizerSource } from '../../infra/engine'
+import { BACKEND_NAMES, type BackendName, parseBackendName, initModel, parseTokenizerSource, type ModelArch, type PresetName, type StoredDtype, type TokenizerFlag, type TokenizerSource } from '../../infra/engine'
 import { countWorldDocs, worldTexts } from '../../world'
 
 /** The engine's tokenizer source for a `--tokenizer` flag: a world becomes its documents' texts. */
@@ -20,6 +20,7 @@ interface InitArgs {
   seed: number
   dtype: 'f32' | 'bf16' | 'f16'
   force: boolean
+  backend: string
 }
 
 const DTYPES: Record<InitArgs['dtype'], StoredDtype> = { f32: 'F32', bf16: 'BF16', f16: 'F16' }
@@ -36,13 +37,16 @@ export const modelInitCommand: Command = {
       .option('seed', { type: 'number', default: 0, describe: 'seed of the random weights' })
       .option('dtype', { choices: ['f32', 'bf16', 'f16'] as const, default: 'f32' as const, describe: 'stored weight dtype' })
       .option('force', { type: 'boolean', default: false, describe: 'write into a non-empty folder' })
+      .option('backend', { type: 'string', default: 'ts', describe: `engine backend the weights pass through: ${BACKEND_NAMES.join(' | ')} (files are identical)` })
       .example('$0 model init --preset tiny --tokenizer world:worlds/tiny --out models/tiny-world', '')
       .example('$0 model init --preset small --tokenizer qwen3 --out models/small-qwen3 --seed 1', ''),
   handler: handler((argv: Record<string, unknown>) => {
     const a = argv as unknown as InitArgs
     if (!Number.isInteger(a.seed)) throw new EngineError('engine.cli', `--seed must be an integer, got ${a.seed}`)
     const t0 = performance.now()
+    const backend: BackendName = parseBackendName(a.backend)
     const r = initModel({
+      backend,
       arch: a.arch,
       preset: a.preset,
       tokenizer: tokenizerSourceOf(parseTokenizerSource(a.tokenizer)),

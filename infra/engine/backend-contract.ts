@@ -4,6 +4,8 @@
 // from a *.test.ts file; it uses jest's describe/test/expect. Tolerances are stated per check.
 import { Rng } from '../rng'
 import type { Backend, Tensor } from './backend'
+import { bf16ToF32, f32ToBf16 } from './safetensors'
+import { sampleFromRow } from './sample-row'
 
 export interface ContractOptions {
   name: string
@@ -292,6 +294,99 @@ export function runBackendContract(opts: ContractOptions): void {
       expectClose(host(be.targetLogprobs(be.fromHost(x, [N, V]), targets)), Array.from(targets, (t, n) => ls[n * V + t]))
       const g = host(be.targetLogprobsBackward(be.fromHost(x, [N, V]), targets, be.fromHost(R, [N])))
       expectGrad(finiteDifferenceCheck((xx) => host(be.targetLogprobs(be.fromHost(xx, [N, V]), targets)), x, R, g, rng, { samples: N * V }))
+    })
+
+    test('bf16 weights: fromHost rounds to bfloat16; linear, embedding and the head use the rounded values', () => {
+      const rng = new Rng(12)
+      const N = 5, K = 9, M = 7
+      const x = randn(rng, N * K), w = randn(rng, M * K, 0.5)
+      const wr = w.map((v) => bf16ToF32(f32ToBf16(v)))
+      const wb = be.fromHost(w, [M, K], 'bf16')
+      expect(Array.from(host(wb))).toEqual(Array.from(wr))
+      expectClose(host(be.linear(be.fromHost(x, [N, K]), wb)), naiveLinear(x, wr, N, K, M))
+      const dy = randn(rng, N * M)
+      expectClose(host(be.linearBackward(be.fromHost(x, [N, K]), wb, be.fromHost(dy, [N, M])).dx),
+        host(be.linearBackward(be.fromHost(x, [N, K]), be.fromHost(wr, [M, K]), be.fromHost(dy, [N, M])).dx))
+      const ids = Int32Array.from([6, 0, 3])
+      expectClose(host(be.embedding(wb, ids)), Array.from(ids).flatMap((id) => Array.from(wr.subarray(id * K, id * K + K))))
+      const t = Int32Array.from([1, 6, 0, 2, 5])
+      expectClose(host(be.headLogprobs(be.fromHost(x, [N, K]), wb, t)), host(be.headLogprobs(be.fromHost(x, [N, K]), be.fromHost(wr, [M, K]), t)))
+    })
+
+    test('varlen attention over a packed batch = attention per sequence (forward and backward)', () => {
+      const rng = new Rng(13)
+      const H = 4, KV = 2, D = 8
+      const lens = [5, 1, 9, 3]
+      const N = lens.reduce((a, b) => a + b, 0)
+      const cu = Int32Array.from([0, ...lens.map((_, i) => lens.slice(0, i + 1).reduce((a, b) => a + b, 0))])
+      const q = randn(rng, N * H * D), k = randn(rng, N * KV * D), v = randn(rng, N * KV * D), dy = randn(rng, N * H * D)
+      const Q = be.fromHost(q, [N, H, D]), Kt = be.fromHost(k, [N, KV, D]), Vt = be.fromHost(v, [N, KV, D]), DY = be.fromHost(dy, [N, H, D])
+      const packed = host(be.attentionVarlen(Q, Kt, Vt, cu))
+      const back = be.attentionVarlenBackward(Q, Kt, Vt, cu, DY)
+      const want: number[] = [], wq: number[] = [], wk: number[] = [], wv: number[] = []
+      for (let b = 0; b < lens.length; b++) {
+        const sl = (t: Tensor): Tensor => be.sliceRows(t, cu[b], cu[b + 1])
+        want.push(...host(be.attention(sl(Q), sl(Kt), sl(Vt), 0)))
+        const r = be.attentionBackward(sl(Q), sl(Kt), sl(Vt), 0, sl(DY))
+        wq.push(...host(r.dq))
+        wk.push(...host(r.dk))
+        wv.push(...host(r.dv))
+      }
+      expectClose(packed, want, 1e-5)
+      expectClose(host(back.dq), wq, 1e-5)
+      expectClose(host(back.dk), wk, 1e-5)
+      expectClose(host(back.dv), wv, 1e-5)
+      expect(() => be.attentionVarlen(Q, Kt, Vt, Int32Array.from([0, 3, N - 1]))).toThrow(/cumulative offsets/)
+    })
+
+    test('fused head = the chunked reference (logits, then target log-probs); its backward likewise', () => {
+      const rng = new Rng(14)
+      // More rows than one row chunk (256) and more vocabulary than one vocabulary tile (4096).
+      const N = 300, C = 8, V = 4500
+      const h = randn(rng, N * C), w = randn(rng, V * C, 0.5), g = randn(rng, N)
+      g.fill(0, 0, 40)
+      const t = Int32Array.from({ length: N }, () => rng.int(0, V - 1))
+      const Hh = be.fromHost(h, [N, C]), W = be.fromHost(w, [V, C])
+      const lg = be.linear(Hh, W)
+      expectClose(host(be.headLogprobs(Hh, W, t)), host(be.targetLogprobs(lg, t)))
+      const ref = be.linearBackward(Hh, W, be.targetLogprobsBackward(lg, t, be.fromHost(g, [N]))).dx
+      expectClose(host(be.headLogprobsBackward(Hh, W, t, be.fromHost(g, [N]))), host(ref))
+      expect(() => be.headLogprobs(Hh, W, Int32Array.from({ length: N }, () => V))).toThrow(/outside the vocabulary/)
+    })
+
+    test('sampleRows = the host sampler (sample-row.ts) for the same uniforms: same ids, same log-probs', () => {
+      const rng = new Rng(15)
+      const R = 6, V = 50
+      const x = randn(rng, R * V, 2)
+      x[3 * V + 7] = x[3 * V + 8] // a tie: lower id first
+      const L = be.fromHost(x, [R, V])
+      for (const p of [
+        { temperature: 0, topK: 0, topP: 1 },
+        { temperature: 1, topK: 0, topP: 1 },
+        { temperature: 0.7, topK: 0, topP: 1 },
+        { temperature: 1, topK: 5, topP: 1 },
+        { temperature: 1.3, topK: 0, topP: 0.8 },
+        { temperature: 0.9, topK: 10, topP: 0.5 },
+      ]) {
+        const u = Float64Array.from({ length: R }, () => rng.next())
+        const got = be.sampleRows(L, p, u)
+        for (let r = 0; r < R; r++) {
+          const want = sampleFromRow(x.subarray(r * V, (r + 1) * V), p, u[r])
+          expect(got.ids[r]).toBe(want.id)
+          expect(Math.abs(got.logprobs[r] - want.logprob)).toBeLessThanOrEqual(1e-6)
+          expect(Math.abs(got.modelLogprobs[r] - want.modelLogprob)).toBeLessThanOrEqual(1e-6)
+        }
+      }
+    })
+
+    test('release frees a tensor at once (backends with their own memory) and views survive their use', () => {
+      const t = be.fromHost(new Float32Array(1 << 16).fill(1), [256, 256])
+      const before = be.memoryStats().liveBytes
+      expect(be.sumSquares(be.sliceRows(t, 0, 2))).toBe(512)
+      be.release(t)
+      const after = be.memoryStats().liveBytes
+      if (before > 0) expect(before - after).toBeGreaterThanOrEqual(1 << 18)
+      else expect(after).toBe(0)
     })
 
     test('adamwStep matches the AdamW update written out', () => {

@@ -1,12 +1,67 @@
 // infra/engine/backend: the boundary between the model and the arithmetic. A backend owns tensor memory and
 // implements each op with its backward pass; the model only calls these. `ts` (ts-backend.ts) is the readable
-// reference; a `cuda` backend implements the same interface and must pass backend-contract.ts unchanged.
-// Shapes (see index.ts): N rows (B·T tokens flattened), C hidden, K in-features, M out-features, V vocab,
-// H heads, KV kv-heads, D head dim, F ffn, r LoRA rank, T query rows, S key rows.
+// reference, `native` (native/) the C++ host backend, `cuda` (cuda/) mirrors native op by op; every backend must
+// pass backend-contract.ts and model-contract.ts unchanged. createBackend (create-backend.ts) picks one.
+//
+// Shapes: N rows (B·T tokens flattened), C hidden, K in-features, M out-features, V vocab, H heads, KV kv-heads,
+// D head dim, F ffn, r LoRA rank, T query rows, S key rows, B sequences, R sampled rows, cu [B+1] cumulative
+// sequence offsets of a packed batch (cu[0] = 0, cu[B] = N; sequence b is rows cu[b]..cu[b+1]).
+//
+// Op list (forward → backward), the list the native and cuda backends implement:
+//   memory      fromHost(f32|bf16) toHost zeros reshape sliceRows concatRows writeRows clone release memoryStats
+//   elementwise add addInPlace scaleInPlace fillZero sumSquares(f64) adamwStep
+//   embedding   table [V,C], ids [N] → [N,C]                       → embeddingBackward dtable [V,C]
+//   linear      x [N,K], w [M,K], bias [M]?, LoRA A [r,K] B [M,r]  → linearBackward dx, dA, dB (w frozen)
+//   mergeLora   w + scale·B·A
+//   rmsnorm     x [N,C], w [C]                                     → rmsnormBackward dx, dw
+//   rope        x [N,H,D], positions [N]                           → ropeBackward
+//   attention   q [T,H,D], k/v [S,KV,D], qStart (one sequence / KV cache) → attentionBackward
+//   attentionVarlen q [N,H,D], k/v [N,KV,D], cu (packed batch)     → attentionVarlenBackward
+//   swiglu      gate, up [N,F]                                     → swigluBackward
+//   logSoftmax, targetLogprobs over logits [N,V]                   → targetLogprobsBackward
+//   headLogprobs hidden [N,C], w [V,C], targets [N] → [N] (fused head, chunked, no [N,V] held)
+//                                                                   → headLogprobsBackward dhidden [N,C]
+//   sampleRows  logits [R,V], temperature/top-k/top-p, uniforms [R] → ids, log-probs (only ids cross to JS)
+// Tolerances (backend-contract.ts): forwards within 1e-4 of a float64 naive reference (relative to max(1,|x|));
+// backwards within atol 2e-3 + rtol 2e-2 of central finite differences; fused ops within 1e-4 of their unfused
+// composition; sampling: the same ids as the ts sampler for the same uniforms, log-probs within 1e-6.
+//
+// Dtypes: activations, LoRA weights, gradients and optimizer state are float32. Frozen base weights may be stored
+// in bf16 (fromHost(…, 'bf16')) wherever an op takes a weight: linear / linearBackward / mergeLora w, embedding
+// table, headLogprobs w. Arithmetic accumulates in float32 or wider.
+// Memory: a backend may hold tensors outside the JS heap; release(t) frees one at once (views of it become
+// unusable); what is not released is freed when the handle is garbage-collected.
 
-/** An opaque tensor handle owned by one backend; row-major, float32. */
+export type WeightDtype = 'f32' | 'bf16'
+
+/** An opaque tensor handle owned by one backend; row-major, float32 unless dtype says bf16. */
 export interface Tensor {
   readonly shape: readonly number[]
+  /** 'f32' when absent. */
+  readonly dtype?: WeightDtype
+}
+
+/** Sampling rules of one sampleRows call (infra/engine/sample-row.ts defines them). */
+export interface RowSamplingParams {
+  /** 0 = greedy. */
+  temperature: number
+  /** 0 = off. */
+  topK: number
+  /** 1 = off. */
+  topP: number
+}
+
+export interface SampledRows {
+  ids: Int32Array
+  /** Under the distribution drawn from (temperature, top-k, top-p renormalised); 0 when greedy. */
+  logprobs: Float64Array
+  /** Under the model at temperature 1. */
+  modelLogprobs: Float64Array
+}
+
+export interface MemoryStats {
+  liveBytes: number
+  peakBytes: number
 }
 
 /** A LoRA pair on a linear layer: y += scale · (x Aᵀ) Bᵀ, A [r,K], B [M,r], scale = alpha / r. */
@@ -30,7 +85,8 @@ export interface Backend {
   readonly name: string
 
   // ---- memory ----
-  fromHost(data: Float32Array, shape: readonly number[]): Tensor
+  /** A copy of data on the backend; 'bf16' rounds to bfloat16 (frozen weights only). */
+  fromHost(data: Float32Array, shape: readonly number[], dtype?: WeightDtype): Tensor
   /** A host copy of the values. */
   toHost(t: Tensor): Float32Array
   zeros(shape: readonly number[]): Tensor
@@ -44,6 +100,10 @@ export interface Backend {
   writeRows(dst: Tensor, rowOffset: number, src: Tensor): void
   /** A fresh copy. */
   clone(t: Tensor): Tensor
+  /** Free t's memory now (a no-op for views and for backends whose memory is the JS heap). */
+  release(t: Tensor): void
+  /** Bytes held outside the JS heap now and at peak (peak reset when resetPeak). */
+  memoryStats(resetPeak?: boolean): MemoryStats
 
   // ---- elementwise / reductions ----
   add(a: Tensor, b: Tensor): Tensor
@@ -84,6 +144,13 @@ export interface Backend {
   attention(q: Tensor, k: Tensor, v: Tensor, qStart: number): Tensor
   attentionBackward(q: Tensor, k: Tensor, v: Tensor, qStart: number, dy: Tensor): { dq: Tensor; dk: Tensor; dv: Tensor }
 
+  /**
+   * Causal GQA attention over a packed batch: sequence b is rows cu[b]..cu[b+1] of q [N,H,D] and k, v [N,KV,D],
+   * positions from 0 (training / prefill without a cache). Equals attention() per sequence. → [N,H,D]
+   */
+  attentionVarlen(q: Tensor, k: Tensor, v: Tensor, cu: Int32Array): Tensor
+  attentionVarlenBackward(q: Tensor, k: Tensor, v: Tensor, cu: Int32Array, dy: Tensor): { dq: Tensor; dk: Tensor; dv: Tensor }
+
   /** silu(gate) · up, both [N,F] */
   swiglu(gate: Tensor, up: Tensor): Tensor
   swigluBackward(gate: Tensor, up: Tensor, dy: Tensor): { dgate: Tensor; dup: Tensor }
@@ -94,6 +161,16 @@ export interface Backend {
   targetLogprobs(logits: Tensor, targets: Int32Array): Tensor
   /** dlogp [N] → dlogits [N,V] = dlogp · (onehot(target) − softmax) */
   targetLogprobsBackward(logits: Tensor, targets: Int32Array, dlogp: Tensor): Tensor
+
+  /** Fused output head: log softmax(hidden wᵀ)[n, targets[n]] for hidden [N,C], w [V,C] → [N], in row × vocab
+   *  chunks so the [N,V] logits are never held. */
+  headLogprobs(hidden: Tensor, w: Tensor, targets: Int32Array): Tensor
+  /** dlogp [N] → dhidden [N,C] = dlogp · (w[target] − softmax(hidden wᵀ) w), chunked likewise (w frozen). */
+  headLogprobsBackward(hidden: Tensor, w: Tensor, targets: Int32Array, dlogp: Tensor): Tensor
+
+  /** One draw per row of logits [R,V] with uniforms[r] in [0,1) (ignored when greedy); only ids and log-probs
+   *  come back. The rules are sample-row.ts sampleFromRow's. */
+  sampleRows(logits: Tensor, params: RowSamplingParams, uniforms: Float64Array): SampledRows
 }
 
 export function numel(shape: readonly number[]): number {

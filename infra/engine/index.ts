@@ -1,5 +1,5 @@
 // infra/engine: the local policy engine — Qwen3-family decoder-only models with LoRA, a backend boundary
-// (ts reference now, cuda later), sampling with KV caches and a Tinker-style learning API. This file is the
+// (ts reference, native C++ addon, cuda later; op list and dtypes in backend.ts), sampling with KV caches and a Tinker-style learning API. This file is the
 // curated public surface; import from here.
 //
 // Shape legend (used in names and comments throughout infra/engine):
@@ -11,18 +11,21 @@
 //   L  decoder layers
 // Layouts are row-major: activations [N,C]; q [N,H,D]; k, v [S,KV,D]; linear weights [M,K] (HF out×in);
 // LoRA A [r,K], B [M,r], scale alpha/r.
-export type { Backend, Tensor, LoraOperand, AdamWHyper } from './backend'
+export type { Backend, Tensor, LoraOperand, AdamWHyper, WeightDtype, RowSamplingParams, SampledRows, MemoryStats } from './backend'
 export { createTsBackend, TsBackend } from './ts-backend'
+export { createBackend, backendFallbackReason, parseBackendName, type BackendName, BACKEND_NAMES } from './create-backend'
+export { createNativeBackend, NativeBackend } from './native/native-backend'
 export { runBackendContract } from './backend-contract'
 export { runModelContract } from './model-contract'
 export { type ModelConfig, type ModelArch, type PresetName, PRESETS, presetConfig, parseHfConfig, loadModelConfig, toHfConfig } from './config'
 export { type HostTensor, type StoredDtype, readSafetensors, readSafetensorsHeader, writeSafetensors, readCheckpoint, writeCheckpoint } from './safetensors'
 export {
-  CausalLM, type KvCache, type SequenceInput, type ForwardResult, createRandomModel, loadModel, saveModel, mergeAdapter,
+  CausalLM, type KvCache, type SequenceInput, type ForwardResult, type WeightOptions, createRandomModel, loadModel, saveModel, mergeAdapter,
   createKvCache, forkKvCache, forward, backward, logits, targetLogprobs,
 } from './model'
 export { type LoraConfig, type LoraTarget, LoraAdapter, LORA_TARGETS, parseLoraTargets, createLoraAdapter, saveLoraAdapter, loadLoraAdapter } from './lora'
 export { type SamplingParams, type SampledSequence, generate, generateBatch } from './sample'
+export { sampleFromRow, samplingSupport } from './sample-row'
 export { type LossConfig, type LossName, clippedSurrogate, k3, tokenLoss } from './losses'
 export { AdamW, type OptimParams } from './optimizer'
 export { Learner, type Datum, type ForwardBackwardResult, type LearnerOptions, DEFAULT_LORA } from './learner'

@@ -6,6 +6,7 @@ import { join } from 'node:path'
 import { EngineError } from '../errors'
 import { Rng } from '../rng'
 import { type ModelArch, type ModelConfig, type PresetName, presetConfig } from './config'
+import { type BackendName, createBackend } from './create-backend'
 import { createRandomModel, saveModel } from './model'
 import type { StoredDtype } from './safetensors'
 import { loadTokenizer, qwen3TokenizerDir, type TextTokenizer } from './tokenizer'
@@ -30,6 +31,8 @@ export interface InitModelOptions {
   /** Write into a non-empty folder. */
   force?: boolean
   showProgress?: boolean
+  /** Engine backend the weights pass through (default ts; the written files do not depend on it). */
+  backend?: BackendName
 }
 
 export interface InitModelResult {
@@ -84,7 +87,7 @@ export function initModel(opts: InitModelOptions): InitModelResult {
   const rows = opts.tokenizer.kind === 'qwen3' ? QWEN3_VOCAB_ROWS : Math.ceil(tok.vocabSize / 64) * 64
   const config = archConfig(presetConfig(opts.preset, rows, tok.special.stop), opts.arch)
 
-  const model = createRandomModel(config, Rng.derive(opts.seed, 'model-init', opts.preset, opts.arch))
+  const model = createRandomModel(config, Rng.derive(opts.seed, 'model-init', opts.preset, opts.arch), createBackend(opts.backend ?? 'ts'))
   saveModel(model, opts.out, { dtype: opts.dtype ?? 'F32' })
   writeJson(join(opts.out, 'generation_config.json'), {
     eos_token_id: tok.special.stop,

@@ -81,7 +81,9 @@ export class Learner {
   computeLogprobs(tokens: readonly number[], opts: { useLora?: boolean } = {}): number[] {
     if (tokens.length < 2) return []
     const f = forward(this.model, [{ tokens: tokens.slice(0, -1) }], { useLora: opts.useLora ?? true })
-    return Array.from(targetLogprobs(this.model, f.hidden, Int32Array.from(tokens.slice(1))))
+    const lp = targetLogprobs(this.model, f.hidden, Int32Array.from(tokens.slice(1)))
+    this.model.backend.release(f.hidden)
+    return Array.from(lp)
   }
 
   /** Log-probs of each datum's targets (no gradients); useLora false gives the reference policy. */
@@ -90,6 +92,7 @@ export class Learner {
     for (const pack of this.packs(datums)) {
       const f = forward(this.model, pack.map((d) => ({ tokens: d.inputTokens })), { useLora: opts.useLora ?? true })
       const lp = targetLogprobs(this.model, f.hidden, Int32Array.from(pack.flatMap((d) => d.targetTokens)))
+      this.model.backend.release(f.hidden)
       let o = 0
       for (const d of pack) {
         out.push(Array.from(lp.subarray(o, o + d.targetTokens.length)))
@@ -128,7 +131,10 @@ export class Learner {
         result.logprobs.push(Array.from(lp.subarray(o, o + T)))
         o += T
       })
-      backward(this.model, f, targetLogprobsBackward(this.model, f.hidden, targets, dlogp), this.grads)
+      const dHidden = targetLogprobsBackward(this.model, f.hidden, targets, dlogp)
+      backward(this.model, f, dHidden, this.grads, { releaseTape: true })
+      this.model.backend.release(dHidden)
+      this.model.backend.release(f.hidden)
     }
     const n = Math.max(1, result.metrics.tokens)
     result.metrics.meanRatio = ratioSum / n
@@ -145,6 +151,7 @@ export class Learner {
   }
 
   zeroGrad(): void {
+    for (const g of this.grads.values()) this.model.backend.release(g)
     this.grads = new Map()
   }
 

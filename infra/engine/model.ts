@@ -7,7 +7,7 @@ import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { EngineError } from '../errors'
 import type { Rng } from '../rng'
-import type { Backend, Tensor } from './backend'
+import type { Backend, Tensor, WeightDtype } from './backend'
 import { type ModelConfig, loadModelConfig, toHfConfig } from './config'
 import { type LoraAdapter, type LoraTarget, peftName } from './lora'
 import { type HostTensor, type StoredDtype, readCheckpoint, writeCheckpoint } from './safetensors'
@@ -90,8 +90,20 @@ export function expectedTensorShapes(c: ModelConfig): Map<string, number[]> {
   return m
 }
 
+/** How frozen weights are held on the backend: the matrices (embedding, the seven linears, head) in `weightDtype`
+ *  (default f32; bf16 halves their memory, arithmetic stays f32), norms and biases always f32. */
+export interface WeightOptions {
+  weightDtype?: WeightDtype
+}
+
 /** Build weights from HF-named host tensors, checking every name and shape. */
-export function weightsFromTensors(c: ModelConfig, backend: Backend, tensors: ReadonlyMap<string, HostTensor>, where = 'checkpoint'): ModelWeights {
+export function weightsFromTensors(
+  c: ModelConfig,
+  backend: Backend,
+  tensors: ReadonlyMap<string, HostTensor>,
+  where = 'checkpoint',
+  opts: WeightOptions = {},
+): ModelWeights {
   const shapes = expectedTensorShapes(c)
   const get = (name: string): Tensor => {
     const want = shapes.get(name)!
@@ -99,7 +111,8 @@ export function weightsFromTensors(c: ModelConfig, backend: Backend, tensors: Re
     if (!h) throw new EngineError('engine.weights', `${where}: missing tensor ${name}`)
     if (h.shape.join(',') !== want.join(','))
       throw new EngineError('engine.weights', `${where}: ${name} has shape [${h.shape}], config.json implies [${want}]`)
-    return backend.fromHost(h.data, want)
+    const matrix = want.length === 2
+    return backend.fromHost(h.data, want, matrix ? (opts.weightDtype ?? 'f32') : 'f32')
   }
   const ignorable = (n: string): boolean => n === 'lm_head.weight' || n.endsWith('rotary_emb.inv_freq')
   for (const n of tensors.keys())
@@ -133,9 +146,9 @@ export function weightsToTensors(model: CausalLM): Map<string, HostTensor> {
 }
 
 /** Load DIR (config.json + model.safetensors or shards) onto a backend (ts by default). */
-export function loadModel(dir: string, backend: Backend = createTsBackend()): CausalLM {
+export function loadModel(dir: string, backend: Backend = createTsBackend(), opts: WeightOptions = {}): CausalLM {
   const config = loadModelConfig(dir)
-  return new CausalLM(config, backend, weightsFromTensors(config, backend, readCheckpoint(dir), dir))
+  return new CausalLM(config, backend, weightsFromTensors(config, backend, readCheckpoint(dir), dir, opts))
 }
 
 /** Write DIR/config.json and the weights (float32 by default; sharded when maxShardBytes is given). */
@@ -148,7 +161,13 @@ export function saveModel(model: CausalLM, dir: string, options: { dtype?: Store
 }
 
 /** Random weights of the real architecture (normal(0, 0.02) like HF's initializer_range; norms at 1). */
-export function createRandomModel(config: ModelConfig, rng: Rng, backend: Backend = createTsBackend(), init = { std: 0.02 }): CausalLM {
+export function createRandomModel(
+  config: ModelConfig,
+  rng: Rng,
+  backend: Backend = createTsBackend(),
+  init: { std: number } = { std: 0.02 },
+  opts: WeightOptions = {},
+): CausalLM {
   const tensors = new Map<string, HostTensor>()
   for (const [name, shape] of expectedTensorShapes(config)) {
     const n = shape.reduce((a, b) => a * b, 1)
@@ -157,7 +176,7 @@ export function createRandomModel(config: ModelConfig, rng: Rng, backend: Backen
     else if (!name.endsWith('.bias')) for (let i = 0; i < n; i++) data[i] = rng.normal(0, init.std)
     tensors.set(name, { shape, data })
   }
-  return new CausalLM(config, backend, weightsFromTensors(config, backend, tensors, 'random model'))
+  return new CausalLM(config, backend, weightsFromTensors(config, backend, tensors, 'random model', opts))
 }
 
 /** A model whose weights include the adapter (W + scale·B·A); the result has no adapter. */
@@ -280,6 +299,7 @@ export function forward(model: CausalLM, seqs: readonly SequenceInput[], opts: F
   }
   const N = ids.length
   const pos = Int32Array.from(positions)
+  const cu = cumulativeOffsets(segs)
   let x = be.embedding(w.embed, Int32Array.from(ids))
   const tapes: LayerTape[] = []
   for (let l = 0; l < c.numLayers; l++) {
@@ -292,8 +312,11 @@ export function forward(model: CausalLM, seqs: readonly SequenceInput[], opts: F
     const kn = lw.kNorm ? be.rmsnorm(be.reshape(k, [N * KV, D]), lw.kNorm, c.rmsNormEps) : k
     const qr = be.rope(be.reshape(qn, [N, H, D]), pos, c.ropeTheta)
     const kr = be.rope(be.reshape(kn, [N, KV, D]), pos, c.ropeTheta)
+    const vr = be.reshape(v, [N, KV, D])
+    const noCache = seqs.every((s) => !s.cache)
     const parts: Tensor[] = []
-    seqs.forEach((s, i) => {
+    if (noCache) parts.push(be.attentionVarlen(qr, kr, vr, cu))
+    else seqs.forEach((s, i) => {
       const g = segs[i]
       const qs = be.sliceRows(qr, g.offset, g.offset + g.length)
       let ks = be.sliceRows(kr, g.offset, g.offset + g.length)
@@ -307,18 +330,29 @@ export function forward(model: CausalLM, seqs: readonly SequenceInput[], opts: F
       }
       parts.push(be.attention(qs, ks, vs, g.start))
     })
-    const att = be.reshape(parts.length === 1 ? parts[0] : be.concatRows(parts), [N, H * D])
-    const x2 = be.add(x, be.linear(att, lw.o, lw.oBias, lora(model, useLora, l, 'o')))
+    const attOwned = parts.length === 1 ? parts[0] : be.concatRows(parts)
+    if (parts.length > 1) for (const p of parts) be.release(p)
+    const att = be.reshape(attOwned, [N, H * D])
+    const oOut = be.linear(att, lw.o, lw.oBias, lora(model, useLora, l, 'o'))
+    const x2 = be.add(x, oOut)
+    be.release(oOut)
     const h2 = be.rmsnorm(x2, lw.postNorm, c.rmsNormEps)
     const gate = be.linear(h2, lw.gate, undefined, lora(model, useLora, l, 'gate'))
     const up = be.linear(h2, lw.up, undefined, lora(model, useLora, l, 'up'))
     const act = be.swiglu(gate, up)
-    const x3 = be.add(x2, be.linear(act, lw.down, undefined, lora(model, useLora, l, 'down')))
-    if (opts.keepTape) tapes.push({ x, h1, q, k, qr, kr, v, att, x2, h2, gate, up, act })
+    const downOut = be.linear(act, lw.down, undefined, lora(model, useLora, l, 'down'))
+    const x3 = be.add(x2, downOut)
+    be.release(downOut)
+    if (qn !== q) be.release(qn)
+    if (kn !== k) be.release(kn)
+    // Memory does not wait for the GC: what the tape does not keep is released here.
+    if (opts.keepTape) tapes.push({ x, h1, q, k, qr, kr, v, att: attOwned, x2, h2, gate, up, act })
+    else for (const t of [x, h1, q, k, qr, kr, v, attOwned, x2, h2, gate, up, act]) be.release(t)
     x = x3
   }
   for (let i = 0; i < seqs.length; i++) if (seqs[i].cache) seqs[i].cache!.length += segs[i].length
   const hidden = be.rmsnorm(x, w.norm, c.rmsNormEps)
+  if (!opts.keepTape) be.release(x)
   return {
     hidden,
     segments: segs.map((g) => ({ offset: g.offset, length: g.length })),
@@ -326,67 +360,68 @@ export function forward(model: CausalLM, seqs: readonly SequenceInput[], opts: F
   }
 }
 
+/** cu [B+1] of a packed batch's segments. */
+function cumulativeOffsets(segs: readonly { offset: number; length: number }[]): Int32Array {
+  const cu = new Int32Array(segs.length + 1)
+  segs.forEach((g, i) => (cu[i + 1] = g.offset + g.length))
+  return cu
+}
+
 /** Logits of some hidden rows: [n,C] → [n,V]. */
 export function logits(model: CausalLM, hidden: Tensor): Tensor {
   return model.backend.linear(hidden, model.weights.lmHead)
 }
 
-/** Rows per chunk of the output head, so [N,V] logits are never all held at once. */
-export const HEAD_CHUNK_ROWS = 256
-
-/** log p(target_n | row n) for every hidden row, chunked over rows: → host [N]. */
+/** log p(target_n | row n) for every hidden row through the backend's fused head (chunked, no [N,V] logits): → host [N]. */
 export function targetLogprobs(model: CausalLM, hidden: Tensor, targets: Int32Array): Float32Array {
   const be = model.backend
-  const N = hidden.shape[0]
-  const out = new Float32Array(N)
-  for (let s = 0; s < N; s += HEAD_CHUNK_ROWS) {
-    const e = Math.min(N, s + HEAD_CHUNK_ROWS)
-    const lg = logits(model, be.sliceRows(hidden, s, e))
-    out.set(be.toHost(be.targetLogprobs(lg, targets.subarray(s, e))), s)
-  }
+  const lp = be.headLogprobs(hidden, model.weights.lmHead, targets)
+  const out = be.toHost(lp)
+  be.release(lp)
   return out
 }
 
-/** dL/dhidden from dL/dlogp, recomputing each chunk's logits (the head weight is frozen). */
+/** dL/dhidden from dL/dlogp through the fused head's backward (the head weight is frozen). */
 export function targetLogprobsBackward(model: CausalLM, hidden: Tensor, targets: Int32Array, dlogp: Float32Array): Tensor {
   const be = model.backend
-  const N = hidden.shape[0]
-  const parts: Tensor[] = []
-  for (let s = 0; s < N; s += HEAD_CHUNK_ROWS) {
-    const e = Math.min(N, s + HEAD_CHUNK_ROWS)
-    const hs = be.sliceRows(hidden, s, e)
-    const g = dlogp.subarray(s, e)
-    if (g.every((v) => v === 0)) {
-      parts.push(be.zeros([e - s, hidden.shape[1]]))
-      continue
-    }
-    const dl = be.targetLogprobsBackward(logits(model, hs), targets.subarray(s, e), be.fromHost(g, [e - s]))
-    parts.push(be.linearBackward(hs, model.weights.lmHead, dl).dx)
-  }
-  return parts.length === 1 ? parts[0] : be.concatRows(parts)
+  const g = be.fromHost(dlogp, [dlogp.length])
+  const dh = be.headLogprobsBackward(hidden, model.weights.lmHead, targets, g)
+  be.release(g)
+  return dh
 }
 
 /**
  * Backpropagate dL/dhidden through the stack recorded by forward(…, {keepTape: true}), adding the LoRA
  * gradients into grads (keyed by PEFT tensor name; missing keys are created). The base weights are frozen.
+ * Temporaries are released as soon as they are used; with releaseTape the tape's tensors are too (the forward
+ * result cannot be backpropagated again after that).
  */
-export function backward(model: CausalLM, fwd: ForwardResult, dHidden: Tensor, grads: Map<string, Tensor>): void {
+export function backward(model: CausalLM, fwd: ForwardResult, dHidden: Tensor, grads: Map<string, Tensor>, opts: { releaseTape?: boolean } = {}): void {
   const tape = fwd.tape
   if (!tape) throw new EngineError('engine.backward', 'backward needs a forward run with keepTape: true')
   const { config: c, backend: be, weights: w } = model
   const H = c.numHeads, KV = c.numKvHeads, D = c.headDim
   const N = dHidden.shape[0]
+  const free = (...ts: (Tensor | undefined)[]): void => {
+    for (const t of ts) if (t) be.release(t)
+  }
   const accumulate = (l: number, t: LoraTarget, dA?: Tensor, dB?: Tensor): void => {
     if (!dA || !dB) return
     for (const [name, g] of [[peftName(l, t, 'A'), dA], [peftName(l, t, 'B'), dB]] as const) {
       const cur = grads.get(name)
-      if (cur) be.addInPlace(cur, g)
-      else grads.set(name, be.clone(g))
+      if (cur) {
+        be.addInPlace(cur, g)
+        be.release(g)
+      } else grads.set(name, g)
     }
   }
   const pos = new Int32Array(N)
   for (const g of tape.segs) for (let i = 0; i < g.length; i++) pos[g.offset + i] = g.start + i
-  let dx = be.rmsnormBackward(tape.xFinal, w.norm, c.rmsNormEps, dHidden).dx
+  const cu = cumulativeOffsets(tape.segs)
+  const fin = be.rmsnormBackward(tape.xFinal, w.norm, c.rmsNormEps, dHidden)
+  be.release(fin.dw)
+  let dx = fin.dx
+  if (opts.releaseTape) be.release(tape.xFinal)
   for (let l = c.numLayers - 1; l >= 0; l--) {
     const lw = w.layers[l]
     const t = tape.layers[l]
@@ -395,36 +430,50 @@ export function backward(model: CausalLM, fwd: ForwardResult, dHidden: Tensor, g
     const dDown = be.linearBackward(t.act, lw.down, dx, op('down'))
     accumulate(l, 'down', dDown.dA, dDown.dB)
     const dSw = be.swigluBackward(t.gate, t.up, dDown.dx)
+    free(dDown.dx)
     const dGate = be.linearBackward(t.h2, lw.gate, dSw.dgate, op('gate'))
     const dUp = be.linearBackward(t.h2, lw.up, dSw.dup, op('up'))
+    free(dSw.dgate, dSw.dup)
     accumulate(l, 'gate', dGate.dA, dGate.dB)
     accumulate(l, 'up', dUp.dA, dUp.dB)
     const dh2 = be.add(dGate.dx, dUp.dx)
-    const dx2 = be.add(dx, be.rmsnormBackward(t.x2, lw.postNorm, c.rmsNormEps, dh2).dx)
+    free(dGate.dx, dUp.dx)
+    const post = be.rmsnormBackward(t.x2, lw.postNorm, c.rmsNormEps, dh2)
+    const dx2 = be.add(dx, post.dx)
+    free(dh2, post.dx, post.dw, dx)
     // Attention branch: x2 = x + o(attn(rope(norm(q)), rope(norm(k)), v))
     const dO = be.linearBackward(t.att, lw.o, dx2, op('o'))
     accumulate(l, 'o', dO.dA, dO.dB)
     const dAtt = be.reshape(dO.dx, [N, H, D])
-    const dqr: Tensor[] = [], dkr: Tensor[] = [], dv: Tensor[] = []
-    for (const g of tape.segs) {
-      const sl = (x: Tensor) => be.sliceRows(x, g.offset, g.offset + g.length)
-      const r = be.attentionBackward(sl(t.qr), sl(t.kr), be.reshape(sl(t.v), [g.length, KV, D]), 0, sl(dAtt))
-      dqr.push(r.dq)
-      dkr.push(r.dk)
-      dv.push(r.dv)
+    const ra = be.attentionVarlenBackward(t.qr, t.kr, be.reshape(t.v, [N, KV, D]), cu, dAtt)
+    free(dO.dx)
+    let dq = be.ropeBackward(ra.dq, pos, c.ropeTheta)
+    let dk = be.ropeBackward(ra.dk, pos, c.ropeTheta)
+    free(ra.dq, ra.dk)
+    if (lw.qNorm) {
+      const r = be.rmsnormBackward(be.reshape(t.q, [N * H, D]), lw.qNorm, c.rmsNormEps, be.reshape(dq, [N * H, D]))
+      free(dq, r.dw)
+      dq = r.dx
     }
-    const cat = (xs: Tensor[]) => (xs.length === 1 ? xs[0] : be.concatRows(xs))
-    let dq = be.ropeBackward(cat(dqr), pos, c.ropeTheta)
-    let dk = be.ropeBackward(cat(dkr), pos, c.ropeTheta)
-    if (lw.qNorm) dq = be.rmsnormBackward(be.reshape(t.q, [N * H, D]), lw.qNorm, c.rmsNormEps, be.reshape(dq, [N * H, D])).dx
-    if (lw.kNorm) dk = be.rmsnormBackward(be.reshape(t.k, [N * KV, D]), lw.kNorm, c.rmsNormEps, be.reshape(dk, [N * KV, D])).dx
+    if (lw.kNorm) {
+      const r = be.rmsnormBackward(be.reshape(t.k, [N * KV, D]), lw.kNorm, c.rmsNormEps, be.reshape(dk, [N * KV, D]))
+      free(dk, r.dw)
+      dk = r.dx
+    }
     const dQ = be.linearBackward(t.h1, lw.q, be.reshape(dq, [N, H * D]), op('q'))
     const dK = be.linearBackward(t.h1, lw.k, be.reshape(dk, [N, KV * D]), op('k'))
-    const dV = be.linearBackward(t.h1, lw.v, be.reshape(cat(dv), [N, KV * D]), op('v'))
+    const dV = be.linearBackward(t.h1, lw.v, be.reshape(ra.dv, [N, KV * D]), op('v'))
+    free(dq, dk, ra.dv)
     accumulate(l, 'q', dQ.dA, dQ.dB)
     accumulate(l, 'k', dK.dA, dK.dB)
     accumulate(l, 'v', dV.dA, dV.dB)
-    const dh1 = be.add(be.add(dQ.dx, dK.dx), dV.dx)
-    dx = be.add(dx2, be.rmsnormBackward(t.x, lw.inputNorm, c.rmsNormEps, dh1).dx)
+    const dqk = be.add(dQ.dx, dK.dx)
+    const dh1 = be.add(dqk, dV.dx)
+    free(dqk, dQ.dx, dK.dx, dV.dx)
+    const pre = be.rmsnormBackward(t.x, lw.inputNorm, c.rmsNormEps, dh1)
+    dx = be.add(dx2, pre.dx)
+    free(dh1, pre.dx, pre.dw, dx2)
+    if (opts.releaseTape) free(t.x, t.h1, t.q, t.k, t.qr, t.kr, t.v, t.att, t.x2, t.h2, t.gate, t.up, t.act)
   }
+  be.release(dx)
 }

@@ -3,7 +3,9 @@
 // It works on token ids only (the tokenizer and chat template live elsewhere).
 import { EngineError } from '../errors'
 import { Rng } from '../rng'
-import { type CausalLM, type KvCache, createKvCache, forkKvCache, forward, logits } from './model'
+import type { Tensor } from './backend'
+import { type CausalLM, type KvCache, createKvCache, forkKvCache, forward, logits, mergeAdapter } from './model'
+import { sampleFromRow } from './sample-row'
 
 export interface SamplingParams {
   /** Samples per prompt (default 1). They share the prompt's prefill. */
@@ -73,87 +75,11 @@ function resolve(model: CausalLM, p: SamplingParams): Resolved {
   return r
 }
 
-/** Log-softmax of a host row in float64. */
-function logSoftmaxRow(x: Float32Array, scale = 1): Float64Array {
-  let max = -Infinity
-  for (let i = 0; i < x.length; i++) if (x[i] * scale > max) max = x[i] * scale
-  let s = 0
-  for (let i = 0; i < x.length; i++) s += Math.exp(x[i] * scale - max)
-  const lse = max + Math.log(s)
-  const out = new Float64Array(x.length)
-  for (let i = 0; i < x.length; i++) out[i] = x[i] * scale - lse
-  return out
-}
-
-/**
- * The token ids a draw may pick from log-probs lp (already temperature-scaled), by decreasing probability (ties:
- * lower id first): the top-k (0 = all), then the smallest prefix whose renormalised mass reaches top-p.
- */
-export function samplingSupport(lp: Float64Array, topK: number, topP: number): number[] {
-  if (topK === 0 && topP === 1) return [...lp.keys()]
-  let cand: number[]
-  const byProb = (a: number, b: number): number => lp[b] - lp[a] || a - b
-  // Tokens more than e^30 times less likely than the best can only matter when top-p is within ~V·e^-30 of 1;
-  // sort the rest first and fall back to the full sort in that case (keeps 150k-token vocabularies cheap).
-  let max = -Infinity
-  for (let i = 0; i < lp.length; i++) if (lp[i] > max) max = lp[i]
-  const likely: number[] = []
-  for (let i = 0; i < lp.length; i++) if (lp[i] > max - 30) likely.push(i)
-  cand = likely.sort(byProb)
-  let total = 0
-  for (let i = 0; i < lp.length; i++) total += Math.exp(lp[i])
-  if (topK > 0) {
-    if (cand.length < topK && cand.length < lp.length) cand = [...lp.keys()].sort(byProb)
-    cand = cand.slice(0, topK)
-    // Top-p then applies to the renormalised top-k distribution (as in Hugging Face and vLLM).
-    total = 0
-    for (const i of cand) total += Math.exp(lp[i])
-  }
-  if (topP < 1) {
-    let cum = 0
-    let keep = 0
-    while (keep < cand.length) {
-      cum += Math.exp(lp[cand[keep]]) / total
-      keep++
-      if (cum >= topP) break
-    }
-    if (cum < topP && cand.length < lp.length && topK === 0) {
-      cand = [...lp.keys()].sort(byProb)
-      cum = 0
-      keep = 0
-      while (keep < cand.length) {
-        cum += Math.exp(lp[cand[keep]]) / total
-        keep++
-        if (cum >= topP) break
-      }
-    }
-    cand = cand.slice(0, keep)
-  }
-  return cand
-}
+export { samplingSupport, sampleFromRow } from './sample-row'
 
 /** Draw one token from a row of logits; returns the id and its log-probs (sampling policy, raw model). */
 export function sampleToken(row: Float32Array, r: Pick<Resolved, 'temperature' | 'topK' | 'topP'>, rng: Rng): { id: number; logprob: number; modelLogprob: number } {
-  const raw = logSoftmaxRow(row)
-  if (r.temperature === 0) {
-    let best = 0
-    for (let i = 1; i < row.length; i++) if (row[i] > row[best]) best = i
-    return { id: best, logprob: 0, modelLogprob: raw[best] }
-  }
-  const lp = r.temperature === 1 ? raw : logSoftmaxRow(row, 1 / r.temperature)
-  const cand = samplingSupport(lp, r.topK, r.topP)
-  let z = 0
-  for (const i of cand) z += Math.exp(lp[i])
-  let u = rng.next() * z
-  let id = cand[cand.length - 1]
-  for (const i of cand) {
-    u -= Math.exp(lp[i])
-    if (u < 0) {
-      id = i
-      break
-    }
-  }
-  return { id, logprob: lp[id] - Math.log(z), modelLogprob: raw[id] }
+  return sampleFromRow(row, r, r.temperature === 0 ? 0 : rng.next())
 }
 
 interface Live {
@@ -196,8 +122,39 @@ function push(s: Live, d: { id: number; logprob: number; modelLogprob: number },
  */
 export function generateBatch(model: CausalLM, prompts: readonly (readonly number[])[], params: SamplingParams): SampledSequence[][] {
   const r = resolve(model, params)
-  const be = model.backend
   if (prompts.length === 0) return []
+  // Decoding applies the adapter at every step for a few rows; merging it into the weights once per call (as
+  // servers do) costs one W + scale·B·A per linear and saves two small matmuls per linear per step. Only while the
+  // merged copies stay small (MERGE_FOR_SAMPLING_BYTES); log-probs differ from the unmerged model by rounding only.
+  const merged = r.useLora && model.adapter && mergedBytes(model) <= MERGE_FOR_SAMPLING_BYTES ? mergeAdapter(model) : undefined
+  try {
+    return generateWith(merged ?? model, prompts, r)
+  } finally {
+    if (merged) releaseMerged(model, merged)
+  }
+}
+
+/** Upper bound of the extra bytes a merged copy of the adapted weights may take while sampling. */
+export const MERGE_FOR_SAMPLING_BYTES = 256 * 2 ** 20
+
+function mergedBytes(model: CausalLM): number {
+  const ad = model.adapter!
+  let n = 0
+  model.weights.layers.forEach((lw, l) => {
+    for (const t of ad.config.targets) if (ad.operand(l, t)) n += 4 * lw[t].shape[0] * lw[t].shape[1]
+  })
+  return n
+}
+
+function releaseMerged(model: CausalLM, merged: CausalLM): void {
+  merged.weights.layers.forEach((lw, l) => {
+    const orig = model.weights.layers[l]
+    for (const k of Object.keys(lw) as (keyof typeof lw)[]) if (lw[k] && lw[k] !== orig[k]) model.backend.release(lw[k]!)
+  })
+}
+
+function generateWith(model: CausalLM, prompts: readonly (readonly number[])[], r: Resolved): SampledSequence[][] {
+  const be = model.backend
   prompts.forEach((p, i) => {
     if (p.length === 0) throw new EngineError('engine.sampling_prompt', `prompt ${i} is empty; give at least one token (e.g. BOS)`)
   })
@@ -205,11 +162,21 @@ export function generateBatch(model: CausalLM, prompts: readonly (readonly numbe
   const prefixCaches = prompts.map((p) => createKvCache(model, capacity(p)))
   const pre = forward(model, prompts.map((p, i) => ({ tokens: p, cache: prefixCaches[i] })), { useLora: r.useLora })
   const lastRows = be.concatRows(pre.segments.map((g) => be.sliceRows(pre.hidden, g.offset + g.length - 1, g.offset + g.length)))
-  const V = model.config.vocabSize
-  const firstLogits = be.toHost(logits(model, lastRows))
+  // Logits stay on the backend; sampleRows returns only ids and log-probs. One uniform per draw from each
+  // sample's own Rng (none when greedy), as sampleToken draws them.
+  const draw = (lg: Tensor, ss: Live[]): { id: number; logprob: number; modelLogprob: number }[] => {
+    const u = Float64Array.from(ss, (s) => (r.temperature === 0 ? 0 : s.rng.next()))
+    const d = be.sampleRows(lg, r, u)
+    be.release(lg)
+    return ss.map((_, i) => ({ id: d.ids[i], logprob: d.logprobs[i], modelLogprob: d.modelLogprobs[i] }))
+  }
+  const firstLogits = logits(model, lastRows)
+  be.release(lastRows)
+  be.release(pre.hidden)
   const live: Live[] = []
+  const firstRows: Live[] = []
+  const rowOf: number[] = []
   prompts.forEach((p, pi) => {
-    const row = firstLogits.subarray(pi * V, (pi + 1) * V)
     for (let j = 0; j < r.n; j++) {
       const s: Live = {
         prompt: pi,
@@ -219,19 +186,26 @@ export function generateBatch(model: CausalLM, prompts: readonly (readonly numbe
         last: -1,
         done: false,
       }
-      push(s, sampleToken(row, r, s.rng), r)
       live.push(s)
+      firstRows.push(s)
+      rowOf.push(pi)
     }
   })
+  // Row i of the first draw is prompt rowOf[i]'s last logits (n rows per prompt).
+  const expanded = r.n === 1 ? firstLogits : be.concatRows(rowOf.map((pi) => be.sliceRows(firstLogits, pi, pi + 1)))
+  draw(expanded, firstRows).forEach((d, i) => push(firstRows[i], d, r))
+  if (expanded !== firstLogits) be.release(firstLogits)
   for (;;) {
     const active = live.filter((s) => !s.done)
     if (active.length === 0) break
     const f = forward(model, active.map((s) => ({ tokens: [s.last], cache: s.cache })), { useLora: r.useLora })
-    const rowsHost = be.toHost(logits(model, f.hidden))
-    active.forEach((s, i) => push(s, sampleToken(rowsHost.subarray(i * V, (i + 1) * V), r, s.rng), r))
+    draw(logits(model, f.hidden), active).forEach((d, i) => push(active[i], d, r))
+    be.release(f.hidden)
   }
   const out: SampledSequence[][] = prompts.map(() => [])
   for (const s of live) out[s.prompt].push(s.out)
+  // The caches live only for this call (each prompt's prefix cache is its last sample's cache).
+  for (const s of live) for (const t of [...s.cache.k, ...s.cache.v]) be.release(t)
   return out
 }
 

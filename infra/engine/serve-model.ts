@@ -4,6 +4,7 @@
 import { basename, resolve } from 'node:path'
 import { EngineError } from '../errors'
 import { chatTemplateOf, SIMPLE_QWEN_TEMPLATE } from './chat-template'
+import { type BackendName, backendFallbackReason, createBackend } from './create-backend'
 import { loadLoraAdapter } from './lora'
 import { loadModel } from './model'
 import { loadModelConfig, type ModelConfig } from './config'
@@ -39,6 +40,8 @@ export interface ServeModelOptions {
   log?: (line: string) => void
   /** Sample on the server's own thread instead of a worker (blocks the event loop while sampling; for debugging). */
   inProcess?: boolean
+  /** Engine backend (default 'auto': native where it built, else ts with the reason logged). */
+  backend?: BackendName
 }
 
 export interface ServedModel extends RunningServer {
@@ -47,16 +50,20 @@ export interface ServedModel extends RunningServer {
 }
 
 export async function serveModel(opts: ServeModelOptions): Promise<ServedModel> {
+  const backendName = opts.backend ?? 'auto'
   let engine: EngineChatGenerator | WorkerChatGenerator
   let config: ModelConfig
   if (opts.inProcess) {
-    const model = loadModel(opts.dir)
+    const backend = createBackend(backendName)
+    if (backendName === 'auto' && backend.name !== 'native') opts.log?.(`backend ts (${backendFallbackReason()})`)
+    const model = loadModel(opts.dir, backend)
     if (opts.adapterDir) model.adapter = loadLoraAdapter(opts.adapterDir, model.backend, model.config)
     config = model.config
     engine = new EngineChatGenerator(model, loadTokenizer(opts.dir))
   } else {
     config = loadModelConfig(opts.dir)
-    engine = await WorkerChatGenerator.start({ dir: opts.dir, adapterDir: opts.adapterDir })
+    engine = await WorkerChatGenerator.start({ dir: opts.dir, adapterDir: opts.adapterDir, backend: backendName })
+    if (backendName === 'auto' && engine.backendName !== 'native') opts.log?.(`backend ts (${backendFallbackReason()})`)
   }
   const stopWorker = async () => {
     if (engine instanceof WorkerChatGenerator) await engine.close()

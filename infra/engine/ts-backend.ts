@@ -2,14 +2,24 @@
 // float64 locals). Readable first; matmuls are blocked so the CPU demos are not needlessly slow. It does not
 // know about models; shapes as in backend.ts.
 import { EngineError } from '../errors'
-import { type AdamWHyper, type Backend, type LoraOperand, type Tensor, numel } from './backend'
+import {
+  type AdamWHyper, type Backend, type LoraOperand, type MemoryStats, type RowSamplingParams, type SampledRows, type Tensor,
+  type WeightDtype, numel,
+} from './backend'
+import { bf16ToF32, f32ToBf16 } from './safetensors'
+import { sampleFromRow } from './sample-row'
 
+/** bf16 tensors hold their bf16-rounded values widened to float32 (the reference of what bf16 storage computes). */
 export class TsTensor implements Tensor {
   constructor(
     readonly shape: readonly number[],
     readonly data: Float32Array,
+    readonly dtype: WeightDtype = 'f32',
   ) {}
 }
+
+/** Rows per chunk of the reference fused head. */
+export const HEAD_CHUNK_ROWS = 256
 
 function T(t: Tensor): TsTensor {
   if (!(t instanceof TsTensor)) throw new EngineError('engine.backend', 'tensor does not belong to the ts backend')
@@ -184,8 +194,9 @@ function ropeApply(src: Float32Array, shape: readonly number[], positions: Int32
 export class TsBackend implements Backend {
   readonly name = 'ts'
 
-  fromHost(data: Float32Array, shape: readonly number[]): Tensor {
+  fromHost(data: Float32Array, shape: readonly number[], dtype: WeightDtype = 'f32'): Tensor {
     check(numel(shape) === data.length, `fromHost: ${data.length} values for shape [${shape}]`)
+    if (dtype === 'bf16') return new TsTensor(shape.slice(), data.map((x) => bf16ToF32(f32ToBf16(x))), 'bf16')
     return new TsTensor(shape.slice(), data.slice())
   }
   toHost(t: Tensor): Float32Array {
@@ -196,12 +207,12 @@ export class TsBackend implements Backend {
   }
   reshape(t: Tensor, shape: readonly number[]): Tensor {
     check(numel(shape) === numel(t.shape), `reshape [${t.shape}] → [${shape}]`)
-    return new TsTensor(shape.slice(), T(t).data)
+    return new TsTensor(shape.slice(), T(t).data, T(t).dtype)
   }
   sliceRows(t: Tensor, start: number, end: number): Tensor {
     check(start >= 0 && end >= start && end <= rows(t), `sliceRows ${start}..${end} of [${t.shape}]`)
     const c = cols(t)
-    return new TsTensor([end - start, ...t.shape.slice(1)], T(t).data.subarray(start * c, end * c))
+    return new TsTensor([end - start, ...t.shape.slice(1)], T(t).data.subarray(start * c, end * c), T(t).dtype)
   }
   concatRows(ts: readonly Tensor[]): Tensor {
     check(ts.length > 0, 'concatRows of nothing')
@@ -224,7 +235,14 @@ export class TsBackend implements Backend {
     T(dst).data.set(T(src).data, rowOffset * cols(dst))
   }
   clone(t: Tensor): Tensor {
-    return new TsTensor(t.shape.slice(), T(t).data.slice())
+    return new TsTensor(t.shape.slice(), T(t).data.slice(), T(t).dtype)
+  }
+  /** The ts backend's memory is the JS heap: release only drops nothing (the GC frees it). */
+  release(t: Tensor): void {
+    T(t)
+  }
+  memoryStats(): MemoryStats {
+    return { liveBytes: 0, peakBytes: 0 }
   }
 
   add(a: Tensor, b: Tensor): Tensor {
@@ -489,6 +507,67 @@ export class TsBackend implements Backend {
     return { dgate: new TsTensor(gate.shape.slice(), dg), dup: new TsTensor(up.shape.slice(), du) }
   }
 
+  attentionVarlen(q: Tensor, k: Tensor, v: Tensor, cu: Int32Array): Tensor {
+    checkCu(cu, q.shape[0], k.shape[0], v.shape[0])
+    const parts: Tensor[] = []
+    for (let b = 0; b + 1 < cu.length; b++)
+      parts.push(this.attention(this.sliceRows(q, cu[b], cu[b + 1]), this.sliceRows(k, cu[b], cu[b + 1]), this.sliceRows(v, cu[b], cu[b + 1]), 0))
+    return parts.length === 1 ? parts[0] : this.concatRows(parts)
+  }
+  attentionVarlenBackward(q: Tensor, k: Tensor, v: Tensor, cu: Int32Array, dy: Tensor): { dq: Tensor; dk: Tensor; dv: Tensor } {
+    checkCu(cu, q.shape[0], k.shape[0], v.shape[0])
+    const dq: Tensor[] = [], dk: Tensor[] = [], dv: Tensor[] = []
+    for (let b = 0; b + 1 < cu.length; b++) {
+      const sl = (x: Tensor): Tensor => this.sliceRows(x, cu[b], cu[b + 1])
+      const r = this.attentionBackward(sl(q), sl(k), sl(v), 0, sl(dy))
+      dq.push(r.dq)
+      dk.push(r.dk)
+      dv.push(r.dv)
+    }
+    const cat = (xs: Tensor[]): Tensor => (xs.length === 1 ? xs[0] : this.concatRows(xs))
+    return { dq: cat(dq), dk: cat(dk), dv: cat(dv) }
+  }
+
+  /** The chunked reference: per HEAD_CHUNK_ROWS rows, logits = linear(hidden, w), then targetLogprobs. */
+  headLogprobs(hidden: Tensor, w: Tensor, targets: Int32Array): Tensor {
+    const N = rows(hidden)
+    check(targets.length === N && hidden.shape[1] === w.shape[1], `headLogprobs hidden [${hidden.shape}] w [${w.shape}] ${targets.length} targets`)
+    const out = new Float32Array(N)
+    for (let s = 0; s < N; s += HEAD_CHUNK_ROWS) {
+      const e = Math.min(N, s + HEAD_CHUNK_ROWS)
+      const lg = this.linear(this.sliceRows(hidden, s, e), w)
+      out.set(T(this.targetLogprobs(lg, targets.subarray(s, e))).data, s)
+    }
+    return new TsTensor([N], out)
+  }
+  headLogprobsBackward(hidden: Tensor, w: Tensor, targets: Int32Array, dlogp: Tensor): Tensor {
+    const N = rows(hidden), C = hidden.shape[1]
+    const g = T(dlogp).data
+    const out = new Float32Array(N * C)
+    for (let s = 0; s < N; s += HEAD_CHUNK_ROWS) {
+      const e = Math.min(N, s + HEAD_CHUNK_ROWS)
+      if (g.subarray(s, e).every((x) => x === 0)) continue
+      const hs = this.sliceRows(hidden, s, e)
+      const dl = this.targetLogprobsBackward(this.linear(hs, w), targets.subarray(s, e), new TsTensor([e - s], g.slice(s, e)))
+      out.set(T(this.linearBackward(hs, w, dl).dx).data, s * C)
+    }
+    return new TsTensor([N, C], out)
+  }
+
+  sampleRows(logits: Tensor, params: RowSamplingParams, uniforms: Float64Array): SampledRows {
+    const R = rows(logits), V = cols(logits)
+    check(uniforms.length === R, `sampleRows: ${uniforms.length} uniforms for ${R} rows`)
+    const x = T(logits).data
+    const out: SampledRows = { ids: new Int32Array(R), logprobs: new Float64Array(R), modelLogprobs: new Float64Array(R) }
+    for (let r = 0; r < R; r++) {
+      const d = sampleFromRow(x.subarray(r * V, (r + 1) * V), params, uniforms[r])
+      out.ids[r] = d.id
+      out.logprobs[r] = d.logprob
+      out.modelLogprobs[r] = d.modelLogprob
+    }
+    return out
+  }
+
   logSoftmax(logits: Tensor): Tensor {
     const V = cols(logits)
     const x = T(logits).data
@@ -527,6 +606,14 @@ export class TsBackend implements Backend {
     }
     return new TsTensor(logits.shape.slice(), out)
   }
+}
+
+/** cu must run 0 = cu[0] ≤ … ≤ cu[B] = N over the rows of q, k and v. */
+export function checkCu(cu: Int32Array, ...rowCounts: number[]): void {
+  let ok = cu.length >= 2 && cu[0] === 0
+  for (let i = 1; ok && i < cu.length; i++) ok = cu[i] >= cu[i - 1]
+  for (const n of rowCounts) ok = ok && cu[cu.length - 1] === n
+  if (!ok) throw new EngineError('engine.shape', `shape mismatch: cumulative offsets [${Array.from(cu)}] do not cover ${rowCounts.join('/')} rows`)
 }
 
 function logSumExp(x: Float32Array, o: number, V: number): number {

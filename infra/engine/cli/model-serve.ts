@@ -2,6 +2,7 @@
 // SIGINT/SIGTERM. Thin.
 import type { Argv, Command } from '../../cli-util'
 import { handler } from '../../cli-util'
+import { BACKEND_NAMES, type BackendName, parseBackendName } from '../create-backend'
 import { EngineError } from '../../errors'
 import { serveModel } from '../serve-model'
 
@@ -17,6 +18,7 @@ interface ServeArgs {
   'max-prompt-chars'?: number
   'max-body-bytes'?: number
   quiet: boolean
+  backend: string
 }
 
 export const modelServeCommand: Command = {
@@ -37,7 +39,8 @@ export const modelServeCommand: Command = {
       })
       .option('max-prompt-chars', { type: 'number', describe: 'longest prompt text read, in characters; longer is a 400 before tokenizing (default: context x 8)' })
       .option('max-body-bytes', { type: 'number', describe: 'largest request body (default: from --max-prompt-chars, at most 64 MiB)' })
-      .option('quiet', { type: 'boolean', default: false, describe: 'no per-request log lines' }),
+      .option('quiet', { type: 'boolean', default: false, describe: 'no per-request log lines' })
+      .option('backend', { type: 'string', default: 'auto', describe: `engine backend: ${BACKEND_NAMES.join(' | ')} (auto = native where it built, else ts)` }),
   handler: handler(async (argv: Record<string, unknown>) => {
     const a = argv as unknown as ServeArgs
     if (!Number.isInteger(a.port) || a.port < 0 || a.port > 65535) throw new EngineError('engine.cli', `--port must be an integer in [0, 65535], got ${a.port}`)
@@ -49,6 +52,7 @@ export const modelServeCommand: Command = {
       if (v !== undefined && (!Number.isInteger(v) || v < 1 || v > 1 << 30)) throw new EngineError('engine.cli', `--${f} must be an integer in [1, ${1 << 30}], got ${v}`)
     }
     const s = await serveModel({
+      backend,
       dir: a.dir,
       adapterDir: a.adapter,
       port: a.port,

@@ -2,6 +2,7 @@
 // answers {generate} and {score} messages with EngineChatGenerator, so sampling never stalls the HTTP event loop.
 // Knows nothing of HTTP; the other side is worker-generator.ts.
 import { parentPort, workerData } from 'node:worker_threads'
+import { createBackend } from '../create-backend'
 import { loadLoraAdapter } from '../lora'
 import { loadModel } from '../model'
 import { loadTokenizer } from '../tokenizer'
@@ -13,10 +14,10 @@ if (!port) throw new Error('generator-worker-main runs in a worker thread only')
 const data = workerData as WorkerData
 let engine: EngineChatGenerator
 try {
-  const model = loadModel(data.dir)
+  const model = loadModel(data.dir, createBackend(data.backend ?? 'auto'))
   if (data.adapterDir) model.adapter = loadLoraAdapter(data.adapterDir, model.backend, model.config)
   engine = new EngineChatGenerator(model, loadTokenizer(data.dir))
-  port.postMessage({ kind: 'ready' } satisfies WorkerReply)
+  port.postMessage({ kind: 'ready', backend: model.backend.name } satisfies WorkerReply)
 } catch (e) {
   port.postMessage({ kind: 'failed', message: (e as Error).message, code: (e as { code?: string }).code } satisfies WorkerReply)
   process.exit(0)

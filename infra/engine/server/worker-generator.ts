@@ -5,10 +5,13 @@ import { Worker } from 'node:worker_threads'
 import { EngineError } from '../../errors'
 import type { ForcedScorer } from './fixture-replies'
 import type { ChatGenerator, GeneratedSample, GenerateParams } from './types'
+import type { BackendName } from '../create-backend'
 
 export interface WorkerData {
   dir: string
   adapterDir?: string
+  /** Engine backend name (createBackend); the worker reports the one it got in its 'ready' message. */
+  backend?: BackendName
 }
 
 export type WorkerRequest =
@@ -18,7 +21,7 @@ export type WorkerRequest =
 type WorkerRequestBody = WorkerRequest extends infer R ? (R extends WorkerRequest ? Omit<R, 'id'> : never) : never
 
 export type WorkerReply =
-  | { kind: 'ready' }
+  | { kind: 'ready'; backend: string }
   | { kind: 'failed'; message: string; code?: string }
   | { kind: 'result'; id: number; value: unknown }
   | { kind: 'error'; id: number; message: string; code?: string }
@@ -27,7 +30,11 @@ export class WorkerChatGenerator implements ChatGenerator {
   private nextId = 0
   private readonly pending = new Map<number, { resolve(v: unknown): void; reject(e: Error): void }>()
 
-  private constructor(private readonly worker: Worker) {
+  private constructor(
+    private readonly worker: Worker,
+    /** The backend the worker's model runs on ('native', 'ts', …). */
+    readonly backendName: string,
+  ) {
     worker.on('message', (m: WorkerReply) => {
       if (m.kind !== 'result' && m.kind !== 'error') return
       const p = this.pending.get(m.id)
@@ -52,7 +59,7 @@ export class WorkerChatGenerator implements ChatGenerator {
       worker.once('message', (m: WorkerReply) => {
         worker.off('exit', onExit)
         worker.off('error', reject)
-        if (m.kind === 'ready') resolve(new WorkerChatGenerator(worker))
+        if (m.kind === 'ready') resolve(new WorkerChatGenerator(worker, m.backend))
         else if (m.kind === 'failed') reject(new EngineError(m.code ?? 'engine.load', m.message))
         else reject(new EngineError('engine.worker', `unexpected first message from the engine worker: ${m.kind}`))
       })

@@ -1,0 +1,144 @@
+// bench/perf/engine-native: the native backend against the ts reference in ONE run (same process, same load):
+// forward+backward tokens/s (PPO loss into LoRA gradients), sampling new tokens/s (KV cache, n samples sharing a
+// prefill), the main matrix kernel's GFLOP/s at the model's linear shape against this machine's measured FMA peak,
+// and the peak memory of a training step. Prints a markdown block for bench/RESULTS.md.
+// Usage: node bin/run-ts.mjs bench/perf/engine-native.ts [--presets tiny,small] [--vocab 1024] [--rank 32] [--seconds 2]
+import { cpus, loadavg } from 'node:os'
+import { readFileSync } from 'node:fs'
+import { Rng } from '../../infra/rng'
+import type { Backend } from '../../infra/engine/backend'
+import { type PresetName, PRESETS, presetConfig } from '../../infra/engine/config'
+import { createBackend } from '../../infra/engine/create-backend'
+import { Learner } from '../../infra/engine/learner'
+import { LORA_TARGETS } from '../../infra/engine/lora'
+import { createRandomModel } from '../../infra/engine/model'
+import { generate } from '../../infra/engine/sample'
+import { loadNativeAddon } from '../../infra/engine/native/addon'
+
+function arg(name: string, def: string): string {
+  const i = process.argv.indexOf(`--${name}`)
+  return i >= 0 && process.argv[i + 1] ? process.argv[i + 1] : def
+}
+const presets = arg('presets', 'tiny,small').split(',') as PresetName[]
+const vocab = Number(arg('vocab', '1024'))
+const rank = Number(arg('rank', '32'))
+const seconds = Number(arg('seconds', '2'))
+for (const p of presets) if (!PRESETS[p]) throw new Error(`unknown preset ${p}; use tiny or small`)
+const { addon, reason } = loadNativeAddon()
+if (!addon) {
+  console.error(`bench/perf/engine-native: ${reason}`)
+  process.exit(1)
+}
+
+/** Run fn until `seconds` have passed (after one warm-up call); units per second. */
+function rate(fn: () => number, secs = seconds): { perSec: number; reps: number } {
+  fn()
+  let units = 0, reps = 0
+  const t0 = performance.now()
+  while (performance.now() - t0 < secs * 1000 || reps < 2) {
+    units += fn()
+    reps++
+  }
+  return { perSec: units / ((performance.now() - t0) / 1000), reps }
+}
+
+const B = 4, T = 128, P = 64, n = 8, newTokens = 64
+interface Row { preset: string; backend: string; fb: number; smp: number; stepPeak?: number }
+const rows: Row[] = []
+
+function measure(name: PresetName, be: Backend): Row {
+  const cfg = presetConfig(name, vocab, [vocab - 1])
+  const model = createRandomModel(cfg, new Rng(1), be)
+  const learner = new Learner(model, { lora: { rank, alpha: 2 * rank, targets: [...LORA_TARGETS] }, seed: 1 })
+  const rng = new Rng(2)
+  const seqs = Array.from({ length: B }, () => Array.from({ length: T + 1 }, () => rng.int(0, vocab - 2)))
+  const datums = seqs.map((s) => {
+    const old = learner.computeLogprobs(s)
+    return { inputTokens: s.slice(0, T), targetTokens: s.slice(1), oldLogprobs: old, advantages: old.map((_, i) => (i % 3) - 1), mask: old.map(() => 1) }
+  })
+  let stepPeak: number | undefined
+  const fb = rate(() => {
+    const before = be.memoryStats(true).liveBytes
+    learner.forwardBackward(datums, { name: 'ppo', klBeta: 0 })
+    learner.optimStep({ lr: 1e-5 })
+    const st = be.memoryStats()
+    if (be.name === 'native') stepPeak = Math.max(stepPeak ?? 0, st.peakBytes - before)
+    return B * T
+  })
+  const prompt = seqs[0].slice(0, P)
+  const smp = rate(() => generate(model, prompt, { n, maxNewTokens: newTokens, seed: 3, eosTokenIds: [] }).reduce((a, s) => a + s.tokens.length, 0))
+  console.error(`${name}/${be.name}: forward+backward ${fb.perSec.toFixed(0)} tokens/s (${fb.reps} reps), sampling ${smp.perSec.toFixed(0)} new tokens/s (${smp.reps} reps)`)
+  return { preset: name, backend: be.name, fb: fb.perSec, smp: smp.perSec, stepPeak }
+}
+
+const load0 = loadavg()[0]
+const rss0 = process.memoryUsage().rss
+for (const name of presets) {
+  rows.push(measure(name, createBackend('ts')))
+  rows.push(measure(name, createBackend('native')))
+}
+
+// ---- the matrix kernel at the small preset's largest linear (gate/up: x [512,256] · w [768,256]ᵀ) ----
+const kern = addon.gemmKernel()
+const threads = addon.threads()
+function gemmRate(M: number, N: number, K: number, th: number): number {
+  addon!.threads(th)
+  const A = addon!.alloc(M * K, false) as Float32Array, W = addon!.alloc(N * K, false) as Float32Array, C = addon!.alloc(M * N, false) as Float32Array
+  const rng = new Rng(9)
+  for (let i = 0; i < A.length; i++) A[i] = rng.normal(0, 1)
+  for (let i = 0; i < W.length; i++) W[i] = rng.normal(0, 1)
+  const r = rate(() => {
+    addon!.gemm(M, N, K, 1, A, K, 1, W, 1, K, 0, C, N)
+    return 2 * M * N * K
+  }, 0.5)
+  addon!.release(A)
+  addon!.release(W)
+  addon!.release(C)
+  addon!.threads(threads)
+  return r.perSec / 1e9
+}
+const shapes: [number, number, number][] = [[512, 768, 256], [512, 256, 768], [512, 1024, 256]]
+const kernelRows = [] as string[]
+// The machine is shared and its load moves: each round measures the FMA peak and then each kernel shape right
+// after it (0.5 s each) and takes their ratio; the table gives the median over 5 rounds of the ratio (and of each).
+const median = (xs: number[]): number => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]
+for (const th of [1, threads]) {
+  const peaks: number[] = []
+  const g: number[][] = shapes.map(() => [])
+  const ratio: number[][] = shapes.map(() => [])
+  for (let round = 0; round < 5; round++) {
+    shapes.forEach(([M, N, K], i) => {
+      const p = addon.peakGflops(0.5, th)
+      const r = gemmRate(M, N, K, th)
+      peaks.push(p)
+      g[i].push(r)
+      ratio[i].push(r / p)
+    })
+  }
+  shapes.forEach(([M, N, K], i) =>
+    kernelRows.push(`| ${M}×${K} · (${N}×${K})ᵀ | ${th} | ${median(g[i]).toFixed(1)} | ${median(peaks).toFixed(1)} | ${(100 * median(ratio[i])).toFixed(0)}% |`))
+}
+const load1 = loadavg()[0]
+const flags = readFileSync('/proc/cpuinfo', 'utf8').match(/^flags\s*:(.*)$/m)?.[1] ?? ''
+const simd = ['avx2', 'fma', 'avx512f'].filter((f) => flags.split(' ').includes(f)).join(', ')
+
+const lines: string[] = []
+lines.push(`- Machine: ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'} (${simd}); Node ${process.version}; gemm kernel ${kern}, ${threads} threads; load average ${load0.toFixed(1)} → ${load1.toFixed(1)} during the run (shared with other sessions).`)
+lines.push(`- Command: \`node bin/run-ts.mjs bench/perf/engine-native.ts --presets ${presets.join(',')} --seconds ${seconds}\``)
+lines.push(`- Setup: random Qwen3-architecture models, vocabulary ${vocab}, LoRA rank ${rank} / alpha ${2 * rank} on q,k,v,o,gate,up,down. forward+backward: ${B} × ${T} tokens per call (PPO loss, LoRA gradients, AdamW step); sampling: n = ${n} samples of a ${P}-token prompt, ${newTokens} new tokens each, KV cache, shared prefill (new tokens/s, prefill included). Both backends measured in this one process, one after the other.`)
+lines.push('')
+lines.push('| preset | ts fwd+bwd tokens/s | native fwd+bwd tokens/s | ratio | ts sampling tokens/s | native sampling tokens/s | ratio | native training-step peak memory |')
+lines.push('| --- | --- | --- | --- | --- | --- | --- | --- |')
+for (const name of presets) {
+  const t = rows.find((r) => r.preset === name && r.backend === 'ts')!, nv = rows.find((r) => r.preset === name && r.backend === 'native')!
+  lines.push(`| ${name} | ${t.fb.toFixed(0)} | ${nv.fb.toFixed(0)} | ${(nv.fb / t.fb).toFixed(1)}× | ${t.smp.toFixed(0)} | ${nv.smp.toFixed(0)} | ${(nv.smp / t.smp).toFixed(1)}× | ${((nv.stepPeak ?? 0) / 2 ** 20).toFixed(1)} MiB |`)
+}
+lines.push('')
+lines.push(`Training-step peak memory = the most native (off-heap) bytes held above the step's starting level during forward+backward+optimStep (the arena's counters; tensors under 16 KiB live on the JS heap and are not included); process RSS after the run ${(process.memoryUsage().rss / 2 ** 20).toFixed(0)} MiB (started at ${(rss0 / 2 ** 20).toFixed(0)} MiB).`)
+lines.push('')
+lines.push(`Matrix kernel (${kern} micro-kernel, f32): GFLOP/s of one gemm call at the linear shapes of the small preset (4 × 128 tokens), against a tight ${kern === 'avx512' ? 'AVX-512 (16 independent zmm FMA chains)' : 'AVX2 FMA'} loop on the same number of threads measured just before it; medians over 5 rounds (% of peak = median of the per-round ratios).`)
+lines.push('')
+lines.push('| gemm shape (x · wᵀ) | threads | GFLOP/s | measured FMA peak GFLOP/s | % of peak |')
+lines.push('| --- | --- | --- | --- | --- |')
+lines.push(...kernelRows)
+console.log(lines.join('\n'))

@@ -1,0 +1,554 @@
+// infra/engine/native/src/ops: every non-gemm kernel of the native backend (see ops.h for the op list and shapes).
+// Parallel loops split rows / heads / columns statically and keep each output's reduction inside one task in a
+// fixed order, so results are bit-identical across runs and thread counts. Where the ts reference computes in
+// float64 (norm statistics, rope angles, softmax sums, AdamW, sampling) these do too.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <numeric>
+#include <vector>
+
+#include "ops.h"
+#include "pool.h"
+
+namespace sg {
+namespace {
+inline float dot(const float* a, const float* b, int64_t n) {
+  float s[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8)
+    for (int j = 0; j < 8; j++) s[j] += a[i + j] * b[i + j];
+  float r = ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
+  for (; i < n; i++) r += a[i] * b[i];
+  return r;
+}
+inline void axpyRow(float* y, const float* x, float a, int64_t n) {
+  for (int64_t i = 0; i < n; i++) y[i] += a * x[i];
+}
+/** Grain for elementwise loops: below this, one thread. */
+constexpr int64_t GRAIN = 1 << 15;
+template <class F>
+void elementwise(int64_t n, F f) {
+  if (n < GRAIN) return f(0, n);
+  parallelFor((n + GRAIN - 1) / GRAIN, (double)n * 8, [&](int64_t b, int64_t e) { f(b * GRAIN, std::min(n, e * GRAIN)); });
+}
+
+/** One query row of one head against keys [0, count): softmax(q·k/√D) · v into out (overwritten). */
+void attendRow(const float* q, const float* k, const float* v, int64_t count, int64_t stride, int64_t D, float scale, float* p,
+               float* out) {
+  float max = -std::numeric_limits<float>::infinity();
+  for (int64_t j = 0; j < count; j++) {
+    p[j] = dot(q, k + j * stride, D) * scale;
+    if (p[j] > max) max = p[j];
+  }
+  float sum = 0;
+  for (int64_t j = 0; j < count; j++) {
+    p[j] = std::exp(p[j] - max);
+    sum += p[j];
+  }
+  const float inv = 1.f / sum;
+  std::memset(out, 0, sizeof(float) * D);
+  for (int64_t j = 0; j < count; j++) axpyRow(out, v + j * stride, p[j] * inv, D);
+}
+}  // namespace
+
+void embedding(const void* table, DType dt, int64_t V, int64_t C, const int32_t* ids, int64_t N, float* out) {
+  parallelFor(N, (double)N * C * 2, [&](int64_t b, int64_t e) {
+    for (int64_t n = b; n < e; n++) {
+      const int64_t id = ids[n];
+      if (dt == DType::F32) std::memcpy(out + n * C, static_cast<const float*>(table) + id * C, sizeof(float) * C);
+      else {
+        const uint16_t* src = static_cast<const uint16_t*>(table) + id * C;
+        for (int64_t c = 0; c < C; c++) out[n * C + c] = bf16ToF32(src[c]);
+      }
+    }
+  });
+  (void)V;
+}
+
+void embeddingBackward(const float* dy, const int32_t* ids, int64_t N, int64_t C, float* dtable) {
+  // Column blocks: each table element is summed by one task, over n in order.
+  const int64_t CB = 16, blocks = (C + CB - 1) / CB;
+  parallelFor(blocks, (double)N * C * 2, [&](int64_t b, int64_t e) {
+    const int64_t c0 = b * CB, c1 = std::min(C, e * CB);
+    for (int64_t n = 0; n < N; n++)
+      for (int64_t c = c0; c < c1; c++) dtable[(int64_t)ids[n] * C + c] += dy[n * C + c];
+  });
+}
+
+void rmsnorm(const float* x, const float* w, int64_t N, int64_t C, float eps, float* out) {
+  parallelFor(N, (double)N * C * 6, [&](int64_t b, int64_t e) {
+    for (int64_t n = b; n < e; n++) {
+      const float* xr = x + n * C;
+      double ss = 0;
+      for (int64_t c = 0; c < C; c++) ss += (double)xr[c] * xr[c];
+      const double inv = 1 / std::sqrt(ss / C + eps);
+      for (int64_t c = 0; c < C; c++) out[n * C + c] = (float)(xr[c] * inv * w[c]);
+    }
+  });
+}
+
+void rmsnormBackward(const float* x, const float* w, const float* dy, int64_t N, int64_t C, float eps, float* dx, float* dw) {
+  std::vector<double> inv(N);
+  parallelFor(N, (double)N * C * 10, [&](int64_t b, int64_t e) {
+    for (int64_t n = b; n < e; n++) {
+      const float *xr = x + n * C, *g = dy + n * C;
+      double ss = 0, dotv = 0;
+      for (int64_t c = 0; c < C; c++) {
+        ss += (double)xr[c] * xr[c];
+        dotv += (double)g[c] * w[c] * xr[c];
+      }
+      const double iv = 1 / std::sqrt(ss / C + eps);
+      inv[n] = iv;
+      const double k = dotv * iv * iv * iv / C;
+      for (int64_t c = 0; c < C; c++) dx[n * C + c] = (float)(g[c] * w[c] * iv - xr[c] * k);
+    }
+  });
+  const int64_t CB = 16, blocks = (C + CB - 1) / CB;
+  parallelFor(blocks, (double)N * C * 4, [&](int64_t b, int64_t e) {
+    const int64_t c0 = b * CB, c1 = std::min(C, e * CB);
+    double acc[16];
+    std::fill(acc, acc + 16, 0.0);
+    for (int64_t n = 0; n < N; n++)
+      for (int64_t c = c0; c < c1; c++) acc[c - c0] += (double)dy[n * C + c] * x[n * C + c] * inv[n];
+    for (int64_t c = c0; c < c1; c++) dw[c] = (float)acc[c - c0];
+  });
+}
+
+void rope(const float* x, const int32_t* pos, int64_t N, int64_t H, int64_t D, double theta, int sign, float* out) {
+  const int64_t half = D / 2;
+  std::vector<double> f(half);
+  for (int64_t i = 0; i < half; i++) f[i] = 1 / std::pow(theta, (2.0 * i) / D);
+  parallelFor(N, (double)N * (H * D * 6 + half * 40), [&](int64_t b, int64_t e) {
+    std::vector<double> cs(half), sn(half);
+    for (int64_t n = b; n < e; n++) {
+      for (int64_t i = 0; i < half; i++) {
+        const double ang = pos[n] * f[i];
+        cs[i] = std::cos(ang);
+        sn[i] = sign * std::sin(ang);
+      }
+      for (int64_t h = 0; h < H; h++) {
+        const int64_t o = (n * H + h) * D;
+        for (int64_t i = 0; i < half; i++) {
+          const double x1 = x[o + i], x2 = x[o + i + half];
+          out[o + i] = (float)(x1 * cs[i] - x2 * sn[i]);
+          out[o + i + half] = (float)(x2 * cs[i] + x1 * sn[i]);
+        }
+      }
+    }
+  });
+}
+
+void attention(const float* q, const float* k, const float* v, const int32_t* cu, int64_t B, int64_t H, int64_t KV, int64_t D,
+               float* out) {
+  const int64_t N = cu[B], group = H / KV, stride = KV * D;
+  const float scale = 1.f / std::sqrt((float)D);
+  std::vector<int32_t> seqOf(N);
+  for (int64_t s = 0; s < B; s++)
+    for (int64_t n = cu[s]; n < cu[s + 1]; n++) seqOf[n] = (int32_t)s;
+  parallelFor(N * H, (double)N * H * D * 4 * (N / (B > 0 ? B : 1) / 2 + 1), [&](int64_t b, int64_t e) {
+    std::vector<float> p;
+    for (int64_t it = b; it < e; it++) {
+      const int64_t n = it / H, h = it % H, s0 = cu[seqOf[n]], kvh = h / group;
+      p.resize(n - s0 + 1);
+      attendRow(q + (n * H + h) * D, k + s0 * stride + kvh * D, v + s0 * stride + kvh * D, n - s0 + 1, stride, D, scale, p.data(),
+                out + (n * H + h) * D);
+    }
+  });
+}
+
+void attentionCached(const float* q, const float* k, const float* v, int64_t T, int64_t S, int64_t H, int64_t KV, int64_t D,
+                     int64_t qStart, float* out) {
+  const int64_t group = H / KV, stride = KV * D;
+  const float scale = 1.f / std::sqrt((float)D);
+  (void)S;
+  parallelFor(T * H, (double)T * H * D * 4 * (qStart + T), [&](int64_t b, int64_t e) {
+    std::vector<float> p;
+    for (int64_t it = b; it < e; it++) {
+      const int64_t i = it / H, h = it % H, kvh = h / group, count = qStart + i + 1;
+      p.resize(count);
+      attendRow(q + (i * H + h) * D, k + kvh * D, v + kvh * D, count, stride, D, scale, p.data(), out + (i * H + h) * D);
+    }
+  });
+}
+
+namespace {
+/** Backward of one sequence's queries [T,H,D] (absolute positions qStart..) for the query heads of kv head kvh;
+ *  keys/values [S,KV,D] from position 0. Adds into dq (rows of those heads), dk and dv (rows of kvh). */
+void attentionBackwardHead(const float* q, const float* k, const float* v, const float* dy, int64_t T, int64_t qStart, int64_t H,
+                           int64_t KV, int64_t D, int64_t kvh, float* dq, float* dk, float* dv) {
+  const int64_t group = H / KV, stride = KV * D;
+  const float scale = 1.f / std::sqrt((float)D);
+  std::vector<float> p(qStart + T), dp(qStart + T);
+  const float* kb = k + kvh * D;
+  const float* vb = v + kvh * D;
+  float* dkb = dk + kvh * D;
+  float* dvb = dv + kvh * D;
+  for (int64_t i = 0; i < T; i++) {
+    const int64_t count = qStart + i + 1;
+    for (int64_t h = kvh * group; h < (kvh + 1) * group; h++) {
+      const float* qr = q + (i * H + h) * D;
+      const float* g = dy + (i * H + h) * D;
+      float max = -std::numeric_limits<float>::infinity();
+      for (int64_t j = 0; j < count; j++) {
+        p[j] = dot(qr, kb + j * stride, D) * scale;
+        if (p[j] > max) max = p[j];
+      }
+      float sum = 0;
+      for (int64_t j = 0; j < count; j++) {
+        p[j] = std::exp(p[j] - max);
+        sum += p[j];
+      }
+      const float inv = 1.f / sum;
+      float pdp = 0;
+      for (int64_t j = 0; j < count; j++) {
+        p[j] *= inv;
+        dp[j] = dot(g, vb + j * stride, D);
+        pdp += p[j] * dp[j];
+        axpyRow(dvb + j * stride, g, p[j], D);
+      }
+      float* dqr = dq + (i * H + h) * D;
+      for (int64_t j = 0; j < count; j++) {
+        const float ds = p[j] * (dp[j] - pdp) * scale;
+        if (ds == 0.f) continue;
+        axpyRow(dqr, kb + j * stride, ds, D);
+        axpyRow(dkb + j * stride, qr, ds, D);
+      }
+    }
+  }
+}
+}  // namespace
+
+void attentionBackward(const float* q, const float* k, const float* v, const float* dy, const int32_t* cu, int64_t B, int64_t H,
+                       int64_t KV, int64_t D, float* dq, float* dk, float* dv) {
+  const int64_t stride = KV * D, N = cu[B];
+  std::memset(dq, 0, sizeof(float) * N * H * D);
+  std::memset(dk, 0, sizeof(float) * N * stride);
+  std::memset(dv, 0, sizeof(float) * N * stride);
+  // One task per (sequence, kv head): it alone writes that head's dk/dv rows and its query heads' dq rows.
+  parallelFor(B * KV, (double)N * H * D * 10 * (N / (B > 0 ? B : 1) / 2 + 1), [&](int64_t b, int64_t e) {
+    for (int64_t it = b; it < e; it++) {
+      const int64_t s = it / KV, kvh = it % KV, o = cu[s], T = cu[s + 1] - cu[s];
+      attentionBackwardHead(q + o * H * D, k + o * stride, v + o * stride, dy + o * H * D, T, 0, H, KV, D, kvh, dq + o * H * D,
+                            dk + o * stride, dv + o * stride);
+    }
+  });
+}
+
+void attentionCachedBackward(const float* q, const float* k, const float* v, const float* dy, int64_t T, int64_t S, int64_t H,
+                             int64_t KV, int64_t D, int64_t qStart, float* dq, float* dk, float* dv) {
+  std::memset(dq, 0, sizeof(float) * T * H * D);
+  std::memset(dk, 0, sizeof(float) * S * KV * D);
+  std::memset(dv, 0, sizeof(float) * S * KV * D);
+  parallelFor(KV, (double)T * H * D * 10 * (qStart + T), [&](int64_t b, int64_t e) {
+    for (int64_t kvh = b; kvh < e; kvh++) attentionBackwardHead(q, k, v, dy, T, qStart, H, KV, D, kvh, dq, dk, dv);
+  });
+}
+
+void swiglu(const float* g, const float* u, int64_t n, float* out) {
+  elementwise(n, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; i++) out[i] = g[i] / (1.f + std::exp(-g[i])) * u[i];
+  });
+}
+
+void swigluBackward(const float* g, const float* u, const float* dy, int64_t n, float* dg, float* du) {
+  elementwise(n, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; i++) {
+      const float s = 1.f / (1.f + std::exp(-g[i]));
+      du[i] = dy[i] * g[i] * s;
+      dg[i] = dy[i] * u[i] * s * (1.f + g[i] * (1.f - s));
+    }
+  });
+}
+
+namespace {
+double logSumExp(const float* x, int64_t V) {
+  float max = -std::numeric_limits<float>::infinity();
+  for (int64_t c = 0; c < V; c++) max = x[c] > max ? x[c] : max;
+  double s = 0;
+  for (int64_t c = 0; c < V; c++) s += std::exp((double)x[c] - max);
+  return max + std::log(s);
+}
+}  // namespace
+
+void logSoftmax(const float* x, int64_t N, int64_t V, float* out) {
+  parallelFor(N, (double)N * V * 20, [&](int64_t b, int64_t e) {
+    for (int64_t n = b; n < e; n++) {
+      const double lse = logSumExp(x + n * V, V);
+      for (int64_t c = 0; c < V; c++) out[n * V + c] = (float)(x[n * V + c] - lse);
+    }
+  });
+}
+
+int64_t targetLogprobs(const float* x, const int32_t* t, int64_t N, int64_t V, float* out) {
+  for (int64_t n = 0; n < N; n++)
+    if (t[n] < 0 || t[n] >= V) return n;
+  parallelFor(N, (double)N * V * 20, [&](int64_t b, int64_t e) {
+    for (int64_t n = b; n < e; n++) out[n] = (float)(x[n * V + t[n]] - logSumExp(x + n * V, V));
+  });
+  return -1;
+}
+
+void targetLogprobsBackward(const float* x, const int32_t* t, const float* g, int64_t N, int64_t V, float* out) {
+  parallelFor(N, (double)N * V * 40, [&](int64_t b, int64_t e) {
+    for (int64_t n = b; n < e; n++) {
+      float* o = out + n * V;
+      if (g[n] == 0.f) {
+        std::memset(o, 0, sizeof(float) * V);
+        continue;
+      }
+      const double lse = logSumExp(x + n * V, V);
+      for (int64_t c = 0; c < V; c++) o[c] = (float)(-g[n] * std::exp(x[n * V + c] - lse));
+      o[t[n]] += g[n];
+    }
+  });
+}
+
+// ---- fused output head ----
+namespace {
+constexpr int64_t HEAD_ROWS = 256;   // hidden rows per chunk
+constexpr int64_t HEAD_VOCAB = 4096; // vocabulary columns per tile
+inline const void* rowPtr(const void* w, DType dt, int64_t row, int64_t C) {
+  return dt == DType::BF16 ? (const void*)(static_cast<const uint16_t*>(w) + row * C) : (const void*)(static_cast<const float*>(w) + row * C);
+}
+}  // namespace
+
+int64_t headLogprobs(const float* h, const void* w, DType wt, const int32_t* t, int64_t N, int64_t C, int64_t V, float* logp) {
+  for (int64_t n = 0; n < N; n++)
+    if (t[n] < 0 || t[n] >= V) return n;
+  std::vector<float> tile(HEAD_ROWS * HEAD_VOCAB);
+  std::vector<double> m(HEAD_ROWS), s(HEAD_ROWS), tl(HEAD_ROWS);
+  for (int64_t r0 = 0; r0 < N; r0 += HEAD_ROWS) {
+    const int64_t rb = std::min(HEAD_ROWS, N - r0);
+    std::fill(m.begin(), m.end(), -std::numeric_limits<double>::infinity());
+    std::fill(s.begin(), s.end(), 0.0);
+    for (int64_t v0 = 0; v0 < V; v0 += HEAD_VOCAB) {
+      const int64_t vb = std::min(HEAD_VOCAB, V - v0);
+      gemm(rb, vb, C, 1.f, Mat{h + r0 * C, DType::F32, C, 1}, Mat{rowPtr(w, wt, v0, C), wt, 1, C}, 0.f, tile.data(), vb);
+      parallelFor(rb, (double)rb * vb * 20, [&](int64_t b, int64_t e) {
+        for (int64_t r = b; r < e; r++) {
+          const float* x = tile.data() + r * vb;
+          float mt = -std::numeric_limits<float>::infinity();
+          for (int64_t c = 0; c < vb; c++) mt = x[c] > mt ? x[c] : mt;
+          if (mt > m[r]) {
+            s[r] *= std::exp(m[r] - mt);
+            m[r] = mt;
+          }
+          double acc = 0;
+          for (int64_t c = 0; c < vb; c++) acc += std::exp((double)x[c] - m[r]);
+          s[r] += acc;
+          const int64_t tg = t[r0 + r] - v0;
+          if (tg >= 0 && tg < vb) tl[r] = x[tg];
+        }
+      });
+    }
+    for (int64_t r = 0; r < rb; r++) logp[r0 + r] = (float)(tl[r] - (m[r] + std::log(s[r])));
+  }
+  return -1;
+}
+
+void headLogprobsBackward(const float* h, const void* w, DType wt, const int32_t* t, const float* dlogp, int64_t N, int64_t C, int64_t V,
+                          float* dh) {
+  // dh_r = g_r·(w[t_r] − Σ_v softmax_rv·w_v). One pass over the vocabulary with an online max: acc_r holds
+  // Σ_v exp(l_rv − m_r)·w_v and is rescaled when m_r grows; s_r the matching normaliser.
+  std::vector<float> tile(HEAD_ROWS * HEAD_VOCAB), acc(HEAD_ROWS * C);
+  std::vector<double> m(HEAD_ROWS), s(HEAD_ROWS);
+  for (int64_t r0 = 0; r0 < N; r0 += HEAD_ROWS) {
+    const int64_t rb = std::min(HEAD_ROWS, N - r0);
+    bool any = false;
+    for (int64_t r = 0; r < rb; r++) any = any || dlogp[r0 + r] != 0.f;
+    if (!any) {
+      std::memset(dh + r0 * C, 0, sizeof(float) * rb * C);
+      continue;
+    }
+    std::fill(m.begin(), m.end(), -std::numeric_limits<double>::infinity());
+    std::fill(s.begin(), s.end(), 0.0);
+    std::fill(acc.begin(), acc.end(), 0.f);
+    for (int64_t v0 = 0; v0 < V; v0 += HEAD_VOCAB) {
+      const int64_t vb = std::min(HEAD_VOCAB, V - v0);
+      gemm(rb, vb, C, 1.f, Mat{h + r0 * C, DType::F32, C, 1}, Mat{rowPtr(w, wt, v0, C), wt, 1, C}, 0.f, tile.data(), vb);
+      parallelFor(rb, (double)rb * vb * 20, [&](int64_t b, int64_t e) {
+        for (int64_t r = b; r < e; r++) {
+          float* x = tile.data() + r * vb;
+          float mt = -std::numeric_limits<float>::infinity();
+          for (int64_t c = 0; c < vb; c++) mt = x[c] > mt ? x[c] : mt;
+          if (mt > m[r]) {
+            const double f = std::exp(m[r] - mt);
+            s[r] *= f;
+            for (int64_t c = 0; c < C; c++) acc[r * C + c] = (float)(acc[r * C + c] * f);
+            m[r] = mt;
+          }
+          double sum = 0;
+          for (int64_t c = 0; c < vb; c++) {
+            x[c] = (float)std::exp((double)x[c] - m[r]);
+            sum += x[c];
+          }
+          s[r] += sum;
+        }
+      });
+      gemm(rb, C, vb, 1.f, Mat{tile.data(), DType::F32, vb, 1}, Mat{rowPtr(w, wt, v0, C), wt, C, 1}, 1.f, acc.data(), C);
+    }
+    parallelFor(rb, (double)rb * C * 4, [&](int64_t b, int64_t e) {
+      std::vector<float> wt_row(C);
+      for (int64_t r = b; r < e; r++) {
+        const float g = dlogp[r0 + r];
+        const int64_t tg = t[r0 + r];
+        for (int64_t c = 0; c < C; c++)
+          wt_row[c] = wt == DType::BF16 ? bf16ToF32(static_cast<const uint16_t*>(w)[tg * C + c]) : static_cast<const float*>(w)[tg * C + c];
+        const double inv = 1 / s[r];
+        for (int64_t c = 0; c < C; c++) dh[(r0 + r) * C + c] = (float)(g * (wt_row[c] - acc[r * C + c] * inv));
+      }
+    });
+  }
+}
+
+// ---- sampling (the rules of infra/engine/sample.ts sampleToken / samplingSupport, in float64) ----
+namespace {
+void logSoftmaxRow(const float* x, int64_t V, double scale, std::vector<double>& out) {
+  double max = -std::numeric_limits<double>::infinity();
+  for (int64_t i = 0; i < V; i++) max = x[i] * scale > max ? x[i] * scale : max;
+  double s = 0;
+  for (int64_t i = 0; i < V; i++) s += std::exp(x[i] * scale - max);
+  const double lse = max + std::log(s);
+  out.resize(V);
+  for (int64_t i = 0; i < V; i++) out[i] = x[i] * scale - lse;
+}
+
+std::vector<int32_t> support(const std::vector<double>& lp, int64_t topK, double topP) {
+  const int64_t V = (int64_t)lp.size();
+  std::vector<int32_t> cand;
+  if (topK == 0 && topP == 1) {
+    cand.resize(V);
+    std::iota(cand.begin(), cand.end(), 0);
+    return cand;
+  }
+  auto byProb = [&](int32_t a, int32_t b) { return lp[a] != lp[b] ? lp[a] > lp[b] : a < b; };
+  auto all = [&] {
+    std::vector<int32_t> c(V);
+    std::iota(c.begin(), c.end(), 0);
+    std::sort(c.begin(), c.end(), byProb);
+    return c;
+  };
+  double max = -std::numeric_limits<double>::infinity();
+  for (double x : lp) max = x > max ? x : max;
+  for (int64_t i = 0; i < V; i++)
+    if (lp[i] > max - 30) cand.push_back((int32_t)i);
+  std::sort(cand.begin(), cand.end(), byProb);
+  double total = 0;
+  for (int64_t i = 0; i < V; i++) total += std::exp(lp[i]);
+  if (topK > 0) {
+    if ((int64_t)cand.size() < topK && (int64_t)cand.size() < V) cand = all();
+    if ((int64_t)cand.size() > topK) cand.resize(topK);
+    total = 0;
+    for (int32_t i : cand) total += std::exp(lp[i]);
+  }
+  if (topP < 1) {
+    auto prefix = [&](const std::vector<int32_t>& c, double& cum) {
+      cum = 0;
+      size_t keep = 0;
+      while (keep < c.size()) {
+        cum += std::exp(lp[c[keep]]) / total;
+        keep++;
+        if (cum >= topP) break;
+      }
+      return keep;
+    };
+    double cum;
+    size_t keep = prefix(cand, cum);
+    if (cum < topP && (int64_t)cand.size() < V && topK == 0) {
+      cand = all();
+      keep = prefix(cand, cum);
+    }
+    cand.resize(keep);
+  }
+  return cand;
+}
+}  // namespace
+
+void sampleRows(const float* logits, int64_t R, int64_t V, SampleParams p, const double* uniforms, int32_t* ids, double* logprob,
+                double* modelLogprob) {
+  parallelFor(R, (double)R * V * 40, [&](int64_t b, int64_t e) {
+    std::vector<double> raw, scaled;
+    for (int64_t r = b; r < e; r++) {
+      const float* row = logits + r * V;
+      logSoftmaxRow(row, V, 1, raw);
+      if (p.temperature == 0) {
+        int64_t best = 0;
+        for (int64_t i = 1; i < V; i++)
+          if (row[i] > row[best]) best = i;
+        ids[r] = (int32_t)best;
+        logprob[r] = 0;
+        modelLogprob[r] = raw[best];
+        continue;
+      }
+      const std::vector<double>* lp = &raw;
+      if (p.temperature != 1) {
+        logSoftmaxRow(row, V, 1 / p.temperature, scaled);
+        lp = &scaled;
+      }
+      const std::vector<int32_t> cand = support(*lp, p.topK, p.topP);
+      double z = 0;
+      for (int32_t i : cand) z += std::exp((*lp)[i]);
+      double u = uniforms[r] * z;
+      int32_t id = cand.back();
+      for (int32_t i : cand) {
+        u -= std::exp((*lp)[i]);
+        if (u < 0) {
+          id = i;
+          break;
+        }
+      }
+      ids[r] = id;
+      logprob[r] = (*lp)[id] - std::log(z);
+      modelLogprob[r] = raw[id];
+    }
+  });
+}
+
+void adamw(float* p, const float* g, float* m, float* v, int64_t n, double lr, double b1, double b2, double eps, double wd, double bc1,
+           double bc2) {
+  elementwise(n, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; i++) {
+      const double gi = g[i];
+      m[i] = (float)(b1 * m[i] + (1 - b1) * gi);
+      v[i] = (float)(b2 * v[i] + (1 - b2) * gi * gi);
+      const double mhat = m[i] / bc1, vhat = v[i] / bc2;
+      p[i] = (float)(p[i] - lr * wd * p[i] - (lr * mhat) / (std::sqrt(vhat) + eps));
+    }
+  });
+}
+
+double sumSquares(const float* x, int64_t n) {
+  const int64_t chunks = (n + GRAIN - 1) / GRAIN;
+  std::vector<double> part(chunks, 0.0);
+  parallelFor(chunks, (double)n * 2, [&](int64_t b, int64_t e) {
+    for (int64_t c = b; c < e; c++) {
+      double s = 0;
+      for (int64_t i = c * GRAIN; i < std::min(n, (c + 1) * GRAIN); i++) s += (double)x[i] * x[i];
+      part[c] = s;
+    }
+  });
+  double s = 0;
+  for (double v : part) s += v;
+  return s;
+}
+
+void axpy(float* dst, const float* src, float alpha, int64_t n) {
+  elementwise(n, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; i++) dst[i] += alpha * src[i];
+  });
+}
+
+void add(const float* a, const float* b, float* out, int64_t n) {
+  elementwise(n, [&](int64_t lo, int64_t hi) {
+    for (int64_t i = lo; i < hi; i++) out[i] = a[i] + b[i];
+  });
+}
+
+void scale(float* x, float s, int64_t n) {
+  elementwise(n, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; i++) x[i] *= s;
+  });
+}
+}  // namespace sg

@@ -1,0 +1,97 @@
+// infra/engine/native/src/ops.h: the kernels of the native backend — the host reference the CUDA backend mirrors
+// op by op (same list, same shapes, same tolerances as infra/engine/backend.ts and backend-contract.ts).
+//
+// Shape legend: N rows (tokens of a packed batch), C hidden, K in-features, M out-features, V vocab, H heads,
+// KV key/value heads (H % KV == 0), D head dim, F ffn width, r LoRA rank, T query rows, S key rows, B sequences,
+// cu[B+1] cumulative sequence offsets (cu[0] = 0, cu[B] = N). Row-major everywhere; linear weights [M,K].
+// Dtypes: activations, LoRA weights, gradients and optimizer state f32; frozen weights f32 or bf16 (uint16, the
+// high half of an f32), widened to f32 when packed; every reduction accumulates in f32 registers (sumSquares and
+// the head's log-sum-exp in f64).
+//
+// Op list (forward / backward):
+//   gemm            C[m,n] = alpha·Σ_k op(A)[m,k]·op(B)[k,n] + beta·C        (linear, its backward, LoRA, merge)
+//   embedding       table [V,C] (f32|bf16), ids [N] → [N,C]  /  dy [N,C] → dtable [V,C] (scatter-add)
+//   rmsnorm         x [N,C], w [C] → [N,C]                   /  dx [N,C], dw [C]
+//   rope            x [N,H,D], positions [N] (rotate-half)   /  rotation by −angle
+//   attention       q [N,H,D], k,v [N,KV,D], cu [B+1] (varlen, causal from position 0, GQA)
+//                                                              /  dq, dk, dv
+//   attentionCached q [T,H,D], k,v [S,KV,D], qStart            (decode / prefill against a KV cache)
+//   swiglu          gate, up [N,F] → silu(gate)·up            /  dgate, dup
+//   logSoftmax, targetLogprobs, targetLogprobsBackward over logits [N,V]
+//   headLogprobs    hidden [N,C], w [V,C], targets [N] → logp [N]  (chunked: rows × vocab tiles, online lse,
+//                   [N,V] never held)  /  dhidden [N,C] = dlogp·(w[t] − Σ_v softmax_v·w_v), one online pass
+//   sampleRows      logits [R,V], temperature/top-k/top-p, one uniform per row → ids [R], logprob, modelLogprob
+//   adamw, sumSquares (f64), add, axpy, scale
+#pragma once
+#include <cstdint>
+
+namespace sg {
+enum class DType { F32 = 0, BF16 = 1 };
+
+inline float bf16ToF32(uint16_t h) {
+  union { uint32_t u; float f; } v;
+  v.u = (uint32_t)h << 16;
+  return v.f;
+}
+/** Round to nearest even (NaN stays NaN). */
+inline uint16_t f32ToBf16(float f) {
+  union { uint32_t u; float f; } v;
+  v.f = f;
+  if ((v.u & 0x7fffffff) > 0x7f800000) return (uint16_t)((v.u >> 16) | 0x40);
+  uint32_t lsb = (v.u >> 16) & 1;
+  return (uint16_t)((v.u + 0x7fff + lsb) >> 16);
+}
+
+/** A matrix operand: element (i, j) at data[i·rs + j·cs]; bf16 when dtype is BF16. */
+struct Mat {
+  const void* data;
+  DType dtype;
+  int64_t rs, cs;
+};
+
+/** C[m,n] (row stride ldc) = alpha·A·B + beta·C for A [M,K], B [K,N]. beta 0 never reads C. */
+void gemm(int64_t M, int64_t N, int64_t K, float alpha, Mat A, Mat B, float beta, float* C, int64_t ldc);
+/** Which micro-kernel gemm uses: "avx512" | "avx2" | "portable". */
+const char* gemmKernel();
+void setGemmKernel(const char* name);
+/** Peak f32 FMA throughput of this machine in GFLOP/s, measured with the best kernel's instruction mix. */
+double measurePeakGflops(double seconds, int threads);
+
+void embedding(const void* table, DType dt, int64_t V, int64_t C, const int32_t* ids, int64_t N, float* out);
+void embeddingBackward(const float* dy, const int32_t* ids, int64_t N, int64_t C, float* dtable);
+void rmsnorm(const float* x, const float* w, int64_t N, int64_t C, float eps, float* out);
+void rmsnormBackward(const float* x, const float* w, const float* dy, int64_t N, int64_t C, float eps, float* dx, float* dw);
+void rope(const float* x, const int32_t* pos, int64_t N, int64_t H, int64_t D, double theta, int sign, float* out);
+/** Varlen causal attention: sequence b is rows [cu[b], cu[b+1]) of q, k and v, positions from 0. */
+void attention(const float* q, const float* k, const float* v, const int32_t* cu, int64_t B, int64_t H, int64_t KV, int64_t D,
+               float* out);
+void attentionCached(const float* q, const float* k, const float* v, int64_t T, int64_t S, int64_t H, int64_t KV, int64_t D,
+                     int64_t qStart, float* out);
+void attentionBackward(const float* q, const float* k, const float* v, const float* dy, const int32_t* cu, int64_t B, int64_t H, int64_t KV, int64_t D, float* dq, float* dk, float* dv);
+void attentionCachedBackward(const float* q, const float* k, const float* v, const float* dy, int64_t T, int64_t S, int64_t H,
+                             int64_t KV, int64_t D, int64_t qStart, float* dq, float* dk, float* dv);
+void swiglu(const float* g, const float* u, int64_t n, float* out);
+void swigluBackward(const float* g, const float* u, const float* dy, int64_t n, float* dg, float* du);
+void logSoftmax(const float* x, int64_t N, int64_t V, float* out);
+/** Returns -1 when all targets are in range, else the index of the first bad one. */
+int64_t targetLogprobs(const float* x, const int32_t* t, int64_t N, int64_t V, float* out);
+void targetLogprobsBackward(const float* x, const int32_t* t, const float* g, int64_t N, int64_t V, float* out);
+/** Returns -1 when all targets are in range, else the index of the first bad one. */
+int64_t headLogprobs(const float* h, const void* w, DType wt, const int32_t* t, int64_t N, int64_t C, int64_t V, float* logp);
+void headLogprobsBackward(const float* h, const void* w, DType wt, const int32_t* t, const float* dlogp, int64_t N, int64_t C, int64_t V,
+                          float* dh);
+struct SampleParams {
+  double temperature;
+  int64_t topK;
+  double topP;
+};
+void sampleRows(const float* logits, int64_t R, int64_t V, SampleParams p, const double* uniforms, int32_t* ids, double* logprob,
+                double* modelLogprob);
+/** bc1 = 1 − β1^step, bc2 = 1 − β2^step (computed by the caller). */
+void adamw(float* p, const float* g, float* m, float* v, int64_t n, double lr, double b1, double b2, double eps, double wd, double bc1,
+           double bc2);
+double sumSquares(const float* x, int64_t n);
+void axpy(float* dst, const float* src, float alpha, int64_t n);
+void add(const float* a, const float* b, float* out, int64_t n);
+void scale(float* x, float s, int64_t n);
+}  // namespace sg

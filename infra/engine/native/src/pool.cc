@@ -1,0 +1,113 @@
+// infra/engine/native/src/pool: the thread pool behind parallelFor (see pool.h). One job at a time; the
+// caller runs share 0 and waits for the others on a condition variable.
+#include "pool.h"
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdlib>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace sg {
+namespace {
+struct Pool {
+  std::mutex mu;
+  std::condition_variable cv, done;
+  std::vector<std::thread> workers;
+  const std::function<void(int, int)>* job = nullptr;
+  uint64_t generation = 0;
+  int pending = 0;
+  int size = 1;  // threads including the caller
+  bool stop = false;
+
+  void start(int n) {
+    size = n < 1 ? 1 : n;
+    const uint64_t gen = generation;  // new workers must not rerun the last (finished) job
+    for (int t = 1; t < size; t++) workers.emplace_back([this, t, gen] { loop(t, gen); });
+  }
+  void shutdown() {
+    {
+      std::lock_guard<std::mutex> g(mu);
+      stop = true;
+    }
+    cv.notify_all();
+    for (auto& w : workers) w.join();
+    workers.clear();
+    stop = false;
+  }
+  void loop(int t, uint64_t seen) {
+    for (;;) {
+      const std::function<void(int, int)>* j;
+      int T;
+      {
+        std::unique_lock<std::mutex> g(mu);
+        cv.wait(g, [&] { return stop || generation != seen; });
+        if (stop) return;
+        seen = generation;
+        j = job;
+        T = size;
+      }
+      (*j)(t, T);
+      {
+        std::lock_guard<std::mutex> g(mu);
+        if (--pending == 0) done.notify_one();
+      }
+    }
+  }
+  std::mutex runMu;  // one job at a time (several Node threads may call in)
+  void run(const std::function<void(int, int)>& fn) {
+    std::lock_guard<std::mutex> serial(runMu);
+    if (size == 1) {
+      fn(0, 1);
+      return;
+    }
+    {
+      std::lock_guard<std::mutex> g(mu);
+      job = &fn;
+      pending = size - 1;
+      generation++;
+    }
+    cv.notify_all();
+    fn(0, size);
+    std::unique_lock<std::mutex> g(mu);
+    done.wait(g, [&] { return pending == 0; });
+  }
+};
+
+Pool& pool() {
+  static Pool* p = [] {
+    auto* q = new Pool();
+    int n = (int)std::thread::hardware_concurrency();
+    if (const char* e = std::getenv("SEARCHGYM_NATIVE_THREADS")) n = std::atoi(e);
+    q->start(n < 1 ? 1 : n);
+    return q;
+  }();
+  return *p;
+}
+}  // namespace
+
+int numThreads() { return pool().size; }
+
+void setNumThreads(int n) {
+  Pool& p = pool();
+  if (n < 1) n = 1;
+  if (n == p.size) return;
+  p.shutdown();
+  p.start(n);
+}
+
+void parallelThreads(const std::function<void(int, int)>& fn) { pool().run(fn); }
+
+void parallelFor(int64_t n, double work, const std::function<void(int64_t, int64_t)>& fn) {
+  if (n <= 0) return;
+  if (n == 1 || work < MIN_PARALLEL_WORK || numThreads() == 1) {
+    fn(0, n);
+    return;
+  }
+  parallelThreads([&](int t, int T) {
+    int64_t b = n * t / T, e = n * (t + 1) / T;
+    if (b < e) fn(b, e);
+  });
+}
+}  // namespace sg
