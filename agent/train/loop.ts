@@ -6,7 +6,7 @@
 // draw is derived from (seed, step, round): a resumed run draws what the killed one would have.
 import { appendFileSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, truncateSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { makeEnv, scoreAnswer, type GymWorld } from '../../gym'
+import { makeEnvGroup, scoreAnswer, type GymWorld } from '../../gym'
 import { AgentError } from '../../infra/errors'
 import { Rng } from '../../infra/rng'
 import type { ChatCodec } from '../../infra/engine/chat/codec'
@@ -160,7 +160,8 @@ export async function train(d: TrainDeps): Promise<TrainResult> {
     episode,
   })
   const rollout = async (qas: Qa[], n: number, s: TokenSampler, seed: number, episodeBase: number): Promise<Rollout[]> => {
-    const items = qas.flatMap((qa, qi) => Array.from({ length: n }, (_, j) => ({ qa, env: makeEnv(world, qa, envOptions(qa, episodeBase + qi * n + j)) })))
+    // makeEnvGroup: N envs of one question with episode indexes base + j (their own fault streams).
+    const items = qas.flatMap((qa, qi) => makeEnvGroup(world, qa, n, envOptions(qa, episodeBase + qi * n)).map((env) => ({ qa, env })))
     const batch = new PolicyBatch(codec, s, items.length, { maxTokensPerTurn: c.maxTokensPerTurn, maxContext: model.config.maxPositionEmbeddings, seed })
     return rolloutBatch(items, batch, { maxTurns: 10_000, scorer: scoreAnswer })
   }
