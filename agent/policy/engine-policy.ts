@@ -66,6 +66,8 @@ export class PolicyBatch {
   private live: number
   private round = 0
   private running = false
+  /** Wall ms spent in this batch's own bookkeeping (rendering, encoding continuations, recording turns). */
+  ownMs = 0
 
   constructor(
     private readonly codec: ChatCodec,
@@ -102,6 +104,7 @@ export class PolicyBatch {
   private act(i: number, conversation: ChatMessage[]): Promise<AssistantTurn> {
     const s = this.slots[i]
     if (s.done) return Promise.reject(new AgentError('policy.slot_done', `slot ${i} has finished its episode`))
+    const t0 = performance.now()
     const msgs = conversation as TemplateMessage[]
     const seq = s.seq
     if (seq.ids.length === 0) {
@@ -113,6 +116,7 @@ export class PolicyBatch {
     }
     s.covered = conversation.length + 1 // + the assistant message the episode appends after this turn
     const maxTokens = Math.min(this.opts.maxTokensPerTurn, this.opts.maxContext - seq.ids.length)
+    this.ownMs += performance.now() - t0
     return new Promise<AssistantTurn>((resolve, reject) => {
       this.pending.set(i, { slot: i, prompt: seq.ids.slice(), maxTokens, resolve, reject })
       this.maybeRun()
@@ -160,6 +164,7 @@ export class PolicyBatch {
 
   /** Record a sampled completion into the slot's sequence and make the env's turn (text; ids and log-probs kept). */
   private turn(i: number, c: SampledCompletion): AssistantTurn {
+    const t0 = performance.now()
     const s = this.slots[i]
     const seq = s.seq
     const promptTokens = seq.ids.length
@@ -172,6 +177,7 @@ export class PolicyBatch {
     s.lastEndedWithStop = endedWithStop
     if (!endedWithStop) seq.truncatedTurns++
     const cut = this.codec.cut({ tokenIds: c.tokenIds, logprobs: c.logprobs, finish: c.finish })
+    this.ownMs += performance.now() - t0
     return { text: cut.text, tokens: c.tokenIds, logprobs: c.logprobs, usage: { promptTokens, completionTokens: c.tokenIds.length } }
   }
 }

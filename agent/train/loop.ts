@@ -6,7 +6,7 @@
 // draw is derived from (seed, step, round): a resumed run draws what the killed one would have.
 import { appendFileSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, truncateSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { makeEnv, scoreAnswer, type GymWorld } from '../../gym'
+import { makeEnvGroup, scoreAnswer, type GymWorld } from '../../gym'
 import { AgentError } from '../../infra/errors'
 import { Rng } from '../../infra/rng'
 import type { ChatCodec } from '../../infra/engine/chat/codec'
@@ -80,7 +80,8 @@ export interface StepTiming {
   learnS: number
   /** Held-out evaluation (sampling + env), outside the trainer's own time. */
   evalS: number
-  /** Everything but sampling, env steps and forward/backward: the trainer's own time. */
+  /** The trainer's own time, measured directly: question draws, prompt/continuation rendering and encoding, turn
+   *  bookkeeping, grouping and advantages, datums, curriculum updates, metrics and the checkpoint. */
   trainerS: number
   trainerShare: number
   sampledTokens: number
@@ -136,11 +137,13 @@ export async function train(d: TrainDeps): Promise<TrainResult> {
   let start = 0
   const last = checkpointDirs(out).at(-1)
   if (last) {
-    const st = JSON.parse(readFileSync(join(last.dir, 'state.json'), 'utf8')) as { step: number; source: unknown; metricsBytes: number; timingBytes: number }
+    const st = JSON.parse(readFileSync(join(last.dir, 'state.json'), 'utf8')) as { step: number; source: unknown; metricsBytes: number }
     learner.loadState(last.dir)
     source.load(st.source)
     if (existsSync(metricsFile)) truncateSync(metricsFile, st.metricsBytes)
-    if (existsSync(timingFile)) truncateSync(timingFile, st.timingBytes)
+    // timing.jsonl is written after the checkpoint (it includes the checkpoint's time): keep the lines up to the step.
+    if (existsSync(timingFile))
+      writeFileSync(timingFile, readFileSync(timingFile, 'utf8').split('\n').filter((l) => l.trim() && (JSON.parse(l) as StepTiming).step <= st.step).map((l) => l + '\n').join(''))
     start = st.step
     log(`resuming from ${last.dir} (step ${start})`)
   } else {
@@ -159,10 +162,14 @@ export async function train(d: TrainDeps): Promise<TrainResult> {
     budgets: { maxTurns: source.maxTurnsFor(qa), maxResponseTokens: c.maxTokensPerTurn, maxContextTokens: model.config.maxPositionEmbeddings },
     episode,
   })
+  let batchOwnMs = 0
   const rollout = async (qas: Qa[], n: number, s: TokenSampler, seed: number, episodeBase: number): Promise<Rollout[]> => {
-    const items = qas.flatMap((qa, qi) => Array.from({ length: n }, (_, j) => ({ qa, env: makeEnv(world, qa, envOptions(qa, episodeBase + qi * n + j)) })))
+    // makeEnvGroup: N envs of one question with episode indexes base + j (their own fault streams).
+    const items = qas.flatMap((qa, qi) => makeEnvGroup(world, qa, n, envOptions(qa, episodeBase + qi * n)).map((env) => ({ qa, env })))
     const batch = new PolicyBatch(codec, s, items.length, { maxTokensPerTurn: c.maxTokensPerTurn, maxContext: model.config.maxPositionEmbeddings, seed })
-    return rolloutBatch(items, batch, { maxTurns: 10_000, scorer: scoreAnswer })
+    const rs = await rolloutBatch(items, batch, { maxTurns: 10_000, scorer: scoreAnswer })
+    batchOwnMs += batch.ownMs
+    return rs
   }
   const evaluate = async (step: number) => {
     const qs = source.heldOut()
@@ -176,17 +183,25 @@ export async function train(d: TrainDeps): Promise<TrainResult> {
     const ts = performance.now()
     sampler.ms = 0
     sampler.tokens = 0
+    batchOwnMs = 0
+    let ownMs = 0
+    const own = <T>(f: () => T): T => {
+      const t = performance.now()
+      const r = f()
+      ownMs += performance.now() - t
+      return r
+    }
     const rng = Rng.derive(c.seed, 'step', step)
     const kept: { qa: Qa; rollouts: Rollout[]; adv: number[] }[] = []
     const all: Rollout[] = []
     const counts = { questions: 0, all0: 0, all1: 0, constant: 0, masked: 0 }
     const outcomes: { qa: Qa; meanReward: number }[] = []
     for (let round = 0; round <= c.refillRounds && kept.length < Q; round++) {
-      const qas = source.next(Q - kept.length, rng)
+      const qas = own(() => source.next(Q - kept.length, rng))
       counts.questions += qas.length
       const rs = await rollout(qas, c.groupSize, sampler, Rng.derive(c.seed, 'sample', step, round).int(0, 2 ** 31 - 1), step * 1_000_000 + round * 10_000)
       all.push(...rs)
-      const g = scoreGroups(rs, c.groupSize, { std: c.advantageStd })
+      const g = own(() => scoreGroups(rs, c.groupSize, { std: c.advantageStd }))
       counts.all0 += g.all0
       counts.all1 += g.all1
       counts.constant += g.constant
@@ -194,14 +209,15 @@ export async function train(d: TrainDeps): Promise<TrainResult> {
       for (const x of g.means) outcomes.push({ qa: qas[x.index], meanReward: x.meanReward })
       for (const k of g.kept) if (kept.length < Q) kept.push({ qa: qas[k.index], rollouts: k.rollouts, adv: k.advantages })
     }
-    source.observe(outcomes)
+    own(() => source.observe(outcomes))
     const envMs = all.reduce((a, r) => a + r.record.turns.reduce((b, t) => b + t.envMs, 0), 0)
 
     const scored: ScoredSequence[] = kept.flatMap((g) => g.rollouts.map((r, i) => ({ seq: r.seq, advantage: g.adv[i] })))
+    const datums = own(() => buildDatums(scored, c.aggregation))
     const tl = performance.now()
     const lm =
       scored.length > 0
-        ? grpoUpdate(learner, buildDatums(scored, c.aggregation), { loss: c.loss, epsLow: c.epsLow, epsHigh: c.epsHigh, klBeta: c.klBeta, microBatch: c.microBatch }, { lr: c.lr, weightDecay: c.weightDecay, gradClip: c.gradClip })
+        ? grpoUpdate(learner, datums, { loss: c.loss, epsLow: c.epsLow, epsHigh: c.epsHigh, klBeta: c.klBeta, microBatch: c.microBatch }, { lr: c.lr, weightDecay: c.weightDecay, gradClip: c.gradClip })
         : { loss: 0, tokens: 0, clipFraction: 0, kl: 0, meanRatio: 1, gradNorm: 0, entropy: 0 }
     const learnMs = performance.now() - tl
 
@@ -248,14 +264,17 @@ export async function train(d: TrainDeps): Promise<TrainResult> {
       }
     }
     const evalMs = performance.now() - te
-    const sw = source.afterStep(step, evalScore)
+    const sw = own(() => source.afterStep(step, evalScore))
     if (sw) {
       m.curriculumSwitch = sw
       log(sw)
     }
-    appendFileSync(metricsFile, JSON.stringify(m) + '\n')
+    own(() => appendFileSync(metricsFile, JSON.stringify(m) + '\n'))
+    const ckMs = performance.now()
+    if (step % c.checkpointEvery === 0 || step === c.steps) saveCheckpoint(out, step, learner, source, metricsFile)
+    ownMs += performance.now() - ckMs + batchOwnMs
     const seconds = (performance.now() - ts) / 1000
-    const trainerS = Math.max(0, seconds - evalMs / 1000 - sampler.ms / 1000 - envMs / 1000 - learnMs / 1000)
+    const trainerS = ownMs / 1000
     const timing: StepTiming = {
       step,
       seconds,
@@ -269,8 +288,6 @@ export async function train(d: TrainDeps): Promise<TrainResult> {
       tokensPerS: (sampler.tokens + lm.tokens) / seconds,
     }
     appendFileSync(timingFile, JSON.stringify(timing) + '\n')
-
-    if (step % c.checkpointEvery === 0 || step === c.steps) saveCheckpoint(out, step, learner, source, metricsFile, timingFile)
     const done = step - start
     const eta = ((performance.now() - t0) / done) * (c.steps - step) / 1000
     log(
@@ -285,14 +302,14 @@ export async function train(d: TrainDeps): Promise<TrainResult> {
 }
 
 /** Write a checkpoint atomically (a temp folder renamed into place); keep only the newest two. */
-function saveCheckpoint(out: string, step: number, learner: Learner, source: QuestionSource, metricsFile: string, timingFile: string): void {
+function saveCheckpoint(out: string, step: number, learner: Learner, source: QuestionSource, metricsFile: string): void {
   const root = join(out, 'checkpoints')
   mkdirSync(root, { recursive: true })
   const name = `step-${String(step).padStart(6, '0')}`
   const tmp = join(root, `.${name}.tmp`)
   rmSync(tmp, { recursive: true, force: true })
   learner.saveState(tmp)
-  const state = { step, source: source.state(), metricsBytes: readFileSync(metricsFile).length, timingBytes: readFileSync(timingFile).length }
+  const state = { step, source: source.state(), metricsBytes: readFileSync(metricsFile).length }
   writeFileSync(join(tmp, 'state.json'), JSON.stringify(state, null, 1))
   const dest = join(root, name)
   rmSync(dest, { recursive: true, force: true })
