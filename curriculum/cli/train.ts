@@ -52,7 +52,7 @@ const grpoCommand: Command = {
       .option('config', { type: 'string', describe: 'train config JSON (see agent/train/config.ts; unknown keys rejected)' })
       .option('steps', { type: 'number', describe: 'override config.steps' })
       .option('access', { type: 'boolean', default: true, describe: '--no-access: the no-Access ablation (search returns full documents)' })
-      .option('backend', { type: 'string', default: 'ts', describe: 'engine backend: ts | native | cuda | auto' })
+      .option('backend', { type: 'string', default: 'auto', describe: 'engine backend: auto (native where it built, else ts) | native | ts | cuda' })
       .option('fixture-replies', { type: 'string', describe: 'TEST FIXTURE: JSON array of scripted replies (real log-probs) instead of sampling' })
       .option('quiet', { type: 'boolean', default: false, describe: 'no progress lines' })
       .example('$0 train --world worlds/tiny --model models/tiny --adapter runs/sft/adapter --curriculum two-stage --out runs/grpo', ''),

@@ -51,6 +51,7 @@ export const modelServeCommand: Command = {
       const v = a[f]
       if (v !== undefined && (!Number.isInteger(v) || v < 1 || v > 1 << 30)) throw new EngineError('engine.cli', `--${f} must be an integer in [1, ${1 << 30}], got ${v}`)
     }
+    const backend: BackendName = parseBackendName(a.backend)
     const s = await serveModel({
       backend,
       dir: a.dir,
