@@ -49,19 +49,29 @@ export interface ServedModel extends RunningServer {
 export async function serveModel(opts: ServeModelOptions): Promise<ServedModel> {
   let engine: EngineChatGenerator | WorkerChatGenerator
   let config: ModelConfig
+  let tokenizer: ReturnType<typeof loadTokenizer>
   if (opts.inProcess) {
     const model = loadModel(opts.dir)
     if (opts.adapterDir) model.adapter = loadLoraAdapter(opts.adapterDir, model.backend, model.config)
     config = model.config
-    engine = new EngineChatGenerator(model, loadTokenizer(opts.dir))
+    tokenizer = loadTokenizer(opts.dir)
+    engine = new EngineChatGenerator(model, tokenizer)
   } else {
     config = loadModelConfig(opts.dir)
-    engine = await WorkerChatGenerator.start({ dir: opts.dir, adapterDir: opts.adapterDir })
+    // The worker loads the weights while this thread loads the tokenizer.
+    const started = WorkerChatGenerator.start({ dir: opts.dir, adapterDir: opts.adapterDir })
+    started.catch(() => undefined) // awaited below; a load error is thrown there
+    try {
+      tokenizer = loadTokenizer(opts.dir)
+    } catch (e) {
+      await started.then((w) => w.close(), () => undefined)
+      throw e
+    }
+    engine = await started
   }
   const stopWorker = async () => {
     if (engine instanceof WorkerChatGenerator) await engine.close()
   }
-  const tokenizer = loadTokenizer(opts.dir)
   const model = { config }
   if (tokenizer.vocabSize > model.config.vocabSize) {
     await stopWorker()
