@@ -19,6 +19,6 @@ export function getProtocol(p: ProtocolName | Protocol | undefined): Protocol {
   if (p === undefined) return hermesProtocol
   if (typeof p !== 'string') return p
   const found = ownLookup<Protocol>(PROTOCOLS, p)
-  if (!found) throw new GymError('protocol.unknown', `unknown protocol ${JSON.stringify(String(p).slice(0, 60))}: use one of ${Object.keys(PROTOCOLS).join(', ')}`)
+  if (!found) throw new GymError('protocol.unknown', `unknown protocol '${String(p).slice(0, 60)}': use one of ${Object.keys(PROTOCOLS).join(', ')}`)
   return found
 }

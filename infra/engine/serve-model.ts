@@ -53,22 +53,32 @@ export async function serveModel(opts: ServeModelOptions): Promise<ServedModel> 
   const backendName = opts.backend ?? 'auto'
   let engine: EngineChatGenerator | WorkerChatGenerator
   let config: ModelConfig
+  let tokenizer: ReturnType<typeof loadTokenizer>
   if (opts.inProcess) {
     const backend = createBackend(backendName)
     if (backendName === 'auto' && backend.name !== 'native') opts.log?.(`backend ts (${backendFallbackReason()})`)
     const model = loadModel(opts.dir, backend)
     if (opts.adapterDir) model.adapter = loadLoraAdapter(opts.adapterDir, model.backend, model.config)
     config = model.config
-    engine = new EngineChatGenerator(model, loadTokenizer(opts.dir))
+    tokenizer = loadTokenizer(opts.dir)
+    engine = new EngineChatGenerator(model, tokenizer)
   } else {
     config = loadModelConfig(opts.dir)
-    engine = await WorkerChatGenerator.start({ dir: opts.dir, adapterDir: opts.adapterDir, backend: backendName })
+    // The worker loads the weights while this thread loads the tokenizer.
+    const started = WorkerChatGenerator.start({ dir: opts.dir, adapterDir: opts.adapterDir, backend: backendName })
+    started.catch(() => undefined) // awaited below; a load error is thrown there
+    try {
+      tokenizer = loadTokenizer(opts.dir)
+    } catch (e) {
+      await started.then((w) => w.close(), () => undefined)
+      throw e
+    }
+    engine = await started
     if (backendName === 'auto' && engine.backendName !== 'native') opts.log?.(`backend ts (${backendFallbackReason()})`)
   }
   const stopWorker = async () => {
     if (engine instanceof WorkerChatGenerator) await engine.close()
   }
-  const tokenizer = loadTokenizer(opts.dir)
   const model = { config }
   if (tokenizer.vocabSize > model.config.vocabSize) {
     await stopWorker()
