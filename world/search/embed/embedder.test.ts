@@ -15,19 +15,19 @@ const texts = contractCorpus().map((d) => `${d.title}\n${d.text}`)
 
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'sg-embed-'))
-  weights = writeTinyEmbedder(dir, { texts, hidden: 48, seed: 5 })
+  weights = writeTinyEmbedder(dir, { texts, hidden: 48, seed: 5, settings: { queryPrefix: 'query: ', passagePrefix: 'passage: ' } })
 })
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
-/** Reference: tanh(E[id]·W + b) per token, mean (or first token), L2-normalised — plain loops over the weights. */
+/** Reference: tanh(E[id]·W + b)·gain[id] per token, mean (or first token), L2-normalised — plain loops over the weights. */
 function reference(ids: number[], pooling: 'mean' | 'cls', normalize = true): number[] {
-  const { hidden: h, embedding: E, dense: W, bias: b } = weights
+  const { hidden: h, embedding: E, dense: W, bias: b, gain: g } = weights
   const rows = ids.map((id) => {
     const out: number[] = []
     for (let j = 0; j < h; j++) {
       let s = b[j]
       for (let i = 0; i < h; i++) s += E[id * h + i] * W[i * h + j]
-      out.push(Math.tanh(s))
+      out.push(Math.tanh(s) * g[id])
     }
     return out
   })
