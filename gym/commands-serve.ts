@@ -3,6 +3,7 @@
 import type { ArgumentsCamelCase } from 'yargs'
 import { handler, type Command } from '../infra/cli-util'
 import { GymError } from '../infra/errors'
+import { ENGINE_NAMES, type EngineName } from '../world/search/engine-names'
 import { openFixtureWorld } from './fixtures/fixture-world'
 import { openGymWorld } from './open-gym-world'
 import { startGymServer } from './server'
@@ -15,6 +16,9 @@ interface ServeArgs {
   fixture: boolean
   maxEnvs: number
   idleSeconds: number
+  engine?: string
+  embedder?: string
+  allowEngineMismatch: boolean
 }
 
 export const serveCommand: Command = {
@@ -28,12 +32,17 @@ export const serveCommand: Command = {
       .option('token', { type: 'string', describe: 'bearer token required on every route but /health (default: $SEARCHGYM_TOKEN)' })
       .option('fixture', { type: 'boolean', default: false, describe: 'serve the built-in six-document test fixture instead of a world' })
       .option('max-envs', { type: 'number', default: 4096 })
-      .option('idle-seconds', { type: 'number', default: 600, describe: 'close envs idle this long' }),
+      .option('idle-seconds', { type: 'number', default: 600, describe: 'close envs idle this long' })
+      .option('engine', { type: 'string', choices: [...ENGINE_NAMES], describe: 'search engine (default: the one the world was verified with)' })
+      .option('embedder', { type: 'string', describe: 'dense/hybrid: embedder model directory (default: the one the world was built with)' })
+      .option('allow-engine-mismatch', { type: 'boolean', default: false, describe: 'serve with an engine or embedder other than the one the world was verified with' }),
   handler: handler(async (raw: ArgumentsCamelCase) => {
     const a = raw as unknown as ServeArgs
     if (!a.fixture && !a.dir) throw new GymError('cli.missing_dir', 'give a world folder (searchgym gym serve worlds/NAME) or --fixture')
     if (!Number.isInteger(a.port) || a.port < 0 || a.port > 65535) throw new GymError('cli.bad_port', `--port must be 0..65535, got ${a.port}`)
-    const world = a.fixture ? openFixtureWorld() : await openGymWorld(a.dir as string)
+    const world = a.fixture
+      ? openFixtureWorld()
+      : await openGymWorld(a.dir as string, { engine: a.engine as EngineName | undefined, embedder: a.embedder, allowEngineMismatch: a.allowEngineMismatch })
     const s = await startGymServer(world, {
       host: a.host,
       port: a.port,
