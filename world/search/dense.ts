@@ -1,11 +1,12 @@
 // world/search/dense: the dense engine — passages embedded by a local ONNX model (world/search/embed), exact
-// inner-product search by a flat scan, or an IVF approximate index (world/search/dense-ivf) once a world is large
+// inner-product search by a flat scan (one ONNX Gemm per query batch, world/search/dense-scan), or an IVF approximate index (world/search/dense-ivf) once a world is large
 // enough to need one. Every document is scored (dense retrieval has no "no match"), except that a query without
 // words returns no hits, like every engine. Ties are broken by url. Vectors can be loaded from / saved to a world file.
 import { SearchError } from '../../infra/errors'
 import type { Embedder, EmbedderIdentity } from './embed/embedder'
 import { checkK } from './embedded'
 import { IvfIndex, type IvfOptions } from './dense-ivf'
+import { DenseScanner } from './dense-scan'
 import { centredSnippet } from './snippet'
 import { terms, tokenize } from './tokenize'
 import type { SearchDoc, SearchHit, SearchIndex, SearchOptions } from './types'
@@ -63,6 +64,7 @@ export class DenseIndex implements SearchIndex {
   /** Flat passage matrix and passage → document, rebuilt after changes. */
   private flat: { vectors: Float32Array; docOf: Int32Array; rows: number } | undefined
   private ivf: IvfIndex | undefined
+  private scan: Promise<DenseScanner> | undefined
   private closed = false
   readonly dim: number
   readonly passageWords: number
@@ -118,6 +120,7 @@ export class DenseIndex implements SearchIndex {
     }
     this.flat = undefined
     this.ivf = undefined
+    this.dropScanner()
   }
 
   async upsert(docs: SearchDoc[]): Promise<void> {
@@ -179,6 +182,38 @@ export class DenseIndex implements SearchIndex {
     }
     if (exact) for (let r = 0; r < rows; r++) score(r)
     else for (const list of this.ivfIndex().candidates(q)) for (const r of list) score(r)
+    return this.topDocs(best, k)
+  }
+
+  /** Exact ranking of many query vectors by the ONNX Gemm scan (what searchMany uses below the IVF threshold). */
+  async rankExact(qs: Float32Array[], k: number): Promise<Scored[][]> {
+    if (k === 0 || this.docs.length === 0) return qs.map(() => [])
+    const { docOf } = this.matrix()
+    const scanner = await this.scanner()
+    const all = await scanner.scores(qs)
+    return all.map((s) => {
+      const best = new Float64Array(this.docs.length).fill(-Infinity)
+      for (let r = 0; r < s.length; r++) if (s[r] > best[docOf[r]]) best[docOf[r]] = s[r]
+      return this.topDocs(best, k)
+    })
+  }
+
+  private scanner(): Promise<DenseScanner> {
+    if (!this.scan) {
+      const m = this.matrix()
+      this.scan = DenseScanner.create(m.vectors, m.rows, this.dim)
+      this.scan.catch(() => (this.scan = undefined))
+    }
+    return this.scan
+  }
+
+  private dropScanner(): void {
+    const old = this.scan
+    this.scan = undefined
+    if (old) void old.then((s) => s.close()).catch(() => undefined)
+  }
+
+  private topDocs(best: Float64Array, k: number): Scored[] {
     const top: Scored[] = []
     const better = (a: Scored, b: Scored) => a.score > b.score || (a.score === b.score && this.docs[a.doc].url < this.docs[b.doc].url)
     for (let doc = 0; doc < best.length; doc++) {
@@ -196,11 +231,9 @@ export class DenseIndex implements SearchIndex {
     return top
   }
 
-  private hits(query: string, q: Float32Array, k: number, snippet: boolean): SearchHit[] {
-    return this.rank(q, k).map(({ doc: row, score }) => {
-      const doc = this.docs[row]
-      return { url: doc.url, title: doc.title, snippet: snippet ? lexicalSnippet(doc.text, query) : '', score }
-    })
+  private hit(query: string, { doc: row, score }: Scored, snippet: boolean): SearchHit {
+    const doc = this.docs[row]
+    return { url: doc.url, title: doc.title, snippet: snippet ? lexicalSnippet(doc.text, query) : '', score }
   }
 
   async search(query: string, opts: SearchOptions = {}): Promise<SearchHit[]> {
@@ -215,7 +248,9 @@ export class DenseIndex implements SearchIndex {
     const todo = queries.map((q, i) => [q, i] as const).filter(([q]) => k > 0 && this.docs.length > 0 && terms(q).length > 0)
     if (todo.length === 0) return out
     const vecs = await this.embedder.embedQueries(todo.map(([q]) => q))
-    todo.forEach(([q, i], j) => (out[i] = this.hits(q, vecs[j], k, opts.snippet !== false)))
+    const ranked = this.approximate ? vecs.map((v) => this.rank(v, k, false)) : await this.rankExact(vecs, k)
+    const snippet = opts.snippet !== false
+    todo.forEach(([q, i], j) => (out[i] = ranked[j].map((s) => this.hit(q, s, snippet))))
     return out
   }
 
@@ -227,6 +262,7 @@ export class DenseIndex implements SearchIndex {
   async close(): Promise<void> {
     if (this.closed) return
     this.closed = true
+    this.dropScanner()
     if (this.opts.ownsEmbedder !== false) await this.embedder.close()
   }
 }
