@@ -5,7 +5,7 @@
 // The embedder is the tiny seeded ONNX FIXTURE (world/search/embed/tiny-model) at a real model's hidden size: its
 // retrieval quality is not a real model's, and a real 6-layer encoder embeds queries more slowly.
 // Usage: node bin/run-ts.mjs bench/perf/dense.ts --world DIR [--hidden 384] [--single 1000] [--sample-edges 500]
-//   [--engines embedded,sqlite,meilisearch,dense,hybrid] [--full dense,hybrid]
+//   [--engines embedded,sqlite,meilisearch,dense,hybrid,meili-hybrid] [--full dense,hybrid]
 import { copyFileSync, mkdtempSync, rmSync } from 'node:fs'
 import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -20,8 +20,10 @@ import { DenseIndex } from '../../world/search/dense'
 import { Embedder } from '../../world/search/embed/embedder'
 import { writeTinyEmbedder } from '../../world/search/embed/tiny-model'
 import { EmbeddedIndex } from '../../world/search/embedded'
-import { isEngineName } from '../../world/search/engine-names'
+import { isEngineName, type EngineName } from '../../world/search/engine-names'
 import { HybridIndex } from '../../world/search/hybrid'
+import { startMeiliServer } from '../../world/search/meili-server'
+import { MeiliIndex } from '../../world/search/meilisearch'
 import { openSearchIndex, readSearchDocs } from '../../world/search/open'
 import type { SearchIndex } from '../../world/search/types'
 import { clearVerification, verifyEdges } from '../../world/verify'
@@ -32,7 +34,7 @@ const { values } = parseArgs({
     hidden: { type: 'string', default: '384' },
     single: { type: 'string', default: '1000' },
     'sample-edges': { type: 'string', default: '500' },
-    engines: { type: 'string', default: 'embedded,sqlite,meilisearch,dense,hybrid' },
+    engines: { type: 'string', default: 'embedded,sqlite,meilisearch,dense,hybrid,meili-hybrid' },
     full: { type: 'string', default: 'dense,hybrid' },
     seed: { type: 'string', default: '1' },
   },
@@ -141,11 +143,26 @@ async function main(): Promise<void> {
     const storedKept = w.db.prepare('SELECT kept FROM edge_verification WHERE edge_id = ?')
     const storedRate = edges.filter((e) => (storedKept.get(e.id) as { kept: number }).kept === 1).length / edges.length
     log({ sampledEdges: edges.length, storedEngineRateOnSample: Number(storedRate.toFixed(4)) })
+    const byUrl = new Map(entries.map(([d, v]) => [d.url, v]))
     for (const engine of values.engines.split(',').filter(Boolean)) {
-      if (!isEngineName(engine)) throw new Error(`unknown engine ${engine}`)
+      if (!isEngineName(engine) && engine !== 'meili-hybrid') throw new Error(`unknown engine ${engine}`)
       t0 = performance.now()
-      const index: SearchIndex =
-        engine === 'dense' ? dense : engine === 'hybrid' ? hybrid : await openSearchIndex({ db: w.db, config }, { engine, allowEngineMismatch: true })
+      let index: SearchIndex
+      if (engine === 'dense') index = dense
+      else if (engine === 'hybrid') index = hybrid
+      else if (engine === 'meili-hybrid') {
+        // Meilisearch's own hybrid search, fed the dense engine's passage vectors (semanticRatio 0.5).
+        const server = await startMeiliServer()
+        index = await MeiliIndex.open({
+          url: server.url,
+          apiKey: server.masterKey,
+          indexUid: 'bench_hybrid',
+          fresh: true,
+          server,
+          vectors: { dimensions: dense.dim, semanticRatio: 0.5, docs: async (ds) => ds.map((d) => byUrl.get(d.url)!), queries: (qs) => embedder.embedQueries(qs) },
+        })
+        await index.upsert(docs)
+      } else index = await openSearchIndex({ db: w.db, config }, { engine: engine as EngineName, allowEngineMismatch: true })
       const openSec = secs(t0)
       t0 = performance.now()
       const rate = await sampledPassRate(w.db, index, edges, topK, minHits)
