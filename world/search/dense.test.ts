@@ -92,3 +92,23 @@ describe('reciprocalRankFusion', () => {
     }
   })
 })
+
+describe('DenseIndex vectors', () => {
+  it('are deterministic: two indexes of the same documents hold identical passage vectors (what a world file stores)', async () => {
+    const a = await dense()
+    const b = await dense()
+    try {
+      await a.upsert(contractCorpus())
+      await b.upsert([...contractCorpus()].reverse())
+      const va = new Map([...a.entries()].map(([d, v]) => [d.url, v.map((x) => Array.from(x))]))
+      const vb = new Map([...b.entries()].map(([d, v]) => [d.url, v.map((x) => Array.from(x))]))
+      expect(va.size).toBe(contractCorpus().length)
+      for (const [url, v] of va) expect(vb.get(url)).toEqual(v)
+      // The 400-word document is cut into passages of at most 100 words.
+      expect(va.get('https://w.test/wiki/Long_Chronicle')!.length).toBeGreaterThanOrEqual(4)
+    } finally {
+      await a.close()
+      await b.close()
+    }
+  })
+})
