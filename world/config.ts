@@ -4,7 +4,7 @@ import { mergeStrict, readJsonFile, requireNonNegativeInt } from '../infra/confi
 import { ConfigError } from '../infra/errors'
 import { knownLocale } from './names'
 import { ENTITY_TYPES } from './schema'
-import { ENGINE_NAMES, isEngineName } from './search/engine-names'
+import { ENGINE_NAMES, isEngineName, needsEmbedder, type EngineName } from './search/engine-names'
 
 export interface WorldConfig {
   /** Seed of every random draw of the build. */
@@ -30,7 +30,9 @@ export interface WorldConfig {
      * 'embedded' (default: in-memory BM25F rebuilt from the world's docs, no server), 'sqlite' (FTS5 BM25) or
      * 'meilisearch' (the official client; a local server is started when meiliUrl is empty).
      */
-    engine: 'embedded' | 'sqlite' | 'meilisearch'
+    engine: 'embedded' | 'sqlite' | 'meilisearch' | 'dense' | 'hybrid'
+    /** Dense/hybrid: the embedder model directory (model.onnx + tokenizer.json); absent for the lexical engines. */
+    embedder?: string
     /** URL of an external Meilisearch; empty = the project starts its own local server. */
     meiliUrl: string
     /** Name of the environment variable holding the Meilisearch API key. */
@@ -135,7 +137,7 @@ export function presetConfig(name: string): WorldConfig {
  * The resolved config of a build: a preset (default paper), a JSON file merged over it (unknown keys rejected),
  * then an explicit seed. Throws ConfigError with a one-line message on any bad input.
  */
-export function loadWorldConfig(opts: { preset?: string; configFile?: string; seed?: unknown; search?: string; meiliUrl?: string }): WorldConfig {
+export function loadWorldConfig(opts: { preset?: string; configFile?: string; seed?: unknown; search?: string; meiliUrl?: string; embedder?: string }): WorldConfig {
   const base = presetConfig(opts.preset ?? 'paper')
   const input = opts.configFile !== undefined ? readJsonFile(opts.configFile) : undefined
   const cfg = mergeStrict(base, input, 'config', OPEN_PATHS)
@@ -150,6 +152,14 @@ export function loadWorldConfig(opts: { preset?: string; configFile?: string; se
       throw new ConfigError('config.meili_url', `--meili-url needs the meilisearch engine (add --search meilisearch)`)
     cfg.search.meiliUrl = opts.meiliUrl
   }
+  if (opts.embedder !== undefined) cfg.search.embedder = opts.embedder
+  if (isEngineName(cfg.search.engine) && needsEmbedder(cfg.search.engine) !== (cfg.search.embedder !== undefined))
+    throw new ConfigError(
+      'config.embedder',
+      needsEmbedder(cfg.search.engine as EngineName)
+        ? `--search ${cfg.search.engine} needs --embedder DIR (a sentence-embedding model directory: model.onnx + tokenizer.json)`
+        : `--embedder needs the dense or hybrid engine (add --search dense or --search hybrid)`,
+    )
   return validateWorldConfig(cfg)
 }
 

@@ -4,6 +4,7 @@
 import type { ArgumentsCamelCase } from 'yargs'
 import { handler, type Command } from '../../infra/cli-util'
 import { GymError } from '../../infra/errors'
+import { ENGINE_NAMES, type EngineName } from '../../world'
 import { openGymWorld } from '../open-gym-world'
 import { DEFAULT_SERVER_OPTIONS, SERVER_OPTION_RANGES, startGymServer } from '../server'
 
@@ -17,6 +18,9 @@ interface ServeArgs {
   maxBatchQueries: number
   maxQueryChars: number
   maxBodyBytes: number
+  engine?: string
+  embedder?: string
+  allowEngineMismatch: boolean
 }
 
 /** A flag's value must be an integer in [lo, hi] (yargs turns `--port abc` into NaN). */
@@ -49,7 +53,10 @@ export const serveCommand: Command = {
         default: DEFAULT_SERVER_OPTIONS.maxQueryChars,
         describe: 'longest query; /retrieve cuts longer ones (with a note), /v1/search refuses them',
       })
-      .option('max-body-bytes', { type: 'number', default: DEFAULT_SERVER_OPTIONS.maxBodyBytes, describe: 'largest request body' }),
+      .option('max-body-bytes', { type: 'number', default: DEFAULT_SERVER_OPTIONS.maxBodyBytes, describe: 'largest request body' })
+      .option('engine', { type: 'string', choices: [...ENGINE_NAMES], describe: 'search engine (default: the one the world was verified with)' })
+      .option('embedder', { type: 'string', describe: 'dense/hybrid: embedder model directory (default: the one the world was built with)' })
+      .option('allow-engine-mismatch', { type: 'boolean', default: false, describe: 'serve with an engine or embedder other than the one the world was verified with' }),
   handler: handler(async (raw: ArgumentsCamelCase) => {
     const a = raw as unknown as ServeArgs
     if (!a.dir) throw new GymError('cli.missing_dir', 'give a world folder: searchgym gym serve worlds/NAME (a tiny one: searchgym world build --preset tiny --out worlds/tiny)')
@@ -63,7 +70,7 @@ export const serveCommand: Command = {
     const maxBatchQueries = intFlag('max-batch-queries', a.maxBatchQueries, ...range('maxBatchQueries'))
     const maxQueryChars = intFlag('max-query-chars', a.maxQueryChars, ...range('maxQueryChars'))
     const maxBodyBytes = intFlag('max-body-bytes', a.maxBodyBytes, ...range('maxBodyBytes'))
-    const world = await openGymWorld(a.dir)
+    const world = await openGymWorld(a.dir, { engine: a.engine as EngineName | undefined, embedder: a.embedder, allowEngineMismatch: a.allowEngineMismatch })
     const s = await startGymServer(world, {
       host: a.host,
       port,

@@ -6,7 +6,7 @@ import { openWorld } from '../store/open'
 import { computeStats, formatStats } from '../build/stats'
 import type { Stage } from '../stage'
 
-interface Args { preset?: string; config?: string; seed?: number; out: string; quiet?: boolean; search?: string; meiliUrl?: string }
+interface Args { preset?: string; config?: string; seed?: number; out: string; quiet?: boolean; search?: string; meiliUrl?: string; embedder?: string }
 
 export function buildCommand(stages: readonly Stage[]): Command {
   return {
@@ -18,12 +18,13 @@ export function buildCommand(stages: readonly Stage[]): Command {
         .option('config', { type: 'string', describe: 'WorldConfig JSON file (unknown keys rejected)' })
         .option('seed', { type: 'number', describe: 'seed of every random draw (overrides the config)' })
         .option('out', { type: 'string', demandOption: true, describe: 'output folder (new, empty, or an unfinished world of the same config)' })
-        .option('search', { type: 'string', choices: ['embedded', 'sqlite', 'meilisearch'], describe: 'search engine the world is verified with and served by (default embedded)' })
+        .option('search', { type: 'string', choices: ['embedded', 'sqlite', 'meilisearch', 'dense', 'hybrid'], describe: 'search engine the world is verified with and served by (default embedded)' })
+        .option('embedder', { type: 'string', describe: 'dense/hybrid: sentence-embedding model directory (model.onnx + tokenizer.json)' })
         .option('meili-url', { type: 'string', describe: 'URL of a running Meilisearch (key in $MEILI_MASTER_KEY); default: start a local one' })
         .option('quiet', { type: 'boolean', describe: 'no progress output (also SEARCHGYM_QUIET=1)' }),
     handler: handler(async (raw: object) => {
       const a = raw as Args
-      const config = loadWorldConfig({ preset: a.preset, configFile: a.config, seed: a.seed, search: a.search, meiliUrl: a.meiliUrl })
+      const config = loadWorldConfig({ preset: a.preset, configFile: a.config, seed: a.seed, search: a.search, meiliUrl: a.meiliUrl, embedder: a.embedder })
       const res = await buildWorld({ config, dir: a.out, quiet: a.quiet, stages })
       const w = openWorld(a.out)
       try {

@@ -2,6 +2,7 @@
 // (embedded BM25 in memory, SQLite FTS5, or Meilisearch) and records which engine holds which documents.
 // The embedded index is rebuilt from the docs table whenever a world is opened; nothing else is persisted here.
 import type { Db } from '../../infra/store'
+import { denseOf, saveDenseVectors, type DenseRecord } from '../search/dense-store'
 import { docsDigest, readSearchDocs } from './open'
 import type { Stage } from '../stage'
 import { stageSearchIndex } from './search-handle'
@@ -11,6 +12,8 @@ export interface SearchIndexRecord {
   docs: number
   /** Digest of the indexed documents (url, title, text). */
   digest: string
+  /** Dense/hybrid: the embedder (name + file hash) and a digest of the passage vectors stored in the world file. */
+  dense?: DenseRecord
 }
 
 export function initSearchIndexTable(db: Db): void {
@@ -33,6 +36,8 @@ export const indexStage: Stage = {
     const index = await stageSearchIndex(ctx)
     const docs = readSearchDocs(ctx.db)
     const record: SearchIndexRecord = { engine: index.engine, docs: docs.length, digest: docsDigest(docs) }
+    const dense = denseOf(index)
+    if (dense) record.dense = saveDenseVectors(ctx.db, dense)
     ctx.db.prepare(`INSERT OR REPLACE INTO search_index (key, value) VALUES ('record', ?)`).run(JSON.stringify(record))
     ctx.log(`index: ${docs.length} documents in engine ${index.engine} (${((performance.now() - t0) / 1000).toFixed(1)} s)`)
   },

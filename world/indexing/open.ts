@@ -1,11 +1,14 @@
 // world/indexing/open: the search index a world serves — the engine it was verified with, holding its documents.
 // Embedded/sqlite are rebuilt from the docs table in memory; Meilisearch reuses an index on --meili-url when it
 // already holds these docs, else (re)indexes them; without a URL it starts the project's own local server.
+// Dense/hybrid read their passage vectors from the world file (world/search/dense-store). Serving a world with an
+// engine other than the one it was verified with is refused unless allowEngineMismatch.
 import { SearchError } from '../../infra/errors'
 import { ContentHasher } from '../../infra/hash'
 import type { Db } from '../../infra/store'
 import type { WorldConfig } from '../config'
 import { openWorld } from '../store/open'
+import { openDenseForDocs } from '../search/dense-store'
 import { EmbeddedIndex } from '../search/embedded'
 import { isEngineName, ENGINE_NAMES, type EngineName } from '../search/engine-names'
 import { MeiliIndex } from '../search/meilisearch'
@@ -28,6 +31,15 @@ export interface OpenSearchOptions {
   meiliKey?: string
   /** Meilisearch: re-index even if the index already holds the documents. */
   reindex?: boolean
+  /** Dense/hybrid: the embedder model directory (default config.search.embedder). */
+  embedder?: string
+  /**
+   * Serve with an engine (or embedder) other than the one the world was verified with. Without it such a request is
+   * refused: the world's edges were verified retrievable with its own engine only.
+   */
+  allowEngineMismatch?: boolean
+  /** No progress output while embedding. */
+  quiet?: boolean
 }
 
 /** All documents of a world, ordered by url. */
@@ -42,16 +54,19 @@ export function docsDigest(docs: SearchDoc[]): string {
   return h.digest()
 }
 
-/** The engine a world serves: the one its verification used, else its configured one. */
-export function worldEngine(world: WorldLike): EngineName {
-  let stored: string | undefined
+/** The engine the world's verification used (undefined when not verified yet). */
+export function verifiedEngine(world: WorldLike): string | undefined {
   try {
     const row = world.db.prepare(`SELECT value FROM verification_settings WHERE key = 'settings'`).get() as { value: string } | undefined
-    stored = row ? (JSON.parse(row.value) as { engine: string }).engine : undefined
+    return row ? (JSON.parse(row.value) as { engine: string }).engine : undefined
   } catch {
-    stored = undefined // not verified yet: no table
+    return undefined // not verified yet: no table
   }
-  const engine = stored ?? world.config.search.engine
+}
+
+/** The engine a world serves: the one its verification used, else its configured one. */
+export function worldEngine(world: WorldLike): EngineName {
+  const engine = verifiedEngine(world) ?? world.config.search.engine
   if (!isEngineName(engine))
     throw new SearchError('search.engine', `world search engine '${engine}' is unknown (known: ${ENGINE_NAMES.join(', ')})`)
   return engine
@@ -70,9 +85,23 @@ export async function openSearchIndex(world: WorldLike | string, opts: OpenSearc
       w.close()
     }
   }
+  const verified = verifiedEngine(world)
   const engine = opts.engine ?? worldEngine(world)
+  if (verified !== undefined && engine !== verified && !opts.allowEngineMismatch)
+    throw new SearchError(
+      'search.engine_mismatch',
+      `this world was verified with the ${verified} engine, not ${engine}: its edges are only known to be retrievable with ${verified} (pass --allow-engine-mismatch to serve it anyway)`,
+    )
   const docs = readSearchDocs(world.db)
   switch (engine) {
+    case 'dense':
+    case 'hybrid':
+      return openDenseForDocs(world.db, docs, {
+        engine,
+        embedderDir: opts.embedder ?? world.config.search.embedder,
+        allowEngineMismatch: opts.allowEngineMismatch,
+        quiet: opts.quiet,
+      })
     case 'embedded': {
       const idx = new EmbeddedIndex()
       idx.upsertSync(docs)

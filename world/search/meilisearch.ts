@@ -60,13 +60,28 @@ export interface MeiliIndexOptions {
   concurrency?: number
   /** A server this index owns: stopped on close. */
   server?: MeiliServer
+  /** Meilisearch's own hybrid search with user-provided vectors (world/search/hybrid-meili); absent = keyword only. */
+  vectors?: MeiliVectors
 }
+
+/** Vectors for Meilisearch hybrid search: passage vectors per document, one vector per query. */
+export interface MeiliVectors {
+  dimensions: number
+  /** 0 = keyword only, 1 = semantic only. */
+  semanticRatio: number
+  docs(docs: SearchDoc[]): Promise<Float32Array[][]>
+  queries(queries: string[]): Promise<Float32Array[]>
+}
+
+/** The embedder name under which user-provided vectors are stored in Meilisearch. */
+export const MEILI_EMBEDDER = 'searchgym'
 
 interface MeiliDocRow {
   id: string
   url: string
   title: string
   text: string
+  _vectors?: Record<string, number[][]>
 }
 
 interface MeiliHitRow {
@@ -94,7 +109,7 @@ export function meiliDocId(url: string): string {
 }
 
 export class MeiliIndex implements SearchIndex {
-  readonly engine = 'meilisearch'
+  readonly engine: string
   readonly url: string
   readonly indexUid: string
   readonly choice: MeiliSettingsChoice
@@ -103,6 +118,7 @@ export class MeiliIndex implements SearchIndex {
   private readonly batchSize: number
   private readonly concurrency: number
   private readonly server?: MeiliServer
+  private readonly vectors?: MeiliVectors
   private closed = false
 
   private constructor(opts: MeiliIndexOptions) {
@@ -112,6 +128,8 @@ export class MeiliIndex implements SearchIndex {
     this.batchSize = opts.batchSize ?? 250
     this.concurrency = opts.concurrency ?? 2
     this.server = opts.server
+    this.vectors = opts.vectors
+    this.engine = opts.vectors ? 'meili-hybrid' : 'meilisearch'
     this.http = keepAliveClient()
     this.client = new Meilisearch({
       host: this.url,
@@ -129,7 +147,9 @@ export class MeiliIndex implements SearchIndex {
       await idx.call('list indexes (key check)', () => idx.client.getIndexes({ limit: 1 }))
       if (opts.fresh) await idx.task('delete the index', () => idx.client.deleteIndex(idx.indexUid).waitTask(), true)
       await idx.task('create the index', () => idx.client.createIndex(idx.indexUid, { primaryKey: 'id' }).waitTask(), true)
-      await idx.task('apply the index settings', () => idx.client.index(idx.indexUid).updateSettings(meiliSettings(idx.choice)).waitTask())
+      const settings: Settings = meiliSettings(idx.choice)
+      if (idx.vectors) settings.embedders = { [MEILI_EMBEDDER]: { source: 'userProvided', dimensions: idx.vectors.dimensions } }
+      await idx.task('apply the index settings', () => idx.client.index(idx.indexUid).updateSettings(settings).waitTask())
       return idx
     } catch (e) {
       await idx.close()
@@ -163,14 +183,19 @@ export class MeiliIndex implements SearchIndex {
         throw new SearchError('search.doc', `every document needs a non-empty url (got ${JSON.stringify(d.url)})`)
       rows.push({ id: meiliDocId(d.url), url: d.url, title: d.title, text: d.text })
     }
+    if (this.vectors) {
+      const vecs = await this.vectors.docs(docs)
+      rows.forEach((r, i) => (r._vectors = { [MEILI_EMBEDDER]: vecs[i].map((v) => Array.from(v)) }))
+    }
     for (let i = 0; i < rows.length; i += 2000) {
       const part = rows.slice(i, i + 2000)
       await this.task(`index ${part.length} documents`, () => index.addDocuments(part).waitTask())
     }
   }
 
-  private params(query: string, k: number, snippet: boolean) {
+  private params(query: string, k: number, snippet: boolean, vector?: Float32Array) {
     return {
+      ...(vector && this.vectors ? { vector: Array.from(vector), hybrid: { embedder: MEILI_EMBEDDER, semanticRatio: this.vectors.semanticRatio } } : {}),
       indexUid: this.indexUid,
       q: query,
       limit: k,
@@ -208,6 +233,8 @@ export class MeiliIndex implements SearchIndex {
     const todo: number[] = []
     const plain = queries.map((q) => MeiliIndex.plainQuery(q))
     if (k > 0) plain.forEach((q, i) => q !== '' && todo.push(i))
+    const vecs: (Float32Array | undefined)[] = queries.map(() => undefined)
+    if (this.vectors && todo.length > 0) (await this.vectors.queries(todo.map((i) => queries[i]))).forEach((v, j) => (vecs[todo[j]] = v))
     const batches: number[][] = []
     for (let i = 0; i < todo.length; i += this.batchSize) batches.push(todo.slice(i, i + this.batchSize))
     let next = 0
@@ -215,7 +242,7 @@ export class MeiliIndex implements SearchIndex {
       while (next < batches.length) {
         const batch = batches[next++]
         const res = await this.call('search', () =>
-          this.client.multiSearch({ queries: batch.map((i) => this.params(plain[i], k, snippet)) }),
+          this.client.multiSearch({ queries: batch.map((i) => this.params(plain[i], k, snippet, vecs[i])) }),
         )
         res.results.forEach((r, j) => (out[batch[j]] = this.toHits(r.hits as unknown as MeiliHitRow[], snippet)))
       }
