@@ -2,9 +2,10 @@
 // real `searchgym gym serve` child process over loopback on the run's real tiny world — the empty batch, 2,560 queries
 // in one request, 120 concurrent verl-style callers under their 30 s timeout, ASearcher's address file, search and
 // access (an unknown page answered 200 with null).
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { runCli } from './helpers/cli-process'
 import { sharedTinyWorld } from './helpers/shared-world'
 import { asearcherAccess, asearcherSearch, asearcherServerAddr, searchR1Turn, startGymServe, verlSearch, type GymServeProcess } from './helpers/outside-clients'
 
@@ -73,6 +74,16 @@ describe('outside trainers against a real gym serve', () => {
     expect(bad).toMatchObject({ ok: false, attempts: 1, status: 400 })
   })
 
+  it('verl: network errors are retried, 10 attempts in all (a loopback port with nothing listening)', async () => {
+    const { createServer } = await import('node:net')
+    const probe = createServer()
+    await new Promise<void>((r) => probe.listen(0, '127.0.0.1', () => r()))
+    const port = (probe.address() as { port: number }).port
+    await new Promise<void>((r) => probe.close(() => r()))
+    const down = await verlSearch(`http://127.0.0.1:${port}/retrieve`, ['x'], 3, 256, 30_000, 1)
+    expect(down).toMatchObject({ ok: false, attempts: 10, status: undefined })
+  })
+
   it('ASearcher: finds the server through its address file, searches one query, accesses hit urls and unknown pages', async () => {
     const files = readdirSync(addrDir)
     const port = new URL(s.url).port
@@ -90,6 +101,19 @@ describe('outside trainers against a real gym serve', () => {
     expect(await asearcherAccess(addr, ['https://nowhere.example/x'])).toEqual({ status: 200, pages: [null] })
     expect(await post(`http://${addr}/access`, { urls: [] })).toEqual({ status: 200, json: { result: [] } })
     expect((await post(`http://${addr}/access`, { url: 'x' })).status).toBe(400)
+  })
+
+  it('gym serve: an address folder it cannot write is a one-line error and a non-zero exit', async () => {
+    const world = await sharedTinyWorld()
+    const notADir = join(addrDir, '..', `${addrDir.split('/').pop()}-file`)
+    writeFileSync(notADir, 'x')
+    try {
+      const r = await runCli(['gym', 'serve', world.dir, '--port', '0', '--address-file', join(notADir, 'sub')], 60_000)
+      expect(r.code).not.toBe(0)
+      expect(r.stderr.trim()).toMatch(/^searchgym: error: cannot write the address file .*-file\/sub\/Host127\.0\.0\.1_IP\d+\.txt: ENOTDIR$/)
+    } finally {
+      rmSync(notADir, { force: true })
+    }
   })
 
   it('gym serve removes the address file when it stops', async () => {
