@@ -48,6 +48,8 @@ export function gymSchemas(l: SchemaLimits) {
     search: z.object({ query: z.string().max(l.maxQueryChars), k: int(1, l.maxTopK).nullish() }).strict(),
     access: z.object({ url: z.string().max(l.maxUrlChars) }).strict(),
     // Items are not checked here: one bad query never fails a batch (the route cuts or answers it empty).
+    // ASearcher's batch access; items are judged by the route (a bad one is answered null).
+    accessMany: z.object({ urls: z.array(z.unknown()) }).strict(),
     retrieve: z.object({ queries: z.array(z.unknown()), topk: int(1, l.maxTopK).nullish(), return_scores: z.boolean().nullish() }).strict(),
   }
 }

@@ -1,5 +1,5 @@
 // gym/server: the gym over HTTP (hono on @hono/node-server) — env sessions (create by QA id or split+index, step,
-// close), stateless search/access, Search-R1's /retrieve, health; bearer token, body/query/env limits, idle expiry.
+// close), stateless search/access, /retrieve (Search-R1, verl, AReaL/ASearcher shapes), ASearcher's /access {urls}, health; bearer token, body/query/env limits, idle expiry.
 // Every bad input is a 4xx JSON error {error: {message, type, param, code}} (infra/http). Batch endpoints never fail a
 // batch for one item: a bad or over-long item is answered empty or cut, and the response says so. Built from any
 // GymWorld (fixture or openGymWorld).
@@ -47,6 +47,9 @@ export const DEFAULT_SERVER_OPTIONS: GymServerOptions = {
   maxBatchQueries: 16_384,
   envDefaults: {},
 }
+
+/** `topk` of a /retrieve call that gives none (Search-R1's retrieval server default). */
+export const DEFAULT_RETRIEVE_TOPK = 3
 
 export interface GymServer {
   app: Hono
@@ -234,7 +237,7 @@ export function createGymServer(world: GymWorld, options: Partial<GymServerOptio
   app.post('/retrieve', async (c) => {
     const b = checkBody(schemas.retrieve, await body(c))
     const qs = b.queries
-    const topk = b.topk ?? 3
+    const topk = b.topk ?? DEFAULT_RETRIEVE_TOPK
     const withScores = b.return_scores ?? false
     const notes: RetrieveNote[] = []
     const queries: string[] = new Array<string>(qs.length)
@@ -254,20 +257,42 @@ export function createGymServer(world: GymWorld, options: Partial<GymServerOptio
     const hits: SearchResult[][] = world.searchMany
       ? await world.searchMany(queries, topk)
       : await Promise.all(queries.map((q) => (q.trim() ? world.search(q, topk) : Promise.resolve([]))))
+    // Two shapes, as the trainers read them: with scores (Search-R1, verl) `{document: {id, contents, url}, score}`;
+    // without (AReaL/ASearcher's local knowledge base) flat items `{id, contents, url, title, text}`. `contents` is
+    // title + "\n" + page text (verl and Search-R1 take the first line as the title); `url` is accepted by /access.
     const result = await Promise.all(
       hits.map(async (list) =>
         Promise.all(
           list.map(async (h, rank) => {
             const page = await world.access(h.url)
-            const document = { id: h.url, contents: `${h.title}\n${page?.text ?? h.snippet}` }
+            const text = page?.text ?? h.snippet
+            const contents = `${h.title}\n${text}`
             // Without an engine score, a rank-based one keeps the order visible to clients that sort.
-            return withScores ? { document, score: h.score ?? 1 / (rank + 1) } : document
+            if (withScores) return { document: { id: h.url, contents, url: h.url }, score: h.score ?? 1 / (rank + 1) }
+            return { id: h.url, contents, url: h.url, title: h.title, text }
           }),
         ),
       ),
     )
     if (notes.length === 0) return c.json({ result })
     return c.json({ result, notes }, 200, { 'x-searchgym-retrieve-notes': String(notes.length) })
+  })
+
+  // AReaL/ASearcher's access call: {"urls": [...]} → {"result": [page | null]}, one entry per url in order. An unknown
+  // page (or a non-string / over-long url) is null with 200: ASearcher retries a 404 or a missing key ten times and
+  // then stops the run. `contents` is title + "\n" + text, the same as a /retrieve hit.
+  app.post('/access', async (c) => {
+    const { urls } = checkBody(schemas.accessMany, await body(c))
+    if (urls.length > o.maxBatchQueries)
+      throw new HttpError(400, 'request.too_many', `at most ${o.maxBatchQueries} urls per /access call, got ${urls.length} (gym serve --max-batch-queries)`, 'urls')
+    const result = await Promise.all(
+      urls.map(async (u) => {
+        if (typeof u !== 'string' || u.length > o.maxUrlChars) return null
+        const page = await world.access(u.trim())
+        return page ? { id: page.url, url: page.url, title: page.title, contents: `${page.title}\n${page.text}`, text: page.text } : null
+      }),
+    )
+    return c.json({ result })
   })
 
   return { app, registry, options: o, dispose: () => registry.dispose() }

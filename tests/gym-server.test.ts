@@ -91,7 +91,9 @@ describe('gym server', () => {
     expect(content.split('\n').slice(1).join('\n')).toBe(FIXTURE_DOCS[2].text)
     expect(first.document.id).toBe('https://fixture.wiki/Harrow_House')
     const plain = await call(s, 'POST', '/retrieve', { queries: ['Velmora'], topk: 1, return_scores: false })
-    expect(plain.json.result[0][0]).toEqual({ id: 'https://fixture.wiki/Velmora', contents: `Velmora\n${FIXTURE_DOCS[4].text}` })
+    // Without scores: ASearcher's flat items (contents and url read by its local-knowledge-base client).
+    const velmora = 'https://fixture.wiki/Velmora'
+    expect(plain.json.result[0][0]).toEqual({ id: velmora, contents: `Velmora\n${FIXTURE_DOCS[4].text}`, url: velmora, title: 'Velmora', text: FIXTURE_DOCS[4].text })
     expect((await call(s, 'POST', '/retrieve', { queries: 'Velmora' })).status).toBe(400)
     // Search-R1's rollout sends [] when no sample searched; its own servers answer {"result": []}.
     expect(await call(s, 'POST', '/retrieve', { queries: [] })).toEqual({ status: 200, json: { result: [] } })

@@ -84,7 +84,7 @@ describe('searchgym world qa (tiny world)', () => {
     }
     const test = await rows('test.parquet')
     expect(test.length).toBe(29)
-    expect(test[0]).toMatchObject({ data_source: 'searchgym', ability: 'fact-reasoning', reward_model: { style: 'rule' } })
+    expect(test[0]).toMatchObject({ data_source: 'hotpotqa', ability: 'fact-reasoning', reward_model: { style: 'rule' } })
     expect((await cli('world', 'export', dir, '--format', 'parquet', '--out', out)).code).toBe(0)
     expect((await rows('bench.parquet')).length).toBe(29)
     const bad = await cli('world', 'export', dir, '--format', 'csv', '--out', out)

@@ -1,4 +1,4 @@
-// gym/cli/serve: `searchgym gym serve DIR [--port P] [--token T] [--host H]` — the gym server over a built world
+// gym/cli/serve: `searchgym gym serve DIR [--port P] [--token T] [--host H] [--address-file DIR]` — the gym server over a built world
 // (tests serve a real tiny world: `searchgym world build --preset tiny` takes seconds); runs until SIGINT/SIGTERM. Every limit flag is range-checked before anything
 // starts: a server that would refuse or expire everything is a one-line error instead.
 import type { ArgumentsCamelCase } from 'yargs'
@@ -6,6 +6,7 @@ import { handler, type Command } from '../../infra/cli-util'
 import { GymError } from '../../infra/errors'
 import { ENGINE_NAMES, type EngineName } from '../../world'
 import { openGymWorld } from '../open-gym-world'
+import { removeAddressFile, writeAddressFile } from '../address-file'
 import { DEFAULT_SERVER_OPTIONS, SERVER_OPTION_RANGES, startGymServer } from '../server'
 
 interface ServeArgs {
@@ -21,6 +22,7 @@ interface ServeArgs {
   engine?: string
   embedder?: string
   allowEngineMismatch: boolean
+  addressFile?: string
 }
 
 /** A flag's value must be an integer in [lo, hi] (yargs turns `--port abc` into NaN). */
@@ -56,7 +58,11 @@ export const serveCommand: Command = {
       .option('max-body-bytes', { type: 'number', default: DEFAULT_SERVER_OPTIONS.maxBodyBytes, describe: 'largest request body' })
       .option('engine', { type: 'string', choices: [...ENGINE_NAMES], describe: 'search engine (default: the one the world was verified with)' })
       .option('embedder', { type: 'string', describe: 'dense/hybrid: embedder model directory (default: the one the world was built with)' })
-      .option('allow-engine-mismatch', { type: 'boolean', default: false, describe: 'serve with an engine or embedder other than the one the world was verified with' }),
+      .option('allow-engine-mismatch', { type: 'boolean', default: false, describe: 'serve with an engine or embedder other than the one the world was verified with' })
+      .option('address-file', {
+        type: 'string',
+        describe: 'folder for an AReaL/ASearcher address file Host<ip>_IP<port>.txt (its $RAG_SERVER_ADDR_DIR); removed on exit',
+      }),
   handler: handler(async (raw: ArgumentsCamelCase) => {
     const a = raw as unknown as ServeArgs
     if (!a.dir) throw new GymError('cli.missing_dir', 'give a world folder: searchgym gym serve worlds/NAME (a tiny one: searchgym world build --preset tiny --out worlds/tiny)')
@@ -70,6 +76,8 @@ export const serveCommand: Command = {
     const maxBatchQueries = intFlag('max-batch-queries', a.maxBatchQueries, ...range('maxBatchQueries'))
     const maxQueryChars = intFlag('max-query-chars', a.maxQueryChars, ...range('maxQueryChars'))
     const maxBodyBytes = intFlag('max-body-bytes', a.maxBodyBytes, ...range('maxBodyBytes'))
+    if (a.addressFile !== undefined && (typeof a.addressFile !== 'string' || a.addressFile.trim() === ''))
+      throw new GymError('cli.bad_flag', '--address-file must be a folder, e.g. --address-file $RAG_SERVER_ADDR_DIR')
     const world = await openGymWorld(a.dir, { engine: a.engine as EngineName | undefined, embedder: a.embedder, allowEngineMismatch: a.allowEngineMismatch })
     const s = await startGymServer(world, {
       host: a.host,
@@ -81,8 +89,18 @@ export const serveCommand: Command = {
       maxQueryChars,
       maxBodyBytes,
     })
-    process.stderr.write(`searchgym gym serve: ${world.name} (${world.listQa().length} QA) on ${s.url}\n`)
+    let addressFile: string | undefined
+    try {
+      if (a.addressFile) addressFile = writeAddressFile(a.addressFile, a.host, s.port)
+    } catch (e) {
+      await s.close()
+      await world.close()
+      throw e
+    }
+    if (addressFile) process.once('exit', () => removeAddressFile(addressFile))
+    process.stderr.write(`searchgym gym serve: ${world.name} (${world.listQa().length} QA) on ${s.url}${addressFile ? ` (address file ${addressFile})` : ''}\n`)
     const stop = async () => {
+      if (addressFile) removeAddressFile(addressFile)
       await s.close()
       await world.close()
       process.exit(0)

@@ -1,7 +1,7 @@
-// world/cli/export: `searchgym world export DIR --format jsonl --out DIR2` — entities, edges, docs (with facts)
-// and the manifest as JSON Lines files.
+// world/cli/export: `searchgym world export DIR --format F --out DIR2` — jsonl: entities, edges, docs (with facts), the
+// manifest and the QA as JSON Lines; parquet: the QA; search-r1 | verl | asearcher: the QA as that trainer reads it.
 import { writeFileSync, createWriteStream } from 'node:fs'
-import { join } from 'node:path'
+import { basename, join, resolve } from 'node:path'
 import { once } from 'node:events'
 import { ConfigError, WorldError } from '../../infra/errors'
 import { handler, type Command } from '../../infra/cli-util'
@@ -48,7 +48,11 @@ export const exportCommand: Command = {
   builder: (y) =>
     y
       .positional('dir', { type: 'string', demandOption: true })
-      .option('format', { type: 'string', default: 'jsonl', describe: 'jsonl (world + QA), parquet (QA), search-r1 (QA as Search-R1/veRL parquet)' })
+      .option('format', {
+        type: 'string',
+        default: 'jsonl',
+        describe: 'jsonl (world + QA), parquet (QA), search-r1 | verl | asearcher (QA as that trainer reads it, with its tool config / launch snippet)',
+      })
       .option('out', { type: 'string', demandOption: true, describe: 'output folder' }),
   handler: handler(async (raw: object) => {
     const a = raw as { dir: string; format: string; out: string }
@@ -57,7 +61,7 @@ export const exportCommand: Command = {
     const n = a.format === 'jsonl' ? await exportWorldJsonl(a.dir, a.out) : {}
     const w = openWorld(a.dir)
     try {
-      if (a.format !== 'jsonl' || hasQaTable(w.db)) Object.assign(n, await exportQa(w.db, a.out, a.format as QaExportFormat))
+      if (a.format !== 'jsonl' || hasQaTable(w.db)) Object.assign(n, await exportQa(w.db, a.out, a.format as QaExportFormat, { world: basename(resolve(a.dir)), hash: w.manifest.content_hash ?? '' }))
     } finally {
       w.close()
     }

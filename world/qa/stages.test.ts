@@ -139,9 +139,9 @@ describe('qa and split stages', () => {
     expect(te.rows.length).toBe(68)
     const row = te.rows[0] as { data_source: string; prompt: { role: string; content: string }[]; ability: string; reward_model: { style: string; ground_truth: { target: string[] } }; extra_info: { split: string; index: bigint } }
     expect(Object.keys(row).sort()).toEqual(['ability', 'data_source', 'extra_info', 'golden_answers', 'id', 'prompt', 'question', 'reward_model'])
-    expect(row.data_source).toBe('searchgym')
+    expect(row.data_source).toBe('hotpotqa') // Search-R1's trainer accepts only its own dataset names
     expect(row.prompt).toEqual([{ role: 'user', content: expect.stringContaining(`Question: ${first.question}`) }])
-    expect(row.reward_model).toEqual({ style: 'rule', ground_truth: { target: first.aliases } })
+    expect(row.reward_model).toEqual({ style: 'rule', ground_truth: { target: [...new Set([first.answer, ...first.aliases])] } })
     expect(row.extra_info.split).toBe('test')
     expect(Number(row.extra_info.index)).toBe(0)
   })
