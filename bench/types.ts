@@ -4,7 +4,7 @@ import type { Env, Policy } from '../gym'
 import type { Qa } from '../world'
 import type { PriceTable, WireProtocol } from '../agent'
 
-export type { AnswerScorer, TurnRecord, EpisodeCounts, InfraCounts, JudgeVerdict, TrajectoryRecord } from '../agent/rollout/types'
+export type { AnswerScorer, TurnRecord, EpisodeCounts, InfraCounts, JudgeVerdict, TrajectoryRecord } from '../agent'
 
 export type PolicyKind = 'openai' | 'oracle' | 'closed-book' | 'one-shot-rag'
 

@@ -2,8 +2,8 @@
 // question of the stage through the real gym under the budget the trainer would give it (fixed or hop-scaled), and
 // the result (solved / total per stage, the turns the oracle needed, the ids it could not solve) is recorded.
 import { makeEnv, type GymWorld } from '../gym'
-import { runOracle, type OracleKnowledge } from '../agent/policy/oracle'
-import type { Qa } from '../world/types'
+import { runOracle, type OracleKnowledge } from '../agent'
+import type { Qa } from '../world'
 import { inStage, type CurriculumSpec } from './stages'
 
 export interface StageBudgetReport {

@@ -5,8 +5,8 @@
 // held-out slice of training questions used for evaluation. All of it checkpointable through state()/load().
 import { ConfigError } from '../infra/errors'
 import { Rng } from '../infra/rng'
-import type { Qa } from '../world/types'
-import type { QuestionOutcome, QuestionSource } from '../agent/train/source'
+import type { Qa } from '../world'
+import type { QuestionOutcome, QuestionSource } from '../agent'
 import { bucketOf, inStage, type CurriculumSpec } from './stages'
 
 export interface SourceOptions {

@@ -2,7 +2,7 @@
 // named presets of the paper's ablations (two-stage, mixed, stage1-only, stage2-only) plus ours (adaptive). Presets
 // are looked up in a Map: a user-given name like `toString` is a clean error, never a prototype member.
 import { ConfigError } from '../infra/errors'
-import type { Qa, QaType } from '../world/types'
+import type { Qa, QaType } from '../world'
 
 export interface StageSpec {
   name: string

@@ -3,7 +3,7 @@
 // 0 on prompt, template and tool-observation tokens; old log-probs are the sampler's. Weights implement the
 // aggregation over the WHOLE batch (token-mean or sequence-mean), so micro-batches are weighted by their token share
 // and accumulating them equals the global mean. Knows nothing of envs or models.
-import type { Datum } from '../../infra/engine/learner'
+import type { Datum } from '../../infra/engine'
 import type { TokenSequence } from '../policy/engine-policy'
 
 export type Aggregation = 'token-mean' | 'sequence-mean'

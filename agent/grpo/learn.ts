@@ -2,9 +2,9 @@
 // (gradients accumulate; weights already hold the global aggregation), one AdamW step. Clipped surrogate with
 // ε_low/ε_high, optional k3 KL to the reference (the adapter switched off: no second model copy). Returns the
 // step's metrics. Knows nothing of envs, rewards or curricula.
-import type { Datum, Learner } from '../../infra/engine/learner'
-import type { LossConfig } from '../../infra/engine/losses'
-import type { OptimParams } from '../../infra/engine/optimizer'
+import type { Datum, Learner } from '../../infra/engine'
+import type { LossConfig } from '../../infra/engine'
+import type { OptimParams } from '../../infra/engine'
 import { microBatches } from './datums'
 
 export interface GrpoLossOptions {

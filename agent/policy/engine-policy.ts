@@ -4,11 +4,11 @@
 // for tool observations — and nothing is decoded and re-encoded between turns. Slots step in lockstep: a batch is
 // sampled when every live slot has asked, so the batch composition (and with seeded sampling, the result) does not
 // depend on timing. Identical prompts (the N rollouts of one question at turn 1) share one prefill.
-import type { ChatMessage, Policy, AssistantTurn } from '../../gym/types'
+import type { ChatMessage, Policy, AssistantTurn } from '../../gym'
 import { AgentError } from '../../infra/errors'
 import { Rng } from '../../infra/rng'
-import type { ChatCodec } from '../../infra/engine/chat/codec'
-import type { TemplateMessage } from '../../infra/engine/chat-template'
+import type { ChatCodec } from '../../infra/engine'
+import type { TemplateMessage } from '../../infra/engine'
 
 /** One sampled completion: token ids (ending with the stop id when it stopped), model log-probs per id. */
 export interface SampledCompletion {

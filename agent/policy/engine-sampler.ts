@@ -1,8 +1,8 @@
 // agent/policy/engine-sampler: the in-process TokenSampler — the engine's generateBatch on a CausalLM (LoRA on),
 // ids in, ids + the model's temperature-1 log-probs out (the numbers Learner.forwardBackward recomputes, so the
 // PPO ratio starts at 1 on-policy). Stops at the tokenizer's stop ids.
-import { generateBatch } from '../../infra/engine/sample'
-import type { CausalLM } from '../../infra/engine/model'
+import { generateBatch } from '../../infra/engine'
+import type { CausalLM } from '../../infra/engine'
 import type { SampledCompletion, TokenSampler } from './engine-policy'
 
 export interface EngineSamplerParams {

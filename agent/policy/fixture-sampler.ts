@@ -6,8 +6,8 @@
 import { readFileSync } from 'node:fs'
 import { AgentError } from '../../infra/errors'
 import { Rng } from '../../infra/rng'
-import type { ChatCodec } from '../../infra/engine/chat/codec'
-import type { Learner } from '../../infra/engine/learner'
+import type { ChatCodec } from '../../infra/engine'
+import type { Learner } from '../../infra/engine'
 import type { SampledCompletion, TokenSampler } from './engine-policy'
 
 export function readReplies(file: string): string[] {

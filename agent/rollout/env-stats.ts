@@ -2,7 +2,7 @@
 // timeouts, 429s, malformed turns) and the final answer. Key names follow the gym's SearchEnv per-step metrics:
 // `<tool>_calls`, `<tool>_errors` (any failure), `<tool>_<fault kind>` (timeout | rate_limited | unavailable),
 // `malformed`; the parsed answer is `logs.answer` on the last step.
-import type { StepResult } from '../../gym/types'
+import type { StepResult } from '../../gym'
 import type { EpisodeCounts } from './types'
 
 const TOOLS = ['search', 'access'] as const

@@ -1,8 +1,8 @@
 // agent/rollout/episode: run one question to the end — env initial observation, policy turns, env steps — and record
 // everything (turns, tool calls, observations, tokens, latency, endpoint failures) as a TrajectoryRecord.
 // It scores with the injected gym scorer; it does not know which policy or world it runs.
-import type { ChatMessage, Env, Policy, StepResult } from '../../gym/types'
-import type { Qa } from '../../world/types'
+import type { ChatMessage, Env, Policy, StepResult } from '../../gym'
+import type { Qa } from '../../world'
 import { EndpointError } from '../policy/chat-client'
 import type { RecordedTurn } from '../policy/openai'
 import { oneLine } from '../../infra/errors'

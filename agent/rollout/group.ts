@@ -2,8 +2,8 @@
 // (runEpisode), all items sampled together by a PolicyBatch in lockstep (N envs of a question share the first
 // prefill). Returns each trajectory with its exact token sequence, its reward (the env's, per the reward spec) and
 // whether infrastructure failed under it (tool timeouts, 429s, unavailable pages, endpoint/engine errors).
-import type { Env } from '../../gym/types'
-import type { Qa } from '../../world/types'
+import type { Env } from '../../gym'
+import type { Qa } from '../../world'
 import type { PolicyBatch, TokenSequence } from '../policy/engine-policy'
 import { runEpisode, type EpisodeOptions } from './episode'
 import type { TrajectoryRecord } from './types'

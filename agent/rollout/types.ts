@@ -1,7 +1,7 @@
 // agent/rollout/types: the one trajectory record of an episode, shared by the trainer and the bench — turns, tool
 // calls, observations, tokens (ids and sampler log-probs when the policy keeps them), counts, infra failures.
-import type { AssistantTurn, ChatMessage, StopReason } from '../../gym/types'
-import type { QaType } from '../../world/types'
+import type { AssistantTurn, ChatMessage, StopReason } from '../../gym'
+import type { QaType } from '../../world'
 import type { CallRecord } from '../policy/chat-client'
 
 /** The gym's answer scorer (F1 and EM maximised over gold aliases). The bench never scores answers itself. */

@@ -2,7 +2,7 @@
 // curriculum/ (stages, presets, adaptive sampling), which sits above agent. Draws come from the Rng the loop passes
 // (one derived stream per step), so data order is seeded and a resumed run draws what the killed one would have.
 import type { Rng } from '../../infra/rng'
-import type { Qa } from '../../world/types'
+import type { Qa } from '../../world'
 
 export interface QuestionOutcome {
   qa: Qa

@@ -3,7 +3,7 @@
 // the project's one Hermes parser (infra/engine/chat/hermes); this file holds the gym's rules on top of it.
 import type { AssistantAction, ChatMessage } from '../types'
 import type { SearchResult } from '../world-view'
-import { decodeHermesCall, scanHermesBlocks } from '../../infra/engine/chat/hermes'
+import { decodeHermesCall, scanHermesBlocks } from '../../infra/engine'
 import { checkAnswer, stripEos, stripThinking } from './text-scan'
 import { checkToolCall, toolSchemas } from './tools'
 import type { GymToolCall, ParsedTurn, Protocol, ProtocolContext } from './types'

@@ -36,3 +36,7 @@ export { parseHermesToolCalls, formatHermesToolCalls, type OpenAIToolCall } from
 export { initModel, parseTokenizerSource, type InitModelOptions, type TokenizerSource, type TokenizerFlag } from './init-model'
 export { modelServeCommand } from './cli/model-serve'
 export { serveModel, type ServeModelOptions, type ServedModel } from './serve-model'
+export { BYTE_CHARS } from './world-tokenizer'
+export { decodeHermesCall } from './chat/hermes'
+export { scanHermesBlocks } from './chat/hermes'
+export { ChatCodec } from './chat/codec'

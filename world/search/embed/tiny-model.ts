@@ -6,7 +6,7 @@
 import { Tokenizer } from '@huggingface/tokenizers'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { BYTE_CHARS, buildWorldTokenizer } from '../../../infra/engine/world-tokenizer'
+import { BYTE_CHARS, buildWorldTokenizer } from '../../../infra/engine'
 import { Rng } from '../../../infra/rng'
 import { encodeOnnxModel, ONNX_FLOAT, ONNX_INT64 } from './onnx-proto'
 import type { EmbedderSettings } from './embedder'
