@@ -62,25 +62,23 @@ describe('searchgym train (tiny world, tiny model, fixture sampler)', () => {
   it('a run SIGKILLed mid-step resumes to the same metrics.jsonl and adapter, bit for bit', async () => {
     const out = join(root, 'killed')
     const metrics = join(out, 'metrics.jsonl')
-    const p = spawn(process.execPath, [BIN, ...trainArgs(out)], { cwd: ROOT })
-    // Kill once step 1 is written and step 2 has started (checkpoint of step 1 on disk).
+    // Held (SEARCHGYM_TEST_HOLD) right after step 2's metrics line is written and before its checkpoint: the kill
+    // leaves a metrics line whose step has no checkpoint, which the resume must cut back.
+    const p = spawn(process.execPath, [BIN, ...trainArgs(out)], { cwd: ROOT, env: { ...process.env, SEARCHGYM_TEST_HOLD: 'train-step-2' } })
     const killedAt = await new Promise<number>((resolve, reject) => {
-      const iv = setInterval(() => {
-        if (existsSync(join(out, 'checkpoints', 'step-000001', 'state.json'))) {
-          clearInterval(iv)
-          setTimeout(() => {
-            p.kill('SIGKILL')
-            resolve(readFileSync(metrics, 'utf8').trim().split('\n').length)
-          }, 1500)
+      let err = ''
+      p.stderr.on('data', (d: Buffer) => {
+        err += d.toString()
+        if (err.includes('test hold in stage train-step-2')) {
+          p.kill('SIGKILL')
+          resolve(readFileSync(metrics, 'utf8').trim().split('\n').length)
         }
-      }, 50)
-      p.on('exit', (code) => {
-        clearInterval(iv)
-        reject(new Error(`the run ended (code ${code}) before it could be killed`))
       })
+      p.on('exit', (code) => reject(new Error(`the run ended (code ${code}) before it could be killed: ${err.trim().split('\n').pop()}`)))
     })
     await new Promise((r) => p.on('close', r))
-    expect(killedAt).toBe(1)
+    expect(killedAt).toBe(2)
+    expect(existsSync(join(out, 'checkpoints', 'step-000002'))).toBe(false)
     expect(existsSync(join(out, 'adapter'))).toBe(false)
     const r = await runCli(trainArgs(out), 600_000)
     expect(r.code).toBe(0)

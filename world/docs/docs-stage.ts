@@ -5,7 +5,7 @@ import { tx, type Db } from '../../infra/store'
 import { generateDocs } from './docs'
 import type { Stage } from '../stage'
 import { clearDocs, initDocTables, insertDocs, readEdges, readEntities } from '../store/store'
-import { holdForTest } from '../store/test-hold'
+import { holdForTest } from '../../infra/test-hold'
 
 export const docsStage: Stage = {
   name: 'docs',

@@ -6,7 +6,7 @@ import { generateWorld } from './graph'
 import { RELATIONS } from '../schema'
 import type { Stage } from '../stage'
 import { clearGraph, initGraphTables, insertEdges, insertEntities } from '../store/store'
-import { holdForTest } from '../store/test-hold'
+import { holdForTest } from '../../infra/test-hold'
 
 export const graphStage: Stage = {
   name: 'graph',

@@ -7,7 +7,7 @@ import type { Stage, StageContext } from '../stage'
 import { initVerifyTables, verificationHashRows, verifyEdges } from './verify'
 import { formatVerifyReport, verificationReport } from './verify-report'
 import { releaseStageSearchIndex, stageSearchIndex } from '../indexing/search-handle'
-import { holdForTest } from '../store/test-hold'
+import { holdForTest } from '../../infra/test-hold'
 
 /** File name of the verification report in the world folder. */
 export const VERIFY_REPORT_FILE = 'verification-report.md'

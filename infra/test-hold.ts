@@ -1,5 +1,6 @@
-// world/store/test-hold: a test-only pause inside a stage's write transaction, so that process-kill tests can
-// SIGKILL a build at a known point mid-stage. Inert unless SEARCHGYM_TEST_HOLD names the stage.
+// infra/test-hold: a test-only pause at a named point (inside a world stage's write transaction, or a training step
+// between its metrics line and its checkpoint), so that process-kill tests can SIGKILL a real process at a known
+// point. Inert unless SEARCHGYM_TEST_HOLD names the point.
 
 /** If SEARCHGYM_TEST_HOLD equals `stage`, announce it on stderr and block (synchronously) for up to 60 s. */
 export function holdForTest(stage: string): void {
