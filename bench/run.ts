@@ -15,6 +15,7 @@ import { summarize, type RunSummary } from './metrics'
 import { writeReport } from './report'
 import { latestById, loadTrajectories, TrajectoryWriter } from './trajectory-log'
 import type { AnswerScorer, BenchRunConfig, BenchWorld, TrajectoryRecord } from './types'
+import { holdForTest } from '../infra/test-hold'
 
 export const RUN_FILES = { config: 'config.json', trajectories: 'trajectories.jsonl', summary: 'summary.json', report: 'report.md', lock: '.lock' } as const
 
@@ -151,6 +152,8 @@ export async function runBench(outDir: string, config: BenchRunConfig, deps: Run
           const rec = await runEpisode(qa, env, deps.policyFor(qa), { maxTurns: config.maxTurns, scorer: deps.scorer, judge: deps.judge, signal: deps.signal })
           writer.append(rec)
           nDone++
+          // Test-only: kill tests hold the run here, right after the n-th record is on disk.
+          holdForTest(`bench-record-${nDone}`)
           f1Sum += rec.f1
           emSum += rec.em
           if (rec.status === 'infra_error') infraErr++

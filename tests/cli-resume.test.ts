@@ -89,11 +89,11 @@ test('bench run: SIGKILL mid-run, rerun, the same records and summary as an unin
 
   const cut = join(root, 'run-cut')
   const traj = join(cut, 'trajectories.jsonl')
-  const k = await runAndKill(args(cut), ENV, () => lines(traj).length >= 4)
+  // Held (SEARCHGYM_TEST_HOLD) right after the 4th record is written: the kill lands mid-run whatever the machine's speed.
+  const k = await runAndKill(args(cut), { ...ENV, SEARCHGYM_TEST_HOLD: 'bench-record-4' }, (err) => err.includes('test hold in stage bench-record-4'))
   expect(k.signal).toBe('SIGKILL')
   const before = lines(traj).length
-  expect(before).toBeGreaterThanOrEqual(4)
-  expect(before).toBeLessThan(10)
+  expect(before).toBe(4)
 
   const r = spawnSync(process.execPath, args(cut), { encoding: 'utf8', env: ENV })
   expect(r.status).toBe(0)
