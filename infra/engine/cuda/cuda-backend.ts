@@ -15,9 +15,13 @@ import { buildLibrary } from './build'
 
 type Handle = unknown
 
-/** One device allocation; shared by reshaped views, freed when released or when no tensor references it. */
+/** One device allocation, or a row view into one (parent set: sliceRows); shared by reshaped views, freed when
+ *  released or when no tensor references it. A view's handle owns no memory and dies with its parent. */
 class Storage {
-  constructor(readonly handle: Handle, readonly bytes: number, public freed = false) {}
+  constructor(readonly handle: Handle, readonly bytes: number, public freed = false, readonly parent?: Storage) {}
+  get dead(): boolean {
+    return this.freed || (this.parent?.dead ?? false)
+  }
 }
 
 /** What one element occupies on the device: 'bf16' only for the fast path's toBf16/random copies (the interface
@@ -27,7 +31,8 @@ export type CudaElem = 'f32' | 'bf16' | 'i32'
 
 export class CudaTensor implements Tensor {
   readonly dtype?: WeightDtype
-  constructor(readonly shape: readonly number[], readonly storage: Storage, readonly elem: CudaElem = 'f32', dtype?: WeightDtype) {
+  /** base: the tensor a reshape/sliceRows view was taken of, held so the GC cannot free memory a view still reads. */
+  constructor(readonly shape: readonly number[], readonly storage: Storage, readonly elem: CudaElem = 'f32', dtype?: WeightDtype, readonly base?: CudaTensor) {
     const d = dtype ?? (elem === 'bf16' ? 'bf16' : undefined)
     if (d === 'bf16') this.dtype = d
   }
@@ -70,6 +75,8 @@ function bindLibraryOnce(path: string) {
     destroy: f('void sg_destroy(sg_ctx c)'),
     alloc: f('int sg_alloc(sg_ctx c, int64_t bytes, _Out_ sg_buf *out)'),
     free: f('int sg_free(sg_ctx c, sg_buf b)'),
+    view: f('int sg_view(sg_ctx c, sg_buf b, int64_t off, int64_t bytes, _Out_ sg_buf *out)'),
+    viewFree: f('void sg_view_free(sg_buf b)'),
     liveBytes: f('int64_t sg_live_bytes(sg_ctx c)'),
     peakBytes: f('int64_t sg_peak_bytes(sg_ctx c)'),
     resetPeak: f('void sg_reset_peak(sg_ctx c)'),
@@ -151,7 +158,16 @@ export class CudaBackend implements Backend {
     this.name = mode === 'emu' ? 'cuda-emu' : 'cuda'
   }
 
+  private disposed = false
+  /** Owned allocations not yet freed: dispose frees them before the context goes (a finalizer that ran after
+   *  sg_destroy would touch a deleted context). */
+  private readonly owned = new Set<Storage>()
+
+  /** Free every allocation and the context; tensors of this backend are unusable afterwards. */
   dispose(): void {
+    if (this.disposed) return
+    for (const s of this.owned) this.freeStorage(s)
+    this.disposed = true
     this.lib.destroy(this.ctx)
   }
 
@@ -162,13 +178,20 @@ export class CudaBackend implements Backend {
   private freeStorage(s: Storage): void {
     if (s.freed) return
     s.freed = true
-    this.lib.free(this.ctx, s.handle)
+    if (s.parent) this.lib.viewFree(s.handle)
+    else if (!this.disposed) {
+      this.owned.delete(s)
+      this.lib.free(this.ctx, s.handle)
+    }
   }
 
   private allocStorage(bytes: number): Storage {
     const out: Handle[] = [null]
+    if (this.disposed) throw new EngineError('engine.backend', 'the cuda backend was disposed')
     this.ok(this.lib.alloc(this.ctx, bytes, out) as number, `alloc ${bytes} bytes`)
-    return new Storage(out[0], bytes)
+    const s = new Storage(out[0], bytes)
+    this.owned.add(s)
+    return s
   }
 
   private tensor(shape: readonly number[], elem: CudaElem = 'f32', storage?: Storage): CudaTensor {
@@ -180,7 +203,7 @@ export class CudaBackend implements Backend {
 
   private T(t: Tensor): CudaTensor {
     if (!(t instanceof CudaTensor)) throw new EngineError('engine.backend', 'tensor does not belong to the cuda backend')
-    if (t.storage.freed) throw new EngineError('engine.backend', 'tensor used after release')
+    if (t.storage.dead || this.disposed) throw new EngineError('engine.backend', 'tensor used after release')
     return t
   }
 
@@ -197,16 +220,21 @@ export class CudaBackend implements Backend {
     return t
   }
 
-  /** Free a tensor's device memory now (and every reshaped view of it). */
+  /** Free a tensor's device memory now (and every view of it); a no-op for a sliceRows view. */
   release(t: Tensor): void {
     if (!(t instanceof CudaTensor)) throw new EngineError('engine.backend', 'tensor does not belong to the cuda backend')
-    this.freeStorage(t.storage)
+    if (!t.storage.parent) this.freeStorage(t.storage)
   }
 
   memoryStats(resetPeak = false): MemoryStats {
     const m = this.memory()
     if (resetPeak) this.resetPeak()
     return { liveBytes: m.live, peakBytes: m.peak }
+  }
+
+  /** Free temporaries now: owned memory, and the handles of sliceRows views (which own no memory). */
+  private drop(ts: readonly Tensor[]): void {
+    for (const t of ts) this.freeStorage(this.T(t).storage)
   }
 
   /** Bytes live now and the peak since the last resetPeak (this backend's allocations). */
@@ -274,16 +302,19 @@ export class CudaBackend implements Backend {
   reshape(t: Tensor, shape: readonly number[]): Tensor {
     const ct = this.T(t)
     check(numel(shape) === numel(ct.shape), `reshape [${ct.shape}] → [${shape}]`)
-    return new CudaTensor([...shape], ct.storage, ct.elem, ct.dtype)
+    return new CudaTensor([...shape], ct.storage, ct.elem, ct.dtype, ct.base ?? ct)
   }
 
   sliceRows(t: Tensor, start: number, end: number): Tensor {
     const ct = this.T(t)
     check(start >= 0 && end <= ct.shape[0] && start <= end, `sliceRows [${start}, ${end}) of [${ct.shape}]`)
-    const row = numel(ct.shape) / ct.shape[0]
-    const out = this.tensor([end - start, ...ct.shape.slice(1)])
-    this.ok(this.lib.copy(this.ctx, out.storage.handle, 0, ct.storage.handle, start * row * 4, (end - start) * row * 4) as number, 'sliceRows')
-    return out
+    const rowBytes = (numel(ct.shape) / ct.shape[0]) * (ct.elem === 'bf16' ? 2 : 4)
+    const out: Handle[] = [null]
+    this.ok(this.lib.view(this.ctx, ct.storage.handle, start * rowBytes, (end - start) * rowBytes, out) as number, 'sliceRows')
+    const s = new Storage(out[0], (end - start) * rowBytes, false, ct.storage.parent ?? ct.storage)
+    const view = new CudaTensor([end - start, ...ct.shape.slice(1)], s, ct.elem, ct.dtype, ct.base ?? ct)
+    this.registry.register(view, { h: s.handle, s })
+    return view
   }
 
   concatRows(ts: readonly Tensor[]): Tensor {
@@ -358,7 +389,8 @@ export class CudaBackend implements Backend {
   }
 
   embeddingBackward(dy: Tensor, ids: Int32Array, vocabSize: number): Tensor {
-    const C = dy.shape[1]
+    const C = numel(dy.shape) / dy.shape[0]
+    check(dy.shape[0] === ids.length, `embeddingBackward dy [${dy.shape}] for ${ids.length} ids`)
     for (const id of ids) if (!(id >= 0 && id < vocabSize)) throw new EngineError('engine.token_id', `token id ${id} is outside the vocabulary [0, ${vocabSize})`)
     const out = this.tensor([vocabSize, C])
     this.ok(this.lib.embeddingBwd(this.ctx, this.h(dy), this.h(this.ints(ids)), ids.length, C, out.storage.handle) as number, 'embeddingBackward')
@@ -366,10 +398,10 @@ export class CudaBackend implements Backend {
   }
 
   linear(x: Tensor, w: Tensor, bias?: Tensor, lora?: LoraOperand): Tensor {
-    const [N, K] = x.shape
-    const M = w.shape[0]
-    check(x.shape.length === 2 && w.shape[1] === K && (!bias || bias.shape[0] === M), `linear x [${x.shape}] w [${w.shape}]`)
-    const y = this.tensor([N, M])
+    const [M, K] = w.shape
+    const N = numel(x.shape) / K
+    check(w.shape.length === 2 && x.shape[x.shape.length - 1] === K && Number.isInteger(N) && (!bias || numel(bias.shape) === M), `linear x [${x.shape}] w [${w.shape}]`)
+    const y = this.tensor([...x.shape.slice(0, -1), M])
     this.ok(this.lib.gemmF32(this.ctx, 0, 1, N, M, K, 1, this.h(x), this.h(w), 0, y.storage.handle) as number, 'linear')
     if (bias) this.ok(this.lib.addBias(this.ctx, y.storage.handle, this.h(bias), N, M) as number, 'linear bias')
     if (lora) {
@@ -383,10 +415,10 @@ export class CudaBackend implements Backend {
   }
 
   linearBackward(x: Tensor, w: Tensor, dy: Tensor, lora?: LoraOperand): { dx: Tensor; dA?: Tensor; dB?: Tensor } {
-    const [N, K] = x.shape
-    const M = w.shape[0]
-    check(dy.shape[0] === N && dy.shape[1] === M && w.shape[1] === K, `linearBackward x [${x.shape}] w [${w.shape}] dy [${dy.shape}]`)
-    const dx = this.tensor([N, K])
+    const [M, K] = w.shape
+    const N = numel(x.shape) / K
+    check(w.shape.length === 2 && Number.isInteger(N) && numel(dy.shape) === N * M, `linearBackward x [${x.shape}] w [${w.shape}] dy [${dy.shape}]`)
+    const dx = this.tensor(x.shape)
     this.ok(this.lib.gemmF32(this.ctx, 0, 0, N, K, M, 1, this.h(dy), this.h(w), 0, dx.storage.handle) as number, 'linearBackward dx')
     if (!lora) return { dx }
     const r = lora.a.shape[0]
@@ -409,16 +441,19 @@ export class CudaBackend implements Backend {
   }
 
   rmsnorm(x: Tensor, w: Tensor, eps: number): Tensor {
-    const [N, C] = x.shape
-    check(w.shape[0] === C, `rmsnorm x [${x.shape}] w [${w.shape}]`)
-    const y = this.tensor([N, C])
+    const C = x.shape[x.shape.length - 1]
+    const N = numel(x.shape) / C
+    check(numel(w.shape) === C, `rmsnorm x [${x.shape}] w [${w.shape}]`)
+    const y = this.tensor(x.shape)
     this.ok(this.lib.rmsnormFwd(this.ctx, this.h(x), this.h(w), N, C, eps, y.storage.handle, null) as number, 'rmsnorm')
     return y
   }
 
   rmsnormBackward(x: Tensor, w: Tensor, eps: number, dy: Tensor): { dx: Tensor; dw: Tensor } {
-    const [N, C] = x.shape
-    const y = this.tensor([N, C]), rstd = this.tensor([N]), dx = this.tensor([N, C]), dw = this.tensor([C])
+    const C = x.shape[x.shape.length - 1]
+    const N = numel(x.shape) / C
+    check(numel(w.shape) === C && numel(dy.shape) === numel(x.shape), `rmsnormBackward x [${x.shape}] w [${w.shape}] dy [${dy.shape}]`)
+    const y = this.tensor([N, C]), rstd = this.tensor([N]), dx = this.tensor(x.shape), dw = this.tensor(w.shape)
     this.ok(this.lib.rmsnormFwd(this.ctx, this.h(x), this.h(w), N, C, eps, y.storage.handle, rstd.storage.handle) as number, 'rmsnorm rstd')
     this.ok(this.lib.rmsnormBwd(this.ctx, this.h(x), this.h(w), rstd.storage.handle, this.h(dy), N, C, dx.storage.handle, dw.storage.handle) as number, 'rmsnormBackward')
     this.release(y)
@@ -474,13 +509,13 @@ export class CudaBackend implements Backend {
   }
 
   private checkTargets(logits: Tensor, targets: Int32Array): void {
-    const [N, V] = logits.shape
+    const N = logits.shape[0], V = numel(logits.shape) / N
     check(targets.length === N, `targets ${targets.length} for ${N} rows`)
     for (const t of targets) if (!(t >= 0 && t < V)) throw new EngineError('engine.token_id', `target id ${t} is outside the vocabulary [0, ${V})`)
   }
 
   logSoftmax(logits: Tensor): Tensor {
-    const [N, V] = logits.shape
+    const N = logits.shape[0], V = numel(logits.shape) / N
     const out = this.tensor([N, V])
     this.ok(this.lib.rowSoftmax(this.ctx, this.h(logits), N, V, null, null, 0, out.storage.handle) as number, 'logSoftmax')
     return out
@@ -488,7 +523,7 @@ export class CudaBackend implements Backend {
 
   targetLogprobs(logits: Tensor, targets: Int32Array): Tensor {
     this.checkTargets(logits, targets)
-    const [N, V] = logits.shape
+    const N = logits.shape[0], V = numel(logits.shape) / N
     const out = this.tensor([N])
     this.ok(this.lib.rowSoftmax(this.ctx, this.h(logits), N, V, this.h(this.ints(targets)), null, 1, out.storage.handle) as number, 'targetLogprobs')
     return out
@@ -496,7 +531,7 @@ export class CudaBackend implements Backend {
 
   targetLogprobsBackward(logits: Tensor, targets: Int32Array, dlogp: Tensor): Tensor {
     this.checkTargets(logits, targets)
-    const [N, V] = logits.shape
+    const N = logits.shape[0], V = numel(logits.shape) / N
     const out = this.tensor([N, V])
     this.ok(this.lib.rowSoftmax(this.ctx, this.h(logits), N, V, this.h(this.ints(targets)), this.h(dlogp), 2, out.storage.handle) as number, 'targetLogprobsBackward')
     return out
@@ -523,7 +558,7 @@ export class CudaBackend implements Backend {
       const part = [this.sliceRows(q, s, e), this.sliceRows(k, s, e), this.sliceRows(v, s, e)]
       const ob = this.attention(part[0], part[1], part[2], 0)
       this.writeRows(o, s, ob)
-      for (const t of [...part, ob]) this.release(t)
+      this.drop([...part, ob])
     }
     return o
   }
@@ -540,7 +575,7 @@ export class CudaBackend implements Backend {
       this.writeRows(dq, s, g.dq)
       this.writeRows(dk, s, g.dk)
       this.writeRows(dv, s, g.dv)
-      for (const t of [...part, g.dq, g.dk, g.dv]) this.release(t)
+      this.drop([...part, g.dq, g.dk, g.dv])
     }
     return { dq, dk, dv }
   }
@@ -566,7 +601,7 @@ export class CudaBackend implements Backend {
       const lg = this.linear(hs, w)
       const lp = this.targetLogprobs(lg, targets.subarray(s, e))
       this.writeRows(out, s, lp)
-      for (const t of [hs, lg, lp]) this.release(t)
+      this.drop([hs, lg, lp])
     }
     return out
   }
@@ -585,7 +620,7 @@ export class CudaBackend implements Backend {
       const dlg = this.targetLogprobsBackward(lg, targets.subarray(s, e), ds)
       const dx = this.linearBackward(hs, w, dlg).dx
       this.writeRows(dh, s, dx)
-      for (const t of [hs, ds, lg, dlg, dx]) this.release(t)
+      this.drop([hs, ds, lg, dlg, dx])
     }
     return dh
   }
