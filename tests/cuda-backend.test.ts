@@ -180,7 +180,7 @@ maybe("createBackend('cuda')", () => {
     } catch (err) {
       msg = (err as Error).message
     }
-    expect(msg).toMatch(/cuda backend unavailable/)
+    expect(msg).toMatch(/^the cuda backend is not available \(device\): .+; use --backend native$/)
     expect(msg).toMatch(/use --backend native$/)
     expect(msg).not.toMatch(/\n/)
     expect(msg.match(/use --backend native/g)).toHaveLength(1)

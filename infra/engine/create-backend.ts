@@ -23,8 +23,8 @@ export function createBackend(name: BackendName = 'auto'): Backend {
         return createCudaBackend()
       } catch (err) {
         // createCudaBackend's message is cudaUnavailableReason(): one line that already names the reason.
-        const reason = (err as Error).message.split('\n')[0].replace(/; use --backend native$/, '')
-        throw new EngineError('engine.backend', `${reason}; use --backend native`, { cause: err })
+        const reason = (err as Error).message.split('\n')[0].replace(/; use --backend native$/, '').replace(/^cuda backend unavailable:? ?/, '')
+        throw new EngineError('engine.backend', `the cuda backend is not available${reason.startsWith('(') ? ' ' : ': '}${reason}; use --backend native`, { cause: err })
       }
     case 'auto':
       return loadNativeAddon().addon ? createNativeBackend() : createTsBackend()

@@ -5,6 +5,7 @@
 // GEMM, tensor-core varlen attention, chunked head, token loss, fused AdamW, KV cache decode, device sampling).
 // `mode: 'emu'` loads the same library built through the emulation layer (host memory) — what CI tests.
 // It does not know models or the learner.
+import { existsSync } from 'node:fs'
 import koffi from 'koffi'
 import { EngineError } from '../../errors'
 import type { AdamWHyper, Backend, LoraOperand, MemoryStats, RowSamplingParams, SampledRows, Tensor, WeightDtype } from '../backend'
@@ -131,10 +132,14 @@ export function cudaUnavailableReason(opts: CudaBackendOptions = {}): string | n
   }
 }
 
+const NVIDIA_DRIVER_PATHS = ['/dev/nvidia0', '/dev/nvidiactl', '/proc/driver/nvidia/version']
+
 export function createCudaBackend(opts: CudaBackendOptions = {}): CudaBackend {
   const mode = opts.mode ?? (process.env.SG_CUDA_MODE === 'emu' ? 'emu' : 'device')
   let path = opts.libPath ?? process.env.SG_CUDA_LIB
   try {
+    // No NVIDIA driver on this host: say so at once instead of compiling the device library (about a minute) first.
+    if (!path && mode === 'device' && !NVIDIA_DRIVER_PATHS.some((p) => existsSync(p))) throw new Error('no NVIDIA driver or GPU on this host (no /dev/nvidia0, /dev/nvidiactl or /proc/driver/nvidia)')
     if (!path) path = buildLibrary(mode).path
     return new CudaBackend(bindLibrary(path), mode)
   } catch (err) {
