@@ -15,7 +15,7 @@ import { type HostTensor, writeSafetensors } from '../infra/engine/safetensors'
 import { Rng } from '../infra/rng'
 import { runBackendContract } from '../infra/engine/backend-contract'
 import { runModelContract } from '../infra/engine/model-contract'
-import { createCudaBackend, type CudaBackend } from '../infra/engine/cuda/cuda-backend'
+import { createBackend, createCudaBackend, cudaUnavailableReason, type CudaBackend } from '../infra/engine'
 import { maxRelDiff } from '../infra/engine/backend-contract'
 
 const hasGxx = spawnSync('g++', ['--version']).status === 0
@@ -47,8 +47,8 @@ maybe('cuda fast path (emulated) agrees with the interface ops', () => {
     const N = cu[3]
     const q = bf16Grid(randn(rng, N * H * D)), k = bf16Grid(randn(rng, N * KV * D)), v = bf16Grid(randn(rng, N * KV * D)), dy = bf16Grid(randn(rng, N * H * D))
     const Q = be.fromHost(q, [N, H, D]), K = be.fromHost(k, [N, KV, D]), V = be.fromHost(v, [N, KV, D]), DY = be.fromHost(dy, [N, H, D])
-    const { o, lse } = be.attentionVarlen(Q, K, V, cu, cu)
-    const g = be.attentionVarlenBackward(Q, K, V, o, lse, DY, cu, cu)
+    const { o, lse } = be.attentionVarlenLse(Q, K, V, cu, cu)
+    const g = be.attentionVarlenLseBackward(Q, K, V, o, lse, DY, cu, cu)
     const parts = { o: [] as number[], dq: [] as number[], dk: [] as number[], dv: [] as number[] }
     for (let b = 0; b < lens.length; b++) {
       const s = cu[b], e = cu[b + 1]
@@ -73,10 +73,10 @@ maybe('cuda fast path (emulated) agrees with the interface ops', () => {
     const dl = randn(rng, N)
     const H = be.fromHost(h, [N, C]), W = be.fromHost(w, [V, C])
     const Wb = be.toBf16(W)
-    const { logp, lse } = be.headLogprobs(H, Wb, targets, 4, 16)
+    const { logp, lse } = be.headLogprobsLse(H, Wb, targets, 4, 16)
     const logits = be.linear(H, W)
     expect(maxRelDiff(be.toHost(logp), be.toHost(be.targetLogprobs(logits, targets)))).toBeLessThan(1e-4)
-    const dh = be.headLogprobsBackward(H, Wb, targets, lse, be.fromHost(dl, [N]), 4, 16)
+    const dh = be.headLogprobsLseBackward(H, Wb, targets, lse, be.fromHost(dl, [N]), 4, 16)
     const dlogits = be.targetLogprobsBackward(logits, targets, be.fromHost(dl, [N]))
     const want = be.linearBackward(H, W, dlogits).dx
     expect(maxRelDiff(be.toHost(dh), be.toHost(want))).toBeLessThan(2e-2)
@@ -95,7 +95,7 @@ maybe('cuda fast path (emulated) agrees with the interface ops', () => {
     }
     for (const p of [{ temperature: 1, topK: 0, topP: 1 }, { temperature: 0.7, topK: 5, topP: 0.9 }, { temperature: 1.2, topK: 0, topP: 0.6 }, { temperature: 0, topK: 0, topP: 1 }]) {
       const uniforms = Float32Array.from({ length: B }, () => rng.next())
-      const got = be.sample(be.fromHost(logits, [B, V]), p, uniforms)
+      const got = be.sampleDevice(be.fromHost(logits, [B, V]), p, uniforms)
       for (let b = 0; b < B; b++) {
         const row = logits.subarray(b * V, (b + 1) * V)
         const raw = logSoftmax(row, 1)
@@ -152,6 +152,39 @@ maybe('cuda fast path (emulated) agrees with the interface ops', () => {
     expect(be.memory().live).toBe(before)
     expect(be.memory().peak).toBeGreaterThanOrEqual(before + 4000)
     expect(() => be.toHost(t)).toThrow(/after release/)
+  })
+})
+
+maybe("createBackend('cuda')", () => {
+  const saved = { mode: process.env.SG_CUDA_MODE, lib: process.env.SG_CUDA_LIB }
+  afterEach(() => {
+    for (const [k, v] of [['SG_CUDA_MODE', saved.mode], ['SG_CUDA_LIB', saved.lib]] as const) {
+      if (v === undefined) delete process.env[k]
+      else process.env[k] = v
+    }
+  })
+
+  test('builds the cuda backend (emulated here) through the one chooser', () => {
+    process.env.SG_CUDA_MODE = 'emu'
+    const be = createBackend('cuda')
+    expect(be.name).toBe('cuda-emu')
+    expect(Array.from(be.toHost(be.fromHost(Float32Array.from([1, 2, 3]), [3])))).toEqual([1, 2, 3])
+    ;(be as CudaBackend).dispose()
+  }, 600_000)
+
+  test('a cuda backend that cannot start is one line naming the reason and pointing at --backend native', () => {
+    process.env.SG_CUDA_LIB = join(tmpdir(), 'no-such-dir', 'libsgcuda.so')
+    let msg = ''
+    try {
+      createBackend('cuda')
+    } catch (err) {
+      msg = (err as Error).message
+    }
+    expect(msg).toMatch(/^the cuda backend is not available \(device\): .+; use --backend native$/)
+    expect(msg).toMatch(/use --backend native$/)
+    expect(msg).not.toMatch(/\n/)
+    expect(msg.match(/use --backend native/g)).toHaveLength(1)
+    expect(cudaUnavailableReason()).toMatch(/cuda backend unavailable/)
   })
 })
 

@@ -7,7 +7,7 @@
 import { appendFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
 import { Rng } from '../../infra/rng'
-import { createCudaBackend } from '../../infra/engine/cuda/cuda-backend'
+import { createCudaBackend } from '../../infra/engine'
 import { QWEN3_SHAPES, Qwen3Lora } from './qwen3-step'
 
 function fail(msg: string): never {

@@ -6,7 +6,7 @@
 import { isDeepStrictEqual } from 'node:util'
 import { runBackendContract } from '../../infra/engine/backend-contract'
 import { runModelContract } from '../../infra/engine/model-contract'
-import { createCudaBackend } from '../../infra/engine/cuda/cuda-backend'
+import { createCudaBackend } from '../../infra/engine'
 
 type Fn = () => unknown
 interface Suite { name: string; tests: { name: string; fn: Fn }[]; before: Fn[]; after: Fn[] }

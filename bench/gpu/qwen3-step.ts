@@ -109,7 +109,7 @@ export class Qwen3Lora {
       const qn = be.rmsnormWithRstd(be.reshape(q0, [N * H, D]), l.qn, EPS), kn = be.rmsnormWithRstd(be.reshape(k0, [N * KV, D]), l.kn, EPS)
       const q = be.rope(be.reshape(qn.y, [N, H, D]), positions, THETA), k = be.rope(be.reshape(kn.y, [N, KV, D]), positions, THETA)
       const vv = be.reshape(v, [N, KV, D])
-      const att = be.attentionVarlen(q, k, vv, cu, cu)
+      const att = be.attentionVarlenLse(q, k, vv, cu, cu)
       const uo: Tensor[] = []
       const o2 = be.reshape(att.o, [N, H * D])
       const y = this.lin(o2, l, 'o', uo)
@@ -126,14 +126,14 @@ export class Qwen3Lora {
       x = x2
     }
     const nf = be.rmsnormWithRstd(x, this.finalNorm, EPS)
-    const { logp, lse } = be.headLogprobs(nf.y, this.embedBf16, targets)
+    const { logp, lse } = be.headLogprobsLse(nf.y, this.embedBf16, targets)
     const old = be.clone(logp)
     const adv = be.fromHost(advantages, [N]), wts = be.fromHost(new Float32Array(N).fill(1 / N), [N])
     const tl = be.tokenLoss(logp, old, adv, wts, loss, 0.2, 0.28)
     const dlogp = tl.dlogp
     const lossSum = Array.from(be.toHost(tl.loss)).reduce((a, b) => a + b, 0)
     // ---- backward ----
-    const dnf = be.headLogprobsBackward(nf.y, this.embedBf16, targets, lse, dlogp)
+    const dnf = be.headLogprobsLseBackward(nf.y, this.embedBf16, targets, lse, dlogp)
     let dx = be.rmsnormBackwardWithRstd(x, this.finalNorm, nf.rstd, dnf)
     rel([nf.y, nf.rstd, logp, lse, old, adv, wts, tl.loss, dlogp, dnf, x])
     const grads = new Map<Tensor, Tensor>()
@@ -151,7 +151,7 @@ export class Qwen3Lora {
       rel([dsw, dgate, dup, dn2, dn2u, dx])
       // attention
       const dao = this.linBack(be.reshape(ao, [N, H * D]), l, 'o', uo, dx1, grads)
-      const ga = be.attentionVarlenBackward(q, k, vv, ao, alse, be.reshape(dao, [N, H, D]), cu, cu)
+      const ga = be.attentionVarlenLseBackward(q, k, vv, ao, alse, be.reshape(dao, [N, H, D]), cu, cu)
       const dqn = be.ropeBackward(ga.dq, positions, THETA), dkn = be.ropeBackward(ga.dk, positions, THETA)
       const dq0 = be.rmsnormBackwardWithRstd(be.reshape(q0, [N * H, D]), l.qn, qnr, be.reshape(dqn, [N * H, D]))
       const dk0 = be.rmsnormBackwardWithRstd(be.reshape(k0, [N * KV, D]), l.kn, knr, be.reshape(dkn, [N * KV, D]))
@@ -197,7 +197,7 @@ export class Qwen3Lora {
           be.fillCache(caches[li].k, b, caches[li].Smax, k, cu[b], cu[b + 1] - cu[b])
           be.fillCache(caches[li].v, b, caches[li].Smax, v, cu[b], cu[b + 1] - cu[b])
         }
-        const a = be.attentionVarlen(q, k, v, cu, cu)
+        const a = be.attentionVarlenLse(q, k, v, cu, cu)
         be.release(a.lse)
         return a.o
       })
@@ -251,7 +251,7 @@ export class Qwen3Lora {
       const nf = be.rmsnormWithRstd(hLast, this.finalNorm, EPS)
       const logits = be.linearBf16(nf.y, this.embedBf16)
       const u = Float32Array.from({ length: B }, () => rng.next())
-      const drawn = be.sample(logits, p, u)
+      const drawn = be.sampleDevice(logits, p, u)
       for (const t of [nf.y, nf.rstd, logits, hLast]) be.release(t)
       drawn.ids.forEach((id, b) => (out[b][step] = id))
       if (step === newTokens - 1) break

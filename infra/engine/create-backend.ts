@@ -1,8 +1,10 @@
 // infra/engine/create-backend: createBackend(name) — the one place a backend is chosen. 'ts' is the reference,
-// 'native' the C++ addon (an error saying why when it was not built), 'cuda' not available yet (its backend lands
-// in infra/engine/cuda/), 'auto' = native where it built, else ts (the reason is kept in backendFallbackReason()).
+// 'native' the C++ addon (an error saying why when it was not built), 'cuda' the CUDA library (cuda/; built and
+// loaded on first use, an error naming the reason when it cannot start), 'auto' = native where it built, else ts
+// (the reason is kept in backendFallbackReason(); auto never builds CUDA at start-up).
 import { EngineError } from '../errors'
 import type { Backend } from './backend'
+import { createCudaBackend } from './cuda/cuda-backend'
 import { loadNativeAddon } from './native/addon'
 import { createNativeBackend } from './native/native-backend'
 import { createTsBackend } from './ts-backend'
@@ -17,7 +19,13 @@ export function createBackend(name: BackendName = 'auto'): Backend {
     case 'native':
       return createNativeBackend()
     case 'cuda':
-      throw new EngineError('engine.backend', 'the cuda backend is not available in this build (it lands in infra/engine/cuda/); use --backend native or ts')
+      try {
+        return createCudaBackend()
+      } catch (err) {
+        // createCudaBackend's message is cudaUnavailableReason(): one line that already names the reason.
+        const reason = (err as Error).message.split('\n')[0].replace(/; use --backend native$/, '').replace(/^cuda backend unavailable:? ?/, '')
+        throw new EngineError('engine.backend', `the cuda backend is not available${reason.startsWith('(') ? ' ' : ': '}${reason}; use --backend native`, { cause: err })
+      }
     case 'auto':
       return loadNativeAddon().addon ? createNativeBackend() : createTsBackend()
     default:

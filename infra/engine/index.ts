@@ -1,5 +1,5 @@
 // infra/engine: the local policy engine — Qwen3-family decoder-only models with LoRA, a backend boundary
-// (ts reference, native C++ addon, cuda later; op list and dtypes in backend.ts), sampling with KV caches and a Tinker-style learning API. This file is the
+// (ts reference, native C++ addon, cuda library; op list and dtypes in backend.ts), sampling with KV caches and a Tinker-style learning API. This file is the
 // curated public surface; import from here.
 //
 // Shape legend (used in names and comments throughout infra/engine):
@@ -15,6 +15,7 @@ export type { Backend, Tensor, LoraOperand, AdamWHyper, WeightDtype, RowSampling
 export { createTsBackend, TsBackend } from './ts-backend'
 export { createBackend, backendFallbackReason, parseBackendName, type BackendName, BACKEND_NAMES } from './create-backend'
 export { createNativeBackend, NativeBackend } from './native/native-backend'
+export { createCudaBackend, cudaUnavailableReason, CudaBackend, CudaTensor, type CudaBackendOptions } from './cuda/cuda-backend'
 export { runBackendContract } from './backend-contract'
 export { runModelContract } from './model-contract'
 export { type ModelConfig, type ModelArch, type PresetName, PRESETS, presetConfig, parseHfConfig, loadModelConfig, toHfConfig } from './config'

@@ -5,21 +5,38 @@
 // GEMM, tensor-core varlen attention, chunked head, token loss, fused AdamW, KV cache decode, device sampling).
 // `mode: 'emu'` loads the same library built through the emulation layer (host memory) — what CI tests.
 // It does not know models or the learner.
+import { existsSync } from 'node:fs'
 import koffi from 'koffi'
 import { EngineError } from '../../errors'
-import type { AdamWHyper, Backend, LoraOperand, Tensor } from '../backend'
+import type { AdamWHyper, Backend, LoraOperand, MemoryStats, RowSamplingParams, SampledRows, Tensor, WeightDtype } from '../backend'
 import { numel } from '../backend'
+import { bf16ToF32, f32ToBf16 } from '../safetensors'
+import { sampleFromRow } from '../sample-row'
 import { buildLibrary } from './build'
 
 type Handle = unknown
 
-/** One device allocation; shared by reshaped views, freed when released or when no tensor references it. */
+/** One device allocation, or a row view into one (parent set: sliceRows); shared by reshaped views, freed when
+ *  released or when no tensor references it. A view's handle owns no memory and dies with its parent. */
 class Storage {
-  constructor(readonly handle: Handle, readonly bytes: number, public freed = false) {}
+  constructor(readonly handle: Handle, readonly bytes: number, public freed = false, readonly parent?: Storage) {}
+  get dead(): boolean {
+    return this.freed || (this.parent?.dead ?? false)
+  }
 }
 
+/** What one element occupies on the device: 'bf16' only for the fast path's toBf16/random copies (the interface
+ *  ops read fp32), 'i32' for uploaded ids. Not Tensor.dtype: an interface bf16 weight (fromHost(…, 'bf16')) is
+ *  stored as its bf16-rounded values in fp32, like the ts backend, and says dtype 'bf16'. */
+export type CudaElem = 'f32' | 'bf16' | 'i32'
+
 export class CudaTensor implements Tensor {
-  constructor(readonly shape: readonly number[], readonly storage: Storage, readonly dtype: 'f32' | 'bf16' | 'i32' = 'f32') {}
+  readonly dtype?: WeightDtype
+  /** base: the tensor a reshape/sliceRows view was taken of, held so the GC cannot free memory a view still reads. */
+  constructor(readonly shape: readonly number[], readonly storage: Storage, readonly elem: CudaElem = 'f32', dtype?: WeightDtype, readonly base?: CudaTensor) {
+    const d = dtype ?? (elem === 'bf16' ? 'bf16' : undefined)
+    if (d === 'bf16') this.dtype = d
+  }
 }
 
 export interface CudaBackendOptions {
@@ -59,6 +76,8 @@ function bindLibraryOnce(path: string) {
     destroy: f('void sg_destroy(sg_ctx c)'),
     alloc: f('int sg_alloc(sg_ctx c, int64_t bytes, _Out_ sg_buf *out)'),
     free: f('int sg_free(sg_ctx c, sg_buf b)'),
+    view: f('int sg_view(sg_ctx c, sg_buf b, int64_t off, int64_t bytes, _Out_ sg_buf *out)'),
+    viewFree: f('void sg_view_free(sg_buf b)'),
     liveBytes: f('int64_t sg_live_bytes(sg_ctx c)'),
     peakBytes: f('int64_t sg_peak_bytes(sg_ctx c)'),
     resetPeak: f('void sg_reset_peak(sg_ctx c)'),
@@ -113,10 +132,14 @@ export function cudaUnavailableReason(opts: CudaBackendOptions = {}): string | n
   }
 }
 
+const NVIDIA_DRIVER_PATHS = ['/dev/nvidia0', '/dev/nvidiactl', '/proc/driver/nvidia/version']
+
 export function createCudaBackend(opts: CudaBackendOptions = {}): CudaBackend {
   const mode = opts.mode ?? (process.env.SG_CUDA_MODE === 'emu' ? 'emu' : 'device')
   let path = opts.libPath ?? process.env.SG_CUDA_LIB
   try {
+    // No NVIDIA driver on this host: say so at once instead of compiling the device library (about a minute) first.
+    if (!path && mode === 'device' && !NVIDIA_DRIVER_PATHS.some((p) => existsSync(p))) throw new Error('no NVIDIA driver or GPU on this host (no /dev/nvidia0, /dev/nvidiactl or /proc/driver/nvidia)')
     if (!path) path = buildLibrary(mode).path
     return new CudaBackend(bindLibrary(path), mode)
   } catch (err) {
@@ -140,7 +163,16 @@ export class CudaBackend implements Backend {
     this.name = mode === 'emu' ? 'cuda-emu' : 'cuda'
   }
 
+  private disposed = false
+  /** Owned allocations not yet freed: dispose frees them before the context goes (a finalizer that ran after
+   *  sg_destroy would touch a deleted context). */
+  private readonly owned = new Set<Storage>()
+
+  /** Free every allocation and the context; tensors of this backend are unusable afterwards. */
   dispose(): void {
+    if (this.disposed) return
+    for (const s of this.owned) this.freeStorage(s)
+    this.disposed = true
     this.lib.destroy(this.ctx)
   }
 
@@ -151,30 +183,40 @@ export class CudaBackend implements Backend {
   private freeStorage(s: Storage): void {
     if (s.freed) return
     s.freed = true
-    this.lib.free(this.ctx, s.handle)
+    if (s.parent) this.lib.viewFree(s.handle)
+    else if (!this.disposed) {
+      this.owned.delete(s)
+      this.lib.free(this.ctx, s.handle)
+    }
   }
 
   private allocStorage(bytes: number): Storage {
     const out: Handle[] = [null]
+    if (this.disposed) throw new EngineError('engine.backend', 'the cuda backend was disposed')
     this.ok(this.lib.alloc(this.ctx, bytes, out) as number, `alloc ${bytes} bytes`)
-    return new Storage(out[0], bytes)
+    const s = new Storage(out[0], bytes)
+    this.owned.add(s)
+    return s
   }
 
-  private tensor(shape: readonly number[], dtype: 'f32' | 'bf16' | 'i32' = 'f32', storage?: Storage): CudaTensor {
-    const s = storage ?? this.allocStorage(numel(shape) * (dtype === 'bf16' ? 2 : 4))
-    const t = new CudaTensor([...shape], s, dtype)
+  private tensor(shape: readonly number[], elem: CudaElem = 'f32', storage?: Storage): CudaTensor {
+    const s = storage ?? this.allocStorage(numel(shape) * (elem === 'bf16' ? 2 : 4))
+    const t = new CudaTensor([...shape], s, elem)
     if (!storage) this.registry.register(t, { h: s.handle, s })
     return t
   }
 
   private T(t: Tensor): CudaTensor {
     if (!(t instanceof CudaTensor)) throw new EngineError('engine.backend', 'tensor does not belong to the cuda backend')
-    if (t.storage.freed) throw new EngineError('engine.backend', 'tensor used after release')
+    if (t.storage.dead || this.disposed) throw new EngineError('engine.backend', 'tensor used after release')
     return t
   }
 
+  /** The device buffer of an fp32 (or i32 ids) operand; a 2-byte fast-path copy cannot feed an fp32 kernel. */
   private h(t: Tensor): Handle {
-    return this.T(t).storage.handle
+    const ct = this.T(t)
+    if (ct.elem === 'bf16') throw new EngineError('engine.backend', 'a bf16 device copy (toBf16/random) was passed to an fp32 op; pass the fromHost tensor')
+    return ct.storage.handle
   }
 
   private ints(a: Int32Array): CudaTensor {
@@ -183,9 +225,21 @@ export class CudaBackend implements Backend {
     return t
   }
 
-  /** Free a tensor's device memory now (and every reshaped view of it). */
+  /** Free a tensor's device memory now (and every view of it); a no-op for a sliceRows view. */
   release(t: Tensor): void {
-    this.freeStorage(this.T(t).storage)
+    if (!(t instanceof CudaTensor)) throw new EngineError('engine.backend', 'tensor does not belong to the cuda backend')
+    if (!t.storage.parent) this.freeStorage(t.storage)
+  }
+
+  memoryStats(resetPeak = false): MemoryStats {
+    const m = this.memory()
+    if (resetPeak) this.resetPeak()
+    return { liveBytes: m.live, peakBytes: m.peak }
+  }
+
+  /** Free temporaries now: owned memory, and the handles of sliceRows views (which own no memory). */
+  private drop(ts: readonly Tensor[]): void {
+    for (const t of ts) this.freeStorage(this.T(t).storage)
   }
 
   /** Bytes live now and the peak since the last resetPeak (this backend's allocations). */
@@ -194,7 +248,7 @@ export class CudaBackend implements Backend {
   }
 
   /** A tensor of uniform [−scale, scale) values drawn on the device from (seed, index): benchmark weights. */
-  random(shape: readonly number[], seed: number, scale: number, dtype: 'f32' | 'bf16' = 'f32'): CudaTensor {
+  random(shape: readonly number[], seed: number, scale: number, dtype: WeightDtype = 'f32'): CudaTensor {
     const t = this.tensor(shape, dtype)
     this.ok(this.lib.fillRandom(this.ctx, t.storage.handle, dtype === 'bf16' ? 1 : 0, numel(shape), BigInt(seed), scale) as number, 'random')
     return t
@@ -209,17 +263,27 @@ export class CudaBackend implements Backend {
   }
 
   // ---- memory ----
-  fromHost(data: Float32Array, shape: readonly number[]): Tensor {
+  /** 'bf16' rounds to bfloat16 (as the ts backend) and keeps the rounded values in fp32 for the interface ops. */
+  fromHost(data: Float32Array, shape: readonly number[], dtype: WeightDtype = 'f32'): Tensor {
     check(numel(shape) === data.length, `fromHost: ${data.length} values for shape [${shape}]`)
-    const t = this.tensor(shape)
-    this.ok(this.lib.upload(this.ctx, t.storage.handle, 0, data, data.byteLength) as number, 'upload')
+    const src = dtype === 'bf16' ? data.map((x) => bf16ToF32(f32ToBf16(x))) : data
+    const t = new CudaTensor([...shape], this.allocStorage(src.byteLength), 'f32', dtype)
+    this.registry.register(t, { h: t.storage.handle, s: t.storage })
+    this.ok(this.lib.upload(this.ctx, t.storage.handle, 0, src, src.byteLength) as number, 'upload')
     return t
   }
 
   toHost(t: Tensor): Float32Array {
     const ct = this.T(t)
-    const out = new Float32Array(numel(ct.shape))
+    const n = numel(ct.shape)
+    if (ct.elem === 'bf16') {
+      const raw = new Uint16Array(n)
+      this.ok(this.lib.download(this.ctx, ct.storage.handle, 0, raw, raw.byteLength) as number, 'download')
+      return Float32Array.from(raw, (b) => bf16ToF32(b))
+    }
+    const out = new Float32Array(n)
     this.ok(this.lib.download(this.ctx, ct.storage.handle, 0, out, out.byteLength) as number, 'download')
+    if (ct.elem === 'i32') return Float32Array.from(new Int32Array(out.buffer))
     return out
   }
 
@@ -243,16 +307,19 @@ export class CudaBackend implements Backend {
   reshape(t: Tensor, shape: readonly number[]): Tensor {
     const ct = this.T(t)
     check(numel(shape) === numel(ct.shape), `reshape [${ct.shape}] → [${shape}]`)
-    return new CudaTensor([...shape], ct.storage, ct.dtype)
+    return new CudaTensor([...shape], ct.storage, ct.elem, ct.dtype, ct.base ?? ct)
   }
 
   sliceRows(t: Tensor, start: number, end: number): Tensor {
     const ct = this.T(t)
     check(start >= 0 && end <= ct.shape[0] && start <= end, `sliceRows [${start}, ${end}) of [${ct.shape}]`)
-    const row = numel(ct.shape) / ct.shape[0]
-    const out = this.tensor([end - start, ...ct.shape.slice(1)])
-    this.ok(this.lib.copy(this.ctx, out.storage.handle, 0, ct.storage.handle, start * row * 4, (end - start) * row * 4) as number, 'sliceRows')
-    return out
+    const rowBytes = (numel(ct.shape) / ct.shape[0]) * (ct.elem === 'bf16' ? 2 : 4)
+    const out: Handle[] = [null]
+    this.ok(this.lib.view(this.ctx, ct.storage.handle, start * rowBytes, (end - start) * rowBytes, out) as number, 'sliceRows')
+    const s = new Storage(out[0], (end - start) * rowBytes, false, ct.storage.parent ?? ct.storage)
+    const view = new CudaTensor([end - start, ...ct.shape.slice(1)], s, ct.elem, ct.dtype, ct.base ?? ct)
+    this.registry.register(view, { h: s.handle, s })
+    return view
   }
 
   concatRows(ts: readonly Tensor[]): Tensor {
@@ -278,7 +345,8 @@ export class CudaBackend implements Backend {
   }
 
   clone(t: Tensor): Tensor {
-    const out = this.tensor(t.shape)
+    const out = new CudaTensor([...t.shape], this.allocStorage(numel(t.shape) * 4), 'f32', this.T(t).dtype)
+    this.registry.register(out, { h: out.storage.handle, s: out.storage })
     this.ok(this.lib.copy(this.ctx, out.storage.handle, 0, this.h(t), 0, numel(t.shape) * 4) as number, 'clone')
     return out
   }
@@ -326,7 +394,8 @@ export class CudaBackend implements Backend {
   }
 
   embeddingBackward(dy: Tensor, ids: Int32Array, vocabSize: number): Tensor {
-    const C = dy.shape[1]
+    const C = numel(dy.shape) / dy.shape[0]
+    check(dy.shape[0] === ids.length, `embeddingBackward dy [${dy.shape}] for ${ids.length} ids`)
     for (const id of ids) if (!(id >= 0 && id < vocabSize)) throw new EngineError('engine.token_id', `token id ${id} is outside the vocabulary [0, ${vocabSize})`)
     const out = this.tensor([vocabSize, C])
     this.ok(this.lib.embeddingBwd(this.ctx, this.h(dy), this.h(this.ints(ids)), ids.length, C, out.storage.handle) as number, 'embeddingBackward')
@@ -334,10 +403,10 @@ export class CudaBackend implements Backend {
   }
 
   linear(x: Tensor, w: Tensor, bias?: Tensor, lora?: LoraOperand): Tensor {
-    const [N, K] = x.shape
-    const M = w.shape[0]
-    check(x.shape.length === 2 && w.shape[1] === K && (!bias || bias.shape[0] === M), `linear x [${x.shape}] w [${w.shape}]`)
-    const y = this.tensor([N, M])
+    const [M, K] = w.shape
+    const N = numel(x.shape) / K
+    check(w.shape.length === 2 && x.shape[x.shape.length - 1] === K && Number.isInteger(N) && (!bias || numel(bias.shape) === M), `linear x [${x.shape}] w [${w.shape}]`)
+    const y = this.tensor([...x.shape.slice(0, -1), M])
     this.ok(this.lib.gemmF32(this.ctx, 0, 1, N, M, K, 1, this.h(x), this.h(w), 0, y.storage.handle) as number, 'linear')
     if (bias) this.ok(this.lib.addBias(this.ctx, y.storage.handle, this.h(bias), N, M) as number, 'linear bias')
     if (lora) {
@@ -351,10 +420,10 @@ export class CudaBackend implements Backend {
   }
 
   linearBackward(x: Tensor, w: Tensor, dy: Tensor, lora?: LoraOperand): { dx: Tensor; dA?: Tensor; dB?: Tensor } {
-    const [N, K] = x.shape
-    const M = w.shape[0]
-    check(dy.shape[0] === N && dy.shape[1] === M && w.shape[1] === K, `linearBackward x [${x.shape}] w [${w.shape}] dy [${dy.shape}]`)
-    const dx = this.tensor([N, K])
+    const [M, K] = w.shape
+    const N = numel(x.shape) / K
+    check(w.shape.length === 2 && Number.isInteger(N) && numel(dy.shape) === N * M, `linearBackward x [${x.shape}] w [${w.shape}] dy [${dy.shape}]`)
+    const dx = this.tensor(x.shape)
     this.ok(this.lib.gemmF32(this.ctx, 0, 0, N, K, M, 1, this.h(dy), this.h(w), 0, dx.storage.handle) as number, 'linearBackward dx')
     if (!lora) return { dx }
     const r = lora.a.shape[0]
@@ -370,22 +439,26 @@ export class CudaBackend implements Backend {
   mergeLora(w: Tensor, lora: LoraOperand): Tensor {
     const [M, K] = w.shape
     const r = lora.a.shape[0]
-    const out = this.clone(w)
+    const out = this.tensor(w.shape)
+    this.ok(this.lib.copy(this.ctx, out.storage.handle, 0, this.h(w), 0, numel(w.shape) * 4) as number, 'mergeLora copy')
     this.ok(this.lib.gemmF32(this.ctx, 0, 0, M, K, r, lora.scale, this.h(lora.b), this.h(lora.a), 1, this.h(out)) as number, 'mergeLora')
     return out
   }
 
   rmsnorm(x: Tensor, w: Tensor, eps: number): Tensor {
-    const [N, C] = x.shape
-    check(w.shape[0] === C, `rmsnorm x [${x.shape}] w [${w.shape}]`)
-    const y = this.tensor([N, C])
+    const C = x.shape[x.shape.length - 1]
+    const N = numel(x.shape) / C
+    check(numel(w.shape) === C, `rmsnorm x [${x.shape}] w [${w.shape}]`)
+    const y = this.tensor(x.shape)
     this.ok(this.lib.rmsnormFwd(this.ctx, this.h(x), this.h(w), N, C, eps, y.storage.handle, null) as number, 'rmsnorm')
     return y
   }
 
   rmsnormBackward(x: Tensor, w: Tensor, eps: number, dy: Tensor): { dx: Tensor; dw: Tensor } {
-    const [N, C] = x.shape
-    const y = this.tensor([N, C]), rstd = this.tensor([N]), dx = this.tensor([N, C]), dw = this.tensor([C])
+    const C = x.shape[x.shape.length - 1]
+    const N = numel(x.shape) / C
+    check(numel(w.shape) === C && numel(dy.shape) === numel(x.shape), `rmsnormBackward x [${x.shape}] w [${w.shape}] dy [${dy.shape}]`)
+    const y = this.tensor([N, C]), rstd = this.tensor([N]), dx = this.tensor(x.shape), dw = this.tensor(w.shape)
     this.ok(this.lib.rmsnormFwd(this.ctx, this.h(x), this.h(w), N, C, eps, y.storage.handle, rstd.storage.handle) as number, 'rmsnorm rstd')
     this.ok(this.lib.rmsnormBwd(this.ctx, this.h(x), this.h(w), rstd.storage.handle, this.h(dy), N, C, dx.storage.handle, dw.storage.handle) as number, 'rmsnormBackward')
     this.release(y)
@@ -441,13 +514,13 @@ export class CudaBackend implements Backend {
   }
 
   private checkTargets(logits: Tensor, targets: Int32Array): void {
-    const [N, V] = logits.shape
+    const N = logits.shape[0], V = numel(logits.shape) / N
     check(targets.length === N, `targets ${targets.length} for ${N} rows`)
     for (const t of targets) if (!(t >= 0 && t < V)) throw new EngineError('engine.token_id', `target id ${t} is outside the vocabulary [0, ${V})`)
   }
 
   logSoftmax(logits: Tensor): Tensor {
-    const [N, V] = logits.shape
+    const N = logits.shape[0], V = numel(logits.shape) / N
     const out = this.tensor([N, V])
     this.ok(this.lib.rowSoftmax(this.ctx, this.h(logits), N, V, null, null, 0, out.storage.handle) as number, 'logSoftmax')
     return out
@@ -455,7 +528,7 @@ export class CudaBackend implements Backend {
 
   targetLogprobs(logits: Tensor, targets: Int32Array): Tensor {
     this.checkTargets(logits, targets)
-    const [N, V] = logits.shape
+    const N = logits.shape[0], V = numel(logits.shape) / N
     const out = this.tensor([N])
     this.ok(this.lib.rowSoftmax(this.ctx, this.h(logits), N, V, this.h(this.ints(targets)), null, 1, out.storage.handle) as number, 'targetLogprobs')
     return out
@@ -463,9 +536,115 @@ export class CudaBackend implements Backend {
 
   targetLogprobsBackward(logits: Tensor, targets: Int32Array, dlogp: Tensor): Tensor {
     this.checkTargets(logits, targets)
-    const [N, V] = logits.shape
+    const N = logits.shape[0], V = numel(logits.shape) / N
     const out = this.tensor([N, V])
     this.ok(this.lib.rowSoftmax(this.ctx, this.h(logits), N, V, this.h(this.ints(targets)), this.h(dlogp), 2, out.storage.handle) as number, 'targetLogprobsBackward')
+    return out
+  }
+
+  private checkCu(q: Tensor, k: Tensor, v: Tensor, cu: Int32Array): void {
+    const [N, H, D] = q.shape
+    const KV = k.shape[1]
+    check(q.shape.length === 3 && k.shape.length === 3 && k.shape[0] === N && k.shape[2] === D && v.shape.join() === k.shape.join() && H % KV === 0,
+      `attentionVarlen q [${q.shape}] k [${k.shape}] v [${v.shape}]`)
+    let okCu = cu.length >= 2 && cu[0] === 0 && cu[cu.length - 1] === N
+    for (let b = 0; okCu && b + 1 < cu.length; b++) okCu = cu[b + 1] >= cu[b]
+    if (!okCu) throw new EngineError('engine.shape', `attentionVarlen: cu [${Array.from(cu)}] are not cumulative offsets from 0 to ${N}`)
+  }
+
+  /** Interface varlen: each sequence of the packed batch through the fp32 attention kernel (contract precision,
+   *  any head dim), positions from 0. The tensor-core kernel is attentionVarlenLse (bf16 tolerance, D 64/128). */
+  attentionVarlen(q: Tensor, k: Tensor, v: Tensor, cu: Int32Array): Tensor {
+    this.checkCu(q, k, v, cu)
+    const o = this.tensor(q.shape)
+    for (let b = 0; b + 1 < cu.length; b++) {
+      const s = cu[b], e = cu[b + 1]
+      if (e === s) continue
+      const part = [this.sliceRows(q, s, e), this.sliceRows(k, s, e), this.sliceRows(v, s, e)]
+      const ob = this.attention(part[0], part[1], part[2], 0)
+      this.writeRows(o, s, ob)
+      this.drop([...part, ob])
+    }
+    return o
+  }
+
+  attentionVarlenBackward(q: Tensor, k: Tensor, v: Tensor, cu: Int32Array, dy: Tensor): { dq: Tensor; dk: Tensor; dv: Tensor } {
+    this.checkCu(q, k, v, cu)
+    check(dy.shape.join() === q.shape.join(), `attentionVarlenBackward dy [${dy.shape}] for q [${q.shape}]`)
+    const dq = this.tensor(q.shape), dk = this.tensor(k.shape), dv = this.tensor(v.shape)
+    for (let b = 0; b + 1 < cu.length; b++) {
+      const s = cu[b], e = cu[b + 1]
+      if (e === s) continue
+      const part = [this.sliceRows(q, s, e), this.sliceRows(k, s, e), this.sliceRows(v, s, e), this.sliceRows(dy, s, e)]
+      const g = this.attentionBackward(part[0], part[1], part[2], 0, part[3])
+      this.writeRows(dq, s, g.dq)
+      this.writeRows(dk, s, g.dk)
+      this.writeRows(dv, s, g.dv)
+      this.drop([...part, g.dq, g.dk, g.dv])
+    }
+    return { dq, dk, dv }
+  }
+
+  private static readonly HEAD_ROWS = 256
+
+  private checkHead(hidden: Tensor, w: Tensor, targets: Int32Array): void {
+    const [N, C] = hidden.shape
+    const V = w.shape[0]
+    check(hidden.shape.length === 2 && w.shape.length === 2 && w.shape[1] === C && targets.length === N, `headLogprobs hidden [${hidden.shape}] w [${w.shape}] ${targets.length} targets`)
+    for (const t of targets) if (!(t >= 0 && t < V)) throw new EngineError('engine.token_id', `target id ${t} is outside the vocabulary [0, ${V})`)
+  }
+
+  /** Interface fused head (fp32, contract precision): row chunks of logits, never the whole [N,V]. The bf16
+   *  fast path with lse is headLogprobsLse. */
+  headLogprobs(hidden: Tensor, w: Tensor, targets: Int32Array): Tensor {
+    this.checkHead(hidden, w, targets)
+    const N = hidden.shape[0]
+    const out = this.tensor([N])
+    for (let s = 0; s < N; s += CudaBackend.HEAD_ROWS) {
+      const e = Math.min(N, s + CudaBackend.HEAD_ROWS)
+      const hs = this.sliceRows(hidden, s, e)
+      const lg = this.linear(hs, w)
+      const lp = this.targetLogprobs(lg, targets.subarray(s, e))
+      this.writeRows(out, s, lp)
+      this.drop([hs, lg, lp])
+    }
+    return out
+  }
+
+  /** Recomputes each row chunk's logits: dhidden = (dlogp · (onehot − softmax)) w. */
+  headLogprobsBackward(hidden: Tensor, w: Tensor, targets: Int32Array, dlogp: Tensor): Tensor {
+    this.checkHead(hidden, w, targets)
+    const [N, C] = hidden.shape
+    check(numel(dlogp.shape) === N, `headLogprobsBackward dlogp [${dlogp.shape}] for ${N} rows`)
+    const dh = this.tensor([N, C])
+    const d1 = this.reshape(dlogp, [N])
+    for (let s = 0; s < N; s += CudaBackend.HEAD_ROWS) {
+      const e = Math.min(N, s + CudaBackend.HEAD_ROWS)
+      const hs = this.sliceRows(hidden, s, e), ds = this.sliceRows(d1, s, e)
+      const lg = this.linear(hs, w)
+      const dlg = this.targetLogprobsBackward(lg, targets.subarray(s, e), ds)
+      const dx = this.linearBackward(hs, w, dlg).dx
+      this.writeRows(dh, s, dx)
+      this.drop([hs, ds, lg, dlg, dx])
+    }
+    return dh
+  }
+
+  /** The sample-row.ts rule over a host copy of the logits (float64, ties to the lower id): the same ids as the ts
+   *  and native backends for the same uniforms. The device sampler (sampleDevice) draws in id order in float32,
+   *  which does not pick the same id for every uniform, so the interface does not use it. */
+  sampleRows(logits: Tensor, params: RowSamplingParams, uniforms: Float64Array): SampledRows {
+    check(logits.shape.length === 2, `sampleRows logits [${logits.shape}]`)
+    const [R, V] = logits.shape
+    check(uniforms.length === R, `sampleRows: ${uniforms.length} uniforms for ${R} rows`)
+    const x = this.toHost(logits)
+    const out: SampledRows = { ids: new Int32Array(R), logprobs: new Float64Array(R), modelLogprobs: new Float64Array(R) }
+    for (let r = 0; r < R; r++) {
+      const d = sampleFromRow(x.subarray(r * V, (r + 1) * V), params, uniforms[r])
+      out.ids[r] = d.id
+      out.logprobs[r] = d.logprob
+      out.modelLogprobs[r] = d.modelLogprob
+    }
     return out
   }
 
@@ -482,7 +661,7 @@ export class CudaBackend implements Backend {
   linearBf16(x: Tensor, wBf16: CudaTensor): Tensor {
     const [N, K] = x.shape
     const M = wBf16.shape[0]
-    check(wBf16.dtype === 'bf16' && wBf16.shape[1] === K, `linearBf16 x [${x.shape}] w [${wBf16.shape}] ${wBf16.dtype}`)
+    check(wBf16.elem === 'bf16' && wBf16.shape[1] === K, `linearBf16 x [${x.shape}] w [${wBf16.shape}] ${wBf16.elem}`)
     const xb = this.toBf16(x)
     const y = this.tensor([N, M])
     this.ok(this.lib.gemm(this.ctx, 0, 1, N, M, K, 1, xb.storage.handle, wBf16.storage.handle, 0, y.storage.handle) as number, 'linearBf16')
@@ -491,7 +670,7 @@ export class CudaBackend implements Backend {
   }
 
   /** Packed variable-length causal GQA attention on tensor cores (D 64 or 128). cuQ/cuK: B+1 cumulative offsets. */
-  attentionVarlen(q: Tensor, k: Tensor, v: Tensor, cuQ: Int32Array, cuK: Int32Array, qStarts?: Int32Array): { o: Tensor; lse: Tensor } {
+  attentionVarlenLse(q: Tensor, k: Tensor, v: Tensor, cuQ: Int32Array, cuK: Int32Array, qStarts?: Int32Array): { o: Tensor; lse: Tensor } {
     const [, H, D] = q.shape
     const KV = k.shape[1]
     const B = cuQ.length - 1
@@ -504,7 +683,7 @@ export class CudaBackend implements Backend {
     return { o, lse }
   }
 
-  attentionVarlenBackward(q: Tensor, k: Tensor, v: Tensor, o: Tensor, lse: Tensor, dout: Tensor, cuQ: Int32Array, cuK: Int32Array,
+  attentionVarlenLseBackward(q: Tensor, k: Tensor, v: Tensor, o: Tensor, lse: Tensor, dout: Tensor, cuQ: Int32Array, cuK: Int32Array,
     qStarts?: Int32Array): { dq: Tensor; dk: Tensor; dv: Tensor } {
     const [NQ, H, D] = q.shape
     const KV = k.shape[1]
@@ -519,9 +698,10 @@ export class CudaBackend implements Backend {
   }
 
   /** Fused chunked head: h [N,C], W [V,C] bf16 → target log-probs [N] and lse [N]; never [N,V]. */
-  headLogprobs(h: Tensor, wBf16: CudaTensor, targets: Int32Array, rowChunk = 2048, vocabChunk = 16384): { logp: Tensor; lse: Tensor } {
+  headLogprobsLse(h: Tensor, wBf16: CudaTensor, targets: Int32Array, rowChunk = 2048, vocabChunk = 16384): { logp: Tensor; lse: Tensor } {
     const [N, C] = h.shape
     const V = wBf16.shape[0]
+    check(wBf16.elem === 'bf16' && wBf16.shape[1] === C, `headLogprobsLse wants a toBf16 weight [V,${C}], got [${wBf16.shape}] ${wBf16.elem}`)
     for (const t of targets) if (!(t >= 0 && t < V)) throw new EngineError('engine.token_id', `target id ${t} is outside the vocabulary [0, ${V})`)
     const rc = Math.min(rowChunk, N), vc = Math.min(vocabChunk, V)
     const logp = this.tensor([N]), lse = this.tensor([N])
@@ -532,7 +712,7 @@ export class CudaBackend implements Backend {
     return { logp, lse }
   }
 
-  headLogprobsBackward(h: Tensor, wBf16: CudaTensor, targets: Int32Array, lse: Tensor, dlogp: Tensor, rowChunk = 2048, vocabChunk = 16384): Tensor {
+  headLogprobsLseBackward(h: Tensor, wBf16: CudaTensor, targets: Int32Array, lse: Tensor, dlogp: Tensor, rowChunk = 2048, vocabChunk = 16384): Tensor {
     const [N, C] = h.shape
     const V = wBf16.shape[0]
     const rc = Math.min(rowChunk, N), vc = Math.min(vocabChunk, V)
@@ -545,7 +725,7 @@ export class CudaBackend implements Backend {
   }
 
   /** Device sampling over logits [B,V] with one uniform per row (draw them from a seeded Rng). */
-  sample(logits: Tensor, p: { temperature: number; topK: number; topP: number }, uniforms: Float32Array): { ids: Int32Array; logprobs: Float32Array; modelLogprobs: Float32Array } {
+  sampleDevice(logits: Tensor, p: RowSamplingParams, uniforms: Float32Array): { ids: Int32Array; logprobs: Float32Array; modelLogprobs: Float32Array } {
     const [B, V] = logits.shape
     check(uniforms.length === B, `sample: ${uniforms.length} uniforms for ${B} rows`)
     const u = this.fromHost(uniforms, [B])

@@ -159,6 +159,15 @@ SG_EXPORT int sg_free(sg_ctx *c, sg_buf *b) {
 }
 
 SG_EXPORT int64_t sg_buf_bytes(sg_buf *b) { return b->bytes; }
+/** A non-owning handle on bytes [off, off+bytes) of b (a row view): not counted in live bytes; sg_view_free drops
+ *  the handle only. Valid while b is. */
+SG_EXPORT int sg_view(sg_ctx *c, sg_buf *b, int64_t off, int64_t bytes, sg_buf **out) {
+  *out = nullptr;
+  if (!b || off < 0 || bytes < 0 || off + bytes > b->bytes) return fail(c, SG_ERR_ARG, "view out of range");
+  *out = new sg_buf{static_cast<char *>(b->ptr) + off, bytes};
+  return SG_OK;
+}
+SG_EXPORT void sg_view_free(sg_buf *b) { delete b; }
 SG_EXPORT int64_t sg_live_bytes(sg_ctx *c) { return c->live; }
 SG_EXPORT int64_t sg_peak_bytes(sg_ctx *c) { return c->peak; }
 /** Device bytes held from cudaMalloc (in use + cached for reuse); 0 when emulated. */
