@@ -21,7 +21,7 @@ const cli = yargs(hideBin(process.argv))
   .wrap(Math.min(110, process.stdout.columns || 100))
   .fail((msg, err) => {
     if (err) fail(err)
-    process.stderr.write(`searchgym: error: ${msg}\n`)
+    process.stderr.write(`searchgym: error: ${msg.replace(/\s*\n\s*/g, ' ')}\n`)
     process.exit(2)
   })
 

@@ -10,6 +10,7 @@ import { makeJudge, policyFactory, type ClientTuning } from '../policies'
 import { ci } from '../report'
 import { runBench } from '../run'
 import { BENCH_PROTOCOLS, type BenchProtocol, type BenchRunConfig, type PolicyKind } from '../types'
+import { resolveGymOptions } from '../../gym'
 
 export interface RunArgs {
   world: string
@@ -43,6 +44,11 @@ export interface RunArgs {
 export function parseGymOptions(v: string): Record<string, unknown> {
   const raw = v.trim().startsWith('{') ? parseJson(v) : readJsonFile(v, 'gym options file')
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new BenchError('bench.args', '--gym-options must be a JSON object, e.g. \'{"budgets": {"maxTurns": 8}}\'')
+  // The run's protocol is --protocol (the policy must speak it too); a protocol here would be silently overridden.
+  if (Object.prototype.hasOwnProperty.call(raw, 'protocol'))
+    throw new BenchError('bench.args', '--gym-options may not set protocol: use --protocol openai|hermes (the policy and the env must agree)')
+  // Validated here, before the run folder or any progress exists (the gym checks keys, names and ranges).
+  resolveGymOptions(raw)
   return raw as Record<string, unknown>
 }
 
