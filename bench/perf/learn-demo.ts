@@ -67,9 +67,10 @@ const world = join(out, 'world')
 const model = join(out, 'model')
 const t0 = performance.now()
 if (!existsSync(join(world, 'world.db'))) cli('world build', ['world', 'build', '--preset', S.world, '--seed', '1', '--out', world, '--quiet'])
-// --embed-std 0.25: with the default 0.02 a LoRA-trained random model cannot push a logit above ≈ 1.3 (embedding and
-// final norm are frozen), so SFT stalls near ln V (bench/RESULTS.md, "Learning demonstration").
-if (!existsSync(join(model, 'config.json'))) cli('model init', ['model', 'init', '--preset', S.preset, '--tokenizer', `world:${world}`, '--out', model, '--seed', '0', '--embed-std', '0.25'])
+// --embed-std 0.25 --qk-norm-weight 2.5: LoRA cannot change the embedding or the norms. With the defaults (0.02, 1) a
+// random model's largest output logit is ≈ 1.3 and its attention logits are ≤ √headDim, so SFT stalls near ln V
+// (bench/RESULTS.md, "Learning demonstration").
+if (!existsSync(join(model, 'config.json'))) cli('model init', ['model', 'init', '--preset', S.preset, '--tokenizer', `world:${world}`, '--out', model, '--seed', '0', '--embed-std', '0.25', '--qk-norm-weight', '2.5'])
 const sft = join(out, 'sft')
 if (!existsSync(join(sft, 'adapter'))) cli('train sft', ['train', 'sft', '--world', world, '--model', model, '--out', sft, '--questions', String(S.sftQuestions), '--epochs', String(S.sftEpochs), '--batch', String(S.sftBatch), '--lr', String(S.sftLr), '--held-out', String(S.heldOut), '--backend', backend])
 const cfg = join(out, 'grpo.json')
