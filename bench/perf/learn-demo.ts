@@ -21,7 +21,7 @@ const quick = flag('quick')
 const ablation = flag('ablation')
 const backend = arg('backend', 'auto')!
 const S = quick
-  ? { world: 'tiny', preset: 'tiny', sftQuestions: 16, sftEpochs: 12, sftBatch: 4, sftLr: 2e-2, steps: 4, groupSize: 4, batchSize: 8, switchSteps: 2, benchLimit: 12, maxTurns: 4, maxTokens: 40, heldOut: 4, evalEvery: 2 }
+  ? { world: 'tiny', preset: 'tiny', sftQuestions: 48, sftEpochs: 10, sftBatch: 8, sftLr: 2e-2, steps: 4, groupSize: 4, batchSize: 8, switchSteps: 2, benchLimit: 12, maxTurns: 4, maxTokens: 40, heldOut: 4, evalEvery: 2 }
   : { world: 'small', preset: 'small', sftQuestions: 0, sftEpochs: 3, sftBatch: 16, sftLr: 1e-2, steps: 60, groupSize: 8, batchSize: 64, switchSteps: 30, benchLimit: 200, maxTurns: 16, maxTokens: 128, heldOut: 32, evalEvery: 10 }
 const BIN = resolve('bin/searchgym.mjs')
 process.env.SEARCHGYM_DEMO_KEY = 'local-engine' // the local server ignores it; the OpenAI client wants one
