@@ -21,6 +21,8 @@ interface InitArgs {
   dtype: 'f32' | 'bf16' | 'f16'
   force: boolean
   backend: string
+  'embed-std'?: number
+  'qk-norm-weight'?: number
 }
 
 const DTYPES: Record<InitArgs['dtype'], StoredDtype> = { f32: 'F32', bf16: 'BF16', f16: 'F16' }
@@ -36,6 +38,8 @@ export const modelInitCommand: Command = {
       .option('out', { type: 'string', demandOption: true, describe: 'output folder' })
       .option('seed', { type: 'number', default: 0, describe: 'seed of the random weights' })
       .option('dtype', { choices: ['f32', 'bf16', 'f16'] as const, default: 'f32' as const, describe: 'stored weight dtype' })
+      .option('embed-std', { type: 'number', describe: 'std of the random embedding / tied output head (default 0.02; LoRA training demos: 0.25, see bench/RESULTS.md)' })
+      .option('qk-norm-weight', { type: 'number', describe: 'gain of the q_norm/k_norm weights (default 1; LoRA training demos: 2.5, see bench/RESULTS.md)' })
       .option('force', { type: 'boolean', default: false, describe: 'write into a non-empty folder' })
       .option('backend', { type: 'string', default: 'ts', describe: `engine backend the weights pass through: ${BACKEND_NAMES.join(' | ')} (files are identical)` })
       .example('$0 model init --preset tiny --tokenizer world:worlds/tiny --out models/tiny-world', '')
@@ -54,6 +58,8 @@ export const modelInitCommand: Command = {
       seed: a.seed,
       dtype: DTYPES[a.dtype],
       force: a.force,
+      embedStd: a['embed-std'],
+      qkNormWeight: a['qk-norm-weight'],
       showProgress: true,
     })
     const c = r.config

@@ -47,6 +47,37 @@ describe('initModel', () => {
     expect(readFileSync(join(a, 'model.safetensors')).equals(readFileSync(join(c, 'model.safetensors')))).toBe(false)
   })
 
+  it('embedStd scales the embedding draws and qkNormWeight sets the q/k-norm gains; every other weight is unchanged', () => {
+    const world = writeTinyWorld(join(tmp, 'world4'))
+    const a = join(tmp, 'scale-default'), b = join(tmp, 'scale-demo')
+    initModel({ arch: 'qwen3', preset: 'tiny', tokenizer: worldTokenizer(world), out: a, seed: 5 })
+    initModel({ arch: 'qwen3', preset: 'tiny', tokenizer: worldTokenizer(world), out: b, seed: 5, embedStd: 0.25, qkNormWeight: 2.5 })
+    const tensors = (dir: string): Map<string, Float32Array> => {
+      const buf = readFileSync(join(dir, 'model.safetensors'))
+      const n = Number(buf.readBigUInt64LE(0))
+      const header = JSON.parse(buf.subarray(8, 8 + n).toString('utf8')) as Record<string, { dtype: string; data_offsets: [number, number] }>
+      const out = new Map<string, Float32Array>()
+      for (const [name, t] of Object.entries(header)) {
+        if (name === '__metadata__') continue
+        expect(t.dtype).toBe('F32')
+        const bytes = buf.subarray(8 + n + t.data_offsets[0], 8 + n + t.data_offsets[1])
+        out.set(name, new Float32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength)))
+      }
+      return out
+    }
+    const ta = tensors(a), tb = tensors(b)
+    expect([...tb.keys()].sort()).toEqual([...ta.keys()].sort())
+    for (const [name, x] of ta) {
+      const y = tb.get(name)!
+      if (name === 'model.embed_tokens.weight') {
+        for (let i = 0; i < x.length; i += 97) expect(y[i]).toBeCloseTo(x[i] * 12.5, 5)
+      } else if (name.endsWith('q_norm.weight') || name.endsWith('k_norm.weight')) {
+        expect([...x].every((v) => v === 1)).toBe(true)
+        expect([...y].every((v) => v === 2.5)).toBe(true)
+      } else expect(Buffer.from(y.buffer).equals(Buffer.from(x.buffer))).toBe(true)
+    }
+  })
+
   it('other architectures switch their flags', () => {
     const world = writeTinyWorld(join(tmp, 'world3'))
     const r = initModel({ arch: 'qwen2', preset: 'tiny', tokenizer: worldTokenizer(world), out: join(tmp, 'q2'), seed: 1 })

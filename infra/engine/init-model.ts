@@ -33,6 +33,13 @@ export interface InitModelOptions {
   showProgress?: boolean
   /** Engine backend the weights pass through (default ts; the written files do not depend on it). */
   backend?: BackendName
+  /** Std of the random embedding (= output head when tied); default 0.02 like the other weights. A LoRA adapter
+   * cannot change the embedding or the final norm, so with 0.02 the largest logit a LoRA-trained random model can
+   * reach is ≈ √C·0.02·√C (1.3 for tiny: the loss cannot get far below ln V); training demos use ≈ 0.25. */
+  embedStd?: number
+  /** Gain of the Qwen3 q_norm/k_norm weights (default 1). Frozen under LoRA; with 1 the attention logits of a random
+   * model are bounded by √headDim, so it cannot attend sharply over a long prompt; training demos use 2.5. */
+  qkNormWeight?: number
 }
 
 export interface InitModelResult {
@@ -87,7 +94,7 @@ export function initModel(opts: InitModelOptions): InitModelResult {
   const rows = opts.tokenizer.kind === 'qwen3' ? QWEN3_VOCAB_ROWS : Math.ceil(tok.vocabSize / 64) * 64
   const config = archConfig(presetConfig(opts.preset, rows, tok.special.stop), opts.arch)
 
-  const model = createRandomModel(config, Rng.derive(opts.seed, 'model-init', opts.preset, opts.arch), createBackend(opts.backend ?? 'ts'))
+  const model = createRandomModel(config, Rng.derive(opts.seed, 'model-init', opts.preset, opts.arch), createBackend(opts.backend ?? 'ts'), { std: 0.02, embedStd: opts.embedStd, qkNormWeight: opts.qkNormWeight })
   saveModel(model, opts.out, { dtype: opts.dtype ?? 'F32' })
   writeJson(join(opts.out, 'generation_config.json'), {
     eos_token_id: tok.special.stop,

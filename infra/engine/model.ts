@@ -165,15 +165,22 @@ export function createRandomModel(
   config: ModelConfig,
   rng: Rng,
   backend: Backend = createTsBackend(),
-  init: { std: number } = { std: 0.02 },
+  init: { std: number; embedStd?: number; qkNormWeight?: number } = { std: 0.02 },
   opts: WeightOptions = {},
 ): CausalLM {
   const tensors = new Map<string, HostTensor>()
   for (const [name, shape] of expectedTensorShapes(config)) {
     const n = shape.reduce((a, b) => a * b, 1)
     const data = new Float32Array(n)
-    if (name.endsWith('norm.weight') || name.endsWith('layernorm.weight')) data.fill(1)
-    else if (!name.endsWith('.bias')) for (let i = 0; i < n; i++) data[i] = rng.normal(0, init.std)
+    // qkNormWeight (default 1): the q_norm/k_norm gain. A LoRA adapter cannot change it, and with 1 an attention logit
+    // is at most √headDim (4 for tiny), too flat to attend to a recent token over a 2k-token prompt.
+    if (name.endsWith('q_norm.weight') || name.endsWith('k_norm.weight')) data.fill(init.qkNormWeight ?? 1)
+    else if (name.endsWith('norm.weight') || name.endsWith('layernorm.weight')) data.fill(1)
+    else if (!name.endsWith('.bias')) {
+      // embedStd (default std): the embedding (tied: also the output head) scale. Same draws, scaled, so the default is unchanged.
+      const std = name === 'model.embed_tokens.weight' || name === 'lm_head.weight' ? (init.embedStd ?? init.std) : init.std
+      for (let i = 0; i < n; i++) data[i] = rng.normal(0, std)
+    }
     tensors.set(name, { shape, data })
   }
   return new CausalLM(config, backend, weightsFromTensors(config, backend, tensors, 'random model', opts))
