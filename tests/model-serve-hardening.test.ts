@@ -105,6 +105,18 @@ describe('model serve under hostile load', () => {
     expect(Math.min(...tries.map((t) => t.ms))).toBeLessThan(50)
   })
 
+  it('every prototype key as the model name (chat and token completions) is a 4xx, never a 5xx', async () => {
+    for (const k of ['toString', 'constructor', '__proto__', 'hasOwnProperty', 'valueOf']) {
+      const chat = await post('/v1/chat/completions', Buffer.from(JSON.stringify({ model: k, messages: [{ role: 'user', content: 'hi' }], max_tokens: 1 })))
+      expect([chat.status, k]).toEqual([404, k])
+      const toks = await post('/v1/completions', Buffer.from(JSON.stringify({ model: k, prompt: [1, 2, 3], max_tokens: 1 })))
+      expect(toks.status).toBeGreaterThanOrEqual(400)
+      expect(toks.status).toBeLessThan(500)
+    }
+    const h = await fetch(`${origin()}/health`)
+    expect(h.status).toBe(200)
+  })
+
   it('a prompt over the character limit that fits the body limit is refused before tokenizing', async () => {
     const r = await post('/v1/chat/completions', chat('Acme '.repeat(100_000)))
     expect(r.status).toBe(400)
