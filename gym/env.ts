@@ -7,6 +7,8 @@ import type { FunctionSchema } from './protocol/tools'
 import type { GymToolCall, ParsedTurn, Protocol, ProtocolContext, ProtocolName, ToolName } from './protocol/types'
 import { capObservation } from './observation-cap'
 import { computeReward, parseRewardSpec, type RewardSpec } from './reward'
+import { StepCredit } from './reward-steps'
+import { StepSignals } from './step-signals'
 import { ToolFaultError } from './tool-errors'
 import type { AssistantAction, ChatMessage, Env, Observation, StepResult, StopReason } from './types'
 import type { GymWorld } from './world-view'
@@ -51,6 +53,8 @@ export class SearchEnv implements GymEnv {
   private turn = 0
   private malformed = 0
   private validSearches = 0
+  private readonly signals: StepSignals
+  private readonly credit: StepCredit
 
   constructor(world: GymWorld, qa: Qa, opts: EnvOptions = {}) {
     this.world = world
@@ -62,6 +66,8 @@ export class SearchEnv implements GymEnv {
     const tools = opts.tools ?? ['search', 'access']
     this.tools = toolSchemas(tools)
     this.ctx = { tools, maxCallsPerTurn: opts.maxCallsPerTurn ?? 1, turn: 0, maxArgChars: opts.maxArgChars ?? 2048 }
+    this.signals = new StepSignals(qa)
+    this.credit = new StepCredit({ process: this.spec.terms.includes('process'), cost: this.spec.terms.includes('cost') }, this.signals.goldCount)
   }
 
   get done(): boolean {
@@ -101,6 +107,7 @@ export class SearchEnv implements GymEnv {
     const a: AssistantAction = typeof action === 'string' ? { text: action } : action ?? { text: '' }
     const parsed: ParsedTurn = this.protocol.parse(a, this.ctx)
     const metrics: Record<string, number> = { turn: this.turn }
+    this.signals.begin()
     if (parsed.kind === 'answer') return this.end('answer', parsed.answer)
     if (parsed.kind === 'malformed') {
       this.malformed++
@@ -108,7 +115,7 @@ export class SearchEnv implements GymEnv {
       metrics[`malformed/${parsed.error}`] = 1
       return {
         observation: this.protocol.corrective(parsed, this.ctx),
-        reward: 0,
+        reward: this.stepCredit(metrics, 0),
         terminated: false,
         truncated: false,
         metrics,
@@ -118,7 +125,17 @@ export class SearchEnv implements GymEnv {
     const observation: ChatMessage[] = []
     const logs: Record<string, string> = {}
     for (const call of parsed.calls) observation.push(await this.runTool(call, metrics, logs))
-    return { observation, reward: 0, terminated: false, truncated: false, metrics, logs }
+    return { observation, reward: this.stepCredit(metrics, parsed.calls.length), terminated: false, truncated: false, metrics, logs }
+  }
+
+  /** This turn's step signals into `signal/*` metrics and its step-term credit (0 unless the spec has one). */
+  private stepCredit(metrics: Record<string, number>, toolCalls: number): number {
+    const s = this.signals.report(metrics)
+    if (!this.credit.active) return 0
+    const c = this.credit.step(this.turn, s, toolCalls)
+    for (const [k, v] of Object.entries(c.terms)) metrics[`step_reward/${k}`] = v
+    metrics['reward/step'] = c.reward
+    return c.reward
   }
 
   private async runTool(call: GymToolCall, m: Record<string, number>, logs: Record<string, string>): Promise<ChatMessage> {
@@ -130,12 +147,14 @@ export class SearchEnv implements GymEnv {
     try {
       if (call.name === 'search') {
         const results = await this.world.search(call.query, this.topK)
+        this.signals.search(call.query, results)
         if (results.length === 0) inc('search_empty')
         inc('search_ok')
         this.validSearches++
         text = this.protocol.renderSearch(results, call.query)
       } else {
         const page = await this.world.access(call.url)
+        this.signals.access(call.url)
         if (page === undefined) {
           inc('access_not_found')
           text = `No such page: ${JSON.stringify(call.url.slice(0, 300))}. Open URLs exactly as they appear in search results.`
@@ -158,6 +177,7 @@ export class SearchEnv implements GymEnv {
     const capped = capObservation(text, this.cap, what === 'access' ? 'Page' : 'Output')
     if (capped.truncated) inc('obs_truncated')
     inc('obs_chars', capped.text.length)
+    this.signals.observe(capped.text)
     return this.protocol.toolResult(call, capped.text)
   }
 
@@ -171,12 +191,20 @@ export class SearchEnv implements GymEnv {
   private end(reason: StopReason, answer: string | undefined): StepResult {
     this.finished = true
     this.stop = reason
-    const { reward, metrics } = computeReward(this.spec, {
+    // The ending turn's own step credit (an answer turn: no tool calls, no new signals; budgets: nothing new).
+    this.signals.begin()
+    const stepMetrics: Record<string, number> = {}
+    const stepReward = this.stepCredit(stepMetrics, 0)
+    const { reward: terminal, metrics } = computeReward(this.spec, {
       answer,
       golds: [this.qa.answer, ...this.qa.aliases],
       malformedTurns: this.malformed,
       validSearches: this.validSearches,
+      stepTotals: this.credit.totals(),
     })
+    Object.assign(metrics, stepMetrics)
+    if (this.credit.active) metrics['reward/terminal'] = terminal
+    const reward = terminal + stepReward
     metrics.turn = this.turn
     const logs: Record<string, string> = { gold: this.qa.answer }
     if (answer !== undefined) logs.answer = answer

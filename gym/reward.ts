@@ -16,6 +16,8 @@ export interface EpisodeOutcome {
   malformedTurns: number
   /** Search calls that were well formed and returned without a tool failure. */
   validSearches: number
+  /** Episode totals of the step terms (already paid step by step; reported as `reward/<term>`, not added again). */
+  stepTotals?: Record<string, number>
 }
 
 /** One additive term of a reward. */
@@ -32,8 +34,20 @@ export type RewardTerm =
   | 'format-penalty'
   /** R1-Searcher stage 1: +0.5 when the episode made at least one valid retrieval. */
   | 'retrieval'
+  /** Step term (gym/reward-steps): discounted credit per new gold document found/accessed − redundant actions, ±0.25. */
+  | 'process'
+  /** Step term (gym/reward-steps): −0.02 per tool call, at most −0.25 an episode. */
+  | 'cost'
+  /** Group term (R1-Searcher++): +0.2 to a group's correct answers with the fewest tool calls; applied where groups
+   *  are scored (agent/grpo/groups), 0 in a single episode. */
+  | 'fewest-retrievals'
 
-const TERMS: readonly RewardTerm[] = ['f1', 'em', 'format', 'format-bonus', 'format-penalty', 'retrieval']
+const TERMS: readonly RewardTerm[] = ['f1', 'em', 'format', 'format-bonus', 'format-penalty', 'retrieval', 'process', 'cost', 'fewest-retrievals']
+
+/** Terms paid per step by the env (each step's reward), not at the end. */
+export const STEP_TERMS: readonly RewardTerm[] = ['process', 'cost']
+/** Terms that need the whole group (the trainer's group scorer adds them). */
+export const GROUP_TERMS: readonly RewardTerm[] = ['fewest-retrievals']
 
 export interface RewardSpec {
   name: string
@@ -48,6 +62,12 @@ export const REWARD_PRESETS: Record<string, RewardTerm[]> = {
   'f1+format': ['f1', 'format'],
   'r1-searcher-stage1': ['format-bonus', 'retrieval'],
   'r1-searcher-stage2': ['f1', 'format-penalty'],
+  /** Terminal F1 + capped step credit from the verified path (issue 14). */
+  process: ['f1', 'process'],
+  /** Terminal F1 − a price per tool call. */
+  cost: ['f1', 'cost'],
+  /** Terminal F1 + R1-Searcher++'s fewest-retrievals bonus among a group's correct answers. */
+  'cost-group': ['f1', 'fewest-retrievals'],
 }
 
 /** Parse a spec name: a preset, or terms joined by '+'. */
@@ -68,7 +88,7 @@ export function parseRewardSpec(spec: string | RewardSpec): RewardSpec {
 
 export interface RewardResult {
   reward: number
-  /** f1, em, format_ok and one `reward/<term>` per term. */
+  /** f1, em, format_ok and one `reward/<term>` per term (step terms: the episode total, paid earlier). */
   metrics: Record<string, number>
 }
 
@@ -99,6 +119,15 @@ export function computeReward(spec: RewardSpec, o: EpisodeOutcome): RewardResult
       case 'retrieval':
         v = o.validSearches > 0 ? 0.5 : 0
         break
+      case 'process':
+      case 'cost':
+        // Paid per step by the env; here only reported.
+        metrics[`reward/${t}`] = o.stepTotals?.[t] ?? 0
+        continue
+      case 'fewest-retrievals':
+        // Needs the group: added by the trainer's group scorer.
+        metrics[`reward/${t}`] = 0
+        continue
     }
     metrics[`reward/${t}`] = v
     reward += v

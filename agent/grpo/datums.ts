@@ -11,6 +11,30 @@ export type Aggregation = 'token-mean' | 'sequence-mean'
 export interface ScoredSequence {
   seq: TokenSequence
   advantage: number
+  /** Turn-level credit: one advantage per assistant turn, applied to that turn's sampled tokens (turnTokens[i] of
+   *  them, in order). Absent: `advantage` on every sampled token. */
+  turnAdvantages?: readonly number[]
+  turnTokens?: readonly number[]
+}
+
+/** Advantage of each position of a sequence (index = target position t+1's input index t), per turn when given. */
+function positionAdvantages(x: ScoredSequence, T: number): (t: number) => number {
+  if (!x.turnAdvantages || !x.turnTokens) return () => x.advantage
+  const { sampled } = x.seq
+  const per = new Array<number>(T).fill(0)
+  let turn = 0
+  let left = x.turnTokens[0] ?? 0
+  // Sampled tokens of turn i are the i-th block of turnTokens[i] sampled positions (position 0 is never sampled).
+  for (let t = 0; t < T; t++) {
+    if (sampled[t + 1] !== 1) continue
+    while (left === 0 && turn < x.turnTokens.length - 1) left = x.turnTokens[++turn]
+    if (left === 0) throw new Error(`buildDatums: the sequence has more sampled tokens than its turns (${x.turnTokens.join('+')})`)
+    per[t] = x.turnAdvantages[turn]
+    left--
+  }
+  const rest = left + x.turnTokens.slice(turn + 1).reduce((a, b) => a + b, 0)
+  if (rest !== 0) throw new Error(`buildDatums: the turns hold ${rest} more tokens than the sequence samples (${x.turnTokens.join('+')})`)
+  return (t) => per[t]
 }
 
 /** Sampled (trained) positions of a sequence, counted on targets (position 0 is never a target). */
@@ -32,10 +56,11 @@ export function buildDatums(items: readonly ScoredSequence[], aggregation: Aggre
     const { ids, sampled, logprobs } = x.seq
     const T = ids.length - 1
     const d: Datum = { inputTokens: ids.slice(0, T), targetTokens: ids.slice(1), oldLogprobs: new Array(T), advantages: new Array(T), mask: new Array(T) }
+    const adv = positionAdvantages(x, T)
     for (let t = 0; t < T; t++) {
       const on = sampled[t + 1] === 1
       d.mask![t] = on ? w : 0
-      d.advantages![t] = on ? x.advantage : 0
+      d.advantages![t] = on ? adv(t) : 0
       d.oldLogprobs![t] = on ? logprobs[t + 1] : 0
     }
     out.push(d)

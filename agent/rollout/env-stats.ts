@@ -3,7 +3,7 @@
 // `<tool>_calls`, `<tool>_errors` (any failure), `<tool>_<fault kind>` (timeout | rate_limited | unavailable),
 // `malformed`; the parsed answer is `logs.answer` on the last step.
 import type { StepResult } from '../../gym'
-import type { EpisodeCounts } from './types'
+import type { EpisodeCounts, StepSignalRecord } from './types'
 
 const TOOLS = ['search', 'access'] as const
 
@@ -33,4 +33,19 @@ export function addStepCounts(c: EpisodeCounts, step: Pick<StepResult, 'metrics'
 export function finalAnswer(step: Pick<StepResult, 'logs' | 'stopReason'>): string | null {
   const a = step.logs[ANSWER_LOG_KEY]
   return typeof a === 'string' && a.trim().length > 0 ? a : null
+}
+
+const SIGNALS = ['gold_found', 'gold_accessed', 'evidence_new', 'redundant_query', 'redundant_access', 'hop_reached'] as const
+
+/** The gym's step signals of a turn (`signal/*` metrics), or undefined when the env reported none. */
+export function stepSignals(step: Pick<StepResult, 'metrics'>): StepSignalRecord | undefined {
+  if (step.metrics['signal/gold_found'] === undefined) return undefined
+  const out = {} as StepSignalRecord
+  for (const k of SIGNALS) out[k] = step.metrics[`signal/${k}`] ?? 0
+  return out
+}
+
+/** The step-term credit the env paid on a turn (`reward/step`; 0 when the spec has no step term). */
+export function stepCreditOf(step: Pick<StepResult, 'metrics'>): number {
+  return step.metrics['reward/step'] ?? 0
 }

@@ -6,7 +6,7 @@ import type { Qa } from '../../world'
 import { EndpointError } from '../policy/chat-client'
 import type { RecordedTurn } from '../policy/openai'
 import { oneLine } from '../../infra/errors'
-import { addStepCounts, emptyCounts, finalAnswer } from './env-stats'
+import { addStepCounts, emptyCounts, finalAnswer, stepSignals } from './env-stats'
 import type { AnswerJudge, AnswerScorer, InfraCounts, TrajectoryRecord, TurnRecord } from './types'
 
 export interface EpisodeOptions {
@@ -69,6 +69,8 @@ export async function runEpisode(qa: Qa, env: Env, policy: Policy, opts: Episode
       conversation.push(assistant, ...step.observation)
       const rec: TurnRecord = { text: turn.text, promptTokens, completionTokens, latencyMs, envMs, observation: step.observation, reward: step.reward, metrics: step.metrics, logs: step.logs }
       if (turn.tool_calls) rec.tool_calls = turn.tool_calls
+      const signals = stepSignals(step)
+      if (signals) rec.signals = signals
       if (turn.call) rec.call = turn.call
       if (turn.tokens) rec.tokens = turn.tokens
       if (turn.logprobs) rec.logprobs = turn.logprobs

@@ -5,6 +5,7 @@
 import type { Env } from '../../gym'
 import type { Qa } from '../../world'
 import type { PolicyBatch, TokenSequence } from '../policy/engine-policy'
+import { stepCreditOf } from './env-stats'
 import { runEpisode, type EpisodeOptions } from './episode'
 import type { TrajectoryRecord } from './types'
 
@@ -18,6 +19,14 @@ export interface Rollout {
   seq: TokenSequence
   /** Sum of the env's step rewards. */
   reward: number
+  /** Per turn: the step-term credit the env paid on it (process, cost); all 0 for terminal-only reward specs. */
+  stepRewards: number[]
+  /** reward − Σ stepRewards: the terminal reward (the group baseline is computed from it). */
+  terminalReward: number
+  /** EM 1 (for the fewest-retrievals group term). */
+  correct: boolean
+  /** Tool calls of the episode (search + access). */
+  retrievals: number
   /** Why this episode must be masked out of learning (infrastructure failed under it), or null. */
   infraFault: string | null
   truncated: boolean
@@ -45,9 +54,12 @@ export async function rolloutBatch(items: readonly RolloutItem[], batch: PolicyB
         batch.finish(i)
       }
       const reward = record.turns.reduce((a, t) => a + t.reward, 0)
+      const stepRewards = record.turns.map((t) => stepCreditOf(t))
+      const terminalReward = reward - stepRewards.reduce((a, b) => a + b, 0)
       const seq = batch.sequence(i)
       const truncated = record.stopReason !== null && record.stopReason !== 'answer'
-      return { record, seq, reward, infraFault: infraFaultOf(record), truncated }
+      const retrievals = record.counts.search + record.counts.access
+      return { record, seq, reward, stepRewards, terminalReward, correct: record.em === 1, retrievals, infraFault: infraFaultOf(record), truncated }
     }),
   )
 }

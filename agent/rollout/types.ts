@@ -27,9 +27,22 @@ export interface TurnRecord {
   tokens?: number[]
   logprobs?: number[]
   observation: ChatMessage[]
+  /** The env's reward for this step: step-term credit (process, cost) and, on the last step, the terminal reward. */
   reward: number
+  /** The gym's step signals for this turn (from the world's record of the question), when the env reports them. */
+  signals?: StepSignalRecord
   metrics: Record<string, number>
   logs: Record<string, string>
+}
+
+/** Step signals of one turn (gym/step-signals; the `signal/*` step metrics). */
+export interface StepSignalRecord {
+  gold_found: number
+  gold_accessed: number
+  evidence_new: number
+  redundant_query: number
+  redundant_access: number
+  hop_reached: number
 }
 
 /** Per-question tool and format counts, read from the env's step metrics (see agent/rollout/env-stats). */

@@ -6,7 +6,7 @@
 // draw is derived from (seed, step, round): a resumed run draws what the killed one would have.
 import { appendFileSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, truncateSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { makeEnvGroup, scoreAnswer, type GymWorld } from '../../gym'
+import { FEWEST_RETRIEVALS_BONUS, makeEnvGroup, parseRewardSpec, scoreAnswer, type GymWorld } from '../../gym'
 import { AgentError } from '../../infra/errors'
 import { Rng } from '../../infra/rng'
 import { holdForTest } from '../../infra/test-hold'
@@ -163,6 +163,9 @@ export async function train(d: TrainDeps): Promise<TrainResult> {
     budgets: { maxTurns: source.maxTurnsFor(qa), maxResponseTokens: c.maxTokensPerTurn, maxContextTokens: model.config.maxPositionEmbeddings },
     episode,
   })
+  // Group terms of the reward spec (the env pays terminal and step terms; the group scorer adds these).
+  const spec = parseRewardSpec(typeof c.gym.reward === 'string' ? c.gym.reward : 'f1')
+  const fewestRetrievalsBonus = spec.terms.includes('fewest-retrievals') ? FEWEST_RETRIEVALS_BONUS : 0
   let batchOwnMs = 0
   const rollout = async (qas: Qa[], n: number, s: TokenSampler, seed: number, episodeBase: number): Promise<Rollout[]> => {
     // makeEnvGroup: N envs of one question with episode indexes base + j (their own fault streams).
@@ -193,7 +196,7 @@ export async function train(d: TrainDeps): Promise<TrainResult> {
       return r
     }
     const rng = Rng.derive(c.seed, 'step', step)
-    const kept: { qa: Qa; rollouts: Rollout[]; adv: number[] }[] = []
+    const kept: { qa: Qa; rollouts: Rollout[]; adv: number[]; turnAdv: number[][] | null }[] = []
     const all: Rollout[] = []
     const counts = { questions: 0, all0: 0, all1: 0, constant: 0, masked: 0 }
     const outcomes: { qa: Qa; meanReward: number }[] = []
@@ -202,18 +205,23 @@ export async function train(d: TrainDeps): Promise<TrainResult> {
       counts.questions += qas.length
       const rs = await rollout(qas, c.groupSize, sampler, Rng.derive(c.seed, 'sample', step, round).int(0, 2 ** 31 - 1), step * 1_000_000 + round * 10_000)
       all.push(...rs)
-      const g = own(() => scoreGroups(rs, c.groupSize, { std: c.advantageStd }))
+      const g = own(() => scoreGroups(rs, c.groupSize, { std: c.advantageStd, fewestRetrievalsBonus }))
       counts.all0 += g.all0
       counts.all1 += g.all1
       counts.constant += g.constant
       counts.masked += g.masked
       for (const x of g.means) outcomes.push({ qa: qas[x.index], meanReward: x.meanReward })
-      for (const k of g.kept) if (kept.length < Q) kept.push({ qa: qas[k.index], rollouts: k.rollouts, adv: k.advantages })
+      for (const k of g.kept) if (kept.length < Q) kept.push({ qa: qas[k.index], rollouts: k.rollouts, adv: k.advantages, turnAdv: k.turnAdvantages })
     }
     own(() => source.observe(outcomes))
     const envMs = all.reduce((a, r) => a + r.record.turns.reduce((b, t) => b + t.envMs, 0), 0)
 
-    const scored: ScoredSequence[] = kept.flatMap((g) => g.rollouts.map((r, i) => ({ seq: r.seq, advantage: g.adv[i] })))
+    // Turn-level credit (process/cost specs): each turn's advantage on that turn's sampled tokens.
+    const scored: ScoredSequence[] = kept.flatMap((g) =>
+      g.rollouts.map((r, i) =>
+        g.turnAdv ? { seq: r.seq, advantage: g.adv[i], turnAdvantages: g.turnAdv[i], turnTokens: r.record.turns.map((t) => t.tokens?.length ?? t.completionTokens) } : { seq: r.seq, advantage: g.adv[i] },
+      ),
+    )
     const datums = own(() => buildDatums(scored, c.aggregation))
     const tl = performance.now()
     const lm =

@@ -27,6 +27,9 @@ export function withBudgets(env: GymEnv, budgets: Partial<Budgets> = {}, count: 
     if (carried) {
       // Keep the counts of the turn that hit the budget (its tool calls happened).
       merge(r.metrics, carried.metrics)
+      // ...and its step credit (process/cost terms), and the cumulative hop count as it was (not summed).
+      r.reward += carried.reward
+      if (carried.metrics['signal/hop_reached'] !== undefined) r.metrics['signal/hop_reached'] = carried.metrics['signal/hop_reached']
       for (const [k, v] of Object.entries(carried.logs)) if (!(k in r.logs)) r.logs[k] = v
     }
     r.metrics.turn = turns
