@@ -3,7 +3,7 @@
 // questions, then agent/train's loop. Writes runs/NAME/config.json and refuses to resume a run with another config.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
-import { openGymWorld } from '../gym'
+import { openGymWorld, parseRewardSpec } from '../gym'
 import { ConfigError } from '../infra/errors'
 import { ChatCodec } from '../infra/engine'
 import { chatTemplateOf, SIMPLE_QWEN_TEMPLATE } from '../infra/engine'
@@ -56,6 +56,11 @@ export function openLearner(modelDir: string, adapterDir: string | undefined, c:
 export async function runTraining(o: TrainRunOptions): Promise<TrainResult> {
   const cfg = resolveTrainConfig(o.config, ...(o.overrides ?? []))
   const spec = curriculumPreset(o.curriculum, cfg.switchSteps)
+  // The reward spec is checked before anything is written (an unknown name is a one-line error, not a failed step).
+  if (cfg.gym.reward !== undefined) {
+    if (typeof cfg.gym.reward !== 'string') throw new ConfigError('train.reward', `gym.reward must be a reward spec name, got ${JSON.stringify(cfg.gym.reward)}`)
+    parseRewardSpec(cfg.gym.reward)
+  }
   const run: RunConfig = { world: resolve(o.world), model: resolve(o.model), adapter: o.adapter ? resolve(o.adapter) : null, curriculum: o.curriculum, backend: o.backend ?? 'ts', fixtureReplies: o.fixtureReplies ? resolve(o.fixtureReplies) : null, train: cfg }
   mkdirSync(o.out, { recursive: true })
   const cfgFile = join(o.out, 'config.json')

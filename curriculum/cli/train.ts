@@ -34,6 +34,7 @@ interface GrpoArgs {
   config?: string
   steps?: number
   access: boolean
+  reward?: string
   backend: string
   fixtureReplies?: string
   quiet: boolean
@@ -52,17 +53,19 @@ const grpoCommand: Command = {
       .option('config', { type: 'string', describe: 'train config JSON (see agent/train/config.ts; unknown keys rejected)' })
       .option('steps', { type: 'number', describe: 'override config.steps' })
       .option('access', { type: 'boolean', default: true, describe: '--no-access: the no-Access ablation (search returns full documents)' })
+      .option('reward', { type: 'string', describe: "reward spec (overrides config gym.reward): f1 (default), process, cost, cost-group, em+format, ... or terms joined by '+' (gym/README.md)" })
       .option('backend', { type: 'string', default: 'auto', describe: 'engine backend: auto (native where it built, else ts) | native | ts | cuda' })
       .option('fixture-replies', { type: 'string', describe: 'TEST FIXTURE: JSON array of scripted replies (real log-probs) instead of sampling' })
       .option('quiet', { type: 'boolean', default: false, describe: 'no progress lines' })
       .example('$0 train --world worlds/tiny --model models/tiny --adapter runs/sft/adapter --curriculum two-stage --out runs/grpo', ''),
   handler: handler(async (argv: Record<string, unknown>) => {
     const a = argv as unknown as GrpoArgs
-    for (const k of ['world', 'model', 'out', 'curriculum', 'config', 'adapter'] as const)
+    for (const k of ['world', 'model', 'out', 'curriculum', 'config', 'adapter', 'reward'] as const)
       if (Array.isArray(a[k])) throw new ConfigError('train.flag', `give --${k} once`)
     const overrides: unknown[] = []
     if (a.steps !== undefined) overrides.push({ steps: a.steps })
     if (!a.access) overrides.push({ gym: { access: false } })
+    if (a.reward !== undefined) overrides.push({ gym: { reward: a.reward } })
     const r = await runTraining({
       world: a.world,
       model: a.model,
