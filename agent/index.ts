@@ -22,3 +22,7 @@ export { train, type TrainResult } from './train/loop'
 export { sftTrain, sequenceOfTrajectory } from './train/sft'
 export type { QuestionOutcome, QuestionSource } from './train/source'
 export { FixtureSampler, readReplies } from './policy/fixture-sampler'
+// Process rewards (issue 14): per-turn step signals in the record, turn-level GRPO credit, scripted guard policies.
+export type { StepSignalRecord } from './rollout/types'
+export { turnAdvantages, fewestRetrievalsBonus } from './grpo/turn-credit'
+export { scriptedPolicy, wandererPolicy, spammerPolicy, noSearchPolicy, searchTurn, accessTurn, answerTurn } from './policy/scripted'
