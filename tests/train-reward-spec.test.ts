@@ -38,7 +38,10 @@ describe('searchgym train --reward', () => {
     expect(JSON.parse(readFileSync(join(out, 'config.json'), 'utf8')).train.gym).toEqual({ reward: 'cost' })
     const m = lines(join(out, 'metrics.jsonl'))
     expect(m).toHaveLength(2)
-    for (const x of m) expect(x.rewardMean).toBeCloseTo(x.f1 - 0.02 * (x.searches + x.accesses), 10)
+    for (const x of m) {
+      expect(x.rewardMean).toBeCloseTo(x.f1 - 0.02 * (x.searches + x.accesses), 10)
+      expect(x.stepCredit).toBeCloseTo(-0.02 * (x.searches + x.accesses), 10)
+    }
     expect(m.some((x) => x.searches > 0)).toBe(true)
     expect(m.reduce((a, x) => a + x.groupsKept, 0)).toBeGreaterThan(0)
     expect(m.some((x) => x.trainedTokens > 0 && x.gradNorm > 0)).toBe(true)

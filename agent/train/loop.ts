@@ -6,7 +6,7 @@
 // draw is derived from (seed, step, round): a resumed run draws what the killed one would have.
 import { appendFileSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, truncateSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { FEWEST_RETRIEVALS_BONUS, makeEnvGroup, parseRewardSpec, scoreAnswer, type GymWorld } from '../../gym'
+import { FEWEST_RETRIEVALS_BONUS, makeEnvGroup, parseRewardSpec, scoreAnswer, STEP_TERMS, type GymWorld } from '../../gym'
 import { AgentError } from '../../infra/errors'
 import { Rng } from '../../infra/rng'
 import { holdForTest } from '../../infra/test-hold'
@@ -70,6 +70,8 @@ export interface StepMetrics {
   evalF1?: number
   evalEm?: number
   curriculumSwitch?: string
+  /** Reward specs with step terms (process, cost): mean step credit per episode (its share of rewardMean). */
+  stepCredit?: number
 }
 
 /** One line of timing.jsonl (wall clock; differs between runs). */
@@ -262,6 +264,7 @@ export async function train(d: TrainDeps): Promise<TrainResult> {
       gradNorm: lm.gradNorm,
       entropy: lm.entropy,
     }
+    if (spec.terms.some((t) => STEP_TERMS.includes(t))) m.stepCredit = mean(valid.map((r) => r.stepRewards.reduce((a, b) => a + b, 0)))
     let evalScore: number | null = null
     const te = performance.now()
     if (c.evalEvery > 0 && (step % c.evalEvery === 0 || step === c.steps)) {
