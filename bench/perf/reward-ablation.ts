@@ -81,7 +81,6 @@ async function benchAdapter(phase: string, adapter: string, run: string): Promis
   times[phase] = (performance.now() - t) / 1000
 }
 
-mkdirSync(out, { recursive: true })
 const base = from ? resolve(from) : out
 const world = join(base, 'world')
 const model = join(base, 'model')
@@ -93,7 +92,9 @@ if (from) {
       process.stderr.write(`reward-ablation: --from ${from} has no ${need}; run bench/perf/learn-demo.ts there first or drop --from\n`)
       process.exit(2)
     }
-} else {
+}
+mkdirSync(out, { recursive: true })
+if (!from) {
   // The same start as learn-demo (bench/perf/learn-demo.ts): world, model with the world's tokenizer, oracle SFT.
   if (!existsSync(join(world, 'world.db'))) cli('world build', ['world', 'build', '--preset', S.world, '--seed', '1', '--out', world, '--quiet'])
   if (!existsSync(join(model, 'config.json'))) cli('model init', ['model', 'init', '--preset', S.preset, '--tokenizer', `world:${world}`, '--out', model, '--seed', '0', '--embed-std', '0.25', '--qk-norm-weight', '2.5'])
