@@ -106,7 +106,7 @@ writeFileSync(cfg, JSON.stringify({ turnBudget: 'hop-scaled', turnsPerHop: 3, st
 const A = REWARD_ABLATION
 for (const arm of A.arms) {
   const run = join(out, `grpo-${arm.name}`)
-  cli(`train ${arm.name}`, ['train', '--world', world, '--model', model, '--adapter', join(sft, 'adapter'), '--curriculum', A.curriculum, ...arm.flags, '--out', run, '--config', cfg, '--backend', backend, '--quiet'])
+  cli(`train ${arm.name}`, ['train', '--world', world, '--model', model, '--adapter', join(sft, 'adapter'), '--curriculum', A.curriculum, ...arm.flags, '--out', run, '--config', cfg, '--backend', backend])
 }
 const benches: string[] = []
 for (const arm of A.arms) {
