@@ -17,7 +17,7 @@ import type { GymWorld } from './world-view'
 
 export interface GymOptions {
   protocol: ProtocolName
-  /** Reward spec: f1 | em+format | r1-searcher-stage1 | r1-searcher-stage2 | terms joined by '+'. */
+  /** Reward spec: f1 | em+format | r1-searcher-stage1 | r1-searcher-stage2 | process | cost | cost-group | terms joined by '+'. */
   reward: string
   topK: number
   observationCap: number
