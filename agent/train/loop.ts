@@ -159,7 +159,7 @@ export async function train(d: TrainDeps): Promise<TrainResult> {
   const Q = c.batchSize / c.groupSize
   const envOptions = (qa: Qa, episode: number) => ({
     ...c.gym,
-    protocol: 'hermes' as const,
+    protocol: c.protocol,
     budgets: { maxTurns: source.maxTurnsFor(qa), maxResponseTokens: c.maxTokensPerTurn, maxContextTokens: model.config.maxPositionEmbeddings },
     episode,
   })
