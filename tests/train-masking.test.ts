@@ -70,9 +70,9 @@ it('prompt and tool-observation positions carry no loss: dLoss/dlogits there is 
   const world = openFixtureWorld({ docs: data.docs, qa: data.qa })
   const qa = data.qa[1]
   // Two turns of a search call: prompt (mask 0), call (1), tool observation (0), call (1) — the trainer's own path:
-  // PolicyBatch token sequences → buildDatums.
-  const search = `<tool_call>\n{"name": "search", "arguments": {"query": "${qa.question.replace(/\?$/, '')}"}}\n</tool_call>`
-  const items = [0, 1].map((j) => ({ qa, env: makeEnv(world, qa, { protocol: 'hermes', topK: 1, observationCap: 200, budgets: { maxTurns: 2, maxResponseTokens: 256, maxContextTokens: 4096 }, episode: j }) }))
+  // PolicyBatch token sequences → buildDatums (search-r1: the shortest prompt, so the test stays fast).
+  const search = `<search> ${qa.question.replace(/\?$/, '')} </search>`
+  const items = [0, 1].map((j) => ({ qa, env: makeEnv(world, qa, { protocol: 'search-r1', topK: 1, observationCap: 200, budgets: { maxTurns: 2, maxResponseTokens: 256, maxContextTokens: 4096 }, episode: j }) }))
   const batch = new PolicyBatch(codec, new FixtureSampler(learner, codec, [search]), 2, { maxTokensPerTurn: 256, maxContext: 4096, seed: 0 })
   const rs = await rolloutBatch(items, batch, { maxTurns: 2, scorer: scoreAnswer })
   await world.close()

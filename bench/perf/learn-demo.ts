@@ -94,16 +94,18 @@ writeFileSync(cfg, JSON.stringify({
 }, null, 2) + '\n')
 const arms: [string, string[]][] = [['two-stage', ['--curriculum', 'two-stage']]]
 if (ablation) arms.push(['mixed', ['--curriculum', 'mixed']], ['stage1-only', ['--curriculum', 'stage1-only']], ['adaptive', ['--curriculum', 'adaptive']], ['two-stage-no-access', ['--curriculum', 'two-stage', '--no-access']])
-const sftBench = join(out, 'bench-sft')
-benchAdapter('bench sft', join(sft, 'adapter'), sftBench)
-const benches = [sftBench]
 for (const [name, flags] of arms) {
   const run = join(out, `grpo-${name}`)
   // `train` resumes from its last checkpoint when rerun with the same flags.
   if (!existsSync(join(run, 'adapter'))) cli(`train ${name}`, ['train', '--world', world, '--model', model, '--adapter', join(sft, 'adapter'), ...flags, '--out', run, '--config', cfg, '--backend', backend])
   cli(`report ${name}`, ['train', 'report', run])
+}
+const sftBench = join(out, 'bench-sft')
+benchAdapter('bench sft', join(sft, 'adapter'), sftBench)
+const benches = [sftBench]
+for (const [name] of arms) {
   const b = join(out, `bench-${name}`)
-  benchAdapter(`bench ${name}`, join(run, 'adapter'), b)
+  benchAdapter(`bench ${name}`, join(out, `grpo-${name}`, 'adapter'), b)
   benches.push(b)
 }
 cli('bench compare', ['bench', 'compare', ...benches, '--out', join(out, 'compare'), '--groups', 'all'])
