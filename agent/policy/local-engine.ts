@@ -6,8 +6,7 @@ import { resolve } from 'node:path'
 import type { Policy } from '../../gym'
 import { AgentError } from '../../infra/errors'
 import { Rng } from '../../infra/rng'
-import { ChatCodec, chatTemplateOf, loadLoraAdapter, loadModel, loadTokenizer, SIMPLE_QWEN_TEMPLATE, type CausalLM } from '../../infra/engine'
-import { openBackend } from '../train/backend'
+import { ChatCodec, chatTemplateOf, createBackend, loadLoraAdapter, loadModel, loadTokenizer, parseBackendName, SIMPLE_QWEN_TEMPLATE, type CausalLM } from '../../infra/engine'
 import { PolicyBatch } from './engine-policy'
 import { EngineSampler } from './engine-sampler'
 
@@ -32,7 +31,7 @@ export interface LocalEngine {
 export function openLocalEngine(o: LocalEngineOptions): LocalEngine {
   if (!(Number.isInteger(o.maxTokensPerTurn) && o.maxTokensPerTurn >= 1)) throw new AgentError('engine.args', `max tokens per turn must be a positive integer, got ${o.maxTokensPerTurn}`)
   if (!(o.temperature >= 0)) throw new AgentError('engine.args', `temperature must be ≥ 0, got ${o.temperature}`)
-  const model = loadModel(resolve(o.model), openBackend(o.backend))
+  const model = loadModel(resolve(o.model), createBackend(parseBackendName(o.backend)))
   if (o.adapter) model.adapter = loadLoraAdapter(resolve(o.adapter), model.backend, model.config)
   const tokenizer = loadTokenizer(resolve(o.model))
   const codec = new ChatCodec(tokenizer, chatTemplateOf(tokenizer, SIMPLE_QWEN_TEMPLATE))
