@@ -9,7 +9,9 @@
 // Usage: node bin/run-ts.mjs bench/perf/learn-demo.ts --out runs/learn-demo [--ablation] [--backend auto]
 //          [--sft-epochs 30] [--steps 20] [--grpo-lr 3e-3] [--reward f1|f1+retrieval|…] (the GRPO reward spec; the
 //          held-out evaluation is always F1)
-// Defaults are the settings of the run recorded in bench/RESULTS.md ("Learning demonstration, third attempt").
+// Defaults are the settings of the run recorded in bench/RESULTS.md ("Learning demonstration, third attempt"); that
+// run did NOT learn (held-out F1 0 after SFT and after GRPO), and on the native backend a GRPO run's memory grows
+// ≈700 MB per step (same section) — watch `rss` in the progress line, or use --backend ts for long runs.
 import { spawnSync } from 'node:child_process'
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
