@@ -44,7 +44,7 @@ async function firstTurn(qa: (typeof train)[number]) {
   const t = await oraclePolicy(qa, k, undefined, 'search-r1').act(initial)
   return { initial, text: t.text }
 }
-const seqs = []
+const seqs: ReturnType<typeof sequenceOfTrajectory>[] = []
 for (const qa of train) {
   const f = await firstTurn(qa)
   seqs.push(sequenceOfTrajectory(codec, { initial: f.initial, turns: [{ text: f.text, observation: [] }] } as never))
