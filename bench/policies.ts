@@ -1,8 +1,8 @@
 // bench/policies: turn a run config into a policy per question — openai, closed-book, one-shot-rag over one shared
-// ChatClient, or the gym's oracle — and the optional judge. Reads the API key from the named environment variable.
+// ChatClient, a local model + adapter in process (engine), or the gym's oracle — and the optional judge. Reads the API key from the named environment variable.
 import { toolSchemas, type Policy } from '../gym'
 import type { Qa } from '../world'
-import { ChatClient, ClosedBookPolicy, DEFAULT_CHAT_CLIENT, OneShotRagPolicy, OpenAiPolicy, type ChatClientOptions } from '../agent'
+import { ChatClient, ClosedBookPolicy, DEFAULT_CHAT_CLIENT, OneShotRagPolicy, OpenAiPolicy, openLocalEngine, type ChatClientOptions } from '../agent'
 import { BenchError } from '../infra/errors'
 import { LlmJudge } from './judge'
 import { wireProtocol, type BenchRunConfig, type BenchWorld } from './types'
@@ -44,6 +44,12 @@ export function policyFactory(config: BenchRunConfig, world: BenchWorld, env: No
       const tools = toolSchemas(config.gym?.access === false ? ['search'] : ['search', 'access'])
       const p = new OpenAiPolicy({ ...rest, baseURL, model, protocol: wireProtocol(config.protocol), tools })
       return () => p
+    }
+    case 'engine': {
+      // A local model folder (+ adapter) in process, token in / token out; greedy unless --temperature.
+      if (!config.model) throw new BenchError('bench.args', '--policy engine needs --model DIR (a model folder)')
+      const e = openLocalEngine({ model: config.model, adapter: config.adapter, backend: config.backend ?? 'auto', temperature: config.temperature ?? 0, maxTokensPerTurn: config.maxTokens ?? 256, seed: config.seed })
+      return (qa) => e.policyFor(qa.id)
     }
     case 'closed-book': {
       const p = new ClosedBookPolicy(new ChatClient(clientOptions(config, env, tuning)))

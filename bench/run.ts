@@ -90,9 +90,15 @@ function takeLock(outDir: string): () => void {
   throw new BenchError('bench.locked', `cannot take the lock ${path}`)
 }
 
-export function selectQuestions(world: BenchWorld, split: string, limit: number | null): Qa[] {
-  const all = world.questions(split)
+export function selectQuestions(world: BenchWorld, split: string, limit: number | null, qaIds?: readonly string[]): Qa[] {
+  let all = world.questions(split)
   if (all.length === 0) throw new BenchError('bench.no_questions', `world ${world.dir} has no questions in split '${split}'`)
+  if (qaIds) {
+    const byId = new Map(all.map((q) => [q.id, q]))
+    const missing = qaIds.filter((id) => !byId.has(id))
+    if (missing.length > 0) throw new BenchError('bench.qa_ids', `${missing.length} of the --qa-ids are not questions of split '${split}' (first: ${missing[0]})`)
+    all = qaIds.map((id) => byId.get(id)!)
+  }
   return limit !== null ? all.slice(0, limit) : all
 }
 
@@ -116,7 +122,7 @@ export async function runBench(outDir: string, config: BenchRunConfig, deps: Run
 
     const log = loadTrajectories(trajPath)
     const done = latestById(log.records)
-    const questions = selectQuestions(deps.world, config.split, config.limit)
+    const questions = selectQuestions(deps.world, config.split, config.limit, config.qaIds)
     const wanted = new Set(questions.map((q) => q.id))
     const isDone = (id: string) => {
       const r = done.get(id)

@@ -3,17 +3,20 @@
 import type { Env, Policy } from '../gym'
 import type { Qa } from '../world'
 import type { PriceTable, WireProtocol } from '../agent'
+import { BenchError } from '../infra/errors'
 
 export type { AnswerScorer, TurnRecord, EpisodeCounts, InfraCounts, JudgeVerdict, TrajectoryRecord } from '../agent'
 
-export type PolicyKind = 'openai' | 'oracle' | 'closed-book' | 'one-shot-rag'
+export type PolicyKind = 'openai' | 'oracle' | 'closed-book' | 'one-shot-rag' | 'engine'
 
 /** The gym protocol a run speaks (the gym's names): 'openai' = native tool_calls, 'hermes' = <tool_call> tags in text. */
-export type BenchProtocol = 'openai' | 'hermes'
+/** 'search-r1' (<search>/<answer> tags) only with --policy engine, which speaks any text protocol. */
+export type BenchProtocol = 'openai' | 'hermes' | 'search-r1'
 export const BENCH_PROTOCOLS: readonly BenchProtocol[] = ['openai', 'hermes']
 
 /** How a chat policy talks to the endpoint for a protocol: tool_calls in the API, or tags in the text. */
 export function wireProtocol(p: BenchProtocol): WireProtocol {
+  if (p === 'search-r1') throw new BenchError('bench.args', 'the chat policies do not speak search-r1; use --policy engine')
   return p === 'openai' ? 'tools' : 'text'
 }
 
@@ -44,6 +47,12 @@ export interface BenchRunConfig {
   /** Env options passed to the gym (budgets, faults, reward, topK, access...); validated by the gym. */
   gym: Record<string, unknown> | null
   bootstrap: number
+  /** --policy engine: the PEFT adapter folder on the local model (absent: the base model). */
+  adapter?: string
+  /** --policy engine: the engine backend. */
+  backend?: string
+  /** Only these questions of the split, in this order (e.g. a training run's held-out slice); absent: all. */
+  qaIds?: string[]
 }
 
 /** What a run needs from a world: the questions of a split and a fresh env per question. */

@@ -74,7 +74,8 @@ export async function runTraining(o: TrainRunOptions): Promise<TrainResult> {
     const { learner, codec } = openLearner(o.model, o.adapter, cfg, run.backend)
     const source = new CurriculumSource(spec, world.listQa('train'), {
       seed: cfg.seed,
-      heldOut: cfg.evalEvery > 0 ? cfg.heldOut : 0,
+      // Held out of training whether or not the run evaluates on it (train sft and bench run --qa-ids use the same slice).
+      heldOut: cfg.heldOut,
       turnBudget: cfg.turnBudget,
       maxTurns: cfg.maxTurns,
       turnsPerHop: cfg.turnsPerHop,

@@ -1,11 +1,12 @@
 // curriculum/sft-run: `searchgym train sft` as a library call — the oracle plays training questions of the world
-// (the held-out evaluation slice that `train` uses with the same seed excluded) through the real gym (hermes
-// protocol), solved episodes become token sequences (loss on assistant tokens only), cross-entropy on a new adapter.
+// (the held-out evaluation slice that `train` uses with the same seed excluded) through the real gym (hermes or
+// search-r1 protocol, the run's gym options), solved episodes become token sequences (loss on assistant tokens only),
+// cross-entropy on a new adapter. Writes the held-out ids (heldout.json) so `bench run --qa-ids` can score that slice.
 import { join, resolve } from 'node:path'
-import { writeFileSync } from 'node:fs'
-import { makeEnv, openGymWorld, scoreAnswer } from '../gym'
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { makeEnv, openGymWorld, resolveGymOptions, scoreAnswer } from '../gym'
 import { ConfigError } from '../infra/errors'
-import { oraclePolicy } from '../agent'
+import { oraclePolicy, type OracleProtocol } from '../agent'
 import { worldOracleKnowledge } from '../agent'
 import { runEpisode } from '../agent'
 import { sequenceOfTrajectory, sftTrain } from '../agent'
@@ -29,11 +30,21 @@ export interface SftRunOptions {
   heldOut: number
   loraRank: number
   backend?: string
+  /** The protocol the demonstrations are written in (must equal the GRPO run's; default hermes). */
+  protocol?: OracleProtocol
+  /** Gym options of the demonstrations' envs (topK, observationCap, access; must equal the GRPO run's `gym`). */
+  gym?: Record<string, unknown>
+  /** Only questions with at most this many hops (0: all). */
+  maxHops?: number
   log?: (line: string) => void
 }
 
 export async function runSft(o: SftRunOptions): Promise<{ episodes: number; solved: number; steps: number; finalLoss: number; adapterDir: string }> {
   if (!(o.epochs >= 1 && o.batchSize >= 1 && o.lr > 0)) throw new ConfigError('sft.range', 'epochs and batch must be ≥ 1 and lr > 0')
+  const protocol = o.protocol ?? 'hermes'
+  if (protocol !== 'hermes' && protocol !== 'search-r1') throw new ConfigError('sft.protocol', `--protocol must be hermes or search-r1 (the oracle writes those), got '${String(protocol)}'`)
+  if (o.gym && Object.prototype.hasOwnProperty.call(o.gym, 'protocol')) throw new ConfigError('sft.gym', 'gym options may not set protocol: use --protocol')
+  if (o.gym) resolveGymOptions(o.gym)
   const w = openWorld(o.world)
   const gw = await openGymWorld(o.world)
   try {
@@ -41,14 +52,16 @@ export async function runSft(o: SftRunOptions): Promise<{ episodes: number; solv
     // The same held-out split as `train` (CurriculumSource with this seed and heldOut), so SFT never sees eval questions.
     const src = new CurriculumSource(curriculumPreset('mixed', 1), gw.listQa('train'), { seed: o.seed, heldOut: o.heldOut, turnBudget: 'fixed', maxTurns: 16, turnsPerHop: 2 })
     const held = new Set(src.heldOut().map((q) => q.id))
-    let qas = gw.listQa('train').filter((q) => !held.has(q.id))
+    let qas = gw.listQa('train').filter((q) => !held.has(q.id) && (!o.maxHops || q.hops <= o.maxHops))
     if (o.questions > 0) qas = qas.slice(0, o.questions)
+    mkdirSync(o.out, { recursive: true })
+    writeFileSync(join(o.out, 'heldout.json'), JSON.stringify(src.heldOut().map((q) => q.id)) + '\n')
     const { learner, codec } = openLearner(o.model, undefined, { seed: o.seed, lora: { rank: o.loraRank, alpha: 2 * o.loraRank } }, o.backend)
     const seqs = []
     let solved = 0
     for (const qa of qas) {
-      const env = makeEnv(gw, qa, { protocol: 'hermes', budgets: { maxTurns: Math.max(16, 2 * qa.hops + 4), maxResponseTokens: DEFAULT_TRAIN_CONFIG.maxTokensPerTurn, maxContextTokens: learner.model.config.maxPositionEmbeddings } })
-      const rec = await runEpisode(qa, env, oraclePolicy(qa, knowledge), { maxTurns: 200, scorer: scoreAnswer })
+      const env = makeEnv(gw, qa, { ...o.gym, protocol, budgets: { maxTurns: Math.max(16, 2 * qa.hops + 4), maxResponseTokens: DEFAULT_TRAIN_CONFIG.maxTokensPerTurn, maxContextTokens: learner.model.config.maxPositionEmbeddings } })
+      const rec = await runEpisode(qa, env, oraclePolicy(qa, knowledge, undefined, protocol), { maxTurns: 200, scorer: scoreAnswer })
       if (rec.status !== 'ok' || rec.f1 < 1) continue
       const seq = sequenceOfTrajectory(codec, rec)
       if (seq.ids.length > learner.model.config.maxPositionEmbeddings) continue
@@ -58,7 +71,7 @@ export async function runSft(o: SftRunOptions): Promise<{ episodes: number; solv
     if (seqs.length === 0) throw new ConfigError('sft.no_data', `the oracle solved none of ${qas.length} training questions of ${o.world} within the model's context`)
     o.log?.(`sft: oracle solved ${solved}/${qas.length} training questions; ${seqs.reduce((a, s) => a + s.ids.length, 0)} tokens`)
     const r = sftTrain(learner, seqs, { epochs: o.epochs, batchSize: o.batchSize, microBatch: 16, lr: o.lr, seed: o.seed, out: o.out, log: o.log })
-    const info = { world: resolve(o.world), model: resolve(o.model), questions: qas.length, solved, ...r }
+    const info = { world: resolve(o.world), model: resolve(o.model), protocol, gym: o.gym ?? {}, maxHops: o.maxHops ?? 0, questions: qas.length, solved, heldOut: held.size, ...r }
     writeFileSync(join(o.out, 'sft.json'), JSON.stringify(info, null, 2) + '\n')
     return { episodes: qas.length, solved, ...r, adapterDir: join(o.out, 'adapter') }
   } finally {

@@ -1,5 +1,6 @@
-// agent/policy/oracle: the oracle Policy — drives oraclePlan through the env's own tools (hermes protocol) and
-// answers with what it read; runOracle plays one episode and says why it failed, if it did. Proves a QA solvable.
+// agent/policy/oracle: the oracle Policy — drives oraclePlan through the env's own tools (hermes protocol, or the
+// search-r1 tags) and answers with what it read; runOracle plays one episode and says why it failed, if it did.
+// Proves a QA solvable, and writes the SFT warm start's demonstrations in either text protocol.
 import type { GymEnv } from '../../gym'
 import type { ChatMessage, Policy, StopReason } from '../../gym'
 import type { Qa } from '../../world'
@@ -8,13 +9,34 @@ import { OracleFailure, oraclePlan, type OracleCall, type OracleKnowledge, type 
 export type { OracleKnowledge } from './oracle-plan'
 
 /** One episode of the oracle: call next(observationText) per turn; `failure` says why it gave up. */
+/** The text protocols the oracle writes: hermes (<tool_call> JSON) or search-r1 (<search>/<access> tags). */
+export type OracleProtocol = 'hermes' | 'search-r1'
+
+/** One tool call as the protocol's assistant text. */
+export function oracleCallText(call: OracleCall, protocol: OracleProtocol): string {
+  if (protocol === 'hermes') return `<tool_call>\n${JSON.stringify(call)}\n</tool_call>`
+  return call.name === 'search' ? `<search> ${call.arguments.query} </search>` : `<access> ${call.arguments.url} </access>`
+}
+
+/** The tool output inside an observation message: hermes sends it as a tool message; search-r1 wraps it in
+ *  <information> tags in a user message. Search results then list `URL: u` lines, which the plan reads. */
+export function oracleObservation(last: ChatMessage | undefined, protocol: OracleProtocol): string {
+  if (!last) return ''
+  if (protocol === 'hermes') return last.role === 'tool' ? last.content : ''
+  if (last.role !== 'user') return ''
+  const m = /^\s*<information>([\s\S]*)<\/information>\s*$/.exec(last.content)
+  if (!m) return ''
+  // search-r1 renders a result as `Doc i(Title: t) URL: u`: put each URL on a line of its own as hermes does.
+  return m[1].replace(/^(Doc \d+\(Title: .*\)) URL: (\S+)$/gm, '$1\nURL: $2')
+}
+
 export class OracleEpisode {
   failure?: string
   private readonly gen: Generator<OracleCall, string, string>
   private started = false
   private finished = false
 
-  constructor(qa: Qa, k: OracleKnowledge, opts?: OraclePlanOptions) {
+  constructor(qa: Qa, k: OracleKnowledge, opts?: OraclePlanOptions, private readonly protocol: OracleProtocol = 'hermes') {
     this.gen = oraclePlan(qa, k, opts)
   }
 
@@ -28,7 +50,7 @@ export class OracleEpisode {
         this.finished = true
         return `<answer>${r.value}</answer>`
       }
-      return `<tool_call>\n${JSON.stringify(r.value)}\n</tool_call>`
+      return oracleCallText(r.value, this.protocol)
     } catch (e) {
       if (!(e instanceof OracleFailure)) throw e
       this.failure = e.message
@@ -39,14 +61,13 @@ export class OracleEpisode {
 }
 
 /** The oracle as a Policy for one question (the conversation's last tool message is its observation). */
-export function oraclePolicy(qa: Qa, k: OracleKnowledge, opts?: OraclePlanOptions): Policy & { episode: OracleEpisode } {
-  const episode = new OracleEpisode(qa, k, opts)
+export function oraclePolicy(qa: Qa, k: OracleKnowledge, opts?: OraclePlanOptions, protocol: OracleProtocol = 'hermes'): Policy & { episode: OracleEpisode } {
+  const episode = new OracleEpisode(qa, k, opts, protocol)
   return {
     name: 'oracle',
     episode,
     async act(conversation: ChatMessage[]) {
-      const last = conversation[conversation.length - 1]
-      return { text: episode.next(last?.role === 'tool' ? last.content : '') }
+      return { text: episode.next(oracleObservation(conversation[conversation.length - 1], protocol)) }
     },
   }
 }

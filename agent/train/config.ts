@@ -42,6 +42,8 @@ export interface TrainConfig {
   heldOut: number
   /** two-stage: steps in stage 1. */
   switchSteps: number
+  /** Text protocol of the rollouts: hermes (<tool_call> JSON) or search-r1 (<search>/<answer> tags, short prompt). */
+  protocol: 'hermes' | 'search-r1'
   /** Options passed to the gym's makeEnv (reward, access, maxCallsPerTurn, faults, topK, ...). */
   gym: Record<string, unknown>
 }
@@ -74,6 +76,7 @@ export const DEFAULT_TRAIN_CONFIG: TrainConfig = {
   evalEvery: 10,
   heldOut: 64,
   switchSteps: 50,
+  protocol: 'hermes',
   gym: {},
 }
 
@@ -106,5 +109,7 @@ export function resolveTrainConfig(...layers: unknown[]): TrainConfig {
   oneOf('aggregation', c.aggregation, ['token-mean', 'sequence-mean'])
   oneOf('advantageStd', c.advantageStd, ['population', 'sample'])
   oneOf('turnBudget', c.turnBudget, ['fixed', 'hop-scaled'])
+  oneOf('protocol', c.protocol, ['hermes', 'search-r1'])
+  if (Object.prototype.hasOwnProperty.call(c.gym, 'protocol')) throw new ConfigError('train.gym', 'gym.protocol is set by the config key protocol')
   return c
 }

@@ -89,6 +89,8 @@ export interface StepTiming {
   trainerShare: number
   sampledTokens: number
   tokensPerS: number
+  /** Resident memory of the process after the step, MB (a leak shows here first). */
+  rssMB: number
 }
 
 /** A sampler that adds up the wall time spent inside it. */
@@ -161,7 +163,7 @@ export async function train(d: TrainDeps): Promise<TrainResult> {
   const Q = c.batchSize / c.groupSize
   const envOptions = (qa: Qa, episode: number) => ({
     ...c.gym,
-    protocol: 'hermes' as const,
+    protocol: c.protocol,
     budgets: { maxTurns: source.maxTurnsFor(qa), maxResponseTokens: c.maxTokensPerTurn, maxContextTokens: model.config.maxPositionEmbeddings },
     episode,
   })
@@ -300,13 +302,14 @@ export async function train(d: TrainDeps): Promise<TrainResult> {
       trainerShare: trainerS / (seconds - evalMs / 1000),
       sampledTokens: sampler.tokens,
       tokensPerS: (sampler.tokens + lm.tokens) / seconds,
+      rssMB: Math.round(process.memoryUsage().rss / 1e6),
     }
     appendFileSync(timingFile, JSON.stringify(timing) + '\n')
     const done = step - start
     const eta = ((performance.now() - t0) / done) * (c.steps - step) / 1000
     log(
       `step ${step}/${c.steps} [${m.stage}] reward ${m.rewardMean.toFixed(3)} f1 ${m.f1.toFixed(3)} groups ${m.groupsKept}/${Q} (all0 ${m.all0}, all1 ${m.all1}, masked ${m.maskedEpisodes})` +
-        `${m.evalF1 !== undefined ? ` eval f1 ${m.evalF1.toFixed(3)}` : ''} ${timing.tokensPerS.toFixed(0)} tok/s ETA ${eta.toFixed(0)} s`,
+        `${m.evalF1 !== undefined ? ` eval f1 ${m.evalF1.toFixed(3)}` : ''} ${timing.tokensPerS.toFixed(0)} tok/s rss ${timing.rssMB} MB ETA ${eta.toFixed(0)} s`,
     )
     d.onStep?.(step)
   }

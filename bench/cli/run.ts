@@ -38,6 +38,9 @@ export interface RunArgs {
   bootstrap: number
   retryErrors: boolean
   quiet: boolean
+  adapter?: string
+  backend?: string
+  qaIds?: string
 }
 
 /** --gym-options: inline JSON or a JSON file (env budgets, faults, reward, topK, access); the gym validates keys. */
@@ -64,17 +67,23 @@ function parseJson(v: string): unknown {
 export const ORACLE_GYM_OPTIONS: Record<string, unknown> = { budgets: { maxTurns: 1000, maxResponseTokens: 100_000, maxContextTokens: 100_000_000 } }
 
 /** --protocol: the gym's protocol names; the bench's old names are refused with the new one. */
-export function benchProtocol(p: string): BenchProtocol {
+export function benchProtocol(p: string, policy?: PolicyKind): BenchProtocol {
   if (p === 'tools') throw new BenchError('bench.args', "--protocol tools is now --protocol openai (the gym's name for native tool_calls)")
   if (p === 'text') throw new BenchError('bench.args', "--protocol text is now --protocol hermes (the gym's name for <tool_call> tags in the text)")
-  if (p === 'search-r1') throw new BenchError('bench.args', '--protocol search-r1 is a gym protocol the bench policies do not speak yet; use openai or hermes')
+  if (p === 'search-r1') {
+    if (policy === 'engine') return 'search-r1'
+    throw new BenchError('bench.args', '--protocol search-r1 is spoken only by --policy engine (a local model); use openai or hermes')
+  }
   if (!(BENCH_PROTOCOLS as readonly string[]).includes(p)) throw new BenchError('bench.args', `--protocol must be one of ${BENCH_PROTOCOLS.join(', ')}, got '${p}'`)
   return p as BenchProtocol
 }
 
 export function configFromArgs(a: RunArgs, worldId: string): BenchRunConfig {
   const needsModel = a.policy !== 'oracle'
-  const protocol = benchProtocol(a.protocol)
+  const engine = a.policy === 'engine'
+  const protocol = benchProtocol(a.protocol, a.policy)
+  if (engine && a.protocol === 'openai') throw new BenchError('bench.args', '--policy engine speaks a text protocol: use --protocol hermes or search-r1')
+  if (!engine && (a.adapter !== undefined || a.backend !== undefined)) throw new BenchError('bench.args', '--adapter and --backend are options of --policy engine')
   if (a.limit !== undefined && (!Number.isInteger(a.limit) || a.limit < 1)) throw new BenchError('bench.args', `--limit must be a positive integer, got ${a.limit}`)
   if (a.judgeModel && !a.judgeBaseUrl && !a.baseUrl) throw new BenchError('bench.args', '--judge-model needs --judge-base-url (or --base-url to reuse)')
   // The oracle writes the gym's hermes (text) protocol; it proves solvability, so the turn budget is lifted (as the gym's
@@ -86,7 +95,7 @@ export function configFromArgs(a: RunArgs, worldId: string): BenchRunConfig {
     split: a.split,
     policy: a.policy,
     model: needsModel ? (a.model ?? '') : '',
-    baseURL: needsModel ? (a.baseUrl ?? '') : '',
+    baseURL: needsModel && !engine ? (a.baseUrl ?? '') : '',
     apiKeyEnv: a.apiKeyEnv,
     protocol: oracle ? 'hermes' : protocol,
     limit: a.limit ?? null,
@@ -102,7 +111,16 @@ export function configFromArgs(a: RunArgs, worldId: string): BenchRunConfig {
     judge: a.judgeModel ? { model: a.judgeModel, baseURL: a.judgeBaseUrl ?? a.baseUrl ?? '', apiKeyEnv: a.judgeApiKeyEnv } : null,
     gym: a.gymOptions ? parseGymOptions(a.gymOptions) : oracle ? { ...ORACLE_GYM_OPTIONS } : null,
     bootstrap: a.bootstrap,
+    ...(engine ? { model: resolve(a.model ?? ''), adapter: a.adapter ? resolve(a.adapter) : undefined, backend: a.backend ?? 'auto' } : {}),
+    ...(a.qaIds !== undefined ? { qaIds: readQaIds(a.qaIds) } : {}),
   }
+}
+
+/** --qa-ids FILE: a JSON array of question ids (e.g. `train sft`'s heldout.json). */
+function readQaIds(file: string): string[] {
+  const v = readJsonFile(file, '--qa-ids file')
+  if (!Array.isArray(v) || v.length === 0 || !v.every((x) => typeof x === 'string')) throw new BenchError('bench.args', `--qa-ids ${file} must hold a non-empty JSON array of question ids`)
+  return v as string[]
 }
 
 export async function runFromArgs(a: RunArgs, tuning: ClientTuning = {}): Promise<void> {
@@ -138,13 +156,13 @@ export function runCommand(tuning: ClientTuning = {}): Command {
       y
         .option('world', { type: 'string', demandOption: true, describe: 'world directory (holds world.db)' })
         .option('split', { type: 'string', default: 'bench' })
-        .option('policy', { choices: ['openai', 'oracle', 'closed-book', 'one-shot-rag'] as const, default: 'openai' as const })
-        .option('model', { type: 'string', describe: 'model name sent to the endpoint' })
+        .option('policy', { choices: ['openai', 'oracle', 'closed-book', 'one-shot-rag', 'engine'] as const, default: 'openai' as const })
+        .option('model', { type: 'string', describe: 'model name sent to the endpoint (--policy engine: the local model folder)' })
         .option('base-url', { type: 'string', describe: 'OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1' })
         .option('api-key-env', { type: 'string', default: 'OPENAI_API_KEY', describe: 'environment variable holding the API key' })
         .option('limit', { type: 'number', describe: 'only the first N questions of the split' })
         .option('concurrency', { type: 'number', default: 8, describe: 'questions in flight' })
-        .option('protocol', { type: 'string', default: 'openai', describe: 'gym protocol: openai (native tool_calls) or hermes (<tool_call> tags in the text)' })
+        .option('protocol', { type: 'string', default: 'openai', describe: 'gym protocol: openai (native tool_calls), hermes (<tool_call> tags in the text), search-r1 (--policy engine only)' })
         .option('out', { type: 'string', demandOption: true, describe: 'run directory, e.g. runs/NAME' })
         .option('seed', { type: 'number', default: 0, describe: 'seed of retry jitter and bootstrap' })
         .option('timeout-ms', { type: 'number', default: 120000, describe: 'per-request timeout' })
@@ -160,7 +178,10 @@ export function runCommand(tuning: ClientTuning = {}): Command {
         .option('gym-options', { type: 'string', describe: 'env options as JSON or a JSON file: budgets, faults, reward, topK, access' })
         .option('bootstrap', { type: 'number', default: 1000, describe: 'bootstrap resamples for CIs' })
         .option('retry-errors', { type: 'boolean', default: false, describe: 're-run questions lost to endpoint failures' })
-        .option('quiet', { type: 'boolean', default: false }),
+        .option('quiet', { type: 'boolean', default: false })
+        .option('adapter', { type: 'string', describe: '--policy engine: PEFT adapter folder on the local --model folder' })
+        .option('backend', { type: 'string', describe: '--policy engine: engine backend auto | native | ts | cuda (default auto)' })
+        .option('qa-ids', { type: 'string', describe: 'JSON file with an array of question ids of the split to run (e.g. train sft heldout.json)' }),
     handler: handler((a: unknown) => runFromArgs(a as RunArgs, tuning)),
   }
 }

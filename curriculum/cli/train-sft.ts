@@ -1,7 +1,20 @@
 // curriculum/cli/train-sft: `searchgym train sft` — flags → runSft (oracle trajectories → cross-entropy warm start).
 import type { Argv, Command } from '../../infra/cli-util'
 import { handler } from '../../infra/cli-util'
+import { ConfigError } from '../../infra/errors'
 import { runSft } from '../sft-run'
+
+function parseGymJson(v: string | undefined): Record<string, unknown> | undefined {
+  if (v === undefined) return undefined
+  let x: unknown
+  try {
+    x = JSON.parse(v)
+  } catch (e) {
+    throw new ConfigError('sft.gym', `--gym-options is not valid JSON: ${(e as Error).message}`)
+  }
+  if (typeof x !== 'object' || x === null || Array.isArray(x)) throw new ConfigError('sft.gym', '--gym-options must be a JSON object')
+  return x as Record<string, unknown>
+}
 
 export const trainSftCommand: Command = {
   command: 'sft',
@@ -12,6 +25,9 @@ export const trainSftCommand: Command = {
       .option('model', { type: 'string', demandOption: true, describe: 'model folder' })
       .option('out', { type: 'string', demandOption: true, describe: 'output folder (adapter/, metrics.jsonl, sft.json)' })
       .option('questions', { type: 'number', default: 0, describe: 'training questions for the oracle (0: all)' })
+      .option('protocol', { type: 'string', default: 'hermes', choices: ['hermes', 'search-r1'], describe: 'protocol of the demonstrations (must equal the GRPO config protocol)' })
+      .option('gym-options', { type: 'string', describe: 'gym options as JSON, e.g. {"topK":3,"observationCap":600} (must equal the GRPO config gym)' })
+      .option('max-hops', { type: 'number', default: 0, describe: 'only training questions with at most this many hops (0: all)' })
       .option('epochs', { type: 'number', default: 3 })
       .option('batch', { type: 'number', default: 16, describe: 'sequences per optimizer step' })
       .option('lr', { type: 'number', default: 1e-3 })
@@ -34,6 +50,9 @@ export const trainSftCommand: Command = {
       heldOut: a['held-out'],
       loraRank: a['lora-rank'],
       backend: a.backend,
+      protocol: a.protocol,
+      gym: parseGymJson(a['gym-options']),
+      maxHops: a['max-hops'],
       log: a.quiet ? undefined : (l: string) => process.stderr.write(l + '\n'),
     })
     process.stdout.write(`train sft: ${r.solved}/${r.episodes} oracle episodes, ${r.steps} steps, final loss ${r.finalLoss.toFixed(4)}; adapter ${r.adapterDir}\n`)

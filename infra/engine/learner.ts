@@ -9,7 +9,7 @@ import { Rng } from '../rng'
 import type { Tensor } from './backend'
 import { type LoraConfig, LORA_TARGETS, createLoraAdapter, loadLoraAdapter, saveLoraAdapter } from './lora'
 import { type LossConfig, tokenLoss } from './losses'
-import { type CausalLM, backward, forward, loadModel, targetLogprobs, targetLogprobsBackward } from './model'
+import { type CausalLM, backward, forward, loadModel, logits, targetLogprobs, targetLogprobsBackward } from './model'
 import { AdamW, type OptimParams } from './optimizer'
 import { type SampledSequence, type SamplingParams, generate, generateBatch } from './sample'
 
@@ -118,11 +118,10 @@ export class Learner {
       pack.forEach((d, di) => {
         const T = d.targetTokens.length
         for (let t = 0; t < T; t++) {
-          const w = d.mask ? d.mask[t] : 1
-          if (w === 0) continue
-          const tl = tokenLoss(loss, lp[o + t], d.oldLogprobs?.[t] ?? 0, d.advantages?.[t] ?? 0, ref?.[di][t])
-          result.loss += w * tl.loss
-          dlogp[o + t] = w * tl.dlogp
+          const tl = datumTokenGrad(d, t, lp[o + t], loss, ref?.[di][t])
+          if (!tl) continue
+          result.loss += tl.loss
+          dlogp[o + t] = tl.dlogp
           result.metrics.tokens++
           ratioSum += tl.ratio
           if (tl.clipped) clippedCount++
@@ -141,6 +140,41 @@ export class Learner {
     result.metrics.clipFraction = clippedCount / n
     result.metrics.meanKl = klSum / n
     return result
+  }
+
+  /**
+   * dLoss/dlogits of each datum, [T·V] row-major (no gradients accumulated): the same per-token dL/dlogp as
+   * forwardBackward, times the softmax Jacobian of each position's logits (dlogp_t/dlogits_t = onehot(target) − p_t).
+   * A position with mask 0 contributes no dL/dlogp, so its row is exactly zero. For tests and diagnostics: it builds
+   * the full [T,V] logits, so keep the datums small.
+   */
+  logitGradients(datums: readonly Datum[], loss: LossConfig): Float32Array[] {
+    datums.forEach((d, i) => validateDatum(d, i, loss))
+    const needRef = (loss.klBeta ?? 0) > 0 && loss.name !== 'cross_entropy'
+    const be = this.model.backend
+    const V = this.model.config.vocabSize
+    return datums.map((d) => {
+      const ref = needRef ? this.targetLogprobs([d], { useLora: false })[0] : undefined
+      const f = forward(this.model, [{ tokens: d.inputTokens }])
+      const lt = logits(this.model, f.hidden)
+      const z = be.toHost(lt)
+      be.release(lt)
+      be.release(f.hidden)
+      const T = d.targetTokens.length
+      const out = new Float32Array(T * V)
+      for (let t = 0; t < T; t++) {
+        const row = z.subarray(t * V, (t + 1) * V)
+        let m = -Infinity
+        for (let v = 0; v < V; v++) m = Math.max(m, row[v])
+        let sum = 0
+        for (let v = 0; v < V; v++) sum += Math.exp(row[v] - m)
+        const lse = m + Math.log(sum)
+        const tl = datumTokenGrad(d, t, row[d.targetTokens[t]] - lse, loss, ref?.[t])
+        if (!tl) continue
+        for (let v = 0; v < V; v++) out[t * V + v] = tl.dlogp * ((v === d.targetTokens[t] ? 1 : 0) - Math.exp(row[v] - lse))
+      }
+      return out
+    })
   }
 
   /** One AdamW step on the accumulated gradients, then zero them. */
@@ -223,4 +257,13 @@ function validateDatum(d: Datum, i: number, loss: LossConfig): void {
     if (!d.oldLogprobs) bad(`loss ${loss.name} needs oldLogprobs`)
     if (!d.advantages) bad(`loss ${loss.name} needs advantages`)
   }
+}
+
+/** The weighted loss and dL/dlogp of target t of a datum (mask applied); undefined where the mask is 0 — such a
+ *  position's advantage, old log-prob and reference log-prob are never read. */
+function datumTokenGrad(d: Datum, t: number, logp: number, loss: LossConfig, refLogp: number | undefined) {
+  const w = d.mask ? d.mask[t] : 1
+  if (w === 0) return undefined
+  const tl = tokenLoss(loss, logp, d.oldLogprobs?.[t] ?? 0, d.advantages?.[t] ?? 0, refLogp)
+  return { ...tl, loss: w * tl.loss, dlogp: w * tl.dlogp }
 }
