@@ -173,6 +173,27 @@ void attentionCached(const float* q, const float* k, const float* v, int64_t T, 
   });
 }
 
+void attentionSegments(const float* q, const float* const* kc, const float* const* vc, const int32_t* cu, const int32_t* starts, int64_t B,
+                       int64_t H, int64_t KV, int64_t D, float* out) {
+  const int64_t group = H / KV, stride = KV * D, N = cu[B];
+  const float scale = 1.f / std::sqrt((float)D);
+  std::vector<int32_t> seqOf(N);
+  double keys = 0;
+  for (int64_t s = 0; s < B; s++)
+    for (int64_t n = cu[s]; n < cu[s + 1]; n++) {
+      seqOf[n] = (int32_t)s;
+      keys += starts[s] + (n - cu[s]) + 1;
+    }
+  parallelFor(N * H, keys * H * D * 4, [&](int64_t b, int64_t e) {
+    std::vector<float> p;
+    for (int64_t it = b; it < e; it++) {
+      const int64_t n = it / H, h = it % H, s = seqOf[n], kvh = h / group, count = starts[s] + (n - cu[s]) + 1;
+      p.resize(count);
+      attendRow(q + (n * H + h) * D, kc[s] + kvh * D, vc[s] + kvh * D, count, stride, D, scale, p.data(), out + (n * H + h) * D);
+    }
+  });
+}
+
 namespace {
 /** Backward of one sequence's queries [T,H,D] (absolute positions qStart..) for the query heads of kv head kvh;
  *  keys/values [S,KV,D] from position 0. Adds into dq (rows of those heads), dk and dv (rows of kvh). */
