@@ -5,6 +5,7 @@ import { EngineError } from '../errors'
 import { Rng } from '../rng'
 import type { Tensor } from './backend'
 import { type CausalLM, type KvCache, createKvCache, decoderStack, forkKvCache, logits, mergeAdapter } from './model'
+import { type KvPrefixCache, type PrefixStamp, prefixStamp } from './prefix-cache'
 import { sampleFromRow } from './sample-row'
 
 export interface SamplingParams {
@@ -25,6 +26,9 @@ export interface SamplingParams {
   eosTokenIds?: number[]
   /** Sample from the adapter (default true) or from the base model. */
   useLora?: boolean
+  /** Keep the samples' KV caches here and continue prompts that extend a kept sequence from where it ended (the
+   *  rollout's next turn prefills only the new tokens). Entries computed with other weights are dropped. */
+  prefixCache?: KvPrefixCache
 }
 
 export interface SampledSequence {
@@ -50,6 +54,7 @@ interface Resolved {
   stopSequences: number[][]
   eos: Set<number>
   useLora: boolean
+  prefixCache?: KvPrefixCache
 }
 
 function resolve(model: CausalLM, p: SamplingParams): Resolved {
@@ -63,6 +68,7 @@ function resolve(model: CausalLM, p: SamplingParams): Resolved {
     stopSequences: (p.stopSequences ?? []).filter((s) => s.length > 0),
     eos: new Set(p.eosTokenIds ?? model.config.eosTokenIds),
     useLora: p.useLora ?? true,
+    prefixCache: p.prefixCache,
   }
   const bad = (what: string): never => {
     throw new EngineError('engine.sampling_params', what)
@@ -128,7 +134,7 @@ export function generateBatch(model: CausalLM, prompts: readonly (readonly numbe
   // merged copies stay small (MERGE_FOR_SAMPLING_BYTES); log-probs differ from the unmerged model by rounding only.
   const merged = r.useLora && model.adapter && mergedBytes(model) <= MERGE_FOR_SAMPLING_BYTES ? mergeAdapter(model) : undefined
   try {
-    return generateWith(merged ?? model, prompts, r)
+    return generateWith(merged ?? model, prompts, r, r.prefixCache ? prefixStamp(model, r.useLora) : undefined)
   } finally {
     if (merged) releaseMerged(model, merged)
   }
@@ -160,7 +166,7 @@ function cuOf(lengths: readonly number[]): Int32Array {
   return cu
 }
 
-function generateWith(model: CausalLM, prompts: readonly (readonly number[])[], r: Resolved): SampledSequence[][] {
+function generateWith(model: CausalLM, prompts: readonly (readonly number[])[], r: Resolved, stamp?: PrefixStamp): SampledSequence[][] {
   const be = model.backend
   prompts.forEach((p, i) => {
     if (p.length === 0) throw new EngineError('engine.sampling_prompt', `prompt ${i} is empty; give at least one token (e.g. BOS)`)
@@ -169,14 +175,20 @@ function generateWith(model: CausalLM, prompts: readonly (readonly number[])[], 
   // and cached attention inside the backend), then the head and sampleRows: three calls per generated token batch.
   const stack = decoderStack(model, r.useLora)
   const capacity = (p: readonly number[]): number => p.length + r.maxNewTokens
-  const prefixCaches = prompts.map((p) => createKvCache(model, capacity(p)))
-  const ids = new Int32Array(prompts.reduce((a, p) => a + p.length, 0))
+  // A prompt that extends a kept sequence continues its cache (only the new tokens are prefilled).
+  const pc = r.prefixCache
+  const prefixCaches = prompts.map((p) => (pc && stamp ? pc.take(model, p, capacity(p), stamp) : undefined) ?? createKvCache(model, capacity(p)))
+  const starts = Int32Array.from(prefixCaches, (c) => c.length)
+  const ids = new Int32Array(prompts.reduce((a, p, i) => a + p.length - starts[i], 0))
   let o = 0
-  for (const p of prompts) {
-    ids.set(p, o)
-    o += p.length
+  prompts.forEach((p, i) => {
+    for (let j = starts[i]; j < p.length; j++) ids[o++] = p[j]
+  })
+  if (pc) {
+    pc.reused += starts.reduce((a, x) => a + x, 0)
+    pc.prefilled += ids.length
   }
-  const lastRows = be.forwardCached(stack, ids, cuOf(prompts.map((p) => p.length)), prefixCaches, new Int32Array(prompts.length))
+  const lastRows = be.forwardCached(stack, ids, cuOf(prompts.map((p, i) => p.length - starts[i])), prefixCaches, starts)
   prompts.forEach((p, i) => (prefixCaches[i].length = p.length))
   // Logits stay on the backend; sampleRows returns only ids and log-probs. One uniform per draw from each
   // sample's own Rng (none when greedy), as sampleToken draws them.
@@ -224,8 +236,11 @@ function generateWith(model: CausalLM, prompts: readonly (readonly number[])[], 
   }
   const out: SampledSequence[][] = prompts.map(() => [])
   for (const s of live) out[s.prompt].push(s.out)
-  // The caches live only for this call (each prompt's prefix cache is its last sample's cache).
-  for (const s of live) for (const t of [...s.cache.k, ...s.cache.v]) be.release(t)
+  // Each prompt's prefix cache is its last sample's cache. Without a prefix store the caches live only for this call;
+  // with one, each sample's cache (its prompt and all but its last token, whose keys were never computed) is kept.
+  for (const s of live)
+    if (pc && stamp) pc.put([...prompts[s.prompt], ...s.out.tokens.slice(0, -1)], s.cache, stamp)
+    else for (const t of [...s.cache.k, ...s.cache.v]) be.release(t)
   return out
 }
 
