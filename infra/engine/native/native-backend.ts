@@ -469,7 +469,12 @@ export class NativeBackend implements Backend {
         tensors.push(n)
         return n.data
       }
-      const f = (x: Tensor | undefined): Float32Array | null => (x ? F(x) && (t(x) as Float32Array) : null)
+      // f32 operands (norms, biases, LoRA): F() checks the dtype, t() records the tensor for the liveness check.
+      const f = (x: Tensor | undefined): Float32Array | null => {
+        if (!x) return null
+        F(x)
+        return t(x) as Float32Array
+      }
       const C = stack.embed.shape[1]
       const layers = stack.layers.map((lw) => {
         const e: (Float32Array | Uint16Array | number | null)[] = [f(lw.inputNorm), f(lw.postNorm), f(lw.qNorm), f(lw.kNorm)]
