@@ -1,7 +1,10 @@
 // agent/policy/engine-sampler: the in-process TokenSampler — the engine's generateBatch on a CausalLM (LoRA on),
 // ids in, ids + the model's temperature-1 log-probs out (the numbers Learner.forwardBackward recomputes, so the
-// PPO ratio starts at 1 on-policy). Stops at the tokenizer's stop ids.
-import { generateBatch } from '../../infra/engine'
+// PPO ratio starts at 1 on-policy). Stops at the tokenizer's stop ids. Sampling runs on the backend's batched path
+// (one forwardCached per prefill / decode step for all rows); the samples' KV caches are kept in a prefix cache, so
+// the next turn of an episode (its whole sequence + an observation, as PolicyBatch sends it) prefills only the new
+// tokens. The cache drops its entries when the adapter's values change (each optimizer step).
+import { KvPrefixCache, generateBatch } from '../../infra/engine'
 import type { CausalLM } from '../../infra/engine'
 import type { SampledCompletion, TokenSampler } from './engine-policy'
 
@@ -14,10 +17,15 @@ export interface EngineSamplerParams {
 
 export class EngineSampler implements TokenSampler {
   readonly name = 'local'
+  /** KV caches of earlier samples (prompt tokens reused / prefilled are counted there). */
+  readonly prefixCache: KvPrefixCache
   constructor(
     private readonly model: CausalLM,
     private readonly params: EngineSamplerParams,
-  ) {}
+    opts: { prefixCacheBytes?: number } = {},
+  ) {
+    this.prefixCache = new KvPrefixCache(opts.prefixCacheBytes)
+  }
 
   async sample(prompts: number[][], p: { n: number; maxTokens: number; seed: number }): Promise<SampledCompletion[][]> {
     const out = generateBatch(this.model, prompts, {
@@ -29,6 +37,7 @@ export class EngineSampler implements TokenSampler {
       seed: p.seed,
       eosTokenIds: this.params.stopIds,
       useLora: this.model.adapter !== undefined,
+      prefixCache: this.prefixCache,
     })
     return out.map((ps) => ps.map((s) => ({ tokenIds: s.tokens, logprobs: s.modelLogprobs, finish: s.finishReason === 'length' ? 'length' : 'stop' })))
   }

@@ -1,8 +1,11 @@
 // bench/perf/engine-native: the native backend against the ts reference in ONE run (same process, same load):
 // forward+backward tokens/s (PPO loss into LoRA gradients), sampling new tokens/s (KV cache, n samples sharing a
 // prefill), the main matrix kernel's GFLOP/s at the model's linear shape against this machine's measured FMA peak,
-// and the peak memory of a training step. Prints a markdown block for bench/RESULTS.md.
+// the peak memory of a training step, and the trainer's realistic sampling case: n rows of a long shared prompt, then
+// the rollout's multi-turn pattern (each row + an observation, all re-sent as prompts, continued), with CPU seconds.
+// Prints a markdown block for bench/RESULTS.md.
 // Usage: node bin/run-ts.mjs bench/perf/engine-native.ts [--presets tiny,small] [--vocab 1024] [--rank 32] [--seconds 2]
+//        [--long-prompt 800] [--observation 200] [--turns 3] [--long-ts tiny] (presets whose long case also runs on ts)
 import { cpus, loadavg } from 'node:os'
 import { readFileSync } from 'node:fs'
 import { Rng } from '../../infra/rng'
@@ -12,7 +15,8 @@ import { createBackend } from '../../infra/engine/create-backend'
 import { Learner } from '../../infra/engine/learner'
 import { LORA_TARGETS } from '../../infra/engine/lora'
 import { createRandomModel } from '../../infra/engine/model'
-import { generate } from '../../infra/engine/sample'
+import { generate, generateBatch } from '../../infra/engine/sample'
+import { KvPrefixCache } from '../../infra/engine/prefix-cache'
 import { loadNativeAddon } from '../../infra/engine/native/addon'
 
 function arg(name: string, def: string): string {
@@ -23,6 +27,12 @@ const presets = arg('presets', 'tiny,small').split(',') as PresetName[]
 const vocab = Number(arg('vocab', '1024'))
 const rank = Number(arg('rank', '32'))
 const seconds = Number(arg('seconds', '2'))
+const longPrompt = Number(arg('long-prompt', '800'))
+const observation = Number(arg('observation', '200'))
+const turns = Number(arg('turns', '3'))
+const longTs = arg('long-ts', 'tiny').split(',')
+for (const [k, v] of [['long-prompt', longPrompt], ['observation', observation], ['turns', turns], ['vocab', vocab], ['rank', rank], ['seconds', seconds]] as const)
+  if (!(v > 0)) throw new Error(`--${k} must be a positive number, got ${v}`)
 for (const p of presets) if (!PRESETS[p]) throw new Error(`unknown preset ${p}; use tiny or small`)
 const { addon, reason } = loadNativeAddon()
 if (!addon) {
@@ -30,20 +40,49 @@ if (!addon) {
   process.exit(1)
 }
 
-/** Run fn until `seconds` have passed (after one warm-up call); units per second. */
-function rate(fn: () => number, secs = seconds): { perSec: number; reps: number } {
+/** Run fn until `seconds` have passed (after one warm-up call); units per second of wall time and per CPU second
+ *  (user+sys of this process, all its threads). */
+function rate(fn: () => number, secs = seconds): { perSec: number; perCpuSec: number; reps: number } {
   fn()
   let units = 0, reps = 0
-  const t0 = performance.now()
+  const t0 = performance.now(), c0 = process.cpuUsage()
   while (performance.now() - t0 < secs * 1000 || reps < 2) {
     units += fn()
     reps++
   }
-  return { perSec: units / ((performance.now() - t0) / 1000), reps }
+  const c = process.cpuUsage(c0)
+  return { perSec: units / ((performance.now() - t0) / 1000), perCpuSec: units / ((c.user + c.system) / 1e6), reps }
 }
 
 const B = 4, T = 128, P = 64, n = 8, newTokens = 64
-interface Row { preset: string; backend: string; fb: number; smp: number; stepPeak?: number }
+interface Row { preset: string; backend: string; fb: number; smp: number; smpCpu: number; stepPeak?: number; long?: LongCase; longCached?: LongCase }
+/** The realistic case: per turn, new tokens, wall seconds and CPU seconds (user+sys of this process). */
+interface LongCase { turns: { prompt: number; newTokens: number; wall: number; cpu: number }[] }
+
+const cpuSec = (): number => {
+  const c = process.cpuUsage()
+  return (c.user + c.system) / 1e6
+}
+
+/** n rows of one long prompt (turn 1), then each row + an observation of random tokens re-sent as its own prompt
+ *  (turns 2..), as PolicyBatch sends them to EngineSampler — one generateBatch per turn. */
+function longCase(model: ReturnType<typeof createRandomModel>, prefixCache?: KvPrefixCache): LongCase {
+  const rng = new Rng(5)
+  const toks = (k: number): number[] => Array.from({ length: k }, () => rng.int(0, vocab - 2))
+  let seqs = [toks(longPrompt)]
+  const out: LongCase = { turns: [] }
+  for (let t = 0; t < turns; t++) {
+    const c0 = cpuSec(), w0 = performance.now()
+    const res = t === 0 ? generateBatch(model, seqs, { n, maxNewTokens: newTokens, seed: 7, eosTokenIds: [], prefixCache }) : generateBatch(model, seqs, { n: 1, maxNewTokens: newTokens, seed: 7 + t, eosTokenIds: [], prefixCache })
+    const wall = (performance.now() - w0) / 1000, cpu = cpuSec() - c0
+    const samples = res.flat()
+    out.turns.push({ prompt: seqs.reduce((a, s) => Math.max(a, s.length), 0), newTokens: samples.reduce((a, s) => a + s.tokens.length, 0), wall, cpu })
+    const prev = t === 0 ? samples.map(() => seqs[0]) : seqs
+    seqs = samples.map((s, i) => [...prev[i], ...s.tokens, ...toks(observation)])
+    console.error(`  long case${prefixCache ? ' (prefix cache)' : ''} turn ${t + 1}/${turns}: ${out.turns[t].newTokens} new tokens in ${wall.toFixed(2)} s (cpu ${cpu.toFixed(2)} s)`)
+  }
+  return out
+}
 const rows: Row[] = []
 
 function measure(name: PresetName, be: Backend): Row {
@@ -67,11 +106,16 @@ function measure(name: PresetName, be: Backend): Row {
   })
   const prompt = seqs[0].slice(0, P)
   const smp = rate(() => generate(model, prompt, { n, maxNewTokens: newTokens, seed: 3, eosTokenIds: [] }).reduce((a, s) => a + s.tokens.length, 0))
-  console.error(`${name}/${be.name}: forward+backward ${fb.perSec.toFixed(0)} tokens/s (${fb.reps} reps), sampling ${smp.perSec.toFixed(0)} new tokens/s (${smp.reps} reps)`)
-  return { preset: name, backend: be.name, fb: fb.perSec, smp: smp.perSec, stepPeak }
+  console.error(`${name}/${be.name}: forward+backward ${fb.perSec.toFixed(0)} tokens/s (${fb.reps} reps), sampling ${smp.perSec.toFixed(0)} new tokens/s, ${smp.perCpuSec.toFixed(0)} per CPU second (${smp.reps} reps)`)
+  const long = be.name === 'native' || longTs.includes(name) ? longCase(model) : undefined
+  // The same turns with the samples' KV caches kept (EngineSampler's prefix cache): later turns prefill only the
+  // observation and the last sampled token.
+  const longCached = be.name === 'native' || longTs.includes(name) ? longCase(model, new KvPrefixCache()) : undefined
+  return { preset: name, backend: be.name, fb: fb.perSec, smp: smp.perSec, smpCpu: smp.perCpuSec, stepPeak, long, longCached }
 }
 
 const load0 = loadavg()[0]
+const cpu0 = cpuSec()
 const rss0 = process.memoryUsage().rss
 for (const name of presets) {
   rows.push(measure(name, createBackend('ts')))
@@ -124,14 +168,32 @@ const simd = ['avx2', 'fma', 'avx512f'].filter((f) => flags.split(' ').includes(
 
 const lines: string[] = []
 lines.push(`- Machine: ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'} (${simd}); Node ${process.version}; gemm kernel ${kern}, ${threads} threads; load average ${load0.toFixed(1)} → ${load1.toFixed(1)} during the run (shared with other sessions).`)
-lines.push(`- Command: \`node bin/run-ts.mjs bench/perf/engine-native.ts --presets ${presets.join(',')} --seconds ${seconds}\``)
+lines.push(`- Command: \`node bin/run-ts.mjs bench/perf/engine-native.ts --presets ${presets.join(',')} --seconds ${seconds} --long-prompt ${longPrompt} --observation ${observation} --turns ${turns} --long-ts ${longTs.join(',')}\`; CPU seconds of the whole run ${(cpuSec() - cpu0).toFixed(0)} s over ${(performance.now() / 1000).toFixed(0)} s wall.`)
 lines.push(`- Setup: random Qwen3-architecture models, vocabulary ${vocab}, LoRA rank ${rank} / alpha ${2 * rank} on q,k,v,o,gate,up,down. forward+backward: ${B} × ${T} tokens per call (PPO loss, LoRA gradients, AdamW step); sampling: n = ${n} samples of a ${P}-token prompt, ${newTokens} new tokens each, KV cache, shared prefill (new tokens/s, prefill included). Both backends measured in this one process, one after the other.`)
 lines.push('')
-lines.push('| preset | ts fwd+bwd tokens/s | native fwd+bwd tokens/s | ratio | ts sampling tokens/s | native sampling tokens/s | ratio | native training-step peak memory |')
-lines.push('| --- | --- | --- | --- | --- | --- | --- | --- |')
+lines.push('| preset | ts fwd+bwd tokens/s | native fwd+bwd tokens/s | ratio | ts sampling tokens/s | native sampling tokens/s | ratio | sampling ratio per CPU second | native training-step peak memory |')
+lines.push('| --- | --- | --- | --- | --- | --- | --- | --- | --- |')
 for (const name of presets) {
   const t = rows.find((r) => r.preset === name && r.backend === 'ts')!, nv = rows.find((r) => r.preset === name && r.backend === 'native')!
-  lines.push(`| ${name} | ${t.fb.toFixed(0)} | ${nv.fb.toFixed(0)} | ${(nv.fb / t.fb).toFixed(1)}× | ${t.smp.toFixed(0)} | ${nv.smp.toFixed(0)} | ${(nv.smp / t.smp).toFixed(1)}× | ${((nv.stepPeak ?? 0) / 2 ** 20).toFixed(1)} MiB |`)
+  lines.push(`| ${name} | ${t.fb.toFixed(0)} | ${nv.fb.toFixed(0)} | ${(nv.fb / t.fb).toFixed(1)}× | ${t.smp.toFixed(0)} | ${nv.smp.toFixed(0)} | ${(nv.smp / t.smp).toFixed(1)}× | ${(nv.smpCpu / t.smpCpu).toFixed(1)}× (${t.smpCpu.toFixed(0)} → ${nv.smpCpu.toFixed(0)}) | ${((nv.stepPeak ?? 0) / 2 ** 20).toFixed(1)} MiB |`)
+}
+lines.push('')
+lines.push(`Realistic sampling (the trainer's GRPO rollout): n = ${n} rows of one ${longPrompt}-token prompt, ${newTokens} new tokens each (turn 1); then each row plus a ${observation}-token observation sent back as its own prompt (as PolicyBatch sends whole sequences to EngineSampler: the prompt is prefilled again) and continued by ${newTokens} tokens, ${turns} turns in all. New tokens per second of wall time (prefill included) and per CPU second (user+sys of this process: fairer under load); one run each.`)
+lines.push('')
+lines.push('| preset | backend | turn: longest prompt → new tokens, wall s, cpu s | all turns: new tokens/s (wall) | new tokens per CPU second |')
+lines.push('| --- | --- | --- | --- | --- |')
+for (const r of rows)
+  for (const [label, l] of [['', r.long], [' + prefix cache', r.longCached]] as const) {
+    if (!l) continue
+    const t = l.turns
+    const tok = t.reduce((a, x) => a + x.newTokens, 0), wall = t.reduce((a, x) => a + x.wall, 0), cpu = t.reduce((a, x) => a + x.cpu, 0)
+    lines.push(`| ${r.preset} | ${r.backend}${label} | ${t.map((x, i) => `${i + 1}: ${x.prompt} → ${x.newTokens}, ${x.wall.toFixed(2)}, ${x.cpu.toFixed(2)}`).join('; ')} | ${(tok / wall).toFixed(0)} | ${(tok / cpu).toFixed(0)} |`)
+  }
+for (const name of presets) {
+  const t = rows.find((r) => r.preset === name && r.backend === 'ts'), nv = rows.find((r) => r.preset === name && r.backend === 'native')
+  const rate = (l: LongCase, by: 'wall' | 'cpu'): number => l.turns.reduce((a, x) => a + x.newTokens, 0) / l.turns.reduce((a, x) => a + x[by], 0)
+  for (const [label, a, b] of [['native / ts (both re-prefill)', nv?.long, t?.long], ['native + prefix cache / ts', nv?.longCached, t?.long], ['ts + prefix cache / ts', t?.longCached, t?.long]] as const)
+    if (a && b) lines.push(`| ${name} | ${label} | | ${(rate(a, 'wall') / rate(b, 'wall')).toFixed(1)}× | ${(rate(a, 'cpu') / rate(b, 'cpu')).toFixed(1)}× |`)
 }
 lines.push('')
 lines.push(`Training-step peak memory = the most native (off-heap) bytes held above the step's starting level during forward+backward+optimStep (the arena's counters; tensors under 16 KiB live on the JS heap and are not included); process RSS after the run ${(process.memoryUsage().rss / 2 ** 20).toFixed(0)} MiB (started at ${(rss0 / 2 ** 20).toFixed(0)} MiB).`)

@@ -22,6 +22,9 @@
 //   headLogprobs hidden [N,C], w [V,C], targets [N] → [N] (fused head, chunked, no [N,V] held)
 //                                                                   → headLogprobsBackward dhidden [N,C]
 //   sampleRows  logits [R,V], temperature/top-k/top-p, uniforms [R] → ids, log-probs (only ids cross to JS)
+//   forwardCached stack (weights of the whole decoder), ids [N], cu [B+1], per-sequence KV caches + starts [B]
+//               → [B,C] final-normed hidden of each sequence's last token; the caches get the new keys/values.
+//               The composition of the ops above (forward-cached.ts is the reference); inference only, no backward.
 // Tolerances (backend-contract.ts): forwards within 1e-4 of a float64 naive reference (relative to max(1,|x|));
 // backwards within atol 2e-3 + rtol 2e-2 of central finite differences; fused ops within 1e-4 of their unfused
 // composition; sampling: the same ids as the ts sampler for the same uniforms, log-probs within 1e-6.
@@ -79,6 +82,48 @@ export interface AdamWHyper {
   weightDecay: number
   /** 1-based step number, for bias correction. */
   step: number
+}
+
+/** The seven linears of a decoder layer (the LoRA targets). */
+export type StackLinear = 'q' | 'k' | 'v' | 'o' | 'gate' | 'up' | 'down'
+
+/** One decoder layer's weights as forwardCached takes them; lora holds the operands applied (none: base only). */
+export interface StackLayer {
+  inputNorm: Tensor
+  postNorm: Tensor
+  q: Tensor
+  k: Tensor
+  v: Tensor
+  o: Tensor
+  qBias?: Tensor
+  kBias?: Tensor
+  vBias?: Tensor
+  oBias?: Tensor
+  qNorm?: Tensor
+  kNorm?: Tensor
+  gate: Tensor
+  up: Tensor
+  down: Tensor
+  lora?: Partial<Record<StackLinear, LoraOperand>>
+}
+
+/** A whole decoder stack (embedding → layers → final norm) for forwardCached. It references the tensors (no copy):
+ *  do not use it after releasing any of them. A backend may keep per-stack state keyed by this object's identity. */
+export interface DecoderStack {
+  embed: Tensor
+  layers: readonly StackLayer[]
+  norm: Tensor
+  heads: number
+  kvHeads: number
+  headDim: number
+  eps: number
+  ropeTheta: number
+}
+
+/** One sequence's KV cache: per layer keys and values [capacity, KV·D] (rows 0..start−1 filled). */
+export interface CacheTensors {
+  readonly k: readonly Tensor[]
+  readonly v: readonly Tensor[]
 }
 
 export interface Backend {
@@ -171,6 +216,15 @@ export interface Backend {
   /** One draw per row of logits [R,V] with uniforms[r] in [0,1) (ignored when greedy); only ids and log-probs
    *  come back. The rules are sample-row.ts sampleFromRow's. */
   sampleRows(logits: Tensor, params: RowSamplingParams, uniforms: Float64Array): SampledRows
+
+  /**
+   * The decoder stack over a packed batch of B sequences that each continue their own KV cache: sequence b's new
+   * tokens are ids[cu[b]..cu[b+1]) at positions starts[b].., and its keys/values are written into caches[b] at
+   * rows starts[b].. (capacity permitting; distinct caches per sequence). Returns the final-normed hidden state of
+   * each sequence's last new token, [B,C]. Equals model.forward with those caches, op for op (forward-cached.ts):
+   * one call per decode step or prefill instead of one per op.
+   */
+  forwardCached(stack: DecoderStack, ids: Int32Array, cu: Int32Array, caches: readonly CacheTensors[], starts: Int32Array): Tensor
 }
 
 export function numel(shape: readonly number[]): number {

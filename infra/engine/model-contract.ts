@@ -1,7 +1,8 @@
 // infra/engine/model-contract: model-level checks every backend must pass with a tiny random Qwen3 — HF directory
 // round trip (f32, bf16, sharded), Qwen2-style bias + untied head, LoRA with B = 0 equals the base, merged adapter
-// equals unmerged, KV-cache decoding equals full recomputation, batched equals separate, and the whole-model LoRA
-// backward against finite differences. Call runModelContract({ name, make }) from a *.test.ts file (jest globals).
+// equals unmerged, KV-cache decoding equals full recomputation, batched equals separate, the backend's fused
+// forwardCached (batched prefill + decode) equals the per-row forward, and the whole-model LoRA backward against
+// finite differences. Call runModelContract({ name, make }) from a *.test.ts file (jest globals).
 import { mkdtempSync, rmSync, readdirSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -12,9 +13,11 @@ import { presetConfig, type ModelConfig } from './config'
 import { bf16ToF32, f32ToBf16 } from './safetensors'
 import { createLoraAdapter, LORA_TARGETS } from './lora'
 import {
-  backward, createKvCache, createRandomModel, forward, loadModel, logits, mergeAdapter, saveModel, targetLogprobs,
+  backward, createKvCache, createRandomModel, decoderStack, forward, loadModel, logits, mergeAdapter, saveModel, targetLogprobs,
   targetLogprobsBackward, type CausalLM,
 } from './model'
+import { forwardCachedReference } from './forward-cached'
+import { generateBatch } from './sample'
 
 export function runModelContract(opts: { name: string; make: () => Backend }): void {
   const make = opts.make
@@ -116,6 +119,75 @@ export function runModelContract(opts: { name: string; make: () => Backend }): v
       const f = forward(m, [{ tokens: a }, { tokens: b }])
       const both = m.backend.toHost(logits(m, f.hidden))
       expect(maxRelDiff(both, [...allLogits(m, a), ...allLogits(m, b)])).toBeLessThan(1e-6)
+    })
+
+    test('forwardCached (batched prefill, then batched decode steps of every row) equals the per-row forward with caches', () => {
+      const m = withRandomAdapter(createRandomModel(cfg, new Rng(13), make(), { std: 0.2 }), 14)
+      const be = m.backend
+      const prompts = [[3, 17, 5, 9, 22], [8, 2], [30, 1, 4]]
+      const more = [[11, 12, 13], [14], [15, 16]] // an appended observation (several tokens), then single decode tokens
+      const decode = [[20, 21], [22, 23], [24, 25]]
+      const cap = 16
+      const stack = decoderStack(m)
+      const batched = prompts.map(() => createKvCache(m, cap))
+      const perRow = prompts.map(() => createKvCache(m, cap))
+      const rounds = [prompts, more, ...[0, 1].map((i) => decode.map((d) => [d[i]]))]
+      for (const [k, round] of rounds.entries()) {
+        const ids = Int32Array.from(round.flat())
+        const cu = new Int32Array(round.length + 1)
+        round.forEach((r, i) => (cu[i + 1] = cu[i] + r.length))
+        const starts = Int32Array.from(batched, (c) => c.length)
+        // The composition (forward-cached.ts) on copies of the caches as they are before this round.
+        const copies = batched.map((src) => {
+          const c = createKvCache(m, cap)
+          for (let l = 0; l < c.k.length; l++) {
+            be.writeRows(c.k[l], 0, src.k[l])
+            be.writeRows(c.v[l], 0, src.v[l])
+          }
+          return c
+        })
+        const hb = be.forwardCached(stack, ids, cu, batched, starts)
+        const hr = forwardCachedReference(be, stack, ids, cu, copies, starts)
+        batched.forEach((c, i) => (c.length += round[i].length))
+        const fused = be.toHost(logits(m, hb))
+        // The per-row path: model.forward on each sequence alone, with its own cache; its last row.
+        const rows = round.map((r, i) => {
+          const f = forward(m, [{ tokens: r, cache: perRow[i] }])
+          return be.toHost(logits(m, be.sliceRows(f.hidden, r.length - 1, r.length)))
+        })
+        const want = new Float32Array(fused.length)
+        rows.forEach((r, i) => want.set(r, i * cfg.vocabSize))
+        const d = maxRelDiff(fused, want)
+        if (!(d < 1e-5)) throw new Error(`round ${k}: fused vs per-row logits differ by ${d}`)
+        expect(maxRelDiff(be.toHost(logits(m, hr)), fused)).toBeLessThan(1e-5)
+        for (let i = 0; i < prompts.length; i++)
+          for (let l = 0; l < cfg.numLayers; l++) {
+            expect(maxRelDiff(be.toHost(batched[i].k[l]), be.toHost(perRow[i].k[l]))).toBeLessThan(1e-5)
+            expect(maxRelDiff(be.toHost(batched[i].v[l]), be.toHost(perRow[i].v[l]))).toBeLessThan(1e-5)
+          }
+      }
+      // Bad input: a full cache is a clear error.
+      expect(() => be.forwardCached(stack, Int32Array.of(1), Int32Array.of(0, 1), [createKvCache(m, 1)], Int32Array.of(1))).toThrow(/KV cache full/)
+    })
+
+    test('sampling through forwardCached: the same seed gives the same bits, and model log-probs equal full recomputation', () => {
+      const m = withRandomAdapter(createRandomModel(cfg, new Rng(15), make(), { std: 0.3 }), 16)
+      const prompts = [[3, 17, 5, 9], [8, 2, 30]]
+      const params = { n: 3, maxNewTokens: 6, temperature: 1, seed: 4, eosTokenIds: [] as number[], useLora: true }
+      const a = generateBatch(m, prompts, params)
+      const b = generateBatch(m, prompts, params)
+      expect(b).toEqual(a)
+      // The per-row path: full recomputation of each sample's sequence, drawing with the same uniforms.
+      const merged = mergeAdapter(m)
+      prompts.forEach((p, pi) =>
+        a[pi].forEach((s) => {
+          for (let t = 0; t < s.tokens.length; t++) {
+            const f = forward(merged, [{ tokens: [...p, ...s.tokens.slice(0, t)] }])
+            const lp = targetLogprobs(merged, m.backend.sliceRows(f.hidden, f.hidden.shape[0] - 1, f.hidden.shape[0]), Int32Array.of(s.tokens[t]))
+            expect(Math.abs(lp[0] - s.modelLogprobs[t])).toBeLessThan(1e-4)
+          }
+        }),
+      )
     })
 
     test('whole-model LoRA gradients of Σ w·logp match finite differences', () => {

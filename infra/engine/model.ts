@@ -7,7 +7,7 @@ import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { EngineError } from '../errors'
 import type { Rng } from '../rng'
-import type { Backend, Tensor, WeightDtype } from './backend'
+import type { Backend, DecoderStack, StackLayer, Tensor, WeightDtype } from './backend'
 import { type ModelConfig, loadModelConfig, toHfConfig } from './config'
 import { type LoraAdapter, type LoraTarget, peftName } from './lora'
 import { type HostTensor, type StoredDtype, readCheckpoint, writeCheckpoint } from './safetensors'
@@ -200,6 +200,24 @@ export function mergeAdapter(model: CausalLM): CausalLM {
     return out
   })
   return new CausalLM(model.config, be, { ...model.weights, layers })
+}
+
+/** The model as the backend's forwardCached takes it (the tensors are shared, not copied), with the adapter's LoRA
+ *  operands when useLora. Build one per sampling call: it must not outlive a release of any of its tensors. */
+export function decoderStack(model: CausalLM, useLora = true): DecoderStack {
+  const c = model.config
+  const layers = model.weights.layers.map((lw, l): StackLayer => {
+    const out: StackLayer = { ...lw }
+    if (useLora && model.adapter) {
+      out.lora = {}
+      for (const t of model.adapter.config.targets) {
+        const op = model.adapter.operand(l, t)
+        if (op) out.lora[t] = op
+      }
+    }
+    return out
+  })
+  return { embed: model.weights.embed, layers, norm: model.weights.norm, heads: c.numHeads, kvHeads: c.numKvHeads, headDim: c.headDim, eps: c.rmsNormEps, ropeTheta: c.ropeTheta }
 }
 
 // ---- KV cache ----

@@ -4,7 +4,8 @@
 import { EngineError } from '../errors'
 import { Rng } from '../rng'
 import type { Tensor } from './backend'
-import { type CausalLM, type KvCache, createKvCache, forkKvCache, forward, logits, mergeAdapter } from './model'
+import { type CausalLM, type KvCache, createKvCache, decoderStack, forkKvCache, logits, mergeAdapter } from './model'
+import { type KvPrefixCache, type PrefixStamp, prefixStamp } from './prefix-cache'
 import { sampleFromRow } from './sample-row'
 
 export interface SamplingParams {
@@ -25,6 +26,9 @@ export interface SamplingParams {
   eosTokenIds?: number[]
   /** Sample from the adapter (default true) or from the base model. */
   useLora?: boolean
+  /** Keep the samples' KV caches here and continue prompts that extend a kept sequence from where it ended (the
+   *  rollout's next turn prefills only the new tokens). Entries computed with other weights are dropped. */
+  prefixCache?: KvPrefixCache
 }
 
 export interface SampledSequence {
@@ -50,6 +54,7 @@ interface Resolved {
   stopSequences: number[][]
   eos: Set<number>
   useLora: boolean
+  prefixCache?: KvPrefixCache
 }
 
 function resolve(model: CausalLM, p: SamplingParams): Resolved {
@@ -63,6 +68,7 @@ function resolve(model: CausalLM, p: SamplingParams): Resolved {
     stopSequences: (p.stopSequences ?? []).filter((s) => s.length > 0),
     eos: new Set(p.eosTokenIds ?? model.config.eosTokenIds),
     useLora: p.useLora ?? true,
+    prefixCache: p.prefixCache,
   }
   const bad = (what: string): never => {
     throw new EngineError('engine.sampling_params', what)
@@ -116,8 +122,8 @@ function push(s: Live, d: { id: number; logprob: number; modelLogprob: number },
 }
 
 /**
- * Sample `n` continuations of each prompt. Prompts are prefilled together (one forward over the batch), each
- * prompt once; its n samples then copy that prefix cache and decode in one batched forward per step.
+ * Sample `n` continuations of each prompt. Prompts are prefilled together (one forwardCached over the batch), each
+ * prompt once; its n samples then copy that prefix cache and decode in one batched forwardCached per step.
  * Result: one array of n samples per prompt, in order.
  */
 export function generateBatch(model: CausalLM, prompts: readonly (readonly number[])[], params: SamplingParams): SampledSequence[][] {
@@ -128,7 +134,7 @@ export function generateBatch(model: CausalLM, prompts: readonly (readonly numbe
   // merged copies stay small (MERGE_FOR_SAMPLING_BYTES); log-probs differ from the unmerged model by rounding only.
   const merged = r.useLora && model.adapter && mergedBytes(model) <= MERGE_FOR_SAMPLING_BYTES ? mergeAdapter(model) : undefined
   try {
-    return generateWith(merged ?? model, prompts, r)
+    return generateWith(merged ?? model, prompts, r, r.prefixCache ? prefixStamp(model, r.useLora) : undefined)
   } finally {
     if (merged) releaseMerged(model, merged)
   }
@@ -153,15 +159,37 @@ function releaseMerged(model: CausalLM, merged: CausalLM): void {
   })
 }
 
-function generateWith(model: CausalLM, prompts: readonly (readonly number[])[], r: Resolved): SampledSequence[][] {
+/** Cumulative offsets of segment lengths. */
+function cuOf(lengths: readonly number[]): Int32Array {
+  const cu = new Int32Array(lengths.length + 1)
+  lengths.forEach((n, i) => (cu[i + 1] = cu[i] + n))
+  return cu
+}
+
+function generateWith(model: CausalLM, prompts: readonly (readonly number[])[], r: Resolved, stamp?: PrefixStamp): SampledSequence[][] {
   const be = model.backend
   prompts.forEach((p, i) => {
     if (p.length === 0) throw new EngineError('engine.sampling_prompt', `prompt ${i} is empty; give at least one token (e.g. BOS)`)
   })
+  // One backend call per prefill and per decode step (forwardCached: the whole stack, every row, KV-cache appends
+  // and cached attention inside the backend), then the head and sampleRows: three calls per generated token batch.
+  const stack = decoderStack(model, r.useLora)
   const capacity = (p: readonly number[]): number => p.length + r.maxNewTokens
-  const prefixCaches = prompts.map((p) => createKvCache(model, capacity(p)))
-  const pre = forward(model, prompts.map((p, i) => ({ tokens: p, cache: prefixCaches[i] })), { useLora: r.useLora })
-  const lastRows = be.concatRows(pre.segments.map((g) => be.sliceRows(pre.hidden, g.offset + g.length - 1, g.offset + g.length)))
+  // A prompt that extends a kept sequence continues its cache (only the new tokens are prefilled).
+  const pc = r.prefixCache
+  const prefixCaches = prompts.map((p) => (pc && stamp ? pc.take(model, p, capacity(p), stamp) : undefined) ?? createKvCache(model, capacity(p)))
+  const starts = Int32Array.from(prefixCaches, (c) => c.length)
+  const ids = new Int32Array(prompts.reduce((a, p, i) => a + p.length - starts[i], 0))
+  let o = 0
+  prompts.forEach((p, i) => {
+    for (let j = starts[i]; j < p.length; j++) ids[o++] = p[j]
+  })
+  if (pc) {
+    pc.reused += starts.reduce((a, x) => a + x, 0)
+    pc.prefilled += ids.length
+  }
+  const lastRows = be.forwardCached(stack, ids, cuOf(prompts.map((p, i) => p.length - starts[i])), prefixCaches, starts)
+  prompts.forEach((p, i) => (prefixCaches[i].length = p.length))
   // Logits stay on the backend; sampleRows returns only ids and log-probs. One uniform per draw from each
   // sample's own Rng (none when greedy), as sampleToken draws them.
   const draw = (lg: Tensor, ss: Live[]): { id: number; logprob: number; modelLogprob: number }[] => {
@@ -172,40 +200,47 @@ function generateWith(model: CausalLM, prompts: readonly (readonly number[])[], 
   }
   const firstLogits = logits(model, lastRows)
   be.release(lastRows)
-  be.release(pre.hidden)
   const live: Live[] = []
-  const firstRows: Live[] = []
   const rowOf: number[] = []
   prompts.forEach((p, pi) => {
     for (let j = 0; j < r.n; j++) {
-      const s: Live = {
+      live.push({
         prompt: pi,
         out: { tokens: [], logprobs: [], modelLogprobs: [], finishReason: 'length' },
         cache: j === r.n - 1 ? prefixCaches[pi] : forkKvCache(model, prefixCaches[pi], capacity(p)),
         rng: Rng.derive(r.seed, 'sample', pi, j),
         last: -1,
         done: false,
-      }
-      live.push(s)
-      firstRows.push(s)
+      })
       rowOf.push(pi)
     }
   })
   // Row i of the first draw is prompt rowOf[i]'s last logits (n rows per prompt).
   const expanded = r.n === 1 ? firstLogits : be.concatRows(rowOf.map((pi) => be.sliceRows(firstLogits, pi, pi + 1)))
-  draw(expanded, firstRows).forEach((d, i) => push(firstRows[i], d, r))
+  draw(expanded, live).forEach((d, i) => push(live[i], d, r))
   if (expanded !== firstLogits) be.release(firstLogits)
   for (;;) {
     const active = live.filter((s) => !s.done)
     if (active.length === 0) break
-    const f = forward(model, active.map((s) => ({ tokens: [s.last], cache: s.cache })), { useLora: r.useLora })
-    draw(logits(model, f.hidden), active).forEach((d, i) => push(active[i], d, r))
-    be.release(f.hidden)
+    const R = active.length
+    const stepIds = new Int32Array(R), starts = new Int32Array(R), cu = new Int32Array(R + 1)
+    active.forEach((s, i) => {
+      stepIds[i] = s.last
+      starts[i] = s.cache.length
+      cu[i + 1] = i + 1
+    })
+    const hidden = be.forwardCached(stack, stepIds, cu, active.map((s) => s.cache), starts)
+    for (const s of active) s.cache.length++
+    draw(logits(model, hidden), active).forEach((d, i) => push(active[i], d, r))
+    be.release(hidden)
   }
   const out: SampledSequence[][] = prompts.map(() => [])
   for (const s of live) out[s.prompt].push(s.out)
-  // The caches live only for this call (each prompt's prefix cache is its last sample's cache).
-  for (const s of live) for (const t of [...s.cache.k, ...s.cache.v]) be.release(t)
+  // Each prompt's prefix cache is its last sample's cache. Without a prefix store the caches live only for this call;
+  // with one, each sample's cache (its prompt and all but its last token, whose keys were never computed) is kept.
+  for (const s of live)
+    if (pc && stamp) pc.put([...prompts[s.prompt], ...s.out.tokens.slice(0, -1)], s.cache, stamp)
+    else for (const t of [...s.cache.k, ...s.cache.v]) be.release(t)
   return out
 }
 

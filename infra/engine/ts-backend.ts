@@ -3,10 +3,11 @@
 // know about models; shapes as in backend.ts.
 import { EngineError } from '../errors'
 import {
-  type AdamWHyper, type Backend, type LoraOperand, type MemoryStats, type RowSamplingParams, type SampledRows, type Tensor,
+  type AdamWHyper, type Backend, type CacheTensors, type DecoderStack, type LoraOperand, type MemoryStats, type RowSamplingParams, type SampledRows, type Tensor,
   type WeightDtype, numel,
 } from './backend'
 import { bf16ToF32, f32ToBf16 } from './safetensors'
+import { forwardCachedReference } from './forward-cached'
 import { sampleFromRow } from './sample-row'
 
 /** bf16 tensors hold their bf16-rounded values widened to float32 (the reference of what bf16 storage computes). */
@@ -566,6 +567,9 @@ export class TsBackend implements Backend {
       out.modelLogprobs[r] = d.modelLogprob
     }
     return out
+  }
+  forwardCached(stack: DecoderStack, ids: Int32Array, cu: Int32Array, caches: readonly CacheTensors[], starts: Int32Array): Tensor {
+    return forwardCachedReference(this, stack, ids, cu, caches, starts)
   }
 
   logSoftmax(logits: Tensor): Tensor {

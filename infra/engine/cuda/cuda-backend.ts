@@ -8,9 +8,10 @@
 import { existsSync } from 'node:fs'
 import koffi from 'koffi'
 import { EngineError } from '../../errors'
-import type { AdamWHyper, Backend, LoraOperand, MemoryStats, RowSamplingParams, SampledRows, Tensor, WeightDtype } from '../backend'
+import type { AdamWHyper, Backend, CacheTensors, DecoderStack, LoraOperand, MemoryStats, RowSamplingParams, SampledRows, Tensor, WeightDtype } from '../backend'
 import { numel } from '../backend'
 import { bf16ToF32, f32ToBf16 } from '../safetensors'
+import { forwardCachedReference } from '../forward-cached'
 import { sampleFromRow } from '../sample-row'
 import { buildLibrary } from './build'
 
@@ -646,6 +647,11 @@ export class CudaBackend implements Backend {
       out.modelLogprobs[r] = d.modelLogprob
     }
     return out
+  }
+  /** The interface's fused cached forward, composed from this backend's ops (forward-cached.ts); the device decode
+   *  path (kvAppend / decodeAttention below) is the fast one. */
+  forwardCached(stack: DecoderStack, ids: Int32Array, cu: Int32Array, caches: readonly CacheTensors[], starts: Int32Array): Tensor {
+    return forwardCachedReference(this, stack, ids, cu, caches, starts)
   }
 
   // ---- the fast path (issue 11's op list), beyond the current interface ----

@@ -44,7 +44,15 @@ export interface NativeAddon {
   scale(x: F32, s: number, n: number): void
   toBf16(src: F32, dst: Uint16Array, n: number): void
   fromBf16(src: Uint16Array, dst: F32, n: number): void
+  /** layers[l]: [inputNorm, postNorm, qNorm|null, kNorm|null, then per linear (q,k,v,o,gate,up,down): w, M, K, bias|null,
+   *  loraA|null, loraB|null, loraScale, r]. Returns an opaque handle (the pointers; the caller keeps the arrays alive). */
+  bindStack(embed: W, norm: F32, dims: number[], eps: number, theta: number, layers: (W | number | null)[][]): NativeStackHandle
+  /** caches: for each sequence b, for each layer l: its key cache, then its value cache. out [B,C]. */
+  forwardCached(stack: NativeStackHandle, ids: Int32Array, cu: Int32Array, B: number, starts: Int32Array, caches: F32[], out: F32): void
 }
+
+/** An External holding a bound decoder stack (addon.cc BindStack). */
+export type NativeStackHandle = { readonly __nativeStack: unique symbol }
 
 const here = dirname(fileURLToPath(import.meta.url))
 export const NATIVE_ADDON_PATH = join(here, 'build', 'Release', 'searchgym_native.node')

@@ -3,7 +3,7 @@
   "targets": [
     {
       "target_name": "searchgym_native",
-      "sources": ["src/addon.cc", "src/gemm.cc", "src/ops.cc", "src/pool.cc"],
+      "sources": ["src/addon.cc", "src/gemm.cc", "src/ops.cc", "src/decode.cc", "src/pool.cc"],
       "include_dirs": ["<!(node -p \"require('node-addon-api').include_dir\")"],
       "defines": ["NAPI_VERSION=8", "NAPI_DISABLE_CPP_EXCEPTIONS", "NODE_ADDON_API_DISABLE_DEPRECATED"],
       "cflags_cc!": ["-fno-exceptions", "-std=gnu++17"],

@@ -7,7 +7,7 @@ import { runBackendContract } from '../backend-contract'
 import { presetConfig } from '../config'
 import { Learner } from '../learner'
 import { LORA_TARGETS } from '../lora'
-import { createRandomModel } from '../model'
+import { createKvCache, createRandomModel, decoderStack } from '../model'
 import { runModelContract } from '../model-contract'
 import { loadNativeAddon } from './addon'
 import { createNativeBackend } from './native-backend'
@@ -88,6 +88,25 @@ if (!addon) {
       a.forEach((x, i) => expect(Buffer.from(x.buffer).equals(Buffer.from(b[i].buffer))).toBe(true))
       // The step changed the adapter (lora_B starts at 0), so equality is not vacuous.
       expect(a.some((x) => x.some((v) => v !== 0))).toBe(true)
+    })
+
+    test('forwardCached: few-row gemm = float64 loop; a released stack tensor is a clear error, not a crash', () => {
+      const { A, B } = randomGemm(3, 8, 37, 200)
+      const C = new Float32Array(8 * 37)
+      addon!.gemm(8, 37, 200, 1, A, 200, 1, B, 1, 200, 0, C, 37)
+      for (let i = 0; i < 8; i++)
+        for (let j = 0; j < 37; j++) {
+          let s = 0
+          for (let k = 0; k < 200; k++) s += A[i * 200 + k] * B[j * 200 + k]
+          expect(Math.abs(C[i * 37 + j] - s)).toBeLessThan(1e-4 * Math.max(1, Math.abs(s)))
+        }
+      const be = createNativeBackend()
+      const m = createRandomModel(presetConfig('tiny', 64, [1]), new Rng(5), be)
+      const stack = decoderStack(m)
+      const cache = createKvCache(m, 4)
+      expect(be.forwardCached(stack, Int32Array.of(3, 4), Int32Array.of(0, 2), [cache], Int32Array.of(0)).shape).toEqual([1, m.config.hiddenSize])
+      be.release(m.weights.layers[1].up)
+      expect(() => be.forwardCached(stack, Int32Array.of(5), Int32Array.of(0, 1), [cache], Int32Array.of(2))).toThrow(/released/)
     })
   })
 }

@@ -3,11 +3,12 @@
 // checks shapes and dtypes, allocates outputs and calls one addon kernel per op. Frozen weights may be bf16.
 import { EngineError } from '../../errors'
 import {
-  type AdamWHyper, type Backend, type LoraOperand, type MemoryStats, type RowSamplingParams, type SampledRows, type Tensor,
+  type AdamWHyper, type Backend, type CacheTensors, type DecoderStack, type StackLinear, type LoraOperand, type MemoryStats, type RowSamplingParams, type SampledRows, type Tensor,
   type WeightDtype, numel,
 } from '../backend'
+import { checkForwardCached } from '../forward-cached'
 import { checkCu } from '../ts-backend'
-import { type NativeAddon, loadNativeAddon } from './addon'
+import { type NativeAddon, type NativeStackHandle, loadNativeAddon } from './addon'
 
 /** A block of arena memory; views of a tensor share their owner's block (and keep the owner alive). */
 interface Block {
@@ -113,9 +114,18 @@ function F(t: Tensor): Float32Array {
 const rows = (t: Tensor): number => t.shape[0]
 const cols = (t: Tensor): number => (t.shape.length === 0 ? 1 : numel(t.shape) / t.shape[0])
 
+const STACK_LINEARS: readonly StackLinear[] = ['q', 'k', 'v', 'o', 'gate', 'up', 'down']
+
+/** A decoder stack bound in the addon, with the tensors it points into (checked alive before each call). */
+interface BoundStack {
+  handle: NativeStackHandle
+  tensors: NativeTensor[]
+}
+
 export class NativeBackend implements Backend {
   readonly name = 'native'
   private readonly arena: Arena
+  private readonly stacks = new WeakMap<DecoderStack, BoundStack>()
   constructor(readonly addon: NativeAddon) {
     this.arena = new Arena(addon)
   }
@@ -445,6 +455,56 @@ export class NativeBackend implements Backend {
     check(uniforms.length === R, `sampleRows: ${uniforms.length} uniforms for ${R} rows`)
     const out: SampledRows = { ids: new Int32Array(R), logprobs: new Float64Array(R), modelLogprobs: new Float64Array(R) }
     this.addon.sampleRows(F(logits), R, V, params.temperature, params.topK, params.topP, uniforms, out.ids, out.logprobs, out.modelLogprobs)
+    return out
+  }
+
+  // ---- the fused cached forward (src/decode.cc): one addon call per prefill or decode step ----
+  private bind(stack: DecoderStack): BoundStack {
+    let b = this.stacks.get(stack)
+    if (!b) {
+      const tensors: NativeTensor[] = []
+      const t = (x: Tensor | undefined): Float32Array | Uint16Array | null => {
+        if (!x) return null
+        const n = T(x)
+        tensors.push(n)
+        return n.data
+      }
+      // f32 operands (norms, biases, LoRA): F() checks the dtype, t() records the tensor for the liveness check.
+      const f = (x: Tensor | undefined): Float32Array | null => {
+        if (!x) return null
+        F(x)
+        return t(x) as Float32Array
+      }
+      const C = stack.embed.shape[1]
+      const layers = stack.layers.map((lw) => {
+        const e: (Float32Array | Uint16Array | number | null)[] = [f(lw.inputNorm), f(lw.postNorm), f(lw.qNorm), f(lw.kNorm)]
+        for (const name of STACK_LINEARS) {
+          const w = lw[name]
+          const lo = lw.lora?.[name]
+          const bias = name === 'q' ? lw.qBias : name === 'k' ? lw.kBias : name === 'v' ? lw.vBias : name === 'o' ? lw.oBias : undefined
+          const [M, K] = w.shape
+          if (lo) check(lo.a.shape[1] === K && lo.b.shape[0] === M && lo.b.shape[1] === lo.a.shape[0], `lora A [${lo.a.shape}] B [${lo.b.shape}] on ${name} [${w.shape}]`)
+          if (bias) check(numel(bias.shape) === M, `${name} bias [${bias.shape}] for ${M} outputs`)
+          e.push(t(w), M, K, f(bias), lo ? f(lo.a) : null, lo ? f(lo.b) : null, lo ? lo.scale : 0, lo ? lo.a.shape[0] : 0)
+        }
+        return e
+      })
+      const H = stack.heads, KV = stack.kvHeads, D = stack.headDim
+      check(stack.layers.every((lw) => lw.q.shape[0] === H * D && lw.k.shape[0] === KV * D && lw.o.shape[1] === H * D && lw.q.shape[1] === C), 'forwardCached: stack shapes do not match its heads / head dim / hidden size')
+      const handle = this.addon.bindStack(t(stack.embed)!, f(stack.norm)!, [stack.embed.shape[0], C, H, KV, D], stack.eps, stack.ropeTheta, layers)
+      b = { handle, tensors }
+      this.stacks.set(stack, b)
+    }
+    for (const n of b.tensors) if (!n.block.alive) throw new EngineError('engine.backend', 'forwardCached: a tensor of the decoder stack was released')
+    return b
+  }
+  forwardCached(stack: DecoderStack, ids: Int32Array, cu: Int32Array, caches: readonly CacheTensors[], starts: Int32Array): Tensor {
+    const { B, C } = checkForwardCached(stack, ids, cu, caches, starts)
+    const bound = this.bind(stack)
+    const flat: Float32Array[] = []
+    for (const c of caches) for (let l = 0; l < c.k.length; l++) flat.push(F(c.k[l]), F(c.v[l]))
+    const out = this.out([B, C])
+    this.addon.forwardCached(bound.handle, ids, cu, B, starts, flat, out.data as Float32Array)
     return out
   }
 }

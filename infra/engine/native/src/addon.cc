@@ -262,6 +262,65 @@ FN(FromBf16) {
   VOID;
 }
 
+// ---- the fused cached forward ----
+// bindStack(embed, norm, dims [V, C, H, KV, D], eps, theta, layers) → an External holding the stack's pointers.
+// layers[l] = [inputNorm, postNorm, qNorm|null, kNorm|null, then per linear q,k,v,o,gate,up,down:
+//              w, M, K, bias|null, loraA|null, loraB|null, loraScale, r]. The JavaScript side keeps every tensor alive
+// while the External is in use (and checks none was released before each call).
+const void* optPtr(const Napi::Value& v) { return v.IsNull() || v.IsUndefined() ? nullptr : (const void*)ptr<uint8_t>(v); }
+FN(BindStack) {
+  auto* s = new Stack();
+  s->embed = W(a, 0);
+  s->embedDt = dtypeOf(a[0]);
+  s->norm = F(a, 1);
+  Napi::Array dims = a[2].As<Napi::Array>();
+  s->V = dims.Get(0u).As<Napi::Number>().Int64Value();
+  s->C = dims.Get(1u).As<Napi::Number>().Int64Value();
+  s->H = dims.Get(2u).As<Napi::Number>().Int64Value();
+  s->KV = dims.Get(3u).As<Napi::Number>().Int64Value();
+  s->D = dims.Get(4u).As<Napi::Number>().Int64Value();
+  s->eps = (float)D(a, 3);
+  s->theta = D(a, 4);
+  Napi::Array layers = a[5].As<Napi::Array>();
+  for (uint32_t l = 0; l < layers.Length(); l++) {
+    Napi::Array e = layers.Get(l).As<Napi::Array>();
+    StackLayer lw;
+    lw.inputNorm = (const float*)optPtr(e.Get(0u));
+    lw.postNorm = (const float*)optPtr(e.Get(1u));
+    lw.qNorm = (const float*)optPtr(e.Get(2u));
+    lw.kNorm = (const float*)optPtr(e.Get(3u));
+    StackLinear* lins[7] = {&lw.q, &lw.k, &lw.v, &lw.o, &lw.gate, &lw.up, &lw.down};
+    for (uint32_t j = 0; j < 7; j++) {
+      const uint32_t o = 4 + 8 * j;
+      StackLinear& li = *lins[j];
+      li.w = optPtr(e.Get(o));
+      li.dt = dtypeOf(e.Get(o));
+      li.M = e.Get(o + 1).As<Napi::Number>().Int64Value();
+      li.K = e.Get(o + 2).As<Napi::Number>().Int64Value();
+      li.bias = (const float*)optPtr(e.Get(o + 3));
+      li.loraA = (const float*)optPtr(e.Get(o + 4));
+      li.loraB = (const float*)optPtr(e.Get(o + 5));
+      li.loraScale = (float)e.Get(o + 6).As<Napi::Number>().DoubleValue();
+      li.r = e.Get(o + 7).As<Napi::Number>().Int64Value();
+    }
+    s->layers.push_back(lw);
+  }
+  return Napi::External<Stack>::New(a.Env(), s, [](Napi::Env, Stack* p) { delete p; });
+}
+// forwardCached(stack, ids, cu, B, starts, caches [for b, for l: k, v], out [B,C])
+FN(ForwardCached) {
+  const Stack& s = *a[0].As<Napi::External<Stack>>().Data();
+  const int64_t B = N(a, 3), L = (int64_t)s.layers.size();
+  Napi::Array caches = a[5].As<Napi::Array>();
+  std::vector<float*> kc(B * L), vc(B * L);
+  for (int64_t i = 0; i < B * L; i++) {
+    kc[i] = ptr<float>(caches.Get((uint32_t)(2 * i)));
+    vc[i] = ptr<float>(caches.Get((uint32_t)(2 * i + 1)));
+  }
+  forwardCached(s, I(a, 1), I(a, 2), B, I(a, 4), kc.data(), vc.data(), F(a, 6));
+  VOID;
+}
+
 Napi::Object Init(Napi::Env env, Napi::Object exports) {
 #define EXPORT(js, fn) exports.Set(js, Napi::Function::New(env, fn, js))
   EXPORT("alloc", Alloc);
@@ -296,6 +355,8 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   EXPORT("scale", Scale);
   EXPORT("toBf16", ToBf16);
   EXPORT("fromBf16", FromBf16);
+  EXPORT("bindStack", BindStack);
+  EXPORT("forwardCached", ForwardCached);
   return exports;
 }
 }  // namespace

@@ -228,9 +228,33 @@ __attribute__((target("avx512f"))) inline void gemvTile(int64_t K, const float* 
       for (int j = 0; j < NB; j++) acc[i][j] = _mm512_fmadd_ps(a, w[j], acc[i][j]);
     }
   }
+  float sums[MB][NB];
+  if constexpr (MB == 4 && NB == 4) {
+    // All 16 horizontal sums at once (a transpose-and-add tree: 15 adds, no per-accumulator reduction), lane 4j + i
+    // holding acc[i][j]'s total.
+    __m512 t[8], u[4];
+    for (int p = 0; p < 8; p++) {
+      const __m512 a = acc[(2 * p) / 4][(2 * p) % 4], b = acc[(2 * p + 1) / 4][(2 * p + 1) % 4];
+      t[p] = _mm512_add_ps(_mm512_shuffle_f32x4(a, b, 0x44), _mm512_shuffle_f32x4(a, b, 0xEE));
+    }
+    for (int m = 0; m < 4; m++)
+      u[m] = _mm512_add_ps(_mm512_shuffle_f32x4(t[2 * m], t[2 * m + 1], _MM_SHUFFLE(2, 0, 2, 0)),
+                           _mm512_shuffle_f32x4(t[2 * m], t[2 * m + 1], _MM_SHUFFLE(3, 1, 3, 1)));
+    const __m512 w0 = _mm512_add_ps(_mm512_unpacklo_ps(u[0], u[1]), _mm512_unpackhi_ps(u[0], u[1]));
+    const __m512 w1 = _mm512_add_ps(_mm512_unpacklo_ps(u[2], u[3]), _mm512_unpackhi_ps(u[2], u[3]));
+    const __m512 x = _mm512_add_ps(_mm512_castpd_ps(_mm512_unpacklo_pd(_mm512_castps_pd(w0), _mm512_castps_pd(w1))),
+                                   _mm512_castpd_ps(_mm512_unpackhi_pd(_mm512_castps_pd(w0), _mm512_castps_pd(w1))));
+    alignas(64) float lanes[16];
+    _mm512_store_ps(lanes, x);
+    for (int i = 0; i < 4; i++)
+      for (int j = 0; j < 4; j++) sums[i][j] = lanes[4 * j + i];
+  } else {
+    for (int i = 0; i < MB; i++)
+      for (int j = 0; j < NB; j++) sums[i][j] = _mm512_reduce_add_ps(acc[i][j]);
+  }
   for (int i = 0; i < MB; i++)
     for (int j = 0; j < NB; j++) {
-      float s = _mm512_reduce_add_ps(acc[i][j]);
+      float s = sums[i][j];
       for (int64_t kk = k; kk < K; kk++) s += A[i * lda + kk] * (BF ? bf16ToF32(wh[j][kk]) : wf[j][kk]);
       float* c = C + i * ldc + n + j;
       *c = beta == 0.f ? alpha * s : alpha * s + beta * *c;

@@ -12,6 +12,11 @@
 #include "ops.h"
 #include "pool.h"
 
+#if defined(__x86_64__) || defined(_M_X64)
+#include <immintrin.h>
+#define SG_X86 1
+#endif
+
 namespace sg {
 namespace {
 inline float dot(const float* a, const float* b, int64_t n) {
@@ -50,6 +55,79 @@ void attendRow(const float* q, const float* k, const float* v, int64_t count, in
   const float inv = 1.f / sum;
   std::memset(out, 0, sizeof(float) * D);
   for (int64_t j = 0; j < count; j++) axpyRow(out, v + j * stride, p[j] * inv, D);
+}
+
+#ifdef SG_X86
+/** e^x for x ≤ 0-ish (Cephes expf: x = n·ln2 + r, degree-6 polynomial; ~2 ulp), 16 lanes. */
+__attribute__((target("avx512f"))) inline __m512 exp512(__m512 x) {
+  x = _mm512_max_ps(x, _mm512_set1_ps(-87.3365447505531f));
+  x = _mm512_min_ps(x, _mm512_set1_ps(88.3762626647949f));
+  const __m512 fx = _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(1.44269504088896341f)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  __m512 r = _mm512_fnmadd_ps(fx, _mm512_set1_ps(0.693359375f), x);
+  r = _mm512_fnmadd_ps(fx, _mm512_set1_ps(-2.12194440e-4f), r);
+  __m512 y = _mm512_set1_ps(1.9875691500E-4f);
+  y = _mm512_fmadd_ps(y, r, _mm512_set1_ps(1.3981999507E-3f));
+  y = _mm512_fmadd_ps(y, r, _mm512_set1_ps(8.3334519073E-3f));
+  y = _mm512_fmadd_ps(y, r, _mm512_set1_ps(4.1665795894E-2f));
+  y = _mm512_fmadd_ps(y, r, _mm512_set1_ps(1.6666665459E-1f));
+  y = _mm512_fmadd_ps(y, r, _mm512_set1_ps(5.0000001201E-1f));
+  y = _mm512_fmadd_ps(y, _mm512_mul_ps(r, r), _mm512_add_ps(r, _mm512_set1_ps(1.f)));
+  const __m512i e = _mm512_slli_epi32(_mm512_add_epi32(_mm512_cvtps_epi32(fx), _mm512_set1_epi32(127)), 23);
+  return _mm512_mul_ps(y, _mm512_castsi512_ps(e));
+}
+
+/** attendRow for D a multiple of 16 (≤ 128) with AVX-512: scores per key (one reduction each), the exponentials 16 keys
+ *  at a time, the weighted sum of values in registers. Fixed order, so deterministic; rounding differs from the
+ *  scalar row (both are within the contract's tolerance of the float64 reference). */
+__attribute__((target("avx512f"))) void attendRow512(const float* q, const float* k, const float* v, int64_t count, int64_t stride,
+                                                      int64_t D, float scale, float* p, float* out) {
+  const int64_t nv = D / 16;
+  __m512 qv[8], o[8];
+  for (int64_t i = 0; i < nv; i++) {
+    qv[i] = _mm512_mul_ps(_mm512_loadu_ps(q + 16 * i), _mm512_set1_ps(scale));
+    o[i] = _mm512_setzero_ps();
+  }
+  float max = -std::numeric_limits<float>::infinity();
+  for (int64_t j = 0; j < count; j++) {
+    const float* kr = k + j * stride;
+    __m512 acc = _mm512_mul_ps(qv[0], _mm512_loadu_ps(kr));
+    for (int64_t i = 1; i < nv; i++) acc = _mm512_fmadd_ps(qv[i], _mm512_loadu_ps(kr + 16 * i), acc);
+    const float sc = _mm512_reduce_add_ps(acc);
+    p[j] = sc;
+    max = sc > max ? sc : max;
+  }
+  const __m512 vm = _mm512_set1_ps(max);
+  __m512 vs = _mm512_setzero_ps();
+  int64_t j = 0;
+  for (; j + 16 <= count; j += 16) {
+    const __m512 e = exp512(_mm512_sub_ps(_mm512_loadu_ps(p + j), vm));
+    _mm512_storeu_ps(p + j, e);
+    vs = _mm512_add_ps(vs, e);
+  }
+  if (j < count) {
+    const __mmask16 m = (__mmask16)((1u << (count - j)) - 1);
+    const __m512 e = exp512(_mm512_sub_ps(_mm512_maskz_loadu_ps(m, p + j), vm));
+    _mm512_mask_storeu_ps(p + j, m, e);
+    vs = _mm512_mask_add_ps(vs, m, vs, e);
+  }
+  const float inv = 1.f / _mm512_reduce_add_ps(vs);
+  for (int64_t jj = 0; jj < count; jj++) {
+    const __m512 w = _mm512_set1_ps(p[jj] * inv);
+    const float* vr = v + jj * stride;
+    for (int64_t i = 0; i < nv; i++) o[i] = _mm512_fmadd_ps(w, _mm512_loadu_ps(vr + 16 * i), o[i]);
+  }
+  for (int64_t i = 0; i < nv; i++) _mm512_storeu_ps(out + 16 * i, o[i]);
+}
+#endif
+
+using AttendFn = void (*)(const float*, const float*, const float*, int64_t, int64_t, int64_t, float, float*, float*);
+/** The row kernel every attention forward uses for head dim D: AVX-512 when the gemm kernel is avx512 (so
+ *  SEARCHGYM_NATIVE_GEMM=portable also selects the scalar row) and D fits, else the scalar attendRow. */
+AttendFn pickAttend(int64_t D) {
+#ifdef SG_X86
+  if (D % 16 == 0 && D <= 128 && std::strcmp(gemmKernel(), "avx512") == 0) return attendRow512;
+#endif
+  return attendRow;
 }
 }  // namespace
 
@@ -147,6 +225,7 @@ void attention(const float* q, const float* k, const float* v, const int32_t* cu
   std::vector<int32_t> seqOf(N);
   for (int64_t s = 0; s < B; s++)
     for (int64_t n = cu[s]; n < cu[s + 1]; n++) seqOf[n] = (int32_t)s;
+  const AttendFn attendRow = pickAttend(D);
   parallelFor(N * H, (double)N * H * D * 4 * (N / (B > 0 ? B : 1) / 2 + 1), [&](int64_t b, int64_t e) {
     std::vector<float> p;
     for (int64_t it = b; it < e; it++) {
@@ -163,12 +242,35 @@ void attentionCached(const float* q, const float* k, const float* v, int64_t T, 
   const int64_t group = H / KV, stride = KV * D;
   const float scale = 1.f / std::sqrt((float)D);
   (void)S;
+  const AttendFn attendRow = pickAttend(D);
   parallelFor(T * H, (double)T * H * D * 4 * (qStart + T), [&](int64_t b, int64_t e) {
     std::vector<float> p;
     for (int64_t it = b; it < e; it++) {
       const int64_t i = it / H, h = it % H, kvh = h / group, count = qStart + i + 1;
       p.resize(count);
       attendRow(q + (i * H + h) * D, k + kvh * D, v + kvh * D, count, stride, D, scale, p.data(), out + (i * H + h) * D);
+    }
+  });
+}
+
+void attentionSegments(const float* q, const float* const* kc, const float* const* vc, const int32_t* cu, const int32_t* starts, int64_t B,
+                       int64_t H, int64_t KV, int64_t D, float* out) {
+  const int64_t group = H / KV, stride = KV * D, N = cu[B];
+  const float scale = 1.f / std::sqrt((float)D);
+  std::vector<int32_t> seqOf(N);
+  double keys = 0;
+  for (int64_t s = 0; s < B; s++)
+    for (int64_t n = cu[s]; n < cu[s + 1]; n++) {
+      seqOf[n] = (int32_t)s;
+      keys += starts[s] + (n - cu[s]) + 1;
+    }
+  const AttendFn attendRow = pickAttend(D);
+  parallelFor(N * H, keys * H * D * 4, [&](int64_t b, int64_t e) {
+    std::vector<float> p;
+    for (int64_t it = b; it < e; it++) {
+      const int64_t n = it / H, h = it % H, s = seqOf[n], kvh = h / group, count = starts[s] + (n - cu[s]) + 1;
+      p.resize(count);
+      attendRow(q + (n * H + h) * D, kc[s] + kvh * D, vc[s] + kvh * D, count, stride, D, scale, p.data(), out + (n * H + h) * D);
     }
   });
 }
@@ -469,7 +571,7 @@ std::vector<int32_t> support(const std::vector<double>& lp, int64_t topK, double
 void sampleRows(const float* logits, int64_t R, int64_t V, SampleParams p, const double* uniforms, int32_t* ids, double* logprob,
                 double* modelLogprob) {
   parallelFor(R, (double)R * V * 40, [&](int64_t b, int64_t e) {
-    std::vector<double> raw, scaled;
+    std::vector<double> raw, scaled, ex;
     for (int64_t r = b; r < e; r++) {
       const float* row = logits + r * V;
       logSoftmaxRow(row, V, 1, raw);
@@ -488,14 +590,16 @@ void sampleRows(const float* logits, int64_t R, int64_t V, SampleParams p, const
         lp = &scaled;
       }
       const std::vector<int32_t> cand = support(*lp, p.topK, p.topP);
+      // Each candidate's probability once (the same exp values sample-row.ts computes twice).
+      ex.resize(cand.size());
       double z = 0;
-      for (int32_t i : cand) z += std::exp((*lp)[i]);
+      for (size_t c = 0; c < cand.size(); c++) z += (ex[c] = std::exp((*lp)[cand[c]]));
       double u = uniforms[r] * z;
       int32_t id = cand.back();
-      for (int32_t i : cand) {
-        u -= std::exp((*lp)[i]);
+      for (size_t c = 0; c < cand.size(); c++) {
+        u -= ex[c];
         if (u < 0) {
-          id = i;
+          id = cand[c];
           break;
         }
       }

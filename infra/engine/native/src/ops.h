@@ -22,8 +22,12 @@
 //                   [N,V] never held)  /  dhidden [N,C] = dlogp·(w[t] − Σ_v softmax_v·w_v), one online pass
 //   sampleRows      logits [R,V], temperature/top-k/top-p, one uniform per row → ids [R], logprob, modelLogprob
 //   adamw, sumSquares (f64), add, axpy, scale
+//   forwardCached   a whole decoder stack over B sequences continuing their KV caches (ids [N], cu [B+1], starts [B],
+//                   per sequence and layer k/v caches [capacity, KV·D]) → [B,C] final-normed last hidden rows; the
+//                   composition of the kernels above in model.forward's order, in one call (decode.cc)
 #pragma once
 #include <cstdint>
+#include <vector>
 
 namespace sg {
 enum class DType { F32 = 0, BF16 = 1 };
@@ -91,6 +95,41 @@ void sampleRows(const float* logits, int64_t R, int64_t V, SampleParams p, const
 void adamw(float* p, const float* g, float* m, float* v, int64_t n, double lr, double b1, double b2, double eps, double wd, double bc1,
            double bc2);
 double sumSquares(const float* x, int64_t n);
+
+/** A linear of the decoder stack: w [M,K] (f32|bf16), optional bias [M], optional LoRA A [r,K], B [M,r], scale. */
+struct StackLinear {
+  const void* w = nullptr;
+  DType dt = DType::F32;
+  int64_t M = 0, K = 0;
+  const float* bias = nullptr;
+  const float* loraA = nullptr;
+  const float* loraB = nullptr;
+  float loraScale = 0;
+  int64_t r = 0;
+};
+struct StackLayer {
+  const float* inputNorm = nullptr;
+  const float* postNorm = nullptr;
+  const float* qNorm = nullptr;  // null: no QK-norm
+  const float* kNorm = nullptr;
+  StackLinear q, k, v, o, gate, up, down;
+};
+struct Stack {
+  const void* embed = nullptr;
+  DType embedDt = DType::F32;
+  int64_t V = 0, C = 0, H = 0, KV = 0, D = 0;
+  float eps = 0;
+  double theta = 0;
+  const float* norm = nullptr;
+  std::vector<StackLayer> layers;
+};
+/** kc[b·L + l], vc[b·L + l]: sequence b's layer-l key / value cache [capacity, KV·D]. out [B,C]. */
+void forwardCached(const Stack& s, const int32_t* ids, const int32_t* cu, int64_t B, const int32_t* starts, float* const* kc,
+                   float* const* vc, float* out);
+/** Causal GQA attention of B sequences against their caches: sequence b's queries q rows cu[b].. at positions
+ *  starts[b].. see cache rows 0..starts[b]+i (kc[b], vc[b]: [≥S, KV·D]). Same per-row arithmetic as attentionCached. */
+void attentionSegments(const float* q, const float* const* kc, const float* const* vc, const int32_t* cu, const int32_t* starts, int64_t B,
+                       int64_t H, int64_t KV, int64_t D, float* out);
 void axpy(float* dst, const float* src, float alpha, int64_t n);
 void add(const float* a, const float* b, float* out, int64_t n);
 void scale(float* x, float s, int64_t n);

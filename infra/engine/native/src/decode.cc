@@ -1,0 +1,88 @@
+// infra/engine/native/src/decode: forwardCached — the decoder stack over a packed batch of sequences that continue
+// their own KV caches, in ONE addon call (prefill of prompts / appended observations, and each batched decode step).
+// It runs the same kernels in the same order as the op-by-op path (infra/engine/forward-cached.ts, model.forward with
+// caches): same gemm shapes, same attendRow per (row, head), same norms — so its results equal that path's bit for
+// bit on this machine, without a JavaScript round trip per op. Scratch buffers are per call.
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "ops.h"
+#include "pool.h"
+
+namespace sg {
+namespace {
+/** y [N,M] = x [N,K] wᵀ (+ bias) (+ scale · (x Aᵀ) Bᵀ) — NativeBackend.linear's exact gemm calls. */
+void linear(const float* x, int64_t N, const StackLinear& l, float* y, std::vector<float>& xa) {
+  const int64_t M = l.M, K = l.K;
+  float beta = 0;
+  if (l.bias) {
+    for (int64_t n = 0; n < N; n++) std::memcpy(y + n * M, l.bias, sizeof(float) * M);
+    beta = 1;
+  }
+  gemm(N, M, K, 1.f, Mat{x, DType::F32, K, 1}, Mat{l.w, l.dt, 1, K}, beta, y, M);
+  if (l.loraA) {
+    const int64_t r = l.r;
+    xa.resize((size_t)(N * r));
+    gemm(N, r, K, l.loraScale, Mat{x, DType::F32, K, 1}, Mat{l.loraA, DType::F32, 1, K}, 0.f, xa.data(), r);
+    gemm(N, M, r, 1.f, Mat{xa.data(), DType::F32, r, 1}, Mat{l.loraB, DType::F32, 1, r}, 1.f, y, M);
+  }
+}
+}  // namespace
+
+void forwardCached(const Stack& s, const int32_t* ids, const int32_t* cu, int64_t B, const int32_t* starts, float* const* kc,
+                   float* const* vc, float* out) {
+  const int64_t N = cu[B], C = s.C, H = s.H, KV = s.KV, D = s.D, L = (int64_t)s.layers.size(), W = KV * D;
+  std::vector<int32_t> pos(N);
+  for (int64_t b = 0; b < B; b++)
+    for (int64_t i = cu[b]; i < cu[b + 1]; i++) pos[i] = (int32_t)(starts[b] + i - cu[b]);
+  int64_t F = 0;
+  for (const StackLayer& lw : s.layers) F = std::max(F, lw.gate.M);
+  std::vector<float> x(N * C), h(N * C), q(N * H * D), qt(N * H * D), k(N * W), kt(N * W), v(N * W), att(N * H * D), o(N * C);
+  std::vector<float> gate(N * F), up(N * F), xa;
+  std::vector<const float*> kl(B), vl(B);
+  embedding(s.embed, s.embedDt, s.V, C, ids, N, x.data());
+  for (int64_t l = 0; l < L; l++) {
+    const StackLayer& lw = s.layers[l];
+    rmsnorm(x.data(), lw.inputNorm, N, C, s.eps, h.data());
+    linear(h.data(), N, lw.q, q.data(), xa);
+    linear(h.data(), N, lw.k, k.data(), xa);
+    linear(h.data(), N, lw.v, v.data(), xa);
+    const float* qn = q.data();
+    const float* kn = k.data();
+    if (lw.qNorm) {
+      rmsnorm(q.data(), lw.qNorm, N * H, D, s.eps, qt.data());
+      qn = qt.data();
+    }
+    if (lw.kNorm) {
+      rmsnorm(k.data(), lw.kNorm, N * KV, D, s.eps, kt.data());
+      kn = kt.data();
+    }
+    // rope into the buffers not holding the input (q/qt, k/kt alternate).
+    float* qr = qn == q.data() ? qt.data() : q.data();
+    float* kr = kn == k.data() ? kt.data() : k.data();
+    rope(qn, pos.data(), N, H, D, s.theta, 1, qr);
+    rope(kn, pos.data(), N, KV, D, s.theta, 1, kr);
+    for (int64_t b = 0; b < B; b++) {
+      const int64_t T = cu[b + 1] - cu[b];
+      float* kcache = kc[b * L + l];
+      float* vcache = vc[b * L + l];
+      std::memcpy(kcache + starts[b] * W, kr + cu[b] * W, sizeof(float) * T * W);
+      std::memcpy(vcache + starts[b] * W, v.data() + cu[b] * W, sizeof(float) * T * W);
+      kl[b] = kcache;
+      vl[b] = vcache;
+    }
+    attentionSegments(qr, kl.data(), vl.data(), cu, starts, B, H, KV, D, att.data());
+    linear(att.data(), N, lw.o, o.data(), xa);
+    add(x.data(), o.data(), x.data(), N * C);
+    rmsnorm(x.data(), lw.postNorm, N, C, s.eps, h.data());
+    const int64_t Fl = lw.gate.M;
+    linear(h.data(), N, lw.gate, gate.data(), xa);
+    linear(h.data(), N, lw.up, up.data(), xa);
+    swiglu(gate.data(), up.data(), N * Fl, gate.data());
+    linear(gate.data(), N, lw.down, o.data(), xa);
+    add(x.data(), o.data(), x.data(), N * C);
+  }
+  for (int64_t b = 0; b < B; b++) rmsnorm(x.data() + (cu[b + 1] - 1) * C, s.norm, 1, C, s.eps, out + b * C);
+}
+}  // namespace sg
