@@ -29,7 +29,7 @@ export const checkCommand: Command = {
       .option('limit', { type: 'number', describe: 'check only the first N questions' })
       .option('concurrency', { type: 'number', default: 8 })
       .option('json', { type: 'string', describe: 'write the full report (every failure) to this JSON file' })
-      .option('workers', { type: 'number', describe: 'worker threads over question shards (default: SEARCHGYM_CHECK_WORKERS, else the cores up to 8; 1 = in-process with --concurrency)' }),
+      .option('workers', { type: 'number', describe: 'worker threads over question shards (default: SEARCHGYM_WORKERS, else the cores up to 8; 1 = in-process with --concurrency)' }),
   handler: handler(async (raw: ArgumentsCamelCase) => {
     const a = raw as unknown as CheckArgs
     if (a.limit !== undefined && (!Number.isInteger(a.limit) || a.limit < 1)) throw new GymError('cli.bad_limit', '--limit must be a positive integer')

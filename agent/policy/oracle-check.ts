@@ -3,10 +3,10 @@
 // tools. checkWorldFolder shards a world's questions over worker threads (one search index each) and merges the
 // runs back in question order, so the report is the same for any number of workers.
 import pMap from 'p-map'
-import { availableParallelism } from 'node:os'
 import { Worker } from 'node:worker_threads'
 import { AgentError } from '../../infra/errors'
 import { progress } from '../../infra/progress'
+import { workerCount } from '../../infra/workers'
 import { makeEnv, gymWorldFromIndex, type GymOptions } from '../../gym'
 import type { GymWorld } from '../../gym'
 import { openSearchIndex, openWorld, worldEngine, worldReader, type Qa, type QaType } from '../../world'
@@ -95,7 +95,7 @@ export function summariseRuns(qas: Qa[], runs: OracleRun[]): OracleCheckReport {
 
 export interface FolderCheckOptions {
   gym?: Partial<GymOptions>
-  /** Worker threads (default: SEARCHGYM_CHECK_WORKERS, else the machine's cores up to 8; 1 = in this thread). */
+  /** Worker threads (default: SEARCHGYM_WORKERS, else the machine's cores up to 8; 1 = in this thread). */
   workers?: number
   quiet?: boolean
 }
@@ -105,9 +105,7 @@ const MIN_PARALLEL_QUESTIONS = 2000
 
 /** Workers the check uses for this world: in-process for small pools and for engines a worker cannot open alone. */
 export function checkWorkers(engine: string, questions: number, requested?: number): number {
-  const env = process.env.SEARCHGYM_CHECK_WORKERS
-  let n = requested ?? (env !== undefined && env !== '' ? Number(env) : Math.min(availableParallelism(), 8))
-  if (!Number.isInteger(n) || n < 1) throw new AgentError('agent.config', `SEARCHGYM_CHECK_WORKERS must be a positive integer, got ${JSON.stringify(env)}`)
+  let n = workerCount(requested)
   // Embedded and SQLite indexes are rebuilt per worker from the world file; a local Meilisearch or an embedder is not
   // started once per worker.
   if (engine !== 'embedded' && engine !== 'sqlite') n = 1
