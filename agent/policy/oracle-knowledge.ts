@@ -1,5 +1,6 @@
 // agent/policy/oracle-knowledge: OracleKnowledge over an open world — graph lookups from world/open and the queries
-// edge verification stored (table verification_queries: rank of the target page, 0 = not in the top-K).
+// edge verification stored (table verification_queries: rank of the target page, 0 = not in the top-K) and the
+// attribute-value lookup queries that found their page (table lookup_verification).
 import type { WorldReader } from '../../world'
 import type { Entity } from '../../world'
 import type { OracleKnowledge } from './oracle-plan'
@@ -10,6 +11,12 @@ export function worldOracleKnowledge(w: WorldReader): OracleKnowledge {
     stmt = w.db.prepare('SELECT query FROM verification_queries WHERE edge_id = ? AND rank > 0 ORDER BY rank, qi')
   } catch {
     stmt = undefined // the world was not verified: no table; the oracle falls back to names and keywords
+  }
+  let lookups: { all(entityId: string, attr: string): unknown[] } | undefined
+  try {
+    lookups = w.db.prepare('SELECT query FROM lookup_verification WHERE entity_id = ? AND attr = ? AND rank > 0 ORDER BY rank, qi')
+  } catch {
+    lookups = undefined // verified before lookups were: the oracle falls back to its own lookup queries
   }
   let byType: Map<string, Entity[]> | undefined
   return {
@@ -27,5 +34,6 @@ export function worldOracleKnowledge(w: WorldReader): OracleKnowledge {
     entity: (id) => w.entity(id),
     edge: (id) => w.edge(id),
     verifiedQueries: (edgeId) => (stmt ? (stmt.all(edgeId) as { query: string }[]).map((r) => r.query) : []),
+    lookupQueries: (entityId, attr) => (lookups ? (lookups.all(entityId, attr) as { query: string }[]).map((r) => r.query) : []),
   }
 }

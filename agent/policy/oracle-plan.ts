@@ -15,6 +15,8 @@ export interface OracleKnowledge {
   verifiedQueries(edgeId: string): string[]
   /** Entities of a type whose attribute has this value (Combo 'param' questions: where the oracle must go next). */
   entitiesWith(type: string, attr: string, value: AttrValue): Entity[]
+  /** Queries lookup verification ran for finding an entity by this attribute's value whose results held its page. */
+  lookupQueries?(entityId: string, attr: string): string[]
 }
 
 export type OracleCall = { name: 'search'; arguments: { query: string } } | { name: 'access'; arguments: { url: string; page?: number } }
@@ -205,7 +207,7 @@ export function* oraclePlan(qa: Qa, k: OracleKnowledge, opts: OraclePlanOptions 
       }
       const spec = attributeSpec(p.type, pick.attr)
       const noun = entityType(p.type)?.noun ?? p.type
-      yield* open(p, [`${noun} ${spec?.label ?? pick.attr} ${v.shown}`, `${spec?.label ?? pick.attr} ${v.shown}`, `${noun} ${v.shown}`, v.shown])
+      yield* open(p, [...(k.lookupQueries?.(p.id, pick.attr) ?? []), `${noun} ${spec?.label ?? pick.attr} ${v.shown}`, `${spec?.label ?? pick.attr} ${v.shown}`, `${noun} ${v.shown}`, v.shown])
       readValue(p, pick.attr)
       subject = p
     } else return fail(`unknown combo kind ${String(meta.kind)}`)

@@ -6,6 +6,7 @@ import { join } from 'node:path'
 import { ENTITY_TYPES, RELATIONS } from '../schema'
 import type { Stage, StageContext } from '../stage'
 import { initVerifyTables, verificationHashRows, verifyEdges } from './verify'
+import { initLookupTables, lookupHashRows, verifyLookups } from './verify-lookups'
 import { formatVerifyReport, verificationReport } from './verify-report'
 import { releaseStageSearchIndex, stageSearchIndex } from '../indexing/search-handle'
 import { holdForTest } from '../../infra/test-hold'
@@ -43,6 +44,7 @@ export const verifyStage: Stage = {
   name: 'verify',
   init(db) {
     initVerifyTables(db)
+    initLookupTables(db)
   },
   async run(ctx) {
     const { index, close } = await verifySearch(ctx)
@@ -63,6 +65,8 @@ export const verifyStage: Stage = {
           if (edgesLeft === 0) holdForTest('verify')
         },
       })
+      const lookups = await verifyLookups(ctx.db, index, ENTITY_TYPES, v.topK)
+      ctx.log(`verify: ${lookups.kept} of ${lookups.candidates} attribute-value lookups found by search (top-${v.topK})`)
       const kept = (ctx.db.prepare('SELECT COUNT(*) AS n FROM edge_verification WHERE kept = 1').get() as { n: number }).n
       const path = writeVerifyReport(ctx)
       ctx.log(`verify: ${kept} of ${run.total} edges kept (engine ${index.engine}, top-${v.topK}, >= ${v.minHits} of ${v.queriesPerEdge}); report ${path}`)
@@ -73,5 +77,6 @@ export const verifyStage: Stage = {
   },
   hashRows(db, emit) {
     verificationHashRows(db, emit)
+    lookupHashRows(db, emit)
   },
 }

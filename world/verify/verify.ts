@@ -9,6 +9,7 @@ import { tx, type Db } from '../../infra/store'
 import type { SearchIndex } from '../search/types'
 import type { EntityTypeSpec, RelationSpec } from '../types'
 import { edgeQueries, edgeQueryRng } from './verify-queries'
+import { hasLookupVerification } from './verify-lookups'
 
 /** Bumped when query generation or ranking bookkeeping changes: stored results of another version are redone. */
 export const VERIFY_VERSION = 1
@@ -46,6 +47,7 @@ export function readVerifySettings(db: Db): VerifySettings | undefined {
 /** Forget every verification result (settings changed, or a fresh verify was asked for). */
 export function clearVerification(db: Db): void {
   db.exec('DELETE FROM verification_settings; DELETE FROM edge_verification; DELETE FROM verification_queries;')
+  if (hasLookupVerification(db)) db.exec('DELETE FROM lookup_verification')
 }
 
 interface PendingEdge {
