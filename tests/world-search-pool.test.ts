@@ -1,7 +1,7 @@
 // tests/world-search-pool: a SearchPool (worker threads, each with its own copy of the world's embedded index built
 // from the world file) answers a batch of queries exactly as the world's own index does, in query order.
 import { openSearchIndex, readQa } from '../world'
-import { SearchPool } from '../world/search/search-pool'
+import { SearchPool } from '../world/indexing/search-pool'
 import { openDb } from '../infra/store'
 import { join } from 'node:path'
 import { sharedTinyWorld } from './helpers/shared-world'

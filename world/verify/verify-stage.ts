@@ -11,7 +11,7 @@ import { formatVerifyReport, verificationReport } from './verify-report'
 import { releaseStageSearchIndex, stageSearchIndex } from '../indexing/search-handle'
 import { holdForTest } from '../../infra/test-hold'
 import { workerCount } from '../../infra/workers'
-import { POOLABLE_ENGINES, SearchPool } from '../search/search-pool'
+import { POOLABLE_ENGINES, SearchPool } from '../indexing/search-pool'
 import type { SearchIndex } from '../search/types'
 import type { EngineName } from '../search/engine-names'
 

@@ -1,11 +1,11 @@
-// world/search/search-pool: SearchPool — a SearchIndex whose searchMany splits a batch of queries over worker threads,
+// world/indexing/search-pool: SearchPool — a SearchIndex whose searchMany splits a batch of queries over worker threads,
 // each holding its own copy of a world's embedded or SQLite index (built from the world file), and returns the hits
 // in query order: the same answers as one index, on every core. Only searchMany is served (what verification needs);
 // documents are not held in this thread.
 import { Worker } from 'node:worker_threads'
 import { SearchError } from '../../infra/errors'
-import type { EngineName } from './engine-names'
-import type { SearchDoc, SearchHit, SearchIndex, SearchOptions } from './types'
+import type { EngineName } from '../search/engine-names'
+import type { SearchDoc, SearchHit, SearchIndex, SearchOptions } from '../search/types'
 import type { SearchWorkerData, SearchWorkerReply, SearchWorkerRequest } from './search-worker-main'
 
 /** Engines a worker can rebuild alone from the world file (a server or an embedder is not started per worker). */

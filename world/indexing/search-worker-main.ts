@@ -1,10 +1,10 @@
-// world/search/search-worker-main: one search worker — opens a world folder read-only, builds its own copy of the
+// world/indexing/search-worker-main: one search worker — opens a world folder read-only, builds its own copy of the
 // world's (embedded or SQLite) index from the docs table, then answers {id, queries, opts} with the hits of each query.
 import { parentPort, workerData } from 'node:worker_threads'
-import { openSearchIndex } from '../indexing/open'
+import { openSearchIndex } from './open'
 import { openWorld } from '../store/open'
-import type { EngineName } from './engine-names'
-import type { SearchOptions } from './types'
+import type { EngineName } from '../search/engine-names'
+import type { SearchOptions } from '../search/types'
 
 export interface SearchWorkerData {
   dir: string
