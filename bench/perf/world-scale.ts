@@ -2,7 +2,7 @@
 // with per-stage wall and CPU seconds (user+sys of the whole process, worker threads included), the peak RSS after
 // each stage, the work each stage did (entities, edges, verification queries, QA, checked questions) and its cost
 // per unit of work — run it at 1×, 3×, 10× (and 100×) and compare the per-unit costs to see whether a stage is linear.
-// Appends one JSON line per run to --json (default bench/perf/world-scale.jsonl in the working folder is not written).
+// Prints the result as JSON; with --json F also appends it to F as one line. Without --out the world is deleted after.
 // Usage: node bin/run-ts.mjs bench/perf/world-scale.ts --scale 3 [--seed 11] [--qa-target N] [--out DIR] [--json F]
 //        node bin/run-ts.mjs bench/perf/world-scale.ts --preset paper-x10 [--out DIR] [--json F]
 import { appendFileSync, mkdtempSync, rmSync } from 'node:fs'
