@@ -1,42 +1,40 @@
-// agent/world-check-stage: the last build stage of a world — the oracle policy runs through the real env over every
-// served question (train and bench); a question it cannot solve is relabelled 'dropped' (reported, never served), so a
-// finished world's oracle score is exactly 1. Lives in agent/ because it needs the oracle; CHECKED_WORLD_STAGES is the
-// world's own stage list with this stage last — the list the CLI builds with.
+// agent/world-check-stage: the oracle-check build stage of a world — the oracle policy runs through the real env over
+// every question of the pool (sharded over worker threads); a question it cannot solve is relabelled 'dropped'
+// (reported by cause, never served). It runs before the split, which then draws the bench only from questions that
+// passed: a finished world's oracle score is exactly 1 and its bench exactly the configured quota. Lives in agent/
+// because it needs the oracle; CHECKED_WORLD_STAGES is the world's own stage list with this stage before the split —
+// the list the CLI builds with.
 import { tx, type Db } from '../infra/store'
-import { openSearchIndex, readQa, WORLD_STAGES, worldReader, type Stage, type StageContext } from '../world'
-import { gymWorldFromIndex } from '../gym'
-import { checkWithOracle } from './policy/oracle-check'
-import { worldOracleKnowledge } from './policy/oracle-knowledge'
+import { readQa, WORLD_STAGES, type Stage, type StageContext } from '../world'
+import { checkWorldFolder } from './policy/oracle-check'
 
 function init(db: Db): void {
   db.exec(`CREATE TABLE IF NOT EXISTS qa_check (id TEXT PRIMARY KEY, ok INTEGER NOT NULL, reason TEXT NOT NULL) WITHOUT ROWID;`)
 }
 
 async function run(ctx: StageContext): Promise<void> {
-  const qas = readQa(ctx.db, ['train', 'bench'])
-  const index = await openSearchIndex(ctx.dir)
-  const world = gymWorldFromIndex('check', index, qas)
-  let report
-  try {
-    report = await checkWithOracle(world, worldOracleKnowledge(worldReader(ctx.db)), qas, { quiet: ctx.quiet })
-  } finally {
-    await world.close()
-  }
-  const failed = new Map(report.failures.map((f) => [f.qaId, f.failure ?? `F1 ${f.f1}`]))
+  // The whole pool: before the split every question is still unlabelled ('train'); after an earlier check its
+  // failures are 'dropped' and are checked again (a repaired world can win them back).
+  const qas = readQa(ctx.db, ['train', 'bench', 'excluded', 'dropped'])
+  const report = await checkWorldFolder(ctx.dir, qas, { quiet: ctx.quiet })
+  const failed = new Map(report.failures.map((f) => [f.qaId, `${f.cause}: ${f.failure ?? `F1 ${f.f1}`}`]))
   tx(ctx.db, () => {
     ctx.db.exec('DELETE FROM qa_check')
     const ins = ctx.db.prepare('INSERT INTO qa_check (id, ok, reason) VALUES (?, ?, ?)')
     const drop = ctx.db.prepare("UPDATE qa SET split = 'dropped' WHERE id = ?")
+    const undrop = ctx.db.prepare("UPDATE qa SET split = 'train' WHERE id = ? AND split = 'dropped'")
     for (const q of qas) {
       const why = failed.get(q.id)
       ins.run(q.id, why === undefined ? 1 : 0, why ?? '')
       if (why !== undefined) drop.run(q.id)
+      else undrop.run(q.id)
     }
   })
+  const causes = Object.entries(report.byCause).map(([c, n]) => `${c} ${n}`).join(', ')
   ctx.log(
-    `check: the oracle solved ${report.solved}/${report.total} questions through the env (mean F1 ${report.meanF1.toFixed(4)}); ` +
+    `check: the oracle solved ${report.solved}/${report.total} questions through the env (mean F1 ${report.meanF1.toFixed(4)}, ${report.workers} worker${report.workers === 1 ? '' : 's'}); ` +
       `dropped ${report.failures.length}` +
-      (report.failures.length ? ` (${report.failures.filter((f) => f.split === 'bench').length} from the bench): ` + report.failures.slice(0, 5).map((f) => `${f.qaId} ${f.failure ?? ''}`).join('; ') : ''),
+      (report.failures.length ? ` (${causes}): ` + report.failures.slice(0, 5).map((f) => `${f.qaId} ${f.failure ?? ''}`).join('; ') : ''),
   )
 }
 
@@ -49,6 +47,11 @@ export const oracleCheckStage: Stage = {
   },
 }
 
-/** The world's stages with the oracle check last: what `searchgym world build` runs (and what a library caller passes
- * to buildWorld to get the same content hash as the CLI). */
-export const CHECKED_WORLD_STAGES: readonly Stage[] = Object.freeze([...WORLD_STAGES, oracleCheckStage])
+/** The world's stages with the oracle check just before the split: what `searchgym world build` runs (and what a
+ * library caller passes to buildWorld to get the same content hash as the CLI). */
+export const CHECKED_WORLD_STAGES: readonly Stage[] = Object.freeze(withCheckBeforeSplit(WORLD_STAGES))
+
+function withCheckBeforeSplit(stages: readonly Stage[]): Stage[] {
+  const i = stages.findIndex((s) => s.name === 'split')
+  return i < 0 ? [...stages, oracleCheckStage] : [...stages.slice(0, i), oracleCheckStage, ...stages.slice(i)]
+}

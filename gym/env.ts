@@ -6,6 +6,7 @@ import { getProtocol, toolSchemas } from './protocol'
 import type { FunctionSchema } from './protocol/tools'
 import type { GymToolCall, ParsedTurn, Protocol, ProtocolContext, ProtocolName, ToolName } from './protocol/types'
 import { capObservation } from './observation-cap'
+import { documentPages, renderPage } from './pages'
 import { computeReward, parseRewardSpec, type RewardSpec } from './reward'
 import { StepCredit } from './reward-steps'
 import { StepSignals } from './step-signals'
@@ -159,8 +160,17 @@ export class SearchEnv implements GymEnv {
           inc('access_not_found')
           text = `No such page: ${JSON.stringify(call.url.slice(0, 300))}. Open URLs exactly as they appear in search results.`
         } else {
-          inc('access_ok')
-          text = `${page.title}\nURL: ${page.url}\n\n${page.text}`
+          // Paged access: a document longer than the cap is served in pages that each fit it (gym/pages).
+          const pages = documentPages(page.title, page.url, page.text, this.cap)
+          const p = call.page ?? 1
+          if (p > pages.length) {
+            inc('access_bad_page')
+            text = `No page ${p}: ${page.url} has ${pages.length} page${pages.length === 1 ? '' : 's'}.`
+          } else {
+            inc('access_ok')
+            if (pages.length > 1) inc('access_paged')
+            text = renderPage(page.title, page.url, pages[p - 1], p, pages.length)
+          }
         }
       }
     } catch (e) {

@@ -8,8 +8,8 @@ import { buildWorld } from '../world'
 import { presetConfig } from '../world/config'
 
 const PINNED: Record<number, string> = {
-  11: 'db71eee773a8410c355df36d3a9ccc6c8bda97b26ccb90ad8fdc02eefd684d0e',
-  12: 'fbafe8277143f632c9bb4682d308c48cf71c67b93efeda5e9601ecf22cd5e2ce',
+  11: '4fb3a8462604824613987917bd2007074be6f61f78b5190e559f052ffa057e57',
+  12: 'c370d0e69a5655f60b0f7b90375d5c5986b2c6211a38ca72a7c7b22fe0f5e434',
 }
 
 const root = mkdtempSync(join(tmpdir(), 'sg-world-pin-'))

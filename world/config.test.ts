@@ -41,3 +41,14 @@ test('bad configs are ConfigErrors with one-line messages', () => {
     expect((err as Error).message).not.toContain('\n')
   }
 })
+
+test('scale presets: the paper entity mix ×10 / ×100, bigger QA pools, the same bench quota', () => {
+  const paper = presetConfig('paper')
+  for (const [name, k, target] of [['paper-x10', 10, 100_000], ['paper-x100', 100, 250_000]] as const) {
+    const c = presetConfig(name)
+    for (const [t, n] of Object.entries(paper.entities)) expect([t, c.entities[t]]).toEqual([t, n * k])
+    expect(c.graph).toEqual(paper.graph)
+    expect(c.qa.target).toBe(target)
+    expect(c.split).toEqual(paper.split)
+  }
+})

@@ -1,4 +1,5 @@
-// world/config: WorldConfig (plain JSON, unknown keys rejected), its defaults and the presets tiny/small/paper.
+// world/config: WorldConfig (plain JSON, unknown keys rejected), its defaults and the presets tiny/small/paper and
+// paper-x10/paper-x100 (the paper's entity mix ×10 / ×100 for scale studies).
 // Each build stage reads its own section; the whole resolved config is stored in the world's manifest.
 import { mergeStrict, readJsonFile, requireNonNegativeInt } from '../infra/config'
 import { ConfigError } from '../infra/errors'
@@ -72,7 +73,8 @@ export interface WorldConfig {
   }
 }
 
-export type PresetName = 'tiny' | 'small' | 'paper'
+export type PresetName = 'tiny' | 'small' | 'paper' | 'paper-x10' | 'paper-x100'
+export const PRESET_NAMES: readonly PresetName[] = ['tiny', 'small', 'paper', 'paper-x10', 'paper-x100']
 
 export const DEFAULT_CONFIG: WorldConfig = {
   seed: 11,
@@ -102,7 +104,7 @@ export function resolveConfig(input: unknown, base: WorldConfig = DEFAULT_CONFIG
   return validateWorldConfig(mergeStrict(base, input, 'config', OPEN_PATHS))
 }
 
-const PRESET_ENTITIES: Record<PresetName, Record<string, number>> = {
+const PRESET_ENTITIES: Record<'tiny' | 'small' | 'paper', Record<string, number>> = {
   tiny: { Country: 3, City: 14, Person: 35, Company: 8, University: 4, Book: 8, Film: 7, Award: 3, SportsTeam: 4, Band: 3, Album: 5, Stadium: 4, Museum: 3 },
   small: { Country: 10, City: 80, Person: 210, Company: 55, University: 24, Book: 62, Film: 50, Award: 14, SportsTeam: 20, Band: 17, Album: 33, Stadium: 18, Museum: 17 },
   paper: { Country: 60, City: 470, Person: 1260, Company: 320, University: 140, Book: 370, Film: 290, Award: 80, SportsTeam: 115, Band: 100, Album: 195, Stadium: 105, Museum: 95 },
@@ -122,14 +124,23 @@ export const PRESETS: Record<PresetName, WorldConfig> = {
     split: { ...DEFAULT_CONFIG.split, bench: { simple: 120, parallel: 35, combo: 12 }, minHops: 1, maxHops: 12 },
   },
   paper: { ...DEFAULT_CONFIG, entities: PRESET_ENTITIES.paper, graph: { ...DEFAULT_CONFIG.graph, edgesPerEntity: 4.3 } },
+  // Scale presets: the paper's entity mix and graph ×10 / ×100. The QA pool grows with the world but less than it
+  // (100,000 and 250,000 questions: the oracle check of every question is the build's biggest per-question cost);
+  // the bench stays SearchGymBench's 462/134/46 over hops 1–12, drawn from questions the check solved.
+  'paper-x10': { ...DEFAULT_CONFIG, entities: scaled(PRESET_ENTITIES.paper, 10), graph: { ...DEFAULT_CONFIG.graph, edgesPerEntity: 4.3 }, qa: { ...DEFAULT_CONFIG.qa, target: 100_000 } },
+  'paper-x100': { ...DEFAULT_CONFIG, entities: scaled(PRESET_ENTITIES.paper, 100), graph: { ...DEFAULT_CONFIG.graph, edgesPerEntity: 4.3 }, qa: { ...DEFAULT_CONFIG.qa, target: 250_000 } },
+}
+
+function scaled(entities: Record<string, number>, k: number): Record<string, number> {
+  return Object.fromEntries(Object.entries(entities).map(([t, n]) => [t, n * k]))
 }
 
 export function isPresetName(s: string): s is PresetName {
-  return s === 'tiny' || s === 'small' || s === 'paper'
+  return (PRESET_NAMES as readonly string[]).includes(s)
 }
 
 export function presetConfig(name: string): WorldConfig {
-  if (!isPresetName(name)) throw new ConfigError('config.preset', `unknown preset '${name}' (choose tiny, small or paper)`)
+  if (!isPresetName(name)) throw new ConfigError('config.preset', `unknown preset '${name}' (choose ${PRESET_NAMES.join(', ')})`)
   return structuredClone(PRESETS[name])
 }
 

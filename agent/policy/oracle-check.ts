@@ -1,11 +1,18 @@
 // agent/policy/oracle-check: run the oracle through the real env over many QA and report every question it cannot
-// solve, with why — the proof that a world's questions are answerable with its own Search/Access tools.
+// solve, with why and a cause class — the proof that a world's questions are answerable with its own Search/Access
+// tools. checkWorldFolder shards a world's questions over worker threads (one search index each) and merges the
+// runs back in question order, so the report is the same for any number of workers.
 import pMap from 'p-map'
+import { Worker } from 'node:worker_threads'
+import { AgentError } from '../../infra/errors'
 import { progress } from '../../infra/progress'
-import { makeEnv, type GymOptions } from '../../gym'
+import { workerCount } from '../../infra/workers'
+import { makeEnv, gymWorldFromIndex, type GymOptions } from '../../gym'
 import type { GymWorld } from '../../gym'
-import type { Qa, QaType } from '../../world'
+import { openSearchIndex, openWorld, worldEngine, worldReader, type Qa, type QaType } from '../../world'
 import { runOracle, type OracleKnowledge, type OracleRun } from './oracle'
+import { worldOracleKnowledge } from './oracle-knowledge'
+import type { CheckWorkerData, CheckWorkerMessage } from './oracle-check-worker-main'
 
 export interface OracleCheckReport {
   total: number
@@ -14,7 +21,23 @@ export interface OracleCheckReport {
   byType: Record<string, { total: number; solved: number }>
   /** Assistant turns the oracle needed (two tool calls per page + the answer). */
   turns: { p50: number; max: number; overPaperBudget: number }
-  failures: (OracleRun & { type: QaType; hops: number; split: string })[]
+  failures: (OracleRun & { type: QaType; hops: number; split: string; cause: FailureCause })[]
+  /** Failures counted by cause. */
+  byCause: Partial<Record<FailureCause, number>>
+}
+
+/** Why the oracle could not solve a question, in classes (the full message stays in `failure`). */
+export type FailureCause = 'search' | 'evidence-unreadable' | 'lookup-not-unique' | 'value-unreadable' | 'wrong-answer' | 'env-stop' | 'other'
+
+export function failureCause(failure: string | undefined): FailureCause {
+  const f = failure ?? ''
+  if (f.startsWith('no search found')) return 'search'
+  if (f.startsWith('evidence sentence') || f.startsWith('no evidence sentence')) return 'evidence-unreadable'
+  if (/entities of type .* have .*the question needs exactly one/.test(f)) return 'lookup-not-unique'
+  if (/is not in its accessed page/.test(f)) return 'value-unreadable'
+  if (f.startsWith('answered')) return 'wrong-answer'
+  if (f.startsWith('the env stopped')) return 'env-stop'
+  return 'other'
 }
 
 /** Budgets are lifted in the check: it proves solvability with the tools; the paper's 16 turns are reported apart. */
@@ -40,6 +63,11 @@ export async function checkWithOracle(
     { concurrency: opts.concurrency ?? 8 },
   )
   bar.done()
+  return summariseRuns(qas, runs)
+}
+
+/** The report of runs[i] for qas[i]. */
+export function summariseRuns(qas: Qa[], runs: OracleRun[]): OracleCheckReport {
   const byType: OracleCheckReport['byType'] = {}
   const failures: OracleCheckReport['failures'] = []
   let f1 = 0
@@ -49,8 +77,10 @@ export async function checkWithOracle(
     t.total++
     f1 += r.f1
     if (r.failure === undefined && r.f1 === 1) t.solved++
-    else failures.push({ ...r, type: qa.type, hops: qa.hops, split: qa.split })
+    else failures.push({ ...r, type: qa.type, hops: qa.hops, split: qa.split, cause: failureCause(r.failure ?? `F1 ${r.f1}`) })
   })
+  const byCause: OracleCheckReport['byCause'] = {}
+  for (const f of failures) byCause[f.cause] = (byCause[f.cause] ?? 0) + 1
   const turns = runs.map((r) => r.turns).sort((a, b) => a - b)
   return {
     total: qas.length,
@@ -59,5 +89,89 @@ export async function checkWithOracle(
     byType,
     turns: { p50: turns[Math.floor((turns.length - 1) / 2)] ?? 0, max: turns[turns.length - 1] ?? 0, overPaperBudget: turns.filter((t) => t > 16).length },
     failures,
+    byCause,
   }
+}
+
+export interface FolderCheckOptions {
+  gym?: Partial<GymOptions>
+  /** Worker threads (default: SEARCHGYM_WORKERS, else the machine's cores up to 8; 1 = in this thread). */
+  workers?: number
+  quiet?: boolean
+}
+
+/** Below this many questions the check runs in this thread: a worker's start-up (tsx + its index) costs more. */
+const MIN_PARALLEL_QUESTIONS = 2000
+
+/** Workers the check uses for this world: in-process for small pools and for engines a worker cannot open alone. */
+export function checkWorkers(engine: string, questions: number, requested?: number): number {
+  let n = workerCount(requested)
+  // Embedded and SQLite indexes are rebuilt per worker from the world file; a local Meilisearch or an embedder is not
+  // started once per worker.
+  if (engine !== 'embedded' && engine !== 'sqlite') n = 1
+  if (requested === undefined && questions < MIN_PARALLEL_QUESTIONS) n = 1
+  return Math.max(1, Math.min(n, questions))
+}
+
+/** The oracle check of `qas` (read from the world folder `dir`), sharded over worker threads; same report for any count. */
+export async function checkWorldFolder(dir: string, qas: Qa[], opts: FolderCheckOptions = {}): Promise<OracleCheckReport & { workers: number }> {
+  const gym = { ...CHECK_GYM_OPTIONS, ...opts.gym }
+  const w = openWorld(dir, { allowIncomplete: true })
+  let engine: string
+  try {
+    engine = worldEngine(w)
+  } catch (e) {
+    w.close()
+    throw e
+  }
+  const workers = checkWorkers(engine, qas.length, opts.workers)
+  if (workers === 1) {
+    try {
+      const index = await openSearchIndex(w, { quiet: true })
+      const world = gymWorldFromIndex('check', index, qas)
+      try {
+        return { ...(await checkWithOracle(world, worldOracleKnowledge(worldReader(w.db)), qas, { gym, quiet: opts.quiet })), workers }
+      } finally {
+        await world.close()
+      }
+    } finally {
+      w.close()
+    }
+  }
+  w.close()
+  const bar = progress('oracle check', qas.length, { quiet: opts.quiet })
+  // Round-robin shards: neighbouring questions (same type and size) spread over every worker.
+  const shards: number[][] = Array.from({ length: workers }, () => [])
+  qas.forEach((_, i) => shards[i % workers].push(i))
+  const runs: OracleRun[] = new Array(qas.length)
+  await Promise.all(
+    shards.map(async (idx) => {
+      const data: CheckWorkerData = { dir, ids: idx.map((i) => qas[i].id), gym }
+      const got = await runWorker(data, (n) => bar.tick(n))
+      if (got.length !== idx.length) throw new AgentError('agent.check', `an oracle-check worker returned ${got.length} runs for ${idx.length} questions`)
+      got.forEach((r, j) => (runs[idx[j]] = r))
+    }),
+  )
+  bar.done()
+  return { ...summariseRuns(qas, runs), workers }
+}
+
+function runWorker(data: CheckWorkerData, tick: (n: number) => void): Promise<OracleRun[]> {
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(new URL('./oracle-check-worker.mjs', import.meta.url), { workerData: data })
+    let settled = false
+    const finish = (f: () => void) => {
+      if (settled) return
+      settled = true
+      f()
+      void worker.terminate()
+    }
+    worker.on('message', (m: CheckWorkerMessage) => {
+      if (m.kind === 'tick') tick(m.n)
+      else if (m.kind === 'done') finish(() => resolve(m.runs))
+      else finish(() => reject(new AgentError('agent.check', `an oracle-check worker failed: ${m.message}`)))
+    })
+    worker.once('error', (e) => finish(() => reject(new AgentError('agent.check', `an oracle-check worker failed: ${e.message}`))))
+    worker.once('exit', (code) => finish(() => reject(new AgentError('agent.check', `an oracle-check worker exited (code ${code}) before finishing`))))
+  })
 }

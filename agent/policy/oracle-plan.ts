@@ -15,9 +15,11 @@ export interface OracleKnowledge {
   verifiedQueries(edgeId: string): string[]
   /** Entities of a type whose attribute has this value (Combo 'param' questions: where the oracle must go next). */
   entitiesWith(type: string, attr: string, value: AttrValue): Entity[]
+  /** Queries lookup verification ran for finding an entity by this attribute's value whose results held its page. */
+  lookupQueries?(entityId: string, attr: string): string[]
 }
 
-export type OracleCall = { name: 'search'; arguments: { query: string } } | { name: 'access'; arguments: { url: string } }
+export type OracleCall = { name: 'search'; arguments: { query: string } } | { name: 'access'; arguments: { url: string; page?: number } }
 
 export class OracleFailure extends Error {}
 
@@ -83,8 +85,15 @@ export function* oraclePlan(qa: Qa, k: OracleKnowledge, opts: OraclePlanOptions 
       tried.push(query)
       const obs: string = yield { name: 'search', arguments: { query } }
       if (!resultUrls(obs).includes(e.url)) continue
-      const page: string = yield { name: 'access', arguments: { url: e.url } }
+      let page: string = yield { name: 'access', arguments: { url: e.url } }
       if (!page.startsWith(`${e.name}\nURL: ${e.url}\n`)) fail(`access ${e.url} did not return the page of ${e.name}: ${page.slice(0, 120)}`)
+      // A long document comes in pages (the env's paged access): read them all, in order.
+      const pages = Number(/^Page 1 of (\d+)\b/m.exec(page)?.[1] ?? 1)
+      for (let p = 2; p <= pages; p++) {
+        const more: string = yield { name: 'access', arguments: { url: e.url, page: p } }
+        if (!more.includes(`\nPage ${p} of ${pages}`)) fail(`access ${e.url} page ${p} did not return that page: ${more.slice(0, 120)}`)
+        page += `\n${more}`
+      }
       opened.set(e.url, page)
       return page
     }
@@ -198,7 +207,7 @@ export function* oraclePlan(qa: Qa, k: OracleKnowledge, opts: OraclePlanOptions 
       }
       const spec = attributeSpec(p.type, pick.attr)
       const noun = entityType(p.type)?.noun ?? p.type
-      yield* open(p, [`${noun} ${spec?.label ?? pick.attr} ${v.shown}`, `${spec?.label ?? pick.attr} ${v.shown}`, `${noun} ${v.shown}`, v.shown])
+      yield* open(p, [...(k.lookupQueries?.(p.id, pick.attr) ?? []), `${noun} ${spec?.label ?? pick.attr} ${v.shown}`, `${spec?.label ?? pick.attr} ${v.shown}`, `${noun} ${v.shown}`, v.shown])
       readValue(p, pick.attr)
       subject = p
     } else return fail(`unknown combo kind ${String(meta.kind)}`)

@@ -7,7 +7,7 @@ export interface FunctionSchema {
   function: {
     name: ToolName
     description: string
-    parameters: { type: 'object'; properties: Record<string, { type: 'string'; description: string }>; required: string[] }
+    parameters: { type: 'object'; properties: Record<string, { type: 'string' | 'integer'; description: string }>; required: string[] }
   }
 }
 
@@ -31,7 +31,10 @@ export const TOOL_SCHEMAS: Record<ToolName, FunctionSchema> = {
       description: 'Open a web page by its URL (exactly as given in search results) and return its full text.',
       parameters: {
         type: 'object',
-        properties: { url: { type: 'string', description: 'The URL of the page to open.' } },
+        properties: {
+          url: { type: 'string', description: 'The URL of the page to open.' },
+          page: { type: 'integer', description: 'Page of a long document (default 1; a long page says how many it has).' },
+        },
         required: ['url'],
       },
     },
@@ -84,7 +87,20 @@ export function checkToolCall(name: unknown, args: unknown, id: string, ctx: Pro
       error: 'bad_argument',
       message: `the argument "${key}" of ${name} is too long (${s.length} characters; at most ${ctx.maxArgChars})`,
     }
-  return { ok: true, call: name === 'search' ? { id, name, query: s } : { id, name, url: s } }
+  if (name === 'search') return { ok: true, call: { id, name, query: s } }
+  // Paged access: a `page` argument, or `#page=k` after the URL (the form text protocols can write).
+  let url = s
+  let page: unknown = (a as Record<string, unknown>).page
+  const frag = /#page=(\d+)$/.exec(url)
+  if (frag && (page === undefined || page === null)) {
+    url = url.slice(0, frag.index)
+    page = Number(frag[1])
+  }
+  if (page === undefined || page === null) return { ok: true, call: { id, name, url } }
+  const n = typeof page === 'string' && /^\s*\d+\s*$/.test(page) ? Number(page) : page
+  if (typeof n !== 'number' || !Number.isInteger(n) || n < 1)
+    return { ok: false, error: 'bad_argument', message: 'the argument "page" of access must be a whole number from 1' }
+  return { ok: true, call: { id, name, url, page: n } }
 }
 
 /** Shorten untrusted text for quoting in a corrective message. */

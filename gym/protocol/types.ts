@@ -8,7 +8,7 @@ export type ToolName = 'search' | 'access'
 /** A validated call of one of the env's tools. */
 export type GymToolCall =
   | { id: string; name: 'search'; query: string }
-  | { id: string; name: 'access'; url: string }
+  | { id: string; name: 'access'; url: string; /** 1-based page of a long document (absent = page 1). */ page?: number }
 
 /** Every way a turn can be malformed; each is counted in metrics as `malformed/<kind>`. */
 export type MalformedKind =

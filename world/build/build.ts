@@ -96,14 +96,18 @@ export async function buildWorld(opts: BuildOptions): Promise<BuildResult> {
     claimManifest(db, opts.config, opts.dir)
     writeFileSync(join(opts.dir, 'config.json'), JSON.stringify(opts.config, null, 2) + '\n')
     const reports: StageReport[] = []
+    // A stage that runs invalidates every stage after it (a re-checked pool must be re-split): once one ran, the
+    // rest run too, even if an earlier build finished them.
+    let ranOne = false
     for (const stage of stages) {
       stage.init(db)
-      if (stageStatus(db)[stage.name] === 'done') {
+      if (!ranOne && stageStatus(db)[stage.name] === 'done') {
         reports.push({ name: stage.name, outcome: 'skipped', seconds: 0 })
         log(`stage ${stage.name}: already done, skipped`)
         continue
       }
       const t0 = performance.now()
+      ranOne = true
       setStageStatus(db, stage.name, 'running')
       await stage.run({ db, config: opts.config, dir: opts.dir, quiet, log })
       setStageStatus(db, stage.name, 'done')

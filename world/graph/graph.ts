@@ -8,6 +8,7 @@ import { drawAttributes, makeFakers, makeNamer, uniqueName } from '../names'
 import { ENTITY_TYPES, RELATIONS, RELATION_PLAN, datesCoherent, singleSource, singleTarget, startYear } from '../schema'
 import type { Edge, Entity, RelationSpec } from '../types'
 import { entityUrls } from './urls'
+import { TARGET_YEAR_WINDOW, YearIndex } from './year-window'
 
 export interface NodeAttrs {
   type: string
@@ -174,11 +175,23 @@ function generateEdges(config: WorldConfig, entities: Entity[], seed: number, on
       if (ok(r, s, t)) return t
     }
     const off = rng.int(0, targets.length - 1)
+    // No target has a date-coherent year: the scan below would find nothing (it draws nothing, so skipping it
+    // changes no later draw).
+    if (noCoherentTarget(r, s, targets)) return undefined
     for (let i = 0; i < targets.length; i++) {
       const t = targets[(off + i) % targets.length]
       if (ok(r, s, t)) return t
     }
     return undefined
+  }
+
+  const yearIndexes = new Map<string, YearIndex>()
+  const noCoherentTarget = (r: RelationSpec, s: number, targets: number[]): boolean => {
+    const window = TARGET_YEAR_WINDOW[r.name]?.(entities[s].attrs)
+    if (!window || !Number.isFinite(window.lo) || !Number.isFinite(window.hi)) return false
+    let idx = yearIndexes.get(r.name)
+    if (!idx) yearIndexes.set(r.name, (idx = new YearIndex(targets.map((t) => entities[t]), window.attr)))
+    return idx.count(window.lo, window.hi) === 0
   }
 
   const single = RELATIONS.filter((r) => r.cardinality !== 'n-n')

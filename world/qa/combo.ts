@@ -95,7 +95,9 @@ export function sampleParam(ctx: SamplerContext, rng: Rng, h: number): Draft | n
       for (const a2 of t.attributes) {
         if (a2.kind !== attr.kind || (t.name === E.type && a2.name === attr.name)) continue
         const hits = g.valueIndex.get(valueKey(t.name, a2.name, v))
-        if (hits && hits.length === 1 && !onPath.has(hits[0]) && g.fwdDepth[hits[0]] >= h2) options.push({ type: t.name, attr: a2.name, pick: hits[0] })
+        // The lookup must be one search finds (verify stage), like every edge the question walks.
+        const found = (i: number) => g.view.lookups === undefined || g.view.lookups.has(`${g.entities[i].id}\u0000${a2.name}`)
+        if (hits && hits.length === 1 && !onPath.has(hits[0]) && g.fwdDepth[hits[0]] >= h2 && found(hits[0])) options.push({ type: t.name, attr: a2.name, pick: hits[0] })
       }
     }
     if (options.length === 0) continue

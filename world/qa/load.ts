@@ -5,6 +5,7 @@ import type { Db } from '../../infra/store'
 import { ENTITY_TYPES, RELATIONS } from '../schema'
 import type { AttrValue, DocFact, Edge, Entity } from '../types'
 import type { QaWorldView } from './view'
+import { keptLookups } from '../verify/verify-lookups'
 
 const hasTable = (db: Db, name: string) => db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(name) !== undefined
 
@@ -29,7 +30,8 @@ export function loadQaView(db: Db): QaWorldView {
     const l = factsByUrl.get(r.url) ?? factsByUrl.set(r.url, []).get(r.url)!
     l.push({ kind: r.kind, ref: r.ref, sentence: r.sentence })
   }
-  return { entityTypes: ENTITY_TYPES, relations: RELATIONS, entities: [...entities.values()], edges, kept, factsByUrl }
+  const lookups = hasTable(db, 'lookup_verification') && db.prepare('SELECT 1 FROM lookup_verification LIMIT 1').get() !== undefined ? keptLookups(db) : undefined
+  return { entityTypes: ENTITY_TYPES, relations: RELATIONS, entities: [...entities.values()], edges, kept, factsByUrl, ...(lookups ? { lookups } : {}) }
 }
 
 /** Text of one document (for evidence checks). */

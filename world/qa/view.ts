@@ -13,4 +13,9 @@ export interface QaWorldView {
   kept: ReadonlySet<EdgeId>
   /** Facts stated by each document, by document URL. */
   factsByUrl: ReadonlyMap<string, DocFact[]>
+  /**
+   * `${entityId}\u0000${attr}` of the attribute-value lookups search finds (verify stage, lookup_verification):
+   * Combo 'param' questions only select entities through these. Absent = not verified (every lookup allowed).
+   */
+  lookups?: ReadonlySet<string>
 }

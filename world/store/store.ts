@@ -94,11 +94,21 @@ export function readEntities(db: Db): Entity[] {
   return attachAttrs(rows, attrs)
 }
 
+/** Prepared statements per open database: point reads are called per question and step, preparing is the cost. */
+const stmtCache = new WeakMap<Db, Map<string, ReturnType<Db['prepare']>>>()
+function cached(db: Db, sql: string): ReturnType<Db['prepare']> {
+  let m = stmtCache.get(db)
+  if (!m) stmtCache.set(db, (m = new Map()))
+  let st = m.get(sql)
+  if (!st) m.set(sql, (st = db.prepare(sql)))
+  return st
+}
+
 /** Entities matching one column (id, url or name), with attributes. */
 export function readEntitiesWhere(db: Db, column: 'id' | 'url' | 'name' | 'type', value: string): Entity[] {
-  const rows = db.prepare(`SELECT id, type, name, url FROM entities WHERE ${column} = ? ORDER BY id`).all(value) as EntityRow[]
+  const rows = cached(db, `SELECT id, type, name, url FROM entities WHERE ${column} = ? ORDER BY id`).all(value) as EntityRow[]
   if (rows.length === 0) return []
-  const get = db.prepare('SELECT entity_id, name, value FROM attributes WHERE entity_id = ? ORDER BY name')
+  const get = cached(db, 'SELECT entity_id, name, value FROM attributes WHERE entity_id = ? ORDER BY name')
   return attachAttrs(rows, rows.flatMap((r) => get.all(r.id) as AttrRow[]))
 }
 
@@ -108,7 +118,7 @@ export function readEdges(db: Db): Edge[] {
 }
 
 export function readEdgesWhere(db: Db, column: 'id' | 'source' | 'target' | 'relation', value: string): Edge[] {
-  return db.prepare(`SELECT id, relation, source, target FROM edges WHERE ${column} = ? ORDER BY id`).all(value) as Edge[]
+  return cached(db, `SELECT id, relation, source, target FROM edges WHERE ${column} = ? ORDER BY id`).all(value) as Edge[]
 }
 
 // ---- docs ------------------------------------------------------------------------------------------------------
@@ -130,9 +140,9 @@ export function insertDocs(db: Db, docs: Doc[], onRow?: () => void): void {
 interface DocRow { url: string; entity_id: string; title: string; text: string }
 
 export function readDocWhere(db: Db, column: 'url' | 'entity_id', value: string): Doc | undefined {
-  const row = db.prepare(`SELECT url, entity_id, title, text FROM docs WHERE ${column} = ?`).get(value) as DocRow | undefined
+  const row = cached(db, `SELECT url, entity_id, title, text FROM docs WHERE ${column} = ?`).get(value) as DocRow | undefined
   if (!row) return undefined
-  const facts = db.prepare('SELECT kind, ref, sentence FROM doc_facts WHERE url = ? ORDER BY seq').all(row.url) as DocFact[]
+  const facts = cached(db, 'SELECT kind, ref, sentence FROM doc_facts WHERE url = ? ORDER BY seq').all(row.url) as DocFact[]
   return { url: row.url, entityId: row.entity_id, title: row.title, text: row.text, facts }
 }
 

@@ -9,6 +9,7 @@ import { tx, type Db } from '../../infra/store'
 import type { SearchIndex } from '../search/types'
 import type { EntityTypeSpec, RelationSpec } from '../types'
 import { edgeQueries, edgeQueryRng } from './verify-queries'
+import { hasLookupVerification } from './verify-lookups'
 
 /** Bumped when query generation or ranking bookkeeping changes: stored results of another version are redone. */
 export const VERIFY_VERSION = 1
@@ -46,6 +47,7 @@ export function readVerifySettings(db: Db): VerifySettings | undefined {
 /** Forget every verification result (settings changed, or a fresh verify was asked for). */
 export function clearVerification(db: Db): void {
   db.exec('DELETE FROM verification_settings; DELETE FROM edge_verification; DELETE FROM verification_queries;')
+  if (hasLookupVerification(db)) db.exec('DELETE FROM lookup_verification')
 }
 
 interface PendingEdge {
@@ -119,8 +121,8 @@ export async function verifyEdges(db: Db, index: SearchIndex, opts: VerifyOption
   bar.update(total - pending.length)
   let chunks = 0
   let verified = 0
-  for (let i = 0; i < pending.length; i += chunk) {
-    if (opts.maxChunks !== undefined && chunks >= opts.maxChunks) break
+  // The queries of chunk i are searched while chunk i-1 is written (a worker pool searches on the other cores).
+  const search = (i: number) => {
     const part = pending.slice(i, i + chunk)
     const perEdge = part.map((e) => {
       const relation = rels.get(e.relation)
@@ -136,11 +138,19 @@ export async function verifyEdges(db: Db, index: SearchIndex, opts: VerifyOption
         edgeQueryRng(settings.seed, e.id),
       )
     })
-    const flat = perEdge.flat()
-    const results = await index.searchMany(
-      flat.map((q) => q.query),
+    const results = index.searchMany(
+      perEdge.flat().map((q) => q.query),
       { k: settings.topK, snippet: false },
     )
+    results.catch(() => undefined) // awaited below; a failure of a prefetched chunk surfaces there
+    return { part, perEdge, results }
+  }
+  const maxChunks = opts.maxChunks ?? Infinity
+  let next = pending.length > 0 && maxChunks > 0 ? search(0) : undefined
+  for (let i = 0; next !== undefined; i += chunk) {
+    const { part, perEdge } = next
+    const results = await next.results
+    next = i + chunk < pending.length && chunks + 1 < maxChunks ? search(i + chunk) : undefined
     tx(db, () => {
       let at = 0
       part.forEach((e, j) => {
