@@ -12,14 +12,14 @@ export const trainSftCommand: Command = {
       .option('model', { type: 'string', demandOption: true, describe: 'model folder' })
       .option('out', { type: 'string', demandOption: true, describe: 'output folder (adapter/, metrics.jsonl, sft.json)' })
       .option('questions', { type: 'number', default: 0, describe: 'training questions for the oracle (0: all)' })
-      .option('epochs', { type: 'number', default: 3 })
+      .option('epochs', { type: 'number', default: 3, describe: 'passes over the oracle demonstrations' })
       .option('batch', { type: 'number', default: 16, describe: 'sequences per optimizer step' })
-      .option('lr', { type: 'number', default: 1e-3 })
+      .option('lr', { type: 'number', default: 1e-3, describe: 'AdamW learning rate of the LoRA weights' })
       .option('seed', { type: 'number', default: 0, describe: 'must equal the GRPO run seed (same held-out slice)' })
       .option('held-out', { type: 'number', default: 64, describe: 'must equal the GRPO run heldOut' })
-      .option('lora-rank', { type: 'number', default: 32 })
-      .option('backend', { type: 'string', default: 'ts' })
-      .option('quiet', { type: 'boolean', default: false }),
+      .option('lora-rank', { type: 'number', default: 32, describe: 'LoRA rank of the adapter' })
+      .option('backend', { type: 'string', default: 'ts', describe: 'engine backend: ts | native | cuda | auto' })
+      .option('quiet', { type: 'boolean', default: false, describe: 'no progress lines' }),
   handler: handler(async (argv: Record<string, unknown>) => {
     const a = argv as Record<string, never>
     const r = await runSft({
