@@ -184,8 +184,8 @@ export function renderComparison(c: Comparison): { markdown: string; svg: string
   const rows = c.rows.filter((r) => r.metric === 'f1' && (r.group === 'all' || r.group.startsWith('type=')))
   const svg = forestChart({
     title: `F1 difference vs ${c.baseline} (95% paired bootstrap CI)`,
-    xLabel: 'difference in F1 (run − baseline)',
-    rows: rows.map((r) => ({ label: `${r.run} ${r.group}`, estimate: r.diff.mean, lo: r.diff.lo, hi: r.diff.hi })),
+    xLabel: 'difference in F1, percentage points (run − baseline)',
+    rows: rows.map((r) => ({ label: `${r.run} ${r.group}`, estimate: 100 * r.diff.mean, lo: 100 * r.diff.lo, hi: 100 * r.diff.hi })),
   })
   return { markdown: md.join('\n'), svg }
 }

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { OpenAiPolicy } from '../agent/policy/openai'
 import { runBench } from '../bench/run'
+import { axisTicks, barChart } from '../bench/svg'
 import type { BenchRunConfig } from '../bench/types'
 import { scoreAnswer as scorer } from '../gym'
 import { fixtureWorld, makeFixtureWorldData } from './fixtures/bench-fixture-world'
@@ -94,4 +95,13 @@ test('a context overflow ends the episode as truncated (stop reason context), sc
   } finally {
     await new Promise((r) => s.server.close(r))
   }
+})
+
+test('charts speak the report’s unit: one tick format per axis, percent accuracy, a note when nothing was scored', () => {
+  expect(axisTicks([0, 20, 40, 60, 80, 100])).toEqual(['0', '20', '40', '60', '80', '100'])
+  expect(axisTicks([-0.5, -0.25, 0, 0.25, 0.5])).toEqual(['-0.50', '-0.25', '0.00', '0.25', '0.50'])
+  expect(axisTicks([-20, -10, 0, 10, 20])).toEqual(['-20', '-10', '0', '10', '20'])
+  const empty = barChart({ title: 't', categories: ['1'], series: [{ name: 'F1', values: [Number.NaN] }], yMin: 0, yMax: 100, emptyNote: 'no question scored: all 3 lost' })
+  expect(empty).toContain('no question scored: all 3 lost')
+  expect(barChart({ title: 't', categories: ['1'], series: [{ name: 'F1', values: [40] }], yMin: 0, yMax: 100, emptyNote: 'x' })).not.toContain('>x<')
 })
