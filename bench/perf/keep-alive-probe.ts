@@ -2,6 +2,8 @@
 // GETs URL, busy-waits STALL ms (a starved client on a loaded machine: the keep-alive timer cannot run), GETs again;
 // repeats N times and counts failures (ECONNRESET = the server closed the idle socket the client reused).
 //   node bin/run-ts.mjs bench/perf/keep-alive-probe.ts http://127.0.0.1:8001/v1/models [--stall 6000] [--n 4]
+export {}
+
 const url = process.argv[2]
 const opt = (name: string, d: number) => {
   const i = process.argv.indexOf(`--${name}`)
