@@ -1,7 +1,11 @@
 // tests/cli-help: every command, sub-command, positional argument and option of `searchgym` explains itself. The
 // test walks the real yargs tree (the root CLI with every package loaded) through its own --help output, page by page,
 // and fails naming each entry that has no description; the root's lazily loaded command list must equal the packages'
-// own commands, and a group named without a sub-command says what to type.
+// own commands, a group named without a sub-command says what to type, and a closed pipe ends a command quietly.
+import { spawnSync } from 'node:child_process'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import type { Argv } from 'yargs'
 import { GROUPS, makeCli } from '../cli'
 
@@ -115,3 +119,18 @@ describe('searchgym --help', () => {
     expect(await errorOf([])).toMatch(/give a command/)
   })
 })
+
+test('a reader that closes the pipe early ends the command quietly (no EPIPE error, exit 0)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'cli-epipe-'))
+  try {
+    // Far more than a pipe buffer (64 KiB) of output, read one line of.
+    const big = join(dir, 'big.jsonl')
+    writeFileSync(big, '{"prediction":"a b c","answers":["a b"]}\n'.repeat(50_000))
+    const r = spawnSync('bash', ['-c', `"${process.execPath}" bin/searchgym.mjs score --in "${big}" | head -1; echo "status=\${PIPESTATUS[0]}" >&2`], { encoding: 'utf8' })
+    expect(r.stdout.trim().split('\n')).toHaveLength(1)
+    expect(r.stderr).not.toMatch(/EPIPE|error/)
+    expect(r.stderr).toMatch(/status=0/)
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+}, 120_000)
