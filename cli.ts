@@ -1,28 +1,104 @@
 // cli: the root `searchgym` command — the composition root: it takes each package's commands from its index.ts and
 // hands the stage list and mounted verbs across packages (agent's oracle check joins the world build and `gym check`).
+// A package is imported only when its command is named (`searchgym --help` loads none): GROUPS lists each top-level
+// command with its usage and description, and tests/cli-help.test.ts checks they equal the packages' own.
 // Holds no logic of its own.
-import yargs from 'yargs'
+import yargs, { type Argv } from 'yargs'
 import { hideBin } from 'yargs/helpers'
-import { worldCommands } from './world'
-import { gymCommands } from './gym'
-import { agentCommands, checkCommand, CHECKED_WORLD_STAGES } from './agent'
-import { curriculumCommands } from './curriculum'
-import { benchCommands } from './bench'
-import { fail } from './infra/cli-util'
+import { fail, type Command } from './infra/cli-util'
 
-const cli = yargs(hideBin(process.argv))
-  .scriptName('searchgym')
-  .usage('$0 <command> [options]\n\nVerifiable synthetic worlds for training search agents.')
-  .command([...worldCommands(CHECKED_WORLD_STAGES), ...gymCommands([checkCommand]), ...agentCommands(), ...curriculumCommands(), ...benchCommands()])
-  .demandCommand(1, 'give a command; see --help')
-  .strict()
-  .help()
-  .version()
-  .wrap(Math.min(110, process.stdout.columns || 100))
-  .fail((msg, err) => {
-    if (err) fail(err)
-    process.stderr.write(`searchgym: error: ${msg.replace(/\s*\n\s*/g, ' ')}\n`)
-    process.exit(2)
+export interface CommandGroup {
+  /** The top-level command as the package declares it (`world`, `score`, …). */
+  command: string
+  describe: string
+  /** The package's real command (imported on demand). */
+  load(): Promise<Command>
+}
+
+const named = (cmds: Command[], command: string): Command => {
+  const c = cmds.find((x) => x.command === command)
+  if (!c) throw new Error(`cli: no command '${command}' among ${cmds.map((x) => String(x.command)).join(', ')}`)
+  return c
+}
+
+export const GROUPS: CommandGroup[] = [
+  {
+    command: 'world',
+    describe: 'build and inspect worlds (graph, documents, world file)',
+    load: async () => {
+      // One after the other: agent imports world (concurrent imports of one graph trip jest's ESM loader).
+      const { CHECKED_WORLD_STAGES } = await import('./agent')
+      const { worldCommands } = await import('./world')
+      return named(worldCommands(CHECKED_WORLD_STAGES), 'world')
+    },
+  },
+  {
+    command: 'gym',
+    describe: 'the Search/Access gym: serve a world over HTTP, check that every question is solvable',
+    load: async () => {
+      const { checkCommand } = await import('./agent')
+      const { gymCommands } = await import('./gym')
+      return named(gymCommands([checkCommand]), 'gym')
+    },
+  },
+  {
+    command: 'score',
+    describe: 'score {"prediction","answers"} JSONL lines with HotpotQA-exact F1/EM; writes each line back with "f1" and "em"',
+    load: async () => named((await import('./gym')).gymCommands(), 'score'),
+  },
+  {
+    command: 'model',
+    describe: 'local policy engine: create random models, serve a model over an OpenAI-compatible API',
+    load: async () => named((await import('./agent')).agentCommands(), 'model'),
+  },
+  {
+    command: 'train',
+    describe: 'train a search agent: GRPO with a curriculum (default), `train sft` warm start, `train report RUN`',
+    load: async () => named((await import('./curriculum')).curriculumCommands(), 'train'),
+  },
+  {
+    command: 'bench',
+    describe: 'SearchGymBench: run policies, report, compare runs',
+    load: async () => named((await import('./bench')).benchCommands(), 'bench'),
+  },
+]
+
+/** The top-level word of a command line (the first argument that is not an option), if any. */
+function firstWord(args: string[]): string | undefined {
+  return args.find((a) => !a.startsWith('-'))
+}
+
+/** `searchgym` over `args`: the named group's package is loaded; the others stand as their usage and description.
+ * `loadAll` loads every package (the help walk in tests). */
+export async function makeCli(args: string[], opts: { loadAll?: boolean } = {}): Promise<Argv> {
+  const word = firstWord(args)
+  const commands: Command[] = []
+  for (const g of GROUPS) {
+    const name = g.command.split(' ')[0]
+    if (opts.loadAll || name === word) commands.push(await g.load())
+    else commands.push({ command: g.command, describe: g.describe, builder: (y: Argv) => y, handler: () => undefined })
+  }
+  return yargs(args)
+    .scriptName('searchgym')
+    .usage('$0 <command> [options]\n\nVerifiable synthetic worlds for training search agents.')
+    .command(commands)
+    .demandCommand(1, 'give a command; see searchgym --help')
+    .strict()
+    .help()
+    .version()
+    .wrap(Math.min(110, process.stdout.columns || 100))
+    .fail((msg, err) => {
+      if (err) fail(err)
+      process.stderr.write(`searchgym: error: ${msg.replace(/\s*\n\s*/g, ' ')}\n`)
+      process.exit(2)
+    })
+}
+
+/** `searchgym ARGS`. A reader that closes the pipe early (`world verify | head`) ends the command quietly. */
+export async function main(args: string[] = hideBin(process.argv)): Promise<void> {
+  process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+    if (e.code === 'EPIPE') process.exit(0)
+    fail(e)
   })
-
-await cli.parseAsync()
+  await (await makeCli(args)).parseAsync()
+}

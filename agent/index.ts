@@ -1,6 +1,6 @@
 // agent/index: the agent package's public surface — policies (OpenAI-compatible chat, baselines, the oracle), the
 // chat client, the oracle check of a world (a build stage and `gym check`), and the agent's commands.
-export { ChatClient, DEFAULT_CHAT_CLIENT, EndpointError, type ChatClientOptions, type CallRecord } from './policy/chat-client'
+export { ChatClient, ContextOverflowError, DEFAULT_CHAT_CLIENT, EndpointError, isContextOverflow, type ChatClientOptions, type CallRecord } from './policy/chat-client'
 export { OpenAiPolicy, type RecordedTurn } from './policy/openai'
 export { ClosedBookPolicy } from './policy/closed-book'
 export { OneShotRagPolicy } from './policy/one-shot-rag'

@@ -45,28 +45,33 @@ export function renderReport(config: BenchRunConfig, s: RunSummary): { markdown:
   const accHeader = ['', 'n', 'F1 % [95% CI]', 'EM % [95% CI]', ...(judge ? ['Judge % [95% CI]'] : [])]
   const hopKeys = Object.keys(s.byHops)
   const typeKeys = Object.keys(s.byType)
+  // Charts use the report's unit: percent (0–100), like the tables.
+  const P = (x: number) => 100 * x
+  const emptyNote = s.status.ok + s.status.error === 0 ? `no question scored: all ${s.questions} lost to the endpoint (rerun with --retry-errors)` : undefined
   const charts: Record<string, string> = {
     'accuracy-by-hops.svg': barChart({
       title: 'Accuracy by hops (95% bootstrap CI)',
       categories: hopKeys,
       xLabel: 'hops',
-      yLabel: 'score',
+      yLabel: 'score, %',
       yMin: 0,
-      yMax: 1,
+      yMax: 100,
+      emptyNote,
       series: [
-        { name: 'F1', values: hopKeys.map((k) => s.byHops[k].f1.mean), lo: hopKeys.map((k) => s.byHops[k].f1.lo), hi: hopKeys.map((k) => s.byHops[k].f1.hi) },
-        { name: 'EM', values: hopKeys.map((k) => s.byHops[k].em.mean), lo: hopKeys.map((k) => s.byHops[k].em.lo), hi: hopKeys.map((k) => s.byHops[k].em.hi) },
+        { name: 'F1', values: hopKeys.map((k) => P(s.byHops[k].f1.mean)), lo: hopKeys.map((k) => P(s.byHops[k].f1.lo)), hi: hopKeys.map((k) => P(s.byHops[k].f1.hi)) },
+        { name: 'EM', values: hopKeys.map((k) => P(s.byHops[k].em.mean)), lo: hopKeys.map((k) => P(s.byHops[k].em.lo)), hi: hopKeys.map((k) => P(s.byHops[k].em.hi)) },
       ],
     }),
     'accuracy-by-type.svg': barChart({
       title: 'Accuracy by question type (95% bootstrap CI)',
       categories: typeKeys,
-      yLabel: 'score',
+      yLabel: 'score, %',
       yMin: 0,
-      yMax: 1,
+      yMax: 100,
+      emptyNote,
       series: [
-        { name: 'F1', values: typeKeys.map((k) => s.byType[k].f1.mean), lo: typeKeys.map((k) => s.byType[k].f1.lo), hi: typeKeys.map((k) => s.byType[k].f1.hi) },
-        { name: 'EM', values: typeKeys.map((k) => s.byType[k].em.mean), lo: typeKeys.map((k) => s.byType[k].em.lo), hi: typeKeys.map((k) => s.byType[k].em.hi) },
+        { name: 'F1', values: typeKeys.map((k) => P(s.byType[k].f1.mean)), lo: typeKeys.map((k) => P(s.byType[k].f1.lo)), hi: typeKeys.map((k) => P(s.byType[k].f1.hi)) },
+        { name: 'EM', values: typeKeys.map((k) => P(s.byType[k].em.mean)), lo: typeKeys.map((k) => P(s.byType[k].em.lo)), hi: typeKeys.map((k) => P(s.byType[k].em.hi)) },
       ],
     }),
     'tool-calls-by-hops.svg': barChart({
@@ -74,6 +79,7 @@ export function renderReport(config: BenchRunConfig, s: RunSummary): { markdown:
       categories: hopKeys,
       xLabel: 'hops',
       yLabel: 'calls per question',
+      emptyNote,
       series: [
         { name: 'search', values: hopKeys.map((k) => s.tools.byHops[k].search) },
         { name: 'access', values: hopKeys.map((k) => s.tools.byHops[k].access) },
@@ -83,7 +89,7 @@ export function renderReport(config: BenchRunConfig, s: RunSummary): { markdown:
   const lines: string[] = []
   lines.push(`# SearchGymBench run: ${config.policy}${config.policy === 'openai' || config.policy === 'closed-book' || config.policy === 'one-shot-rag' ? ` (${config.model})` : ''}`)
   lines.push('')
-  lines.push(`World \`${config.world}\` (${config.worldId}), split \`${config.split}\`, ${s.questions} questions, protocol \`${config.protocol}\`. ` +
+  lines.push(`World \`${config.world}\` (${config.worldId}), split \`${config.split}\`, ${s.questions} questions, protocol \`${config.protocol}\`${config.policy === 'oracle' ? ' (the oracle always writes the text protocol, whatever --protocol says)' : ''}. ` +
     `Scores are percentages; intervals are percentile bootstrap 95% CIs over questions (${s.bootstrap.resamples} resamples, seed ${s.bootstrap.seed}).`)
   lines.push('')
   const warn: string[] = []

@@ -92,7 +92,10 @@ function takeLock(outDir: string): () => void {
 
 export function selectQuestions(world: BenchWorld, split: string, limit: number | null, qaIds?: readonly string[]): Qa[] {
   let all = world.questions(split)
-  if (all.length === 0) throw new BenchError('bench.no_questions', `world ${world.dir} has no questions in split '${split}'`)
+  if (all.length === 0) {
+    const known = ['train', 'bench'].filter((s) => s !== split && world.questions(s).length > 0)
+    throw new BenchError('bench.no_questions', `world ${world.dir} has no questions in split '${split}'${known.length ? `; its splits: ${known.join(', ')}` : ''} (--split)`)
+  }
   if (qaIds) {
     const byId = new Map(all.map((q) => [q.id, q]))
     const missing = qaIds.filter((id) => !byId.has(id))
@@ -111,6 +114,8 @@ export function writeSummary(outDir: string, config: BenchRunConfig, records: Tr
 
 export async function runBench(outDir: string, config: BenchRunConfig, deps: RunDeps): Promise<RunResult> {
   if (!Number.isInteger(config.concurrency) || config.concurrency < 1) throw new BenchError('bench.concurrency', `--concurrency must be a positive integer, got ${config.concurrency}`)
+  // Everything that can be refused is checked before the run folder exists: a failed start writes nothing.
+  const questions = selectQuestions(deps.world, config.split, config.limit, config.qaIds)
   mkdirSync(outDir, { recursive: true })
   const release = takeLock(outDir)
   try {
@@ -122,7 +127,6 @@ export async function runBench(outDir: string, config: BenchRunConfig, deps: Run
 
     const log = loadTrajectories(trajPath)
     const done = latestById(log.records)
-    const questions = selectQuestions(deps.world, config.split, config.limit, config.qaIds)
     const wanted = new Set(questions.map((q) => q.id))
     const isDone = (id: string) => {
       const r = done.get(id)

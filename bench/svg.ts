@@ -22,6 +22,8 @@ export interface ChartOptions {
   yMax?: number
   width?: number
   height?: number
+  /** Written across the plot when no series has a finite value (say why, e.g. every question lost to the endpoint). */
+  emptyNote?: string
 }
 
 export function escapeXml(s: string): string {
@@ -42,6 +44,18 @@ export function niceMax(x: number): number {
 
 function fmtTick(v: number): string {
   return Math.abs(v) >= 10 ? v.toFixed(0) : Math.abs(v) >= 1 ? v.toFixed(1) : v.toFixed(2)
+}
+
+/** Tick labels of one axis in one format: as many decimals as the step between ticks needs (0, 20, 40 — not 0.00, 20). */
+export function axisTicks(values: number[]): string[] {
+  const step = values.length > 1 ? Math.abs(values[1] - values[0]) : Math.abs(values[0] ?? 1)
+  let d = 0
+  while (d < 4 && step > 0 && Math.abs(Math.round(step * 10 ** d) - step * 10 ** d) > 1e-9) d++
+  return values.map((v) => (Math.abs(v) < 1e-12 ? 0 : v).toFixed(d))
+}
+
+function hasData(series: Series[]): boolean {
+  return series.some((s) => s.values.some((v) => v !== undefined && Number.isFinite(v)))
 }
 
 interface Frame {
@@ -71,12 +85,15 @@ function frame(o: ChartOptions, yMinData: number, yMaxData: number): Frame {
   parts.push(`<svg xmlns="http://www.w3.org/2000/svg" width="${w}" height="${h}" viewBox="0 0 ${w} ${h}" font-family="sans-serif" font-size="11">`)
   parts.push(`<rect width="${w}" height="${h}" fill="#ffffff"/>`)
   parts.push(`<text x="${f(w / 2)}" y="20" text-anchor="middle" font-size="14" font-weight="bold">${escapeXml(o.title)}</text>`)
-  for (let i = 0; i <= 5; i++) {
-    const v = y0 + ((y1 - y0) * i) / 5
+  const ticks = Array.from({ length: 6 }, (_, i) => y0 + ((y1 - y0) * i) / 5)
+  const labels = axisTicks(ticks)
+  ticks.forEach((v, i) => {
     const y = sy(v)
     parts.push(`<line x1="${left}" y1="${f(y)}" x2="${right}" y2="${f(y)}" stroke="#e5e5e5"/>`)
-    parts.push(`<text x="${left - 6}" y="${f(y + 4)}" text-anchor="end" fill="#555">${fmtTick(v)}</text>`)
-  }
+    parts.push(`<text x="${left - 6}" y="${f(y + 4)}" text-anchor="end" fill="#555">${labels[i]}</text>`)
+  })
+  if (!hasData(o.series))
+    parts.push(`<text x="${f((left + right) / 2)}" y="${f((top + bottom) / 2)}" text-anchor="middle" font-size="13" fill="#a00">${escapeXml(o.emptyNote ?? 'no data')}</text>`)
   if (y0 < 0) parts.push(`<line x1="${left}" y1="${f(sy(0))}" x2="${right}" y2="${f(sy(0))}" stroke="#333"/>`)
   parts.push(`<line x1="${left}" y1="${top}" x2="${left}" y2="${bottom}" stroke="#333"/>`)
   parts.push(`<line x1="${left}" y1="${bottom}" x2="${right}" y2="${bottom}" stroke="#333"/>`)
@@ -198,11 +215,12 @@ export function forestChart(o: { title: string; rows: ForestRow[]; xLabel?: stri
   parts.push(`<rect width="${w}" height="${h}" fill="#ffffff"/>`)
   parts.push(`<text x="${f(w / 2)}" y="20" text-anchor="middle" font-size="14" font-weight="bold">${escapeXml(o.title)}</text>`)
   const yb = top + rowH * Math.max(1, o.rows.length)
-  for (let i = 0; i <= 4; i++) {
-    const v = -xm + (2 * xm * i) / 4
+  const xticks = Array.from({ length: 5 }, (_, i) => -xm + (2 * xm * i) / 4)
+  const xlabels = axisTicks(xticks)
+  xticks.forEach((v, i) => {
     parts.push(`<line x1="${f(sx(v))}" y1="${top}" x2="${f(sx(v))}" y2="${yb}" stroke="${v === 0 ? '#333' : '#e5e5e5'}"/>`)
-    parts.push(`<text x="${f(sx(v))}" y="${yb + 14}" text-anchor="middle" fill="#555">${fmtTick(v)}</text>`)
-  }
+    parts.push(`<text x="${f(sx(v))}" y="${yb + 14}" text-anchor="middle" fill="#555">${xlabels[i]}</text>`)
+  })
   o.rows.forEach((r, i) => {
     const y = top + rowH * i + rowH / 2
     const color = r.lo > 0 ? PALETTE[2] : r.hi < 0 ? PALETTE[3] : PALETTE[0]

@@ -2,4 +2,5 @@
 // bin/searchgym: the `searchgym` command. Loads the TypeScript CLI through tsx (no build step).
 import { register } from 'tsx/esm/api'
 register()
-await import('../cli.ts')
+const { main } = await import('../cli.ts')
+await main()

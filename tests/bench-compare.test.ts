@@ -63,7 +63,8 @@ it('a run compared with itself differs by exactly 0 with p = 1', () => {
 it('the CLI prints the paired table and writes compare.md / compare.svg', () => {
   const out = join(dir, 'cmp')
   const text = execFileSync(process.execPath, ['bin/searchgym.mjs', 'bench', 'compare', A, B, '--out', out, '--groups', 'all'], { encoding: 'utf8' })
-  expect(text).toMatch(/baseline: A; paired questions: B 200/)
+  expect(text).toMatch(/baseline: A; paired questions \(scored in both runs\): B 200/)
+  expect(text).toMatch(/warning: B: 5 questions left out of the pairing \(5 only in B's log\)/)
   expect(text).toMatch(/B\s+all\s+EM\s+200\s+50\.0\s+70\.0\s+\+20\.0 \[1\d\.\d, 2\d\.\d\]\s+40\/0\/160/)
   expect(readFileSync(join(out, 'compare.md'), 'utf8')).toContain('| B | type=simple | EM |')
   const svg = readFileSync(join(out, 'compare.svg'), 'utf8')
@@ -80,4 +81,29 @@ it('the CLI refuses a directory that is not a run with one line and a non-zero e
   }
   expect(err.trim().split('\n')).toHaveLength(1)
   expect(err).toMatch(/is not a bench run/)
+})
+
+// The issue's case: a run that lost questions to the endpoint (status infra_error, never scored) must not be paired on
+// them — pairing them as 0 would report a large significant drop that is an outage, not the model.
+it('pairs only questions scored in both runs and states how many were left out and why', () => {
+  const lost = (r: TrajectoryRecord): TrajectoryRecord => ({ ...r, status: 'infra_error', prediction: null, stopReason: null, formatValid: false, f1: 0, em: 0 })
+  // Baseline right on every question; the run right on every question it scored, and lost 24 of 40 to the endpoint.
+  const few = ids.slice(0, 40)
+  const base = writeRun('lost-base', few.map((id, i) => rec(id, 1, typeOf(i), 1)))
+  const run = writeRun('lost-run', few.map((id, i) => (i < 24 ? lost(rec(id, 0, typeOf(i), 1)) : rec(id, 1, typeOf(i), 1))))
+  const c = compareRuns([loadRun(base), loadRun(run)], { resamples: 500, seed: 3 })
+  expect(c.paired['lost-run']).toBe(16)
+  expect(c.unpaired['lost-run']).toBe(24)
+  expect(c.leftOut['lost-run']).toEqual({ baselineOnly: 0, runOnly: 0, lostBaseline: 0, lostRun: 24 })
+  const f1 = c.rows.find((r) => r.group === 'all' && r.metric === 'f1')!
+  // Over the 16 scored in both: no difference at all (pairing the lost ones as 0 would give -60 points, p < 0.001).
+  expect([f1.diff.n, f1.diff.mean, f1.diff.pSign]).toEqual([16, 0, 1])
+  const out = join(dir, 'cmp-lost')
+  const text = execFileSync(process.execPath, ['bin/searchgym.mjs', 'bench', 'compare', base, run, '--out', out, '--groups', 'all'], { encoding: 'utf8' })
+  expect(text).toMatch(/paired questions \(scored in both runs\): lost-run 16/)
+  expect(text).toMatch(/warning: lost-run: 24 questions left out of the pairing \(24 lost to the endpoint in lost-run\)/)
+  const md = readFileSync(join(out, 'compare.md'), 'utf8')
+  expect(md).toContain('over the questions both runs scored')
+  expect(md).toMatch(/`lost-run`: 16 paired questions; \*\*24 questions left out of the pairing \(24 lost to the endpoint in lost-run\)/)
+  expect(JSON.parse(readFileSync(join(out, 'compare.json'), 'utf8')).leftOut['lost-run'].lostRun).toBe(24)
 })

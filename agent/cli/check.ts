@@ -25,9 +25,9 @@ export const checkCommand: Command = {
   builder: (y) =>
     y
       .positional('dir', { type: 'string', demandOption: true, describe: 'world folder' })
-      .option('split', { choices: ['train', 'bench', 'all'], default: 'all' })
+      .option('split', { choices: ['train', 'bench', 'all'], default: 'all', describe: 'which questions to check' })
       .option('limit', { type: 'number', describe: 'check only the first N questions' })
-      .option('concurrency', { type: 'number', default: 8 })
+      .option('concurrency', { type: 'number', default: 8, describe: 'questions checked at once (in-process)' })
       .option('json', { type: 'string', describe: 'write the full report (every failure) to this JSON file' })
       .option('workers', { type: 'number', describe: 'worker threads over question shards (default: SEARCHGYM_WORKERS, else the cores up to 8; 1 = in-process with --concurrency)' }),
   handler: handler(async (raw: ArgumentsCamelCase) => {

@@ -10,7 +10,7 @@ export { checkCommand } from './check'
 export function agentCommands(): Command[] {
   return [
     {
-      command: 'model <command>',
+      command: 'model',
       describe: 'local policy engine: create random models, serve a model over an OpenAI-compatible API',
       builder: (y: Argv) => y.command([modelInitCommand, modelServeCommand]).demandCommand(1, 'give a model sub-command: init or serve'),
       handler: () => undefined,

@@ -1,7 +1,7 @@
 // agent/policy/chat-client: one OpenAI-compatible chat endpoint through the official `openai` client, with our own
 // retries (exponential backoff, seeded jitter) on 429/5xx/network/timeouts, per-request timeout, usage and call stats.
 // It knows nothing about the gym: it sends messages and returns the first choice plus what the call cost.
-import OpenAI from 'openai'
+import type OpenAI from 'openai'
 import type { ChatCompletionCreateParamsNonStreaming, ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions'
 import { AgentError } from '../../infra/errors'
 import { Rng } from '../../infra/rng'
@@ -51,6 +51,8 @@ export interface CallRecord {
   /** Wall time of the whole call including backoff, ms. */
   latencyMs: number
   finishReason?: string
+  /** The last transient failure (kind: message, with the socket error code when there is one), for diagnosis. */
+  lastTransient?: string
 }
 
 export type TransientKind = 'rate_limit' | 'server' | 'network' | 'timeout'
@@ -64,6 +66,26 @@ export class EndpointError extends AgentError {
     this.kind = kind
     this.record = record
   }
+}
+
+/** The conversation no longer fits the model's context: the endpoint refused it (a 400 such as OpenAI's and vLLM's
+ * `context_length_exceeded`, or `model serve`'s "the prompt has N tokens … context is M"), or a token-in policy found no
+ * room left. The model's problem, not the endpoint's: the episode ends as truncated (stop reason `context`) and is
+ * scored; it is never retried and never counted as lost to the endpoint. */
+export class ContextOverflowError extends AgentError {
+  readonly record?: CallRecord
+  constructor(message: string, record?: CallRecord, cause?: unknown) {
+    super('agent.context_overflow', message, { cause })
+    this.record = record
+  }
+}
+
+/** True when an endpoint's answer says the request does not fit the model's context (checked on 400/413 only). */
+export function isContextOverflow(e: unknown): boolean {
+  if (!sdk || !(e instanceof sdk.APIError) || (e.status !== 400 && e.status !== 413)) return false
+  const code = e.code ?? (e.error as { code?: unknown } | undefined)?.code
+  if (code === 'context_length_exceeded') return true
+  return /maximum context length|context length|context window|context is \d+ tokens|prompt is too long|too many tokens/i.test(e.message)
 }
 
 export interface ChatReply {
@@ -80,7 +102,25 @@ export interface CallContext {
 
 class MalformedResponse extends Error {}
 
+// The official client (hundreds of modules) is loaded by the first request, not by every command that imports agent.
+type Sdk = typeof OpenAI
+let sdk: Sdk | undefined
+async function loadSdk(): Promise<Sdk> {
+  return (sdk ??= (await import('openai')).default)
+}
+
+/** ' (ECONNRESET)' etc.: the code of the socket error under a connection error, when the fetch layer gives one. */
+function causeCode(e: unknown): string {
+  for (let c = (e as { cause?: unknown })?.cause, depth = 0; c && depth < 4; c = (c as { cause?: unknown }).cause, depth++) {
+    const code = (c as { code?: unknown }).code
+    if (typeof code === 'string') return ` (${code})`
+  }
+  return ''
+}
+
 function classify(e: unknown): TransientKind | 'permanent' | 'abort' {
+  const OpenAI = sdk
+  if (!OpenAI) return 'permanent'
   if (e instanceof OpenAI.APIUserAbortError) return 'abort'
   // A body that is not JSON, or JSON without choices: the server misbehaved; retry like a 5xx.
   if (e instanceof SyntaxError || e instanceof MalformedResponse) return 'server'
@@ -113,7 +153,7 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
 
 /** Retry-After in ms if the server sent one we can honour (seconds or HTTP date not supported: seconds only). */
 function retryAfterMs(e: unknown): number | undefined {
-  if (!(e instanceof OpenAI.APIError) || !e.headers) return undefined
+  if (!sdk || !(e instanceof sdk.APIError) || !e.headers) return undefined
   const v = e.headers.get('retry-after-ms') ?? undefined
   if (v && Number.isFinite(Number(v))) return Number(v)
   const s = e.headers.get('retry-after') ?? undefined
@@ -123,14 +163,19 @@ function retryAfterMs(e: unknown): number | undefined {
 
 export class ChatClient {
   readonly options: ChatClientOptions
-  private readonly client: OpenAI
+  private client: OpenAI | undefined
 
   constructor(options: ChatClientOptions) {
     if (!options.baseURL) throw new AgentError('agent.config', 'chat client needs a base URL (e.g. http://127.0.0.1:8000/v1)')
     if (!options.model) throw new AgentError('agent.config', 'chat client needs a model name (--model)')
     this.options = options
     // The client's own retries are off: we retry ourselves to count failures and seed the jitter.
-    this.client = new OpenAI({ baseURL: options.baseURL, apiKey: options.apiKey ?? 'none', timeout: options.timeoutMs, maxRetries: 0 })
+  }
+
+  private async sdkClient(): Promise<OpenAI> {
+    const Client = await loadSdk()
+    const o = this.options
+    return (this.client ??= new Client({ baseURL: o.baseURL, apiKey: o.apiKey ?? 'none', timeout: o.timeoutMs, maxRetries: 0 }))
   }
 
   /** Backoff before retry `attempt` (0-based) of the call labelled `callKey`; deterministic in the seed. */
@@ -159,6 +204,7 @@ export class ChatClient {
     if (o.maxTokens !== undefined) body.max_tokens = o.maxTokens
     if (ctx.tools && ctx.tools.length > 0) body.tools = ctx.tools
     const t0 = performance.now()
+    const client = await this.sdkClient()
     for (let attempt = 0; ; attempt++) {
       record.attempts++
       // Our own per-attempt timer: we know a timeout happened whatever error class the fetch layer raises.
@@ -171,7 +217,7 @@ export class ChatClient {
       const onOuterAbort = () => ac.abort(ctx.signal?.reason)
       ctx.signal?.addEventListener('abort', onOuterAbort, { once: true })
       try {
-        const res = await this.client.chat.completions.create(body, { signal: ac.signal, timeout: o.timeoutMs + 1000, maxRetries: 0 })
+        const res = await client.chat.completions.create(body, { signal: ac.signal, timeout: o.timeoutMs + 1000, maxRetries: 0 })
         const choice = res.choices?.[0]
         if (!choice || !choice.message) throw new MalformedResponse(`endpoint ${o.baseURL} returned a response without choices`)
         record.promptTokens = res.usage?.prompt_tokens ?? 0
@@ -189,6 +235,11 @@ export class ChatClient {
         else if (kind === 'network') record.networkErrors++
         else if (kind === 'timeout') record.timeouts++
         const msg = e instanceof Error ? e.message : String(e)
+        if (kind === 'permanent' && isContextOverflow(e)) {
+          record.latencyMs = performance.now() - t0
+          throw new ContextOverflowError(`the conversation no longer fits model ${o.model}'s context: ${msg.split('\n')[0]}`, record, e)
+        }
+        if (kind !== 'permanent') record.lastTransient = `${kind}: ${msg.split('\n')[0]}${causeCode(e)}`
         if (kind === 'permanent' || attempt >= o.maxRetries) {
           record.latencyMs = performance.now() - t0
           const why = kind === 'permanent' ? 'failed' : `still failing (${kind}) after ${attempt + 1} attempts`

@@ -6,6 +6,7 @@
 // depend on timing. Identical prompts (the N rollouts of one question at turn 1) share one prefill.
 import type { ChatMessage, Policy, AssistantTurn } from '../../gym'
 import { AgentError } from '../../infra/errors'
+import { ContextOverflowError } from './chat-client'
 import { Rng } from '../../infra/rng'
 import type { ChatCodec } from '../../infra/engine'
 import type { TemplateMessage } from '../../infra/engine'
@@ -117,6 +118,9 @@ export class PolicyBatch {
     s.covered = conversation.length + 1 // + the assistant message the episode appends after this turn
     const maxTokens = Math.min(this.opts.maxTokensPerTurn, this.opts.maxContext - seq.ids.length)
     this.ownMs += performance.now() - t0
+    // The engine's own limit: no room for one more token. The episode ends as truncated (stop reason `context`).
+    if (maxTokens < 1)
+      return Promise.reject(new ContextOverflowError(`the episode's ${seq.ids.length} tokens fill the model's context of ${this.opts.maxContext}; no room for another turn`))
     return new Promise<AssistantTurn>((resolve, reject) => {
       this.pending.set(i, { slot: i, prompt: seq.ids.slice(), maxTokens, resolve, reject })
       this.maybeRun()

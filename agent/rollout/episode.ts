@@ -1,9 +1,9 @@
 // agent/rollout/episode: run one question to the end — env initial observation, policy turns, env steps — and record
 // everything (turns, tool calls, observations, tokens, latency, endpoint failures) as a TrajectoryRecord.
 // It scores with the injected gym scorer; it does not know which policy or world it runs.
-import type { ChatMessage, Env, Policy, StepResult } from '../../gym'
+import type { ChatMessage, Env, Policy, StepResult, StopReason } from '../../gym'
 import type { Qa } from '../../world'
-import { EndpointError } from '../policy/chat-client'
+import { ContextOverflowError, EndpointError } from '../policy/chat-client'
 import type { RecordedTurn } from '../policy/openai'
 import { oneLine } from '../../infra/errors'
 import { addStepCounts, emptyCounts, finalAnswer, stepSignals } from './env-stats'
@@ -28,6 +28,14 @@ function addCall(infra: InfraCounts, call: RecordedTurn['call']): void {
   infra.serverErrors += call.serverErrors
   infra.networkErrors += call.networkErrors
   infra.timeouts += call.timeouts
+}
+
+/** End the episode from outside (a context overflow): the gym env's own finish() when it has one (its reward spec
+ * scores "no answer"), else a plain truncated step. */
+async function endFromOutside(env: Env, reason: StopReason, note: string): Promise<StepResult> {
+  const finish = (env as { finish?: (r: StopReason, n?: string) => Promise<StepResult> }).finish
+  if (typeof finish === 'function') return finish.call(env, reason, note)
+  return { observation: [], reward: 0, terminated: false, truncated: true, stopReason: reason, metrics: {}, logs: { stop: note } }
 }
 
 export function goldsOf(qa: Qa): string[] {
@@ -79,7 +87,22 @@ export async function runEpisode(qa: Qa, env: Env, policy: Policy, opts: Episode
       if (step.terminated || step.truncated) break
     }
   } catch (e) {
-    if (e instanceof EndpointError) {
+    if (e instanceof ContextOverflowError) {
+      // The model's conversation outgrew its context: a truncated episode, scored like any other ("no answer").
+      addCall(infra, e.record)
+      try {
+        last = await endFromOutside(env, 'context', oneLine(e))
+        // The env's end-of-episode reward (e.g. a format penalty) belongs to the last turn, as with a budget stop.
+        const tail = turns[turns.length - 1]
+        if (tail) {
+          tail.reward += last.reward
+          tail.logs = { ...tail.logs, ...last.logs }
+        }
+      } catch (e2) {
+        status = 'error'
+        error = oneLine(e2)
+      }
+    } else if (e instanceof EndpointError) {
       status = 'infra_error'
       addCall(infra, e.record)
     } else status = 'error'
@@ -87,7 +110,9 @@ export async function runEpisode(qa: Qa, env: Env, policy: Policy, opts: Episode
   }
 
   const prediction = last && (last.terminated || last.truncated) ? finalAnswer(last) : null
-  const stopReason = last?.stopReason ?? (last && !(last.terminated || last.truncated) ? 'max_turns' : null)
+  // An episode cut by an endpoint failure or an error has no stop reason of its own (its status says why).
+  const ended = last !== undefined && (last.terminated || last.truncated)
+  const stopReason = status !== 'ok' ? null : ended ? (last?.stopReason ?? null) : last ? 'max_turns' : null
   const { f1, em } = prediction === null ? { f1: 0, em: 0 } : opts.scorer(prediction, golds)
   const rec: TrajectoryRecord = {
     v: 1,

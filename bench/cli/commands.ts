@@ -7,9 +7,9 @@ import { runCommand } from './run'
 export function benchCommands(): Command[] {
   return [
     {
-      command: 'bench <command>',
+      command: 'bench',
       describe: 'SearchGymBench: run policies, report, compare runs',
-      builder: (y: Argv) => y.command([runCommand(), reportCommand, compareCommand]).demandCommand(1),
+      builder: (y: Argv) => y.command([runCommand(), reportCommand, compareCommand]).demandCommand(1, 'give a bench sub-command: run, report or compare; see searchgym bench --help'),
       handler: () => {},
     },
   ]

@@ -26,8 +26,8 @@ export const compareCommand: Command = {
     y
       .positional('runs', { type: 'string', array: true, describe: 'run directories' })
       .option('out', { type: 'string', describe: 'write compare.md, compare.svg and compare.json here' })
-      .option('bootstrap', { type: 'number', default: 2000 })
-      .option('seed', { type: 'number', default: 0 })
+      .option('bootstrap', { type: 'number', default: 2000, describe: 'bootstrap resamples for the paired 95% CIs' })
+      .option('seed', { type: 'number', default: 0, describe: 'seed of the bootstrap and permutation draws' })
       .option('groups', { choices: ['all', 'every'] as const, default: 'every' as const, describe: "print only 'all' or also by type and hops" }),
   handler: handler((a: unknown) => compareFromArgs(a as CompareArgs)),
 }

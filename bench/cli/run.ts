@@ -124,6 +124,7 @@ function readQaIds(file: string): string[] {
 }
 
 export async function runFromArgs(a: RunArgs, tuning: ClientTuning = {}): Promise<void> {
+  if (typeof a.world !== 'string' || a.world === '') throw new BenchError('bench.args', 'give a world folder: searchgym bench run worlds/NAME --policy … --out runs/NAME')
   const world = await openBenchWorld(resolve(a.world))
   try {
     const config = configFromArgs(a, world.id)
@@ -150,12 +151,17 @@ export async function runFromArgs(a: RunArgs, tuning: ClientTuning = {}): Promis
 
 export function runCommand(tuning: ClientTuning = {}): Command {
   return {
-    command: 'run',
+    command: 'run [world]',
     describe: 'evaluate a policy on a world split; resumable (rerun the same command to continue)',
     builder: (y: Argv) =>
       y
-        .option('world', { type: 'string', demandOption: true, describe: 'world directory (holds world.db)' })
-        .option('split', { type: 'string', default: 'bench' })
+        .describe({
+          policy: 'openai: a model behind --base-url with the gym tools; oracle: the gold path (an upper bound); closed-book: no tools; one-shot-rag: top documents in one prompt; engine: a local model folder (+ --adapter) in process',
+          quiet: 'no progress lines (also SEARCHGYM_QUIET=1)',
+        })
+        .positional('world', { type: 'string', describe: 'world folder (written by world build --out); also --world DIR, as before' })
+        .option('world', { type: 'string', describe: 'world folder (the positional argument, as a flag)' })
+        .option('split', { choices: ['bench', 'train'] as const, default: 'bench' as const, describe: 'which questions: the held-out SearchGymBench or the training split' })
         .option('policy', { choices: ['openai', 'oracle', 'closed-book', 'one-shot-rag', 'engine'] as const, default: 'openai' as const })
         .option('model', { type: 'string', describe: 'model name sent to the endpoint (--policy engine: the local model folder)' })
         .option('base-url', { type: 'string', describe: 'OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1' })
@@ -167,14 +173,14 @@ export function runCommand(tuning: ClientTuning = {}): Command {
         .option('seed', { type: 'number', default: 0, describe: 'seed of retry jitter and bootstrap' })
         .option('timeout-ms', { type: 'number', default: 120000, describe: 'per-request timeout' })
         .option('max-retries', { type: 'number', default: 5, describe: 'retries on 429/5xx/network/timeout' })
-        .option('temperature', { type: 'number' })
-        .option('max-tokens', { type: 'number' })
+        .option('temperature', { type: 'number', describe: 'sampling temperature sent to the endpoint (default: the endpoint\'s)' })
+        .option('max-tokens', { type: 'number', describe: 'max_tokens per model turn (default: the endpoint\'s; model serve: 1024)' })
         .option('max-turns', { type: 'number', default: 1000, describe: 'harness safety stop (the env budgets end episodes first)' })
         .option('rag-docs', { type: 'number', default: 3, describe: 'one-shot-rag: documents opened and put in context' })
         .option('prices', { type: 'string', describe: 'JSON price table {"model": {"input": usdPerMTok, "output": usdPerMTok}}' })
         .option('judge-model', { type: 'string', describe: 'LLM-as-judge model (optional)' })
-        .option('judge-base-url', { type: 'string' })
-        .option('judge-api-key-env', { type: 'string', default: 'OPENAI_API_KEY' })
+        .option('judge-base-url', { type: 'string', describe: 'judge endpoint (default: --base-url)' })
+        .option('judge-api-key-env', { type: 'string', default: 'OPENAI_API_KEY', describe: 'environment variable holding the judge\'s API key' })
         .option('gym-options', { type: 'string', describe: 'env options as JSON or a JSON file: budgets, faults, reward, topK, access' })
         .option('bootstrap', { type: 'number', default: 1000, describe: 'bootstrap resamples for CIs' })
         .option('retry-errors', { type: 'boolean', default: false, describe: 're-run questions lost to endpoint failures' })

@@ -2,7 +2,7 @@
 // written by make_reference.py and compares base logits, LoRA logits, the loss and every LoRA gradient against
 // OUT/reference.safetensors (PyTorch in float64). Usage: node bin/run-ts.mjs bench/parity/compare.ts OUT [--backend ts|cuda]
 // (cuda: the engine runs on infra/engine/cuda's backend — $SG_CUDA_LIB or a build of it — instead of ts).
-import { readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import type { Backend } from '../../infra/engine/backend'
@@ -93,6 +93,14 @@ export function compareWithReference(dir: string, backend?: Backend): ParityRepo
 
 if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) {
   const dir = process.argv[2]
+  // Without its reference (written by make_reference.py), say what to run first instead of an ENOENT stack trace.
+  const needed = dir ? ['inputs.json', 'reference.safetensors'].filter((f) => !existsSync(join(dir, f))) : []
+  if (!dir || needed.length > 0) {
+    process.stderr.write(
+      `parity compare: ${dir ? `${dir} has no ${needed.join(' or ')}` : 'give the reference folder'}; write it first on a machine with torch: python3 bench/parity/make_reference.py --out OUT (bench/parity/README.md), then node bin/run-ts.mjs bench/parity/compare.ts OUT\n`,
+    )
+    process.exit(2)
+  }
   const flag = process.argv.indexOf('--backend')
   const backendName = flag > 0 ? process.argv[flag + 1] : 'ts'
   if (!dir || dir.startsWith('--') || (backendName !== 'ts' && backendName !== 'cuda')) {

@@ -17,8 +17,8 @@ export const trainBudgetsCommand: Command = {
   describe: "which training questions each stage's turn budget lets the oracle solve (fixed or hop-scaled budgets)",
   builder: (y: Argv) =>
     y
-      .option('world', { type: 'string', demandOption: true })
-      .option('curriculum', { type: 'string', default: 'two-stage' })
+      .option('world', { type: 'string', demandOption: true, describe: 'built world folder' })
+      .option('curriculum', { type: 'string', default: 'two-stage', describe: 'curriculum preset whose turn budgets to report' })
       .option('config', { type: 'string', describe: 'train config JSON (maxTurns, turnBudget, turnsPerHop, gym)' })
       .option('out', { type: 'string', describe: 'write the JSON report here' }),
   handler: handler(async (argv: Record<string, unknown>) => {

@@ -28,14 +28,14 @@ export const trainSftCommand: Command = {
       .option('protocol', { type: 'string', default: 'hermes', choices: ['hermes', 'search-r1'], describe: 'protocol of the demonstrations (must equal the GRPO config protocol)' })
       .option('gym-options', { type: 'string', describe: 'gym options as JSON, e.g. {"topK":3,"observationCap":600} (must equal the GRPO config gym)' })
       .option('max-hops', { type: 'number', default: 0, describe: 'only training questions with at most this many hops (0: all)' })
-      .option('epochs', { type: 'number', default: 3 })
+      .option('epochs', { type: 'number', default: 3, describe: 'passes over the oracle demonstrations' })
       .option('batch', { type: 'number', default: 16, describe: 'sequences per optimizer step' })
-      .option('lr', { type: 'number', default: 1e-3 })
+      .option('lr', { type: 'number', default: 1e-3, describe: 'AdamW learning rate of the LoRA weights' })
       .option('seed', { type: 'number', default: 0, describe: 'must equal the GRPO run seed (same held-out slice)' })
       .option('held-out', { type: 'number', default: 64, describe: 'must equal the GRPO run heldOut' })
-      .option('lora-rank', { type: 'number', default: 32 })
-      .option('backend', { type: 'string', default: 'ts' })
-      .option('quiet', { type: 'boolean', default: false }),
+      .option('lora-rank', { type: 'number', default: 32, describe: 'LoRA rank of the adapter' })
+      .option('backend', { type: 'string', default: 'ts', describe: 'engine backend: ts | native | cuda | auto' })
+      .option('quiet', { type: 'boolean', default: false, describe: 'no progress lines' }),
   handler: handler(async (argv: Record<string, unknown>) => {
     const a = argv as Record<string, never>
     const r = await runSft({

@@ -7,9 +7,9 @@ import { scoreCommand } from './score'
 /** `searchgym gym serve|…` (plus `extra` verbs under `gym`) and `searchgym score`. */
 export function gymCommands(extra: Command[] = []): Command[] {
   const gym: Command = {
-    command: 'gym <command>',
+    command: 'gym',
     describe: 'the Search/Access gym: serve a world over HTTP, check that every question is solvable',
-    builder: (y) => y.command([serveCommand, ...extra]).demandCommand(1, 'give a gym command; see searchgym gym --help'),
+    builder: (y) => y.command([serveCommand, ...extra]).demandCommand(1, 'give a gym sub-command: serve or check; see searchgym gym --help'),
     handler: handler(() => {}),
   }
   return [gym, scoreCommand]

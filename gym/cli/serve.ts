@@ -40,8 +40,8 @@ export const serveCommand: Command = {
   builder: (y) =>
     y
       .positional('dir', { type: 'string', describe: 'world folder (worlds/<name>)' })
-      .option('port', { type: 'number', default: 8000 })
-      .option('host', { type: 'string', default: '127.0.0.1' })
+      .option('port', { type: 'number', default: 8000, describe: 'TCP port (0 = any free port; the URL is printed)' })
+      .option('host', { type: 'string', default: '127.0.0.1', describe: 'interface to listen on (0.0.0.0: every interface; set --token then)' })
       .option('token', { type: 'string', describe: 'bearer token required on every route but /health (default: $SEARCHGYM_TOKEN)' })
       .option('max-envs', { type: 'number', default: DEFAULT_SERVER_OPTIONS.maxEnvs, describe: 'most envs open at once' })
       .option('idle-seconds', { type: 'number', default: DEFAULT_SERVER_OPTIONS.envIdleMs / 1000, describe: 'close envs idle this long' })

@@ -14,7 +14,7 @@ import { qaCommand } from './qa'
 export function worldCommands(stages: readonly Stage[] = WORLD_STAGES): Command[] {
   return [
     {
-      command: 'world <command>',
+      command: 'world',
       describe: 'build and inspect worlds (graph, documents, world file)',
       builder: (y) =>
         y

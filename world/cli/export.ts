@@ -47,7 +47,7 @@ export const exportCommand: Command = {
   describe: 'export a finished world (entities, edges, docs with facts, manifest) as JSON Lines',
   builder: (y) =>
     y
-      .positional('dir', { type: 'string', demandOption: true })
+      .positional('dir', { type: 'string', demandOption: true, describe: 'world folder (written by world build --out)' })
       .option('format', {
         type: 'string',
         default: 'jsonl',

@@ -22,7 +22,7 @@ export function verifyCommand(stages: readonly Stage[]): Command {
     describe: 'verify every edge by search (15 queries, d_v in top-K for >= 5), report pass rates and failures',
     builder: (y) =>
       y
-        .positional('dir', { type: 'string', demandOption: true })
+        .positional('dir', { type: 'string', demandOption: true, describe: 'world folder (written by world build --out)' })
         .option('fresh', { type: 'boolean', default: false, describe: 'forget stored results and verify every edge again' })
         .option('meili-url', { type: 'string', describe: 'Meilisearch URL for a meilisearch world (default: the config, else a local server)' })
         .option('failed', { type: 'number', default: 20, describe: 'failed edges to print (all are in the report file, up to 200)' })

@@ -97,7 +97,7 @@ function describe(e: unknown, url: string, what: string): SearchError {
     return new SearchError('search.meili_unreachable', `cannot reach Meilisearch at ${url} (${what}): ${root.message}; start it or pass the right --meili-url`, { cause: e })
   if (root instanceof MeiliHttpError) {
     if (root.status === 401 || root.status === 403 || root.code.includes('api_key') || root.code.includes('authorization'))
-      return new SearchError('search.meili_auth', `Meilisearch at ${url} refused the API key (${root.code}: ${root.message}); set the key in the environment variable named by search.meiliKeyEnv`, { cause: e })
+      return new SearchError('search.meili_auth', `Meilisearch at ${url} refused the API key (${root.code}: ${root.message}); set the key in $MEILI_MASTER_KEY (or in the variable a --config file names in search.meiliKeyEnv)`, { cause: e })
     return new SearchError('search.meili_api', `Meilisearch at ${url} failed to ${what}: ${root.code}: ${root.message}`, { cause: e })
   }
   if (e instanceof SearchError) return e

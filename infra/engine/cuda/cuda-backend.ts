@@ -6,7 +6,8 @@
 // `mode: 'emu'` loads the same library built through the emulation layer (host memory) — what CI tests.
 // It does not know models or the learner.
 import { existsSync } from 'node:fs'
-import koffi from 'koffi'
+import { createRequire } from 'node:module'
+import type koffiModule from 'koffi'
 import { EngineError } from '../../errors'
 import type { AdamWHyper, Backend, CacheTensors, DecoderStack, LoraOperand, MemoryStats, RowSamplingParams, SampledRows, Tensor, WeightDtype } from '../backend'
 import { numel } from '../backend'
@@ -61,7 +62,14 @@ function bindLibrary(path: string): Lib {
   return lib
 }
 
+// koffi (a native module) is loaded on first use: commands that never bind the CUDA library do not pay for it.
+let koffiLoaded: typeof koffiModule | undefined
+function loadKoffi(): typeof koffiModule {
+  return (koffiLoaded ??= createRequire(import.meta.url)('koffi') as typeof koffiModule)
+}
+
 function bindLibraryOnce(path: string) {
+  const koffi = loadKoffi()
   const lib = koffi.load(path)
   if (!handleTypesDeclared) {
     koffi.pointer('sg_ctx', koffi.opaque())

@@ -11,6 +11,9 @@ export interface RunningServer {
   close(): Promise<void>
 }
 
+/** How long an idle keep-alive connection is kept open (see listen()). */
+export const KEEP_ALIVE_MS = 65_000
+
 /** Listen on host:port (port 0 = a free port chosen by the OS). */
 export function listen(app: Hono, opts: { port?: number; host?: string } = {}): Promise<RunningServer> {
   const host = opts.host ?? '127.0.0.1'
@@ -27,6 +30,12 @@ export function listen(app: Hono, opts: { port?: number; host?: string } = {}): 
           }),
       })
     })
+    // Node's 5 s keep-alive is 1 s above undici's idle reuse limit (4 s): a client whose event loop is starved past that
+    // second (a loaded machine) reuses a socket the server has just closed and gets ECONNRESET — a spurious "network"
+    // retry in every long bench run. Idle sockets stay open 65 s; request headers still must arrive within 66 s.
+    const http = server as unknown as { keepAliveTimeout: number; headersTimeout: number }
+    http.keepAliveTimeout = KEEP_ALIVE_MS
+    http.headersTimeout = KEEP_ALIVE_MS + 1000
     server.once('error', (e: NodeJS.ErrnoException) =>
       reject(new EngineError('engine.serve_listen', `cannot listen on ${host}:${opts.port ?? 0}: ${e.code ?? e.message}; choose another --port`, { cause: e })),
     )
