@@ -29,8 +29,6 @@ export interface DocTask {
   allowedNumbers: Set<string>
 }
 
-const cap1 = (s: string) => s.charAt(0).toUpperCase() + s.slice(1)
-
 /** The writing task of one entity: one fact per distinct fact ref of its template document, in template order. */
 export function docTask(entity: Entity, template: Doc, edgesById: Map<string, Edge>, lookup: (id: string) => Entity): DocTask {
   const facts: RequiredFact[] = []
@@ -58,7 +56,7 @@ export function docTask(entity: Entity, template: Doc, edgesById: Map<string, Ed
       if (!spec || v === undefined) continue
       const value = formatAttr({ ...spec, unit: undefined }, v)
       facts.push({ kind: 'attr', ref: f.ref, names: [], value, numeric: spec.kind !== 'string' && spec.kind !== 'date' })
-      statements.push({ statement: `${cap1(display(entity))}: ${spec.label} ${formatAttr(spec, v)}.` })
+      statements.push({ statement: `The ${spec.label} of ${display(entity)} is ${formatAttr(spec, v)}.` })
     }
   }
   neighbours.delete(entity.id)
