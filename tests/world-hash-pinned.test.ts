@@ -8,8 +8,8 @@ import { buildWorld } from '../world'
 import { presetConfig } from '../world/config'
 
 const PINNED: Record<number, string> = {
-  11: 'db71eee773a8410c355df36d3a9ccc6c8bda97b26ccb90ad8fdc02eefd684d0e',
-  12: 'fbafe8277143f632c9bb4682d308c48cf71c67b93efeda5e9601ecf22cd5e2ce',
+  11: '3d531222011efc3e079c3a35986b5c9639f0445a43be006ac92fa1e410d871e7',
+  12: '2f756ae2a9d6d176b2950e13337cfe93e3ffbd40dbe48182681644a53a39f1e7',
 }
 
 const root = mkdtempSync(join(tmpdir(), 'sg-world-pin-'))

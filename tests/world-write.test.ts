@@ -1,6 +1,7 @@
 // tests/world-write: the LLM writer inside a real world build, against a scripted OpenAI-compatible server over
 // loopback (tests/fixtures/article-writer-script on the replay server): every good rewrite is accepted and every
-// adversarial one (dropped fact, invented entity, changed year) falls back, exactly; retries on 429/500; verification,
+// adversarial one (dropped fact, invented entity, changed year) falls back, exactly, and the same for question
+// rewordings (dropped name, changed number, added name); retries on 429/500; verification,
 // QA, the oracle check stage and `gym check` run unchanged on the rewritten world; the same cache gives the same hash
 // with the server gone; a `world build` process SIGKILLed mid-way resumes without repeating a call.
 import { spawn } from 'node:child_process'
@@ -12,14 +13,14 @@ import { CHECKED_WORLD_STAGES } from '../agent'
 import { buildWorld, type WorldConfig } from '../world'
 import { presetConfig } from '../world/config'
 import { generateEntities } from '../world/graph/graph'
-import { articleResponder, factsOf, goodArticle, mixedKind, scriptedArticle } from './fixtures/article-writer-script'
+import { articleResponder, factsOf, goodArticle, mixedKind, mixedQuestionKind, questionOf, scriptedArticle, scriptedQuestion } from './fixtures/article-writer-script'
 import { startReplayServer, type ReplayServer } from './fixtures/replay-server'
 import { runCli } from './helpers/cli-process'
 
 const root = mkdtempSync(join(tmpdir(), 'sg-world-write-'))
 const base = presetConfig('tiny')
 const worldNames = generateEntities(base).map((e) => e.name)
-const script = { kindOf: mixedKind, otherNames: worldNames }
+const script = { kindOf: mixedKind, questionKindOf: mixedQuestionKind, otherNames: worldNames }
 let server: ReplayServer
 let first: { dir: string; hash: string }
 
@@ -47,12 +48,15 @@ afterAll(async () => {
 
 test('each scripted rewrite is accepted or falls back exactly as scripted; the report counts it', () => {
   const docs = rows<{ url: string; title: string }>(first.dir, 'SELECT url, title FROM docs')
-  expect(server.requests.length).toBe(docs.length + 2) // one call per document, plus the two faulted requests
+  const cached = rows<{ n: number }>(first.dir, 'SELECT COUNT(*) AS n FROM llm_cache')[0].n
+  expect(server.requests.length).toBe(cached + 2) // one call per distinct prompt, plus the two faulted requests
+  const articleRequests = server.requests.slice(2).filter((r) => questionOf(r) === undefined)
+  expect(articleRequests.length).toBe(docs.length)
   const outcome = new Map(rows<{ url: string; outcome: string }>(first.dir, 'SELECT url, outcome FROM doc_writes').map((r) => [r.url, r.outcome]))
   const urlOf = new Map(docs.map((d) => [d.title, d.url]))
   expect(urlOf.size).toBe(docs.length) // titles are unique in this world, so each request maps to one document
   const want: Record<string, number> = {}
-  for (const req of server.requests.slice(2)) {
+  for (const req of articleRequests) {
     const d = factsOf(req)
     const kind = mixedKind(d.title)
     const altered = scriptedArticle(d, kind, worldNames) !== goodArticle(d)
@@ -71,6 +75,25 @@ test('each scripted rewrite is accepted or falls back exactly as scripted; the r
   expect(report.stages.docs.failedChecks.invented_entity).toBe(want.invent)
 })
 
+test('each scripted question rewording is served or falls back exactly as scripted; path and answer untouched', () => {
+  const served = rows<{ id: string; question: string; answer: string; path_json: string }>(first.dir, "SELECT id, question, answer, path_json FROM qa WHERE split IN ('train', 'bench')")
+  const log = new Map(rows<{ id: string; original: string; outcome: string }>(first.dir, 'SELECT id, original, outcome FROM qa_rephrase').map((r) => [r.id, r]))
+  expect(log.size).toBe(served.length)
+  const seen: Record<string, number> = {}
+  for (const q of served) {
+    const r = log.get(q.id)!
+    const kind = mixedQuestionKind(r.original)
+    const altered = scriptedQuestion(r.original, kind, worldNames) !== scriptedQuestion(r.original, 'good', worldNames)
+    const want = !altered ? 'model' : kind === 'drop-name' ? 'missing_fact' : kind === 'number' ? 'invented_number' : 'invented_entity'
+    expect({ id: q.id, kind, outcome: r.outcome }).toEqual({ id: q.id, kind, outcome: want })
+    expect(q.question).toBe(r.outcome === 'model' ? scriptedQuestion(r.original, 'good', worldNames) : r.original)
+    seen[want] = (seen[want] ?? 0) + 1
+  }
+  for (const k of ['model', 'missing_fact', 'invented_number', 'invented_entity']) expect(seen[k]).toBeGreaterThan(0)
+  const report = JSON.parse(rows<{ report: string }>(first.dir, "SELECT report FROM write_report WHERE stage = 'rephrase'")[0].report)
+  expect(report.stages.questions).toMatchObject({ accepted: seen.model, fallbacks: served.length - seen.model })
+})
+
 test('rewritten documents are new text whose recorded fact sentences are all in it', () => {
   const written = rows<{ url: string; text: string }>(first.dir, "SELECT d.url, d.text FROM docs d JOIN doc_writes w ON w.url = d.url WHERE w.outcome = 'model'")
   expect(written.length).toBeGreaterThan(50)
@@ -85,7 +108,7 @@ test('rewritten documents are new text whose recorded fact sentences are all in 
 
 test('verification, QA and the oracle check stage ran on the rewritten world; gym check solves every served question', async () => {
   const stages = rows<{ name: string; status: string }>(first.dir, 'SELECT name, status FROM stages ORDER BY rowid')
-  expect(stages.map((s) => s.name)).toEqual(['graph', 'docs', 'write', 'index', 'verify', 'qa', 'split', 'check'])
+  expect(stages.map((s) => s.name)).toEqual(['graph', 'docs', 'write', 'index', 'verify', 'qa', 'split', 'rephrase', 'check'])
   expect(stages.every((s) => s.status === 'done')).toBe(true)
   const check = await runCli(['gym', 'check', first.dir])
   expect(check.stderr).toBe('')
@@ -111,6 +134,7 @@ test('the same cache gives the same hash with no call', async () => {
   const report = JSON.parse(rows<{ report: string }>(dir, "SELECT report FROM write_report WHERE stage = 'write'")[0].report)
   expect(report.stages.docs.calls).toBe(0)
   expect(report.stages.docs.cacheHits).toBe(rows<{ n: number }>(dir, 'SELECT COUNT(*) AS n FROM docs')[0].n)
+  expect(rows<{ question: string }>(dir, 'SELECT question FROM qa ORDER BY id')).toEqual(rows<{ question: string }>(first.dir, 'SELECT question FROM qa ORDER BY id'))
 }, 180_000)
 
 test('a build SIGKILLed mid-write resumes without repeating a call and reaches the same hash', async () => {
@@ -137,8 +161,9 @@ test('a build SIGKILLed mid-write resumes without repeating a call and reaches t
   expect(again.stderr).toBe('')
   expect(again.code).toBe(0)
   const all = server.requests.slice(before).map((r) => JSON.stringify(r.messages))
-  expect(all.length).toBe(docs) // one call per document over both runs
-  expect(new Set(all).size).toBe(docs) // none repeated
+  expect(new Set(all).size).toBe(all.length) // no prompt sent twice over both runs
+  expect(all.length).toBe(rows<{ n: number }>(out, 'SELECT COUNT(*) AS n FROM llm_cache')[0].n) // every call answered and kept
+  expect(all.filter((m) => !m.includes('QUESTION_JSON')).length).toBe(docs) // one call per document
   const stats = await runCli(['world', 'stats', out, '--json'])
   expect(JSON.parse(stats.stdout).hash).toBe(first.hash)
 }, 240_000)

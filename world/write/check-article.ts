@@ -28,7 +28,7 @@ export interface CheckContext {
   maxChars: number
 }
 
-export type ProblemKind = 'missing_fact' | 'invented_entity' | 'invented_number' | 'format'
+export type ProblemKind = 'missing_fact' | 'invented_entity' | 'invented_number' | 'answer_leak' | 'format'
 export interface Problem {
   kind: ProblemKind
   detail: string

@@ -9,6 +9,8 @@ export interface WriteConfig {
   baseUrl: string
   /** Name of the environment variable holding the API key (an unset variable sends no key: local servers). */
   keyEnv: string
+  /** With a model: also reword every served question (stage 'rephrase'); documents are always rewritten. */
+  questions: boolean
   /** Calls in flight at once. */
   concurrency: number
   /** Retries of one call on 429, 5xx or a dropped connection, with exponential backoff (then the build stops). */
@@ -30,6 +32,7 @@ export const DEFAULT_WRITE_CONFIG: WriteConfig = {
   model: '',
   baseUrl: '',
   keyEnv: 'OPENAI_API_KEY',
+  questions: true,
   concurrency: 4,
   maxRetries: 5,
   backoffMs: 500,
@@ -49,6 +52,7 @@ export function validateWriteConfig(w: WriteConfig): WriteConfig {
   }
   if (typeof w.keyEnv !== 'string' || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(w.keyEnv))
     throw new ConfigError('config.write', `${at('keyEnv')} must name an environment variable, got ${JSON.stringify(w.keyEnv)}`)
+  if (typeof w.questions !== 'boolean') throw new ConfigError('config.write', `${at('questions')} must be true or false, got ${JSON.stringify(w.questions)}`)
   const posInt = (k: string, v: number) => {
     if (!Number.isInteger(v) || v < 1) throw new ConfigError('config.range', `${at(k)} must be a positive integer, got ${JSON.stringify(v)}`)
   }

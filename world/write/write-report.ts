@@ -33,17 +33,26 @@ export function emptyStageReport(): WriteStageReport {
   return { calls: 0, cacheHits: 0, promptTokens: 0, completionTokens: 0, costUsd: 0, retries: 0, accepted: 0, fallbacks: 0, fallbackReasons: {}, failedChecks: {} }
 }
 
-export function saveWriteReport(db: Db, report: WriteReport): void {
-  db.prepare('INSERT INTO write_report (stage, report) VALUES (?, ?) ON CONFLICT(stage) DO UPDATE SET report = excluded.report').run('write', JSON.stringify(report))
+export function initWriteReportTable(db: Db): void {
+  db.exec('CREATE TABLE IF NOT EXISTS write_report (stage TEXT PRIMARY KEY, report TEXT NOT NULL)')
 }
 
-/** The stored report of a world, or undefined when it was built without a writer. */
-export function readWriteReport(db: Db): WriteReport | undefined {
+/** Store (replace) the report of one build stage ('write' or 'rephrase'). */
+export function saveWriteReport(db: Db, stage: string, report: WriteReport): void {
+  db.prepare('INSERT INTO write_report (stage, report) VALUES (?, ?) ON CONFLICT(stage) DO UPDATE SET report = excluded.report').run(stage, JSON.stringify(report))
+}
+
+export function clearWriteReport(db: Db, stage: string): void {
+  db.prepare('DELETE FROM write_report WHERE stage = ?').run(stage)
+}
+
+/** The stored reports of a world by build stage (empty when it was built without a writer). */
+export function readWriteReports(db: Db): Record<string, WriteReport> {
   try {
-    const row = db.prepare("SELECT report FROM write_report WHERE stage = 'write'").get() as { report: string } | undefined
-    return row ? (JSON.parse(row.report) as WriteReport) : undefined
+    const rows = db.prepare('SELECT stage, report FROM write_report ORDER BY stage').all() as { stage: string; report: string }[]
+    return Object.fromEntries(rows.map((r) => [r.stage, JSON.parse(r.report) as WriteReport]))
   } catch {
-    return undefined // a world file from before the writer has no write_report table
+    return {} // a world file from before the writer has no write_report table
   }
 }
 

@@ -15,17 +15,15 @@ import { NameIndex, type ProblemKind } from './check-article'
 import { docTask } from './doc-prompt'
 import { initLlmCacheTable } from './llm-cache'
 import { LlmClient, type LlmClientOptions } from './llm-client'
-import { emptyStageReport, formatWriteReport, saveWriteReport, type WriteReport } from './write-report'
+import { clearWriteReport, emptyStageReport, formatWriteReport, initWriteReportTable, saveWriteReport, type WriteReport } from './write-report'
 
 /** Why a document kept its template text. */
 export type DocOutcome = 'model' | 'budget' | 'refused' | ProblemKind
 
 export function initWriteTables(db: Db): void {
   initLlmCacheTable(db)
-  db.exec(`
-    CREATE TABLE IF NOT EXISTS doc_writes (url TEXT PRIMARY KEY, outcome TEXT NOT NULL, detail TEXT NOT NULL);
-    CREATE TABLE IF NOT EXISTS write_report (stage TEXT PRIMARY KEY, report TEXT NOT NULL);
-  `)
+  initWriteReportTable(db)
+  db.exec('CREATE TABLE IF NOT EXISTS doc_writes (url TEXT PRIMARY KEY, outcome TEXT NOT NULL, detail TEXT NOT NULL)')
 }
 
 /** The write stage; `clientOptions` lets a caller inject the environment (tests) — the stage's own default is process.env. */
@@ -35,7 +33,10 @@ export function makeWriteStage(clientOptions: LlmClientOptions = {}): Stage {
     init: initWriteTables,
     async run(ctx) {
       const w = ctx.config.write
-      tx(ctx.db, () => ctx.db.exec('DELETE FROM doc_writes; DELETE FROM write_report;'))
+      tx(ctx.db, () => {
+        ctx.db.exec('DELETE FROM doc_writes')
+        clearWriteReport(ctx.db, 'write')
+      })
       if (w.model === '') {
         ctx.log('write: no model (--llm-model): the template documents stand')
         return
@@ -97,7 +98,7 @@ export function makeWriteStage(clientOptions: LlmClientOptions = {}): Stage {
         insertDocs(ctx.db, rewritten)
         const ins = ctx.db.prepare('INSERT INTO doc_writes (url, outcome, detail) VALUES (?, ?, ?)')
         for (const x of results) ins.run(x.doc.url, x.outcome, x.detail)
-        saveWriteReport(ctx.db, report)
+        saveWriteReport(ctx.db, 'write', report)
       })
       ctx.log(formatWriteReport(report))
     },
