@@ -166,4 +166,4 @@ test('a build SIGKILLed mid-write resumes without repeating a call and reaches t
   expect(all.filter((m) => !m.includes('QUESTION_JSON')).length).toBe(docs) // one call per document
   const stats = await runCli(['world', 'stats', out, '--json'])
   expect(JSON.parse(stats.stdout).hash).toBe(first.hash)
-}, 240_000)
+}, 600_000)

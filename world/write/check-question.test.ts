@@ -10,6 +10,7 @@ const check = (rewritten: string, original = 'In which city was the author of Th
 test('a faithful rewording passes', () => {
   expect(check('"Where was the person who wrote The Red Door born?"')).toEqual([])
   expect(check('Which is older, Toulon or Castelfranco, by year of foundation?', 'Which was founded earlier: Toulon or Castelfranco?', 'Toulon')).toEqual([])
+  expect(check('State the year of birth of the author of The Red Door.', 'Give the year of birth of the author of The Red Door.', '1950')).toEqual([])
 })
 
 test.each([

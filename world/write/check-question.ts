@@ -35,7 +35,8 @@ export function checkQuestion(q: QuestionCheckInput): Problem[] {
   const problems: Problem[] = []
   const r = q.rewritten
   if (r.length === 0) return [{ kind: 'format', detail: 'empty reply' }]
-  if (!r.endsWith('?') || (r.match(/\?/g) ?? []).length !== 1) problems.push({ kind: 'format', detail: 'not exactly one question' })
+  // One question or one request ("Give the year of …."): it ends with ? or . and nothing follows a ? or !.
+  if (!/[?.]$/.test(r) || /[?!]\s*\S/.test(r)) problems.push({ kind: 'format', detail: 'not exactly one question' })
   if (r.length > 3 * q.original.length + 100) problems.push({ kind: 'format', detail: `${r.length} characters for a ${q.original.length}-character question` })
   if (/https?:\/\/|```|<\/?[a-z]/i.test(r)) problems.push({ kind: 'format', detail: 'links or markup' })
   const want = new Set(q.worldNames.find(q.original))
