@@ -59,7 +59,7 @@ export function readWriteReports(db: Db): Record<string, WriteReport> {
 const kv = (m: Record<string, number>) => Object.entries(m).sort().map(([k, v]) => `${k} ${v}`).join(', ') || 'none'
 
 export function formatWriteReport(r: WriteReport): string {
-  const lines = [`write (${r.model}):`]
+  const lines = [`llm writer (${r.model}):`]
   for (const [name, s] of Object.entries(r.stages))
     lines.push(
       `  ${name}: ${s.calls} calls, ${s.cacheHits} cache hits, ${s.promptTokens} + ${s.completionTokens} tokens, $${s.costUsd.toFixed(4)}, ${s.retries} retries; ` +
