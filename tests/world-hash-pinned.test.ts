@@ -8,8 +8,8 @@ import { buildWorld } from '../world'
 import { presetConfig } from '../world/config'
 
 const PINNED: Record<number, string> = {
-  11: '4fb3a8462604824613987917bd2007074be6f61f78b5190e559f052ffa057e57',
-  12: 'c370d0e69a5655f60b0f7b90375d5c5986b2c6211a38ca72a7c7b22fe0f5e434',
+  11: '3d531222011efc3e079c3a35986b5c9639f0445a43be006ac92fa1e410d871e7',
+  12: '2f756ae2a9d6d176b2950e13337cfe93e3ffbd40dbe48182681644a53a39f1e7',
 }
 
 const root = mkdtempSync(join(tmpdir(), 'sg-world-pin-'))

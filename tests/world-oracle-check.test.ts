@@ -21,7 +21,7 @@ test('every question of a finished tiny world is solved by the oracle; a broken 
   // the same world through the library API and through the CLI
   expect(first.hash).toMatch(/^[0-9a-f]{64}$/)
   expect(first.hash).toBe(cli.hash)
-  expect(stages.map((s) => s.name)).toEqual(['graph', 'docs', 'index', 'verify', 'qa', 'check', 'split'])
+  expect(stages.map((s) => s.name)).toEqual(['graph', 'docs', 'write', 'index', 'verify', 'qa', 'check', 'split', 'rephrase'])
   const db = openDb(join(dir, 'world.db'))
   try {
     // the oracle check is part of the hash: without it the same rows hash differently

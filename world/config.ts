@@ -5,6 +5,7 @@ import { mergeStrict, readJsonFile, requireNonNegativeInt } from '../infra/confi
 import { ConfigError } from '../infra/errors'
 import { knownLocale } from './names'
 import { ENTITY_TYPES } from './schema'
+import { DEFAULT_WRITE_CONFIG, validateWriteConfig, type WriteConfig } from './write/write-config'
 import { ENGINE_NAMES, isEngineName, needsEmbedder, type EngineName } from './search/engine-names'
 
 export interface WorldConfig {
@@ -71,6 +72,8 @@ export interface WorldConfig {
     /** Bench/training disjointness criteria (strictness); a training item conflicting on any is dropped. */
     disjoint?: { question: boolean; path: boolean; startEntity: boolean }
   }
+  /** The optional LLM writer (world/write): rewrites each template document through an OpenAI-compatible endpoint. */
+  write: WriteConfig
 }
 
 export type PresetName = 'tiny' | 'small' | 'paper' | 'paper-x10' | 'paper-x100'
@@ -95,6 +98,7 @@ export const DEFAULT_CONFIG: WorldConfig = {
     headroom: 0.22,
   },
   split: { bench: { simple: 462, parallel: 134, combo: 46 }, minHops: 1, maxHops: 12, disjoint: { question: true, path: true, startEntity: true } },
+  write: DEFAULT_WRITE_CONFIG,
 }
 
 /** Config keys whose value is an open map (any key allowed, validated elsewhere). */
@@ -202,5 +206,6 @@ export function validateWorldConfig(cfg: WorldConfig): WorldConfig {
     if (!Number.isInteger(v[k]) || v[k] < 1) throw new ConfigError('config.range', `config.verification.${k} must be a positive integer, got ${JSON.stringify(v[k])}`)
   if (v.minHits > v.queriesPerEdge)
     throw new ConfigError('config.range', `config.verification.minHits (${v.minHits}) cannot exceed queriesPerEdge (${v.queriesPerEdge})`)
+  validateWriteConfig(cfg.write)
   return cfg
 }

@@ -5,7 +5,8 @@ import { ConfigError } from '../infra/errors'
 import type { Rng } from '../infra/rng'
 import type { AttrValue } from './types'
 
-export type Namer = (type: string) => string
+/** Draws a candidate name for an entity type; `attrs` (already drawn) keep a name coherent with them (an award's field). */
+export type Namer = (type: string, attrs?: Record<string, AttrValue>) => string
 
 const cap = (w: string) => w.replace(/(^|[\s-])(\p{L})/gu, (_m, sep: string, c: string) => sep + c.toUpperCase())
 const letters = (w: string) => w.replace(/[^\p{L}]/gu, '')
@@ -43,7 +44,9 @@ export function makeNamer(rng: Rng, fakers: Faker[]): Namer {
   const adj = () => cap(en.word.adjective())
   const noun = () => cap(en.word.noun())
   const pick = <T>(xs: T[]) => rng.pick(xs)
-  return (type: string) => {
+  return (type: string, attrs?: Record<string, AttrValue>) => {
+    // An award named for a field is named for its own field ("Medal for Literature" is a literature award).
+    const field = () => (typeof attrs?.field === 'string' ? cap(attrs.field) : pick(FIELDS))
     switch (type) {
       case 'Country': {
         const stem = letters(last().split(' ')[0])
@@ -55,7 +58,7 @@ export function makeNamer(rng: Rng, fakers: Faker[]): Namer {
       case 'University': return pick([() => `University of ${city()}`, () => `${last()} University`, () => `${city()} Institute of Technology`, () => `${last()} College`])()
       case 'Book': return pick([() => `The ${adj()} ${noun()}`, () => `${noun()} of the ${noun()}`, () => `A ${adj()} ${noun()}`, () => `${adj()} ${noun()}s`])()
       case 'Film': return pick([() => `${adj()} ${noun()}`, () => `The ${noun()} of ${last()}`, () => `${noun()} in ${city()}`, () => `Return of the ${noun()}`])()
-      case 'Award': return pick([() => `${last()} Prize`, () => `${last()} Medal for ${pick(FIELDS)}`, () => `${adj()} ${noun()} Award`, () => `${last()} Award for ${pick(FIELDS)}`])()
+      case 'Award': return pick([() => `${last()} Prize`, () => `${last()} Medal for ${field()}`, () => `${adj()} ${noun()} Award`, () => `${last()} Award for ${field()}`])()
       case 'SportsTeam': return `${city()} ${cap(en.animal.type())}s`
       case 'Band': return pick([() => `The ${adj()} ${noun()}s`, () => `${noun()} ${noun()}`, () => `${adj()} ${noun()}`])()
       case 'Album': return pick([() => `${adj()} ${noun()}`, () => `${noun()}s and ${noun()}s`, () => `The ${noun()}`])()
@@ -93,8 +96,16 @@ const round1 = (x: number) => Math.round(x * 10) / 10
 const pad2 = (n: number) => String(n).padStart(2, '0')
 const isoDate = (rng: Rng, lo: number, hi: number) => `${rng.int(lo, hi)}-${pad2(rng.int(1, 12))}-${pad2(rng.int(1, 28))}`
 
-/** Attribute values for one entity of a type (keys and kinds match world/schema's ENTITY_TYPES). */
-export function drawAttributes(type: string, rng: Rng): Record<string, AttrValue> {
+/** Award fields by weight: books and films need literature and cinema awards (world/schema pairingCoherent). */
+const AWARD_FIELD_WEIGHTS: [string, number][] = [
+  ['literature', 3], ['cinema', 3], ['music', 2], ['physics', 1], ['medicine', 1], ['architecture', 1], ['journalism', 1],
+  ['mathematics', 1], ['peace', 1], ['design', 1], ['photography', 1], ['engineering', 1],
+]
+/** The first awards of a world take these fields, so that even a tiny world has a book prize and a film prize. */
+const FIRST_AWARD_FIELDS = ['literature', 'cinema']
+
+/** Attribute values for one entity of a type (keys and kinds match world/schema's ENTITY_TYPES); `index` = its rank in its type. */
+export function drawAttributes(type: string, rng: Rng, index = 0): Record<string, AttrValue> {
   switch (type) {
     case 'Country': return { founded: rng.int(800, 1995), population: Math.max(50000, Math.round(logn(rng, 15.8, 1.2))), area: round1(Math.max(500, logn(rng, 11.5, 1.3))), currency: rng.pick(CURRENCIES) }
     case 'City': return { founded: rng.int(600, 1950), population: Math.max(1500, Math.round(logn(rng, 11.5, 1.3))), area: round1(Math.max(4, logn(rng, 4.5, 1))), elevation: rng.int(0, 2400) }
@@ -103,7 +114,10 @@ export function drawAttributes(type: string, rng: Rng): Record<string, AttrValue
     case 'University': return { founded: rng.int(1150, 2015), students: rng.int(800, 65000), endowment: round1(Math.max(1, logn(rng, 6, 1.5))) }
     case 'Book': return { published: rng.int(1880, 2024), pages: rng.int(90, 1200), genre: rng.pick(BOOK_GENRES) }
     case 'Film': return { released: rng.int(1920, 2024), runtime: rng.int(70, 210), budget: round1(Math.max(0.1, logn(rng, 2.5, 1.2))), genre: rng.pick(FILM_GENRES) }
-    case 'Award': return { established: rng.int(1850, 1995), prizeMoney: rng.int(1, 1000) * 1000, field: rng.pick(FIELDS).toLowerCase() }
+    case 'Award': {
+      const drawn = AWARD_FIELD_WEIGHTS[rng.weightedIndex(AWARD_FIELD_WEIGHTS.map((f) => f[1]))][0]
+      return { established: rng.int(1850, 1995), prizeMoney: rng.int(1, 1000) * 1000, field: FIRST_AWARD_FIELDS[index] ?? drawn }
+    }
     case 'SportsTeam': return { founded: rng.int(1860, 2015), championships: rng.int(0, 30), sport: rng.pick(SPORTS) }
     case 'Band': return { formed: rng.int(1955, 2020), members: rng.int(2, 8), genre: rng.pick(MUSIC_GENRES) }
     case 'Album': return { released: isoDate(rng, 1960, 2024), tracks: rng.int(6, 22), length: rng.int(28, 80) }

@@ -476,6 +476,15 @@ export function datesCoherent(relationName: string, s: Attrs, t: Attrs): boolean
   }
 }
 
+/** Award fields a work's prize must have: a book wins literature prizes, a film cinema prizes. */
+export const WORK_AWARD_FIELD: Record<string, string> = { book_award: 'literature', film_award: 'cinema' }
+
+/** Coherence of one edge beyond dates: may these two entities be paired by this relation at all? */
+export function pairingCoherent(relationName: string, _s: Attrs, t: Attrs): boolean {
+  const field = WORK_AWARD_FIELD[relationName]
+  return field === undefined || t.field === field
+}
+
 /** Structural constraints beyond dates and cardinality, checked by tests and enforced by the generator. */
 export const STRUCTURAL_CONSTRAINTS = [
   'a capital is a city located in its country (capital(c, x) ⇒ located_in(x, c))',

@@ -4,12 +4,14 @@
 import type { Stage } from '../stage'
 import { graphStage } from '../graph/graph-stage'
 import { docsStage } from '../docs/docs-stage'
+import { writeStage } from '../write/write-stage'
+import { rephraseStage } from '../write/rephrase-stage'
 import { indexStage } from '../indexing/index-stage'
 import { verifyStage } from '../verify/verify-stage'
 import { qaStage } from '../qa/qa-stage'
 import { splitStage } from '../split/split-stage'
 
-export const WORLD_STAGES: readonly Stage[] = Object.freeze([graphStage, docsStage, indexStage, verifyStage, qaStage, splitStage])
+export const WORLD_STAGES: readonly Stage[] = Object.freeze([graphStage, docsStage, writeStage, indexStage, verifyStage, qaStage, splitStage, rephraseStage])
 
 /** The stages of `stages` from `name` on (empty when it is not in the list). */
 export function stagesFrom(stages: readonly Stage[], name: string): Stage[] {

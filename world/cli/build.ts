@@ -5,15 +5,16 @@ import { loadWorldConfig, PRESET_NAMES } from '../config'
 import { openWorld } from '../store/open'
 import { computeStats, formatStats } from '../build/stats'
 import type { Stage } from '../stage'
+import { applyLlmArgs, llmOptions, type LlmArgs } from '../write/cli-options'
 
-interface Args { preset?: string; config?: string; seed?: number; out: string; quiet?: boolean; search?: string; meiliUrl?: string; embedder?: string }
+interface Args extends LlmArgs { preset?: string; config?: string; seed?: number; out: string; quiet?: boolean; search?: string; meiliUrl?: string; embedder?: string }
 
 export function buildCommand(stages: readonly Stage[]): Command {
   return {
     command: 'build',
     describe: 'build (or finish) a world: graph, documents and every later stage, into one SQLite file',
     builder: (y) =>
-      y
+      llmOptions(y)
         .option('preset', { type: 'string', choices: [...PRESET_NAMES], describe: 'size preset (default paper); a --config file is merged over it' })
         .option('config', { type: 'string', describe: 'WorldConfig JSON file (unknown keys rejected)' })
         .option('seed', { type: 'number', describe: 'seed of every random draw (overrides the config)' })
@@ -24,7 +25,7 @@ export function buildCommand(stages: readonly Stage[]): Command {
         .option('quiet', { type: 'boolean', describe: 'no progress output (also SEARCHGYM_QUIET=1)' }),
     handler: handler(async (raw: object) => {
       const a = raw as Args
-      const config = loadWorldConfig({ preset: a.preset, configFile: a.config, seed: a.seed, search: a.search, meiliUrl: a.meiliUrl, embedder: a.embedder })
+      const config = applyLlmArgs(loadWorldConfig({ preset: a.preset, configFile: a.config, seed: a.seed, search: a.search, meiliUrl: a.meiliUrl, embedder: a.embedder }), a)
       const res = await buildWorld({ config, dir: a.out, quiet: a.quiet, stages })
       const w = openWorld(a.out)
       try {

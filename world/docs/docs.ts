@@ -68,31 +68,47 @@ const LIST_THRESHOLD = 3
 const LIST_CHUNK = 8
 
 const LEADS: Record<string, string[]> = {
-  Country: ['{N} is a country founded in {founded}.', '{N} is a sovereign country that became independent in {founded}.'],
-  City: ['{N} is a city founded in {founded}.', '{N} is a city whose history goes back to {founded}.'],
-  Person: ['{N} (born {born}) is a {occupation}.', '{N} is a {occupation} born in {born}.'],
-  Company: ['{N} is a {industry} company founded in {founded}.', '{N} is a company in the {industry} industry, founded in {founded}.'],
-  University: ['{N} is a university founded in {founded}.', '{N} is an institution of higher education established in {founded}.'],
-  Book: ['{N} is a {genre} published in {published}.', '{N} is a {genre} first published in {published}.'],
-  Film: ['{N} is a {genre} released in {released}.', '{N} is a {released} {genre}.'],
-  Award: ['{N} is an award in the field of {field}, established in {established}.', '{N} is a prize for {field} first awarded in {established}.'],
-  SportsTeam: ['{N} is a {sport} team founded in {founded}.', '{N} is a professional {sport} club established in {founded}.'],
-  Band: ['{N} is a {genre} band formed in {formed}.', '{N} is a {genre} group that formed in {formed}.'],
-  Album: ['{N} is an album released on {released}.', '{N} is a studio album first released on {released}.'],
-  Stadium: ['{N} is a stadium opened on {opened}.', '{N} is a sports venue that opened on {opened}.'],
-  Museum: ['{N} is a museum opened in {opened}.', '{N} is a museum that first opened its doors in {opened}.'],
+  Country: ['{N} is a country founded in {founded}.', '{N} is a sovereign country that became independent in {founded}.', '{N}, independent since {founded}, is a sovereign state.'],
+  City: ['{N} is a city founded in {founded}.', '{N} is a city whose history goes back to {founded}.', 'Founded in {founded}, {n} is a city.'],
+  Person: ['{N} (born {born}) is a {occupation}.', '{N} is a {occupation} born in {born}.', '{N}, born in {born}, is a {occupation}.'],
+  Company: ['{N} is a {industry} company founded in {founded}.', '{N} is a company in the {industry} industry, founded in {founded}.', 'Founded in {founded}, {n} is a company active in {industry}.'],
+  University: ['{N} is a university founded in {founded}.', '{N} is an institution of higher education established in {founded}.', '{N} is a university with origins in {founded}.'],
+  Book: ['{N} is a {genre} published in {published}.', '{N} is a {genre} first published in {published}.', 'First published in {published}, {n} is a {genre}.'],
+  Film: ['{N} is a {genre} released in {released}.', '{N} is a {released} {genre}.', 'Released in {released}, {n} is a {genre}.'],
+  Award: ['{N} is an award in the field of {field}, established in {established}.', '{N} is a prize for {field} first awarded in {established}.', 'Established in {established}, {n} is an award for {field}.'],
+  SportsTeam: ['{N} is a {sport} team founded in {founded}.', '{N} is a professional {sport} club established in {founded}.', '{N}, founded in {founded}, is a {sport} team.'],
+  Band: ['{N} is a {genre} band formed in {formed}.', '{N} is a {genre} group that formed in {formed}.', 'Formed in {formed}, {n} is a {genre} band.'],
+  Album: ['{N} is an album released on {released}.', '{N} is a studio album first released on {released}.', 'Released on {released}, {n} is an album.'],
+  Stadium: ['{N} is a stadium opened on {opened}.', '{N} is a sports venue that opened on {opened}.', 'Opened on {opened}, {n} is a stadium.'],
+  Museum: ['{N} is a museum opened in {opened}.', '{N} is a museum that first opened its doors in {opened}.', 'Opened in {opened}, {n} is a museum.'],
 }
-const ATTR_PROSE = ['The {label} of {n} is {v}.', '{N} has {a} {label} of {v}.', 'Records give the {label} of {n} as {v}.']
-const FILLER = [
-  'Further information about {n} can be found in regional archives.',
-  '{N} has been described in several reference works.',
-  'This section summarises information from published sources.',
-  'Additional material on the subject is held in local collections.',
-  'The details below follow the conventions of standard reference works.',
-  'Researchers have written about {n} on a number of occasions.',
-  'Some older sources spell names in this section differently.',
-  'The subject is covered in more detail in specialised literature.',
+const ATTR_PROSE = [
+  'The {label} of {n} is {v}.',
+  '{N} has {a} {label} of {v}.',
+  'Records give the {label} of {n} as {v}.',
+  '{N} has a recorded {label} of {v}.',
+  '{N} is recorded with {a} {label} of {v}.',
 ]
+/**
+ * Neutral sentences per entity type: they state no checkable fact (no name, number or date besides the subject's own
+ * name) and avoid meta-text about sources or sections. Drawn without repetition within one document.
+ */
+const FILLER: Record<string, string[]> = {
+  Country: ['{N} is divided into several administrative regions.', 'The landscape of {n} ranges from lowlands to hill country.', 'The history of {n} has been the subject of many studies.', '{N} maintains diplomatic relations with its neighbours.'],
+  City: ['{N} has a historic centre with buildings from several periods.', 'The economy of {n} has changed considerably over time.', '{N} is known for its markets and local festivals.', 'Public transport in {n} includes buses and regional trains.'],
+  Person: ['{N} has spoken about their work in a number of interviews.', 'The career of {n} has been covered by the press.', '{N} is regarded as an influential figure in their field.', 'Colleagues have described {n} as meticulous.'],
+  Company: ['{N} operates through several business units.', 'The company has reorganised its operations more than once.', '{N} publishes an annual report on its activities.', 'Analysts follow the business of {n} closely.'],
+  University: ['{N} offers undergraduate and postgraduate programmes.', 'Research at {n} spans the sciences and the humanities.', 'The campus of {n} includes libraries and laboratories.', '{N} takes part in international exchange programmes.'],
+  Book: ['Critics have discussed the style of {n} at length.', '{N} has been translated into several languages.', 'The structure of {n} follows its characters over many years.', '{N} has been reprinted in several editions.'],
+  Film: ['{N} was shot on location and in the studio.', 'Reviews of {n} praised its photography.', 'The score of {n} was released separately.', '{N} was screened at several festivals.'],
+  Award: ['{N} is presented at an annual ceremony.', 'A jury selects the recipients of {n}.', 'Nominations for {n} are made by professionals in the field.', '{N} is regarded as a distinction of note.'],
+  SportsTeam: ['{N} has a loyal base of supporters.', 'The club colours of {n} appear on its crest.', '{N} runs a youth academy.', 'Matches of {n} draw large local crowds.'],
+  Band: ['{N} has toured widely.', 'The sound of {n} has changed across its records.', 'Critics have compared {n} to its contemporaries.', '{N} is known for its live performances.'],
+  Album: ['{N} was recorded over several sessions.', 'Critics singled out the production of {n}.', 'Several songs from {n} were released as singles.', 'The cover art of {n} became well known.'],
+  Stadium: ['{N} has been renovated more than once.', 'The stands of {n} are partly covered.', '{N} also hosts concerts and other events.', 'Public transport serves {n} on match days.'],
+  Museum: ['{N} runs a programme of temporary exhibitions.', 'The building of {n} is itself of architectural interest.', '{N} offers guided tours.', 'Parts of the collection of {n} are held in storage.'],
+}
+const GENERIC_FILLER = ['{N} is described in several reference works.', 'Researchers have written about {n} on a number of occasions.', 'The subject is covered in more detail in specialised literature.']
 
 interface Item { sentence: string; facts: DocFact[] }
 
@@ -112,7 +128,12 @@ export function writeDoc(e: Entity, outEdges: Edge[], inEdges: Edge[], lookup: E
 
   // Lead: a type-specific sentence stating one or two attributes.
   const leadTpl = rng.pick(LEADS[e.type] ?? ['{N} is a notable subject.'])
-  const lead = fill(leadTpl, vals)
+  // Filler sentences are drawn without repetition: a document never says the same empty thing twice.
+  const fillers = rng.shuffle((FILLER[e.type] ?? GENERIC_FILLER).slice())
+  let nextFiller = 0
+  const filler = (): string | undefined => (nextFiller < fillers.length ? fill(fillers[nextFiller++], vals) : undefined)
+  // "a actor" → "an actor": the article before a drawn word is fixed after filling.
+  const lead = fill(leadTpl, vals).replace(/\b([Aa]) (?=(?:actor|architect|engineer|entrepreneur|animated|electronic|essay|ice)\b)/g, '$1n ')
   const leadFacts = attrSpecs.filter((a) => leadTpl.includes(`{${a.name}}`)).map((a) => attrFact(a.name, lead))
   // The lead also states the entity's primary outgoing fact (first relation in schema order), as Wikipedia leads do.
   const primary = outEdges.slice().sort((a, b) => RELATION_RANK.get(a.relation)! - RELATION_RANK.get(b.relation)! || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))[0]
@@ -140,7 +161,7 @@ export function writeDoc(e: Entity, outEdges: Edge[], inEdges: Edge[], lookup: E
     const sentence = (fill(rng.pick(ATTR_PROSE), { n: vals.n, N: vals.N, a: /^[aeiou]/i.test(a.label) ? 'an' : 'a', label: a.label, v: vals[a.name] }))
     push(OVERVIEW, { sentence, facts: [attrFact(a.name, sentence)] })
   }
-  if (!sections.has(OVERVIEW)) push(OVERVIEW, { sentence: fill(rng.pick(FILLER), vals), facts: [] })
+  if (!sections.has(OVERVIEW)) push(OVERVIEW, { sentence: filler() ?? fill(GENERIC_FILLER[0], vals), facts: [] })
 
   // Edge facts from this entity's side: forward sentences where it is the source, inverse (or list) where target.
   const byId = (a: Edge, b: Edge) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
@@ -187,8 +208,16 @@ export function writeDoc(e: Entity, outEdges: Edge[], inEdges: Edge[], lookup: E
 
   const parts: string[] = [`# ${e.name}`, leadText, ['Infobox', ...infoLines.map((l) => `- ${l}`)].join('\n')]
   const facts: DocFact[] = [...leadFacts, ...infoFacts]
-  for (const [title, items] of sections) {
-    for (let i = 0; i < config.docs.fillerPerSection; i++) items.push({ sentence: fill(rng.pick(FILLER), vals), facts: [] })
+  // The overview comes first; the other sections and the sentences inside each come in a drawn order.
+  const order = [...sections.keys()].filter((t) => t !== OVERVIEW)
+  rng.shuffle(order)
+  for (const title of [OVERVIEW, ...order]) {
+    const items = sections.get(title)
+    if (!items) continue
+    for (let i = 0; i < config.docs.fillerPerSection; i++) {
+      const f = filler()
+      if (f !== undefined) items.push({ sentence: f, facts: [] })
+    }
     rng.shuffle(items)
     parts.push(`## ${title}\n${items.map((it) => it.sentence).join(' ')}`)
     for (const it of items) facts.push(...it.facts)

@@ -5,7 +5,8 @@ import { MultiDirectedGraph } from 'graphology'
 import { Rng } from '../../infra/rng'
 import type { WorldConfig } from '../config'
 import { drawAttributes, makeFakers, makeNamer, uniqueName } from '../names'
-import { ENTITY_TYPES, RELATIONS, RELATION_PLAN, datesCoherent, singleSource, singleTarget, startYear } from '../schema'
+import { ENTITY_TYPES, RELATIONS, RELATION_PLAN, datesCoherent, pairingCoherent, singleSource, singleTarget, startYear } from '../schema'
+import { harmoniseRoles } from './roles'
 import type { Edge, Entity, RelationSpec } from '../types'
 import { entityUrls } from './urls'
 import { TARGET_YEAR_WINDOW, YearIndex } from './year-window'
@@ -39,6 +40,7 @@ export function generateWorld(config: WorldConfig, onProgress?: GraphProgress): 
   const entities = generateEntities(config)
   onProgress?.('entities', entities.length, entities.length)
   const edges = generateEdges(config, entities, seed, onProgress)
+  harmoniseRoles(entities, edges)
   const graph: KnowledgeGraph = new MultiDirectedGraph<NodeAttrs, EdgeAttrs>()
   for (const e of entities) graph.addNode(e.id, { type: e.type, name: e.name, url: e.url, attrs: e.attrs })
   for (const e of edges) graph.addEdgeWithKey(e.id, e.source, e.target, { relation: e.relation })
@@ -57,9 +59,10 @@ export function generateEntities(config: WorldConfig): Entity[] {
     const taken = new Set<string>()
     const ofType: Entity[] = []
     for (let i = 1; i <= n; i++) {
-      const name = uniqueName(() => namer(spec.name), taken)
+      const attrs = drawAttributes(spec.name, attrRng, i - 1)
+      const name = uniqueName(() => namer(spec.name, attrs), taken)
       taken.add(name)
-      ofType.push({ id: `${spec.name.toLowerCase()}-${i}`, type: spec.name, name, attrs: drawAttributes(spec.name, attrRng), url: '' })
+      ofType.push({ id: `${spec.name.toLowerCase()}-${i}`, type: spec.name, name, attrs, url: '' })
     }
     addHomonyms(ofType, config.graph.homonymRate, Rng.derive(config.seed, 'homonyms', spec.name))
     out.push(...ofType)
@@ -146,7 +149,7 @@ function generateEdges(config: WorldConfig, entities: Entity[], seed: number, on
     if (pairs.has(`${r.name}|${s}|${t}`)) return false
     if (r.acyclic && !(orderKey[t] < orderKey[s])) return false
     if (r.name === 'capital' && locatedIn.get(t) !== s) return false
-    return datesCoherent(r.name, entities[s].attrs, entities[t].attrs)
+    return datesCoherent(r.name, entities[s].attrs, entities[t].attrs) && pairingCoherent(r.name, entities[s].attrs, entities[t].attrs)
   }
   const add = (r: RelationSpec, s: number, t: number) => {
     edges.push({ id: `e-${edges.length + 1}`, relation: r.name, source: entities[s].id, target: entities[t].id })

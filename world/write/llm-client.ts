@@ -1,0 +1,163 @@
+// world/write/llm-client: one chat call to any OpenAI-compatible endpoint through the official `openai` client, behind
+// the world's call cache (a cached prompt is never sent again), with retries and exponential backoff on 429/5xx and
+// dropped connections, a per-world token/dollar budget, and usage counters per stage. Knows nothing of documents.
+import OpenAI from 'openai'
+import { WorldError } from '../../infra/errors'
+import { canonicalJson, sha256 } from '../../infra/hash'
+import type { Db } from '../../infra/store'
+import { cacheGet, cachePut, cacheTotals, type CachedReply } from './llm-cache'
+import type { WriteConfig } from './write-config'
+
+export interface LlmPrompt {
+  system: string
+  user: string
+}
+
+export type LlmOutcome =
+  | { kind: 'reply'; text: string; cached: boolean }
+  /** Not sent: the world's budget is spent. */
+  | { kind: 'budget' }
+  /** The endpoint refused this one prompt (a 4xx other than 401/403/404/429): the caller falls back. */
+  | { kind: 'refused'; reason: string }
+
+/** Counters of one stage in this run (calls = requests that got a reply; tokens/cost of those calls only). */
+export interface StageUsage {
+  calls: number
+  cacheHits: number
+  promptTokens: number
+  completionTokens: number
+  retries: number
+  budgetSkips: number
+  refused: number
+}
+
+const emptyUsage = (): StageUsage => ({ calls: 0, cacheHits: 0, promptTokens: 0, completionTokens: 0, retries: 0, budgetSkips: 0, refused: 0 })
+const MAX_BACKOFF_MS = 30_000
+
+export interface LlmClientOptions {
+  env?: NodeJS.ProcessEnv
+  log?: (m: string) => void
+  /** Injected for tests; default setTimeout. */
+  sleep?: (ms: number) => Promise<void>
+}
+
+export class LlmClient {
+  readonly usage = new Map<string, StageUsage>()
+  private readonly client: OpenAI
+  private readonly inFlight = new Map<string, Promise<LlmOutcome>>()
+  private spentPrompt: number
+  private spentCompletion: number
+  private readonly sleep: (ms: number) => Promise<void>
+
+  constructor(
+    private readonly db: Db,
+    private readonly cfg: WriteConfig,
+    private readonly opts: LlmClientOptions = {},
+  ) {
+    const key = (opts.env ?? process.env)[cfg.keyEnv]
+    // A local server needs no key; the client insists on one, so an unset variable sends a placeholder.
+    this.client = new OpenAI({ baseURL: cfg.baseUrl, apiKey: key && key.length > 0 ? key : 'unset', maxRetries: 0, timeout: 300_000 })
+    const t = cacheTotals(db)
+    this.spentPrompt = t.promptTokens
+    this.spentCompletion = t.completionTokens
+    this.sleep = opts.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms)))
+  }
+
+  /** Dollars for a number of prompt and completion tokens at the configured prices. */
+  cost(promptTokens: number, completionTokens: number): number {
+    return (promptTokens * this.cfg.price.inputPerMillion + completionTokens * this.cfg.price.outputPerMillion) / 1e6
+  }
+
+  /** Tokens and dollars of every call this world has recorded (earlier runs included). */
+  spent(): { tokens: number; dollars: number } {
+    return { tokens: this.spentPrompt + this.spentCompletion, dollars: this.cost(this.spentPrompt, this.spentCompletion) }
+  }
+
+  overBudget(): boolean {
+    const b = this.cfg.budget
+    const s = this.spent()
+    return (b.tokens > 0 && s.tokens >= b.tokens) || (b.dollars > 0 && s.dollars >= b.dollars)
+  }
+
+  stageUsage(stage: string): StageUsage {
+    let u = this.usage.get(stage)
+    if (!u) this.usage.set(stage, (u = emptyUsage()))
+    return u
+  }
+
+  /** The reply to `prompt`: from the cache when this (model, prompt) was answered before, else one call. */
+  complete(prompt: LlmPrompt, stage: string): Promise<LlmOutcome> {
+    const body = { system: prompt.system, user: prompt.user, temperature: this.cfg.temperature, max_tokens: this.cfg.maxTokensPerCall }
+    const hash = sha256(canonicalJson(body))
+    const u = this.stageUsage(stage)
+    const hit = cacheGet(this.db, this.cfg.model, hash)
+    if (hit) {
+      u.cacheHits++
+      return Promise.resolve({ kind: 'reply', text: hit.text, cached: true })
+    }
+    const pending = this.inFlight.get(hash)
+    if (pending) return pending
+    const p = this.call(body, hash, u).finally(() => this.inFlight.delete(hash))
+    this.inFlight.set(hash, p)
+    return p
+  }
+
+  private async call(body: { system: string; user: string; temperature: number; max_tokens: number }, hash: string, u: StageUsage): Promise<LlmOutcome> {
+    if (this.overBudget()) {
+      u.budgetSkips++
+      return { kind: 'budget' }
+    }
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const res = await this.client.chat.completions.create({
+          model: this.cfg.model,
+          messages: [
+            { role: 'system', content: body.system },
+            { role: 'user', content: body.user },
+          ],
+          temperature: body.temperature,
+          max_tokens: body.max_tokens,
+        })
+        const text = res.choices[0]?.message?.content ?? ''
+        // An endpoint without usage is charged an estimate (4 characters a token) so that budgets still bind.
+        const reply: CachedReply = {
+          text,
+          promptTokens: res.usage?.prompt_tokens ?? Math.ceil((body.system.length + body.user.length) / 4),
+          completionTokens: res.usage?.completion_tokens ?? Math.ceil(text.length / 4),
+        }
+        cachePut(this.db, this.cfg.model, hash, canonicalJson(body), reply)
+        u.calls++
+        u.promptTokens += reply.promptTokens
+        u.completionTokens += reply.completionTokens
+        this.spentPrompt += reply.promptTokens
+        this.spentCompletion += reply.completionTokens
+        return { kind: 'reply', text, cached: false }
+      } catch (e) {
+        const status = e instanceof OpenAI.APIError ? e.status : undefined
+        const transient = status === undefined || status === 408 || status === 409 || status === 429 || status >= 500
+        if (status === 401 || status === 403)
+          throw new WorldError('world.write_auth', `the LLM endpoint ${this.cfg.baseUrl} refused the key (HTTP ${status}): set $${this.cfg.keyEnv} to a valid API key (or --llm-key-env)`, { cause: e })
+        if (status === 404)
+          throw new WorldError('world.write_model', `the LLM endpoint ${this.cfg.baseUrl} has no model '${this.cfg.model}' or no /chat/completions (HTTP 404): check --llm-model and --llm-base-url`, { cause: e })
+        if (!transient) {
+          u.refused++
+          return { kind: 'refused', reason: `HTTP ${status}: ${oneLineOf(e)}` }
+        }
+        if (attempt >= this.cfg.maxRetries)
+          throw new WorldError(
+            'world.write_unavailable',
+            `the LLM endpoint ${this.cfg.baseUrl} failed ${attempt + 1} times (${status === undefined ? 'no connection' : `HTTP ${status}`}: ${oneLineOf(e)}); every finished call is cached: rerun the same build to resume`,
+            { cause: e },
+          )
+        u.retries++
+        const wait = Math.min(MAX_BACKOFF_MS, this.cfg.backoffMs * 2 ** attempt)
+        this.opts.log?.(`write: ${status === undefined ? 'connection failed' : `HTTP ${status}`}; retry ${attempt + 1}/${this.cfg.maxRetries} in ${wait} ms`)
+        await this.sleep(wait)
+      }
+    }
+  }
+}
+
+function oneLineOf(e: unknown): string {
+  return (e instanceof Error ? e.message : String(e)).split('\n')[0].slice(0, 200)
+}
