@@ -8,8 +8,8 @@ import { buildWorld } from '../world'
 import { presetConfig } from '../world/config'
 
 const PINNED: Record<number, string> = {
-  11: '3d531222011efc3e079c3a35986b5c9639f0445a43be006ac92fa1e410d871e7',
-  12: '2f756ae2a9d6d176b2950e13337cfe93e3ffbd40dbe48182681644a53a39f1e7',
+  11: 'f0b102eed9274fe9f3f76f4da2dd996159ceb2d7b0acf1dad73d814248a42758',
+  12: 'ab6e599ad7075c3b24d9b80316a82fcfd448b97496de41c7f0f6a6de07e95722',
 }
 
 const root = mkdtempSync(join(tmpdir(), 'sg-world-pin-'))
