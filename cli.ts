@@ -8,12 +8,13 @@ import { gymCommands } from './gym'
 import { agentCommands, checkCommand, CHECKED_WORLD_STAGES } from './agent'
 import { curriculumCommands } from './curriculum'
 import { benchCommands } from './bench'
+import { viewCommands } from './view'
 import { fail } from './infra/cli-util'
 
 const cli = yargs(hideBin(process.argv))
   .scriptName('searchgym')
   .usage('$0 <command> [options]\n\nVerifiable synthetic worlds for training search agents.')
-  .command([...worldCommands(CHECKED_WORLD_STAGES), ...gymCommands([checkCommand]), ...agentCommands(), ...curriculumCommands(), ...benchCommands()])
+  .command([...worldCommands(CHECKED_WORLD_STAGES), ...gymCommands([checkCommand]), ...agentCommands(), ...curriculumCommands(), ...benchCommands(), ...viewCommands()])
   .demandCommand(1, 'give a command; see --help')
   .strict()
   .help()
