@@ -239,7 +239,9 @@ export class WorldData {
     const w = where.length ? `WHERE ${where.join(' AND ')}` : ''
     const db = this.world.db
     const total = (db.prepare(`SELECT COUNT(*) AS n FROM qa ${w}`).get(...args) as { n: number }).n
-    const items = db.prepare(`SELECT id, type, hops, split, question, answer FROM qa ${w} ORDER BY seq LIMIT ? OFFSET ?`).all(...args, limit, offset) as QaRowLite[]
+    // An entity's questions list the held-out (bench) ones first: those are the ones runs answered.
+    const order = f.url ? "ORDER BY (split = 'bench') DESC, seq" : 'ORDER BY seq'
+    const items = db.prepare(`SELECT id, type, hops, split, question, answer FROM qa ${w} ${order} LIMIT ? OFFSET ?`).all(...args, limit, offset) as QaRowLite[]
     return { items, total, offset, limit }
   }
 
