@@ -198,7 +198,8 @@ export class WorldData {
     }
     const others = g.nodes().filter((n) => n !== id)
     others.forEach((n, i) => {
-      const a = (2 * Math.PI * i) / Math.max(1, others.length)
+      // Start off the axes: sigma rescales each axis to its extent, and a flat layout (one neighbour) has none in y.
+      const a = Math.PI / 4 + (2 * Math.PI * i) / Math.max(1, others.length)
       g.mergeNodeAttributes(n, { x: Math.cos(a), y: Math.sin(a) })
     })
     return this.graphView(g, Math.max(0, totalEdges - rows.length))
@@ -295,17 +296,17 @@ export class WorldData {
   private pathGraph(path: string[]): GraphView {
     const g = new MultiDirectedGraph()
     let col = 0
-    const place = (nid: string, row: number) => {
+    const place = (nid: string) => {
       if (g.hasNode(nid)) return
       const s = this.summary(nid)
-      g.addNode(nid, { label: s.name, type: s.type, color: this.typeColor.get(s.type) ?? '#999', size: 9, x: col++, y: row })
+      // Zig-zag rows: a straight line has no extent in y, which sigma's rescaling cannot draw.
+      g.addNode(nid, { label: s.name, type: s.type, color: this.typeColor.get(s.type) ?? '#999', size: 9, x: col, y: (col++ % 2) * 0.4 })
     }
     path.forEach((eid, i) => {
       const e = this.world.edge(eid)
       if (!e || g.hasEdge(eid)) return
-      const row = i % 2 === 0 ? 0 : 0.3
-      place(e.source, row)
-      place(e.target, row)
+      place(e.source)
+      place(e.target)
       g.addDirectedEdgeWithKey(eid, e.source, e.target, { label: `${i + 1}. ${e.relation}`, color: '#e15759' })
     })
     return this.graphView(g, 0)
