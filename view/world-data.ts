@@ -81,6 +81,15 @@ export class WorldData {
     const tables = new Set((world.db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]).map((r) => r.name))
     this.hasVerification = tables.has('edge_verification') && tables.has('verification_queries')
     if (!tables.has('qa')) throw new ViewError('view.no_qa', `world at ${world.dir} has no questions table; rebuild it with searchgym world build`)
+    // The qa table's rows carry JSON evidence: filtering or paging it directly scans megabytes. A narrow copy of the
+    // filter columns and a url → question table, in this connection's temp schema (the world file stays untouched),
+    // make every list query an index or small-table scan. Built once per open (paper world: ~1 s).
+    world.db.exec(`
+      CREATE TEMP TABLE IF NOT EXISTS view_qa AS SELECT seq, split, type, hops, question FROM qa;
+      CREATE INDEX IF NOT EXISTS temp.view_qa_filters ON view_qa(split, type, hops, seq);
+      CREATE TEMP TABLE IF NOT EXISTS view_qa_docs AS SELECT j.value AS url, qa.seq AS seq FROM qa, json_each(qa.docs_json) AS j;
+      CREATE INDEX IF NOT EXISTS temp.view_qa_docs_url ON view_qa_docs(url, seq);
+    `)
     const types = world.db.prepare('SELECT DISTINCT type FROM entities ORDER BY type').all() as { type: string }[]
     types.forEach((t, i) => this.typeColor.set(t.type, TYPE_COLORS[i % TYPE_COLORS.length]))
   }
@@ -230,8 +239,8 @@ export class WorldData {
       args.push(f.hops)
     }
     if (f.url) {
-      where.push('instr(docs_json, ?) > 0')
-      args.push(JSON.stringify(f.url))
+      where.push('seq IN (SELECT seq FROM temp.view_qa_docs WHERE url = ?)')
+      args.push(f.url)
     }
     if (f.text) {
       where.push('instr(lower(question), lower(?)) > 0')
@@ -239,10 +248,12 @@ export class WorldData {
     }
     const w = where.length ? `WHERE ${where.join(' AND ')}` : ''
     const db = this.world.db
-    const total = (db.prepare(`SELECT COUNT(*) AS n FROM qa ${w}`).get(...args) as { n: number }).n
+    const total = (db.prepare(`SELECT COUNT(*) AS n FROM temp.view_qa ${w}`).get(...args) as { n: number }).n
     // An entity's questions list the held-out (bench) ones first: those are the ones runs answered.
     const order = f.url ? "ORDER BY (split = 'bench') DESC, seq" : 'ORDER BY seq'
-    const items = db.prepare(`SELECT id, type, hops, split, question, answer FROM qa ${w} ${order} LIMIT ? OFFSET ?`).all(...args, limit, offset) as QaRowLite[]
+    const seqs = db.prepare(`SELECT seq FROM temp.view_qa ${w} ${order} LIMIT ? OFFSET ?`).all(...args, limit, offset) as { seq: number }[]
+    const row = db.prepare('SELECT id, type, hops, split, question, answer FROM qa WHERE seq = ?')
+    const items = seqs.map((r) => row.get(r.seq) as QaRowLite)
     return { items, total, offset, limit }
   }
 
