@@ -116,6 +116,10 @@ maybe('searchgym view in headless Chromium', () => {
       expect(await text('[data-testid=edges]')).toMatch(/\d+ of 15 hits \(keep ≥ 5\) — (kept|dropped)/)
       await page.waitForSelector('[data-testid=graph][data-rendered]')
       expect(await page.$eval('[data-testid=graph]', (g) => g.getAttribute('data-rendered'))).toBe('sigma')
+      const drawn = await page.$eval('[data-testid=graph]', (g) => [g.getAttribute('data-nodes-inside'), g.getAttribute('data-nodes-apart')])
+      const nodes = /^(\d+) nodes/.exec(await text('.graph-note'))![1]
+      expect(Number(nodes)).toBeGreaterThan(1)
+      expect(drawn).toEqual([nodes, 'true'])
       await shot('entity')
 
       await page.click(`[data-testid=question-list] a[data-question="${first.id}"]`)

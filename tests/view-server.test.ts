@@ -86,6 +86,12 @@ describe('searchgym view API', () => {
     expect(p.items.every((q) => q.split === 'bench' && q.type === 'simple' && q.hops === 2)).toBe(true)
     const all = await get<ListPage<QuestionSummary>>('/api/questions?limit=1')
     expect(all.total).toBe(count('SELECT COUNT(*) AS n FROM qa'))
+    const e = db().prepare('SELECT id, url FROM entities ORDER BY id LIMIT 1').get() as { id: string; url: string }
+    const mine = await get<ListPage<QuestionSummary>>(`/api/questions?entity=${e.id}&limit=200`)
+    expect(mine.total).toBe(count('SELECT COUNT(*) AS n FROM qa WHERE instr(docs_json, ?) > 0', JSON.stringify(e.url)))
+    expect(mine.total).toBeGreaterThan(0)
+    const splits = mine.items.map((q) => q.split)
+    expect(splits).toEqual([...splits].sort((a, b) => Number(b === 'bench') - Number(a === 'bench'))) // bench first
   })
 
   test('a question: each hop with its edge, document and evidence sentence; its run; the oracle trajectory', async () => {

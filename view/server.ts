@@ -61,7 +61,7 @@ export function createViewApp(src: ViewSources): { app: Hono; close(): Promise<v
   app.get('/api/questions', (c) => {
     const { offset, limit } = page(c)
     const q = c.req.query()
-    return c.json(needWorld().questions({ split: q.split || undefined, type: q.type || undefined, hops: intParam(q.hops, 'hops'), url: q.url || undefined, text: q.text || undefined }, offset, limit))
+    return c.json(needWorld().questions({ split: q.split || undefined, type: q.type || undefined, hops: intParam(q.hops, 'hops'), entity: q.entity || undefined, text: q.text || undefined }, offset, limit))
   })
   app.get('/api/questions/:id', (c) => {
     const id = c.req.param('id')

@@ -18,8 +18,8 @@ export interface QuestionFilters {
   split?: string
   type?: string
   hops?: number
-  /** Only questions whose documents include this URL (an entity's questions). */
-  url?: string
+  /** Only questions whose documents include this entity's document (an entity's questions). */
+  entity?: string
   /** Substring of the question text. */
   text?: string
 }
@@ -238,9 +238,9 @@ export class WorldData {
       where.push('hops = ?')
       args.push(f.hops)
     }
-    if (f.url) {
-      where.push('seq IN (SELECT seq FROM temp.view_qa_docs WHERE url = ?)')
-      args.push(f.url)
+    if (f.entity) {
+      where.push('seq IN (SELECT seq FROM temp.view_qa_docs WHERE url = (SELECT url FROM entities WHERE id = ?))')
+      args.push(f.entity)
     }
     if (f.text) {
       where.push('instr(lower(question), lower(?)) > 0')
@@ -250,7 +250,7 @@ export class WorldData {
     const db = this.world.db
     const total = (db.prepare(`SELECT COUNT(*) AS n FROM temp.view_qa ${w}`).get(...args) as { n: number }).n
     // An entity's questions list the held-out (bench) ones first: those are the ones runs answered.
-    const order = f.url ? "ORDER BY (split = 'bench') DESC, seq" : 'ORDER BY seq'
+    const order = f.entity ? "ORDER BY (split = 'bench') DESC, seq" : 'ORDER BY seq'
     const seqs = db.prepare(`SELECT seq FROM temp.view_qa ${w} ${order} LIMIT ? OFFSET ?`).all(...args, limit, offset) as { seq: number }[]
     const row = db.prepare('SELECT id, type, hops, split, question, answer FROM qa WHERE seq = ?')
     const items = seqs.map((r) => row.get(r.seq) as QaRowLite)

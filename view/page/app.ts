@@ -94,6 +94,14 @@ function graphEl(g: GraphView, note?: string): HTMLElement {
       const s = new Sigma(graph, box, { settings: { renderEdgeLabels: true, labelRenderedSizeThreshold: 0 } })
       s.on('clickNode', ({ node }: { node: string }) => (location.hash = `#/entity/${enc(node)}`))
       graphs.push(s)
+      // How many nodes landed inside the drawing, well apart (a degenerate layout piles them up or flings them out).
+      const w = box.clientWidth
+      const ht = box.clientHeight
+      const at = graph.nodes().map((n) => s.graphToViewport(s.getNodeDisplayData(n)!))
+      const inside = at.filter((p) => p.x >= 0 && p.x <= w && p.y >= 0 && p.y <= ht).length
+      const apart = at.every((p, i) => at.every((q, j) => i === j || Math.hypot(p.x - q.x, p.y - q.y) > 4))
+      box.setAttribute('data-nodes-inside', String(inside))
+      box.setAttribute('data-nodes-apart', String(apart))
       box.setAttribute('data-rendered', 'sigma')
     } catch (e) {
       box.setAttribute('data-rendered', 'none')
@@ -194,8 +202,10 @@ async function entitiesView(p: URLSearchParams): Promise<HTMLElement> {
 
 async function entityView(id: string, p: URLSearchParams): Promise<HTMLElement> {
   const offset = Number(p.get('offset') ?? 0)
-  const v = await api<EntityView>(`/api/entities/${enc(id)}${qs({ offset, limit: 25 })}`)
-  const qsPage = await api<ListPage<QuestionSummary>>(`/api/questions${qs({ url: v.entity.url, limit: 20 })}`)
+  const [v, qsPage] = await Promise.all([
+    api<EntityView>(`/api/entities/${enc(id)}${qs({ offset, limit: 25 })}`),
+    api<ListPage<QuestionSummary>>(`/api/questions${qs({ entity: id, limit: 20 })}`),
+  ])
   const doc = v.doc
   return h(
     'div',
@@ -220,7 +230,7 @@ async function entityView(id: string, p: URLSearchParams): Promise<HTMLElement> 
     pager(v.edges, (o) => `#/entity/${enc(id)}${qs({ offset: o || undefined })}`),
     h('h2', {}, `Questions using this document (${qsPage.total})`),
     questionTable(qsPage.items),
-    qsPage.total > qsPage.items.length ? link(`#/questions${qs({ url: v.entity.url })}`, `all ${qsPage.total} questions`) : null,
+    qsPage.total > qsPage.items.length ? link(`#/questions${qs({ entity: id })}`, `all ${qsPage.total} questions`) : null,
   )
 }
 
@@ -234,7 +244,7 @@ function questionTable(items: QuestionSummary[]): HTMLElement {
 }
 
 async function questionsView(p: URLSearchParams): Promise<HTMLElement> {
-  const f = { split: p.get('split') ?? '', type: p.get('type') ?? '', hops: p.get('hops') ?? '', text: p.get('text') ?? '', url: p.get('url') ?? '' }
+  const f = { split: p.get('split') ?? '', type: p.get('type') ?? '', hops: p.get('hops') ?? '', text: p.get('text') ?? '', entity: p.get('entity') ?? '' }
   const offset = Number(p.get('offset') ?? 0)
   const page = await api<ListPage<QuestionSummary>>(`/api/questions${qs({ ...f, offset, limit: 50 })}`)
   const go = (o: number, v: Record<string, string> = f) => `#/questions${qs({ ...v, offset: o || undefined })}`
@@ -242,7 +252,7 @@ async function questionsView(p: URLSearchParams): Promise<HTMLElement> {
     'div',
     {},
     h('h1', {}, 'Questions'),
-    f.url ? h('p', {}, `Only questions that need ${f.url}`) : null,
+    f.entity ? h('p', {}, 'Only questions that need the document of ', link(`#/entity/${enc(f.entity)}`, f.entity)) : null,
     filterForm(
       [
         { name: 'split', label: 'split', value: f.split, options: Object.keys(world?.questions ?? {}) },
@@ -250,7 +260,7 @@ async function questionsView(p: URLSearchParams): Promise<HTMLElement> {
         { name: 'hops', label: 'hops', value: f.hops, options: (world?.hops ?? []).map(String) },
         { name: 'text', label: 'question contains', value: f.text },
       ],
-      (v) => (location.hash = go(0, { ...v, url: f.url })),
+      (v) => (location.hash = go(0, { ...v, entity: f.entity })),
     ),
     questionTable(page.items),
     pager(page, (o) => go(o)),
