@@ -117,7 +117,7 @@ maybe('searchgym view in headless Chromium', () => {
       await page.waitForSelector('[data-testid=graph][data-rendered]')
       expect(await page.$eval('[data-testid=graph]', (g) => g.getAttribute('data-rendered'))).toBe('sigma')
       const drawn = await page.$eval('[data-testid=graph]', (g) => [g.getAttribute('data-nodes-inside'), g.getAttribute('data-nodes-apart')])
-      const nodes = /^(\d+) nodes/.exec(await text('.graph-note'))![1]
+      const nodes = /^(\d+) nodes/.exec(await text('[data-testid=graph] + .graph-note'))![1]
       expect(Number(nodes)).toBeGreaterThan(1)
       expect(drawn).toEqual([nodes, 'true'])
       await shot('entity')
