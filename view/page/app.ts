@@ -91,7 +91,8 @@ function graphEl(g: GraphView, note?: string): HTMLElement {
     try {
       const graph = new Graph({ multi: true, type: 'directed' })
       graph.import({ nodes: g.nodes, edges: g.edges })
-      const s = new Sigma(graph, box, { settings: { renderEdgeLabels: true, labelRenderedSizeThreshold: 0 } })
+      // Edge labels cost the most to draw (canvas text per edge): only on small neighbourhoods; hover shows the rest.
+      const s = new Sigma(graph, box, { settings: { renderEdgeLabels: g.edges.length <= 24, labelRenderedSizeThreshold: 0 } })
       s.on('clickNode', ({ node }: { node: string }) => (location.hash = `#/entity/${enc(node)}`))
       graphs.push(s)
       // How many nodes landed inside the drawing, well apart (a degenerate layout piles them up or flings them out).
