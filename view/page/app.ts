@@ -98,7 +98,7 @@ function graphEl(g: GraphView, note?: string): HTMLElement {
       // How many nodes landed inside the drawing, well apart (a degenerate layout piles them up or flings them out).
       const w = box.clientWidth
       const ht = box.clientHeight
-      const at = graph.nodes().map((n) => s.graphToViewport(s.getNodeDisplayData(n)!))
+      const at = graph.nodes().map((n) => s.graphToViewport(graph.getNodeAttributes(n) as { x: number; y: number }))
       const inside = at.filter((p) => p.x >= 0 && p.x <= w && p.y >= 0 && p.y <= ht).length
       const apart = at.every((p, i) => at.every((q, j) => i === j || Math.hypot(p.x - q.x, p.y - q.y) > 4))
       box.setAttribute('data-nodes-inside', String(inside))
