@@ -91,8 +91,10 @@ function graphEl(g: GraphView, note?: string): HTMLElement {
     try {
       const graph = new Graph({ multi: true, type: 'directed' })
       graph.import({ nodes: g.nodes, edges: g.edges })
-      // Edge labels cost the most to draw (canvas text per edge): only on small neighbourhoods; hover shows the rest.
-      const s = new Sigma(graph, box, { settings: { renderEdgeLabels: g.edges.length <= 24, labelRenderedSizeThreshold: 0 } })
+      // Labels cost the most to draw (canvas text per item): every label on small neighbourhoods; on hubs, no edge
+      // labels and sigma's own label thinning (hover shows a node's label).
+      const small = g.edges.length <= 24
+      const s = new Sigma(graph, box, { settings: small ? { renderEdgeLabels: true, labelRenderedSizeThreshold: 0 } : { renderEdgeLabels: false } })
       s.on('clickNode', ({ node }: { node: string }) => (location.hash = `#/entity/${enc(node)}`))
       graphs.push(s)
       // How many nodes landed inside the drawing, well apart (a degenerate layout piles them up or flings them out).
