@@ -94,7 +94,7 @@ function graphEl(g: GraphView, note?: string): HTMLElement {
       // Labels cost the most to draw (canvas text per item): every label on small neighbourhoods; on hubs, no edge
       // labels and sigma's own label thinning (hover shows a node's label).
       const small = g.edges.length <= 24
-      const s = new Sigma(graph, box, { settings: small ? { renderEdgeLabels: true, labelRenderedSizeThreshold: 0 } : { renderEdgeLabels: false } })
+      const s = new Sigma(graph, box, small ? { renderEdgeLabels: true, labelRenderedSizeThreshold: 0 } : { renderEdgeLabels: false })
       s.on('clickNode', ({ node }: { node: string }) => (location.hash = `#/entity/${enc(node)}`))
       graphs.push(s)
       // How many nodes landed inside the drawing, well apart (a degenerate layout piles them up or flings them out).
