@@ -49,7 +49,7 @@ export interface EdgeView {
 
 /** Nodes and edges with positions, ready for a renderer (graphology's serialized shape). */
 export interface GraphView {
-  nodes: { key: string; attributes: { label: string; x: number; y: number; size: number; color: string; type: string } }[]
+  nodes: { key: string; attributes: { label: string; x: number; y: number; size: number; color: string; /** Not `type`: sigma reads that as the node program. */ entityType: string } }[]
   edges: { key: string; source: string; target: string; attributes: { label: string; color: string } }[]
   /** Edges around the entity left out of the drawing (hubs are capped). */
   omitted: number

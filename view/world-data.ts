@@ -197,7 +197,7 @@ export class WorldData {
     const addNode = (nid: string) => {
       if (g.hasNode(nid)) return
       const s = this.summary(nid)
-      g.addNode(nid, { label: s.name, type: s.type, color: this.typeColor.get(s.type) ?? '#999', size: nid === id ? 12 : 7, x: 0, y: 0 })
+      g.addNode(nid, { label: s.name, entityType: s.type, color: this.typeColor.get(s.type) ?? '#999', size: nid === id ? 12 : 7, x: 0, y: 0 })
     }
     addNode(id)
     for (const r of rows) {
@@ -311,7 +311,7 @@ export class WorldData {
       if (g.hasNode(nid)) return
       const s = this.summary(nid)
       // Zig-zag rows: a straight line has no extent in y, which sigma's rescaling cannot draw.
-      g.addNode(nid, { label: s.name, type: s.type, color: this.typeColor.get(s.type) ?? '#999', size: 9, x: col, y: (col++ % 2) * 0.4 })
+      g.addNode(nid, { label: s.name, entityType: s.type, color: this.typeColor.get(s.type) ?? '#999', size: 9, x: col, y: (col++ % 2) * 0.4 })
     }
     path.forEach((eid, i) => {
       const e = this.world.edge(eid)
