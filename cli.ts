@@ -61,6 +61,11 @@ export const GROUPS: CommandGroup[] = [
     describe: 'SearchGymBench: run policies, report, compare runs',
     load: async () => named((await import('./bench')).benchCommands(), 'bench'),
   },
+  {
+    command: 'view',
+    describe: 'a local web viewer: entities, documents and verification, questions, trajectories, training curves',
+    load: async () => named((await import('./view')).viewCommands(), 'view'),
+  },
 ]
 
 /** The top-level word of a command line (the first argument that is not an option), if any. */

@@ -1,5 +1,5 @@
 // tests/import-boundaries: the package boundaries of README's map, checked over the real import graph — no import from
-// a lower package to a higher one (infra < world < gym < agent < curriculum < bench < cli.ts), every cross-package
+// a lower package to a higher one (infra < world < gym < agent < curriculum < bench < view < cli.ts), every cross-package
 // import through the target's index.ts, no cycles between folders. Each failure lists every offending import.
 // Leaves — tests (tests/**, *.test.ts), contract suites (*.contract.ts) and measurement scripts (bench/perf/**, and
 // bench/parity/**, bench/gpu/**) — may reach any package's internals (they test or time them), but no runtime file

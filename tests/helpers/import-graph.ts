@@ -5,11 +5,11 @@ import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { dirname, join, normalize, relative } from 'node:path'
 
 /** Runtime packages, lowest first: a file may import only from its own layer or a lower one. */
-export const LAYERS = ['infra', 'world', 'gym', 'agent', 'curriculum', 'bench'] as const
+export const LAYERS = ['infra', 'world', 'gym', 'agent', 'curriculum', 'bench', 'view'] as const
 /** Packages whose surface is their index.ts: another package imports only `<pkg>/index.ts`. */
-export const SURFACES = ['infra/engine', 'world', 'gym', 'agent', 'curriculum', 'bench'] as const
+export const SURFACES = ['infra/engine', 'world', 'gym', 'agent', 'curriculum', 'bench', 'view'] as const
 /** Folders scanned (relative to the repository root). */
-const ROOTS = ['cli.ts', 'infra', 'world', 'gym', 'agent', 'curriculum', 'bench', 'tests']
+const ROOTS = ['cli.ts', 'infra', 'world', 'gym', 'agent', 'curriculum', 'bench', 'view', 'tests']
 
 export interface ImportEdge {
   from: string

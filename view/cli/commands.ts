@@ -1,0 +1,50 @@
+// view/cli/commands: `searchgym view [--world DIR] [--runs DIR...] [--port P] [--host H]` — opens the world and the
+// run folders (a missing or unfinished one is a one-line error before anything listens), serves the viewer, prints
+// its URL, and runs until SIGINT/SIGTERM.
+import type { ArgumentsCamelCase } from 'yargs'
+import { handler, type Command } from '../../infra/cli-util'
+import { ViewError } from '../errors'
+import { openRuns } from '../runs'
+import { startViewer } from '../server'
+import { WorldData } from '../world-data'
+
+interface ViewArgs {
+  world?: string
+  runs?: string[]
+  port: number
+  host: string
+}
+
+export const viewCommand: Command = {
+  command: 'view',
+  describe: 'a local web viewer: entities, documents and verification, questions, trajectories, training curves',
+  builder: (y) =>
+    y
+      .option('world', { type: 'string', describe: 'a built world folder (worlds/<name>)' })
+      .option('runs', { type: 'string', array: true, describe: 'bench run folders and training run folders, several allowed' })
+      .option('port', { type: 'number', default: 4173, describe: 'port to listen on (0: any free port)' })
+      .option('host', { type: 'string', default: '127.0.0.1', describe: 'address to bind; only loopback unless you name another' }),
+  handler: handler(async (raw: ArgumentsCamelCase) => {
+    const a = raw as unknown as ViewArgs
+    if (!Number.isInteger(a.port) || a.port < 0 || a.port > 65535) throw new ViewError('cli.bad_flag', `--port must be an integer in [0, 65535], got ${String(a.port)}`)
+    if (typeof a.host !== 'string' || a.host.trim() === '') throw new ViewError('cli.bad_flag', '--host must be a host name or address, e.g. 127.0.0.1')
+    if (a.world === undefined && !a.runs?.length) throw new ViewError('cli.nothing', 'give --world DIR, --runs DIR..., or both (e.g. searchgym view --world worlds/tiny --runs runs/oracle)')
+    if (a.world !== undefined && (typeof a.world !== 'string' || a.world.trim() === '')) throw new ViewError('cli.bad_flag', '--world must be a world folder')
+    const runs = openRuns((a.runs ?? []).map(String))
+    const world = a.world ? WorldData.open(a.world) : null
+    const v = await startViewer({ world, runs }, { host: a.host, port: a.port })
+    process.stdout.write(`searchgym view: ${v.url}\n`)
+    const stop = async () => {
+      await v.close()
+      world?.close()
+      process.exit(0)
+    }
+    process.once('SIGINT', stop)
+    process.once('SIGTERM', stop)
+    await new Promise(() => {})
+  }),
+}
+
+export function viewCommands(): Command[] {
+  return [viewCommand]
+}
