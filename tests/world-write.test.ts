@@ -109,7 +109,7 @@ test('rewritten documents are new text whose recorded fact sentences are all in 
 
 test('verification, QA and the oracle check stage ran on the rewritten world; gym check solves every served question', async () => {
   const stages = rows<{ name: string; status: string }>(first.dir, 'SELECT name, status FROM stages ORDER BY rowid')
-  expect(stages.map((s) => s.name)).toEqual(['graph', 'docs', 'write', 'index', 'verify', 'qa', 'split', 'rephrase', 'check'])
+  expect(stages.map((s) => s.name)).toEqual(['graph', 'docs', 'write', 'index', 'verify', 'qa', 'check', 'split', 'rephrase'])
   expect(stages.every((s) => s.status === 'done')).toBe(true)
   const check = await runCli(['gym', 'check', first.dir])
   expect(check.stderr).toBe('')
