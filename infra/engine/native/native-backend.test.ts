@@ -10,7 +10,7 @@ import { LORA_TARGETS } from '../lora'
 import { createKvCache, createRandomModel, decoderStack } from '../model'
 import { runModelContract } from '../model-contract'
 import { loadNativeAddon } from './addon'
-import { createNativeBackend } from './native-backend'
+import { createNativeBackend, sizeClass } from './native-backend'
 
 const { addon, reason } = loadNativeAddon()
 
@@ -110,3 +110,20 @@ if (!addon) {
     })
   })
 }
+
+// Arena size classes: a freed block is reused by any tensor of its class, so shapes that change on every call (GRPO
+// turns of new lengths) do not grow memory for ever (bench/perf/native-cache-growth.ts).
+test('arena size classes: never smaller than asked, at most 19% (+64 B) larger, few classes over a range', () => {
+  expect(sizeClass(1)).toBe(64)
+  expect(sizeClass(65536)).toBe(65536)
+  const classes = new Set<number>()
+  for (let bytes = 1000; bytes <= 8_000_000; bytes += 997) {
+    const s = sizeClass(bytes)
+    expect(s).toBeGreaterThanOrEqual(bytes)
+    expect(s % 64).toBe(0)
+    expect(s).toBeLessThanOrEqual(Math.max(65536, bytes * 1.19 + 64))
+    classes.add(s)
+  }
+  // 64 KiB .. 8 MB spans 7 octaves: 4 classes each (plus the exact sizes below 64 KiB)
+  expect([...classes].filter((s) => s > 65536).length).toBeLessThanOrEqual(4 * 7 + 1)
+})
