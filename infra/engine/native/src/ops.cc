@@ -120,6 +120,24 @@ __attribute__((target("avx512f"))) void attendRow512(const float* q, const float
 }
 #endif
 
+#ifdef SG_X86
+/** expShifted (below) for the whole 16-blocks of x with AVX-512; returns their float64 sum. */
+__attribute__((target("avx512f"))) double expShifted512(const float* x, int64_t V, float max, float s, float* e, double* blocks) {
+  const __m512 vm = _mm512_set1_ps(max), vs = _mm512_set1_ps(s);
+  double z = 0;
+  for (int64_t i = 0; i + 16 <= V; i += 16) {
+    const __m512 ev = exp512(_mm512_mul_ps(_mm512_sub_ps(_mm512_loadu_ps(x + i), vm), vs));
+    _mm512_storeu_ps(e + i, ev);
+    const __m512d lo = _mm512_cvtps_pd(_mm512_castps512_ps256(ev));
+    const __m512d hi = _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(ev), 1)));
+    const double bs = _mm512_reduce_add_pd(_mm512_add_pd(lo, hi));
+    blocks[i / 16] = bs;
+    z += bs;
+  }
+  return z;
+}
+#endif
+
 using AttendFn = void (*)(const float*, const float*, const float*, int64_t, int64_t, int64_t, float, float*, float*);
 /** The row kernel every attention forward uses for head dim D: AVX-512 when the gemm kernel is avx512 (so
  *  SEARCHGYM_NATIVE_GEMM=portable also selects the scalar row) and D fits, else the scalar attendRow. */
@@ -568,8 +586,84 @@ std::vector<int32_t> support(const std::vector<double>& lp, int64_t topK, double
 }
 }  // namespace
 
+namespace {
+constexpr int64_t SAMPLE_BLOCK = 16;
+/** e[i] = exp((x[i] − max)·s) for i < V (float32, vector exp where the kernel is avx512), and the sum of each block of
+ *  SAMPLE_BLOCK values (float64, in order) into blocks; returns the float64 sum of all of them (blocks in order). */
+double expShifted(const float* x, int64_t V, float max, float s, float* e, double* blocks) {
+  int64_t i = 0;
+  double z = 0;
+#ifdef SG_X86
+  if (std::strcmp(gemmKernel(), "avx512") == 0) {
+    z = expShifted512(x, V, max, s, e, blocks);
+    i = V / SAMPLE_BLOCK * SAMPLE_BLOCK;
+  }
+#endif
+  for (; i < V; i += SAMPLE_BLOCK) {
+    double bs = 0;
+    for (int64_t j = i; j < std::min(V, i + SAMPLE_BLOCK); j++) bs += (e[j] = std::exp((x[j] - max) * s));
+    blocks[i / SAMPLE_BLOCK] = bs;
+    z += bs;
+  }
+  return z;
+}
+
+/** The index drawn by target t ∈ [0, z) from the values e with block sums: the first i whose running sum exceeds t
+ *  (the last index when rounding leaves t ≥ the total). */
+int64_t drawIndex(const float* e, const double* blocks, int64_t V, double t) {
+  const int64_t nb = (V + SAMPLE_BLOCK - 1) / SAMPLE_BLOCK;
+  for (int64_t b = 0; b < nb; b++) {
+    if (t - blocks[b] >= 0 && b + 1 < nb) {
+      t -= blocks[b];
+      continue;
+    }
+    for (int64_t i = b * SAMPLE_BLOCK; i < std::min(V, (b + 1) * SAMPLE_BLOCK); i++) {
+      t -= e[i];
+      if (t < 0) return i;
+    }
+  }
+  return V - 1;
+}
+}  // namespace
+
 void sampleRows(const float* logits, int64_t R, int64_t V, SampleParams p, const double* uniforms, int32_t* ids, double* logprob,
                 double* modelLogprob) {
+  if (p.topK == 0 && p.topP == 1) {
+    // The full distribution (the common case): the exponentials once per row in float32 (vector exp), their sums in
+    // float64, the draw by a scan of block sums. Same rule as sample-row.ts (cumulative probabilities in id order);
+    // the probabilities differ from its float64 ones by float32 rounding (~1e-7 relative), so a draw can differ
+    // only when its uniform falls within that distance of a boundary.
+    parallelFor(R, (double)R * V * 20, [&](int64_t b, int64_t e) {
+      std::vector<float> ex(V);
+      std::vector<double> blocks((V + SAMPLE_BLOCK - 1) / SAMPLE_BLOCK);
+      for (int64_t r = b; r < e; r++) {
+        const float* row = logits + r * V;
+        float max = row[0];
+        int64_t best = 0;
+        for (int64_t i = 1; i < V; i++)
+          if (row[i] > max) {
+            max = row[i];
+            best = i;
+          }
+        const double zRaw = expShifted(row, V, max, 1.f, ex.data(), blocks.data());
+        const double lseRaw = (double)max + std::log(zRaw);
+        if (p.temperature == 0) {
+          ids[r] = (int32_t)best;
+          logprob[r] = 0;
+          modelLogprob[r] = (double)row[best] - lseRaw;
+          continue;
+        }
+        double z = zRaw;
+        const double s = 1 / p.temperature;
+        if (p.temperature != 1) z = expShifted(row, V, max, (float)s, ex.data(), blocks.data());
+        const int64_t id = drawIndex(ex.data(), blocks.data(), V, uniforms[r] * z);
+        ids[r] = (int32_t)id;
+        logprob[r] = ((double)row[id] - max) * s - std::log(z);
+        modelLogprob[r] = (double)row[id] - lseRaw;
+      }
+    });
+    return;
+  }
   parallelFor(R, (double)R * V * 40, [&](int64_t b, int64_t e) {
     std::vector<double> raw, scaled, ex;
     for (int64_t r = b; r < e; r++) {
