@@ -1,6 +1,6 @@
 // infra/engine/native/native-backend.test: the native backend runs the shared backend and model contracts unchanged,
-// plus what only it has: the portable gemm fallback against the SIMD kernel, thread-count independence, and
-// "same seed, same bits" for two identical training steps. When the addon was not built these report themselves
+// plus what only it has: the portable gemm fallback against the SIMD kernel, thread-count independence (gemm, the
+// few-row gemm, a decode step split over threads), and "same seed, same bits" for two identical training steps. When the addon was not built these report themselves
 // skipped, with the reason.
 import { Rng } from '../../rng'
 import { runBackendContract } from '../backend-contract'
@@ -62,6 +62,64 @@ if (!addon) {
       try {
         const one = run(1), three = run(3)
         expect(Buffer.from(three.buffer).equals(Buffer.from(one.buffer))).toBe(true)
+      } finally {
+        addon!.threads(threads)
+      }
+    })
+
+    test('the few-row (decode) gemm: same bits on 1 and 3 threads when the columns do not split evenly into tiles', () => {
+      const M = 7, N = 1030, K = 300 // 2·M·N·K is above the parallel threshold, N mod 4 ≠ 0
+      const { A, B } = randomGemm(7, M, N, K)
+      const threads = addon!.threads()
+      const run = (t: number): Float32Array => {
+        addon!.threads(t)
+        const C = new Float32Array(M * N)
+        addon!.gemm(M, N, K, 1, A, K, 1, B, 1, K, 0, C, N)
+        return C
+      }
+      try {
+        expect(Buffer.from(run(3).buffer).equals(Buffer.from(run(1).buffer))).toBe(true)
+      } finally {
+        addon!.threads(threads)
+      }
+    })
+
+    test('a decode step (one token per sequence) gives the same bits on 1 and 2 threads and as its rows in chunks of 4', () => {
+      const be = createNativeBackend()
+      const m = createRandomModel(presetConfig('tiny', 64, [1]), new Rng(6), be, { std: 0.3 })
+      const stack = decoderStack(m)
+      const rng = new Rng(8)
+      const R = 11 // chunks of 4, 4, 3 rows
+      const caches = Array.from({ length: R }, () => createKvCache(m, 16))
+      const lens = Array.from({ length: R }, (_, i) => 2 + (i % 5))
+      const prompt = Int32Array.from({ length: lens.reduce((a, x) => a + x, 0) }, () => rng.int(0, 63))
+      const cuP = new Int32Array(R + 1)
+      lens.forEach((n, i) => (cuP[i + 1] = cuP[i] + n))
+      be.release(be.forwardCached(stack, prompt, cuP, caches, new Int32Array(R)))
+      const ids = Int32Array.from({ length: R }, () => rng.int(0, 63)), starts = Int32Array.from(lens)
+      const step = (rows: [number, number]): Float32Array => {
+        const [a, b] = rows
+        const out = be.forwardCached(stack, ids.subarray(a, b), Int32Array.from({ length: b - a + 1 }, (_, i) => i), caches.slice(a, b), starts.subarray(a, b))
+        const host = be.toHost(out)
+        be.release(out)
+        return host
+      }
+      const threads = addon!.threads()
+      try {
+        addon!.threads(1)
+        const one = step([0, R])
+        addon!.threads(2)
+        const two = step([0, R])
+        const chunks = [step([0, 4]), step([4, 8]), step([8, R])]
+        const joined = new Float32Array(one.length)
+        let o = 0
+        for (const c of chunks) {
+          joined.set(c, o)
+          o += c.length
+        }
+        expect(one.some((x) => x !== 0)).toBe(true)
+        expect(Buffer.from(two.buffer).equals(Buffer.from(one.buffer))).toBe(true)
+        expect(Buffer.from(joined.buffer).equals(Buffer.from(one.buffer))).toBe(true)
       } finally {
         addon!.threads(threads)
       }

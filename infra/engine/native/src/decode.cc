@@ -2,7 +2,8 @@
 // their own KV caches, in ONE addon call (prefill of prompts / appended observations, and each batched decode step).
 // It runs the same kernels in the same order as the op-by-op path (infra/engine/forward-cached.ts, model.forward with
 // caches): same gemm shapes, same attendRow per (row, head), same norms — so its results equal that path's bit for
-// bit on this machine, without a JavaScript round trip per op. Scratch buffers are per call.
+// bit on this machine, without a JavaScript round trip per op. Scratch buffers are per call. A decode step (one token
+// per sequence) runs in chunks of rows, one thread per group of chunks (see forwardCached below).
 #include <algorithm>
 #include <cstring>
 #include <vector>
@@ -28,10 +29,10 @@ void linear(const float* x, int64_t N, const StackLinear& l, float* y, std::vect
     gemm(N, M, r, 1.f, Mat{xa.data(), DType::F32, r, 1}, Mat{l.loraB, DType::F32, 1, r}, 1.f, y, M);
   }
 }
-}  // namespace
 
-void forwardCached(const Stack& s, const int32_t* ids, const int32_t* cu, int64_t B, const int32_t* starts, float* const* kc,
-                   float* const* vc, float* out) {
+/** The stack over B sequences in one pass (every op over all rows; the ops split their own loops over threads). */
+void forwardStack(const Stack& s, const int32_t* ids, const int32_t* cu, int64_t B, const int32_t* starts, float* const* kc,
+                  float* const* vc, float* out) {
   const int64_t N = cu[B], C = s.C, H = s.H, KV = s.KV, D = s.D, L = (int64_t)s.layers.size(), W = KV * D;
   std::vector<int32_t> pos(N);
   for (int64_t b = 0; b < B; b++)
@@ -84,5 +85,39 @@ void forwardCached(const Stack& s, const int32_t* ids, const int32_t* cu, int64_
     add(x.data(), o.data(), x.data(), N * C);
   }
   for (int64_t b = 0; b < B; b++) rmsnorm(x.data() + (cu[b + 1] - 1) * C, s.norm, 1, C, s.eps, out + b * C);
+}
+}  // namespace
+
+/** Rows per decode chunk: the few-row gemm groups rows by 4 from its first row, so a row's arithmetic is the same in
+ *  any run of whole chunks — chunks can go to different threads without changing a bit. */
+constexpr int64_t DECODE_CHUNK = 4;
+/** Below this many flops a decode step stays on one thread (waking the other costs more). */
+constexpr double DECODE_PARALLEL_FLOPS = 5e5;
+
+void forwardCached(const Stack& s, const int32_t* ids, const int32_t* cu, int64_t B, const int32_t* starts, float* const* kc,
+                   float* const* vc, float* out) {
+  bool decode = B > DECODE_CHUNK;
+  for (int64_t b = 0; b < B && decode; b++) decode = cu[b + 1] - cu[b] == 1;
+  if (!decode) return forwardStack(s, ids, cu, B, starts, kc, vc, out);
+  // A decode step (one new token per sequence): sequences are independent, so the rows go in chunks to the threads
+  // and each thread runs the whole stack over its own rows — one hand-off per step instead of one per op. A thread
+  // takes its chunks two at a time (≤ 8 rows: the few-row gemm, each weight tile read once for all of them).
+  const int64_t L = (int64_t)s.layers.size(), chunks = (B + DECODE_CHUNK - 1) / DECODE_CHUNK;
+  double params = (double)s.V * s.C;
+  for (const StackLayer& lw : s.layers)
+    for (const StackLinear* li : {&lw.q, &lw.k, &lw.v, &lw.o, &lw.gate, &lw.up, &lw.down}) params += (double)li->M * li->K;
+  auto run = [&](int64_t c0, int64_t c1) {
+    int32_t cuLocal[2 * DECODE_CHUNK + 1];
+    for (int64_t i = 0; i <= 2 * DECODE_CHUNK; i++) cuLocal[i] = (int32_t)i;
+    for (int64_t c = c0; c < c1; c += 2) {
+      const int64_t r0 = c * DECODE_CHUNK, r1 = std::min(B, std::min(c1, c + 2) * DECODE_CHUNK);
+      forwardStack(s, ids + r0, cuLocal, r1 - r0, starts + r0, kc + r0 * L, vc + r0 * L, out + r0 * s.C);
+    }
+  };
+  if (numThreads() == 1 || inParallelJob() || 2.0 * B * params < DECODE_PARALLEL_FLOPS) return run(0, chunks);
+  parallelThreads([&](int t, int T) {
+    const int64_t c0 = chunks * t / T, c1 = chunks * (t + 1) / T;
+    if (c0 < c1) run(c0, c1);
+  });
 }
 }  // namespace sg

@@ -261,27 +261,29 @@ __attribute__((target("avx512f"))) inline void gemvTile(int64_t K, const float* 
     }
 }
 
-template <int MB, bool BF>
-__attribute__((target("avx512f"))) void gemvRows(int64_t n0, int64_t n1, int64_t K, float alpha, const float* A, int64_t lda, const void* B,
-                                                  int64_t ldb, float beta, float* C, int64_t ldc) {
-  int64_t n = n0;
-  for (; n + 4 <= n1; n += 4) gemvTile<MB, 4, BF>(K, A, lda, B, ldb, n, alpha, beta, C, ldc);
-  for (; n < n1; n++) gemvTile<MB, 1, BF>(K, A, lda, B, ldb, n, alpha, beta, C, ldc);
+/** Outputs [n0, n1) for all M rows: each tile of 4 weight rows is read from memory once and used for every group of
+ *  4 rows of A while it is in L1 (rows in groups of 4 from row 0, so a row's arithmetic depends only on M mod 4). */
+template <int NB, bool BF>
+__attribute__((target("avx512f"))) inline void gemvColumns(int64_t M, int64_t n, int64_t K, float alpha, const float* A, int64_t lda,
+                                                          const void* B, int64_t ldb, float beta, float* C, int64_t ldc) {
+  for (int64_t m = 0; m < M; m += 4) {
+    const float* a = A + m * lda;
+    float* c = C + m * ldc;
+    switch (M - m < 4 ? M - m : 4) {
+      case 4: gemvTile<4, NB, BF>(K, a, lda, B, ldb, n, alpha, beta, c, ldc); break;
+      case 3: gemvTile<3, NB, BF>(K, a, lda, B, ldb, n, alpha, beta, c, ldc); break;
+      case 2: gemvTile<2, NB, BF>(K, a, lda, B, ldb, n, alpha, beta, c, ldc); break;
+      default: gemvTile<1, NB, BF>(K, a, lda, B, ldb, n, alpha, beta, c, ldc); break;
+    }
+  }
 }
 
 template <bool BF>
 __attribute__((target("avx512f"))) void gemvAvx512(int64_t M, int64_t n0, int64_t n1, int64_t K, float alpha, const float* A, int64_t lda,
                                                     const void* B, int64_t ldb, float beta, float* C, int64_t ldc) {
-  for (int64_t m = 0; m < M; m += 4) {
-    const float* a = A + m * lda;
-    float* c = C + m * ldc;
-    switch (M - m < 4 ? M - m : 4) {
-      case 4: gemvRows<4, BF>(n0, n1, K, alpha, a, lda, B, ldb, beta, c, ldc); break;
-      case 3: gemvRows<3, BF>(n0, n1, K, alpha, a, lda, B, ldb, beta, c, ldc); break;
-      case 2: gemvRows<2, BF>(n0, n1, K, alpha, a, lda, B, ldb, beta, c, ldc); break;
-      default: gemvRows<1, BF>(n0, n1, K, alpha, a, lda, B, ldb, beta, c, ldc); break;
-    }
-  }
+  int64_t n = n0;
+  for (; n + 4 <= n1; n += 4) gemvColumns<4, BF>(M, n, K, alpha, A, lda, B, ldb, beta, C, ldc);
+  for (; n < n1; n++) gemvColumns<1, BF>(M, n, K, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 #endif
 
@@ -336,9 +338,12 @@ void gemm(int64_t M, int64_t N, int64_t K, float alpha, Mat A, Mat B, float beta
 #ifdef SG_X86
   if (current() == Kern::Avx512 && M <= GEMV_MAX_ROWS && A.dtype == DType::F32 && A.cs == 1 && B.rs == 1) {
     const bool bf = B.dtype == DType::BF16;
-    parallelFor(N, 2.0 * M * N * K, [&](int64_t b, int64_t e) {
-      if (bf) gemvAvx512<true>(M, b, e, K, alpha, static_cast<const float*>(A.data), A.rs, B.data, B.cs, beta, C, ldc);
-      else gemvAvx512<false>(M, b, e, K, alpha, static_cast<const float*>(A.data), A.rs, B.data, B.cs, beta, C, ldc);
+    // Split at multiples of 4 columns, so which columns share a tile (and so each output's rounding) does not depend
+    // on the thread count.
+    parallelFor((N + 3) / 4, 2.0 * M * N * K, [&](int64_t b, int64_t e) {
+      const int64_t n0 = 4 * b, n1 = std::min(N, 4 * e);
+      if (bf) gemvAvx512<true>(M, n0, n1, K, alpha, static_cast<const float*>(A.data), A.rs, B.data, B.cs, beta, C, ldc);
+      else gemvAvx512<false>(M, n0, n1, K, alpha, static_cast<const float*>(A.data), A.rs, B.data, B.cs, beta, C, ldc);
     });
     return;
   }

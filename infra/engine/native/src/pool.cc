@@ -11,6 +11,10 @@
 
 namespace sg {
 namespace {
+/** True on a thread while it runs a share of a pool job: a parallelFor inside one runs inline (a nested job would
+ *  wait for the pool it is part of). */
+thread_local bool inJob = false;
+
 struct Pool {
   std::mutex mu;
   std::condition_variable cv, done;
@@ -48,7 +52,9 @@ struct Pool {
         j = job;
         T = size;
       }
+      inJob = true;
       (*j)(t, T);
+      inJob = false;
       {
         std::lock_guard<std::mutex> g(mu);
         if (--pending == 0) done.notify_one();
@@ -69,7 +75,9 @@ struct Pool {
       generation++;
     }
     cv.notify_all();
+    inJob = true;
     fn(0, size);
+    inJob = false;
     std::unique_lock<std::mutex> g(mu);
     done.wait(g, [&] { return pending == 0; });
   }
@@ -97,11 +105,19 @@ void setNumThreads(int n) {
   p.start(n);
 }
 
-void parallelThreads(const std::function<void(int, int)>& fn) { pool().run(fn); }
+void parallelThreads(const std::function<void(int, int)>& fn) {
+  if (inJob) {  // nested: this thread is one share of an outer job; run every share here, in order
+    for (int t = 0, T = pool().size; t < T; t++) fn(t, T);
+    return;
+  }
+  pool().run(fn);
+}
+
+bool inParallelJob() { return inJob; }
 
 void parallelFor(int64_t n, double work, const std::function<void(int64_t, int64_t)>& fn) {
   if (n <= 0) return;
-  if (n == 1 || work < MIN_PARALLEL_WORK || numThreads() == 1) {
+  if (n == 1 || work < MIN_PARALLEL_WORK || inJob || numThreads() == 1) {
     fn(0, n);
     return;
   }

@@ -15,6 +15,9 @@ void setNumThreads(int n);
  *  waking a worker costs more than small ops (and much more on a loaded machine). */
 void parallelFor(int64_t n, double work, const std::function<void(int64_t, int64_t)>& fn);
 constexpr double MIN_PARALLEL_WORK = 4e6;
-/** fn(t, T) once per thread t of T (for per-thread scratch). */
+/** fn(t, T) once per thread t of T (for per-thread scratch). Inside a share of another job every share runs on the
+ *  calling thread, in order. */
 void parallelThreads(const std::function<void(int, int)>& fn);
+/** True while the calling thread runs a share of a pool job (nested parallel loops run inline). */
+bool inParallelJob();
 }  // namespace sg
