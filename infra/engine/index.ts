@@ -25,7 +25,7 @@ export {
   createKvCache, forkKvCache, forward, backward, logits, targetLogprobs,
 } from './model'
 export { type LoraConfig, type LoraTarget, LoraAdapter, LORA_TARGETS, parseLoraTargets, createLoraAdapter, saveLoraAdapter, loadLoraAdapter } from './lora'
-export { type SamplingParams, type SampledSequence, generate, generateBatch } from './sample'
+export { type SamplingParams, type SampledSequence, generate, generateBatch, releaseMergedForSampling } from './sample'
 export { KvPrefixCache, prefixStamp, type PrefixStamp } from './prefix-cache'
 export { forwardCachedReference } from './forward-cached'
 export { decoderStack } from './model'

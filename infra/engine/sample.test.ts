@@ -1,7 +1,12 @@
 // infra/engine/sample.test: the truncation rules of one draw (top-k, top-p, their order, the fast path for large
-// vocabularies) and the draw's log-probs, on hand-made distributions.
+// vocabularies) and the draw's log-probs, on hand-made distributions; the merged sampling copy's reuse and rebuild.
 import { Rng } from '../rng'
-import { samplingSupport, sampleToken } from './sample'
+import { presetConfig } from './config'
+import { Learner } from './learner'
+import { LORA_TARGETS } from './lora'
+import { createRandomModel } from './model'
+import { generate, releaseMergedForSampling, samplingSupport, sampleToken } from './sample'
+import { createTsBackend } from './ts-backend'
 
 const lpOf = (p: number[]) => Float64Array.from(p, Math.log)
 
@@ -42,4 +47,34 @@ test('sampleToken: draws follow the truncated distribution and report its log-pr
   expect(counts[1] / 4000).toBeCloseTo(0.625, 1)
   const greedy = sampleToken(row, { temperature: 0, topK: 0, topP: 1 }, rng)
   expect(greedy).toEqual({ id: 1, logprob: 0, modelLogprob: expect.closeTo(Math.log(0.5), 5) })
+})
+
+test('the merged sampling copy is kept between calls and rebuilt when the adapter changes (an optimizer step)', () => {
+  const be = createTsBackend()
+  let merges = 0
+  const mergeLora = be.mergeLora.bind(be)
+  be.mergeLora = (w, lora) => {
+    merges++
+    return mergeLora(w, lora)
+  }
+  const m = createRandomModel(presetConfig('tiny', 32, [31]), new Rng(2), be, { std: 0.3 })
+  const learner = new Learner(m, { lora: { rank: 4, alpha: 8, targets: [...LORA_TARGETS] }, seed: 3 })
+  const perMerge = m.config.numLayers * LORA_TARGETS.length
+  const step = (): void => {
+    learner.forwardBackward([{ inputTokens: [1, 2, 3, 4], targetTokens: [2, 3, 4, 5], advantages: [1, 1, 1, 1], oldLogprobs: [-3, -3, -3, -3] }], { name: 'ppo' })
+    learner.optimStep({ lr: 0.05 })
+  }
+  step() // lora_B ≠ 0, so the adapter matters
+  const params = { n: 3, maxNewTokens: 12, seed: 4, eosTokenIds: [] }
+  const a = generate(m, [1, 2, 3], params)
+  expect(merges).toBe(perMerge)
+  expect(generate(m, [1, 2, 3], params)).toEqual(a) // same adapter: the kept copy, same samples
+  expect(merges).toBe(perMerge)
+  step()
+  const b = generate(m, [1, 2, 3], params)
+  expect(merges).toBe(2 * perMerge) // the step changed the adapter's values: merged again
+  expect(b.map((s) => s.modelLogprobs)).not.toEqual(a.map((s) => s.modelLogprobs))
+  releaseMergedForSampling(m)
+  expect(generate(m, [1, 2, 3], params)).toEqual(b) // a fresh merge of the same values gives the same samples
+  expect(merges).toBe(3 * perMerge)
 })

@@ -3,7 +3,7 @@
 // It works on token ids only (the tokenizer and chat template live elsewhere).
 import { EngineError } from '../errors'
 import { Rng } from '../rng'
-import type { Tensor } from './backend'
+import type { DecoderStack, Tensor } from './backend'
 import { type CausalLM, type KvCache, createKvCache, decoderStack, forkKvCache, logits, mergeAdapter } from './model'
 import { type KvPrefixCache, type PrefixStamp, prefixStamp } from './prefix-cache'
 import { sampleFromRow } from './sample-row'
@@ -129,19 +129,50 @@ function push(s: Live, d: { id: number; logprob: number; modelLogprob: number },
 export function generateBatch(model: CausalLM, prompts: readonly (readonly number[])[], params: SamplingParams): SampledSequence[][] {
   const r = resolve(model, params)
   if (prompts.length === 0) return []
-  // Decoding applies the adapter at every step for a few rows; merging it into the weights once per call (as
-  // servers do) costs one W + scale·B·A per linear and saves two small matmuls per linear per step. Only while the
-  // merged copies stay small (MERGE_FOR_SAMPLING_BYTES); log-probs differ from the unmerged model by rounding only.
-  const merged = r.useLora && model.adapter && mergedBytes(model) <= MERGE_FOR_SAMPLING_BYTES ? mergeAdapter(model) : undefined
-  try {
-    return generateWith(merged ?? model, prompts, r, r.prefixCache ? prefixStamp(model, r.useLora) : undefined)
-  } finally {
-    if (merged) releaseMerged(model, merged)
-  }
+  // Decoding applies the adapter at every step for a few rows; merging it into the weights (as servers do) costs one
+  // W + scale·B·A per linear and saves two small matmuls per linear per step. The merged copy is kept with the model
+  // and rebuilt only when the adapter's values change (an optimizer step, a new adapter), while it stays small
+  // (MERGE_FOR_SAMPLING_BYTES); log-probs differ from the unmerged model by float32 rounding only.
+  const wantMerge = r.useLora && model.adapter !== undefined && mergedBytes(model) <= MERGE_FOR_SAMPLING_BYTES
+  const stamp = r.prefixCache || wantMerge ? prefixStamp(model, r.useLora) : undefined
+  const merged = wantMerge ? mergedFor(model, stamp!) : undefined
+  return generateWith(merged?.model ?? model, prompts, r, r.prefixCache ? stamp : undefined, merged?.stack)
 }
 
 /** Upper bound of the extra bytes a merged copy of the adapted weights may take while sampling. */
 export const MERGE_FOR_SAMPLING_BYTES = 256 * 2 ** 20
+
+/** A model's merged copy for sampling: the adapter object, weights and adapter fingerprint it was built from, and its
+ *  decoder stack (kept, so a backend that binds a stack once — native — binds it once per merge, not per call). */
+interface MergedEntry {
+  adapter: NonNullable<CausalLM['adapter']>
+  weights: CausalLM['weights']
+  key: string
+  model: CausalLM
+  stack: DecoderStack
+}
+const mergedCache = new WeakMap<CausalLM, MergedEntry>()
+
+/** The merged copy of model's adapted weights for the adapter's values now (prefixStamp's fingerprint: Σx² of each
+ *  LoRA tensor), reusing the last one when nothing changed; the previous copy is released when it is replaced. */
+function mergedFor(model: CausalLM, stamp: PrefixStamp): MergedEntry {
+  const ad = model.adapter!
+  const hit = mergedCache.get(model)
+  if (hit && hit.adapter === ad && hit.weights === model.weights && hit.key === stamp.key) return hit
+  if (hit) releaseMerged(hit.weights, hit.model)
+  const m = mergeAdapter(model)
+  const entry: MergedEntry = { adapter: ad, weights: model.weights, key: stamp.key, model: m, stack: decoderStack(m, true) }
+  mergedCache.set(model, entry)
+  return entry
+}
+
+/** Drop the merged sampling copy kept for this model (its tensors are released now); the next call merges again. */
+export function releaseMergedForSampling(model: CausalLM): void {
+  const hit = mergedCache.get(model)
+  if (!hit) return
+  mergedCache.delete(model)
+  releaseMerged(hit.weights, hit.model)
+}
 
 function mergedBytes(model: CausalLM): number {
   const ad = model.adapter!
@@ -152,10 +183,10 @@ function mergedBytes(model: CausalLM): number {
   return n
 }
 
-function releaseMerged(model: CausalLM, merged: CausalLM): void {
+function releaseMerged(weights: CausalLM['weights'], merged: CausalLM): void {
   merged.weights.layers.forEach((lw, l) => {
-    const orig = model.weights.layers[l]
-    for (const k of Object.keys(lw) as (keyof typeof lw)[]) if (lw[k] && lw[k] !== orig[k]) model.backend.release(lw[k]!)
+    const orig = weights.layers[l]
+    for (const k of Object.keys(lw) as (keyof typeof lw)[]) if (lw[k] && lw[k] !== orig[k]) merged.backend.release(lw[k]!)
   })
 }
 
@@ -166,14 +197,14 @@ function cuOf(lengths: readonly number[]): Int32Array {
   return cu
 }
 
-function generateWith(model: CausalLM, prompts: readonly (readonly number[])[], r: Resolved, stamp?: PrefixStamp): SampledSequence[][] {
+function generateWith(model: CausalLM, prompts: readonly (readonly number[])[], r: Resolved, stamp?: PrefixStamp, boundStack?: DecoderStack): SampledSequence[][] {
   const be = model.backend
   prompts.forEach((p, i) => {
     if (p.length === 0) throw new EngineError('engine.sampling_prompt', `prompt ${i} is empty; give at least one token (e.g. BOS)`)
   })
   // One backend call per prefill and per decode step (forwardCached: the whole stack, every row, KV-cache appends
   // and cached attention inside the backend), then the head and sampleRows: three calls per generated token batch.
-  const stack = decoderStack(model, r.useLora)
+  const stack = boundStack ?? decoderStack(model, r.useLora)
   const capacity = (p: readonly number[]): number => p.length + r.maxNewTokens
   // A prompt that extends a kept sequence continues its cache (only the new tokens are prefilled).
   const pc = r.prefixCache

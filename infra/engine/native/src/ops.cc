@@ -121,6 +121,13 @@ __attribute__((target("avx512f"))) void attendRow512(const float* q, const float
 #endif
 
 #ifdef SG_X86
+/** The largest of x[0, V/16·16) (V ≥ 16). */
+__attribute__((target("avx512f"))) float rowMax512(const float* x, int64_t V) {
+  __m512 m = _mm512_loadu_ps(x);
+  for (int64_t i = 16; i + 16 <= V; i += 16) m = _mm512_max_ps(m, _mm512_loadu_ps(x + i));
+  return _mm512_reduce_max_ps(m);
+}
+
 /** expShifted (below) for the whole 16-blocks of x with AVX-512; returns their float64 sum. */
 __attribute__((target("avx512f"))) double expShifted512(const float* x, int64_t V, float max, float s, float* e, double* blocks) {
   const __m512 vm = _mm512_set1_ps(max), vs = _mm512_set1_ps(s);
@@ -608,6 +615,19 @@ double expShifted(const float* x, int64_t V, float max, float s, float* e, doubl
   return z;
 }
 
+float rowMax(const float* x, int64_t V) {
+  int64_t i = 0;
+  float m = x[0];
+#ifdef SG_X86
+  if (V >= 16 && std::strcmp(gemmKernel(), "avx512") == 0) {
+    m = rowMax512(x, V);
+    i = V / 16 * 16;
+  }
+#endif
+  for (; i < V; i++) m = x[i] > m ? x[i] : m;
+  return m;
+}
+
 /** The index drawn by target t ∈ [0, z) from the values e with block sums: the first i whose running sum exceeds t
  *  (the last index when rounding leaves t ≥ the total). */
 int64_t drawIndex(const float* e, const double* blocks, int64_t V, double t) {
@@ -638,16 +658,12 @@ void sampleRows(const float* logits, int64_t R, int64_t V, SampleParams p, const
       std::vector<double> blocks((V + SAMPLE_BLOCK - 1) / SAMPLE_BLOCK);
       for (int64_t r = b; r < e; r++) {
         const float* row = logits + r * V;
-        float max = row[0];
-        int64_t best = 0;
-        for (int64_t i = 1; i < V; i++)
-          if (row[i] > max) {
-            max = row[i];
-            best = i;
-          }
+        const float max = rowMax(row, V);
         const double zRaw = expShifted(row, V, max, 1.f, ex.data(), blocks.data());
         const double lseRaw = (double)max + std::log(zRaw);
         if (p.temperature == 0) {
+          int64_t best = 0;  // the first maximum (ties: lower id), as sample-row.ts
+          while (best + 1 < V && !(row[best] == max)) best++;
           ids[r] = (int32_t)best;
           logprob[r] = 0;
           modelLogprob[r] = (double)row[best] - lseRaw;
