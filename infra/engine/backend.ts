@@ -23,6 +23,7 @@
 //                                                                   → headLogprobsBackward dhidden [N,C]
 //   sampleRows  logits [R,V], temperature/top-k/top-p, uniforms [R] → ids, log-probs (only ids cross to JS)
 //   forwardCached stack (weights of the whole decoder), ids [N], cu [B+1], per-sequence KV caches + starts [B]
+//   decodeSample stack, head [V,C], ids [B] (one token per sequence), caches + starts, sampling params, uniforms [B]
 //               → [B,C] final-normed hidden of each sequence's last token; the caches get the new keys/values.
 //               The composition of the ops above (forward-cached.ts is the reference); inference only, no backward.
 // Tolerances (backend-contract.ts): forwards within 1e-4 of a float64 naive reference (relative to max(1,|x|));
@@ -225,6 +226,14 @@ export interface Backend {
    * one call per decode step or prefill instead of one per op.
    */
   forwardCached(stack: DecoderStack, ids: Int32Array, cu: Int32Array, caches: readonly CacheTensors[], starts: Int32Array): Tensor
+
+  /**
+   * One decode step and its draw: forwardCached over B sequences of ONE new token each (ids [B] at positions starts,
+   * keys/values written into caches), the output head (hidden · headᵀ, head [V,C]) and sampleRows with uniforms [B].
+   * Equals those three calls (decodeSampleReference in forward-cached.ts, which ts and cuda use); a backend may fuse
+   * them so only ids and log-probs cross per step.
+   */
+  decodeSample(stack: DecoderStack, head: Tensor, ids: Int32Array, caches: readonly CacheTensors[], starts: Int32Array, params: RowSamplingParams, uniforms: Float64Array): SampledRows
 }
 
 export function numel(shape: readonly number[]): number {

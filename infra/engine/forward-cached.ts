@@ -2,9 +2,10 @@
 // batch of sequences that continue their own KV caches (prefill of prompts and appended observations, and every
 // decode step), composed from the boundary's ops exactly as model.forward composes them with caches. The ts and cuda
 // backends use this composition; the native backend runs the same kernels in one addon call
-// (native/src/decode.cc), and backend-contract.ts / model-contract.ts check the two agree.
+// (native/src/decode.cc), and backend-contract.ts / model-contract.ts check the two agree. decodeSampleReference: the
+// op decodeSample (a decode step, the head and the draw) composed the same way.
 import { EngineError } from '../errors'
-import type { Backend, CacheTensors, DecoderStack, StackLayer, Tensor } from './backend'
+import type { Backend, CacheTensors, DecoderStack, RowSamplingParams, SampledRows, StackLayer, Tensor } from './backend'
 
 function bad(what: string): never {
   throw new EngineError('engine.forward_cached', what)
@@ -81,4 +82,14 @@ export function forwardCachedReference(be: Backend, stack: DecoderStack, ids: In
   be.release(last)
   be.release(x)
   return hidden
+}
+
+/** The reference of the backend op decodeSample: forwardCached over one new token per sequence, the head, sampleRows. */
+export function decodeSampleReference(be: Backend, stack: DecoderStack, head: Tensor, ids: Int32Array, caches: readonly CacheTensors[], starts: Int32Array, params: RowSamplingParams, uniforms: Float64Array): SampledRows {
+  const hidden = be.forwardCached(stack, ids, Int32Array.from({ length: ids.length + 1 }, (_, i) => i), caches, starts)
+  const logits = be.linear(hidden, head)
+  be.release(hidden)
+  const out = be.sampleRows(logits, params, uniforms)
+  be.release(logits)
+  return out
 }

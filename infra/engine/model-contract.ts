@@ -1,7 +1,7 @@
 // infra/engine/model-contract: model-level checks every backend must pass with a tiny random Qwen3 — HF directory
 // round trip (f32, bf16, sharded), Qwen2-style bias + untied head, LoRA with B = 0 equals the base, merged adapter
 // equals unmerged, KV-cache decoding equals full recomputation, batched equals separate, the backend's fused
-// forwardCached (batched prefill + decode) equals the per-row forward, and the whole-model LoRA backward against
+// forwardCached (batched prefill + decode) equals the per-row forward, decodeSample equals its composition, and the whole-model LoRA backward against
 // finite differences. Call runModelContract({ name, make }) from a *.test.ts file (jest globals).
 import { mkdtempSync, rmSync, readdirSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -16,7 +16,7 @@ import {
   backward, createKvCache, createRandomModel, decoderStack, forward, loadModel, logits, mergeAdapter, saveModel, targetLogprobs,
   targetLogprobsBackward, type CausalLM,
 } from './model'
-import { forwardCachedReference } from './forward-cached'
+import { decodeSampleReference, forwardCachedReference } from './forward-cached'
 import { generateBatch } from './sample'
 
 export function runModelContract(opts: { name: string; make: () => Backend }): void {
@@ -168,6 +168,37 @@ export function runModelContract(opts: { name: string; make: () => Backend }): v
       }
       // Bad input: a full cache is a clear error.
       expect(() => be.forwardCached(stack, Int32Array.of(1), Int32Array.of(0, 1), [createKvCache(m, 1)], Int32Array.of(1))).toThrow(/KV cache full/)
+    })
+
+    test('decodeSample (a decode step, the head and the draw in one call) = forwardCached → head → sampleRows', () => {
+      const m = withRandomAdapter(createRandomModel(cfg, new Rng(17), make(), { std: 0.3 }), 18)
+      const be = m.backend
+      const stack = decoderStack(m)
+      const rng = new Rng(19)
+      for (const [R, params] of [[7, { temperature: 1, topK: 0, topP: 1 }], [3, { temperature: 0.8, topK: 5, topP: 0.9 }], [11, { temperature: 0, topK: 0, topP: 1 }]] as const) {
+        // Two identical sets of caches after the same prefill of R prompts of different lengths.
+        const lens = Array.from({ length: R }, (_, i) => 1 + (i % 4))
+        const prompt = Int32Array.from({ length: lens.reduce((a, x) => a + x, 0) }, () => rng.int(0, cfg.vocabSize - 1))
+        const cu = new Int32Array(R + 1)
+        lens.forEach((n, i) => (cu[i + 1] = cu[i] + n))
+        const pair = [0, 1].map(() => {
+          const caches = lens.map(() => createKvCache(m, 8))
+          be.release(be.forwardCached(stack, prompt, cu, caches, new Int32Array(R)))
+          return caches
+        })
+        const ids = Int32Array.from({ length: R }, () => rng.int(0, cfg.vocabSize - 1)), starts = Int32Array.from(lens)
+        const u = Float64Array.from({ length: R }, () => rng.next())
+        const got = be.decodeSample(stack, m.weights.lmHead, ids, pair[0], starts, params, u)
+        const want = decodeSampleReference(be, stack, m.weights.lmHead, ids, pair[1], starts, params, u)
+        expect(Array.from(got.ids)).toEqual(Array.from(want.ids))
+        for (let i = 0; i < R; i++) {
+          expect(Math.abs(got.logprobs[i] - want.logprobs[i])).toBeLessThan(1e-5)
+          expect(Math.abs(got.modelLogprobs[i] - want.modelLogprobs[i])).toBeLessThan(1e-5)
+        }
+        for (let i = 0; i < R; i++)
+          for (let l = 0; l < cfg.numLayers; l++) expect(maxRelDiff(be.toHost(pair[0][i].k[l]), be.toHost(pair[1][i].k[l]))).toBeLessThan(1e-5)
+      }
+      expect(() => be.decodeSample(stack, m.weights.lmHead, Int32Array.of(1, 2), [createKvCache(m, 4)], Int32Array.of(0), { temperature: 1, topK: 0, topP: 1 }, new Float64Array(2))).toThrow()
     })
 
     test('sampling through forwardCached: the same seed gives the same bits, and model log-probs equal full recomputation', () => {

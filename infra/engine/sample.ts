@@ -202,8 +202,8 @@ function generateWith(model: CausalLM, prompts: readonly (readonly number[])[], 
   prompts.forEach((p, i) => {
     if (p.length === 0) throw new EngineError('engine.sampling_prompt', `prompt ${i} is empty; give at least one token (e.g. BOS)`)
   })
-  // One backend call per prefill and per decode step (forwardCached: the whole stack, every row, KV-cache appends
-  // and cached attention inside the backend), then the head and sampleRows: three calls per generated token batch.
+  // One backend call per prefill (forwardCached: the whole stack, every row, KV-cache appends and cached attention
+  // inside the backend, then the head and sampleRows) and ONE per decode step (decodeSample: stack, head and draw).
   const stack = boundStack ?? decoderStack(model, r.useLora)
   const capacity = (p: readonly number[]): number => p.length + r.maxNewTokens
   // A prompt that extends a kept sequence continues its cache (only the new tokens are prefilled).
@@ -250,20 +250,27 @@ function generateWith(model: CausalLM, prompts: readonly (readonly number[])[], 
   const expanded = r.n === 1 ? firstLogits : be.concatRows(rowOf.map((pi) => be.sliceRows(firstLogits, pi, pi + 1)))
   draw(expanded, live).forEach((d, i) => push(live[i], d, r))
   if (expanded !== firstLogits) be.release(firstLogits)
-  for (;;) {
-    const active = live.filter((s) => !s.done)
-    if (active.length === 0) break
+  // Each decode step is one decodeSample: the stack over every live row, the head and the draw (one backend call).
+  const lmHead = model.weights.lmHead
+  let active = live.filter((s) => !s.done)
+  while (active.length > 0) {
     const R = active.length
-    const stepIds = new Int32Array(R), starts = new Int32Array(R), cu = new Int32Array(R + 1)
-    active.forEach((s, i) => {
+    const stepIds = new Int32Array(R), starts = new Int32Array(R), u = new Float64Array(R)
+    const caches: KvCache[] = new Array(R)
+    for (let i = 0; i < R; i++) {
+      const s = active[i]
       stepIds[i] = s.last
       starts[i] = s.cache.length
-      cu[i + 1] = i + 1
-    })
-    const hidden = be.forwardCached(stack, stepIds, cu, active.map((s) => s.cache), starts)
-    for (const s of active) s.cache.length++
-    draw(logits(model, hidden), active).forEach((d, i) => push(active[i], d, r))
-    be.release(hidden)
+      caches[i] = s.cache
+      u[i] = r.temperature === 0 ? 0 : s.rng.next()
+    }
+    const d = be.decodeSample(stack, lmHead, stepIds, caches, starts, r, u)
+    let done = false
+    for (let i = 0; i < R; i++) {
+      active[i].cache.length++
+      done = push(active[i], { id: d.ids[i], logprob: d.logprobs[i], modelLogprob: d.modelLogprobs[i] }, r) || done
+    }
+    if (done) active = active.filter((s) => !s.done)
   }
   const out: SampledSequence[][] = prompts.map(() => [])
   for (const s of live) out[s.prompt].push(s.out)

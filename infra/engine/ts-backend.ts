@@ -7,7 +7,7 @@ import {
   type WeightDtype, numel,
 } from './backend'
 import { bf16ToF32, f32ToBf16 } from './safetensors'
-import { forwardCachedReference } from './forward-cached'
+import { decodeSampleReference, forwardCachedReference } from './forward-cached'
 import { sampleFromRow } from './sample-row'
 
 /** bf16 tensors hold their bf16-rounded values widened to float32 (the reference of what bf16 storage computes). */
@@ -570,6 +570,9 @@ export class TsBackend implements Backend {
   }
   forwardCached(stack: DecoderStack, ids: Int32Array, cu: Int32Array, caches: readonly CacheTensors[], starts: Int32Array): Tensor {
     return forwardCachedReference(this, stack, ids, cu, caches, starts)
+  }
+  decodeSample(stack: DecoderStack, head: Tensor, ids: Int32Array, caches: readonly CacheTensors[], starts: Int32Array, params: RowSamplingParams, uniforms: Float64Array): SampledRows {
+    return decodeSampleReference(this, stack, head, ids, caches, starts, params, uniforms)
   }
 
   logSoftmax(logits: Tensor): Tensor {

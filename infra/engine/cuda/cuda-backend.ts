@@ -12,7 +12,7 @@ import { EngineError } from '../../errors'
 import type { AdamWHyper, Backend, CacheTensors, DecoderStack, LoraOperand, MemoryStats, RowSamplingParams, SampledRows, Tensor, WeightDtype } from '../backend'
 import { numel } from '../backend'
 import { bf16ToF32, f32ToBf16 } from '../safetensors'
-import { forwardCachedReference } from '../forward-cached'
+import { decodeSampleReference, forwardCachedReference } from '../forward-cached'
 import { sampleFromRow } from '../sample-row'
 import { buildLibrary } from './build'
 
@@ -660,6 +660,9 @@ export class CudaBackend implements Backend {
    *  path (kvAppend / decodeAttention below) is the fast one. */
   forwardCached(stack: DecoderStack, ids: Int32Array, cu: Int32Array, caches: readonly CacheTensors[], starts: Int32Array): Tensor {
     return forwardCachedReference(this, stack, ids, cu, caches, starts)
+  }
+  decodeSample(stack: DecoderStack, head: Tensor, ids: Int32Array, caches: readonly CacheTensors[], starts: Int32Array, params: RowSamplingParams, uniforms: Float64Array): SampledRows {
+    return decodeSampleReference(this, stack, head, ids, caches, starts, params, uniforms)
   }
 
   // ---- the fast path (issue 11's op list), beyond the current interface ----

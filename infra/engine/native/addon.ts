@@ -49,6 +49,7 @@ export interface NativeAddon {
   bindStack(embed: W, norm: F32, dims: number[], eps: number, theta: number, layers: (W | number | null)[][]): NativeStackHandle
   /** caches: for each sequence b, for each layer l: its key cache, then its value cache. out [B,C]. */
   forwardCached(stack: NativeStackHandle, ids: Int32Array, cu: Int32Array, B: number, starts: Int32Array, caches: F32[], out: F32): void
+  decodeSample(stack: NativeStackHandle, head: W, V: number, ids: Int32Array, B: number, starts: Int32Array, caches: F32[], temperature: number, topK: number, topP: number, uniforms: Float64Array, outIds: Int32Array, logprob: Float64Array, modelLogprob: Float64Array): void
 }
 
 /** An External holding a bound decoder stack (addon.cc BindStack). */

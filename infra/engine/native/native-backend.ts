@@ -521,6 +521,22 @@ export class NativeBackend implements Backend {
     this.addon.forwardCached(bound.handle, ids, cu, B, starts, flat, out.data as Float32Array)
     return out
   }
+  /** A decode step, the head and the draw in one addon call (src/decode.cc decodeSample): rows in chunks over the
+   *  threads, only ids and log-probs come back. Same arithmetic as forwardCached → linear → sampleRows. */
+  decodeSample(stack: DecoderStack, head: Tensor, ids: Int32Array, caches: readonly CacheTensors[], starts: Int32Array, params: RowSamplingParams, uniforms: Float64Array): SampledRows {
+    const B = ids.length
+    const { C } = checkForwardCached(stack, ids, Int32Array.from({ length: B + 1 }, (_, i) => i), caches, starts)
+    const [V, Ch] = head.shape
+    check(head.shape.length === 2 && Ch === C, `decodeSample head [${head.shape}] for hidden size ${C}`)
+    check(uniforms.length === B, `decodeSample: ${uniforms.length} uniforms for ${B} rows`)
+    const hw = T(head).data
+    const bound = this.bind(stack)
+    const flat: Float32Array[] = []
+    for (const c of caches) for (let l = 0; l < c.k.length; l++) flat.push(F(c.k[l]), F(c.v[l]))
+    const out: SampledRows = { ids: new Int32Array(B), logprobs: new Float64Array(B), modelLogprobs: new Float64Array(B) }
+    this.addon.decodeSample(bound.handle, hw, V, ids, B, starts, flat, params.temperature, params.topK, params.topP, uniforms, out.ids, out.logprobs, out.modelLogprobs)
+    return out
+  }
 }
 
 /** The native backend, or an error saying why it is not available here. */

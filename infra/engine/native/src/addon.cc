@@ -321,6 +321,21 @@ FN(ForwardCached) {
   VOID;
 }
 
+// decodeSample(stack, head, V, ids, B, starts, caches, temperature, topK, topP, uniforms f64, ids i32, logprob f64, modelLogprob f64)
+FN(DecodeSample) {
+  const Stack& s = *a[0].As<Napi::External<Stack>>().Data();
+  const int64_t B = N(a, 4), L = (int64_t)s.layers.size();
+  Napi::Array caches = a[6].As<Napi::Array>();
+  std::vector<float*> kc(B * L), vc(B * L);
+  for (int64_t i = 0; i < B * L; i++) {
+    kc[i] = ptr<float>(caches.Get((uint32_t)(2 * i)));
+    vc[i] = ptr<float>(caches.Get((uint32_t)(2 * i + 1)));
+  }
+  decodeSample(s, W(a, 1), dtypeOf(a[1]), N(a, 2), I(a, 3), B, I(a, 5), kc.data(), vc.data(), SampleParams{D(a, 7), N(a, 8), D(a, 9)},
+               ptr<double>(a[10]), ptr<int32_t>(a[11]), ptr<double>(a[12]), ptr<double>(a[13]));
+  VOID;
+}
+
 Napi::Object Init(Napi::Env env, Napi::Object exports) {
 #define EXPORT(js, fn) exports.Set(js, Napi::Function::New(env, fn, js))
   EXPORT("alloc", Alloc);
@@ -357,6 +372,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   EXPORT("fromBf16", FromBf16);
   EXPORT("bindStack", BindStack);
   EXPORT("forwardCached", ForwardCached);
+  EXPORT("decodeSample", DecodeSample);
   return exports;
 }
 }  // namespace

@@ -94,30 +94,53 @@ constexpr int64_t DECODE_CHUNK = 4;
 /** Below this many flops a decode step stays on one thread (waking the other costs more). */
 constexpr double DECODE_PARALLEL_FLOPS = 5e5;
 
+namespace {
+/** A decode step (one new token per sequence) over B rows: the rows go in chunks to the threads and fn(r0, r1) runs
+ *  on runs of at most two chunks (≤ 8 rows: the few-row gemm, each weight tile read once for all of them) — one
+ *  hand-off per step instead of one per op. headCols: extra flops per row after the stack (the output head). */
+template <class Fn>
+void forEachDecodeRun(const Stack& s, int64_t B, double headFlops, Fn fn) {
+  const int64_t chunks = (B + DECODE_CHUNK - 1) / DECODE_CHUNK;
+  double params = (double)s.V * s.C;
+  for (const StackLayer& lw : s.layers)
+    for (const StackLinear* li : {&lw.q, &lw.k, &lw.v, &lw.o, &lw.gate, &lw.up, &lw.down}) params += (double)li->M * li->K;
+  auto run = [&](int64_t c0, int64_t c1) {
+    for (int64_t c = c0; c < c1; c += 2) fn(c * DECODE_CHUNK, std::min(B, std::min(c1, c + 2) * DECODE_CHUNK));
+  };
+  if (chunks < 2 || numThreads() == 1 || inParallelJob() || B * (2.0 * params + headFlops) < DECODE_PARALLEL_FLOPS) return run(0, chunks);
+  parallelThreads([&](int t, int T) {
+    const int64_t c0 = chunks * t / T, c1 = chunks * (t + 1) / T;
+    if (c0 < c1) run(c0, c1);
+  });
+}
+}  // namespace
+
 void forwardCached(const Stack& s, const int32_t* ids, const int32_t* cu, int64_t B, const int32_t* starts, float* const* kc,
                    float* const* vc, float* out) {
   bool decode = B > DECODE_CHUNK;
   for (int64_t b = 0; b < B && decode; b++) decode = cu[b + 1] - cu[b] == 1;
   if (!decode) return forwardStack(s, ids, cu, B, starts, kc, vc, out);
-  // A decode step (one new token per sequence): sequences are independent, so the rows go in chunks to the threads
-  // and each thread runs the whole stack over its own rows — one hand-off per step instead of one per op. A thread
-  // takes its chunks two at a time (≤ 8 rows: the few-row gemm, each weight tile read once for all of them).
-  const int64_t L = (int64_t)s.layers.size(), chunks = (B + DECODE_CHUNK - 1) / DECODE_CHUNK;
-  double params = (double)s.V * s.C;
-  for (const StackLayer& lw : s.layers)
-    for (const StackLinear* li : {&lw.q, &lw.k, &lw.v, &lw.o, &lw.gate, &lw.up, &lw.down}) params += (double)li->M * li->K;
-  auto run = [&](int64_t c0, int64_t c1) {
+  const int64_t L = (int64_t)s.layers.size();
+  forEachDecodeRun(s, B, 0, [&](int64_t r0, int64_t r1) {
     int32_t cuLocal[2 * DECODE_CHUNK + 1];
-    for (int64_t i = 0; i <= 2 * DECODE_CHUNK; i++) cuLocal[i] = (int32_t)i;
-    for (int64_t c = c0; c < c1; c += 2) {
-      const int64_t r0 = c * DECODE_CHUNK, r1 = std::min(B, std::min(c1, c + 2) * DECODE_CHUNK);
-      forwardStack(s, ids + r0, cuLocal, r1 - r0, starts + r0, kc + r0 * L, vc + r0 * L, out + r0 * s.C);
-    }
-  };
-  if (numThreads() == 1 || inParallelJob() || 2.0 * B * params < DECODE_PARALLEL_FLOPS) return run(0, chunks);
-  parallelThreads([&](int t, int T) {
-    const int64_t c0 = chunks * t / T, c1 = chunks * (t + 1) / T;
-    if (c0 < c1) run(c0, c1);
+    for (int64_t i = 0; i <= r1 - r0; i++) cuLocal[i] = (int32_t)i;
+    forwardStack(s, ids + r0, cuLocal, r1 - r0, starts + r0, kc + r0 * L, vc + r0 * L, out + r0 * s.C);
+  });
+}
+
+void decodeSample(const Stack& s, const void* head, DType headDt, int64_t V, const int32_t* ids, int64_t B, const int32_t* starts,
+                  float* const* kc, float* const* vc, SampleParams p, const double* uniforms, int32_t* outIds, double* logprob,
+                  double* modelLogprob) {
+  const int64_t L = (int64_t)s.layers.size(), C = s.C;
+  forEachDecodeRun(s, B, 2.0 * V * C + 20.0 * V, [&](int64_t r0, int64_t r1) {
+    const int64_t n = r1 - r0;
+    int32_t cuLocal[2 * DECODE_CHUNK + 1];
+    for (int64_t i = 0; i <= n; i++) cuLocal[i] = (int32_t)i;
+    std::vector<float> hidden(n * C), logits(n * V);
+    forwardStack(s, ids + r0, cuLocal, n, starts + r0, kc + r0 * L, vc + r0 * L, hidden.data());
+    // The head as NativeBackend.linear calls it (x · wᵀ), then the draw of each row.
+    gemm(n, V, C, 1.f, Mat{hidden.data(), DType::F32, C, 1}, Mat{head, headDt, 1, C}, 0.f, logits.data(), V);
+    sampleRows(logits.data(), n, V, p, uniforms + r0, outIds + r0, logprob + r0, modelLogprob + r0);
   });
 }
 }  // namespace sg

@@ -126,6 +126,11 @@ struct Stack {
 /** kc[b·L + l], vc[b·L + l]: sequence b's layer-l key / value cache [capacity, KV·D]. out [B,C]. */
 void forwardCached(const Stack& s, const int32_t* ids, const int32_t* cu, int64_t B, const int32_t* starts, float* const* kc,
                    float* const* vc, float* out);
+/** One decode step and its draw: forwardCached over B sequences of one new token each (ids [B], KV written at starts),
+ *  the head (hidden · headᵀ, head [V,C]) and sampleRows on those logits — per chunk of rows, on the threads. */
+void decodeSample(const Stack& s, const void* head, DType headDt, int64_t V, const int32_t* ids, int64_t B, const int32_t* starts,
+                  float* const* kc, float* const* vc, SampleParams p, const double* uniforms, int32_t* outIds, double* logprob,
+                  double* modelLogprob);
 /** Causal GQA attention of B sequences against their caches: sequence b's queries q rows cu[b].. at positions
  *  starts[b].. see cache rows 0..starts[b]+i (kc[b], vc[b]: [≥S, KV·D]). Same per-row arithmetic as attentionCached. */
 void attentionSegments(const float* q, const float* const* kc, const float* const* vc, const int32_t* cu, const int32_t* starts, int64_t B,
