@@ -3,7 +3,9 @@
 // It runs the same kernels in the same order as the op-by-op path (infra/engine/forward-cached.ts, model.forward with
 // caches): same gemm shapes, same attendRow per (row, head), same norms — so its results equal that path's bit for
 // bit on this machine, without a JavaScript round trip per op. Scratch buffers are per call. A decode step (one token
-// per sequence) runs in chunks of rows, one thread per group of chunks (see forwardCached below).
+// per sequence) runs in chunks of rows, one thread per group of chunks, in passes of ≤ 8 rows (see forwardCached
+// below): equal to the op-by-op path for up to 8 rows; over more rows the few-row gemm per pass rounds differently
+// from one gemm over all rows (within the contracts' tolerances). decodeSample adds the head and the draw per pass.
 #include <algorithm>
 #include <cstring>
 #include <vector>
@@ -97,7 +99,7 @@ constexpr double DECODE_PARALLEL_FLOPS = 5e5;
 namespace {
 /** A decode step (one new token per sequence) over B rows: the rows go in chunks to the threads and fn(r0, r1) runs
  *  on runs of at most two chunks (≤ 8 rows: the few-row gemm, each weight tile read once for all of them) — one
- *  hand-off per step instead of one per op. headCols: extra flops per row after the stack (the output head). */
+ *  hand-off per step instead of one per op. headFlops: extra flops per row after the stack (head and draw). */
 template <class Fn>
 void forEachDecodeRun(const Stack& s, int64_t B, double headFlops, Fn fn) {
   const int64_t chunks = (B + DECODE_CHUNK - 1) / DECODE_CHUNK;
