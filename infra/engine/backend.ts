@@ -109,8 +109,12 @@ export interface StackLayer {
 }
 
 /** A whole decoder stack (embedding → layers → final norm) for forwardCached. It references the tensors (no copy):
- *  do not use it after releasing any of them. A backend may keep per-stack state keyed by this object's identity. */
+ *  do not use it after releasing any of them. A backend may keep per-stack state keyed by this object's identity —
+ *  including copies of the frozen weights in its own layout, so do not change the values of the base weights or the
+ *  head while using a stack (LoRA operands may change: they are read on every call). */
 export interface DecoderStack {
+  /** The output head [V,C] decodeSample will be given (optional): a backend may prepare it with the stack. */
+  head?: Tensor
   embed: Tensor
   layers: readonly StackLayer[]
   norm: Tensor

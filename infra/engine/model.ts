@@ -217,7 +217,7 @@ export function decoderStack(model: CausalLM, useLora = true): DecoderStack {
     }
     return out
   })
-  return { embed: model.weights.embed, layers, norm: model.weights.norm, heads: c.numHeads, kvHeads: c.numKvHeads, headDim: c.headDim, eps: c.rmsNormEps, ropeTheta: c.ropeTheta }
+  return { head: model.weights.lmHead, embed: model.weights.embed, layers, norm: model.weights.norm, heads: c.numHeads, kvHeads: c.numKvHeads, headDim: c.headDim, eps: c.rmsNormEps, ropeTheta: c.ropeTheta }
 }
 
 // ---- KV cache ----

@@ -136,7 +136,18 @@ export function generateBatch(model: CausalLM, prompts: readonly (readonly numbe
   const wantMerge = r.useLora && model.adapter !== undefined && mergedBytes(model) <= MERGE_FOR_SAMPLING_BYTES
   const stamp = r.prefixCache || wantMerge ? prefixStamp(model, r.useLora) : undefined
   const merged = wantMerge ? mergedFor(model, stamp!) : undefined
-  return generateWith(merged?.model ?? model, prompts, r, r.prefixCache ? stamp : undefined, merged?.stack)
+  return generateWith(merged?.model ?? model, prompts, r, r.prefixCache ? stamp : undefined, merged?.stack ?? stackFor(model, r.useLora))
+}
+
+/** The decoder stack of an unmerged model, kept while its weights, adapter object and useLora stay the same (a
+ *  backend binds a stack once; LoRA operands are read on every call, so their values may change in place). */
+const stackCache = new WeakMap<CausalLM, { weights: CausalLM['weights']; adapter: CausalLM['adapter']; useLora: boolean; stack: DecoderStack }>()
+function stackFor(model: CausalLM, useLora: boolean): DecoderStack {
+  const hit = stackCache.get(model)
+  if (hit && hit.weights === model.weights && hit.adapter === model.adapter && hit.useLora === useLora) return hit.stack
+  const stack = decoderStack(model, useLora)
+  stackCache.set(model, { weights: model.weights, adapter: model.adapter, useLora, stack })
+  return stack
 }
 
 /** Upper bound of the extra bytes a merged copy of the adapted weights may take while sampling. */

@@ -46,7 +46,7 @@ export interface NativeAddon {
   fromBf16(src: Uint16Array, dst: F32, n: number): void
   /** layers[l]: [inputNorm, postNorm, qNorm|null, kNorm|null, then per linear (q,k,v,o,gate,up,down): w, M, K, bias|null,
    *  loraA|null, loraB|null, loraScale, r]. Returns an opaque handle (the pointers; the caller keeps the arrays alive). */
-  bindStack(embed: W, norm: F32, dims: number[], eps: number, theta: number, layers: (W | number | null)[][]): NativeStackHandle
+  bindStack(embed: W, norm: F32, dims: number[], eps: number, theta: number, layers: (W | number | null)[][], head: W | null, headV: number): NativeStackHandle
   /** caches: for each sequence b, for each layer l: its key cache, then its value cache. out [B,C]. */
   forwardCached(stack: NativeStackHandle, ids: Int32Array, cu: Int32Array, B: number, starts: Int32Array, caches: F32[], out: F32): void
   decodeSample(stack: NativeStackHandle, head: W, V: number, ids: Int32Array, B: number, starts: Int32Array, caches: F32[], temperature: number, topK: number, topP: number, uniforms: Float64Array, outIds: Int32Array, logprob: Float64Array, modelLogprob: Float64Array): void

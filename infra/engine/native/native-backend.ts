@@ -505,7 +505,8 @@ export class NativeBackend implements Backend {
       })
       const H = stack.heads, KV = stack.kvHeads, D = stack.headDim
       check(stack.layers.every((lw) => lw.q.shape[0] === H * D && lw.k.shape[0] === KV * D && lw.o.shape[1] === H * D && lw.q.shape[1] === C), 'forwardCached: stack shapes do not match its heads / head dim / hidden size')
-      const handle = this.addon.bindStack(t(stack.embed)!, f(stack.norm)!, [stack.embed.shape[0], C, H, KV, D], stack.eps, stack.ropeTheta, layers)
+      if (stack.head) check(stack.head.shape.length === 2 && stack.head.shape[1] === C, `decoder stack head [${stack.head.shape}] for hidden size ${C}`)
+      const handle = this.addon.bindStack(t(stack.embed)!, f(stack.norm)!, [stack.embed.shape[0], C, H, KV, D], stack.eps, stack.ropeTheta, layers, t(stack.head), stack.head?.shape[0] ?? 0)
       b = { handle, tensors }
       this.stacks.set(stack, b)
     }

@@ -263,7 +263,8 @@ FN(FromBf16) {
 }
 
 // ---- the fused cached forward ----
-// bindStack(embed, norm, dims [V, C, H, KV, D], eps, theta, layers) → an External holding the stack's pointers.
+// bindStack(embed, norm, dims [V, C, H, KV, D], eps, theta, layers, head|null, headV) → an External holding the stack's
+// pointers (and packed copies of its f32 weights for the few-row kernel: the weights must not change while bound).
 // layers[l] = [inputNorm, postNorm, qNorm|null, kNorm|null, then per linear q,k,v,o,gate,up,down:
 //              w, M, K, bias|null, loraA|null, loraB|null, loraScale, r]. The JavaScript side keeps every tensor alive
 // while the External is in use (and checks none was released before each call).
@@ -305,6 +306,18 @@ FN(BindStack) {
     }
     s->layers.push_back(lw);
   }
+  // The output head bound with the stack (optional): head, V.
+  if (a.Length() > 7 && !a[6].IsNull() && !a[6].IsUndefined()) {
+    s->head = W(a, 6);
+    s->headDt = dtypeOf(a[6]);
+    s->headV = N(a, 7);
+  }
+  // Copies of the f32 weights in the few-row kernel's layout, while they are small (SEARCHGYM_NATIVE_PACK_MB, default 64).
+  static const double packLimit = [] {
+    const char* e = std::getenv("SEARCHGYM_NATIVE_PACK_MB");
+    return (e ? std::atof(e) : 64.0) * 1048576.0;
+  }();
+  packStack(*s, packLimit);
   return Napi::External<Stack>::New(a.Env(), s, [](Napi::Env, Stack* p) { delete p; });
 }
 // forwardCached(stack, ids, cu, B, starts, caches [for b, for l: k, v], out [B,C])

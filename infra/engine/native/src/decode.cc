@@ -23,7 +23,8 @@ void linear(const float* x, int64_t N, const StackLinear& l, float* y, std::vect
     for (int64_t n = 0; n < N; n++) std::memcpy(y + n * M, l.bias, sizeof(float) * M);
     beta = 1;
   }
-  gemm(N, M, K, 1.f, Mat{x, DType::F32, K, 1}, Mat{l.w, l.dt, 1, K}, beta, y, M);
+  if (!l.packed.empty() && N <= 8) gemvPacked(N, M, K, x, K, l.packed.data(), beta, y, M);
+  else gemm(N, M, K, 1.f, Mat{x, DType::F32, K, 1}, Mat{l.w, l.dt, 1, K}, beta, y, M);
   if (l.loraA) {
     const int64_t r = l.r;
     xa.resize((size_t)(N * r));
@@ -117,6 +118,25 @@ void forEachDecodeRun(const Stack& s, int64_t B, double headFlops, Fn fn) {
 }
 }  // namespace
 
+void packStack(Stack& s, double maxBytes) {
+  if (!packedGemvAvailable()) return;
+  double bytes = s.head && s.headDt == DType::F32 ? 4.0 * packedSize(s.headV, s.C) : 0;
+  for (StackLayer& lw : s.layers)
+    for (StackLinear* li : {&lw.q, &lw.k, &lw.v, &lw.o, &lw.gate, &lw.up, &lw.down})
+      if (li->dt == DType::F32) bytes += 4.0 * packedSize(li->M, li->K);
+  if (bytes > maxBytes) return;
+  for (StackLayer& lw : s.layers)
+    for (StackLinear* li : {&lw.q, &lw.k, &lw.v, &lw.o, &lw.gate, &lw.up, &lw.down})
+      if (li->dt == DType::F32) {
+        li->packed.resize(packedSize(li->M, li->K));
+        packPanels(static_cast<const float*>(li->w), li->M, li->K, li->packed.data());
+      }
+  if (s.head && s.headDt == DType::F32) {
+    s.headPacked.resize(packedSize(s.headV, s.C));
+    packPanels(static_cast<const float*>(s.head), s.headV, s.C, s.headPacked.data());
+  }
+}
+
 void forwardCached(const Stack& s, const int32_t* ids, const int32_t* cu, int64_t B, const int32_t* starts, float* const* kc,
                    float* const* vc, float* out) {
   bool decode = B > DECODE_CHUNK;
@@ -140,8 +160,9 @@ void decodeSample(const Stack& s, const void* head, DType headDt, int64_t V, con
     for (int64_t i = 0; i <= n; i++) cuLocal[i] = (int32_t)i;
     std::vector<float> hidden(n * C), logits(n * V);
     forwardStack(s, ids + r0, cuLocal, n, starts + r0, kc + r0 * L, vc + r0 * L, hidden.data());
-    // The head as NativeBackend.linear calls it (x · wᵀ), then the draw of each row.
-    gemm(n, V, C, 1.f, Mat{hidden.data(), DType::F32, C, 1}, Mat{head, headDt, 1, C}, 0.f, logits.data(), V);
+    // The head (x · wᵀ; packed when it is the stack's bound head), then the draw of each row.
+    if (head == s.head && !s.headPacked.empty() && V == s.headV) gemvPacked(n, V, C, hidden.data(), C, s.headPacked.data(), 0.f, logits.data(), V);
+    else gemm(n, V, C, 1.f, Mat{hidden.data(), DType::F32, C, 1}, Mat{head, headDt, 1, C}, 0.f, logits.data(), V);
     sampleRows(logits.data(), n, V, p, uniforms + r0, outIds + r0, logprob + r0, modelLogprob + r0);
   });
 }

@@ -357,6 +357,93 @@ void gemm(int64_t M, int64_t N, int64_t K, float alpha, Mat A, Mat B, float beta
   }
 }
 
+// ---- few rows on packed weights (decode with a bound stack): panels of 16 columns, k-major ----
+namespace {
+constexpr int64_t PANEL = 16;
+#ifdef SG_X86
+/** MB rows × NP panels: per k, NP weight vectors and MB broadcasts, MB·NP FMAs; masked store of the last panel. */
+template <int MB, int NP>
+__attribute__((target("avx512f"))) inline void packedTile(int64_t K, const float* A, int64_t lda, const float* P, int64_t p, int64_t M,
+                                                         float beta, float* C, int64_t ldc) {
+  __m512 acc[MB][NP];
+  for (int i = 0; i < MB; i++)
+    for (int j = 0; j < NP; j++) acc[i][j] = _mm512_setzero_ps();
+  const float* w[NP];
+  for (int j = 0; j < NP; j++) w[j] = P + (p + j) * K * PANEL;
+  for (int64_t k = 0; k < K; k++) {
+    __m512 wv[NP];
+    for (int j = 0; j < NP; j++) wv[j] = _mm512_loadu_ps(w[j] + k * PANEL);
+    for (int i = 0; i < MB; i++) {
+      const __m512 a = _mm512_set1_ps(A[i * lda + k]);
+      for (int j = 0; j < NP; j++) acc[i][j] = _mm512_fmadd_ps(a, wv[j], acc[i][j]);
+    }
+  }
+  const __m512 vb = _mm512_set1_ps(beta);
+  for (int j = 0; j < NP; j++) {
+    const int64_t col = (p + j) * PANEL, n = std::min<int64_t>(PANEL, M - col);
+    const __mmask16 mask = (__mmask16)(n >= 16 ? 0xFFFF : (1u << n) - 1);
+    for (int i = 0; i < MB; i++) {
+      float* c = C + i * ldc + col;
+      __m512 r = acc[i][j];
+      if (beta != 0.f) r = _mm512_add_ps(r, _mm512_mul_ps(vb, _mm512_maskz_loadu_ps(mask, c)));
+      _mm512_mask_storeu_ps(c, mask, r);
+    }
+  }
+}
+
+template <int MB>
+__attribute__((target("avx512f"))) void packedRows(int64_t K, const float* A, int64_t lda, const float* P, int64_t p0, int64_t p1, int64_t M,
+                                                    float beta, float* C, int64_t ldc) {
+  int64_t p = p0;
+  for (; p + 2 <= p1; p += 2) packedTile<MB, 2>(K, A, lda, P, p, M, beta, C, ldc);
+  if (p < p1) packedTile<MB, 1>(K, A, lda, P, p, M, beta, C, ldc);
+}
+#endif
+}  // namespace
+
+bool packedGemvAvailable() {
+#ifdef SG_X86
+  return current() == Kern::Avx512;
+#else
+  return false;
+#endif
+}
+
+size_t packedSize(int64_t M, int64_t K) { return (size_t)((M + PANEL - 1) / PANEL * PANEL * K); }
+
+void packPanels(const float* w, int64_t M, int64_t K, float* out) {
+  const int64_t panels = (M + PANEL - 1) / PANEL;
+  for (int64_t p = 0; p < panels; p++) {
+    float* dst = out + p * K * PANEL;
+    for (int64_t k = 0; k < K; k++)
+      for (int64_t c = 0; c < PANEL; c++) {
+        const int64_t m = p * PANEL + c;
+        dst[k * PANEL + c] = m < M ? w[m * K + k] : 0.f;
+      }
+  }
+}
+
+void gemvPacked(int64_t N, int64_t M, int64_t K, const float* A, int64_t lda, const float* packed, float beta, float* C, int64_t ldc) {
+#ifdef SG_X86
+  const int64_t panels = (M + PANEL - 1) / PANEL;
+  parallelFor((panels + 1) / 2, 2.0 * N * M * K, [&](int64_t b, int64_t e) {
+    const int64_t p0 = 2 * b, p1 = std::min(panels, 2 * e);
+    switch (N) {
+      case 1: packedRows<1>(K, A, lda, packed, p0, p1, M, beta, C, ldc); break;
+      case 2: packedRows<2>(K, A, lda, packed, p0, p1, M, beta, C, ldc); break;
+      case 3: packedRows<3>(K, A, lda, packed, p0, p1, M, beta, C, ldc); break;
+      case 4: packedRows<4>(K, A, lda, packed, p0, p1, M, beta, C, ldc); break;
+      case 5: packedRows<5>(K, A, lda, packed, p0, p1, M, beta, C, ldc); break;
+      case 6: packedRows<6>(K, A, lda, packed, p0, p1, M, beta, C, ldc); break;
+      case 7: packedRows<7>(K, A, lda, packed, p0, p1, M, beta, C, ldc); break;
+      default: packedRows<8>(K, A, lda, packed, p0, p1, M, beta, C, ldc); break;
+    }
+  });
+#else
+  (void)N, (void)M, (void)K, (void)A, (void)lda, (void)packed, (void)beta, (void)C, (void)ldc;
+#endif
+}
+
 // ---- peak: independent FMA chains (enough to cover latency × pipes), per thread ----
 namespace {
 #ifdef SG_X86

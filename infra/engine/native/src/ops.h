@@ -58,6 +58,13 @@ void gemm(int64_t M, int64_t N, int64_t K, float alpha, Mat A, Mat B, float beta
 /** Which micro-kernel gemm uses: "avx512" | "avx2" | "portable". */
 const char* gemmKernel();
 void setGemmKernel(const char* name);
+/** The few-row gemm on weights packed by packPanels (panels of 16 output columns, k-major inside, zero-padded):
+ *  C [N,M] = A [N,K] · wᵀ (+ beta · C), N ≤ 8. No horizontal sums: each output is one FMA chain over k, so its value
+ *  does not depend on N, the thread count or its panel's neighbours. Only where packedGemvAvailable(). */
+bool packedGemvAvailable();
+size_t packedSize(int64_t M, int64_t K);
+void packPanels(const float* w, int64_t M, int64_t K, float* out);
+void gemvPacked(int64_t N, int64_t M, int64_t K, const float* A, int64_t lda, const float* packed, float beta, float* C, int64_t ldc);
 /** Peak f32 FMA throughput of this machine in GFLOP/s, measured with the best kernel's instruction mix. */
 double measurePeakGflops(double seconds, int threads);
 
@@ -106,6 +113,8 @@ struct StackLinear {
   const float* loraB = nullptr;
   float loraScale = 0;
   int64_t r = 0;
+  /** w in the few-row kernel's layout (gemvPacked), filled by packStack when w is f32; empty: not packed. */
+  std::vector<float> packed;
 };
 struct StackLayer {
   const float* inputNorm = nullptr;
@@ -122,7 +131,15 @@ struct Stack {
   double theta = 0;
   const float* norm = nullptr;
   std::vector<StackLayer> layers;
+  /** The output head bound with the stack (may be null) and its packed copy (decodeSample uses it for that head). */
+  const void* head = nullptr;
+  DType headDt = DType::F32;
+  int64_t headV = 0;
+  std::vector<float> headPacked;
 };
+/** Pack the stack's f32 weights (and head) for the few-row kernel when it is available (AVX-512) and they fit in
+ *  maxBytes; the bound weights must not change value while the stack is in use. */
+void packStack(Stack& s, double maxBytes);
 /** kc[b·L + l], vc[b·L + l]: sequence b's layer-l key / value cache [capacity, KV·D]. out [B,C]. */
 void forwardCached(const Stack& s, const int32_t* ids, const int32_t* cu, int64_t B, const int32_t* starts, float* const* kc,
                    float* const* vc, float* out);
