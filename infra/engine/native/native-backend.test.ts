@@ -3,12 +3,14 @@
 // few-row gemm, a decode step split over threads), and "same seed, same bits" for two identical training steps. When the addon was not built these report themselves
 // skipped, with the reason.
 import { Rng } from '../../rng'
+import type { Backend } from '../backend'
 import { runBackendContract } from '../backend-contract'
 import { presetConfig } from '../config'
 import { Learner } from '../learner'
 import { LORA_TARGETS } from '../lora'
 import { createKvCache, createRandomModel, decoderStack } from '../model'
 import { runModelContract } from '../model-contract'
+import { createTsBackend } from '../ts-backend'
 import { loadNativeAddon } from './addon'
 import { createNativeBackend, sizeClass } from './native-backend'
 
@@ -122,6 +124,22 @@ if (!addon) {
         expect(Buffer.from(joined.buffer).equals(Buffer.from(one.buffer))).toBe(true)
       } finally {
         addon!.threads(threads)
+      }
+    })
+
+    test('attention over many keys (the 16-key score blocks of the AVX-512 row) = the ts reference', () => {
+      const nb = createNativeBackend(), tb = createTsBackend()
+      const rng = new Rng(21)
+      for (const D of [16, 32, 64]) {
+        const T = 5, S = 53, H = 4, KV = 2
+        const q = Float32Array.from({ length: T * H * D }, () => rng.normal(0, 1))
+        const k = Float32Array.from({ length: S * KV * D }, () => rng.normal(0, 1))
+        const v = Float32Array.from({ length: S * KV * D }, () => rng.normal(0, 1))
+        const run = (be: Backend): Float32Array => be.toHost(be.attention(be.fromHost(q, [T, H, D]), be.fromHost(k, [S, KV, D]), be.fromHost(v, [S, KV, D]), S - T))
+        const got = run(nb), want = run(tb)
+        let worst = 0
+        for (let i = 0; i < got.length; i++) worst = Math.max(worst, Math.abs(got[i] - want[i]))
+        expect({ D, close: worst < 1e-5 }).toEqual({ D, close: true })
       }
     })
 

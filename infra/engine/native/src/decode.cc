@@ -45,6 +45,8 @@ void forwardStack(const Stack& s, const int32_t* ids, const int32_t* cu, int64_t
   std::vector<float> x(N * C), h(N * C), q(N * H * D), qt(N * H * D), k(N * W), kt(N * W), v(N * W), att(N * H * D), o(N * C);
   std::vector<float> gate(N * F), up(N * F), xa;
   std::vector<const float*> kl(B), vl(B);
+  std::vector<double> ropeCos(N * (D / 2)), ropeSin(N * (D / 2));  // the same angles for q and k in every layer
+  ropeTable(pos.data(), N, D, s.theta, 1, ropeCos.data(), ropeSin.data());
   embedding(s.embed, s.embedDt, s.V, C, ids, N, x.data());
   for (int64_t l = 0; l < L; l++) {
     const StackLayer& lw = s.layers[l];
@@ -65,8 +67,8 @@ void forwardStack(const Stack& s, const int32_t* ids, const int32_t* cu, int64_t
     // rope into the buffers not holding the input (q/qt, k/kt alternate).
     float* qr = qn == q.data() ? qt.data() : q.data();
     float* kr = kn == k.data() ? kt.data() : k.data();
-    rope(qn, pos.data(), N, H, D, s.theta, 1, qr);
-    rope(kn, pos.data(), N, KV, D, s.theta, 1, kr);
+    ropeApply(qn, ropeCos.data(), ropeSin.data(), N, H, D, qr);
+    ropeApply(kn, ropeCos.data(), ropeSin.data(), N, KV, D, kr);
     for (int64_t b = 0; b < B; b++) {
       const int64_t T = cu[b + 1] - cu[b];
       float* kcache = kc[b * L + l];

@@ -76,6 +76,23 @@ __attribute__((target("avx512f"))) inline __m512 exp512(__m512 x) {
   return _mm512_mul_ps(y, _mm512_castsi512_ps(e));
 }
 
+/** Lane q of the result = the sum of v[q]'s 16 lanes (a transpose-and-add tree: 15 adds, no per-vector reduction). */
+__attribute__((target("avx512f"))) inline __m512 sum16(const __m512* v) {
+  __m512 t[8], u[4];
+  for (int p = 0; p < 8; p++)
+    t[p] = _mm512_add_ps(_mm512_shuffle_f32x4(v[2 * p], v[2 * p + 1], 0x44), _mm512_shuffle_f32x4(v[2 * p], v[2 * p + 1], 0xEE));
+  for (int m = 0; m < 4; m++)
+    u[m] = _mm512_add_ps(_mm512_shuffle_f32x4(t[2 * m], t[2 * m + 1], _MM_SHUFFLE(2, 0, 2, 0)),
+                         _mm512_shuffle_f32x4(t[2 * m], t[2 * m + 1], _MM_SHUFFLE(3, 1, 3, 1)));
+  const __m512 w0 = _mm512_add_ps(_mm512_unpacklo_ps(u[0], u[1]), _mm512_unpackhi_ps(u[0], u[1]));
+  const __m512 w1 = _mm512_add_ps(_mm512_unpacklo_ps(u[2], u[3]), _mm512_unpackhi_ps(u[2], u[3]));
+  const __m512 x = _mm512_add_ps(_mm512_castpd_ps(_mm512_unpacklo_pd(_mm512_castps_pd(w0), _mm512_castps_pd(w1))),
+                                 _mm512_castpd_ps(_mm512_unpackhi_pd(_mm512_castps_pd(w0), _mm512_castps_pd(w1))));
+  // x's lane 4j + i holds v[4i + j]'s sum; put v[q]'s in lane q.
+  const __m512i idx = _mm512_set_epi32(15, 11, 7, 3, 14, 10, 6, 2, 13, 9, 5, 1, 12, 8, 4, 0);
+  return _mm512_permutexvar_ps(idx, x);
+}
+
 /** attendRow for D a multiple of 16 (≤ 128) with AVX-512: scores per key (one reduction each), the exponentials 16 keys
  *  at a time, the weighted sum of values in registers. Fixed order, so deterministic; rounding differs from the
  *  scalar row (both are within the contract's tolerance of the float64 reference). */
@@ -88,7 +105,25 @@ __attribute__((target("avx512f"))) void attendRow512(const float* q, const float
     o[i] = _mm512_setzero_ps();
   }
   float max = -std::numeric_limits<float>::infinity();
-  for (int64_t j = 0; j < count; j++) {
+  int64_t j0 = 0;
+  if (count >= 16) {
+    // 16 keys at a time: 16 partial-product vectors, summed together by one transpose-and-add tree.
+    __m512 vmax = _mm512_set1_ps(max);
+    for (; j0 + 16 <= count; j0 += 16) {
+      __m512 acc[16];
+      for (int jj = 0; jj < 16; jj++) {
+        const float* kr = k + (j0 + jj) * stride;
+        __m512 a = _mm512_mul_ps(qv[0], _mm512_loadu_ps(kr));
+        for (int64_t i = 1; i < nv; i++) a = _mm512_fmadd_ps(qv[i], _mm512_loadu_ps(kr + 16 * i), a);
+        acc[jj] = a;
+      }
+      const __m512 sc = sum16(acc);
+      _mm512_storeu_ps(p + j0, sc);
+      vmax = _mm512_max_ps(vmax, sc);
+    }
+    max = _mm512_reduce_max_ps(vmax);
+  }
+  for (int64_t j = j0; j < count; j++) {
     const float* kr = k + j * stride;
     __m512 acc = _mm512_mul_ps(qv[0], _mm512_loadu_ps(kr));
     for (int64_t i = 1; i < nv; i++) acc = _mm512_fmadd_ps(qv[i], _mm512_loadu_ps(kr + 16 * i), acc);
@@ -219,28 +254,42 @@ void rmsnormBackward(const float* x, const float* w, const float* dy, int64_t N,
   });
 }
 
-void rope(const float* x, const int32_t* pos, int64_t N, int64_t H, int64_t D, double theta, int sign, float* out) {
+void ropeTable(const int32_t* pos, int64_t N, int64_t D, double theta, int sign, double* cs, double* sn) {
   const int64_t half = D / 2;
   std::vector<double> f(half);
   for (int64_t i = 0; i < half; i++) f[i] = 1 / std::pow(theta, (2.0 * i) / D);
-  parallelFor(N, (double)N * (H * D * 6 + half * 40), [&](int64_t b, int64_t e) {
-    std::vector<double> cs(half), sn(half);
-    for (int64_t n = b; n < e; n++) {
+  parallelFor(N, (double)N * half * 40, [&](int64_t b, int64_t e) {
+    for (int64_t n = b; n < e; n++)
       for (int64_t i = 0; i < half; i++) {
         const double ang = pos[n] * f[i];
-        cs[i] = std::cos(ang);
-        sn[i] = sign * std::sin(ang);
+        cs[n * half + i] = std::cos(ang);
+        sn[n * half + i] = sign * std::sin(ang);
       }
+  });
+}
+
+void ropeApply(const float* x, const double* cs, const double* sn, int64_t N, int64_t H, int64_t D, float* out) {
+  const int64_t half = D / 2;
+  parallelFor(N, (double)N * H * D * 6, [&](int64_t b, int64_t e) {
+    for (int64_t n = b; n < e; n++) {
+      const double* c = cs + n * half;
+      const double* s = sn + n * half;
       for (int64_t h = 0; h < H; h++) {
         const int64_t o = (n * H + h) * D;
         for (int64_t i = 0; i < half; i++) {
           const double x1 = x[o + i], x2 = x[o + i + half];
-          out[o + i] = (float)(x1 * cs[i] - x2 * sn[i]);
-          out[o + i + half] = (float)(x2 * cs[i] + x1 * sn[i]);
+          out[o + i] = (float)(x1 * c[i] - x2 * s[i]);
+          out[o + i + half] = (float)(x2 * c[i] + x1 * s[i]);
         }
       }
     }
   });
+}
+
+void rope(const float* x, const int32_t* pos, int64_t N, int64_t H, int64_t D, double theta, int sign, float* out) {
+  std::vector<double> cs(N * (D / 2)), sn(N * (D / 2));
+  ropeTable(pos, N, D, theta, sign, cs.data(), sn.data());
+  ropeApply(x, cs.data(), sn.data(), N, H, D, out);
 }
 
 void attention(const float* q, const float* k, const float* v, const int32_t* cu, int64_t B, int64_t H, int64_t KV, int64_t D,

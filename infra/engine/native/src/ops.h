@@ -73,6 +73,9 @@ void embeddingBackward(const float* dy, const int32_t* ids, int64_t N, int64_t C
 void rmsnorm(const float* x, const float* w, int64_t N, int64_t C, float eps, float* out);
 void rmsnormBackward(const float* x, const float* w, const float* dy, int64_t N, int64_t C, float eps, float* dx, float* dw);
 void rope(const float* x, const int32_t* pos, int64_t N, int64_t H, int64_t D, double theta, int sign, float* out);
+/** rope in two steps: the angles' cos / sign·sin per (row, i < D/2) once, then applied to any [N,H,D] at those rows. */
+void ropeTable(const int32_t* pos, int64_t N, int64_t D, double theta, int sign, double* cs, double* sn);
+void ropeApply(const float* x, const double* cs, const double* sn, int64_t N, int64_t H, int64_t D, float* out);
 /** Varlen causal attention: sequence b is rows [cu[b], cu[b+1]) of q, k and v, positions from 0. */
 void attention(const float* q, const float* k, const float* v, const int32_t* cu, int64_t B, int64_t H, int64_t KV, int64_t D,
                float* out);
