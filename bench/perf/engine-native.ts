@@ -6,6 +6,7 @@
 // Prints a markdown block for bench/RESULTS.md.
 // Usage: node bin/run-ts.mjs bench/perf/engine-native.ts [--presets tiny,small] [--vocab 1024] [--rank 32] [--seconds 2]
 //        [--long-prompt 800] [--observation 200] [--turns 3] [--long-ts tiny] (presets whose long case also runs on ts)
+//        [--rounds 5] (interleaved ts/native sampling rounds, per CPU second)
 import { cpus, loadavg } from 'node:os'
 import { readFileSync } from 'node:fs'
 import { Rng } from '../../infra/rng'
@@ -31,7 +32,8 @@ const longPrompt = Number(arg('long-prompt', '800'))
 const observation = Number(arg('observation', '200'))
 const turns = Number(arg('turns', '3'))
 const longTs = arg('long-ts', 'tiny').split(',')
-for (const [k, v] of [['long-prompt', longPrompt], ['observation', observation], ['turns', turns], ['vocab', vocab], ['rank', rank], ['seconds', seconds]] as const)
+const interleaveRounds = Number(arg('rounds', '5'))
+for (const [k, v] of [['long-prompt', longPrompt], ['observation', observation], ['turns', turns], ['vocab', vocab], ['rank', rank], ['seconds', seconds], ['rounds', interleaveRounds]] as const)
   if (!(v > 0)) throw new Error(`--${k} must be a positive number, got ${v}`)
 for (const p of presets) if (!PRESETS[p]) throw new Error(`unknown preset ${p}; use tiny or small`)
 const { addon, reason } = loadNativeAddon()
@@ -84,6 +86,7 @@ function longCase(model: ReturnType<typeof createRandomModel>, prefixCache?: KvP
   return out
 }
 const rows: Row[] = []
+const median = (xs: number[]): number => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]
 
 function measure(name: PresetName, be: Backend): Row {
   const cfg = presetConfig(name, vocab, [vocab - 1])
@@ -145,7 +148,6 @@ const shapes: [number, number, number][] = [[512, 768, 256], [512, 256, 768], [5
 const kernelRows = [] as string[]
 // The machine is shared and its load moves: each round measures the FMA peak and then each kernel shape right
 // after it (0.5 s each) and takes their ratio; the table gives the median over 5 rounds of the ratio (and of each).
-const median = (xs: number[]): number => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]
 for (const th of [1, threads]) {
   const peaks: number[] = []
   const g: number[][] = shapes.map(() => [])
@@ -162,13 +164,50 @@ for (const th of [1, threads]) {
   shapes.forEach(([M, N, K], i) =>
     kernelRows.push(`| ${M}×${K} · (${N}×${K})ᵀ | ${th} | ${median(g[i]).toFixed(1)} | ${median(peaks).toFixed(1)} | ${(100 * median(ratio[i])).toFixed(0)}% |`))
 }
+// ---- sampling, interleaved: the standard case on ts and native in alternating rounds (one ts generate call, then
+// native calls for as many CPU seconds), per CPU second; the median over rounds of each backend's rate and of the per-round ratio. On a shared box
+// the load moves between the ts and native halves of the runs above; alternating calls see the same load. ----
+const interleaved: { preset: string; ts: number; native: number; ratio: number; rounds: number }[] = []
+for (const name of presets) {
+  const mk = (kind: 'ts' | 'native') => {
+    const model = createRandomModel(presetConfig(name, vocab, [vocab - 1]), new Rng(1), createBackend(kind))
+    new Learner(model, { lora: { rank, alpha: 2 * rank, targets: [...LORA_TARGETS] }, seed: 1 })
+    return model
+  }
+  const models = { ts: mk('ts'), native: mk('native') }
+  const rng = new Rng(2)
+  const prompt = Array.from({ length: P }, () => rng.int(0, vocab - 2))
+  /** Generate calls on one backend until at least minCpu CPU seconds were spent (at least one call): tokens, CPU s. */
+  const calls = (kind: 'ts' | 'native', minCpu: number): { toks: number; cpu: number } => {
+    const c0 = cpuSec()
+    let toks = 0
+    do toks += generate(models[kind], prompt, { n, maxNewTokens: newTokens, seed: 3, eosTokenIds: [] }).reduce((a, s) => a + s.tokens.length, 0)
+    while (cpuSec() - c0 < minCpu)
+    return { toks, cpu: cpuSec() - c0 }
+  }
+  calls('ts', 0)
+  calls('native', 0)
+  const ts: number[] = [], nat: number[] = [], ratio: number[] = []
+  for (let round = 0; round < interleaveRounds; round++) {
+    // One ts call, then native calls for about as many CPU seconds, so both rates average over the same stretch.
+    const t = calls('ts', 0)
+    const v = calls('native', t.cpu)
+    const a = t.toks / t.cpu, b = v.toks / v.cpu
+    ts.push(a)
+    nat.push(b)
+    ratio.push(b / a)
+  }
+  interleaved.push({ preset: name, ts: median(ts), native: median(nat), ratio: median(ratio), rounds: interleaveRounds })
+  console.error(`${name} interleaved sampling: ts ${median(ts).toFixed(0)}, native ${median(nat).toFixed(0)} new tokens per CPU second, ratio ${median(ratio).toFixed(1)}×`)
+}
+
 const load1 = loadavg()[0]
 const flags = readFileSync('/proc/cpuinfo', 'utf8').match(/^flags\s*:(.*)$/m)?.[1] ?? ''
 const simd = ['avx2', 'fma', 'avx512f'].filter((f) => flags.split(' ').includes(f)).join(', ')
 
 const lines: string[] = []
 lines.push(`- Machine: ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'} (${simd}); Node ${process.version}; gemm kernel ${kern}, ${threads} threads; load average ${load0.toFixed(1)} → ${load1.toFixed(1)} during the run (shared with other sessions).`)
-lines.push(`- Command: \`node bin/run-ts.mjs bench/perf/engine-native.ts --presets ${presets.join(',')} --seconds ${seconds} --long-prompt ${longPrompt} --observation ${observation} --turns ${turns} --long-ts ${longTs.join(',')}\`; CPU seconds of the whole run ${(cpuSec() - cpu0).toFixed(0)} s over ${(performance.now() / 1000).toFixed(0)} s wall.`)
+lines.push(`- Command: \`node bin/run-ts.mjs bench/perf/engine-native.ts --presets ${presets.join(',')} --seconds ${seconds} --long-prompt ${longPrompt} --observation ${observation} --turns ${turns} --long-ts ${longTs.join(',')} --rounds ${interleaveRounds}\`; CPU seconds of the whole run ${(cpuSec() - cpu0).toFixed(0)} s over ${(performance.now() / 1000).toFixed(0)} s wall.`)
 lines.push(`- Setup: random Qwen3-architecture models, vocabulary ${vocab}, LoRA rank ${rank} / alpha ${2 * rank} on q,k,v,o,gate,up,down. forward+backward: ${B} × ${T} tokens per call (PPO loss, LoRA gradients, AdamW step); sampling: n = ${n} samples of a ${P}-token prompt, ${newTokens} new tokens each, KV cache, shared prefill (new tokens/s, prefill included). Both backends measured in this one process, one after the other.`)
 lines.push('')
 lines.push('| preset | ts fwd+bwd tokens/s | native fwd+bwd tokens/s | ratio | ts sampling tokens/s | native sampling tokens/s | ratio | sampling ratio per CPU second | native training-step peak memory |')
@@ -177,6 +216,12 @@ for (const name of presets) {
   const t = rows.find((r) => r.preset === name && r.backend === 'ts')!, nv = rows.find((r) => r.preset === name && r.backend === 'native')!
   lines.push(`| ${name} | ${t.fb.toFixed(0)} | ${nv.fb.toFixed(0)} | ${(nv.fb / t.fb).toFixed(1)}× | ${t.smp.toFixed(0)} | ${nv.smp.toFixed(0)} | ${(nv.smp / t.smp).toFixed(1)}× | ${(nv.smpCpu / t.smpCpu).toFixed(1)}× (${t.smpCpu.toFixed(0)} → ${nv.smpCpu.toFixed(0)}) | ${((nv.stepPeak ?? 0) / 2 ** 20).toFixed(1)} MiB |`)
 }
+lines.push('')
+lines.push(`Sampling per CPU second, interleaved (the same standard case; ts and native calls alternate, ${interleaveRounds} rounds, each round one ts call, then native calls for as many CPU seconds; medians):`)
+lines.push('')
+lines.push('| preset | ts new tokens per CPU s | native new tokens per CPU s | ratio (median of rounds) |')
+lines.push('| --- | --- | --- | --- |')
+for (const r of interleaved) lines.push(`| ${r.preset} | ${r.ts.toFixed(0)} | ${r.native.toFixed(0)} | ${r.ratio.toFixed(1)}× |`)
 lines.push('')
 lines.push(`Realistic sampling (the trainer's GRPO rollout): n = ${n} rows of one ${longPrompt}-token prompt, ${newTokens} new tokens each (turn 1); then each row plus a ${observation}-token observation sent back as its own prompt (as PolicyBatch sends whole sequences to EngineSampler: the prompt is prefilled again) and continued by ${newTokens} tokens, ${turns} turns in all. New tokens per second of wall time (prefill included) and per CPU second (user+sys of this process: fairer under load); one run each.`)
 lines.push('')
