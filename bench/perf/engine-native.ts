@@ -6,7 +6,7 @@
 // Prints a markdown block for bench/RESULTS.md.
 // Usage: node bin/run-ts.mjs bench/perf/engine-native.ts [--presets tiny,small] [--vocab 1024] [--rank 32] [--seconds 2]
 //        [--long-prompt 800] [--observation 200] [--turns 3] [--long-ts tiny] (presets whose long case also runs on ts)
-//        [--rounds 5] (interleaved ts/native sampling rounds, per CPU second)
+//        [--rounds 5] (interleaved sampling rounds: ts, native on 1 thread, native on all threads; wall and CPU)
 import { cpus, loadavg } from 'node:os'
 import { readFileSync } from 'node:fs'
 import { Rng } from '../../infra/rng'
@@ -164,10 +164,11 @@ for (const th of [1, threads]) {
   shapes.forEach(([M, N, K], i) =>
     kernelRows.push(`| ${M}×${K} · (${N}×${K})ᵀ | ${th} | ${median(g[i]).toFixed(1)} | ${median(peaks).toFixed(1)} | ${(100 * median(ratio[i])).toFixed(0)}% |`))
 }
-// ---- sampling, interleaved: the standard case on ts and native in alternating rounds (one ts generate call, then
-// native calls for as many CPU seconds), per CPU second; the median over rounds of each backend's rate and of the per-round ratio. On a shared box
-// the load moves between the ts and native halves of the runs above; alternating calls see the same load. ----
-const interleaved: { preset: string; ts: number; native: number; ratio: number; rounds: number }[] = []
+// ---- sampling, interleaved: the standard case on ts, native on one thread and native on all threads, in
+// alternating rounds (one ts generate call, then each native setting for about as many CPU seconds), so all three see
+// the same load; per CPU second and per wall second, medians over rounds of each rate and of each per-round ratio. ----
+interface Rates { wall: number; cpu: number }
+const interleaved: { preset: string; ts: Rates; one: Rates; all: Rates; oneCpuRatio: number; allCpuRatio: number; oneWallRatio: number; allWallRatio: number }[] = []
 for (const name of presets) {
   const mk = (kind: 'ts' | 'native') => {
     const model = createRandomModel(presetConfig(name, vocab, [vocab - 1]), new Rng(1), createBackend(kind))
@@ -177,28 +178,37 @@ for (const name of presets) {
   const models = { ts: mk('ts'), native: mk('native') }
   const rng = new Rng(2)
   const prompt = Array.from({ length: P }, () => rng.int(0, vocab - 2))
-  /** Generate calls on one backend until at least minCpu CPU seconds were spent (at least one call): tokens, CPU s. */
-  const calls = (kind: 'ts' | 'native', minCpu: number): { toks: number; cpu: number } => {
-    const c0 = cpuSec()
+  /** Generate calls on one backend until at least minCpu CPU seconds were spent (at least one call). */
+  const calls = (kind: 'ts' | 'native', minCpu: number): Rates & { cpuSec: number } => {
+    const c0 = cpuSec(), w0 = performance.now()
     let toks = 0
     do toks += generate(models[kind], prompt, { n, maxNewTokens: newTokens, seed: 3, eosTokenIds: [] }).reduce((a, s) => a + s.tokens.length, 0)
     while (cpuSec() - c0 < minCpu)
-    return { toks, cpu: cpuSec() - c0 }
+    const cpu = cpuSec() - c0
+    return { wall: toks / ((performance.now() - w0) / 1000), cpu: toks / cpu, cpuSec: cpu }
+  }
+  const native = (th: number, minCpu: number) => {
+    addon.threads(th)
+    try {
+      return calls('native', minCpu)
+    } finally {
+      addon.threads(threads)
+    }
   }
   calls('ts', 0)
-  calls('native', 0)
-  const ts: number[] = [], nat: number[] = [], ratio: number[] = []
+  native(1, 0)
+  native(threads, 0)
+  const r = { ts: [] as Rates[], one: [] as Rates[], all: [] as Rates[], oc: [] as number[], ac: [] as number[], ow: [] as number[], aw: [] as number[] }
   for (let round = 0; round < interleaveRounds; round++) {
-    // One ts call, then native calls for about as many CPU seconds, so both rates average over the same stretch.
     const t = calls('ts', 0)
-    const v = calls('native', t.cpu)
-    const a = t.toks / t.cpu, b = v.toks / v.cpu
-    ts.push(a)
-    nat.push(b)
-    ratio.push(b / a)
+    const o = native(1, t.cpuSec), a = native(threads, t.cpuSec)
+    r.ts.push(t), r.one.push(o), r.all.push(a)
+    r.oc.push(o.cpu / t.cpu), r.ac.push(a.cpu / t.cpu), r.ow.push(o.wall / t.wall), r.aw.push(a.wall / t.wall)
   }
-  interleaved.push({ preset: name, ts: median(ts), native: median(nat), ratio: median(ratio), rounds: interleaveRounds })
-  console.error(`${name} interleaved sampling: ts ${median(ts).toFixed(0)}, native ${median(nat).toFixed(0)} new tokens per CPU second, ratio ${median(ratio).toFixed(1)}×`)
+  const med = (xs: Rates[]): Rates => ({ wall: median(xs.map((x) => x.wall)), cpu: median(xs.map((x) => x.cpu)) })
+  const row = { preset: name, ts: med(r.ts), one: med(r.one), all: med(r.all), oneCpuRatio: median(r.oc), allCpuRatio: median(r.ac), oneWallRatio: median(r.ow), allWallRatio: median(r.aw) }
+  interleaved.push(row)
+  console.error(`${name} interleaved sampling per CPU s: ts ${row.ts.cpu.toFixed(0)}, native 1 thread ${row.one.cpu.toFixed(0)} (${row.oneCpuRatio.toFixed(1)}×), ${threads} threads ${row.all.cpu.toFixed(0)} (${row.allCpuRatio.toFixed(1)}×); per wall s: ${row.ts.wall.toFixed(0)}, ${row.one.wall.toFixed(0)} (${row.oneWallRatio.toFixed(1)}×), ${row.all.wall.toFixed(0)} (${row.allWallRatio.toFixed(1)}×)`)
 }
 
 const load1 = loadavg()[0]
@@ -217,11 +227,12 @@ for (const name of presets) {
   lines.push(`| ${name} | ${t.fb.toFixed(0)} | ${nv.fb.toFixed(0)} | ${(nv.fb / t.fb).toFixed(1)}× | ${t.smp.toFixed(0)} | ${nv.smp.toFixed(0)} | ${(nv.smp / t.smp).toFixed(1)}× | ${(nv.smpCpu / t.smpCpu).toFixed(1)}× (${t.smpCpu.toFixed(0)} → ${nv.smpCpu.toFixed(0)}) | ${((nv.stepPeak ?? 0) / 2 ** 20).toFixed(1)} MiB |`)
 }
 lines.push('')
-lines.push(`Sampling per CPU second, interleaved (the same standard case; ts and native calls alternate, ${interleaveRounds} rounds, each round one ts call, then native calls for as many CPU seconds; medians):`)
+lines.push(`Sampling, interleaved (the same standard case; each of ${interleaveRounds} rounds: one ts call, then native on 1 thread and on ${threads} threads for about as many CPU seconds each, so all see the same load; medians of the rates and of the per-round ratios to ts):`)
 lines.push('')
-lines.push('| preset | ts new tokens per CPU s | native new tokens per CPU s | ratio (median of rounds) |')
-lines.push('| --- | --- | --- | --- |')
-for (const r of interleaved) lines.push(`| ${r.preset} | ${r.ts.toFixed(0)} | ${r.native.toFixed(0)} | ${r.ratio.toFixed(1)}× |`)
+lines.push(`| preset | ts new tokens/s (wall / per CPU s) | native 1 thread | ratio (wall / CPU) | native ${threads} threads | ratio (wall / CPU) |`)
+lines.push('| --- | --- | --- | --- | --- | --- |')
+for (const r of interleaved)
+  lines.push(`| ${r.preset} | ${r.ts.wall.toFixed(0)} / ${r.ts.cpu.toFixed(0)} | ${r.one.wall.toFixed(0)} / ${r.one.cpu.toFixed(0)} | ${r.oneWallRatio.toFixed(1)}× / ${r.oneCpuRatio.toFixed(1)}× | ${r.all.wall.toFixed(0)} / ${r.all.cpu.toFixed(0)} | ${r.allWallRatio.toFixed(1)}× / ${r.allCpuRatio.toFixed(1)}× |`)
 lines.push('')
 lines.push(`Realistic sampling (the trainer's GRPO rollout): n = ${n} rows of one ${longPrompt}-token prompt, ${newTokens} new tokens each (turn 1); then each row plus a ${observation}-token observation sent back as its own prompt (as PolicyBatch sends whole sequences to EngineSampler: the prompt is prefilled again) and continued by ${newTokens} tokens, ${turns} turns in all. New tokens per second of wall time (prefill included) and per CPU second (user+sys of this process: fairer under load); one run each.`)
 lines.push('')
