@@ -7,6 +7,7 @@
 // below): equal to the op-by-op path for up to 8 rows; over more rows the few-row gemm per pass rounds differently
 // from one gemm over all rows (within the contracts' tolerances). decodeSample adds the head and the draw per pass.
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <vector>
 
@@ -98,6 +99,8 @@ void forwardStack(const Stack& s, const int32_t* ids, const int32_t* cu, int64_t
 constexpr int64_t DECODE_CHUNK = 4;
 /** Below this many flops a decode step stays on one thread (waking the other costs more). */
 constexpr double DECODE_PARALLEL_FLOPS = 5e5;
+/** Decode steps run on the calling thread alone after one whose other shares lagged (see forEachDecodeRun). */
+constexpr int DECODE_SOLO_STEPS = 64;
 
 namespace {
 /** A decode step (one new token per sequence) over B rows: the rows go in chunks to the threads and fn(r0, r1) runs
@@ -113,10 +116,25 @@ void forEachDecodeRun(const Stack& s, int64_t B, double headFlops, Fn fn) {
     for (int64_t c = c0; c < c1; c += 2) fn(c * DECODE_CHUNK, std::min(B, std::min(c1, c + 2) * DECODE_CHUNK));
   };
   if (chunks < 2 || numThreads() == 1 || inParallelJob() || B * (2.0 * params + headFlops) < DECODE_PARALLEL_FLOPS) return run(0, chunks);
+  // On a loaded machine the other threads' shares often start late (their thread waits for a CPU), and the step then
+  // takes longer than on this thread alone and costs more CPU. So: when the caller, done with its own share, waited
+  // for the others longer than half its share took, the next DECODE_SOLO_STEPS steps of this thread run alone, then
+  // it tries again. Which rows a thread computes never changes a value (see above), so this only moves time.
+  thread_local int soloSteps = 0;
+  if (soloSteps > 0) {
+    soloSteps--;
+    return run(0, chunks);
+  }
+  using Clock = std::chrono::steady_clock;
+  const Clock::time_point t0 = Clock::now();
+  Clock::time_point mineDone = t0;
   parallelThreads([&](int t, int T) {
     const int64_t c0 = chunks * t / T, c1 = chunks * (t + 1) / T;
     if (c0 < c1) run(c0, c1);
+    if (t == 0) mineDone = Clock::now();
   });
+  const double mine = std::chrono::duration<double>(mineDone - t0).count(), waited = std::chrono::duration<double>(Clock::now() - mineDone).count();
+  if (waited > 0.5 * mine) soloSteps = DECODE_SOLO_STEPS;
 }
 }  // namespace
 
