@@ -4,7 +4,7 @@
 import type { Qa } from '../world'
 import { getProtocol, toolSchemas } from './protocol'
 import type { FunctionSchema } from './protocol/tools'
-import type { GymToolCall, ParsedTurn, Protocol, ProtocolContext, ProtocolName, ToolName } from './protocol/types'
+import type { GymToolCall, ParsedTurn, PromptStyle, Protocol, ProtocolContext, ProtocolName, ToolName } from './protocol/types'
 import { capObservation } from './observation-cap'
 import { documentPages, renderPage } from './pages'
 import { computeReward, parseRewardSpec, type RewardSpec } from './reward'
@@ -27,6 +27,8 @@ export interface EnvOptions {
   maxArgChars?: number
   /** Enabled tools (default both; ['search'] for the no-Access ablation). */
   tools?: ToolName[]
+  /** System prompt style (default 'full'; 'brief': one line, for small models trained from scratch). */
+  prompt?: PromptStyle
 }
 
 /** An Env that also exposes what wrappers and servers need. */
@@ -66,7 +68,7 @@ export class SearchEnv implements GymEnv {
     this.cap = opts.observationCap ?? 8000
     const tools = opts.tools ?? ['search', 'access']
     this.tools = toolSchemas(tools)
-    this.ctx = { tools, maxCallsPerTurn: opts.maxCallsPerTurn ?? 1, turn: 0, maxArgChars: opts.maxArgChars ?? 2048 }
+    this.ctx = { tools, maxCallsPerTurn: opts.maxCallsPerTurn ?? 1, turn: 0, maxArgChars: opts.maxArgChars ?? 2048, prompt: opts.prompt ?? 'full' }
     this.signals = new StepSignals(qa)
     this.credit = new StepCredit({ process: this.spec.terms.includes('process'), cost: this.spec.terms.includes('cost') }, this.signals.goldCount)
   }

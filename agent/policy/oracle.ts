@@ -15,7 +15,10 @@ export type OracleProtocol = 'hermes' | 'search-r1'
 /** One tool call as the protocol's assistant text. */
 export function oracleCallText(call: OracleCall, protocol: OracleProtocol): string {
   if (protocol === 'hermes') return `<tool_call>\n${JSON.stringify(call)}\n</tool_call>`
-  return call.name === 'search' ? `<search> ${call.arguments.query} </search>` : `<access> ${call.arguments.url} </access>`
+  if (call.name === 'search') return `<search> ${call.arguments.query} </search>`
+  // Page k > 1 of a paged document: search-r1 has no argument slot, so the URL carries it (`url#page=k`, gym/README).
+  const page = call.arguments.page
+  return `<access> ${call.arguments.url}${page !== undefined && page > 1 ? `#page=${page}` : ''} </access>`
 }
 
 /** The tool output inside an observation message: hermes sends it as a tool message; search-r1 wraps it in
