@@ -6,7 +6,8 @@
 //
 // Usage: node bin/run-ts.mjs bench/perf/copy-probe.ts --world W --model M --out DIR [--steps 400] [--lr 2e-2]
 //          [--held-out 120] [--backend auto] [--lora-rank 64] [--batch 16] [--gym '{"prompt":"brief"}'] (gym options
-//          merged over {protocol: search-r1, topK: 3, observationCap: 800})
+//          merged over {protocol: search-r1, topK: 3, observationCap: 800}) [--target oracle|question]
+//          [--lora-embed] (LoRA on the input embedding too)
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { makeEnv, openGymWorld } from '../../gym'
@@ -39,13 +40,15 @@ const train = gw.listQa('train').filter((q) => !heldIds.has(q.id))
 const tok = loadTokenizer(M)
 const codec = new ChatCodec(tok, chatTemplateOf(tok, SIMPLE_QWEN_TEMPLATE))
 const model = loadModel(M, createBackend(parseBackendName(arg('backend', 'auto'))))
-const learner = new Learner(model, { lora: { rank, alpha: 2 * rank, targets: [...LORA_TARGETS] }, seed: 0 })
+const learner = new Learner(model, { lora: { rank, alpha: 2 * rank, targets: [...LORA_TARGETS], embedTokens: process.argv.includes('--lora-embed') }, seed: 0 })
 /** The prompt messages and the oracle's first turn of a question. */
 async function firstTurn(qa: (typeof train)[number]) {
   const env = makeEnv(gw, qa, GYM)
   const initial = await env.initialObservation()
   const t = await oraclePolicy(qa, k, undefined, 'search-r1').act(initial)
-  return { initial, text: t.text }
+  // --target question: the first search is the whole question (a sequential copy, what an induction head does)
+  // instead of the entity name (which needs the model to know which tokens are names).
+  return { initial, text: arg('target', 'oracle') === 'question' ? `<search> ${qa.question} </search>` : t.text }
 }
 const seqs: ReturnType<typeof sequenceOfTrajectory>[] = []
 for (const qa of train) {

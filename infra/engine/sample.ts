@@ -4,7 +4,7 @@
 import { EngineError } from '../errors'
 import { Rng } from '../rng'
 import type { Tensor } from './backend'
-import { type CausalLM, type KvCache, createKvCache, decoderStack, forkKvCache, logits, mergeAdapter } from './model'
+import { type CausalLM, type KvCache, createKvCache, decoderStack, forkKvCache, logits, mergeAdapter, releaseDecoderStack } from './model'
 import { type KvPrefixCache, type PrefixStamp, prefixStamp } from './prefix-cache'
 import { sampleFromRow } from './sample-row'
 
@@ -149,6 +149,7 @@ function mergedBytes(model: CausalLM): number {
   model.weights.layers.forEach((lw, l) => {
     for (const t of ad.config.targets) if (ad.operand(l, t)) n += 4 * lw[t].shape[0] * lw[t].shape[1]
   })
+  if (ad.embed) n += 4 * model.weights.embed.shape[0] * model.weights.embed.shape[1]
   return n
 }
 
@@ -157,6 +158,7 @@ function releaseMerged(model: CausalLM, merged: CausalLM): void {
     const orig = model.weights.layers[l]
     for (const k of Object.keys(lw) as (keyof typeof lw)[]) if (lw[k] && lw[k] !== orig[k]) model.backend.release(lw[k]!)
   })
+  if (merged.weights.embed !== model.weights.embed) model.backend.release(merged.weights.embed)
 }
 
 /** Cumulative offsets of segment lengths. */
@@ -241,6 +243,7 @@ function generateWith(model: CausalLM, prompts: readonly (readonly number[])[], 
   for (const s of live)
     if (pc && stamp) pc.put([...prompts[s.prompt], ...s.out.tokens.slice(0, -1)], s.cache, stamp)
     else for (const t of [...s.cache.k, ...s.cache.v]) be.release(t)
+  releaseDecoderStack(model, stack)
   return out
 }
 
