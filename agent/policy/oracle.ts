@@ -51,7 +51,9 @@ export class OracleEpisode {
       this.started = true
       if (r.done) {
         this.finished = true
-        return `<answer>${r.value}</answer>`
+        // search-r1 writes its tags with spaces inside (`<answer> Beijing </answer>`, Search-R1's own example), so
+        // the answer's words are tokenised as they are in the text it was read from.
+        return this.protocol === 'search-r1' ? `<answer> ${r.value} </answer>` : `<answer>${r.value}</answer>`
       }
       return oracleCallText(r.value, this.protocol)
     } catch (e) {
