@@ -63,7 +63,7 @@ export async function runSft(o: SftRunOptions): Promise<{ episodes: number; solv
     let solved = 0
     for (const qa of qas) {
       const env = makeEnv(gw, qa, { ...o.gym, protocol, budgets: { maxTurns: Math.max(16, 2 * qa.hops + 4), maxResponseTokens: DEFAULT_TRAIN_CONFIG.maxTokensPerTurn, maxContextTokens: learner.model.config.maxPositionEmbeddings } })
-      const rec = await runEpisode(qa, env, oraclePolicy(qa, knowledge, undefined, protocol), { maxTurns: 200, scorer: scoreAnswer })
+      const rec = await runEpisode(qa, env, oraclePolicy(qa, knowledge, undefined, protocol, o.gym?.accessByTitle === true), { maxTurns: 200, scorer: scoreAnswer })
       if (rec.status !== 'ok' || rec.f1 < 1) continue
       const seq = sequenceOfTrajectory(codec, rec)
       if (seq.ids.length > learner.model.config.maxPositionEmbeddings) continue

@@ -26,6 +26,9 @@ export interface GymOptions {
   /** System prompt: 'full' (the protocol's own, default) or 'brief' (one line: tags and answer format) — for small
    *  models trained from scratch, where a long constant prefix costs compute and teaches nothing. */
   prompt: PromptStyle
+  /** Access also takes the exact title of a search result shown earlier in the episode, not only its URL (default
+   *  false). For models with a small world tokenizer, which spells URLs character by character but has names as words. */
+  accessByTitle: boolean
   /** false: the no-Access ablation (search returns whole documents; access disabled). */
   access: boolean
   budgets: Budgets
@@ -42,6 +45,7 @@ export const DEFAULT_GYM_OPTIONS: GymOptions = {
   maxCallsPerTurn: 1,
   maxArgChars: 2048,
   prompt: 'full',
+  accessByTitle: false,
   access: true,
   budgets: { ...DEFAULT_BUDGETS },
   faults: { ...NO_FAULTS },
@@ -57,6 +61,7 @@ export function resolveGymOptions(input: unknown): GymOptions {
     if (!Number.isInteger(v) || v < lo || v > hi) throw new GymError('options.range', `${name} must be an integer in [${lo}, ${hi}], got ${v}`)
   }
   if (o.prompt !== 'full' && o.prompt !== 'brief') throw new GymError('options.range', `prompt must be 'full' or 'brief', got ${JSON.stringify(o.prompt)}`)
+  if (typeof o.accessByTitle !== 'boolean') throw new GymError('options.range', `accessByTitle must be true or false, got ${JSON.stringify(o.accessByTitle)}`)
   intIn('topK', o.topK, 1, 100)
   intIn('observationCap', o.observationCap, 100, 10_000_000)
   intIn('maxCallsPerTurn', o.maxCallsPerTurn, 1, 16)
@@ -97,6 +102,7 @@ export function makeEnv(
     maxCallsPerTurn: o.maxCallsPerTurn,
     maxArgChars: o.maxArgChars,
     prompt: o.prompt,
+    accessByTitle: o.accessByTitle,
     tools: o.access ? ['search', 'access'] : ['search'],
   })
   return withEpisodeStats(withBudgets(base, o.budgets, count), count)

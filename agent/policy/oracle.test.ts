@@ -83,3 +83,17 @@ describe('oracle in the search-r1 protocol', () => {
     expect(paged).toBeGreaterThan(0)
   })
 })
+
+describe('oracle opening pages by title (accessByTitle)', () => {
+  it('writes <access> Title </access> for pages it found by search and solves every fixture question', async () => {
+    const world = openFixtureWorld({ qa: ORACLE_QA })
+    for (const qa of ORACLE_QA) {
+      const env = makeEnv(world, qa, { ...CHECK, protocol: 'search-r1', accessByTitle: true })
+      const rec = await runEpisode(qa, env, oraclePolicy(qa, ORACLE_KNOWLEDGE, undefined, 'search-r1', true), { maxTurns: 1000, scorer: scoreAnswer })
+      expect({ id: qa.id, f1: rec.f1 }).toEqual({ id: qa.id, f1: 1 })
+      const accesses = rec.turns.filter((t) => t.text.startsWith('<access>'))
+      expect(accesses.length).toBeGreaterThan(0)
+      for (const t of accesses) expect(t.text).not.toMatch(/https?:/)
+    }
+  })
+})
