@@ -47,7 +47,7 @@ export interface RunConfig {
 export function openLearner(modelDir: string, adapterDir: string | undefined, c: Pick<TrainConfig, 'lora' | 'seed'>, backend = 'ts') {
   const model = loadModel(modelDir, openBackend(backend))
   if (adapterDir) model.adapter = loadLoraAdapter(adapterDir, model.backend, model.config)
-  const learner = new Learner(model, { lora: { rank: c.lora.rank, alpha: c.lora.alpha, targets: [...LORA_TARGETS] }, seed: c.seed, baseModelNameOrPath: resolve(modelDir) })
+  const learner = new Learner(model, { lora: { rank: c.lora.rank, alpha: c.lora.alpha, targets: [...LORA_TARGETS], embedTokens: c.lora.embedTokens === true }, seed: c.seed, baseModelNameOrPath: resolve(modelDir) })
   const tokenizer = loadTokenizer(modelDir)
   const codec = new ChatCodec(tokenizer, chatTemplateOf(tokenizer, SIMPLE_QWEN_TEMPLATE))
   return { learner, codec }

@@ -29,6 +29,8 @@ export interface SftRunOptions {
   /** Held-out slice excluded (must equal the GRPO run's heldOut with the same seed). */
   heldOut: number
   loraRank: number
+  /** LoRA on the input embedding too (PEFT target embed_tokens). */
+  loraEmbed?: boolean
   backend?: string
   /** The protocol the demonstrations are written in (must equal the GRPO run's; default hermes). */
   protocol?: OracleProtocol
@@ -56,12 +58,12 @@ export async function runSft(o: SftRunOptions): Promise<{ episodes: number; solv
     if (o.questions > 0) qas = qas.slice(0, o.questions)
     mkdirSync(o.out, { recursive: true })
     writeFileSync(join(o.out, 'heldout.json'), JSON.stringify(src.heldOut().map((q) => q.id)) + '\n')
-    const { learner, codec } = openLearner(o.model, undefined, { seed: o.seed, lora: { rank: o.loraRank, alpha: 2 * o.loraRank } }, o.backend)
+    const { learner, codec } = openLearner(o.model, undefined, { seed: o.seed, lora: { rank: o.loraRank, alpha: 2 * o.loraRank, embedTokens: o.loraEmbed === true } }, o.backend)
     const seqs = []
     let solved = 0
     for (const qa of qas) {
       const env = makeEnv(gw, qa, { ...o.gym, protocol, budgets: { maxTurns: Math.max(16, 2 * qa.hops + 4), maxResponseTokens: DEFAULT_TRAIN_CONFIG.maxTokensPerTurn, maxContextTokens: learner.model.config.maxPositionEmbeddings } })
-      const rec = await runEpisode(qa, env, oraclePolicy(qa, knowledge, undefined, protocol), { maxTurns: 200, scorer: scoreAnswer })
+      const rec = await runEpisode(qa, env, oraclePolicy(qa, knowledge, undefined, protocol, o.gym?.accessByTitle === true), { maxTurns: 200, scorer: scoreAnswer })
       if (rec.status !== 'ok' || rec.f1 < 1) continue
       const seq = sequenceOfTrajectory(codec, rec)
       if (seq.ids.length > learner.model.config.maxPositionEmbeddings) continue

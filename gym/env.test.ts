@@ -109,6 +109,21 @@ describe('SearchEnv with other protocols', () => {
     expect((await env.step('<answer> Marie Alder </answer>')).reward).toBe(1)
   })
 
+  it('accessByTitle: a title shown in this episode opens its page; unseen titles and the option off do not', async () => {
+    const on = new SearchEnv(world, qa, { protocol: 'search-r1', accessByTitle: true })
+    await on.initialObservation()
+    const early = await on.step('<access> The Glass Orchard </access>')
+    expect(early.observation[0].content).toContain('No such page: "The Glass Orchard"')
+    await on.step('<search> Glass Orchard </search>')
+    const r = await on.step('<access> The Glass Orchard </access>')
+    expect(r.observation[0].content).toMatch(/^\n\n<information>The Glass Orchard\nURL: https:\/\/fixture.wiki\/The_Glass_Orchard\n/)
+    expect(r.metrics.access_by_title).toBe(1)
+    const off = new SearchEnv(world, qa, { protocol: 'search-r1' })
+    await off.initialObservation()
+    await off.step('<search> Glass Orchard </search>')
+    expect((await off.step('<access> The Glass Orchard </access>')).observation[0].content).toContain('No such page')
+  })
+
   it('openai: tool_calls answered by tool messages with the same ids; malformed calls too', async () => {
     const env = new SearchEnv(world, qa, { protocol: 'openai' })
     const obs = await env.initialObservation()

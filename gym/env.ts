@@ -4,7 +4,7 @@
 import type { Qa } from '../world'
 import { getProtocol, toolSchemas } from './protocol'
 import type { FunctionSchema } from './protocol/tools'
-import type { GymToolCall, ParsedTurn, Protocol, ProtocolContext, ProtocolName, ToolName } from './protocol/types'
+import type { GymToolCall, ParsedTurn, PromptStyle, Protocol, ProtocolContext, ProtocolName, ToolName } from './protocol/types'
 import { capObservation } from './observation-cap'
 import { documentPages, renderPage } from './pages'
 import { computeReward, parseRewardSpec, type RewardSpec } from './reward'
@@ -27,6 +27,10 @@ export interface EnvOptions {
   maxArgChars?: number
   /** Enabled tools (default both; ['search'] for the no-Access ablation). */
   tools?: ToolName[]
+  /** System prompt style (default 'full'; 'brief': one line, for small models trained from scratch). */
+  prompt?: PromptStyle
+  /** Access also takes the exact title of a search result shown earlier in the episode (default false). */
+  accessByTitle?: boolean
 }
 
 /** An Env that also exposes what wrappers and servers need. */
@@ -55,6 +59,9 @@ export class SearchEnv implements GymEnv {
   private malformed = 0
   private validSearches = 0
   private readonly signals: StepSignals
+  private readonly byTitle: boolean
+  /** Title → URL of every search result shown in this episode (for accessByTitle). */
+  private readonly shownTitles = new Map<string, string>()
   private readonly credit: StepCredit
 
   constructor(world: GymWorld, qa: Qa, opts: EnvOptions = {}) {
@@ -64,9 +71,10 @@ export class SearchEnv implements GymEnv {
     this.spec = parseRewardSpec(opts.reward ?? 'f1')
     this.topK = opts.topK ?? 5
     this.cap = opts.observationCap ?? 8000
+    this.byTitle = opts.accessByTitle === true
     const tools = opts.tools ?? ['search', 'access']
     this.tools = toolSchemas(tools)
-    this.ctx = { tools, maxCallsPerTurn: opts.maxCallsPerTurn ?? 1, turn: 0, maxArgChars: opts.maxArgChars ?? 2048 }
+    this.ctx = { tools, maxCallsPerTurn: opts.maxCallsPerTurn ?? 1, turn: 0, maxArgChars: opts.maxArgChars ?? 2048, prompt: opts.prompt ?? 'full' }
     this.signals = new StepSignals(qa)
     this.credit = new StepCredit({ process: this.spec.terms.includes('process'), cost: this.spec.terms.includes('cost') }, this.signals.goldCount)
   }
@@ -149,13 +157,17 @@ export class SearchEnv implements GymEnv {
       if (call.name === 'search') {
         const results = await this.world.search(call.query, this.topK)
         this.signals.search(call.query, results)
+        if (this.byTitle) for (const r of results) if (!this.shownTitles.has(r.title)) this.shownTitles.set(r.title, r.url)
         if (results.length === 0) inc('search_empty')
         inc('search_ok')
         this.validSearches++
         text = this.protocol.renderSearch(results, call.query)
       } else {
-        const page = await this.world.access(call.url)
-        this.signals.access(call.url)
+        // accessByTitle: a search result's exact title stands for its URL (a model that cannot spell URLs can still open pages).
+        const url = this.byTitle && !/^https?:\/\//.test(call.url) ? (this.shownTitles.get(call.url.trim()) ?? call.url) : call.url
+        if (url !== call.url) inc('access_by_title')
+        const page = await this.world.access(url)
+        this.signals.access(url)
         if (page === undefined) {
           inc('access_not_found')
           text = `No such page: ${JSON.stringify(call.url.slice(0, 300))}. Open URLs exactly as they appear in search results.`

@@ -6,7 +6,7 @@ import { Rng } from '../infra/rng'
 import type { Qa } from '../world'
 import { SearchEnv, type GymEnv } from './env'
 import { getProtocol } from './protocol'
-import type { ProtocolName } from './protocol/types'
+import type { PromptStyle, ProtocolName } from './protocol/types'
 import { parseRewardSpec } from './reward'
 import { DEFAULT_BUDGETS, withBudgets, type Budgets } from './wrappers/budgets'
 import { withEpisodeStats } from './wrappers/episode-stats'
@@ -23,6 +23,12 @@ export interface GymOptions {
   observationCap: number
   maxCallsPerTurn: number
   maxArgChars: number
+  /** System prompt: 'full' (the protocol's own, default) or 'brief' (one line: tags and answer format) — for small
+   *  models trained from scratch, where a long constant prefix costs compute and teaches nothing. */
+  prompt: PromptStyle
+  /** Access also takes the exact title of a search result shown earlier in the episode, not only its URL (default
+   *  false). For models with a small world tokenizer, which spells URLs character by character but has names as words. */
+  accessByTitle: boolean
   /** false: the no-Access ablation (search returns whole documents; access disabled). */
   access: boolean
   budgets: Budgets
@@ -38,6 +44,8 @@ export const DEFAULT_GYM_OPTIONS: GymOptions = {
   observationCap: 8000,
   maxCallsPerTurn: 1,
   maxArgChars: 2048,
+  prompt: 'full',
+  accessByTitle: false,
   access: true,
   budgets: { ...DEFAULT_BUDGETS },
   faults: { ...NO_FAULTS },
@@ -52,6 +60,8 @@ export function resolveGymOptions(input: unknown): GymOptions {
   const intIn = (name: string, v: number, lo: number, hi: number) => {
     if (!Number.isInteger(v) || v < lo || v > hi) throw new GymError('options.range', `${name} must be an integer in [${lo}, ${hi}], got ${v}`)
   }
+  if (o.prompt !== 'full' && o.prompt !== 'brief') throw new GymError('options.range', `prompt must be 'full' or 'brief', got ${JSON.stringify(o.prompt)}`)
+  if (typeof o.accessByTitle !== 'boolean') throw new GymError('options.range', `accessByTitle must be true or false, got ${JSON.stringify(o.accessByTitle)}`)
   intIn('topK', o.topK, 1, 100)
   intIn('observationCap', o.observationCap, 100, 10_000_000)
   intIn('maxCallsPerTurn', o.maxCallsPerTurn, 1, 16)
@@ -91,6 +101,8 @@ export function makeEnv(
     observationCap: o.observationCap,
     maxCallsPerTurn: o.maxCallsPerTurn,
     maxArgChars: o.maxArgChars,
+    prompt: o.prompt,
+    accessByTitle: o.accessByTitle,
     tools: o.access ? ['search', 'access'] : ['search'],
   })
   return withEpisodeStats(withBudgets(base, o.budgets, count), count)

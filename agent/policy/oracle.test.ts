@@ -4,7 +4,9 @@
 import { openFixtureWorld, FIXTURE_DOCS } from '../../tests/fixtures/gym-fixture-world'
 import { makeEnv } from '../../gym/make-env'
 import type { Qa } from '../../world/types'
-import { runOracle } from './oracle'
+import { oraclePolicy, runOracle } from './oracle'
+import { runEpisode } from '../rollout/episode'
+import { scoreAnswer } from '../../gym'
 import { ORACLE_KNOWLEDGE, ORACLE_QA } from '../../tests/fixtures/oracle-fixture'
 
 const CHECK = { budgets: { maxTurns: 1000, maxResponseTokens: 1024, maxContextTokens: 100_000_000 } }
@@ -64,5 +66,34 @@ describe('checkWithOracle', () => {
     expect(r.failures[0]).toMatchObject({ qaId: 's-broken', type: 'simple', f1: 0 })
     expect(r.failures[0].failure).toMatch(/evidence sentence of edge e2 is not in the accessed text/)
     expect(r.turns.max).toBe(9)
+  })
+})
+
+describe('oracle in the search-r1 protocol', () => {
+  it('reads page k of a paged document as <access> url#page=k </access> and solves every fixture question', async () => {
+    const world = openFixtureWorld({ qa: ORACLE_QA })
+    let paged = 0
+    for (const qa of ORACLE_QA) {
+      // Cap 220: the fixture's longer pages come in several pages and every evidence sentence still fits one page.
+      const env = makeEnv(world, qa, { ...CHECK, protocol: 'search-r1', observationCap: 220 })
+      const rec = await runEpisode(qa, env, oraclePolicy(qa, ORACLE_KNOWLEDGE, undefined, 'search-r1'), { maxTurns: 1000, scorer: scoreAnswer })
+      expect({ id: qa.id, f1: rec.f1 }).toEqual({ id: qa.id, f1: 1 })
+      paged += rec.turns.filter((t) => /^<access> \S+#page=\d+ <\/access>$/.test(t.text)).length
+    }
+    expect(paged).toBeGreaterThan(0)
+  })
+})
+
+describe('oracle opening pages by title (accessByTitle)', () => {
+  it('writes <access> Title </access> for pages it found by search and solves every fixture question', async () => {
+    const world = openFixtureWorld({ qa: ORACLE_QA })
+    for (const qa of ORACLE_QA) {
+      const env = makeEnv(world, qa, { ...CHECK, protocol: 'search-r1', accessByTitle: true })
+      const rec = await runEpisode(qa, env, oraclePolicy(qa, ORACLE_KNOWLEDGE, undefined, 'search-r1', true), { maxTurns: 1000, scorer: scoreAnswer })
+      expect({ id: qa.id, f1: rec.f1 }).toEqual({ id: qa.id, f1: 1 })
+      const accesses = rec.turns.filter((t) => t.text.startsWith('<access>'))
+      expect(accesses.length).toBeGreaterThan(0)
+      for (const t of accesses) expect(t.text).not.toMatch(/https?:/)
+    }
   })
 })

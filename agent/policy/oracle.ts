@@ -13,9 +13,15 @@ export type { OracleKnowledge } from './oracle-plan'
 export type OracleProtocol = 'hermes' | 'search-r1'
 
 /** One tool call as the protocol's assistant text. */
-export function oracleCallText(call: OracleCall, protocol: OracleProtocol): string {
-  if (protocol === 'hermes') return `<tool_call>\n${JSON.stringify(call)}\n</tool_call>`
-  return call.name === 'search' ? `<search> ${call.arguments.query} </search>` : `<access> ${call.arguments.url} </access>`
+export function oracleCallText(call: OracleCall, protocol: OracleProtocol, title?: string): string {
+  if (protocol === 'hermes') {
+    if (call.name === 'access' && title !== undefined) return `<tool_call>\n${JSON.stringify({ ...call, arguments: { ...call.arguments, url: title } })}\n</tool_call>`
+    return `<tool_call>\n${JSON.stringify(call)}\n</tool_call>`
+  }
+  if (call.name === 'search') return `<search> ${call.arguments.query} </search>`
+  // Page k > 1 of a paged document: search-r1 has no argument slot, so the URL carries it (`url#page=k`, gym/README).
+  const page = call.arguments.page
+  return `<access> ${title ?? call.arguments.url}${page !== undefined && page > 1 ? `#page=${page}` : ''} </access>`
 }
 
 /** The tool output inside an observation message: hermes sends it as a tool message; search-r1 wraps it in
@@ -36,7 +42,16 @@ export class OracleEpisode {
   private started = false
   private finished = false
 
-  constructor(qa: Qa, k: OracleKnowledge, opts?: OraclePlanOptions, private readonly protocol: OracleProtocol = 'hermes') {
+  /** URL → title of the search results seen so far (accessByTitle: the oracle opens pages by title). */
+  private readonly titles = new Map<string, string>()
+
+  constructor(
+    qa: Qa,
+    k: OracleKnowledge,
+    opts?: OraclePlanOptions,
+    private readonly protocol: OracleProtocol = 'hermes',
+    private readonly accessByTitle = false,
+  ) {
     this.gen = oraclePlan(qa, k, opts)
   }
 
@@ -44,13 +59,22 @@ export class OracleEpisode {
   next(observation: string): string {
     if (this.finished) return '<answer>done</answer>'
     try {
+      if (this.accessByTitle)
+        // Result headers: `Doc i(Title: t)` (search-r1, URL moved to its own line) or `[i] t` (hermes), then `URL: u`.
+        for (const m of observation.matchAll(/^(?:Doc \d+\(Title: (.*)\)|\[\d+\] (.*))\nURL: (\S+)$/gm)) {
+          const url = m[3]
+          if (!this.titles.has(url)) this.titles.set(url, m[1] ?? m[2])
+        }
       const r = this.started ? this.gen.next(observation) : this.gen.next('')
       this.started = true
       if (r.done) {
         this.finished = true
-        return `<answer>${r.value}</answer>`
+        // search-r1 writes its tags with spaces inside (`<answer> Beijing </answer>`, Search-R1's own example), so
+        // the answer's words are tokenised as they are in the text it was read from.
+        return this.protocol === 'search-r1' ? `<answer> ${r.value} </answer>` : `<answer>${r.value}</answer>`
       }
-      return oracleCallText(r.value, this.protocol)
+      const title = this.accessByTitle && r.value.name === 'access' ? this.titles.get(r.value.arguments.url) : undefined
+      return oracleCallText(r.value, this.protocol, title)
     } catch (e) {
       if (!(e instanceof OracleFailure)) throw e
       this.failure = e.message
@@ -61,8 +85,15 @@ export class OracleEpisode {
 }
 
 /** The oracle as a Policy for one question (the conversation's last tool message is its observation). */
-export function oraclePolicy(qa: Qa, k: OracleKnowledge, opts?: OraclePlanOptions, protocol: OracleProtocol = 'hermes'): Policy & { episode: OracleEpisode } {
-  const episode = new OracleEpisode(qa, k, opts, protocol)
+export function oraclePolicy(
+  qa: Qa,
+  k: OracleKnowledge,
+  opts?: OraclePlanOptions,
+  protocol: OracleProtocol = 'hermes',
+  /** Open pages by the title of the search result (the env's accessByTitle option) instead of the URL. */
+  accessByTitle = false,
+): Policy & { episode: OracleEpisode } {
+  const episode = new OracleEpisode(qa, k, opts, protocol, accessByTitle)
   return {
     name: 'oracle',
     episode,

@@ -33,7 +33,8 @@ export interface TrainConfig {
   temperature: number
   topP: number
   topK: number
-  lora: { rank: number; alpha: number }
+  /** LoRA of a new adapter; embedTokens: also on the input embedding (PEFT target embed_tokens, default false). */
+  lora: { rank: number; alpha: number; embedTokens?: boolean }
   /** Extra rounds of questions drawn to replace groups dropped as constant-reward or masked. */
   refillRounds: number
   checkpointEvery: number
@@ -70,7 +71,7 @@ export const DEFAULT_TRAIN_CONFIG: TrainConfig = {
   temperature: 1,
   topP: 1,
   topK: 0,
-  lora: { rank: 32, alpha: 64 },
+  lora: { rank: 32, alpha: 64, embedTokens: false },
   refillRounds: 1,
   checkpointEvery: 10,
   evalEvery: 10,

@@ -5,7 +5,9 @@
 // share of queries that are a span of the question. Prints a line per 20 steps and the result as JSON.
 //
 // Usage: node bin/run-ts.mjs bench/perf/copy-probe.ts --world W --model M --out DIR [--steps 400] [--lr 2e-2]
-//          [--held-out 120] [--backend auto]
+//          [--held-out 120] [--backend auto] [--lora-rank 64] [--batch 16] [--gym '{"prompt":"brief"}'] (gym options
+//          merged over {protocol: search-r1, topK: 3, observationCap: 800}) [--target oracle|question]
+//          [--lora-embed] (LoRA on the input embedding too)
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { makeEnv, openGymWorld } from '../../gym'
@@ -25,6 +27,8 @@ if (!W || !M || !OUT) {
   process.exit(2)
 }
 const steps = Number(arg('steps', '400')), lr = Number(arg('lr', '2e-2')), heldOut = Number(arg('held-out', '120'))
+const rank = Number(arg('lora-rank', '64')), batchSize = Number(arg('batch', '16'))
+const GYM = { protocol: 'search-r1' as const, topK: 3, observationCap: 800, ...(JSON.parse(arg('gym', '{}')) as object) }
 mkdirSync(OUT, { recursive: true })
 const w = openWorld(W)
 const gw = await openGymWorld(W)
@@ -36,13 +40,15 @@ const train = gw.listQa('train').filter((q) => !heldIds.has(q.id))
 const tok = loadTokenizer(M)
 const codec = new ChatCodec(tok, chatTemplateOf(tok, SIMPLE_QWEN_TEMPLATE))
 const model = loadModel(M, createBackend(parseBackendName(arg('backend', 'auto'))))
-const learner = new Learner(model, { lora: { rank: 64, alpha: 128, targets: [...LORA_TARGETS] }, seed: 0 })
+const learner = new Learner(model, { lora: { rank, alpha: 2 * rank, targets: [...LORA_TARGETS], embedTokens: process.argv.includes('--lora-embed') }, seed: 0 })
 /** The prompt messages and the oracle's first turn of a question. */
 async function firstTurn(qa: (typeof train)[number]) {
-  const env = makeEnv(gw, qa, { protocol: 'search-r1', topK: 3, observationCap: 800 })
+  const env = makeEnv(gw, qa, GYM)
   const initial = await env.initialObservation()
   const t = await oraclePolicy(qa, k, undefined, 'search-r1').act(initial)
-  return { initial, text: t.text }
+  // --target question: the first search is the whole question (a sequential copy, what an induction head does)
+  // instead of the entity name (which needs the model to know which tokens are names).
+  return { initial, text: arg('target', 'oracle') === 'question' ? `<search> ${qa.question} </search>` : t.text }
 }
 const seqs: ReturnType<typeof sequenceOfTrajectory>[] = []
 for (const qa of train) {
@@ -53,7 +59,7 @@ process.stderr.write(`copy-probe: ${seqs.length} first-turn sequences, ${Math.ro
 const t0 = performance.now()
 const curve: { step: number; loss: number }[] = []
 for (let step = 1; step <= steps; step++) {
-  const batch = Rng.derive(0, 'copy-probe', step).shuffle(seqs.map((_, i) => i)).slice(0, 16)
+  const batch = Rng.derive(0, 'copy-probe', step).shuffle(seqs.map((_, i) => i)).slice(0, batchSize)
   const datums = batch.map((i) => {
     const s = seqs[i]
     const T = s.ids.length - 1

@@ -34,6 +34,7 @@ export const trainSftCommand: Command = {
       .option('seed', { type: 'number', default: 0, describe: 'must equal the GRPO run seed (same held-out slice)' })
       .option('held-out', { type: 'number', default: 64, describe: 'must equal the GRPO run heldOut' })
       .option('lora-rank', { type: 'number', default: 32, describe: 'LoRA rank of the adapter' })
+      .option('lora-embed', { type: 'boolean', default: false, describe: 'LoRA on the input embedding too (PEFT target embed_tokens): learned token features for models whose embedding is random' })
       .option('backend', { type: 'string', default: 'ts', describe: 'engine backend: ts | native | cuda | auto' })
       .option('quiet', { type: 'boolean', default: false, describe: 'no progress lines' }),
   handler: handler(async (argv: Record<string, unknown>) => {
@@ -49,6 +50,7 @@ export const trainSftCommand: Command = {
       seed: a.seed,
       heldOut: a['held-out'],
       loraRank: a['lora-rank'],
+      loraEmbed: a['lora-embed'],
       backend: a.backend,
       protocol: a.protocol,
       gym: parseGymJson(a['gym-options']),

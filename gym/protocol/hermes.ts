@@ -9,6 +9,7 @@ import { checkToolCall, toolSchemas } from './tools'
 import type { GymToolCall, ParsedTurn, Protocol, ProtocolContext } from './types'
 
 export function taskInstructions(ctx: ProtocolContext): string {
+  if (ctx.prompt === 'brief') return 'Use the tools to find the answer; reply with <answer>answer</answer>.'
   const tools =
     ctx.tools.length === 2
       ? 'search returns the top results (title, URL, snippet); access opens a page by its exact URL and returns its full text.'
@@ -75,6 +76,13 @@ export function parseHermesText(raw: string, ctx: ProtocolContext): ParsedTurn {
 export const hermesProtocol: Protocol = {
   name: 'hermes',
   systemPrompt(ctx) {
+    if (ctx.prompt === 'brief')
+      return (
+        taskInstructions(ctx) +
+        (ctx.tools.includes('access')
+          ? ' Tools: <tool_call>\n{"name": "search", "arguments": {"query": q}}\n</tool_call> and <tool_call>\n{"name": "access", "arguments": {"url": u}}\n</tool_call>.'
+          : ' Tool: <tool_call>\n{"name": "search", "arguments": {"query": q}}\n</tool_call>.')
+      )
     const tools = toolSchemas(ctx.tools)
       .map((s) => pyJson(s))
       .join('\n')

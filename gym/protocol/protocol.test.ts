@@ -2,6 +2,7 @@
 import { parseHermesText } from './hermes'
 import { parseOpenAiAction } from './openai'
 import { parseSearchR1Text } from './search-r1'
+import { getProtocol } from './index'
 import type { ParsedTurn, ProtocolContext } from './types'
 
 const ctx: ProtocolContext = { tools: ['search', 'access'], maxCallsPerTurn: 1, turn: 3, maxArgChars: 100 }
@@ -129,5 +130,18 @@ describe('search-r1 tags', () => {
   it.each(cases)('%j → %s', (text, kind) => expect(err(s(text))).toBe(kind))
   it('access is disabled in the no-Access ablation', () => {
     expect(err(s('<access>https://x</access>', { ...ctx, tools: ['search'] }))).toBe('tool_disabled')
+  })
+})
+
+describe('brief system prompt', () => {
+  it('search-r1 and hermes give one short line naming the tags; access is named only when enabled', () => {
+    const brief: ProtocolContext = { ...ctx, prompt: 'brief' }
+    const r1 = getProtocol('search-r1').systemPrompt(brief)
+    expect(r1).toBe('Search with <search> query </search>, read a page with <access> url </access>, answer with <answer> answer </answer>.')
+    expect(getProtocol('search-r1').systemPrompt({ ...brief, tools: ['search'] })).not.toContain('<access>')
+    const h = getProtocol('hermes').systemPrompt(brief)
+    expect(h).toContain('"name": "access"')
+    expect(h.length).toBeLessThan(250)
+    expect(getProtocol('search-r1').systemPrompt(ctx).length).toBeGreaterThan(500)
   })
 })

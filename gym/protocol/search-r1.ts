@@ -43,6 +43,10 @@ export function parseSearchR1Text(raw: string, ctx: ProtocolContext): ParsedTurn
 export const searchR1Protocol: Protocol = {
   name: 'search-r1',
   systemPrompt(ctx) {
+    if (ctx.prompt === 'brief')
+      return ctx.tools.includes('access')
+        ? 'Search with <search> query </search>, read a page with <access> url </access>, answer with <answer> answer </answer>.'
+        : 'Search with <search> query </search>, answer with <answer> answer </answer>.'
     const access = ctx.tools.includes('access')
       ? ' Each result shows a URL; to read a whole page, write <access> url </access> and it will be returned between <information> and </information>.'
       : ''

@@ -58,7 +58,12 @@ export interface ProtocolContext {
   turn: number
   /** Longest accepted query / URL, in characters. */
   maxArgChars: number
+  /** 'full' (default): the protocol's own system prompt; 'brief': one line naming the tags and the answer format. */
+  prompt?: PromptStyle
 }
+
+/** System prompt style: the protocol's full instructions, or one line for small models trained from scratch. */
+export type PromptStyle = 'full' | 'brief'
 
 export interface Protocol {
   readonly name: ProtocolName

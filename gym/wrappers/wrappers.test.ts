@@ -117,6 +117,8 @@ describe('options', () => {
     expect(() => resolveGymOptions({ topk: 3 })).toThrow(/unknown config key 'gym options.topk'/)
     expect(() => resolveGymOptions({ topK: 0 })).toThrow(/topK must be an integer in \[1, 100\]/)
     expect(() => resolveGymOptions({ protocol: 'xml' })).toThrow(/unknown protocol 'xml'/)
+    expect(() => resolveGymOptions({ prompt: 'short' })).toThrow(/prompt must be 'full' or 'brief'/)
+    expect(resolveGymOptions({ prompt: 'brief' }).prompt).toBe('brief')
     expect(() => resolveGymOptions({ faults: { searchTimeout: 2 } })).toThrow(/probability/)
     expect(() => makeEnv(world, 'nope')).toThrow(/no QA with id 'nope'/)
   })

@@ -28,7 +28,7 @@ export { type LoraConfig, type LoraTarget, LoraAdapter, LORA_TARGETS, parseLoraT
 export { type SamplingParams, type SampledSequence, generate, generateBatch, releaseMergedForSampling } from './sample'
 export { KvPrefixCache, prefixStamp, type PrefixStamp } from './prefix-cache'
 export { forwardCachedReference } from './forward-cached'
-export { decoderStack } from './model'
+export { decoderStack, releaseDecoderStack } from './model'
 export type { DecoderStack, StackLayer, CacheTensors } from './backend'
 export { sampleFromRow, samplingSupport } from './sample-row'
 export { type LossConfig, type LossName, clippedSurrogate, k3, tokenLoss } from './losses'

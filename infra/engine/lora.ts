@@ -1,5 +1,6 @@
-// infra/engine/lora: LoRA adapters on the seven linear modules (q,k,v,o,gate,up,down) of every layer —
-// creation (A from a seeded Rng like PEFT's kaiming-uniform, B = 0), and the PEFT on-disk format
+// infra/engine/lora: LoRA adapters on the seven linear modules (q,k,v,o,gate,up,down) of every layer, and optionally
+// on the input embedding (PEFT target `embed_tokens`) — creation (A from a seeded Rng like PEFT's kaiming-uniform,
+// B = 0; for the embedding PEFT's A = 0, B ~ N(0, 1)), and the PEFT on-disk format
 // (adapter_config.json + adapter_model.safetensors with PEFT's tensor names, loadable by PEFT and vLLM).
 // It does not run the model.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
@@ -31,6 +32,27 @@ export interface LoraConfig {
   targets: LoraTarget[]
   /** rsLoRA scaling alpha/sqrt(r) instead of alpha/r (PEFT use_rslora). */
   useRslora?: boolean
+  /** LoRA on the input embedding too (PEFT target `embed_tokens`): every token gets r learned features, mapped into
+   *  the residual stream by B. The (tied) output head stays frozen. Lets a model whose frozen embedding is random learn
+   *  token classes (which tokens are names, numbers, tags) that no linear map of random embeddings can tell apart. */
+  embedTokens?: boolean
+}
+
+/** The embedding pair. `table` is PEFT's lora_embedding_A [r, V] transposed to [V, r], so the backend's embedding
+ *  op looks rows up; `b` is lora_embedding_B [C, r]. The delta of token t is scale · B · table[t]. */
+export interface EmbedLoraPair {
+  table: Tensor
+  b: Tensor
+}
+
+/** PEFT's key of the embedding LoRA tensors (a ParameterDict: no `.weight` suffix). */
+export const EMBED_LORA_NAME = { A: 'base_model.model.model.embed_tokens.lora_embedding_A', B: 'base_model.model.model.embed_tokens.lora_embedding_B' } as const
+
+/** Split PEFT target_modules into the linear targets and the embedding flag ('embed_tokens' / 'embed'). */
+export function parseLoraModules(names: readonly string[] | string): { targets: LoraTarget[]; embedTokens: boolean } {
+  const list = typeof names === 'string' ? (names === 'all-linear' ? [...LORA_TARGETS] : names.split(',')) : names
+  const embed = list.some((n) => n.trim() === 'embed_tokens' || n.trim() === 'embed')
+  return { targets: parseLoraTargets(list.filter((n) => n.trim() !== 'embed_tokens' && n.trim() !== 'embed')), embedTokens: embed }
 }
 
 export interface LoraPair {
@@ -82,6 +104,8 @@ export class LoraAdapter {
     readonly config: LoraConfig,
     /** Per layer, the pair of each target. */
     readonly layers: Array<Partial<Record<LoraTarget, LoraPair>>>,
+    /** The input-embedding pair (config.embedTokens). */
+    readonly embed?: EmbedLoraPair,
   ) {}
 
   get scale(): number {
@@ -103,6 +127,7 @@ export class LoraAdapter {
         out.push({ name: peftName(l, t, 'A'), tensor: p.a }, { name: peftName(l, t, 'B'), tensor: p.b })
       }
     })
+    if (this.embed) out.push({ name: EMBED_LORA_NAME.A, tensor: this.embed.table }, { name: EMBED_LORA_NAME.B, tensor: this.embed.b })
     return out.sort((x, y) => (x.name < y.name ? -1 : x.name > y.name ? 1 : 0))
   }
 }
@@ -129,7 +154,21 @@ export function createLoraAdapter(backend: Backend, model: ModelConfig, config: 
     }
     layers.push(pairs)
   }
-  return new LoraAdapter({ ...config, targets }, layers)
+  // After the linears, so adapters without it draw exactly what they drew before. PEFT: A = 0, B ~ N(0, 1).
+  let embed: EmbedLoraPair | undefined
+  if (config.embedTokens) {
+    const b = new Float32Array(model.hiddenSize * r)
+    for (let i = 0; i < b.length; i++) b[i] = rng.normal()
+    embed = { table: backend.zeros([model.vocabSize, r]), b: backend.fromHost(b, [model.hiddenSize, r]) }
+  }
+  return new LoraAdapter({ ...config, targets, embedTokens: config.embedTokens === true }, layers, embed)
+}
+
+/** [rows, cols] → [cols, rows] on the host. */
+function transpose(data: Float32Array, rows: number, cols: number): Float32Array {
+  const out = new Float32Array(data.length)
+  for (let i = 0; i < rows; i++) for (let j = 0; j < cols; j++) out[j * rows + i] = data[i * cols + j]
+  return out
 }
 
 /** Write DIR/adapter_config.json and DIR/adapter_model.safetensors (float32, so a reload is bit-exact). */
@@ -153,14 +192,20 @@ export function saveLoraAdapter(dir: string, adapter: LoraAdapter, backend: Back
     r: c.rank,
     rank_pattern: {},
     revision: null,
-    target_modules: c.targets.map((t) => HF_MODULE[t].split('.')[1]),
+    target_modules: [...c.targets.map((t) => HF_MODULE[t].split('.')[1]), ...(adapter.embed ? ['embed_tokens'] : [])],
     task_type: 'CAUSAL_LM',
     use_dora: false,
     use_rslora: c.useRslora === true,
   }
   writeFileSync(join(dir, 'adapter_config.json'), JSON.stringify(cfg, null, 2) + '\n')
   const tensors = new Map<string, HostTensor>()
-  for (const p of adapter.params()) tensors.set(p.name, { shape: p.tensor.shape.slice(), data: backend.toHost(p.tensor) })
+  for (const p of adapter.params()) {
+    // PEFT stores lora_embedding_A as [r, V]; it lives here transposed (a lookup table).
+    if (p.name === EMBED_LORA_NAME.A) {
+      const [V, r] = p.tensor.shape
+      tensors.set(p.name, { shape: [r, V], data: transpose(backend.toHost(p.tensor), V, r) })
+    } else tensors.set(p.name, { shape: p.tensor.shape.slice(), data: backend.toHost(p.tensor) })
+  }
   writeSafetensors(join(dir, 'adapter_model.safetensors'), tensors, { dtype: 'F32', metadata: { format: 'pt' } })
 }
 
@@ -179,11 +224,13 @@ export function loadLoraAdapter(dir: string, backend: Backend, model: ModelConfi
     if (cfg[k] && Object.keys(cfg[k] as object).length > 0) throw new EngineError('engine.adapter', `${cfgPath}: ${k} is not supported`)
   const tm = cfg.target_modules
   if (!(Array.isArray(tm) || tm === 'all-linear')) throw new EngineError('engine.adapter', `${cfgPath}: target_modules must be a list of module names`)
+  const modules = parseLoraModules(tm as string[] | string)
   const config: LoraConfig = {
     rank: Number(cfg.r),
     alpha: Number(cfg.lora_alpha),
-    targets: parseLoraTargets(tm as string[] | string),
+    targets: modules.targets,
     useRslora: cfg.use_rslora === true,
+    embedTokens: modules.embedTokens,
   }
   validateLoraConfig(config)
   const file = join(dir, 'adapter_model.safetensors')
@@ -210,7 +257,20 @@ export function loadLoraAdapter(dir: string, backend: Backend, model: ModelConfi
     }
     layers.push(pairs)
   }
+  let embed: EmbedLoraPair | undefined
+  if (config.embedTokens) {
+    const get = (name: string, shape: number[]) => {
+      const h = tensors.get(name) ?? tensors.get(`${name}.default`)
+      if (!h) throw new EngineError('engine.adapter', `${file}: missing tensor ${name} (target_modules has embed_tokens)`)
+      if (h.shape.join(',') !== shape.join(',')) throw new EngineError('engine.adapter', `${file}: ${name} has shape [${h.shape}], expected [${shape}] for this model`)
+      used.add(tensors.has(name) ? name : `${name}.default`)
+      return h
+    }
+    const a = get(EMBED_LORA_NAME.A, [config.rank, model.vocabSize])
+    const b = get(EMBED_LORA_NAME.B, [model.hiddenSize, config.rank])
+    embed = { table: backend.fromHost(transpose(a.data, config.rank, model.vocabSize), [model.vocabSize, config.rank]), b: backend.fromHost(b.data, [model.hiddenSize, config.rank]) }
+  }
   const extra = [...tensors.keys()].filter((k) => !used.has(k))
   if (extra.length > 0) throw new EngineError('engine.adapter', `${file}: tensors this model has no place for, e.g. ${extra[0]} (${extra.length} in all)`)
-  return new LoraAdapter(config, layers)
+  return new LoraAdapter(config, layers, embed)
 }

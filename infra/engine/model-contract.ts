@@ -3,7 +3,7 @@
 // equals unmerged, KV-cache decoding equals full recomputation, batched equals separate, the backend's fused
 // forwardCached (batched prefill + decode) equals the per-row forward, decodeSample equals its composition, and the whole-model LoRA backward against
 // finite differences. Call runModelContract({ name, make }) from a *.test.ts file (jest globals).
-import { mkdtempSync, rmSync, readdirSync } from 'node:fs'
+import { mkdtempSync, rmSync, readdirSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Rng } from '../rng'
@@ -11,7 +11,7 @@ import type { Backend } from './backend'
 import { finiteDifferenceCheck, maxRelDiff } from './backend-contract'
 import { presetConfig, type ModelConfig } from './config'
 import { bf16ToF32, f32ToBf16 } from './safetensors'
-import { createLoraAdapter, LORA_TARGETS } from './lora'
+import { createLoraAdapter, loadLoraAdapter, LORA_TARGETS, saveLoraAdapter } from './lora'
 import {
   backward, createKvCache, createRandomModel, decoderStack, forward, loadModel, logits, mergeAdapter, saveModel, targetLogprobs,
   targetLogprobsBackward, type CausalLM,
@@ -252,6 +252,75 @@ export function runModelContract(opts: { name: string; make: () => Backend }): v
       }
       // The check is only meaningful if the gradients are well above the finite-difference tolerance.
       for (const g of gradNorms) expect(g).toBeGreaterThan(0.05)
+    })
+
+    /** An adapter with the embedding LoRA too, every tensor random (the table is 0 at creation). */
+    function withEmbedAdapter(m: CausalLM, seed: number): CausalLM {
+      const rng = new Rng(seed)
+      m.adapter = createLoraAdapter(m.backend, m.config, { rank: 4, alpha: 8, targets: [...LORA_TARGETS], embedTokens: true }, rng)
+      for (const p of m.adapter.params())
+        if (p.name.includes('lora_B') || p.name.includes('lora_embedding')) {
+          const n = p.tensor.shape[0] * p.tensor.shape[1]
+          const host = Float32Array.from({ length: n }, () => rng.normal(0, p.name.includes('lora_embedding') ? 0.3 : 0.1))
+          m.backend.writeRows(p.tensor, 0, m.backend.fromHost(host, p.tensor.shape))
+        }
+      return m
+    }
+
+    test('embedding LoRA: changes the model, its gradients (table and B) match finite differences', () => {
+      const m = withEmbedAdapter(createRandomModel(cfg, new Rng(20), make(), { std: 0.3 }), 21)
+      const be = m.backend
+      expect(maxRelDiff(allLogits(m, tokens, true), allLogits(m, tokens, false))).toBeGreaterThan(1e-3)
+      const seqs = [{ tokens: [3, 17, 5, 9, 22] }, { tokens: [8, 2, 30] }]
+      const targets = Int32Array.from([17, 5, 9, 22, 4, 2, 30, 11])
+      const rng = new Rng(22)
+      const w = Float32Array.from({ length: targets.length }, () => rng.normal(0, 1))
+      const f = forward(m, seqs, { keepTape: true })
+      const grads = new Map()
+      backward(m, f, targetLogprobsBackward(m, f.hidden, targets, w), grads)
+      for (const name of ['base_model.model.model.embed_tokens.lora_embedding_A', 'base_model.model.model.embed_tokens.lora_embedding_B']) {
+        const p = m.adapter!.params().find((x) => x.name === name)!
+        const g = be.toHost(grads.get(name))
+        if (name.endsWith('_A')) {
+          // Only the rows of tokens in the batch get a gradient (a lookup table).
+          const r = p.tensor.shape[1]
+          const used = new Set(seqs.flatMap((q) => q.tokens))
+          for (let v = 0; v < p.tensor.shape[0]; v++) if (!used.has(v)) for (let j = 0; j < r; j++) expect(g[v * r + j]).toBe(0)
+        }
+        const x0 = be.toHost(p.tensor)
+        const lossAt = (x: Float32Array): Float32Array => {
+          be.writeRows(p.tensor, 0, be.fromHost(x, p.tensor.shape))
+          const lp = targetLogprobs(m, forward(m, seqs).hidden, targets)
+          let s = 0
+          for (let i = 0; i < lp.length; i++) s += w[i] * lp[i]
+          return Float32Array.of(s)
+        }
+        const r = finiteDifferenceCheck(lossAt, x0, Float32Array.of(1), g, rng, { eps: 1e-2, samples: 8, atol: 3e-3, rtol: 3e-2 })
+        be.writeRows(p.tensor, 0, be.fromHost(x0, p.tensor.shape))
+        if (!(r.worst <= 1)) throw new Error(`${name}: ${r.detail}`)
+        expect(Math.sqrt(be.sumSquares(grads.get(name)))).toBeGreaterThan(0.05)
+      }
+    })
+
+    test('embedding LoRA: merged model, forwardCached and sampling equal the unmerged forward; PEFT save → load exact', () => {
+      const m = withEmbedAdapter(createRandomModel(cfg, new Rng(23), make(), { std: 0.3 }), 24)
+      const ref = allLogits(m, tokens)
+      expect(maxRelDiff(allLogits(mergeAdapter(m), tokens), ref)).toBeLessThan(1e-4)
+      const dir = join(tmp, 'embed-adapter')
+      saveLoraAdapter(dir, m.adapter!, m.backend, 'base')
+      const cfgJson = JSON.parse(readFileSync(join(dir, 'adapter_config.json'), 'utf8')) as { target_modules: string[] }
+      expect(cfgJson.target_modules).toContain('embed_tokens')
+      const m2 = createRandomModel(cfg, new Rng(23), make(), { std: 0.3 })
+      m2.adapter = loadLoraAdapter(dir, m2.backend, m2.config)
+      expect(Array.from(allLogits(m2, tokens))).toEqual(Array.from(ref))
+      // Sampling (decoderStack's merged input table, forwardCached) scores its tokens as the plain forward does.
+      const p = [3, 17, 5]
+      const [s] = generateBatch(m, [p], { n: 1, maxNewTokens: 4, temperature: 1, topP: 1, topK: 0, seed: 5, eosTokenIds: [] })[0]
+      for (let t = 0; t < s.tokens.length; t++) {
+        const f = forward(m, [{ tokens: [...p, ...s.tokens.slice(0, t)] }])
+        const lp = targetLogprobs(m, m.backend.sliceRows(f.hidden, f.hidden.shape[0] - 1, f.hidden.shape[0]), Int32Array.of(s.tokens[t]))
+        expect(Math.abs(lp[0] - s.modelLogprobs[t])).toBeLessThan(1e-4)
+      }
     })
   })
 }

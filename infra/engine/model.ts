@@ -9,7 +9,7 @@ import { EngineError } from '../errors'
 import type { Rng } from '../rng'
 import type { Backend, DecoderStack, StackLayer, Tensor, WeightDtype } from './backend'
 import { type ModelConfig, loadModelConfig, toHfConfig } from './config'
-import { type LoraAdapter, type LoraTarget, peftName } from './lora'
+import { EMBED_LORA_NAME, type LoraAdapter, type LoraTarget, peftName } from './lora'
 import { type HostTensor, type StoredDtype, readCheckpoint, writeCheckpoint } from './safetensors'
 import { createTsBackend } from './ts-backend'
 
@@ -199,7 +199,28 @@ export function mergeAdapter(model: CausalLM): CausalLM {
     }
     return out
   })
+  // The embedding pair changes the input embedding only: the merged model's head stays the frozen (tied) table.
+  if (ad.embed) return new CausalLM(model.config, be, { ...model.weights, layers, embed: embedWithLora(model), lmHead: model.weights.lmHead })
   return new CausalLM(model.config, be, { ...model.weights, layers })
+}
+
+/** The input embedding with the adapter's embedding LoRA added, E + scale · table · Bᵀ: [V, C], a new tensor. */
+function embedWithLora(model: CausalLM): Tensor {
+  const be = model.backend, ad = model.adapter!
+  const d = be.linear(ad.embed!.table, ad.embed!.b)
+  be.scaleInPlace(d, ad.scale)
+  const out = be.add(model.weights.embed, d)
+  be.release(d)
+  return out
+}
+
+/** Token ids → the embedding LoRA's delta rows scale · table[ids] · Bᵀ [N, C] and the looked-up rows table[ids] [N, r]. */
+function embedLoraForward(model: CausalLM, ids: Int32Array): { delta: Tensor; rows: Tensor } {
+  const be = model.backend, ad = model.adapter!
+  const rows = be.embedding(ad.embed!.table, ids)
+  const delta = be.linear(rows, ad.embed!.b)
+  be.scaleInPlace(delta, ad.scale)
+  return { delta, rows }
 }
 
 /** The model as the backend's forwardCached takes it (the tensors are shared, not copied), with the adapter's LoRA
@@ -217,7 +238,15 @@ export function decoderStack(model: CausalLM, useLora = true): DecoderStack {
     }
     return out
   })
-  return { head: model.weights.lmHead, embed: model.weights.embed, layers, norm: model.weights.norm, heads: c.numHeads, kvHeads: c.numKvHeads, headDim: c.headDim, eps: c.rmsNormEps, ropeTheta: c.ropeTheta }
+  // With an embedding LoRA the stack gets its own merged input table (released by releaseDecoderStack); the head
+  // stays the frozen (tied) table.
+  const embed = useLora && model.adapter?.embed ? embedWithLora(model) : model.weights.embed
+  return { head: model.weights.lmHead, embed, layers, norm: model.weights.norm, heads: c.numHeads, kvHeads: c.numKvHeads, headDim: c.headDim, eps: c.rmsNormEps, ropeTheta: c.ropeTheta }
+}
+
+/** Release what decoderStack made for this stack (the merged input table of an embedding LoRA); call once, after its last use. */
+export function releaseDecoderStack(model: CausalLM, stack: DecoderStack): void {
+  if (stack.embed !== model.weights.embed) model.backend.release(stack.embed)
 }
 
 // ---- KV cache ----
@@ -294,7 +323,7 @@ export interface ForwardResult {
   hidden: Tensor
   /** Row offset and count of each input sequence in `hidden`. */
   segments: { offset: number; length: number }[]
-  tape?: { layers: LayerTape[]; xFinal: Tensor; segs: Segment[]; useLora: boolean }
+  tape?: { layers: LayerTape[]; xFinal: Tensor; segs: Segment[]; useLora: boolean; embed?: { ids: Int32Array; rows: Tensor } }
 }
 
 function lora(model: CausalLM, useLora: boolean, l: number, t: LoraTarget) {
@@ -325,7 +354,18 @@ export function forward(model: CausalLM, seqs: readonly SequenceInput[], opts: F
   const N = ids.length
   const pos = Int32Array.from(positions)
   const cu = cumulativeOffsets(segs)
-  let x = be.embedding(w.embed, Int32Array.from(ids))
+  const idArr = Int32Array.from(ids)
+  let x = be.embedding(w.embed, idArr)
+  let embedTape: { ids: Int32Array; rows: Tensor } | undefined
+  if (useLora && model.adapter?.embed) {
+    const e = embedLoraForward(model, idArr)
+    const x0 = x
+    x = be.add(x0, e.delta)
+    be.release(x0)
+    be.release(e.delta)
+    if (opts.keepTape) embedTape = { ids: idArr, rows: e.rows }
+    else be.release(e.rows)
+  }
   const tapes: LayerTape[] = []
   for (let l = 0; l < c.numLayers; l++) {
     const lw = w.layers[l]
@@ -381,7 +421,7 @@ export function forward(model: CausalLM, seqs: readonly SequenceInput[], opts: F
   return {
     hidden,
     segments: segs.map((g) => ({ offset: g.offset, length: g.length })),
-    tape: opts.keepTape ? { layers: tapes, xFinal: x, segs, useLora } : undefined,
+    tape: opts.keepTape ? { layers: tapes, xFinal: x, segs, useLora, embed: embedTape } : undefined,
   }
 }
 
@@ -499,6 +539,28 @@ export function backward(model: CausalLM, fwd: ForwardResult, dHidden: Tensor, g
     dx = be.add(dx2, pre.dx)
     free(dh1, pre.dx, pre.dw, dx2)
     if (opts.releaseTape) free(t.x, t.h1, t.q, t.k, t.qr, t.kr, t.v, t.att, t.x2, t.h2, t.gate, t.up, t.act)
+  }
+  const ad = model.adapter
+  if (tape.embed && ad?.embed) {
+    // delta = scale · rows · Bᵀ is a linear with a zero base weight and the LoRA pair (A = I, B): its backward gives
+    // d rows = scale · dx · B and dB = scale · dxᵀ · rows; the table's gradient is d rows scattered by token id.
+    const r = ad.config.rank
+    const eye = new Float32Array(r * r)
+    for (let i = 0; i < r; i++) eye[i * r + i] = 1
+    const I = be.fromHost(eye, [r, r])
+    const Z = be.zeros([c.hiddenSize, r])
+    const g = be.linearBackward(tape.embed.rows, Z, dx, { a: I, b: ad.embed.b, scale: ad.scale })
+    const dTable = be.embeddingBackward(g.dx, tape.embed.ids, c.vocabSize)
+    free(I, Z, g.dx, g.dA)
+    for (const [name, t] of [[EMBED_LORA_NAME.A, dTable], [EMBED_LORA_NAME.B, g.dB]] as const) {
+      if (!t) continue
+      const cur = grads.get(name)
+      if (cur) {
+        be.addInPlace(cur, t)
+        be.release(t)
+      } else grads.set(name, t)
+    }
+    if (opts.releaseTape) be.release(tape.embed.rows)
   }
   be.release(dx)
 }

@@ -4,7 +4,7 @@
 import { EngineError } from '../errors'
 import { Rng } from '../rng'
 import type { DecoderStack, Tensor } from './backend'
-import { type CausalLM, type KvCache, createKvCache, decoderStack, forkKvCache, logits, mergeAdapter } from './model'
+import { type CausalLM, type KvCache, createKvCache, decoderStack, forkKvCache, logits, mergeAdapter, releaseDecoderStack } from './model'
 import { type KvPrefixCache, type PrefixStamp, prefixStamp } from './prefix-cache'
 import { sampleFromRow } from './sample-row'
 
@@ -134,19 +134,22 @@ export function generateBatch(model: CausalLM, prompts: readonly (readonly numbe
   // and rebuilt only when the adapter's values change (an optimizer step, a new adapter), while it stays small
   // (MERGE_FOR_SAMPLING_BYTES); log-probs differ from the unmerged model by float32 rounding only.
   const wantMerge = r.useLora && model.adapter !== undefined && mergedBytes(model) <= MERGE_FOR_SAMPLING_BYTES
-  const stamp = r.prefixCache || wantMerge ? prefixStamp(model, r.useLora) : undefined
+  // An embedding LoRA makes the unmerged stack's input table a merged copy too: that stack is then kept per adapter value.
+  const embedLora = r.useLora && model.adapter?.embed !== undefined
+  const stamp = r.prefixCache || wantMerge || embedLora ? prefixStamp(model, r.useLora) : undefined
   const merged = wantMerge ? mergedFor(model, stamp!) : undefined
-  return generateWith(merged?.model ?? model, prompts, r, r.prefixCache ? stamp : undefined, merged?.stack ?? stackFor(model, r.useLora))
+  return generateWith(merged?.model ?? model, prompts, r, r.prefixCache ? stamp : undefined, merged?.stack ?? stackFor(model, r.useLora, embedLora ? stamp!.key : ''))
 }
 
 /** The decoder stack of an unmerged model, kept while its weights, adapter object and useLora stay the same (a
  *  backend binds a stack once; LoRA operands are read on every call, so their values may change in place). */
-const stackCache = new WeakMap<CausalLM, { weights: CausalLM['weights']; adapter: CausalLM['adapter']; useLora: boolean; stack: DecoderStack }>()
-function stackFor(model: CausalLM, useLora: boolean): DecoderStack {
+const stackCache = new WeakMap<CausalLM, { weights: CausalLM['weights']; adapter: CausalLM['adapter']; useLora: boolean; key: string; stack: DecoderStack }>()
+function stackFor(model: CausalLM, useLora: boolean, key: string): DecoderStack {
   const hit = stackCache.get(model)
-  if (hit && hit.weights === model.weights && hit.adapter === model.adapter && hit.useLora === useLora) return hit.stack
+  if (hit && hit.weights === model.weights && hit.adapter === model.adapter && hit.useLora === useLora && hit.key === key) return hit.stack
+  if (hit && hit.weights === model.weights) releaseDecoderStack(model, hit.stack)
   const stack = decoderStack(model, useLora)
-  stackCache.set(model, { weights: model.weights, adapter: model.adapter, useLora, stack })
+  stackCache.set(model, { weights: model.weights, adapter: model.adapter, useLora, key, stack })
   return stack
 }
 
@@ -191,6 +194,7 @@ function mergedBytes(model: CausalLM): number {
   model.weights.layers.forEach((lw, l) => {
     for (const t of ad.config.targets) if (ad.operand(l, t)) n += 4 * lw[t].shape[0] * lw[t].shape[1]
   })
+  if (ad.embed) n += 4 * model.weights.embed.shape[0] * model.weights.embed.shape[1]
   return n
 }
 
@@ -199,6 +203,7 @@ function releaseMerged(weights: CausalLM['weights'], merged: CausalLM): void {
     const orig = weights.layers[l]
     for (const k of Object.keys(lw) as (keyof typeof lw)[]) if (lw[k] && lw[k] !== orig[k]) merged.backend.release(lw[k]!)
   })
+  if (merged.weights.embed !== weights.embed) merged.backend.release(merged.weights.embed)
 }
 
 /** Cumulative offsets of segment lengths. */
