@@ -2,7 +2,7 @@
 // edge verification stored (table verification_queries: rank of the target page, 0 = not in the top-K) and the
 // attribute-value lookup queries that found their page (table lookup_verification).
 import type { WorldReader } from '../../world'
-import type { Edge, Entity } from '../../world'
+import type { AttrValue, Edge, Entity } from '../../world'
 import type { OracleKnowledge } from './oracle-plan'
 
 export function worldOracleKnowledge(w: WorldReader): OracleKnowledge {
@@ -19,8 +19,12 @@ export function worldOracleKnowledge(w: WorldReader): OracleKnowledge {
     lookups = undefined // verified before lookups were: the oracle falls back to its own lookup queries
   }
   let byType: Map<string, Entity[]> | undefined
+  /** type → attr → value → entities (in the world's order), built per (type, attr) on first use. */
+  const byValue = new Map<string, Map<AttrValue, Entity[]>>()
   const entities = new Map<string, Entity | undefined>()
   const edges = new Map<string, Edge | undefined>()
+  const verified = new Map<string, string[]>()
+  const lookedUp = new Map<string, string[]>()
   return {
     entitiesWith(type, attr, value) {
       if (!byType) {
@@ -31,12 +35,35 @@ export function worldOracleKnowledge(w: WorldReader): OracleKnowledge {
           byType.set(e.type, l)
         }
       }
-      return (byType.get(type) ?? []).filter((e) => e.attrs[attr] === value)
+      const key = `${type}\u0000${attr}`
+      let index = byValue.get(key)
+      if (index === undefined) {
+        index = new Map()
+        for (const e of byType.get(type) ?? []) {
+          const v = e.attrs[attr]
+          if (v === undefined) continue
+          const l = index.get(v)
+          if (l) l.push(e)
+          else index.set(v, [e])
+        }
+        byValue.set(key, index)
+      }
+      return [...(index.get(value) ?? [])]
     },
     // Memoised: every question reads the same hubs again (a worker keeps at most the world's entities and edges).
     entity: (id) => (entities.has(id) ? entities.get(id) : (entities.set(id, w.entity(id)), entities.get(id))),
     edge: (id) => (edges.has(id) ? edges.get(id) : (edges.set(id, w.edge(id)), edges.get(id))),
-    verifiedQueries: (edgeId) => (stmt ? (stmt.all(edgeId) as { query: string }[]).map((r) => r.query) : []),
-    lookupQueries: (entityId, attr) => (lookups ? (lookups.all(entityId, attr) as { query: string }[]).map((r) => r.query) : []),
+    // Memoised too (the same edges are on many gold paths); callers copy, never change, the returned lists.
+    verifiedQueries(edgeId) {
+      let q = verified.get(edgeId)
+      if (q === undefined) verified.set(edgeId, (q = stmt ? (stmt.all(edgeId) as { query: string }[]).map((r) => r.query) : []))
+      return q
+    },
+    lookupQueries(entityId, attr) {
+      const key = `${entityId}\u0000${attr}`
+      let q = lookedUp.get(key)
+      if (q === undefined) lookedUp.set(key, (q = lookups ? (lookups.all(entityId, attr) as { query: string }[]).map((r) => r.query) : []))
+      return q
+    },
   }
 }
