@@ -7,6 +7,7 @@
 // builds 1×, 3× and 10× (the 10× twice: same seed must give the same hash), runs `searchgym gym check` on the 10× world
 // (every served question solved?), and prints a markdown report: per-stage CPU/wall/peak RSS per scale, growth ratios
 // of CPU and of CPU per unit of work against 1×, drops by cause, bench counts and overlap, the hash comparison.
+// Report only: node bin/run-ts.mjs bench/perf/world-scale.ts --report RUNS.jsonl [--md F]   (builds made apart with --json)
 // One build:   node bin/run-ts.mjs bench/perf/world-scale.ts --scale 3 [--seed 11] [--qa-target N] [--out DIR] [--json F]
 //              node bin/run-ts.mjs bench/perf/world-scale.ts --preset paper-x10 [--out DIR] [--json F]
 // Scale K: K = 1, 10, 100 are the presets paper, paper-x10, paper-x100; any other K is the paper's entities ×K with the
@@ -35,6 +36,7 @@ const { values: a } = parseArgs({
     out: { type: 'string' },
     json: { type: 'string' },
     md: { type: 'string' },
+    report: { type: 'string' },
     keep: { type: 'boolean', default: false },
   },
 })
@@ -91,8 +93,21 @@ interface BuildReport {
   dir: string
 }
 
-if (a.scales !== undefined) await orchestrate()
+if (a.report !== undefined) report(a.report)
+else if (a.scales !== undefined) await orchestrate()
 else await buildOne()
+
+/** The markdown report of builds already made (JSON lines from --json), e.g. a 1× and a 3× run made apart. */
+function report(file: string): void {
+  const reports = readFileSync(file, 'utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as BuildReport)
+  if (reports.length === 0) die(`${file} holds no build reports`)
+  const counts = new Map<number, number>()
+  for (const r of reports) if (r.scale !== undefined) counts.set(r.scale, (counts.get(r.scale) ?? 0) + 1)
+  const twice = [...counts].find(([, n]) => n >= 2)?.[0]
+  const md = markdown(reports, twice)
+  process.stdout.write(md)
+  if (a.md) writeFileSync(a.md, md)
+}
 
 /** Parent: one child process per build, then the report. */
 async function orchestrate(): Promise<void> {
@@ -129,7 +144,8 @@ async function orchestrate(): Promise<void> {
 function markdown(reports: BuildReport[], twice?: number): string {
   const firstOf = new Map<number, BuildReport>()
   for (const r of reports) if (r.scale !== undefined && !firstOf.has(r.scale)) firstOf.set(r.scale, r)
-  const runs = [...firstOf.values()]
+  const runs = [...firstOf.values()].sort((x, y) => x.scale! - y.scale!)
+  if (runs.length === 0) die('no report names its scale (build with --scale K)')
   const base = firstOf.get(Math.min(...firstOf.keys()))!
   const stages = Object.keys(base.stages)
   const f = (x: number, d = 1) => x.toLocaleString('en-US', { minimumFractionDigits: d, maximumFractionDigits: d })
@@ -183,6 +199,7 @@ async function buildOne(): Promise<void> {
   if (a.preset !== undefined) {
     config = presetConfig(a.preset)
     label = a.preset
+    scale = ({ paper: 1, 'paper-x10': 10, 'paper-x100': 100 } as Record<string, number>)[a.preset]
   } else {
     scale = positiveInt(a.scale!, '--scale')
     config = scaleConfig(scale)
