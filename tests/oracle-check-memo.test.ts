@@ -1,10 +1,12 @@
 // tests/oracle-check-memo: the oracle check's speed-ups keep its answers — withMemoSearch answers a repeated (query, k)
 // from memory with the engine's own hits (a copy per caller), starts afresh past its bound and never memoises a
-// failure; readQaByIds reads a shard's questions in the order asked, undefined for an unknown id.
+// failure; readQaByIds reads a shard's questions in the order asked, undefined for an unknown id; the oracle knowledge's
+// bulk prefetch gives the same edges and verified queries as its per-edge reads.
 import { join } from 'node:path'
 import { withMemoSearch } from '../agent/policy/memo-search'
 import type { GymWorld, SearchResult } from '../gym'
-import { readQa, readQaById, readQaByIds } from '../world'
+import { readQa, readQaById, readQaByIds, worldReader } from '../world'
+import { worldOracleKnowledge } from '../agent/policy/oracle-knowledge'
 import { openDb } from '../infra/store'
 import { openFixtureWorld } from './fixtures/gym-fixture-world'
 import { sharedTinyWorld } from './helpers/shared-world'
@@ -59,6 +61,26 @@ test('readQaByIds reads the asked questions in the asked order, like readQaById 
     const got = readQaByIds(db, ids)
     expect(got.map((q) => q?.id)).toEqual([all[7].id, undefined, all[0].id, all[all.length - 1].id])
     for (const [i, id] of ids.entries()) expect(got[i]).toEqual(readQaById(db, id))
+  } finally {
+    db.close()
+  }
+})
+
+test('prefetched edges and verified queries are the ones read edge by edge', async () => {
+  const w = await sharedTinyWorld()
+  const db = openDb(join(w.dir, 'world.db'), { readonly: true })
+  try {
+    const ids = (db.prepare('SELECT id FROM edges ORDER BY id').pluck().all() as string[]).concat(['no-such-edge'])
+    const lazy = worldOracleKnowledge(worldReader(db))
+    const bulk = worldOracleKnowledge(worldReader(db))
+    bulk.prefetch(ids.filter((_, i) => i % 2 === 0)) // half prefetched, the rest read on first use
+    let withQueries = 0
+    for (const id of ids) {
+      expect(bulk.edge(id)).toEqual(lazy.edge(id))
+      expect(bulk.verifiedQueries(id)).toEqual(lazy.verifiedQueries(id))
+      if (lazy.verifiedQueries(id).length > 1) withQueries++
+    }
+    expect(withQueries).toBeGreaterThan(50) // lists long enough for their order to matter
   } finally {
     db.close()
   }

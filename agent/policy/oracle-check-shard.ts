@@ -20,6 +20,8 @@ export async function runCheckShard(
   const index = await openSearchIndex(w, { quiet: true })
   const world = withMemoSearch(gymWorldFromIndex('check', index, qas))
   const k = worldOracleKnowledge(worldReader(w.db))
+  // Every edge the shard's questions walk, with its verified queries, in one scan each (not one query per edge).
+  k.prefetch(qas.flatMap((q) => q.path))
   const runs: OracleRun[] = []
   let pending = 0
   try {

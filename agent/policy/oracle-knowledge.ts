@@ -5,7 +5,11 @@ import type { WorldReader } from '../../world'
 import type { AttrValue, Edge, Entity } from '../../world'
 import type { OracleKnowledge } from './oracle-plan'
 
-export function worldOracleKnowledge(w: WorldReader): OracleKnowledge {
+/** OracleKnowledge with a bulk read: prefetch(edgeIds) reads those edges and their verified queries in one scan each
+ * (a check shard knows every edge its questions walk: their paths), instead of one query per edge on first use. */
+export type WorldOracleKnowledge = OracleKnowledge & { prefetch(edgeIds: Iterable<string>): void }
+
+export function worldOracleKnowledge(w: WorldReader): WorldOracleKnowledge {
   let stmt: { all(edgeId: string): unknown[] } | undefined
   try {
     stmt = w.db.prepare('SELECT query FROM verification_queries WHERE edge_id = ? AND rank > 0 ORDER BY rank, qi')
@@ -26,6 +30,27 @@ export function worldOracleKnowledge(w: WorldReader): OracleKnowledge {
   const verified = new Map<string, string[]>()
   const lookedUp = new Map<string, string[]>()
   return {
+    prefetch(edgeIds) {
+      const want = new Set<string>()
+      for (const id of edgeIds) if (!edges.has(id)) want.add(id)
+      if (want.size === 0) return
+      for (const e of w.db.prepare('SELECT id, relation, source, target FROM edges').iterate() as IterableIterator<Edge>) if (want.has(e.id)) edges.set(e.id, e)
+      if (!stmt) return
+      // Primary-key order (edge_id, qi), then per edge by (rank, qi): the same lists as the per-edge query's ORDER BY.
+      const got = new Map<string, { query: string; rank: number; qi: number }[]>()
+      for (const r of w.db.prepare('SELECT edge_id, qi, query, rank FROM verification_queries WHERE rank > 0').iterate() as IterableIterator<{ edge_id: string; qi: number; query: string; rank: number }>) {
+        if (!want.has(r.edge_id) || verified.has(r.edge_id)) continue
+        const l = got.get(r.edge_id)
+        if (l) l.push(r)
+        else got.set(r.edge_id, [r])
+      }
+      for (const id of want) {
+        if (verified.has(id)) continue
+        const l = got.get(id) ?? []
+        l.sort((a, b) => a.rank - b.rank || a.qi - b.qi)
+        verified.set(id, l.map((r) => r.query))
+      }
+    },
     entitiesWith(type, attr, value) {
       if (!byType) {
         byType = new Map()
