@@ -163,9 +163,11 @@ function markdown(reports: BuildReport[], twice?: number): string {
   for (const s of stages) {
     const unit = base.perUnit[s]?.unit ?? '—'
     const cells = runs.slice(1).map((r) => {
-      const c = r.stages[s] && base.stages[s] && base.stages[s].cpu > 0 ? r.stages[s].cpu / base.stages[s].cpu : NaN
+      // Stages that did nothing here (write, rephrase without a model) have no ratio.
+      if (!r.stages[s] || !base.stages[s] || base.stages[s].cpu < 0.05) return '—'
+      const c = r.stages[s].cpu / base.stages[s].cpu
       const u = unitOf(r, s) / (unitOf(base, s) || 1)
-      return `${f(c, 1)}× / ${f(u, 1)}× = ${f(c / u, 2)}`
+      return `${f(c, 2)}× / ${f(u, 2)}× = ${f(c / u, 2)}`
     })
     L.push(`| ${s} | ${unit} | ${cells.join(' | ')} |`)
   }
