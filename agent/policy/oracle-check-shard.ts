@@ -6,7 +6,16 @@ import { makeEnv, gymWorldFromIndex, type GymOptions } from '../../gym'
 import { openSearchIndex, worldReader, type Qa, type World } from '../../world'
 import { withMemoSearch } from './memo-search'
 import { runOracle, type OracleRun } from './oracle'
-import { worldOracleKnowledge } from './oracle-knowledge'
+import { worldOracleKnowledge, type WorldOracleKnowledge } from './oracle-knowledge'
+
+/** From this many distinct path edges on, one scan of the edge and verification tables beats a query per edge. */
+const PREFETCH_MIN_EDGES = 1000
+
+/** Every edge the questions walk, with its verified queries, in one scan each (not one query per edge on first use). */
+export function prefetchPaths(k: WorldOracleKnowledge, qas: readonly Qa[]): void {
+  const edges = new Set(qas.flatMap((q) => q.path))
+  if (edges.size >= PREFETCH_MIN_EDGES) k.prefetch(edges)
+}
 
 /** Progress is reported every this many questions (and the event loop gets a turn: worker messages, timers). */
 const TICK_EVERY = 64
@@ -20,8 +29,7 @@ export async function runCheckShard(
   const index = await openSearchIndex(w, { quiet: true })
   const world = withMemoSearch(gymWorldFromIndex('check', index, qas))
   const k = worldOracleKnowledge(worldReader(w.db))
-  // Every edge the shard's questions walk, with its verified queries, in one scan each (not one query per edge).
-  k.prefetch(qas.flatMap((q) => q.path))
+  prefetchPaths(k, qas)
   const runs: OracleRun[] = []
   let pending = 0
   try {

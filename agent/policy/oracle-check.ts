@@ -11,7 +11,7 @@ import { makeEnv, gymWorldFromIndex, type GymOptions } from '../../gym'
 import type { GymWorld } from '../../gym'
 import { openSearchIndex, openWorld, worldEngine, worldReader, type Qa, type QaType } from '../../world'
 import { runOracle, type OracleKnowledge, type OracleRun } from './oracle'
-import { runCheckShard } from './oracle-check-shard'
+import { prefetchPaths, runCheckShard } from './oracle-check-shard'
 import { worldOracleKnowledge } from './oracle-knowledge'
 import { withMemoSearch } from './memo-search'
 import type { CheckWorkerData, CheckWorkerMessage } from './oracle-check-worker-main'
@@ -136,7 +136,9 @@ export async function checkWorldFolder(dir: string, qas: Qa[], opts: FolderCheck
       const plain = gymWorldFromIndex('check', index, qas)
       const world = MEMO_ENGINES.includes(engine) ? withMemoSearch(plain) : plain
       try {
-        return { ...(await checkWithOracle(world, worldOracleKnowledge(worldReader(w.db)), qas, { gym, quiet: opts.quiet })), workers }
+        const k = worldOracleKnowledge(worldReader(w.db))
+        prefetchPaths(k, qas)
+        return { ...(await checkWithOracle(world, k, qas, { gym, quiet: opts.quiet })), workers }
       } finally {
         await world.close()
       }
