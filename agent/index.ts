@@ -9,7 +9,7 @@ export { readPriceTable, type PriceTable } from './policy/pricing'
 export { oraclePolicy, runOracle, oracleCallText, oracleObservation, type OracleProtocol } from './policy/oracle'
 export type { OracleKnowledge } from './policy/oracle-plan'
 export { worldOracleKnowledge } from './policy/oracle-knowledge'
-export { checkWithOracle } from './policy/oracle-check'
+export { checkWithOracle, checkWorldFolder } from './policy/oracle-check'
 export { oracleCheckStage, CHECKED_WORLD_STAGES } from './world-check-stage'
 export { agentCommands, checkCommand } from './cli/commands'
 // The turn loop and its records (bench and trainer share them).

@@ -1,11 +1,11 @@
 // agent/policy/oracle-check-worker-main: one worker of the parallel oracle check — opens the world folder read-only,
-// its own search index and oracle knowledge, runs the oracle through a fresh env for each question id of its shard,
-// posts progress ticks and finally every run, in the shard's order. Never writes to the world.
+// reads its shard's questions in one pass and checks them (runCheckShard: own search index, searches memoised),
+// posting progress ticks and finally every run, in the shard's order. Never writes to the world.
 import { parentPort, workerData } from 'node:worker_threads'
-import { makeEnv, gymWorldFromIndex, type GymOptions } from '../../gym'
-import { openSearchIndex, openWorld, readQaById, worldReader, type Qa } from '../../world'
-import { runOracle, type OracleRun } from './oracle'
-import { worldOracleKnowledge } from './oracle-knowledge'
+import type { GymOptions } from '../../gym'
+import { openWorld, readQaByIds, type Qa } from '../../world'
+import type { OracleRun } from './oracle'
+import { runCheckShard } from './oracle-check-shard'
 
 export interface CheckWorkerData {
   dir: string
@@ -19,24 +19,8 @@ async function main(): Promise<void> {
   const data = workerData as CheckWorkerData
   const w = openWorld(data.dir, { allowIncomplete: true })
   try {
-    const qas: Qa[] = data.ids.map((id) => readQaById(w.db, id) ?? failMissing(id))
-    const index = await openSearchIndex(w, { quiet: true })
-    const world = gymWorldFromIndex('check', index, qas)
-    const k = worldOracleKnowledge(worldReader(w.db))
-    const runs: OracleRun[] = []
-    let pending = 0
-    try {
-      for (const qa of qas) {
-        runs.push(await runOracle(makeEnv(world, qa, data.gym), qa, k))
-        if (++pending >= 64) {
-          port.postMessage({ kind: 'tick', n: pending } satisfies CheckWorkerMessage)
-          pending = 0
-        }
-      }
-    } finally {
-      await world.close()
-    }
-    if (pending) port.postMessage({ kind: 'tick', n: pending } satisfies CheckWorkerMessage)
+    const qas: Qa[] = readQaByIds(w.db, data.ids).map((q, i) => q ?? failMissing(data.ids[i]))
+    const runs = await runCheckShard(w, qas, data.gym, (n) => port.postMessage({ kind: 'tick', n } satisfies CheckWorkerMessage))
     port.postMessage({ kind: 'done', runs } satisfies CheckWorkerMessage)
   } finally {
     w.close()

@@ -11,7 +11,9 @@ import { makeEnv, gymWorldFromIndex, type GymOptions } from '../../gym'
 import type { GymWorld } from '../../gym'
 import { openSearchIndex, openWorld, worldEngine, worldReader, type Qa, type QaType } from '../../world'
 import { runOracle, type OracleKnowledge, type OracleRun } from './oracle'
+import { prefetchPaths, runCheckShard } from './oracle-check-shard'
 import { worldOracleKnowledge } from './oracle-knowledge'
+import { withMemoSearch } from './memo-search'
 import type { CheckWorkerData, CheckWorkerMessage } from './oracle-check-worker-main'
 
 export interface OracleCheckReport {
@@ -100,6 +102,9 @@ export interface FolderCheckOptions {
   quiet?: boolean
 }
 
+/** Engines that give the same hits for the same query string: the check answers repeated searches from memory. */
+const MEMO_ENGINES = ['embedded', 'sqlite']
+
 /** Below this many questions the check runs in this thread: a worker's start-up (tsx + its index) costs more. */
 const MIN_PARALLEL_QUESTIONS = 2000
 
@@ -128,9 +133,12 @@ export async function checkWorldFolder(dir: string, qas: Qa[], opts: FolderCheck
   if (workers === 1) {
     try {
       const index = await openSearchIndex(w, { quiet: true })
-      const world = gymWorldFromIndex('check', index, qas)
+      const plain = gymWorldFromIndex('check', index, qas)
+      const world = MEMO_ENGINES.includes(engine) ? withMemoSearch(plain) : plain
       try {
-        return { ...(await checkWithOracle(world, worldOracleKnowledge(worldReader(w.db)), qas, { gym, quiet: opts.quiet })), workers }
+        const k = worldOracleKnowledge(worldReader(w.db))
+        prefetchPaths(k, qas)
+        return { ...(await checkWithOracle(world, k, qas, { gym, quiet: opts.quiet })), workers }
       } finally {
         await world.close()
       }
@@ -138,27 +146,32 @@ export async function checkWorldFolder(dir: string, qas: Qa[], opts: FolderCheck
       w.close()
     }
   }
-  w.close()
   const bar = progress('oracle check', qas.length, { quiet: opts.quiet })
   // Round-robin shards: neighbouring questions (same type and size) spread over every worker.
   const shards: number[][] = Array.from({ length: workers }, () => [])
   qas.forEach((_, i) => shards[i % workers].push(i))
   const runs: OracleRun[] = new Array(qas.length)
-  await Promise.all(
-    shards.map(async (idx) => {
-      const data: CheckWorkerData = { dir, ids: idx.map((i) => qas[i].id), gym }
-      const got = await runWorker(data, (n) => bar.tick(n))
-      if (got.length !== idx.length) throw new AgentError('agent.check', `an oracle-check worker returned ${got.length} runs for ${idx.length} questions`)
-      got.forEach((r, j) => (runs[idx[j]] = r))
-    }),
-  )
+  const put = (idx: number[], got: OracleRun[]) => {
+    if (got.length !== idx.length) throw new AgentError('agent.check', `an oracle-check worker returned ${got.length} runs for ${idx.length} questions`)
+    got.forEach((r, j) => (runs[idx[j]] = r))
+  }
+  // Shards 1.. go to worker threads (started first, so they load while this thread works); shard 0 runs here, where
+  // every module is loaded already — one worker start-up fewer.
+  const started = shards.slice(1).map((idx) => ({ idx, worker: startWorker({ dir, ids: idx.map((i) => qas[i].id), gym }, (n) => bar.tick(n)) }))
+  try {
+    const here = runCheckShard(w, shards[0].map((i) => qas[i]), gym, (n) => bar.tick(n))
+    await Promise.all([here.then((got) => put(shards[0], got)), ...started.map(async (s) => put(s.idx, await s.worker.done))])
+  } finally {
+    for (const s of started) s.worker.stop()
+    w.close()
+  }
   bar.done()
   return { ...summariseRuns(qas, runs), workers }
 }
 
-function runWorker(data: CheckWorkerData, tick: (n: number) => void): Promise<OracleRun[]> {
-  return new Promise((resolve, reject) => {
-    const worker = new Worker(new URL('./oracle-check-worker.mjs', import.meta.url), { workerData: data })
+function startWorker(data: CheckWorkerData, tick: (n: number) => void): { done: Promise<OracleRun[]>; stop: () => void } {
+  const worker = new Worker(new URL('./oracle-check-worker.mjs', import.meta.url), { workerData: data })
+  const done = new Promise<OracleRun[]>((resolve, reject) => {
     let settled = false
     const finish = (f: () => void) => {
       if (settled) return
@@ -174,4 +187,7 @@ function runWorker(data: CheckWorkerData, tick: (n: number) => void): Promise<Or
     worker.once('error', (e) => finish(() => reject(new AgentError('agent.check', `an oracle-check worker failed: ${e.message}`))))
     worker.once('exit', (code) => finish(() => reject(new AgentError('agent.check', `an oracle-check worker exited (code ${code}) before finishing`))))
   })
+  // A failure elsewhere (this thread's shard) must not leave the worker running; its rejection is then moot.
+  done.catch(() => undefined)
+  return { done, stop: () => void worker.terminate() }
 }

@@ -82,6 +82,19 @@ export function readQaById(db: Db, id: string): (Qa & { stored: StoredSplit }) |
   return r ? { ...rowToQa(r), stored: r.split as StoredSplit } : undefined
 }
 
+/** The QA with these ids, in the order given (one pass over the table; undefined where an id is not in it). */
+export function readQaByIds(db: Db, ids: readonly string[]): ((Qa & { stored: StoredSplit }) | undefined)[] {
+  if (!hasQaTable(db)) return ids.map(() => undefined)
+  const at = new Map<string, number>()
+  ids.forEach((id, i) => at.set(id, i))
+  const out: ((Qa & { stored: StoredSplit }) | undefined)[] = new Array(ids.length).fill(undefined)
+  for (const r of db.prepare('SELECT * FROM qa').iterate() as IterableIterator<QaRow>) {
+    const i = at.get(r.id)
+    if (i !== undefined) out[i] = { ...rowToQa(r), stored: r.split as StoredSplit }
+  }
+  return out
+}
+
 /** Label every QA: rows not in `labels` become 'train' (one UPDATE), the others are set one by one. */
 export function setSplitLabels(db: Db, labels: Map<string, StoredSplit>): void {
   db.exec("UPDATE qa SET split = 'train'")

@@ -1,0 +1,35 @@
+// bench/perf/oracle-check: the oracle check alone on a built world — the first N questions of the pool in this
+// thread (workers 1) or sharded over worker threads — with CPU seconds (user+sys, worker threads included), wall
+// seconds and questions per CPU second; the failure count must stay what the build's check stage recorded.
+// Usage: node bin/run-ts.mjs bench/perf/oracle-check.ts WORLD_DIR [--every 10] [--n 5000] [--workers 1]
+// (--every K: every K-th question of the pool, a sample of every type and hop count)
+import { parseArgs } from 'node:util'
+import { loadavg } from 'node:os'
+import { checkWorldFolder } from '../../agent'
+import { openWorld, readQa } from '../../world'
+
+const { values: a, positionals } = parseArgs({ allowPositionals: true, options: { n: { type: 'string' }, every: { type: 'string', default: '1' }, workers: { type: 'string', default: '1' } } })
+const dir = positionals[0]
+if (!dir) {
+  process.stderr.write('usage: oracle-check.ts WORLD_DIR [--every K] [--n N] [--workers K]\n')
+  process.exit(2)
+}
+const w = openWorld(dir, { allowIncomplete: true })
+let qas = readQa(w.db, ['train', 'bench', 'excluded', 'dropped'])
+w.close()
+const every = Number(a.every)
+if (every > 1) qas = qas.filter((_, i) => i % every === 0)
+if (a.n !== undefined) qas = qas.slice(0, Number(a.n))
+const cpu = () => {
+  const u = process.cpuUsage()
+  return (u.user + u.system) / 1e6
+}
+const load0 = loadavg()[0]
+const w0 = performance.now()
+const c0 = cpu()
+const r = await checkWorldFolder(dir, qas, { workers: Number(a.workers), quiet: true })
+const wall = (performance.now() - w0) / 1000
+const c = cpu() - c0
+process.stdout.write(
+  JSON.stringify({ questions: qas.length, workers: r.workers, solved: r.solved, failures: r.failures.length, byCause: r.byCause, wallSeconds: +wall.toFixed(2), cpuSeconds: +c.toFixed(2), questionsPerCpuSecond: Math.round(qas.length / c), loadAvg: [+load0.toFixed(1), +loadavg()[0].toFixed(1)] }) + '\n',
+)
