@@ -221,23 +221,20 @@ export function runModelContract(opts: { name: string; make: () => Backend }): v
       )
     })
 
-    test('whole-model LoRA gradients of Σ w·logp match finite differences', () => {
-      const m = withRandomAdapter(createRandomModel(cfg, new Rng(10), make(), { std: 0.3 }), 11)
+
+    /** Σ w·logp over seqs → each named adapter tensor's gradient from backward vs finite differences (throws on a
+     *  mismatch); returns the gradients' norms (a check is only meaningful well above the tolerance). */
+    function checkAdapterGradients(m: CausalLM, seqs: { tokens: number[] }[], targets: Int32Array, rng: Rng, names: string[], inspect?: (name: string, g: Float32Array) => void): number[] {
       const be = m.backend
-      const seqs = [{ tokens: [3, 17, 5, 9, 22] }, { tokens: [8, 2, 30] }]
-      const targets = Int32Array.from([17, 5, 9, 22, 4, 2, 30, 11])
-      const rng = new Rng(12)
       const w = Float32Array.from({ length: targets.length }, () => rng.normal(0, 1))
       const f = forward(m, seqs, { keepTape: true })
       const grads = new Map()
       backward(m, f, targetLogprobsBackward(m, f.hidden, targets, w), grads)
-      const params = m.adapter!.params()
-      const gradNorms: number[] = []
-      for (const name of [params[0].name, params[1].name, params.find((p) => p.name.includes('layers.1.mlp.down_proj.lora_A'))!.name,
-        params.find((p) => p.name.includes('layers.0.self_attn.q_proj.lora_B'))!.name]) {
-        const p = params.find((x) => x.name === name)!
+      return names.map((name) => {
+        const p = m.adapter!.params().find((x) => x.name === name)!
+        const g = be.toHost(grads.get(name))
+        inspect?.(name, g)
         const x0 = be.toHost(p.tensor)
-        const R = Float32Array.from({ length: 1 }, () => 1)
         const lossAt = (x: Float32Array): Float32Array => {
           be.writeRows(p.tensor, 0, be.fromHost(x, p.tensor.shape))
           const lp = targetLogprobs(m, forward(m, seqs).hidden, targets)
@@ -245,11 +242,19 @@ export function runModelContract(opts: { name: string; make: () => Backend }): v
           for (let i = 0; i < lp.length; i++) s += w[i] * lp[i]
           return Float32Array.of(s)
         }
-        const r = finiteDifferenceCheck(lossAt, x0, R, be.toHost(grads.get(name)), rng, { eps: 1e-2, samples: 8, atol: 3e-3, rtol: 3e-2 })
+        const r = finiteDifferenceCheck(lossAt, x0, Float32Array.of(1), g, rng, { eps: 1e-2, samples: 8, atol: 3e-3, rtol: 3e-2 })
         be.writeRows(p.tensor, 0, be.fromHost(x0, p.tensor.shape))
         if (!(r.worst <= 1)) throw new Error(`${name}: ${r.detail}`)
-        gradNorms.push(Math.sqrt(be.sumSquares(grads.get(name))))
-      }
+        return Math.sqrt(be.sumSquares(grads.get(name)))
+      })
+    }
+
+    test('whole-model LoRA gradients of Σ w·logp match finite differences', () => {
+      const m = withRandomAdapter(createRandomModel(cfg, new Rng(10), make(), { std: 0.3 }), 11)
+      const params = m.adapter!.params()
+      const names = [params[0].name, params[1].name, params.find((p) => p.name.includes('layers.1.mlp.down_proj.lora_A'))!.name,
+        params.find((p) => p.name.includes('layers.0.self_attn.q_proj.lora_B'))!.name]
+      const gradNorms = checkAdapterGradients(m, [{ tokens: [3, 17, 5, 9, 22] }, { tokens: [8, 2, 30] }], Int32Array.from([17, 5, 9, 22, 4, 2, 30, 11]), new Rng(12), names)
       // The check is only meaningful if the gradients are well above the finite-difference tolerance.
       for (const g of gradNorms) expect(g).toBeGreaterThan(0.05)
     })
@@ -269,37 +274,17 @@ export function runModelContract(opts: { name: string; make: () => Backend }): v
 
     test('embedding LoRA: changes the model, its gradients (table and B) match finite differences', () => {
       const m = withEmbedAdapter(createRandomModel(cfg, new Rng(20), make(), { std: 0.3 }), 21)
-      const be = m.backend
       expect(maxRelDiff(allLogits(m, tokens, true), allLogits(m, tokens, false))).toBeGreaterThan(1e-3)
       const seqs = [{ tokens: [3, 17, 5, 9, 22] }, { tokens: [8, 2, 30] }]
-      const targets = Int32Array.from([17, 5, 9, 22, 4, 2, 30, 11])
-      const rng = new Rng(22)
-      const w = Float32Array.from({ length: targets.length }, () => rng.normal(0, 1))
-      const f = forward(m, seqs, { keepTape: true })
-      const grads = new Map()
-      backward(m, f, targetLogprobsBackward(m, f.hidden, targets, w), grads)
-      for (const name of ['base_model.model.model.embed_tokens.lora_embedding_A', 'base_model.model.model.embed_tokens.lora_embedding_B']) {
-        const p = m.adapter!.params().find((x) => x.name === name)!
-        const g = be.toHost(grads.get(name))
-        if (name.endsWith('_A')) {
-          // Only the rows of tokens in the batch get a gradient (a lookup table).
-          const r = p.tensor.shape[1]
-          const used = new Set(seqs.flatMap((q) => q.tokens))
-          for (let v = 0; v < p.tensor.shape[0]; v++) if (!used.has(v)) for (let j = 0; j < r; j++) expect(g[v * r + j]).toBe(0)
-        }
-        const x0 = be.toHost(p.tensor)
-        const lossAt = (x: Float32Array): Float32Array => {
-          be.writeRows(p.tensor, 0, be.fromHost(x, p.tensor.shape))
-          const lp = targetLogprobs(m, forward(m, seqs).hidden, targets)
-          let s = 0
-          for (let i = 0; i < lp.length; i++) s += w[i] * lp[i]
-          return Float32Array.of(s)
-        }
-        const r = finiteDifferenceCheck(lossAt, x0, Float32Array.of(1), g, rng, { eps: 1e-2, samples: 8, atol: 3e-3, rtol: 3e-2 })
-        be.writeRows(p.tensor, 0, be.fromHost(x0, p.tensor.shape))
-        if (!(r.worst <= 1)) throw new Error(`${name}: ${r.detail}`)
-        expect(Math.sqrt(be.sumSquares(grads.get(name)))).toBeGreaterThan(0.05)
-      }
+      const used = new Set(seqs.flatMap((q) => q.tokens))
+      const norms = checkAdapterGradients(m, seqs, Int32Array.from([17, 5, 9, 22, 4, 2, 30, 11]), new Rng(22),
+        ['base_model.model.model.embed_tokens.lora_embedding_A', 'base_model.model.model.embed_tokens.lora_embedding_B'], (name, g) => {
+          if (!name.endsWith('_A')) return
+          // Only the rows of tokens in the batch get a gradient (a lookup table [V, r]).
+          const r = m.adapter!.config.rank
+          for (let v = 0; v < m.config.vocabSize; v++) if (!used.has(v)) for (let j = 0; j < r; j++) expect(g[v * r + j]).toBe(0)
+        })
+      for (const g of norms) expect(g).toBeGreaterThan(0.05)
     })
 
     test('embedding LoRA: merged model, forwardCached and sampling equal the unmerged forward; PEFT save → load exact', () => {
