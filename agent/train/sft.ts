@@ -1,10 +1,12 @@
 // agent/train/sft: supervised warm start — finished trajectories (the oracle's, rendered in the hermes protocol
 // through the chat codec) → exact token sequences with loss only on assistant tokens (and each turn's end-of-turn id)
 // → cross-entropy updates, token-mean over each batch. A randomly initialised model has no tool-use prior; this gives
-// it one before GRPO. Knows nothing of worlds or curricula.
-import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs'
+// it one before GRPO. Resumable: a checkpoint (adapter, optimizer, progress) after every epoch. Knows nothing of worlds
+// or curricula.
+import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { ChatMessage } from '../../gym'
+import { ConfigError } from '../../infra/errors'
 import { Rng } from '../../infra/rng'
 import type { ChatCodec } from '../../infra/engine'
 import type { TemplateMessage } from '../../infra/engine'
@@ -49,14 +51,36 @@ export interface SftOptions {
   log?: (line: string) => void
 }
 
-/** Cross-entropy epochs over the sequences (seeded order); writes OUT/metrics.jsonl and OUT/adapter. */
+/** Cross-entropy epochs over the sequences (seeded order); writes OUT/metrics.jsonl and OUT/adapter, and after every
+ *  epoch OUT/checkpoint (adapter + optimizer + sft-progress.json). A rerun with the same settings resumes after the
+ *  last finished epoch (a bigger `epochs` extends the run) and ends bit-identical to an uninterrupted run. */
 export function sftTrain(learner: Learner, seqs: readonly TokenSequence[], o: SftOptions): { steps: number; finalLoss: number } {
   mkdirSync(o.out, { recursive: true })
   const metrics = join(o.out, 'metrics.jsonl')
-  writeFileSync(metrics, '')
+  const ckpt = join(o.out, 'checkpoint')
+  const progressFile = join(ckpt, 'sft-progress.json')
+  const settings = { batchSize: o.batchSize, microBatch: o.microBatch, lr: o.lr, seed: o.seed, sequences: seqs.length, tokens: seqs.reduce((a, q) => a + q.ids.length, 0) }
   let step = 0
   let finalLoss = NaN
-  for (let epoch = 0; epoch < o.epochs; epoch++) {
+  let startEpoch = 0
+  if (existsSync(progressFile)) {
+    const p = JSON.parse(readFileSync(progressFile, 'utf8')) as { epoch: number; step: number; loss: number; settings: typeof settings }
+    if (JSON.stringify(p.settings) !== JSON.stringify(settings))
+      throw new ConfigError('sft.resume', `${o.out} holds an SFT run with other settings or data (${JSON.stringify(p.settings)}); use a new --out or delete it`)
+    learner.loadState(ckpt)
+    step = p.step
+    finalLoss = p.loss
+    startEpoch = p.epoch + 1
+    // Keep the metrics of finished epochs only: the steps after the checkpoint are run again.
+    const kept = existsSync(metrics) ? readFileSync(metrics, 'utf8').split('\n').filter((l) => l.trim() && (JSON.parse(l) as { step: number }).step <= step) : []
+    writeFileSync(metrics, kept.map((l) => l + '\n').join(''))
+    o.log?.(`sft: resuming after epoch ${p.epoch} (step ${step}) from ${ckpt}`)
+  } else writeFileSync(metrics, '')
+  const perEpoch = Math.ceil(seqs.length / o.batchSize)
+  const total = perEpoch * o.epochs
+  const t0 = performance.now()
+  const first = step
+  for (let epoch = startEpoch; epoch < o.epochs; epoch++) {
     const order = Rng.derive(o.seed, 'sft-epoch', epoch).shuffle(seqs.map((_, i) => i))
     for (const batch of microBatches(order, o.batchSize)) {
       const datums = buildDatums(batch.map((i) => ({ seq: seqs[i], advantage: 0 })), 'token-mean')
@@ -70,8 +94,16 @@ export function sftTrain(learner: Learner, seqs: readonly TokenSequence[], o: Sf
       step++
       finalLoss = loss
       appendFileSync(metrics, JSON.stringify({ step, epoch, loss, tokens, gradNorm: s.gradNorm }) + '\n')
-      o.log?.(`sft step ${step} epoch ${epoch} loss ${loss.toFixed(4)} (${tokens} tokens)`)
+      const rate = (step - first) / ((performance.now() - t0) / 1000)
+      o.log?.(`sft step ${step}/${total} epoch ${epoch} loss ${loss.toFixed(4)} (${tokens} tokens) ${rate.toFixed(2)} steps/s, ETA ${Math.round((total - step) / rate)} s`)
     }
+    // The checkpoint is written beside and renamed into place: a crash never leaves a half-written one.
+    const tmp = `${ckpt}.tmp`
+    rmSync(tmp, { recursive: true, force: true })
+    learner.saveState(tmp)
+    writeFileSync(join(tmp, 'sft-progress.json'), JSON.stringify({ epoch, step, loss: finalLoss, settings }) + '\n')
+    rmSync(ckpt, { recursive: true, force: true })
+    renameSync(tmp, ckpt)
   }
   learner.saveAdapter(join(o.out, 'adapter'))
   return { steps: step, finalLoss }

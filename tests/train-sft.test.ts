@@ -1,0 +1,69 @@
+// tests/train-sft: `searchgym train sft` through the real CLI on a tiny built world and a tiny random model — the
+// oracle's search-r1 demonstrations (brief prompt, pages by title), a checkpoint after every epoch, and a run SIGKILLed
+// after its first checkpoint that resumes and ends with metrics.jsonl and adapter bytes equal to an uninterrupted run's;
+// a rerun with other settings into the same folder is a one-line error.
+import { spawn } from 'node:child_process'
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { runCli } from './helpers/cli-process'
+
+const LONG = 600_000
+const BIN = fileURLToPath(new URL('../bin/searchgym.mjs', import.meta.url))
+const ROOT = fileURLToPath(new URL('..', import.meta.url))
+const root = mkdtempSync(join(tmpdir(), 'sg-train-sft-'))
+afterAll(() => rmSync(root, { recursive: true, force: true }))
+const world = join(root, 'world')
+const model = join(root, 'model')
+
+function sftArgs(out: string, epochs: number, lr = '0.001'): string[] {
+  return ['train', 'sft', '--world', world, '--model', model, '--out', out, '--protocol', 'search-r1', '--max-hops', '1', '--questions', '6',
+    '--gym-options', '{"topK":2,"observationCap":1500,"prompt":"brief","accessByTitle":true}', '--epochs', String(epochs), '--batch', '2',
+    '--lr', lr, '--held-out', '0', '--lora-rank', '4', '--lora-embed', '--backend', 'auto']
+}
+
+beforeAll(async () => {
+  expect((await runCli(['world', 'build', '--preset', 'tiny', '--seed', '5', '--out', world, '--quiet'], 300_000)).code).toBe(0)
+  expect((await runCli(['model', 'init', '--preset', 'tiny', '--tokenizer', `world:${world}`, '--out', model, '--seed', '0'], 300_000)).code).toBe(0)
+}, LONG)
+
+test('an SFT run SIGKILLed after an epoch resumes and ends bit-identical to an uninterrupted run', async () => {
+  const full = join(root, 'full')
+  const r = await runCli(sftArgs(full, 4), LONG)
+  expect(r.code).toBe(0)
+  expect(r.stderr).toMatch(/sft: oracle solved \d+\/\d+ training questions/)
+  expect(existsSync(join(full, 'checkpoint', 'sft-progress.json'))).toBe(true)
+  const metrics = readFileSync(join(full, 'metrics.jsonl'), 'utf8')
+  expect(metrics.trim().split('\n').length).toBeGreaterThan(4)
+
+  // Kill the second run as soon as its first epoch's checkpoint is in place.
+  const cut = join(root, 'cut')
+  await new Promise<void>((resolve, reject) => {
+    const p = spawn(process.execPath, [BIN, ...sftArgs(cut, 4)], { cwd: ROOT, stdio: 'ignore' })
+    const poll = setInterval(() => {
+      if (existsSync(join(cut, 'checkpoint', 'sft-progress.json'))) p.kill('SIGKILL')
+    }, 5)
+    p.on('close', () => {
+      clearInterval(poll)
+      resolve()
+    })
+    p.on('error', reject)
+  })
+  const progress = JSON.parse(readFileSync(join(cut, 'checkpoint', 'sft-progress.json'), 'utf8')) as { epoch: number }
+  expect(existsSync(join(cut, 'adapter'))).toBe(false)
+  const again = await runCli(sftArgs(cut, 4), LONG)
+  expect(again.code).toBe(0)
+  expect(again.stderr).toContain(`sft: resuming after epoch ${progress.epoch}`)
+  expect(progress.epoch).toBeLessThan(3)
+  expect(readFileSync(join(cut, 'metrics.jsonl'), 'utf8')).toBe(metrics)
+  expect(readFileSync(join(cut, 'adapter', 'adapter_model.safetensors')).equals(readFileSync(join(full, 'adapter', 'adapter_model.safetensors')))).toBe(true)
+  const cfg = JSON.parse(readFileSync(join(full, 'adapter', 'adapter_config.json'), 'utf8')) as { target_modules: string[] }
+  expect(cfg.target_modules).toContain('embed_tokens')
+
+  // Other settings into a folder that holds a run: a one-line error, exit 1.
+  const bad = await runCli(sftArgs(cut, 4, '0.002'), LONG)
+  expect(bad.code).not.toBe(0)
+  expect(bad.stderr.trim().split('\n').filter((l) => l.includes('error')).length).toBe(1)
+  expect(bad.stderr).toMatch(/holds an SFT run with other settings/)
+}, LONG)
