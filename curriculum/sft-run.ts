@@ -38,6 +38,9 @@ export interface SftRunOptions {
   gym?: Record<string, unknown>
   /** Only questions with at most this many hops (0: all). */
   maxHops?: number
+  /** How the oracle reads paged documents: 'needed' (default: pages in order until the hop's fact is read — shorter
+   *  demonstrations, what a reader does) or 'all' (every page, as the world check does). */
+  oraclePages?: 'all' | 'needed'
   log?: (line: string) => void
 }
 
@@ -47,6 +50,8 @@ export async function runSft(o: SftRunOptions): Promise<{ episodes: number; solv
   if (protocol !== 'hermes' && protocol !== 'search-r1') throw new ConfigError('sft.protocol', `--protocol must be hermes or search-r1 (the oracle writes those), got '${String(protocol)}'`)
   if (o.gym && Object.prototype.hasOwnProperty.call(o.gym, 'protocol')) throw new ConfigError('sft.gym', 'gym options may not set protocol: use --protocol')
   if (o.gym) resolveGymOptions(o.gym)
+  const pages = o.oraclePages ?? 'needed'
+  if (pages !== 'all' && pages !== 'needed') throw new ConfigError('sft.oracle_pages', `--oracle-pages must be all or needed, got '${String(pages)}'`)
   const w = openWorld(o.world)
   const gw = await openGymWorld(o.world)
   try {
@@ -63,7 +68,7 @@ export async function runSft(o: SftRunOptions): Promise<{ episodes: number; solv
     let solved = 0
     for (const qa of qas) {
       const env = makeEnv(gw, qa, { ...o.gym, protocol, budgets: { maxTurns: Math.max(16, 2 * qa.hops + 4), maxResponseTokens: DEFAULT_TRAIN_CONFIG.maxTokensPerTurn, maxContextTokens: learner.model.config.maxPositionEmbeddings } })
-      const rec = await runEpisode(qa, env, oraclePolicy(qa, knowledge, undefined, protocol, o.gym?.accessByTitle === true), { maxTurns: 200, scorer: scoreAnswer })
+      const rec = await runEpisode(qa, env, oraclePolicy(qa, knowledge, { maxQueriesPerPage: 6, pages }, protocol, o.gym?.accessByTitle === true), { maxTurns: 200, scorer: scoreAnswer })
       if (rec.status !== 'ok' || rec.f1 < 1) continue
       const seq = sequenceOfTrajectory(codec, rec)
       if (seq.ids.length > learner.model.config.maxPositionEmbeddings) continue
@@ -73,7 +78,7 @@ export async function runSft(o: SftRunOptions): Promise<{ episodes: number; solv
     if (seqs.length === 0) throw new ConfigError('sft.no_data', `the oracle solved none of ${qas.length} training questions of ${o.world} within the model's context`)
     o.log?.(`sft: oracle solved ${solved}/${qas.length} training questions; ${seqs.reduce((a, s) => a + s.ids.length, 0)} tokens`)
     const r = sftTrain(learner, seqs, { epochs: o.epochs, batchSize: o.batchSize, microBatch: 16, lr: o.lr, seed: o.seed, out: o.out, log: o.log })
-    const info = { world: resolve(o.world), model: resolve(o.model), protocol, gym: o.gym ?? {}, maxHops: o.maxHops ?? 0, questions: qas.length, solved, heldOut: held.size, ...r }
+    const info = { world: resolve(o.world), model: resolve(o.model), protocol, gym: o.gym ?? {}, maxHops: o.maxHops ?? 0, oraclePages: pages, questions: qas.length, solved, heldOut: held.size, ...r }
     writeFileSync(join(o.out, 'sft.json'), JSON.stringify(info, null, 2) + '\n')
     return { episodes: qas.length, solved, ...r, adapterDir: join(o.out, 'adapter') }
   } finally {

@@ -45,7 +45,7 @@ const S = {
   world: arg('world-preset', 'small'),
   preset: arg('model-preset', 'tiny'),
   sftEpochs: num('sft-epochs', 10),
-  sftBatch: 16,
+  sftBatch: num('sft-batch', 8),
   // LoRA learning rates: 1e-2 and above never learn to copy (bench/RESULTS.md, "the learning rate"); 1e-3 does.
   sftLr: num('sft-lr', 1e-3),
   sftMaxHops: num('sft-max-hops', 2),
@@ -107,6 +107,14 @@ function benchAdapter(phase: string, adapter: string, run: string): void {
     '--gym-options', JSON.stringify({ ...GYM, budgets: { maxTurns: S.maxTurns, maxResponseTokens: S.maxTokens, maxContextTokens: 4096 } })])
 }
 
+// The SFT start on the held-out slice first: if it scores nothing, GRPO sees all-0 groups and cannot learn.
+const sftBench = join(out, 'bench-sft')
+benchAdapter('bench sft', join(sft, 'adapter'), sftBench)
+if (flag('sft-only')) {
+  process.stdout.write(`learn-demo: SFT start scored in ${sftBench} (--sft-only: stopping before GRPO)\n`)
+  process.exit(0)
+}
+
 const cfg = join(out, 'grpo.json')
 writeFileSync(cfg, JSON.stringify({
   protocol: PROTOCOL, gym: { ...GYM, reward: S.reward }, turnBudget: 'fixed', maxTurns: S.maxTurns, maxTokensPerTurn: S.maxTokens, steps: S.steps, groupSize: S.groupSize, batchSize: S.batchSize, microBatch: 8,
@@ -120,8 +128,6 @@ for (const [name, flags] of arms) {
   if (!existsSync(join(run, 'adapter'))) cli(`train ${name}`, ['train', '--world', world, '--model', model, '--adapter', join(sft, 'adapter'), ...flags, '--out', run, '--config', cfg, '--backend', backend])
   cli(`report ${name}`, ['train', 'report', run])
 }
-const sftBench = join(out, 'bench-sft')
-benchAdapter('bench sft', join(sft, 'adapter'), sftBench)
 const benches = [sftBench]
 for (const [name] of arms) {
   const b = join(out, `bench-${name}`)
