@@ -9,7 +9,8 @@
 // Usage: node bin/run-ts.mjs bench/perf/learn-demo.ts --out runs/learn-demo [--ablation] [--backend auto]
 //          [--world-preset small] [--model-preset tiny] [--sft-epochs 10] [--sft-lr 1e-3] [--sft-max-hops 2]
 //          [--held-out 600] [--eval-max-hops 2] [--steps 16] [--grpo-lr 3e-4] [--reward f1|f1+retrieval|…] (the GRPO
-//          reward spec; the held-out evaluation is always F1)
+//          reward spec; the held-out evaluation is always F1) [--sft-batch 8] [--sft-only] (stop after scoring the SFT start)
+//          [--reward-ablation] (issue 14: also two-stage with the process and the cost reward, from the same start)
 // Defaults: the `small` world (3,465 training questions), the `tiny` model (0.31 M parameters) with the world tokenizer,
 // LoRA rank 64 (full rank at width 64) plus LoRA on the input embedding, SFT at lr 1e-3 — the earlier attempts used
 // 1e-2 to 5e-2, at which a LoRA on a random model never learns to copy (bench/RESULTS.md, "the learning rate"); the
@@ -17,6 +18,8 @@
 import { spawnSync } from 'node:child_process'
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { openGymWorld } from '../../gym'
+import { REWARD_ABLATION } from '../../curriculum'
+import { ablationTable } from './ablation-table'
 import { join, resolve } from 'node:path'
 
 function arg(name: string, def: string): string {
@@ -35,6 +38,8 @@ const num = (name: string, def: number): number => {
 
 const out = resolve(arg('out', 'runs/learn-demo'))
 const ablation = flag('ablation')
+// Issue 14's reward ablation: two-stage with terminal F1 (the main arm) vs `process` vs `cost`, same config and start.
+const rewardAblation = flag('reward-ablation')
 const backend = arg('backend', 'auto')
 // The demo env: search-r1 tags with the one-line system prompt, 3 results per search, pages opened by the title of a
 // search result (the world tokenizer has names as whole words but spells URLs character by character, which no
@@ -121,6 +126,7 @@ writeFileSync(cfg, JSON.stringify({
   lr: S.grpoLr, klBeta: 0, lora: { rank: S.loraRank, alpha: 2 * S.loraRank, embedTokens: true }, evalEvery: 0, heldOut: S.heldOut, checkpointEvery: 2, switchSteps: S.switchSteps, refillRounds: 1,
 }, null, 2) + '\n')
 const arms: [string, string[]][] = [['two-stage', ['--curriculum', 'two-stage']]]
+if (rewardAblation) for (const arm of REWARD_ABLATION.arms.slice(1)) arms.push([`${REWARD_ABLATION.curriculum}-${arm.name}`, ['--curriculum', REWARD_ABLATION.curriculum, ...arm.flags]])
 if (ablation) arms.push(['mixed', ['--curriculum', 'mixed']], ['stage1-only', ['--curriculum', 'stage1-only']], ['adaptive', ['--curriculum', 'adaptive']], ['two-stage-no-access', ['--curriculum', 'two-stage', '--no-access']])
 for (const [name, flags] of arms) {
   const run = join(out, `grpo-${name}`)
@@ -135,6 +141,11 @@ for (const [name] of arms) {
   benches.push(b)
 }
 cli('bench compare', ['bench', 'compare', ...benches, '--out', join(out, 'compare'), '--groups', 'all'])
+const table = ablationTable(`learn-demo: the SFT start and ${S.steps} GRPO steps per arm, held-out questions of at most ${S.evalMaxHops} hops (greedy)`,
+  [{ name: 'sft', bench: sftBench }, ...arms.map(([name], i) => ({ name: `${name}${name === 'two-stage' ? ` (reward ${S.reward})` : ''}`, bench: benches[i + 1] }))],
+  'Paired differences against the first row (the SFT start): compare/compare.md (bench compare).')
+writeFileSync(join(out, 'arms.md'), table)
+process.stdout.write(table)
 times.total = (performance.now() - t0) / 1000
 writeFileSync(join(out, 'times.json'), JSON.stringify(times, null, 2) + '\n')
 process.stdout.write(`learn-demo: done in ${times.total.toFixed(0)} s; phases ${JSON.stringify(Object.fromEntries(Object.entries(times).map(([k, v]) => [k, Math.round(v)])))}\n`)
