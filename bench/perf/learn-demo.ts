@@ -7,9 +7,9 @@
 // command to resume); prints the wall time of every phase and writes times.json under --out.
 //
 // Usage: node bin/run-ts.mjs bench/perf/learn-demo.ts --out runs/learn-demo [--ablation] [--backend auto]
-//          [--world-preset small] [--model-preset tiny] [--sft-epochs 10] [--sft-lr 1e-3] [--sft-max-hops 2]
+//          [--world-preset small] [--model-preset tiny] [--sft-epochs 18] [--sft-lr 1e-3] [--sft-max-hops 2]
 //          [--held-out 600] [--eval-max-hops 2] [--steps 16] [--grpo-lr 3e-4] [--reward f1|f1+retrieval|…] (the GRPO
-//          reward spec; the held-out evaluation is always F1) [--sft-batch 8] [--sft-only] (stop after scoring the SFT start)
+//          reward spec; the held-out evaluation is always F1) [--sft-batch 8] [--max-turns 14] [--sft-only] (stop after scoring the SFT start)
 //          [--reward-ablation] (issue 14: also two-stage with the process and the cost reward, from the same start)
 // Defaults: the `small` world (3,465 training questions), the `tiny` model (0.31 M parameters) with the world tokenizer,
 // LoRA rank 64 (full rank at width 64) plus LoRA on the input embedding, SFT at lr 1e-3 — the earlier attempts used
@@ -49,7 +49,7 @@ const PROTOCOL = 'search-r1'
 const S = {
   world: arg('world-preset', 'small'),
   preset: arg('model-preset', 'tiny'),
-  sftEpochs: num('sft-epochs', 10),
+  sftEpochs: num('sft-epochs', 18),
   sftBatch: num('sft-batch', 8),
   // LoRA learning rates: 1e-2 and above never learn to copy (bench/RESULTS.md, "the learning rate"); 1e-3 does.
   sftLr: num('sft-lr', 1e-3),
@@ -63,7 +63,8 @@ const S = {
   groupSize: 8,
   batchSize: 32,
   switchSteps: 8,
-  maxTurns: 8,
+  // The oracle needs a median of 7 turns (mean 8) for a 2-hop question here (page by page, reading lazily): 14 leaves room.
+  maxTurns: num('max-turns', 14),
   maxTokens: 48,
 }
 const BIN = resolve('bin/searchgym.mjs')
