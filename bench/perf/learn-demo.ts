@@ -14,7 +14,8 @@
 // Defaults: the `small` world (3,465 training questions), the `tiny` model (0.31 M parameters) with the world tokenizer,
 // LoRA rank 64 (full rank at width 64) plus LoRA on the input embedding, SFT at lr 1e-3 — the earlier attempts used
 // 1e-2 to 5e-2, at which a LoRA on a random model never learns to copy (bench/RESULTS.md, "the learning rate"); the
-// evaluation slice is the held-out questions of at most --eval-max-hops hops (eval-ids.json).
+// evaluation slice is the held-out questions of at most --eval-max-hops hops (eval-ids.json); GRPO's curriculum stages
+// are capped at --sft-max-hops (train config maxHops: two-stage = Simple 1–2 hops, then every type 1–2 hops).
 import { spawnSync } from 'node:child_process'
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { openGymWorld } from '../../gym'
@@ -125,6 +126,8 @@ const cfg = join(out, 'grpo.json')
 writeFileSync(cfg, JSON.stringify({
   protocol: PROTOCOL, gym: { ...GYM, reward: S.reward }, turnBudget: 'fixed', maxTurns: S.maxTurns, maxTokensPerTurn: S.maxTokens, steps: S.steps, groupSize: S.groupSize, batchSize: S.batchSize, microBatch: 8,
   lr: S.grpoLr, klBeta: 0, lora: { rank: S.loraRank, alpha: 2 * S.loraRank, embedTokens: true }, evalEvery: 0, heldOut: S.heldOut, checkpointEvery: 2, switchSteps: S.switchSteps, refillRounds: 1,
+  // Every curriculum stage capped at the SFT's hops: two-stage = Simple 1–2 hops, then all types 1–2 hops.
+  maxHops: S.sftMaxHops,
 }, null, 2) + '\n')
 const arms: [string, string[]][] = [['two-stage', ['--curriculum', 'two-stage']]]
 if (rewardAblation) for (const arm of REWARD_ABLATION.arms.slice(1)) arms.push([`${REWARD_ABLATION.curriculum}-${arm.name}`, ['--curriculum', REWARD_ABLATION.curriculum, ...arm.flags]])
