@@ -132,17 +132,17 @@ writeFileSync(cfg, JSON.stringify({
 const arms: [string, string[]][] = [['two-stage', ['--curriculum', 'two-stage']]]
 if (rewardAblation) for (const arm of REWARD_ABLATION.arms.slice(1)) arms.push([`${REWARD_ABLATION.curriculum}-${arm.name}`, ['--curriculum', REWARD_ABLATION.curriculum, ...arm.flags]])
 if (ablation) arms.push(['mixed', ['--curriculum', 'mixed']], ['stage1-only', ['--curriculum', 'stage1-only']], ['adaptive', ['--curriculum', 'adaptive']], ['two-stage-no-access', ['--curriculum', 'two-stage', '--no-access']])
+// Each arm is trained, reported and benched before the next starts, so a stopped run leaves whole arms behind.
+const benches = [sftBench]
 for (const [name, flags] of arms) {
   const run = join(out, `grpo-${name}`)
   // `train` resumes from its last checkpoint when rerun with the same flags.
   if (!existsSync(join(run, 'adapter'))) cli(`train ${name}`, ['train', '--world', world, '--model', model, '--adapter', join(sft, 'adapter'), ...flags, '--out', run, '--config', cfg, '--backend', backend])
   cli(`report ${name}`, ['train', 'report', run])
-}
-const benches = [sftBench]
-for (const [name] of arms) {
   const b = join(out, `bench-${name}`)
-  benchAdapter(`bench ${name}`, join(out, `grpo-${name}`, 'adapter'), b)
+  benchAdapter(`bench ${name}`, join(out, 'grpo-' + name, 'adapter'), b)
   benches.push(b)
+  writeFileSync(join(out, 'times.json'), JSON.stringify(times, null, 2) + '\n')
 }
 cli('bench compare', ['bench', 'compare', ...benches, '--out', join(out, 'compare'), '--groups', 'all'])
 const table = ablationTable(`learn-demo: the SFT start and ${S.steps} GRPO steps per arm, held-out questions of at most ${S.evalMaxHops} hops (greedy)`,
