@@ -10,6 +10,7 @@
 //          [--world-preset small] [--model-preset tiny] [--sft-epochs 18] [--sft-lr 1e-3] [--sft-max-hops 2]
 //          [--held-out 600] [--eval-max-hops 2] [--steps 16] [--grpo-lr 3e-4] [--reward f1|f1+retrieval|…] (the GRPO
 //          reward spec; the held-out evaluation is always F1) [--sft-batch 8] [--max-turns 14] [--sft-only] (stop after scoring the SFT start)
+//          [--copy-first-turns N] [--copy-epochs 2] (a second SFT phase with N first-turn sequences, below)
 //          [--reward-ablation] (issue 14: also two-stage with the process and the cost reward, from the same start)
 // Defaults: the `small` world (3,465 training questions), the `tiny` model (0.31 M parameters) with the world tokenizer,
 // LoRA rank 64 (full rank at width 64) plus LoRA on the input embedding, SFT at lr 1e-3 — the earlier attempts used
@@ -95,6 +96,19 @@ if (!existsSync(join(model, 'config.json'))) cli('model init', ['model', 'init',
 if (!existsSync(join(sft, 'adapter')))
   cli('train sft', ['train', 'sft', '--world', world, '--model', model, '--out', sft, '--protocol', PROTOCOL, '--gym-options', JSON.stringify(GYM), '--max-hops', String(S.sftMaxHops),
     '--epochs', String(S.sftEpochs), '--batch', String(S.sftBatch), '--lr', String(S.sftLr), '--held-out', String(S.heldOut), '--lora-rank', String(S.loraRank), '--lora-embed', '--backend', backend])
+// --copy-first-turns N: a second SFT phase from the first one's adapter — the same demonstrations plus the oracle's
+// first turn (`<search> NAME </search>`) of N more training questions, --copy-epochs passes at batch 16: many more
+// names to copy from a question than the ≤ 2-hop demonstrations hold. Its adapter is then the SFT start.
+const copyTurns = Number(arg('copy-first-turns', '0'))
+let start = join(sft, 'adapter')
+if (copyTurns > 0) {
+  const sft2 = join(out, 'sft-copy')
+  if (!existsSync(join(sft2, 'adapter')))
+    cli('train sft (copy)', ['train', 'sft', '--world', world, '--model', model, '--out', sft2, '--protocol', PROTOCOL, '--gym-options', JSON.stringify(GYM), '--max-hops', String(S.sftMaxHops),
+      '--first-turns', String(copyTurns), '--init-adapter', start, '--epochs', String(num('copy-epochs', 2)), '--batch', '16', '--lr', String(S.sftLr), '--held-out', String(S.heldOut),
+      '--lora-rank', String(S.loraRank), '--lora-embed', '--backend', backend])
+  start = join(sft2, 'adapter')
+}
 // The evaluation slice: the held-out training questions within the SFT's hop range (the ids `train sft` held out).
 const evalIds = join(out, 'eval-ids.json')
 if (!existsSync(evalIds)) {
@@ -116,7 +130,7 @@ function benchAdapter(phase: string, adapter: string, run: string): void {
 
 // The SFT start on the held-out slice first: if it scores nothing, GRPO sees all-0 groups and cannot learn.
 const sftBench = join(out, 'bench-sft')
-benchAdapter('bench sft', join(sft, 'adapter'), sftBench)
+benchAdapter('bench sft', start, sftBench)
 if (flag('sft-only')) {
   process.stdout.write(`learn-demo: SFT start scored in ${sftBench} (--sft-only: stopping before GRPO)\n`)
   process.exit(0)
@@ -137,7 +151,7 @@ const benches = [sftBench]
 for (const [name, flags] of arms) {
   const run = join(out, `grpo-${name}`)
   // `train` resumes from its last checkpoint when rerun with the same flags.
-  if (!existsSync(join(run, 'adapter'))) cli(`train ${name}`, ['train', '--world', world, '--model', model, '--adapter', join(sft, 'adapter'), ...flags, '--out', run, '--config', cfg, '--backend', backend])
+  if (!existsSync(join(run, 'adapter'))) cli(`train ${name}`, ['train', '--world', world, '--model', model, '--adapter', start, ...flags, '--out', run, '--config', cfg, '--backend', backend])
   cli(`report ${name}`, ['train', 'report', run])
   const b = join(out, `bench-${name}`)
   benchAdapter(`bench ${name}`, join(out, 'grpo-' + name, 'adapter'), b)
