@@ -129,7 +129,7 @@ function benchAdapter(phase: string, adapter: string, run: string): void {
 }
 
 // The SFT start on the held-out slice first: if it scores nothing, GRPO sees all-0 groups and cannot learn.
-const sftBench = join(out, 'bench-sft')
+const sftBench = join(out, copyTurns > 0 ? 'bench-sft-copy' : 'bench-sft')
 benchAdapter('bench sft', start, sftBench)
 if (flag('sft-only')) {
   process.stdout.write(`learn-demo: SFT start scored in ${sftBench} (--sft-only: stopping before GRPO)\n`)
