@@ -369,13 +369,23 @@ void tuneRecord(int64_t key, int mode, double seconds) {
   st.last[mode][st.n[mode]++ % DECODE_TUNE_KEEP] = seconds;
 }
 
+/** Decode steps run so far: [0] on one thread, [1] split by columns, [2] split by rows (decodeStepCounts). */
+std::atomic<int64_t> stepCounts[3];
+
 /** Runs one decode step of B ≤ 8 rows (all linears packed) with the threads chosen as above, or as the override says. */
 void runColsStep(ColsStep& step, double flops) {
   const int T = numThreads(), o = decodeThreadsOverride.load();
-  if (inParallelJob() || T == 1 || o == 1 || (o == 0 && flops < DECODE_COLS_MIN_FLOPS)) return step.run(1);
-  if (o > 1) return step.run(std::min(o, T));
+  if (inParallelJob() || T == 1 || o == 1 || (o == 0 && flops < DECODE_COLS_MIN_FLOPS)) {
+    stepCounts[0]++;
+    return step.run(1);
+  }
+  if (o > 1) {
+    stepCounts[1]++;
+    return step.run(std::min(o, T));
+  }
   const int64_t key = tuneKey(step.B, flops, T);
   const int mode = tuneChoose(key);
+  stepCounts[mode]++;
   const auto t0 = std::chrono::steady_clock::now();
   step.run(mode == 1 ? T : 1);
   tuneRecord(key, mode, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
@@ -392,15 +402,20 @@ void forEachDecodeRun(const Stack& s, int64_t B, double headFlops, Fn fn) {
     for (int64_t c = c0; c < c1; c += 2) fn(c * DECODE_CHUNK, std::min(B, std::min(c1, c + 2) * DECODE_CHUNK));
   };
   const int o = decodeThreadsOverride.load();
-  if (chunks < 2 || numThreads() == 1 || o == 1 || inParallelJob() || B * stackRowFlops(s, headFlops) < DECODE_PARALLEL_FLOPS) return run(0, chunks);
+  if (chunks < 2 || numThreads() == 1 || o == 1 || inParallelJob() || B * stackRowFlops(s, headFlops) < DECODE_PARALLEL_FLOPS) {
+    stepCounts[0]++;
+    return run(0, chunks);
+  }
   // On a loaded machine the other threads' shares often start late (their thread waits for a CPU), and the step then
   // takes longer than on this thread alone and costs more CPU. So: when the caller, done with its own share, waited
   // for the others longer than half its share took, the next DECODE_SOLO_STEPS steps of this thread run alone, then
   // it tries again. Which rows a thread computes never changes a value (see above), so this only moves time.
   if (soloSteps > 0 && o == 0) {
     soloSteps--;
+    stepCounts[0]++;
     return run(0, chunks);
   }
+  stepCounts[2]++;
   using Clock = std::chrono::steady_clock;
   const Clock::time_point t0 = Clock::now();
   Clock::time_point mineDone = t0;
@@ -419,6 +434,9 @@ void setDecodeThreads(int n, bool forceRows) {
   decodeForceRows.store(forceRows ? 1 : 0);
 }
 int decodeThreads() { return decodeThreadsOverride.load(); }
+void decodeStepCounts(int64_t out[3]) {
+  for (int i = 0; i < 3; i++) out[i] = stepCounts[i].load();
+}
 
 void packStack(Stack& s, double maxBytes) {
   if (!packedGemvAvailable()) return;

@@ -155,6 +155,8 @@ void decodeSample(const Stack& s, const void* head, DType headDt, int64_t V, con
  *  most n threads. forceRows (measurement only) = the row split for every step. */
 void setDecodeThreads(int n, bool forceRows);
 int decodeThreads();
+/** Decode steps run so far by this process: [0] on one thread, [1] split by output columns, [2] split by rows. */
+void decodeStepCounts(int64_t out[3]);
 /** Causal GQA attention of B sequences against their caches: sequence b's queries q rows cu[b].. at positions
  *  starts[b].. see cache rows 0..starts[b]+i (kc[b], vc[b]: [≥S, KV·D]). Same per-row arithmetic as attentionCached. */
 void attentionSegments(const float* q, const float* const* kc, const float* const* vc, const int32_t* cu, const int32_t* starts, int64_t B,
