@@ -2,7 +2,7 @@
 // per-step choice in infra/engine/native/src/decode.cc (DECODE_COLS_FLOPS). For each preset and row count it samples
 // (generate: a 64-token prompt, n rows, 64 new tokens each, KV cache) in interleaved rounds under four settings:
 // one thread; all threads split by rows (the path before the column split); all threads split by output columns;
-// and the default (chosen per step). Reports new tokens per wall second and per CPU second (user+sys of this process),
+// and the default (chosen per step; the share of its decode steps that ran split). Reports new tokens per wall second and per CPU second (user+sys of this process),
 // medians over rounds, and each setting's flops per decode step.
 // Usage: node bin/run-ts.mjs bench/perf/decode-threads.ts [--presets tiny,small] [--rows 1,4,8] [--rounds 5]
 //        [--cpu-seconds 0.5] (CPU seconds per setting per round) [--vocab 1024]
@@ -46,8 +46,8 @@ const settings = [
 ]
 const load0 = loadavg()[0]
 const lines: string[] = []
-lines.push(`| preset | rows | flops per step | ${settings.map((s) => `${s.label} (wall / per CPU s)`).join(' | ')} |`)
-lines.push(`| --- | --- | --- | ${settings.map(() => '---').join(' | ')} |`)
+lines.push(`| preset | rows | flops per step | ${settings.map((s) => `${s.label} (wall / per CPU s)`).join(' | ')} | default: steps split |`)
+lines.push(`| --- | --- | --- | ${settings.map(() => '---').join(' | ')} | --- |`)
 for (const name of presets) {
   const cfg = presetConfig(name, vocab, [vocab - 1])
   const model = createRandomModel(cfg, new Rng(1), createBackend('native'))
@@ -66,15 +66,19 @@ for (const name of presets) {
       return { wall: toks / ((performance.now() - w0) / 1000), cpu: toks / (cpuSec() - c0) }
     }
     for (const s of settings) (s.set(), calls(0))  // warm-up (binds and packs the stack once)
+    let solo = 0, split = 0
     for (let r = 0; r < rounds; r++)
       settings.forEach((s, i) => {
         s.set()
+        const c0 = addon.decodeStepCounts()
         const x = calls(cpuPer)
+        const c1 = addon.decodeStepCounts()
+        if (s.label === 'default') (solo += c1[0] - c0[0], split += c1[1] - c0[1] + c1[2] - c0[2])
         res[i].wall.push(x.wall)
         res[i].cpu.push(x.cpu)
       })
     addon.decodeThreads(0)
-    const row = `| ${name} | ${n} | ${(flops / 1e6).toFixed(1)} M | ${res.map((x) => `${median(x.wall).toFixed(0)} / ${median(x.cpu).toFixed(0)}`).join(' | ')} |`
+    const row = `| ${name} | ${n} | ${(flops / 1e6).toFixed(1)} M | ${res.map((x) => `${median(x.wall).toFixed(0)} / ${median(x.cpu).toFixed(0)}`).join(' | ')} | ${((100 * split) / Math.max(1, solo + split)).toFixed(1)} % |`
     console.error(row)
     lines.push(row)
   }

@@ -222,7 +222,7 @@ for (const name of presets) {
   const med = (xs: Rates[]): Rates => ({ wall: median(xs.map((x) => x.wall)), cpu: median(xs.map((x) => x.cpu)) })
   const row = { preset: name, ts: med(r.ts), one: med(r.one), all: med(r.all), cols: med(r.cols), oneCpuRatio: median(r.oc), allCpuRatio: median(r.ac), colsCpuRatio: median(r.cc), oneWallRatio: median(r.ow), allWallRatio: median(r.aw), colsWallRatio: median(r.cw), split: split / Math.max(1, solo + split) }
   interleaved.push(row)
-  console.error(`${name} interleaved sampling per CPU s: ts ${row.ts.cpu.toFixed(0)}, native 1 thread ${row.one.cpu.toFixed(0)} (${row.oneCpuRatio.toFixed(1)}×), default ${row.all.cpu.toFixed(0)} (${row.allCpuRatio.toFixed(1)}×, ${(100 * row.split).toFixed(0)} % of steps split), columns ${row.cols.cpu.toFixed(0)} (${row.colsCpuRatio.toFixed(1)}×); per wall s: ${row.ts.wall.toFixed(0)}, ${row.one.wall.toFixed(0)} (${row.oneWallRatio.toFixed(1)}×), ${row.all.wall.toFixed(0)} (${row.allWallRatio.toFixed(1)}×), ${row.cols.wall.toFixed(0)} (${row.colsWallRatio.toFixed(1)}×)`)
+  console.error(`${name} interleaved sampling per CPU s: ts ${row.ts.cpu.toFixed(0)}, native 1 thread ${row.one.cpu.toFixed(0)} (${row.oneCpuRatio.toFixed(1)}×), default ${row.all.cpu.toFixed(0)} (${row.allCpuRatio.toFixed(1)}×, ${(100 * row.split).toFixed(1)} % of steps split), columns ${row.cols.cpu.toFixed(0)} (${row.colsCpuRatio.toFixed(1)}×); per wall s: ${row.ts.wall.toFixed(0)}, ${row.one.wall.toFixed(0)} (${row.oneWallRatio.toFixed(1)}×), ${row.all.wall.toFixed(0)} (${row.allWallRatio.toFixed(1)}×), ${row.cols.wall.toFixed(0)} (${row.colsWallRatio.toFixed(1)}×)`)
 }
 
 const load1 = loadavg()[0]
@@ -246,7 +246,7 @@ lines.push('')
 lines.push(`| preset | ts new tokens/s (wall / per CPU s) | native 1 thread | ratio (wall / CPU) | native default (${threads} threads) | ratio (wall / CPU) | split | native, columns always | ratio (wall / CPU) |`)
 lines.push('| --- | --- | --- | --- | --- | --- | --- | --- | --- |')
 for (const r of interleaved)
-  lines.push(`| ${r.preset} | ${r.ts.wall.toFixed(0)} / ${r.ts.cpu.toFixed(0)} | ${r.one.wall.toFixed(0)} / ${r.one.cpu.toFixed(0)} | ${r.oneWallRatio.toFixed(1)}× / ${r.oneCpuRatio.toFixed(1)}× | ${r.all.wall.toFixed(0)} / ${r.all.cpu.toFixed(0)} | ${r.allWallRatio.toFixed(1)}× / ${r.allCpuRatio.toFixed(1)}× | ${(100 * r.split).toFixed(0)} % | ${r.cols.wall.toFixed(0)} / ${r.cols.cpu.toFixed(0)} | ${r.colsWallRatio.toFixed(1)}× / ${r.colsCpuRatio.toFixed(1)}× |`)
+  lines.push(`| ${r.preset} | ${r.ts.wall.toFixed(0)} / ${r.ts.cpu.toFixed(0)} | ${r.one.wall.toFixed(0)} / ${r.one.cpu.toFixed(0)} | ${r.oneWallRatio.toFixed(1)}× / ${r.oneCpuRatio.toFixed(1)}× | ${r.all.wall.toFixed(0)} / ${r.all.cpu.toFixed(0)} | ${r.allWallRatio.toFixed(1)}× / ${r.allCpuRatio.toFixed(1)}× | ${(100 * r.split).toFixed(1)} % | ${r.cols.wall.toFixed(0)} / ${r.cols.cpu.toFixed(0)} | ${r.colsWallRatio.toFixed(1)}× / ${r.colsCpuRatio.toFixed(1)}× |`)
 lines.push('')
 lines.push(`Realistic sampling (the trainer's GRPO rollout): n = ${n} rows of one ${longPrompt}-token prompt, ${newTokens} new tokens each (turn 1); then each row plus a ${observation}-token observation sent back as its own prompt (as PolicyBatch sends whole sequences to EngineSampler: the prompt is prefilled again) and continued by ${newTokens} tokens, ${turns} turns in all. New tokens per second of wall time (prefill included) and per CPU second (user+sys of this process: fairer under load); one run each.`)
 lines.push('')

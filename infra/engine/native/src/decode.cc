@@ -3,9 +3,11 @@
 // It runs the same kernels in the same order as the op-by-op path (infra/engine/forward-cached.ts, model.forward with
 // caches): same gemm shapes, same attendRow per (row, head), same norms — so its results equal that path's bit for
 // bit on this machine, without a JavaScript round trip per op. Scratch buffers are per call. A decode step (one token
-// per sequence) runs in chunks of rows, one thread per group of chunks, in passes of ≤ 8 rows (see forwardCached
-// below): equal to the op-by-op path for up to 8 rows; over more rows the few-row gemm per pass rounds differently
-// from one gemm over all rows (within the contracts' tolerances). decodeSample adds the head and the draw per pass.
+// per sequence) of ≤ 8 rows on a packed stack runs on one thread or split by output columns over the threads (ColsStep),
+// chosen per step from measured step times (runColsStep; SEARCHGYM_DECODE_THREADS overrides); otherwise in chunks of
+// rows, one thread per group of chunks, in passes of ≤ 8 rows: equal to the op-by-op path for up to 8 rows; over more
+// rows the few-row gemm per pass rounds differently from one gemm over all rows (within the contracts' tolerances).
+// decodeSample adds the head and the draw.
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -326,47 +328,55 @@ constexpr double DECODE_COLS_MIN_FLOPS = 1e6;
 thread_local int soloSteps = 0;  // row-split decode steps this thread still runs alone (see forEachDecodeRun)
 
 /** The per-step choice between one thread and the column split over all of them, by measurement: for each kind of
- *  step (row count and flops) the wall seconds of a step under each choice are kept (the last 5, compared by median);
- *  each choice runs DECODE_TUNE_FIRST steps first (alternating), then the faster one runs and the other is re-tried
- *  once every 32 steps while it is within 25 % of the faster, every 128 within 2×, every 1024 beyond (so a machine
- *  whose load changes is followed, and a choice 10× slower costs < 1 % of the steps). Which threads compute a step
- *  never changes its bits, so this only moves time. */
-constexpr int DECODE_TUNE_FIRST = 4;
-constexpr int DECODE_TUNE_KEEP = 5;
+ *  step (row count, flops, threads) the wall seconds of the last DECODE_TUNE_KEEP steps each way are kept and compared
+ *  by median. Each way runs DECODE_TUNE_KEEP steps first (alternating); then the split runs only while its median is
+ *  under DECODE_TUNE_MARGIN × one thread's (the second core must save at least 10 % of the step, else one thread, which
+ *  costs less CPU), and the other way is re-tried for one step whenever the steps since its last try took
+ *  1/DECODE_TUNE_PROBE times that try (so re-trying costs about 3 % of the time however slow the other way is, and a
+ *  machine whose load changes is followed within a few hundred milliseconds). Which threads compute a step never
+ *  changes its bits, so this only moves time. */
+constexpr int DECODE_TUNE_KEEP = 3;
+constexpr double DECODE_TUNE_MARGIN = 0.9;
+constexpr double DECODE_TUNE_PROBE = 0.03;
 struct TuneState {
   double last[2][DECODE_TUNE_KEEP] = {};  // the last step times of [0]: one thread, [1]: the column split
   int n[2] = {0, 0};
-  int64_t steps = 0;
-  /** The median of the kept times of a choice (robust to a step that lost its core for a while). */
+  int best = 0;
+  double untilProbe = 0;  // seconds of steps the best way still runs before the other is re-tried
   double est(int mode) const {
-    const int k = std::min(n[mode], DECODE_TUNE_KEEP);
     double v[DECODE_TUNE_KEEP];
-    std::copy(last[mode], last[mode] + k, v);
-    std::sort(v, v + k);
-    return v[(k - 1) / 2];
+    std::copy(last[mode], last[mode] + DECODE_TUNE_KEEP, v);
+    std::sort(v, v + DECODE_TUNE_KEEP);
+    return v[DECODE_TUNE_KEEP / 2];
   }
+  bool exploring() const { return n[0] < DECODE_TUNE_KEEP || n[1] < DECODE_TUNE_KEEP; }
 };
 std::mutex tuneMu;
-const bool tuneLog = std::getenv("SEARCHGYM_DECODE_TUNE_LOG") != nullptr;
 std::map<int64_t, TuneState> tuneStates;
+const bool tuneLog = std::getenv("SEARCHGYM_DECODE_TUNE_LOG") != nullptr;
 
 int64_t tuneKey(int64_t B, double flops, int T) { return (B * 64 + T) * 256 + (int64_t)std::lround(4 * std::log2(std::max(1.0, flops))); }
 /** 0: one thread; 1: the column split. */
 int tuneChoose(int64_t key) {
   std::lock_guard<std::mutex> g(tuneMu);
   TuneState& st = tuneStates[key];
-  if (st.n[0] < DECODE_TUNE_FIRST || st.n[1] < DECODE_TUNE_FIRST) return st.n[1] <= st.n[0] ? 1 : 0;
-  const double e0 = st.est(0), e1 = st.est(1);
-  const int best = e1 < e0 ? 1 : 0;
-  const double ratio = (best ? e0 : e1) / std::max(1e-12, best ? e1 : e0);
-  if (tuneLog && st.steps % 512 == 0) std::fprintf(stderr, "decode tune key %lld: one thread %.1f us, columns %.1f us (n %d / %d)\n", (long long)key, e0 * 1e6, e1 * 1e6, st.n[0], st.n[1]);
-  const int64_t every = ratio < 1.25 ? 32 : ratio < 2 ? 128 : 1024;
-  return ++st.steps % every == 0 ? 1 - best : best;
+  if (st.exploring()) return st.n[1] <= st.n[0] ? 1 : 0;
+  return st.untilProbe <= 0 ? 1 - st.best : st.best;
 }
 void tuneRecord(int64_t key, int mode, double seconds) {
   std::lock_guard<std::mutex> g(tuneMu);
   TuneState& st = tuneStates[key];
+  const bool wasExploring = st.exploring();
   st.last[mode][st.n[mode]++ % DECODE_TUNE_KEEP] = seconds;
+  if (st.exploring()) return;
+  const bool probe = !wasExploring && mode != st.best;
+  st.best = st.est(1) < DECODE_TUNE_MARGIN * st.est(0) ? 1 : 0;
+  if (wasExploring) st.untilProbe = st.est(1 - st.best) / DECODE_TUNE_PROBE;
+  else if (probe) st.untilProbe = seconds / DECODE_TUNE_PROBE;
+  else st.untilProbe -= seconds;
+  if (tuneLog && (probe || wasExploring))
+    std::fprintf(stderr, "decode tune key %lld: one thread %.1f us, columns %.1f us (n %d / %d) -> %s\n", (long long)key, st.est(0) * 1e6, st.est(1) * 1e6,
+                 st.n[0], st.n[1], st.best ? "columns" : "one thread");
 }
 
 /** Decode steps run so far: [0] on one thread, [1] split by columns, [2] split by rows (decodeStepCounts). */
