@@ -330,13 +330,13 @@ thread_local int soloSteps = 0;  // row-split decode steps this thread still run
 /** The per-step choice between one thread and the column split over all of them, by measurement: for each kind of
  *  step (row count, flops, threads) the wall seconds of the last DECODE_TUNE_KEEP steps each way are kept and compared
  *  by median. Each way runs DECODE_TUNE_KEEP steps first (alternating); then the split runs only while its median is
- *  under DECODE_TUNE_MARGIN × one thread's (the second core must save at least 10 % of the step, else one thread, which
+ *  under DECODE_TUNE_MARGIN × one thread's (the second core must save at least 20 % of the step, else one thread, which
  *  costs less CPU), and the other way is re-tried for one step whenever the steps since its last try took
  *  1/DECODE_TUNE_PROBE times that try (so re-trying costs about 3 % of the time however slow the other way is, and a
  *  machine whose load changes is followed within a few hundred milliseconds). Which threads compute a step never
  *  changes its bits, so this only moves time. */
 constexpr int DECODE_TUNE_KEEP = 3;
-constexpr double DECODE_TUNE_MARGIN = 0.9;
+constexpr double DECODE_TUNE_MARGIN = 0.8;
 constexpr double DECODE_TUNE_PROBE = 0.03;
 struct TuneState {
   double last[2][DECODE_TUNE_KEEP] = {};  // the last step times of [0]: one thread, [1]: the column split
