@@ -6,7 +6,8 @@
 // Prints a markdown block for bench/RESULTS.md.
 // Usage: node bin/run-ts.mjs bench/perf/engine-native.ts [--presets tiny,small] [--vocab 1024] [--rank 32] [--seconds 2]
 //        [--long-prompt 800] [--observation 200] [--turns 3] [--long-ts tiny] (presets whose long case also runs on ts)
-//        [--rounds 5] (interleaved sampling rounds: ts, native on 1 thread, native on all threads; wall and CPU)
+//        [--rounds 5] (interleaved sampling rounds: ts, native on 1 thread, native default, native with every decode step
+//        split by output columns over all threads; wall and CPU)
 import { cpus, loadavg } from 'node:os'
 import { readFileSync } from 'node:fs'
 import { Rng } from '../../infra/rng'
@@ -164,11 +165,13 @@ for (const th of [1, threads]) {
   shapes.forEach(([M, N, K], i) =>
     kernelRows.push(`| ${M}×${K} · (${N}×${K})ᵀ | ${th} | ${median(g[i]).toFixed(1)} | ${median(peaks).toFixed(1)} | ${(100 * median(ratio[i])).toFixed(0)}% |`))
 }
-// ---- sampling, interleaved: the standard case on ts, native on one thread and native on all threads, in
-// alternating rounds (one ts generate call, then each native setting for about as many CPU seconds), so all three see
-// the same load; per CPU second and per wall second, medians over rounds of each rate and of each per-round ratio. ----
+// ---- sampling, interleaved: the standard case on ts, native on one thread, native as it runs by default (all
+// threads; each decode step on one thread or split by output columns, chosen per step by measured step times,
+// src/decode.cc) and native with every decode step split by columns, in alternating rounds (one ts generate call, then
+// each native setting for about as many CPU seconds), so all see the same load; per CPU second and per wall second,
+// medians over rounds of each rate and of each per-round ratio; and how many of the default's decode steps ran split. ----
 interface Rates { wall: number; cpu: number }
-const interleaved: { preset: string; ts: Rates; one: Rates; all: Rates; oneCpuRatio: number; allCpuRatio: number; oneWallRatio: number; allWallRatio: number }[] = []
+const interleaved: { preset: string; ts: Rates; one: Rates; all: Rates; cols: Rates; oneCpuRatio: number; allCpuRatio: number; colsCpuRatio: number; oneWallRatio: number; allWallRatio: number; colsWallRatio: number; split: number }[] = []
 for (const name of presets) {
   const mk = (kind: 'ts' | 'native') => {
     const model = createRandomModel(presetConfig(name, vocab, [vocab - 1]), new Rng(1), createBackend(kind))
@@ -187,28 +190,39 @@ for (const name of presets) {
     const cpu = cpuSec() - c0
     return { wall: toks / ((performance.now() - w0) / 1000), cpu: toks / cpu, cpuSec: cpu }
   }
-  const native = (th: number, minCpu: number) => {
+  /** th pool threads; decode: the decode-thread override (0 = the default choice per step). */
+  const native = (th: number, decode: number, minCpu: number) => {
     addon.threads(th)
+    addon.decodeThreads(decode)
     try {
       return calls('native', minCpu)
     } finally {
       addon.threads(threads)
+      addon.decodeThreads(0)
     }
   }
   calls('ts', 0)
-  native(1, 0)
-  native(threads, 0)
-  const r = { ts: [] as Rates[], one: [] as Rates[], all: [] as Rates[], oc: [] as number[], ac: [] as number[], ow: [] as number[], aw: [] as number[] }
+  native(1, 0, 0)
+  native(threads, 0, 0)
+  native(threads, threads, 0)
+  const r = { ts: [] as Rates[], one: [] as Rates[], all: [] as Rates[], cols: [] as Rates[], oc: [] as number[], ac: [] as number[], cc: [] as number[], ow: [] as number[], aw: [] as number[], cw: [] as number[] }
+  let solo = 0, split = 0
   for (let round = 0; round < interleaveRounds; round++) {
     const t = calls('ts', 0)
-    const o = native(1, t.cpuSec), a = native(threads, t.cpuSec)
-    r.ts.push(t), r.one.push(o), r.all.push(a)
-    r.oc.push(o.cpu / t.cpu), r.ac.push(a.cpu / t.cpu), r.ow.push(o.wall / t.wall), r.aw.push(a.wall / t.wall)
+    const o = native(1, 0, t.cpuSec)
+    const s0 = addon.decodeStepCounts()
+    const a = native(threads, 0, t.cpuSec)
+    const s1 = addon.decodeStepCounts()
+    solo += s1[0] - s0[0]
+    split += s1[1] - s0[1] + s1[2] - s0[2]
+    const c = native(threads, threads, t.cpuSec)
+    r.ts.push(t), r.one.push(o), r.all.push(a), r.cols.push(c)
+    r.oc.push(o.cpu / t.cpu), r.ac.push(a.cpu / t.cpu), r.cc.push(c.cpu / t.cpu), r.ow.push(o.wall / t.wall), r.aw.push(a.wall / t.wall), r.cw.push(c.wall / t.wall)
   }
   const med = (xs: Rates[]): Rates => ({ wall: median(xs.map((x) => x.wall)), cpu: median(xs.map((x) => x.cpu)) })
-  const row = { preset: name, ts: med(r.ts), one: med(r.one), all: med(r.all), oneCpuRatio: median(r.oc), allCpuRatio: median(r.ac), oneWallRatio: median(r.ow), allWallRatio: median(r.aw) }
+  const row = { preset: name, ts: med(r.ts), one: med(r.one), all: med(r.all), cols: med(r.cols), oneCpuRatio: median(r.oc), allCpuRatio: median(r.ac), colsCpuRatio: median(r.cc), oneWallRatio: median(r.ow), allWallRatio: median(r.aw), colsWallRatio: median(r.cw), split: split / Math.max(1, solo + split) }
   interleaved.push(row)
-  console.error(`${name} interleaved sampling per CPU s: ts ${row.ts.cpu.toFixed(0)}, native 1 thread ${row.one.cpu.toFixed(0)} (${row.oneCpuRatio.toFixed(1)}×), ${threads} threads ${row.all.cpu.toFixed(0)} (${row.allCpuRatio.toFixed(1)}×); per wall s: ${row.ts.wall.toFixed(0)}, ${row.one.wall.toFixed(0)} (${row.oneWallRatio.toFixed(1)}×), ${row.all.wall.toFixed(0)} (${row.allWallRatio.toFixed(1)}×)`)
+  console.error(`${name} interleaved sampling per CPU s: ts ${row.ts.cpu.toFixed(0)}, native 1 thread ${row.one.cpu.toFixed(0)} (${row.oneCpuRatio.toFixed(1)}×), default ${row.all.cpu.toFixed(0)} (${row.allCpuRatio.toFixed(1)}×, ${(100 * row.split).toFixed(1)} % of steps split), columns ${row.cols.cpu.toFixed(0)} (${row.colsCpuRatio.toFixed(1)}×); per wall s: ${row.ts.wall.toFixed(0)}, ${row.one.wall.toFixed(0)} (${row.oneWallRatio.toFixed(1)}×), ${row.all.wall.toFixed(0)} (${row.allWallRatio.toFixed(1)}×), ${row.cols.wall.toFixed(0)} (${row.colsWallRatio.toFixed(1)}×)`)
 }
 
 const load1 = loadavg()[0]
@@ -227,12 +241,12 @@ for (const name of presets) {
   lines.push(`| ${name} | ${t.fb.toFixed(0)} | ${nv.fb.toFixed(0)} | ${(nv.fb / t.fb).toFixed(1)}× | ${t.smp.toFixed(0)} | ${nv.smp.toFixed(0)} | ${(nv.smp / t.smp).toFixed(1)}× | ${(nv.smpCpu / t.smpCpu).toFixed(1)}× (${t.smpCpu.toFixed(0)} → ${nv.smpCpu.toFixed(0)}) | ${((nv.stepPeak ?? 0) / 2 ** 20).toFixed(1)} MiB |`)
 }
 lines.push('')
-lines.push(`Sampling, interleaved (the same standard case; each of ${interleaveRounds} rounds: one ts call, then native on 1 thread and on ${threads} threads for about as many CPU seconds each, so all see the same load; medians of the rates and of the per-round ratios to ts):`)
+lines.push(`Sampling, interleaved (the same standard case; each of ${interleaveRounds} rounds: one ts call, then native on 1 thread, native as by default (${threads} threads, each decode step on one thread or split by output columns, chosen per step by measured step times) and native with every decode step split by columns over ${threads} threads, each for about as many CPU seconds as the ts call, so all see the same load; medians of the rates and of the per-round ratios to ts; "split": the default's decode steps that ran split):`)
 lines.push('')
-lines.push(`| preset | ts new tokens/s (wall / per CPU s) | native 1 thread | ratio (wall / CPU) | native ${threads} threads | ratio (wall / CPU) |`)
-lines.push('| --- | --- | --- | --- | --- | --- |')
+lines.push(`| preset | ts new tokens/s (wall / per CPU s) | native 1 thread | ratio (wall / CPU) | native default (${threads} threads) | ratio (wall / CPU) | split | native, columns always | ratio (wall / CPU) |`)
+lines.push('| --- | --- | --- | --- | --- | --- | --- | --- | --- |')
 for (const r of interleaved)
-  lines.push(`| ${r.preset} | ${r.ts.wall.toFixed(0)} / ${r.ts.cpu.toFixed(0)} | ${r.one.wall.toFixed(0)} / ${r.one.cpu.toFixed(0)} | ${r.oneWallRatio.toFixed(1)}× / ${r.oneCpuRatio.toFixed(1)}× | ${r.all.wall.toFixed(0)} / ${r.all.cpu.toFixed(0)} | ${r.allWallRatio.toFixed(1)}× / ${r.allCpuRatio.toFixed(1)}× |`)
+  lines.push(`| ${r.preset} | ${r.ts.wall.toFixed(0)} / ${r.ts.cpu.toFixed(0)} | ${r.one.wall.toFixed(0)} / ${r.one.cpu.toFixed(0)} | ${r.oneWallRatio.toFixed(1)}× / ${r.oneCpuRatio.toFixed(1)}× | ${r.all.wall.toFixed(0)} / ${r.all.cpu.toFixed(0)} | ${r.allWallRatio.toFixed(1)}× / ${r.allCpuRatio.toFixed(1)}× | ${(100 * r.split).toFixed(1)} % | ${r.cols.wall.toFixed(0)} / ${r.cols.cpu.toFixed(0)} | ${r.colsWallRatio.toFixed(1)}× / ${r.colsCpuRatio.toFixed(1)}× |`)
 lines.push('')
 lines.push(`Realistic sampling (the trainer's GRPO rollout): n = ${n} rows of one ${longPrompt}-token prompt, ${newTokens} new tokens each (turn 1); then each row plus a ${observation}-token observation sent back as its own prompt (as PolicyBatch sends whole sequences to EngineSampler: the prompt is prefilled again) and continued by ${newTokens} tokens, ${turns} turns in all. New tokens per second of wall time (prefill included) and per CPU second (user+sys of this process: fairer under load); one run each.`)
 lines.push('')

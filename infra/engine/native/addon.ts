@@ -17,6 +17,11 @@ export interface NativeAddon {
   /** Free the cache of released blocks. */
   trim(): void
   threads(n?: number): number
+  /** The decode-thread override (env SEARCHGYM_DECODE_THREADS): 0 = chosen per step from its size, n ≥ 1 = at most n;
+   *  forceRows (measurement only): every decode step split by rows, the path before the column split. */
+  decodeThreads(n?: number, forceRows?: boolean): number
+  /** Decode steps this process ran: [on one thread, split by output columns, split by rows]. */
+  decodeStepCounts(): [number, number, number]
   gemmKernel(name?: string): string
   peakGflops(seconds: number, threads: number): number
   gemm(M: number, N: number, K: number, alpha: number, A: W, aRs: number, aCs: number, B: W, bRs: number, bCs: number, beta: number, C: F32, ldc: number): void

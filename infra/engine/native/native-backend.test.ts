@@ -127,6 +127,53 @@ if (!addon) {
       }
     })
 
+    test('a decode step of ≤ 8 rows split by output columns: the same bits on 1, 2 and 3 threads, and as the row split (forwardCached and decodeSample)', () => {
+      const be = createNativeBackend()
+      // tiny: 64 / 32 / 128-column linears (4 / 2 / 8 panels of 16) and a 1000-column head (a partial last panel), so
+      // the 2- and 3-thread splits fall inside q, k, v, gate/up and the head.
+      const m = createRandomModel(presetConfig('tiny', 1000, [1]), new Rng(16), be, { std: 0.3 })
+      const stack = decoderStack(m)
+      const head = m.weights.lmHead
+      const rng = new Rng(18)
+      const threads = addon!.threads()
+      try {
+        for (const R of [8, 5]) {
+          const lens = Array.from({ length: R }, (_, i) => 3 + ((i * 7) % 11))
+          const prompt = Int32Array.from({ length: lens.reduce((a, x) => a + x, 0) }, () => rng.int(0, 999))
+          const cuP = new Int32Array(R + 1)
+          lens.forEach((n, i) => (cuP[i + 1] = cuP[i] + n))
+          const ids = Int32Array.from({ length: R }, () => rng.int(0, 999)), starts = Int32Array.from(lens)
+          const uniforms = Float64Array.from({ length: R }, () => rng.next())
+          const params = { temperature: 0.9, topK: 0, topP: 1 }
+          /** Fresh caches holding the prompt, then one decode step under a thread setting: hidden rows, the draw, and
+           *  the keys the step appended (rows `starts` of every layer's cache). */
+          const run = (th: number, decode: number, rows = false): Buffer[] => {
+            addon!.threads(th)
+            addon!.decodeThreads(decode, rows)
+            const caches = Array.from({ length: R }, () => createKvCache(m, 32))
+            be.release(be.forwardCached(stack, prompt, cuP, caches, new Int32Array(R)))
+            const out = be.forwardCached(stack, ids, Int32Array.from({ length: R + 1 }, (_, i) => i), caches, starts)
+            const hidden = Buffer.from(be.toHost(out).buffer)
+            be.release(out)
+            const d = be.decodeSample(stack, head, ids, caches, Int32Array.from(lens, (x) => x + 1), params, uniforms)
+            const W = m.config.numKvHeads * m.config.headDim
+            const keys = caches.map((c, b) => Buffer.from(be.toHost(c.k[1]).slice((lens[b] + 1) * W, (lens[b] + 2) * W).buffer))
+            for (const c of caches) for (const t of [...c.k, ...c.v]) be.release(t)
+            return [hidden, Buffer.from(d.ids.buffer), Buffer.from(d.logprobs.buffer), Buffer.from(d.modelLogprobs.buffer), ...keys]
+          }
+          const one = run(1, 1)
+          expect(one[0].some((x) => x !== 0)).toBe(true)
+          for (const [th, decode, rows] of [[2, 2, false], [3, 3, false], [2, 0, false], [2, 2, true]] as const) {
+            const got = run(th, decode, rows)
+            expect({ R, th, decode, rows, same: got.every((b, i) => b.equals(one[i])) }).toEqual({ R, th, decode, rows, same: true })
+          }
+        }
+      } finally {
+        addon!.threads(threads)
+        addon!.decodeThreads(0)
+      }
+    })
+
     test('attention over many keys (the 16-key score blocks of the AVX-512 row) = the ts reference', () => {
       const nb = createNativeBackend(), tb = createTsBackend()
       const rng = new Rng(21)

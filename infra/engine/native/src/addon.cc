@@ -174,6 +174,19 @@ FN(Threads) {
   if (a.Length() > 0 && a[0].IsNumber()) setNumThreads((int)N(a, 0));
   return Napi::Number::New(a.Env(), numThreads());
 }
+// decodeThreads(n?, forceRows?) → the decode-thread override (0 = per step from its size)
+FN(DecodeThreads) {
+  if (a.Length() > 0 && a[0].IsNumber()) setDecodeThreads((int)N(a, 0), a.Length() > 1 && a[1].IsBoolean() && a[1].As<Napi::Boolean>().Value());
+  return Napi::Number::New(a.Env(), decodeThreads());
+}
+// decodeStepCounts() → [one thread, columns, rows]: decode steps this process ran each way
+FN(DecodeStepCounts) {
+  int64_t c[3];
+  decodeStepCounts(c);
+  Napi::Array out = Napi::Array::New(a.Env(), 3);
+  for (uint32_t i = 0; i < 3; i++) out.Set(i, Napi::Number::New(a.Env(), (double)c[i]));
+  return out;
+}
 FN(GemmKernel) {
   if (a.Length() > 0 && a[0].IsString()) setGemmKernel(a[0].As<Napi::String>().Utf8Value().c_str());
   return Napi::String::New(a.Env(), gemmKernel());
@@ -356,6 +369,8 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   EXPORT("memStats", MemStats);
   EXPORT("trim", Trim);
   EXPORT("threads", Threads);
+  EXPORT("decodeThreads", DecodeThreads);
+  EXPORT("decodeStepCounts", DecodeStepCounts);
   EXPORT("gemmKernel", GemmKernel);
   EXPORT("peakGflops", PeakGflops);
   EXPORT("gemm", Gemm);

@@ -151,6 +151,12 @@ void forwardCached(const Stack& s, const int32_t* ids, const int32_t* cu, int64_
 void decodeSample(const Stack& s, const void* head, DType headDt, int64_t V, const int32_t* ids, int64_t B, const int32_t* starts,
                   float* const* kc, float* const* vc, SampleParams p, const double* uniforms, int32_t* outIds, double* logprob,
                   double* modelLogprob);
+/** Decode thread count: 0 (default, env SEARCHGYM_DECODE_THREADS unset) = chosen per step from its size; n ≥ 1 = at
+ *  most n threads. forceRows (measurement only) = the row split for every step. */
+void setDecodeThreads(int n, bool forceRows);
+int decodeThreads();
+/** Decode steps run so far by this process: [0] on one thread, [1] split by output columns, [2] split by rows. */
+void decodeStepCounts(int64_t out[3]);
 /** Causal GQA attention of B sequences against their caches: sequence b's queries q rows cu[b].. at positions
  *  starts[b].. see cache rows 0..starts[b]+i (kc[b], vc[b]: [≥S, KV·D]). Same per-row arithmetic as attentionCached. */
 void attentionSegments(const float* q, const float* const* kc, const float* const* vc, const int32_t* cu, const int32_t* starts, int64_t B,

@@ -1,8 +1,11 @@
 // infra/engine/native/src/pool: the thread pool behind parallelFor (see pool.h). One job at a time; the
-// caller runs share 0 and waits for the others on a condition variable.
+// caller runs share 0 and waits for the others. Both sides spin briefly before sleeping on a condition variable
+// (POOL_SPIN_US): a worker that just finished a job finds the next one of a run of small jobs (the decode steps of a
+// sampling call come every ~0.1–1 ms) without a futex wake-up, and the caller sees the last share end without one.
 #include "pool.h"
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdlib>
 #include <mutex>
@@ -15,19 +18,37 @@ namespace {
  *  wait for the pool it is part of). */
 thread_local bool inJob = false;
 
+/** How long a worker spins for the next job after finishing one, and the caller for the last share, before sleeping. */
+constexpr double POOL_SPIN_US = 50;
+inline void cpuPause() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
+}
+/** Spin until pred() or POOL_SPIN_US have passed; returns pred(). */
+template <class P>
+bool spinFor(P pred) {
+  const auto t0 = std::chrono::steady_clock::now();
+  for (int i = 1;; i++) {
+    if (pred()) return true;
+    cpuPause();
+    if (i % 32 == 0 && std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count() > POOL_SPIN_US) return pred();
+  }
+}
+
 struct Pool {
   std::mutex mu;
   std::condition_variable cv, done;
   std::vector<std::thread> workers;
   const std::function<void(int, int)>* job = nullptr;
-  uint64_t generation = 0;
-  int pending = 0;
+  std::atomic<uint64_t> generation{0};
+  std::atomic<int> pending{0};
   int size = 1;  // threads including the caller
   bool stop = false;
 
   void start(int n) {
     size = n < 1 ? 1 : n;
-    const uint64_t gen = generation;  // new workers must not rerun the last (finished) job
+    const uint64_t gen = generation.load();  // new workers must not rerun the last (finished) job
     for (int t = 1; t < size; t++) workers.emplace_back([this, t, gen] { loop(t, gen); });
   }
   void shutdown() {
@@ -44,9 +65,10 @@ struct Pool {
     for (;;) {
       const std::function<void(int, int)>* j;
       int T;
+      spinFor([&] { return generation.load(std::memory_order_acquire) != seen; });
       {
         std::unique_lock<std::mutex> g(mu);
-        cv.wait(g, [&] { return stop || generation != seen; });
+        cv.wait(g, [&] { return stop || generation.load() != seen; });
         if (stop) return;
         seen = generation;
         j = job;
@@ -78,8 +100,9 @@ struct Pool {
     inJob = true;
     fn(0, size);
     inJob = false;
+    if (spinFor([&] { return pending.load(std::memory_order_acquire) == 0; })) return;
     std::unique_lock<std::mutex> g(mu);
-    done.wait(g, [&] { return pending == 0; });
+    done.wait(g, [&] { return pending.load() == 0; });
   }
 };
 
