@@ -8,7 +8,7 @@ import { Worker } from 'node:worker_threads'
 import { AgentError } from '../../infra/errors'
 import { workerEntry } from '../../infra/worker-bundle'
 import { progress } from '../../infra/progress'
-import { workerCount } from '../../infra/workers'
+import { workerCount, workerResourceLimits } from '../../infra/workers'
 import { makeEnv, gymWorldFromIndex, type GymOptions } from '../../gym'
 import type { GymWorld } from '../../gym'
 import { openSearchIndex, openWorld, worldEngine, worldReader, type Qa, type QaType } from '../../world'
@@ -241,7 +241,7 @@ class ChunkScheduler {
 }
 
 function startWorker(entry: URL, data: CheckWorkerData, sched: ChunkScheduler, tick: (n: number) => void): { stop: () => void } {
-  const worker = new Worker(entry, { workerData: data })
+  const worker = new Worker(entry, { workerData: data, resourceLimits: workerResourceLimits() })
   const inFlight = new Set<number>()
   let over = false
   const fail = (why: string) => {

@@ -5,6 +5,7 @@
 import { Worker } from 'node:worker_threads'
 import { SearchError } from '../../infra/errors'
 import { workerEntry } from '../../infra/worker-bundle'
+import { workerResourceLimits } from '../../infra/workers'
 import type { EngineName } from '../search/engine-names'
 import type { SearchDoc, SearchHit, SearchIndex, SearchOptions } from '../search/types'
 import type { SearchWorkerData, SearchWorkerReply, SearchWorkerRequest } from './search-worker-main'
@@ -98,7 +99,7 @@ export class SearchPool implements SearchIndex {
 
 async function startWorker(data: SearchWorkerData): Promise<Worker> {
   const entry = await workerEntry(new URL('./search-worker-main.ts', import.meta.url), new URL('./search-worker.mjs', import.meta.url))
-  const worker = new Worker(entry, { workerData: data })
+  const worker = new Worker(entry, { workerData: data, resourceLimits: workerResourceLimits() })
   return new Promise((resolve, reject) => {
     const onExit = (code: number) => reject(new SearchError('search.worker', `a search worker exited (code ${code}) before its index was built`))
     worker.once('error', reject)
