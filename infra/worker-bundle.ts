@@ -63,7 +63,9 @@ function fresh(out: string, stampFile: string, entry: string): boolean {
   }
 }
 
-async function bundled(entry: string): Promise<URL> {
+/** The bundle of one worker entry (a .ts file): reused while its inputs are unchanged, else rebuilt. Throws when no
+ *  bundle can be made. */
+export async function bundled(entry: string): Promise<URL> {
   if (process.env.SEARCHGYM_WORKER_BUNDLE === '0') throw new Error('SEARCHGYM_WORKER_BUNDLE=0')
   const name = relative(ROOT, entry).replace(/[^A-Za-z0-9.-]+/g, '_').replace(/\.ts$/, '')
   const out = join(CACHE, `${name}.mjs`)
