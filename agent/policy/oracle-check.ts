@@ -176,7 +176,12 @@ export async function checkWorldFolder(dir: string, qas: Qa[], opts: FolderCheck
   let over = false
   // The entry (a worker bundle, built on first use) resolves while this thread already checks.
   void workerEntry(new URL('./oracle-check-worker-main.ts', import.meta.url), new URL('./oracle-check-worker.mjs', import.meta.url)).then((entry) => {
-    if (!over) for (let i = here ? 1 : 0; i < workers; i++) started.push(startWorker(entry, { dir, gym, edges }, sched, (n) => bar.tick(n)))
+    try {
+      if (!over) for (let i = here ? 1 : 0; i < workers; i++) started.push(startWorker(entry, { dir, gym, edges }, sched, (n) => bar.tick(n)))
+    } catch (e) {
+      // A worker that cannot even start (a bad SEARCHGYM_WORKER_HEAP_MB): the check fails with that one line.
+      sched.fail(e instanceof Error ? e : new AgentError('agent.check', String(e)))
+    }
   })
   try {
     if (here) {
