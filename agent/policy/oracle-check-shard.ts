@@ -6,7 +6,7 @@
 // knowledge give the same answers as fresh reads), so any split over threads gives the same runs. Never writes.
 import { makeResolvedEnv, gymWorldFromIndex, resolveGymOptions, type GymOptions, type GymWorld } from '../../gym'
 import { openSearchIndex, worldReader, type Qa, type World } from '../../world'
-import { withMemoSearch } from './memo-search'
+import { withMemoSearch, type MemoStats } from './memo-search'
 import { runOracle, type OracleRun } from './oracle'
 import { worldOracleKnowledge, type WorldOracleKnowledge } from './oracle-knowledge'
 
@@ -33,7 +33,7 @@ const TICK_EVERY = 64
 /** One thread's oracle checker over an open world: index, memoised search, knowledge — reused for every chunk. */
 export class CheckRunner {
   private constructor(
-    private readonly world: GymWorld,
+    private readonly world: GymWorld & { memo: MemoStats },
     private readonly k: WorldOracleKnowledge,
     private readonly gym: GymOptions,
   ) {}
@@ -62,6 +62,11 @@ export class CheckRunner {
     }
     if (pending) tick(pending)
     return runs
+  }
+
+  /** Searches answered from memory (hits) and asked of the engine (misses) so far. */
+  get memo(): MemoStats {
+    return { ...this.world.memo }
   }
 
   async close(): Promise<void> {

@@ -41,7 +41,7 @@ out.checkRunnerOpen = { heapMB: mb(m1.heap - m0.heap), pathEdges: edges.length }
 // The memo grows with the questions checked: run a sample (every 10th question) and measure again.
 await runner.run(qas.filter((_, i) => i % 10 === 0))
 const m2 = mem()
-out.checkRunnerAfterTenth = { heapMB: mb(m2.heap - m0.heap), questions: Math.ceil(qas.length / 10) }
+out.checkRunnerAfterTenth = { heapMB: mb(m2.heap - m0.heap), questions: Math.ceil(qas.length / 10), memo: runner.memo }
 await runner.close()
 w.close()
 out.rssMB = mb(process.memoryUsage().rss)
