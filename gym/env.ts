@@ -85,7 +85,7 @@ export class SearchEnv implements GymEnv {
 
   async initialObservation(): Promise<Observation> {
     this.started = true
-    return [{ role: 'system', content: this.protocol.systemPrompt(this.ctx) }, this.protocol.questionMessage(this.qa.question)]
+    return [{ role: 'system', content: systemPromptOf(this.protocol, this.ctx) }, this.protocol.questionMessage(this.qa.question)]
   }
 
   async step(action: AssistantAction | string): Promise<StepResult> {
@@ -232,4 +232,17 @@ export class SearchEnv implements GymEnv {
     if (answer !== undefined) logs.answer = answer
     return { observation: [], reward, terminated: reason === 'answer', truncated: reason !== 'answer', stopReason: reason, metrics, logs }
   }
+}
+
+/** A protocol's system prompt depends on its ProtocolContext only: one rendering per protocol and context, not one
+ *  per episode (the oracle check opens ~50,000 episodes per world). */
+const PROMPTS = new WeakMap<Protocol, Map<string, string>>()
+function systemPromptOf(protocol: Protocol, ctx: ProtocolContext): string {
+  let m = PROMPTS.get(protocol)
+  if (!m) PROMPTS.set(protocol, (m = new Map()))
+  // The whole context is the key (a setting added later is part of it without touching this).
+  const key = JSON.stringify(ctx)
+  let p = m.get(key)
+  if (p === undefined) m.set(key, (p = protocol.systemPrompt(ctx)))
+  return p
 }

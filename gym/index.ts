@@ -1,7 +1,7 @@
 // gym/index: the gym's public surface — what trainers, the bench and other packages may use.
 export type { GymWorld, SearchResult, Page } from './world-view'
 export { SearchEnv, type GymEnv, type EnvOptions } from './env'
-export { makeEnv, makeEnvGroup, resolveGymOptions, DEFAULT_GYM_OPTIONS, type GymOptions } from './make-env'
+export { makeEnv, makeEnvGroup, makeResolvedEnv, resolveGymOptions, DEFAULT_GYM_OPTIONS, type GymOptions } from './make-env'
 export { getProtocol, PROTOCOLS, toolSchemas, MALFORMED_KINDS } from './protocol'
 export type { Protocol, ProtocolName, ParsedTurn, MalformedKind, ToolName } from './protocol'
 export { normalizeAnswer, f1Score, exactMatch, scoreAnswer, computeReward, parseRewardSpec, REWARD_PRESETS } from './reward'

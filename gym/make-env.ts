@@ -91,6 +91,16 @@ export function makeEnv(
   const o = resolveGymOptions(options)
   const q = typeof qa === 'string' ? world.qa(qa) : qa
   if (!q) throw new GymError('env.unknown_qa', `no QA with id '${String(qa)}' in world '${world.name}'; list ids with the world's QA export`)
+  return makeResolvedEnv(world, q, o, count)
+}
+
+/** makeEnv with options resolveGymOptions already returned (a loop over many questions validates them once). */
+export function makeResolvedEnv(
+  world: GymWorld,
+  q: Qa,
+  o: GymOptions,
+  count?: TokenCounter,
+): GymEnv & { stats: ReturnType<typeof withEpisodeStats>['stats'] } {
   let tools: GymWorld = world
   if (!o.access) tools = withFullDocumentSearch(tools)
   if (hasFaults(o.faults)) tools = withFaults(tools, o.faults, Rng.derive(o.faults.seed, 'faults', q.id, o.episode))

@@ -13,3 +13,17 @@ export function workerCount(requested?: number): number {
     throw new ConfigError('config.workers', `SEARCHGYM_WORKERS must be a positive integer, got ${JSON.stringify(requested ?? env)}`)
   return n
 }
+
+/**
+ * Heap limit of each worker thread (SEARCHGYM_WORKER_HEAP_MB: the old generation, in MB), for a memory ceiling on big
+ * worlds: without it a worker may grow its heap as far as the main thread's limit (NODE_OPTIONS=--max-old-space-size
+ * applies to every thread), so N workers could take N times that. Undefined when unset (V8's default).
+ */
+export function workerResourceLimits(): { maxOldGenerationSizeMb: number } | undefined {
+  const env = process.env.SEARCHGYM_WORKER_HEAP_MB
+  if (env === undefined || env === '') return undefined
+  const mb = Number(env)
+  if (!Number.isInteger(mb) || mb < 64)
+    throw new ConfigError('config.workers', `SEARCHGYM_WORKER_HEAP_MB must be an integer number of MB (at least 64), got ${JSON.stringify(env)}`)
+  return { maxOldGenerationSizeMb: mb }
+}

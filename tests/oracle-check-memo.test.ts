@@ -1,5 +1,5 @@
 // tests/oracle-check-memo: the oracle check's speed-ups keep its answers — withMemoSearch answers a repeated (query, k)
-// from memory with the engine's own hits (a copy per caller), starts afresh past its bound and never memoises a
+// from memory with the engine's own hits (a copy per caller), forgets past its bound what was not asked again, never memoises a
 // failure; readQaByIds reads a shard's questions in the order asked, undefined for an unknown id; the oracle knowledge's
 // bulk prefetch gives the same edges and verified queries as its per-edge reads.
 import { join } from 'node:path'
@@ -42,14 +42,20 @@ test('a repeated search is answered from memory with the same hits, a copy per c
   expect(memo.memo.misses).toBe(4)
 })
 
-test('past its bound the memory starts afresh', async () => {
+test('past its bound the memory forgets what was not asked again for a generation', async () => {
   const inner = counting(openFixtureWorld())
-  const memo = withMemoSearch(inner, 2)
-  for (const q of ['a', 'b', 'c', 'a']) await memo.search(q, 2)
-  // a and b filled it; c cleared it; a was asked of the engine again
-  expect(memo.memo).toEqual({ hits: 0, misses: 4 })
-  await memo.search('c', 2)
-  expect(memo.memo.hits).toBe(1)
+  const tiny = withMemoSearch(inner, 2)
+  for (const q of ['a', 'b', 'c', 'a']) await tiny.search(q, 2)
+  // generations of one: a, then b (a old), then c (b old, a forgotten): a is asked of the engine again
+  expect(tiny.memo).toEqual({ hits: 0, misses: 4 })
+  await tiny.search('c', 2)
+  expect(tiny.memo.hits).toBe(1)
+  // generations of two: a is asked again within each generation and survives both turnovers (a bound that cleared
+  // everything at 4 entries would have forgotten it at e: 1 hit, 6 misses)
+  const memo = withMemoSearch(counting(openFixtureWorld()), 4)
+  for (const q of ['a', 'b', 'c', 'a', 'd', 'e', 'a']) await memo.search(q, 2)
+  expect(memo.memo).toEqual({ hits: 2, misses: 5 })
+  expect(await memo.search('a', 2)).toEqual(await inner.search('a', 2))
 })
 
 test('readQaByIds reads the asked questions in the asked order, like readQaById one by one', async () => {

@@ -67,6 +67,15 @@ test('every question of a finished tiny world is solved by the oracle; a broken 
   }
 })
 
+function readQaAll(dir: string) {
+  const db = openDb(join(dir, 'world.db'), { readonly: true })
+  try {
+    return readQa(db, ['train', 'bench', 'excluded', 'dropped'])
+  } finally {
+    db.close()
+  }
+}
+
 test('the oracle check over worker threads gives the same runs as in one thread', async () => {
   const { checkWorldFolder } = await import('../agent/policy/oracle-check')
   const cli = await sharedTinyWorld()
@@ -75,9 +84,17 @@ test('the oracle check over worker threads gives the same runs as in one thread'
   db.close()
   const one = await checkWorldFolder(cli.dir, qas, { workers: 1, quiet: true })
   const two = await checkWorldFolder(cli.dir, qas, { workers: 2, quiet: true })
+  // Only worker threads (this thread would take every chunk of a small pool before a worker has loaded): two workers
+  // share the 200 questions' four chunks, whichever is free first.
+  const many = readQaAll(cli.dir).slice(0, 200)
+  const oneMany = await checkWorldFolder(cli.dir, many, { workers: 1, quiet: true })
+  const workersOnly = await checkWorldFolder(cli.dir, many, { workers: 2, thisThread: false, quiet: true })
   expect(one.workers).toBe(1)
   expect(two.workers).toBe(2)
   expect(two.total).toBe(120)
   const strip = (r: typeof one) => ({ ...r, workers: 0 })
   expect(strip(two)).toEqual(strip(one))
+  expect(many.length).toBe(200)
+  expect(workersOnly.total).toBe(200)
+  expect(strip(workersOnly)).toEqual(strip(oneMany))
 })

@@ -1,49 +1,75 @@
-// agent/policy/oracle-check-shard: one shard of the oracle check over an open world — its own search index (repeated
-// searches answered from memory: the check's engines are deterministic), the oracle's knowledge, then the oracle
-// through a fresh env per question, in order. Run by each worker thread and, for the first shard, by the build's own
-// thread (which has every module loaded already). Never writes to the world.
-import { makeEnv, gymWorldFromIndex, type GymOptions } from '../../gym'
+// agent/policy/oracle-check-shard: one thread's part of the oracle check over an open world — its own search index
+// (repeated searches answered from memory: the check's engines are deterministic), the oracle's knowledge (the pool's
+// path edges read in one scan), then the oracle through a fresh env per question. A CheckRunner is used by each worker
+// thread and by the build's own thread (which has every module loaded already); the scheduler in oracle-check hands
+// them chunks of questions as they free up. A question's run depends on that question only (memoised search and
+// knowledge give the same answers as fresh reads), so any split over threads gives the same runs. Never writes.
+import { makeResolvedEnv, gymWorldFromIndex, resolveGymOptions, type GymOptions, type GymWorld } from '../../gym'
 import { openSearchIndex, worldReader, type Qa, type World } from '../../world'
-import { withMemoSearch } from './memo-search'
+import { withMemoSearch, type MemoStats } from './memo-search'
 import { runOracle, type OracleRun } from './oracle'
 import { worldOracleKnowledge, type WorldOracleKnowledge } from './oracle-knowledge'
 
 /** From this many distinct path edges on, one scan of the edge and verification tables beats a query per edge. */
 const PREFETCH_MIN_EDGES = 1000
 
+/** The distinct edges the questions walk, in first-seen order. */
+export function pathEdges(qas: readonly Qa[]): string[] {
+  return [...new Set(qas.flatMap((q) => q.path))]
+}
+
 /** Every edge the questions walk, with its verified queries, in one scan each (not one query per edge on first use). */
 export function prefetchPaths(k: WorldOracleKnowledge, qas: readonly Qa[]): void {
-  const edges = new Set(qas.flatMap((q) => q.path))
-  if (edges.size >= PREFETCH_MIN_EDGES) k.prefetch(edges)
+  prefetchEdges(k, pathEdges(qas))
+}
+
+export function prefetchEdges(k: WorldOracleKnowledge, edges: readonly string[]): void {
+  if (edges.length >= PREFETCH_MIN_EDGES) k.prefetch(edges)
 }
 
 /** Progress is reported every this many questions (and the event loop gets a turn: worker messages, timers). */
 const TICK_EVERY = 64
 
-export async function runCheckShard(
-  w: World,
-  qas: Qa[],
-  gym: Partial<GymOptions>,
-  tick: (n: number) => void,
-): Promise<OracleRun[]> {
-  const index = await openSearchIndex(w, { quiet: true })
-  const world = withMemoSearch(gymWorldFromIndex('check', index, qas))
-  const k = worldOracleKnowledge(worldReader(w.db))
-  prefetchPaths(k, qas)
-  const runs: OracleRun[] = []
-  let pending = 0
-  try {
+/** One thread's oracle checker over an open world: index, memoised search, knowledge — reused for every chunk. */
+export class CheckRunner {
+  private constructor(
+    private readonly world: GymWorld & { memo: MemoStats },
+    private readonly k: WorldOracleKnowledge,
+    private readonly gym: GymOptions,
+  ) {}
+
+  /** Open the world's index and knowledge; `edges`: the pool's path edges, read in one scan. */
+  static async open(w: World, gym: Partial<GymOptions>, edges: readonly string[]): Promise<CheckRunner> {
+    const index = await openSearchIndex(w, { quiet: true })
+    const world = withMemoSearch(gymWorldFromIndex('check', index, []))
+    const k = worldOracleKnowledge(worldReader(w.db))
+    prefetchEdges(k, edges)
+    // Options are validated once here, not once per question's env.
+    return new CheckRunner(world, k, resolveGymOptions(gym))
+  }
+
+  /** The oracle over `qas`, in order; `tick(n)` every TICK_EVERY questions (the event loop gets a turn then). */
+  async run(qas: readonly Qa[], tick: (n: number) => void = () => undefined): Promise<OracleRun[]> {
+    const runs: OracleRun[] = []
+    let pending = 0
     for (const qa of qas) {
-      runs.push(await runOracle(makeEnv(world, qa, gym), qa, k))
+      runs.push(await runOracle(makeResolvedEnv(this.world, qa, this.gym), qa, this.k))
       if (++pending >= TICK_EVERY) {
         tick(pending)
         pending = 0
         await new Promise<void>((resolve) => setImmediate(resolve))
       }
     }
-  } finally {
-    await world.close()
+    if (pending) tick(pending)
+    return runs
   }
-  if (pending) tick(pending)
-  return runs
+
+  /** Searches answered from memory (hits) and asked of the engine (misses) so far. */
+  get memo(): MemoStats {
+    return { ...this.world.memo }
+  }
+
+  async close(): Promise<void> {
+    await this.world.close()
+  }
 }

@@ -1,34 +1,60 @@
 // agent/policy/oracle-check-worker-main: one worker of the parallel oracle check — opens the world folder read-only,
-// reads its shard's questions in one pass and checks them (runCheckShard: own search index, searches memoised),
-// posting progress ticks and finally every run, in the shard's order. Never writes to the world.
+// builds its CheckRunner (own search index, the pool's path edges read in one scan), then checks the chunks of
+// questions the scheduler sends, posting progress ticks and each chunk's runs in the chunk's order. Asks for work
+// ahead (two chunks in flight), so it never waits for the scheduler between chunks. Never writes to the world.
 import { parentPort, workerData } from 'node:worker_threads'
 import type { GymOptions } from '../../gym'
-import { openWorld, readQaByIds, type Qa } from '../../world'
+import { openWorld, type Qa } from '../../world'
 import type { OracleRun } from './oracle'
-import { runCheckShard } from './oracle-check-shard'
+import { CheckRunner } from './oracle-check-shard'
 
 export interface CheckWorkerData {
   dir: string
-  ids: string[]
   gym: Partial<GymOptions>
+  /** The pool's path edges (prefetched in one scan). */
+  edges: string[]
 }
-export type CheckWorkerMessage = { kind: 'tick'; n: number } | { kind: 'done'; runs: OracleRun[] } | { kind: 'failed'; message: string }
+/** Scheduler → worker: a chunk of questions, or 'end' (no more work: finish and exit). */
+export type CheckWorkerRequest = { kind: 'chunk'; chunk: number; qas: Qa[] } | { kind: 'end' }
+/** Worker → scheduler. 'want': send one more chunk. */
+export type CheckWorkerMessage =
+  | { kind: 'want' }
+  | { kind: 'tick'; n: number }
+  | { kind: 'runs'; chunk: number; runs: OracleRun[] }
+  | { kind: 'failed'; message: string }
+
+/** Chunks a worker asks for ahead of the one it runs. */
+export const WORKER_CHUNKS_IN_FLIGHT = 2
 
 async function main(): Promise<void> {
   const port = parentPort!
   const data = workerData as CheckWorkerData
+  const queue: CheckWorkerRequest[] = []
+  let wake: (() => void) | undefined
+  port.on('message', (m: CheckWorkerRequest) => {
+    queue.push(m)
+    wake?.()
+  })
   const w = openWorld(data.dir, { allowIncomplete: true })
   try {
-    const qas: Qa[] = readQaByIds(w.db, data.ids).map((q, i) => q ?? failMissing(data.ids[i]))
-    const runs = await runCheckShard(w, qas, data.gym, (n) => port.postMessage({ kind: 'tick', n } satisfies CheckWorkerMessage))
-    port.postMessage({ kind: 'done', runs } satisfies CheckWorkerMessage)
+    const runner = await CheckRunner.open(w, data.gym, data.edges)
+    try {
+      for (let i = 0; i < WORKER_CHUNKS_IN_FLIGHT; i++) port.postMessage({ kind: 'want' } satisfies CheckWorkerMessage)
+      for (;;) {
+        while (queue.length === 0) await new Promise<void>((resolve) => (wake = resolve))
+        const m = queue.shift()!
+        if (m.kind === 'end') break
+        const runs = await runner.run(m.qas, (n) => port.postMessage({ kind: 'tick', n } satisfies CheckWorkerMessage))
+        port.postMessage({ kind: 'runs', chunk: m.chunk, runs } satisfies CheckWorkerMessage)
+        port.postMessage({ kind: 'want' } satisfies CheckWorkerMessage)
+      }
+    } finally {
+      await runner.close()
+    }
   } finally {
     w.close()
   }
-}
-
-function failMissing(id: string): never {
-  throw new Error(`question ${id} is not in the world file`)
+  port.close()
 }
 
 main().catch((e: unknown) => parentPort!.postMessage({ kind: 'failed', message: e instanceof Error ? e.message : String(e) } satisfies CheckWorkerMessage))

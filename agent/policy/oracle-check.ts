@@ -1,20 +1,22 @@
 // agent/policy/oracle-check: run the oracle through the real env over many QA and report every question it cannot
 // solve, with why and a cause class — the proof that a world's questions are answerable with its own Search/Access
-// tools. checkWorldFolder shards a world's questions over worker threads (one search index each) and merges the
-// runs back in question order, so the report is the same for any number of workers.
+// tools. checkWorldFolder hands a world's questions in chunks to worker threads (one search index each) and to its own
+// thread, whichever is free, and puts the runs back in question order, so the report is the same for any number of
+// workers and any timing.
 import pMap from 'p-map'
 import { Worker } from 'node:worker_threads'
 import { AgentError } from '../../infra/errors'
+import { workerEntry } from '../../infra/worker-bundle'
 import { progress } from '../../infra/progress'
-import { workerCount } from '../../infra/workers'
+import { workerCount, workerResourceLimits } from '../../infra/workers'
 import { makeEnv, gymWorldFromIndex, type GymOptions } from '../../gym'
 import type { GymWorld } from '../../gym'
 import { openSearchIndex, openWorld, worldEngine, worldReader, type Qa, type QaType } from '../../world'
 import { runOracle, type OracleKnowledge, type OracleRun } from './oracle'
-import { prefetchPaths, runCheckShard } from './oracle-check-shard'
+import { CheckRunner, pathEdges, prefetchPaths } from './oracle-check-shard'
 import { worldOracleKnowledge } from './oracle-knowledge'
 import { withMemoSearch } from './memo-search'
-import type { CheckWorkerData, CheckWorkerMessage } from './oracle-check-worker-main'
+import type { CheckWorkerData, CheckWorkerMessage, CheckWorkerRequest } from './oracle-check-worker-main'
 
 export interface OracleCheckReport {
   total: number
@@ -100,6 +102,9 @@ export interface FolderCheckOptions {
   /** Worker threads (default: SEARCHGYM_WORKERS, else the machine's cores up to 8; 1 = in this thread). */
   workers?: number
   quiet?: boolean
+  /** With workers > 1: whether this thread checks chunks too (default true; false: only the worker threads do — tests
+   *  that must see the workers' runs, which on a small pool this thread would otherwise take all of). */
+  thisThread?: boolean
 }
 
 /** Engines that give the same hits for the same query string: the check answers repeated searches from memory. */
@@ -130,6 +135,21 @@ export async function checkWorldFolder(dir: string, qas: Qa[], opts: FolderCheck
     throw e
   }
   const workers = checkWorkers(engine, qas.length, opts.workers)
+  if (workers === 1 && MEMO_ENGINES.includes(engine)) {
+    try {
+      const runner = await CheckRunner.open(w, gym, pathEdges(qas))
+      const bar = progress('oracle check', qas.length, { quiet: opts.quiet })
+      try {
+        const runs = await runner.run(qas, (n) => bar.tick(n))
+        bar.done()
+        return { ...summariseRuns(qas, runs), workers }
+      } finally {
+        await runner.close()
+      }
+    } finally {
+      w.close()
+    }
+  }
   if (workers === 1) {
     try {
       const index = await openSearchIndex(w, { quiet: true })
@@ -147,47 +167,121 @@ export async function checkWorldFolder(dir: string, qas: Qa[], opts: FolderCheck
     }
   }
   const bar = progress('oracle check', qas.length, { quiet: opts.quiet })
-  // Round-robin shards: neighbouring questions (same type and size) spread over every worker.
-  const shards: number[][] = Array.from({ length: workers }, () => [])
-  qas.forEach((_, i) => shards[i % workers].push(i))
-  const runs: OracleRun[] = new Array(qas.length)
-  const put = (idx: number[], got: OracleRun[]) => {
-    if (got.length !== idx.length) throw new AgentError('agent.check', `an oracle-check worker returned ${got.length} runs for ${idx.length} questions`)
-    got.forEach((r, j) => (runs[idx[j]] = r))
-  }
-  // Shards 1.. go to worker threads (started first, so they load while this thread works); shard 0 runs here, where
-  // every module is loaded already — one worker start-up fewer.
-  const started = shards.slice(1).map((idx) => ({ idx, worker: startWorker({ dir, ids: idx.map((i) => qas[i].id), gym }, (n) => bar.tick(n)) }))
+  const edges = pathEdges(qas)
+  const sched = new ChunkScheduler(qas)
+  // Workers start first (they load while this thread works); this thread checks chunks too, from the same queue, with
+  // every module loaded already. Whoever is free takes the next chunk: a late-starting or slowed worker costs nothing.
+  const here = opts.thisThread ?? true
+  const started: { stop: () => void }[] = []
+  let over = false
+  // The entry (a worker bundle, built on first use) resolves while this thread already checks.
+  void workerEntry(new URL('./oracle-check-worker-main.ts', import.meta.url), new URL('./oracle-check-worker.mjs', import.meta.url)).then((entry) => {
+    try {
+      if (!over) for (let i = here ? 1 : 0; i < workers; i++) started.push(startWorker(entry, { dir, gym, edges }, sched, (n) => bar.tick(n)))
+    } catch (e) {
+      // A worker that cannot even start (a bad SEARCHGYM_WORKER_HEAP_MB): the check fails with that one line.
+      sched.fail(e instanceof Error ? e : new AgentError('agent.check', String(e)))
+    }
+  })
   try {
-    const here = runCheckShard(w, shards[0].map((i) => qas[i]), gym, (n) => bar.tick(n))
-    await Promise.all([here.then((got) => put(shards[0], got)), ...started.map(async (s) => put(s.idx, await s.worker.done))])
+    if (here) {
+      const runner = await CheckRunner.open(w, gym, edges)
+      try {
+        for (let c = sched.take(); c !== undefined; c = sched.take()) sched.put(c, await runner.run(sched.slice(c), (n) => bar.tick(n)))
+      } finally {
+        await runner.close()
+      }
+    }
+    await sched.done
   } finally {
-    for (const s of started) s.worker.stop()
+    over = true
+    for (const s of started) s.stop()
     w.close()
   }
   bar.done()
-  return { ...summariseRuns(qas, runs), workers }
+  return { ...summariseRuns(qas, sched.runs), workers }
 }
 
-function startWorker(data: CheckWorkerData, tick: (n: number) => void): { done: Promise<OracleRun[]>; stop: () => void } {
-  const worker = new Worker(new URL('./oracle-check-worker.mjs', import.meta.url), { workerData: data })
-  const done = new Promise<OracleRun[]>((resolve, reject) => {
-    let settled = false
-    const finish = (f: () => void) => {
-      if (settled) return
-      settled = true
-      f()
-      void worker.terminate()
-    }
-    worker.on('message', (m: CheckWorkerMessage) => {
-      if (m.kind === 'tick') tick(m.n)
-      else if (m.kind === 'done') finish(() => resolve(m.runs))
-      else finish(() => reject(new AgentError('agent.check', `an oracle-check worker failed: ${m.message}`)))
-    })
-    worker.once('error', (e) => finish(() => reject(new AgentError('agent.check', `an oracle-check worker failed: ${e.message}`))))
-    worker.once('exit', (code) => finish(() => reject(new AgentError('agent.check', `an oracle-check worker exited (code ${code}) before finishing`))))
+/** Young-generation size of a check worker, MB. */
+const CHECK_YOUNG_GENERATION_MB = 192
+
+/** Questions per chunk handed to a thread (also its progress tick). */
+export const CHECK_CHUNK = 64
+
+/** The check's work queue: chunks of consecutive questions, taken in order by whichever thread is free. */
+class ChunkScheduler {
+  readonly runs: OracleRun[]
+  readonly done: Promise<void>
+  private next = 0
+  private failed = false
+  private left: number
+  private readonly chunks: number
+  private settle!: { resolve: () => void; reject: (e: Error) => void }
+
+  constructor(private readonly qas: Qa[]) {
+    this.runs = new Array(qas.length)
+    this.chunks = Math.ceil(qas.length / CHECK_CHUNK)
+    this.left = this.chunks
+    this.done = new Promise((resolve, reject) => (this.settle = { resolve, reject }))
+    this.done.catch(() => undefined) // awaited by the caller; a failure while this thread still works is not unhandled
+    if (this.left === 0) this.settle.resolve()
+  }
+
+  take(): number | undefined {
+    return this.next < this.chunks && !this.failed ? this.next++ : undefined
+  }
+
+  slice(c: number): Qa[] {
+    return this.qas.slice(c * CHECK_CHUNK, (c + 1) * CHECK_CHUNK)
+  }
+
+  put(c: number, got: OracleRun[]): void {
+    const n = Math.min(CHECK_CHUNK, this.qas.length - c * CHECK_CHUNK)
+    if (got.length !== n) return this.fail(new AgentError('agent.check', `an oracle-check thread returned ${got.length} runs for a chunk of ${n} questions`))
+    got.forEach((r, j) => (this.runs[c * CHECK_CHUNK + j] = r))
+    if (--this.left === 0) this.settle.resolve()
+  }
+
+  fail(e: Error): void {
+    this.failed = true
+    this.settle.reject(e)
+  }
+}
+
+function startWorker(entry: URL, data: CheckWorkerData, sched: ChunkScheduler, tick: (n: number) => void): { stop: () => void } {
+  // A bigger young generation: the check allocates ~1 MB of short-lived strings and records per question; with 64 MB
+  // semi-spaces (V8's flag --max-semi-space-size=64; young generation = 3 semi-spaces) it spent ~5% less CPU.
+  const worker = new Worker(entry, { workerData: data, resourceLimits: { maxYoungGenerationSizeMb: CHECK_YOUNG_GENERATION_MB, ...workerResourceLimits() } })
+  const inFlight = new Set<number>()
+  let over = false
+  const fail = (why: string) => {
+    if (over) return
+    over = true
+    sched.fail(new AgentError('agent.check', `an oracle-check worker failed: ${why}`))
+  }
+  worker.on('message', (m: CheckWorkerMessage) => {
+    if (m.kind === 'tick') tick(m.n)
+    else if (m.kind === 'want') {
+      const c = sched.take()
+      if (c === undefined) worker.postMessage({ kind: 'end' } satisfies CheckWorkerRequest)
+      else {
+        inFlight.add(c)
+        worker.postMessage({ kind: 'chunk', chunk: c, qas: sched.slice(c) } satisfies CheckWorkerRequest)
+      }
+    } else if (m.kind === 'runs') {
+      inFlight.delete(m.chunk)
+      sched.put(m.chunk, m.runs)
+    } else fail(m.message)
   })
-  // A failure elsewhere (this thread's shard) must not leave the worker running; its rejection is then moot.
-  done.catch(() => undefined)
-  return { done, stop: () => void worker.terminate() }
+  worker.once('error', (e) => fail(e.message))
+  // A worker that leaves with chunks unanswered lost them; one that leaves after 'end' with none is done.
+  worker.once('exit', (code) => {
+    if (inFlight.size > 0) fail(`it exited (code ${code}) with ${inFlight.size} chunk${inFlight.size === 1 ? '' : 's'} unanswered`)
+  })
+  return {
+    stop: () => {
+      over = true
+      void worker.terminate()
+    },
+  }
 }

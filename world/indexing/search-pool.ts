@@ -4,6 +4,8 @@
 // documents are not held in this thread.
 import { Worker } from 'node:worker_threads'
 import { SearchError } from '../../infra/errors'
+import { workerEntry } from '../../infra/worker-bundle'
+import { workerResourceLimits } from '../../infra/workers'
 import type { EngineName } from '../search/engine-names'
 import type { SearchDoc, SearchHit, SearchIndex, SearchOptions } from '../search/types'
 import type { SearchWorkerData, SearchWorkerReply, SearchWorkerRequest } from './search-worker-main'
@@ -95,8 +97,9 @@ export class SearchPool implements SearchIndex {
   }
 }
 
-function startWorker(data: SearchWorkerData): Promise<Worker> {
-  const worker = new Worker(new URL('./search-worker.mjs', import.meta.url), { workerData: data })
+async function startWorker(data: SearchWorkerData): Promise<Worker> {
+  const entry = await workerEntry(new URL('./search-worker-main.ts', import.meta.url), new URL('./search-worker.mjs', import.meta.url))
+  const worker = new Worker(entry, { workerData: data, resourceLimits: workerResourceLimits() })
   return new Promise((resolve, reject) => {
     const onExit = (code: number) => reject(new SearchError('search.worker', `a search worker exited (code ${code}) before its index was built`))
     worker.once('error', reject)
