@@ -16,7 +16,7 @@ import { openBackend } from '../agent'
 import { resolveTrainConfig, type TrainConfig } from '../agent'
 import { train, type TrainResult } from '../agent'
 import { CurriculumSource } from './source'
-import { curriculumPreset } from './stages'
+import { capHops, curriculumPreset } from './stages'
 
 export interface TrainRunOptions {
   world: string
@@ -55,7 +55,7 @@ export function openLearner(modelDir: string, adapterDir: string | undefined, c:
 
 export async function runTraining(o: TrainRunOptions): Promise<TrainResult> {
   const cfg = resolveTrainConfig(o.config, ...(o.overrides ?? []))
-  const spec = curriculumPreset(o.curriculum, cfg.switchSteps)
+  const spec = capHops(curriculumPreset(o.curriculum, cfg.switchSteps), cfg.maxHops)
   // The reward spec is checked before anything is written (an unknown name is a one-line error, not a failed step).
   if (cfg.gym.reward !== undefined) {
     if (typeof cfg.gym.reward !== 'string') throw new ConfigError('train.reward', `gym.reward must be a reward spec name, got ${JSON.stringify(cfg.gym.reward)}`)

@@ -38,6 +38,15 @@ export interface SftRunOptions {
   gym?: Record<string, unknown>
   /** Only questions with at most this many hops (0: all). */
   maxHops?: number
+  /** How the oracle reads paged documents: 'needed' (default: pages in order until the hop's fact is read — shorter
+   *  demonstrations, what a reader does) or 'all' (every page, as the world check does). */
+  oraclePages?: 'all' | 'needed'
+  /** Start from this adapter's weights (a continuation: new optimizer state) instead of a new adapter. */
+  initAdapter?: string
+  /** Also the oracle's FIRST turn (`<search> NAME </search>` or its call) of up to this many other non-held-out training
+   *  questions (those beyond --max-hops first): short sequences that put copying the start entity's name from the
+   *  question in front of many more names than the full demonstrations do (0: none). */
+  firstTurns?: number
   log?: (line: string) => void
 }
 
@@ -47,6 +56,8 @@ export async function runSft(o: SftRunOptions): Promise<{ episodes: number; solv
   if (protocol !== 'hermes' && protocol !== 'search-r1') throw new ConfigError('sft.protocol', `--protocol must be hermes or search-r1 (the oracle writes those), got '${String(protocol)}'`)
   if (o.gym && Object.prototype.hasOwnProperty.call(o.gym, 'protocol')) throw new ConfigError('sft.gym', 'gym options may not set protocol: use --protocol')
   if (o.gym) resolveGymOptions(o.gym)
+  const pages = o.oraclePages ?? 'needed'
+  if (pages !== 'all' && pages !== 'needed') throw new ConfigError('sft.oracle_pages', `--oracle-pages must be all or needed, got '${String(pages)}'`)
   const w = openWorld(o.world)
   const gw = await openGymWorld(o.world)
   try {
@@ -58,22 +69,37 @@ export async function runSft(o: SftRunOptions): Promise<{ episodes: number; solv
     if (o.questions > 0) qas = qas.slice(0, o.questions)
     mkdirSync(o.out, { recursive: true })
     writeFileSync(join(o.out, 'heldout.json'), JSON.stringify(src.heldOut().map((q) => q.id)) + '\n')
-    const { learner, codec } = openLearner(o.model, undefined, { seed: o.seed, lora: { rank: o.loraRank, alpha: 2 * o.loraRank, embedTokens: o.loraEmbed === true } }, o.backend)
+    if (o.firstTurns !== undefined && !(Number.isInteger(o.firstTurns) && o.firstTurns >= 0)) throw new ConfigError('sft.first_turns', `--first-turns must be an integer ≥ 0, got ${o.firstTurns}`)
+    const { learner, codec } = openLearner(o.model, o.initAdapter, { seed: o.seed, lora: { rank: o.loraRank, alpha: 2 * o.loraRank, embedTokens: o.loraEmbed === true } }, o.backend)
     const seqs = []
     let solved = 0
     for (const qa of qas) {
       const env = makeEnv(gw, qa, { ...o.gym, protocol, budgets: { maxTurns: Math.max(16, 2 * qa.hops + 4), maxResponseTokens: DEFAULT_TRAIN_CONFIG.maxTokensPerTurn, maxContextTokens: learner.model.config.maxPositionEmbeddings } })
-      const rec = await runEpisode(qa, env, oraclePolicy(qa, knowledge, undefined, protocol, o.gym?.accessByTitle === true), { maxTurns: 200, scorer: scoreAnswer })
+      const rec = await runEpisode(qa, env, oraclePolicy(qa, knowledge, { maxQueriesPerPage: 6, pages }, protocol, o.gym?.accessByTitle === true), { maxTurns: 200, scorer: scoreAnswer })
       if (rec.status !== 'ok' || rec.f1 < 1) continue
       const seq = sequenceOfTrajectory(codec, rec)
       if (seq.ids.length > learner.model.config.maxPositionEmbeddings) continue
       solved++
       seqs.push(seq)
     }
+    let firstTurns = 0
+    if (o.firstTurns) {
+      const inDemos = new Set(qas.map((q) => q.id))
+      const rest = gw.listQa('train').filter((q) => !held.has(q.id))
+      const others = [...rest.filter((q) => !inDemos.has(q.id)), ...rest.filter((q) => inDemos.has(q.id))].slice(0, o.firstTurns)
+      for (const qa of others) {
+        const env = makeEnv(gw, qa, { ...o.gym, protocol })
+        const initial = await env.initialObservation()
+        const turn = await oraclePolicy(qa, knowledge, { maxQueriesPerPage: 6, pages }, protocol, o.gym?.accessByTitle === true).act(initial)
+        seqs.push(sequenceOfTrajectory(codec, { initial, turns: [{ text: turn.text, observation: [] }] } as unknown as Parameters<typeof sequenceOfTrajectory>[1]))
+        firstTurns++
+      }
+      o.log?.(`sft: + the oracle's first turn of ${firstTurns} training questions`)
+    }
     if (seqs.length === 0) throw new ConfigError('sft.no_data', `the oracle solved none of ${qas.length} training questions of ${o.world} within the model's context`)
     o.log?.(`sft: oracle solved ${solved}/${qas.length} training questions; ${seqs.reduce((a, s) => a + s.ids.length, 0)} tokens`)
     const r = sftTrain(learner, seqs, { epochs: o.epochs, batchSize: o.batchSize, microBatch: 16, lr: o.lr, seed: o.seed, out: o.out, log: o.log })
-    const info = { world: resolve(o.world), model: resolve(o.model), protocol, gym: o.gym ?? {}, maxHops: o.maxHops ?? 0, questions: qas.length, solved, heldOut: held.size, ...r }
+    const info = { world: resolve(o.world), model: resolve(o.model), protocol, gym: o.gym ?? {}, maxHops: o.maxHops ?? 0, oraclePages: pages, initAdapter: o.initAdapter ? resolve(o.initAdapter) : null, firstTurns, questions: qas.length, solved, heldOut: held.size, ...r }
     writeFileSync(join(o.out, 'sft.json'), JSON.stringify(info, null, 2) + '\n')
     return { episodes: qas.length, solved, ...r, adapterDir: join(o.out, 'adapter') }
   } finally {

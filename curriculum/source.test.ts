@@ -4,7 +4,7 @@
 import { Rng } from '../infra/rng'
 import type { Qa, QaType } from '../world/types'
 import { CurriculumSource, type SourceOptions } from './source'
-import { curriculumPreset, presetNames } from './stages'
+import { capHops, curriculumPreset, presetNames } from './stages'
 
 function qa(i: number, type: QaType, hops: number): Qa {
   return { id: `q${String(i).padStart(3, '0')}`, type, hops, question: `Q${i}?`, answer: 'a', aliases: [], path: [], docs: [], evidence: [], split: 'train', meta: {} }
@@ -80,4 +80,20 @@ test('adaptive: buckets near pass rate 0.5 are drawn far more often than solved 
   const n = (t: QaType, h: number) => draws.filter((q) => q.type === t && q.hops === h).length
   expect(n('parallel', 2)).toBeGreaterThan(5 * Math.max(1, n('simple', 1)))
   expect(n('parallel', 2)).toBeGreaterThan(5 * Math.max(1, n('combo', 3)))
+})
+
+test('capHops: every stage drawn within the cap, the held-out slice the same as without it; an empty stage is an error', () => {
+  const plain = new CurriculumSource(curriculumPreset('two-stage', 1), TRAIN, OPTS)
+  const capped = new CurriculumSource(capHops(curriculumPreset('two-stage', 1), 2), TRAIN, OPTS)
+  expect(capped.heldOut().map((q) => q.id)).toEqual(plain.heldOut().map((q) => q.id))
+  const held = new Set(capped.heldOut().map((q) => q.id))
+  const first = capped.next(20, Rng.derive(0, 1))
+  expect(first.every((q) => q.type === 'simple' && q.hops <= 2 && !held.has(q.id))).toBe(true)
+  capped.afterStep(1, null)
+  const later = capped.next(40, Rng.derive(0, 2))
+  expect(later.every((q) => q.hops <= 2 && !held.has(q.id))).toBe(true)
+  expect(new Set(later.map((q) => q.type)).size).toBe(3)
+  expect(capHops(curriculumPreset('mixed', 1), 0)).toEqual(curriculumPreset('mixed', 1))
+  const late = { name: 'late', stages: [{ name: 'long', types: ['simple' as const], minHops: 3, maxHops: 6 }], switches: [] }
+  expect(() => capHops(late, 2)).toThrow("maxHops 2 leaves stage 'long' of 'late' no hops")
 })

@@ -50,6 +50,16 @@ export function curriculumPreset(name: string, switchSteps: number): CurriculumS
   return make(switchSteps)
 }
 
+/** A preset with every stage's hop range capped at `maxHops` (0: unchanged). A stage left with no hop is an error. */
+export function capHops(spec: CurriculumSpec, maxHops: number): CurriculumSpec {
+  if (!maxHops) return spec
+  const stages = spec.stages.map((s) => {
+    if (s.minHops > maxHops) throw new ConfigError('curriculum.max_hops', `maxHops ${maxHops} leaves stage '${s.name}' of '${spec.name}' no hops (it starts at ${s.minHops})`)
+    return { ...s, maxHops: Math.min(s.maxHops, maxHops) }
+  })
+  return { ...spec, stages }
+}
+
 export function inStage(qa: Qa, s: StageSpec): boolean {
   return s.types.includes(qa.type) && qa.hops >= s.minHops && qa.hops <= s.maxHops
 }

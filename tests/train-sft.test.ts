@@ -67,3 +67,22 @@ test('an SFT run SIGKILLed after an epoch resumes and ends bit-identical to an u
   expect(bad.stderr.trim().split('\n').filter((l) => l.includes('error')).length).toBe(1)
   expect(bad.stderr).toMatch(/holds an SFT run with other settings/)
 }, LONG)
+
+test('--init-adapter continues from an adapter (its first loss below that of a new adapter on the same batch) and --first-turns adds first-turn sequences', async () => {
+  const base = join(root, 'base')
+  expect((await runCli(sftArgs(base, 3, '0.01'), LONG)).code).toBe(0)
+  const firstLoss = (dir: string) => (JSON.parse(readFileSync(join(dir, 'metrics.jsonl'), 'utf8').split('\n')[0]) as { loss: number }).loss
+  const cont = join(root, 'cont')
+  const fresh = join(root, 'fresh')
+  const r = await runCli([...sftArgs(cont, 1), '--init-adapter', join(base, 'adapter'), '--first-turns', '5'], LONG)
+  expect(r.code).toBe(0)
+  expect(r.stderr).toContain("sft: + the oracle's first turn of 5 training questions")
+  expect((await runCli([...sftArgs(fresh, 1), '--first-turns', '5'], LONG)).code).toBe(0)
+  const info = JSON.parse(readFileSync(join(cont, 'sft.json'), 'utf8')) as { firstTurns: number; initAdapter: string }
+  expect(info).toMatchObject({ firstTurns: 5, initAdapter: join(base, 'adapter') })
+  // The same data, seed and first batch: only the starting adapter differs.
+  expect(firstLoss(cont)).toBeLessThan(firstLoss(fresh) - 0.5)
+  const bad = await runCli([...sftArgs(join(root, 'bad'), 1), '--first-turns', '-1'], LONG)
+  expect(bad.code).not.toBe(0)
+  expect(bad.stderr).toMatch(/--first-turns must be an integer ≥ 0/)
+}, LONG)

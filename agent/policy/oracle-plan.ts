@@ -62,12 +62,18 @@ export function resultUrls(obs: string): string[] {
 export interface OraclePlanOptions {
   /** Search attempts per page before giving up (default 6). */
   maxQueriesPerPage: number
+  /** How a paged document is read: 'all' (every page when it is opened: the world check's default) or 'needed'
+   *  (page 1, then further pages in order only until what the hop needs — its evidence sentence, the value read —
+   *  is in the text: a reader stops reading when it has found the fact; shorter SFT demonstrations). */
+  pages?: 'all' | 'needed'
 }
 
 /** The plan for one QA. Drive it with gen.next(observationText); it returns the answer or throws OracleFailure. */
 export function* oraclePlan(qa: Qa, k: OracleKnowledge, opts: OraclePlanOptions = { maxQueriesPerPage: 6 }): Generator<OracleCall, string, string> {
-  /** url → accessed text (title on the first line). */
+  /** url → accessed text (title on the first line); pages read of a paged document, of how many. */
   const opened = new Map<string, string>()
+  const paging = new Map<string, { read: number; of: number }>()
+  const lazy = opts.pages === 'needed'
   const ent = (id: string): Entity => k.entity(id) ?? fail(`entity ${id} of the gold path is not in the world`)
   const readAnywhere = (s: string) => {
     for (const t of opened.values()) if (t.includes(s)) return true
@@ -87,17 +93,34 @@ export function* oraclePlan(qa: Qa, k: OracleKnowledge, opts: OraclePlanOptions 
       if (!resultUrls(obs).includes(e.url)) continue
       let page: string = yield { name: 'access', arguments: { url: e.url } }
       if (!page.startsWith(`${e.name}\nURL: ${e.url}\n`)) fail(`access ${e.url} did not return the page of ${e.name}: ${page.slice(0, 120)}`)
-      // A long document comes in pages (the env's paged access): read them all, in order.
-      const pages = Number(/^Page 1 of (\d+)\b/m.exec(page)?.[1] ?? 1)
-      for (let p = 2; p <= pages; p++) {
-        const more: string = yield { name: 'access', arguments: { url: e.url, page: p } }
-        if (!more.includes(`\nPage ${p} of ${pages}`)) fail(`access ${e.url} page ${p} did not return that page: ${more.slice(0, 120)}`)
-        page += `\n${more}`
-      }
+      // A long document comes in pages (the env's paged access): read them all, in order (or, lazily, on demand).
       opened.set(e.url, page)
-      return page
+      paging.set(e.url, { read: 1, of: Number(/^Page 1 of (\d+)\b/m.exec(page)?.[1] ?? 1) })
+      if (!lazy) yield* readUntil(e.url, () => false)
+      return opened.get(e.url) as string
     }
     return fail(`no search found the page of ${e.name} (${e.url}); queries tried: ${tried.map((t) => JSON.stringify(t)).join(', ') || 'none'}`)
+  }
+
+  /** Read the next pages of an opened document, in order, until `done(text)` holds or none is left. */
+  function* readUntil(url: string, done: (text: string) => boolean): Generator<OracleCall, string, string> {
+    let text = opened.get(url)
+    const pg = paging.get(url)
+    if (text === undefined || pg === undefined) return text ?? ''
+    while (!done(text) && pg.read < pg.of) {
+      const p = ++pg.read
+      const more: string = yield { name: 'access', arguments: { url, page: p } }
+      if (!more.includes(`\nPage ${p} of ${pg.of}`)) fail(`access ${url} page ${p} did not return that page: ${more.slice(0, 120)}`)
+      text += `\n${more}`
+      opened.set(url, text)
+    }
+    return text
+  }
+
+  /** Lazy paging: read the opened pages that hold an edge's evidence sentences until they are in the text. */
+  function* readEvidence(edgeId: string): Generator<OracleCall, void, string> {
+    const hops = qa.path.flatMap((p, i) => (p === edgeId ? [i] : []))
+    for (const ev of qa.evidence) if (hops.includes(ev.hop) && opened.has(ev.url)) yield* readUntil(ev.url, (t) => t.includes(ev.sentence))
   }
 
   /** Check the evidence of an edge of the path: its sentence in the accessed text of its page, naming `next`. */
@@ -125,11 +148,13 @@ export function* oraclePlan(qa: Qa, k: OracleKnowledge, opts: OraclePlanOptions 
       const next = ent(there)
       const rel = relation(e.relation)
       const queries: string[] = []
+      if (lazy) yield* readEvidence(e.id)
       // The next name, once read in an accessed page, is what a reader would search for.
       if (readAnywhere(next.name)) queries.push(next.name)
       queries.push(...k.verifiedQueries(e.id))
       for (const kw of rel?.keywords ?? []) queries.push(`${cur.name} ${kw}`)
       yield* open(next, queries)
+      if (lazy) yield* readEvidence(e.id)
       checkEvidence(e.id, next)
       cur = next
     }
@@ -153,6 +178,12 @@ export function* oraclePlan(qa: Qa, k: OracleKnowledge, opts: OraclePlanOptions 
     if (!text.includes(printed)) fail(`the ${spec.label} of ${e.name} (${printed}) is not in its accessed page`)
     return { shown: formatAttr({ ...spec, unit: undefined }, v), value: v }
   }
+  /** Lazy paging: read an opened entity's pages until the printed value of `attr` is in the text. */
+  function* readFor(e: Entity, attr: string): Generator<OracleCall, void, string> {
+    const spec = attributeSpec(e.type, attr)
+    const v = e.attrs[attr]
+    if (lazy && spec && v !== undefined) yield* readUntil(e.url, (t) => t.includes(formatAttr(spec, v)))
+  }
   const titleOf = (e: Entity): string => (opened.get(e.url) ?? fail(`page of ${e.name} was never opened`)).split('\n')[0]
 
   const terminal = (e: Entity, t: Terminal): string => (t.kind === 'entity' ? titleOf(e) : readValue(e, t.attr).shown)
@@ -160,12 +191,16 @@ export function* oraclePlan(qa: Qa, k: OracleKnowledge, opts: OraclePlanOptions 
   const meta = qa.meta as Record<string, unknown>
   if (qa.type === 'simple') {
     const end = yield* chain(asChain(meta.chain, 'chain'))
-    return terminal(end, asTerminal(meta.terminal, 'terminal'))
+    const t = asTerminal(meta.terminal, 'terminal')
+    if (t.kind === 'attr') yield* readFor(end, t.attr)
+    return terminal(end, t)
   }
   if (qa.type === 'parallel') {
-    const ea = yield* chain(asChain(meta.a, 'a'))
-    const eb = yield* chain(asChain(meta.b, 'b'))
     const op = meta.op
+    const ea = yield* chain(asChain(meta.a, 'a'))
+    if (typeof meta.attr === 'string') yield* readFor(ea, meta.attr)
+    const eb = yield* chain(asChain(meta.b, 'b'))
+    if (typeof meta.attr === 'string') yield* readFor(eb, meta.attr)
     if (op === 'same') return ea.url === eb.url ? 'yes' : 'no'
     const attr = typeof meta.attr === 'string' ? meta.attr : fail('parallel QA without attr')
     const va = readValue(ea, attr).value
@@ -188,7 +223,9 @@ export function* oraclePlan(qa: Qa, k: OracleKnowledge, opts: OraclePlanOptions 
     if (meta.kind === 'compare-chain') {
       const p1 = meta.part1 as { attr: string; order: 'max' | 'min'; a: unknown; b: unknown }
       const ea = yield* chain(asChain(p1?.a, 'part1.a'))
+      yield* readFor(ea, p1.attr)
       const eb = yield* chain(asChain(p1?.b, 'part1.b'))
+      yield* readFor(eb, p1.attr)
       const va = readValue(ea, p1.attr).value
       const vb = readValue(eb, p1.attr).value
       subject = (p1.order === 'max') === va > vb ? ea : eb
@@ -196,6 +233,7 @@ export function* oraclePlan(qa: Qa, k: OracleKnowledge, opts: OraclePlanOptions 
       const p1 = meta.part1 as { chain: unknown; attr: string }
       const pick = meta.pick as { type: string; attr: string }
       const x = yield* chain(asChain(p1?.chain, 'part1.chain'))
+      yield* readFor(x, p1.attr)
       const v = readValue(x, p1.attr)
       // Where to go next: the one entity of pick.type whose pick.attr has the value just read.
       const found = k.entitiesWith(pick.type, pick.attr, v.value)
@@ -208,10 +246,12 @@ export function* oraclePlan(qa: Qa, k: OracleKnowledge, opts: OraclePlanOptions 
       const spec = attributeSpec(p.type, pick.attr)
       const noun = entityType(p.type)?.noun ?? p.type
       yield* open(p, [...(k.lookupQueries?.(p.id, pick.attr) ?? []), `${noun} ${spec?.label ?? pick.attr} ${v.shown}`, `${spec?.label ?? pick.attr} ${v.shown}`, `${noun} ${v.shown}`, v.shown])
+      yield* readFor(p, pick.attr)
       readValue(p, pick.attr)
       subject = p
     } else return fail(`unknown combo kind ${String(meta.kind)}`)
     const end = yield* walk(subject, p2.steps, p2.edges)
+    if (t2.kind === 'attr') yield* readFor(end, t2.attr)
     return terminal(end, t2)
   }
   return fail(`unknown QA type ${String(qa.type)}`)

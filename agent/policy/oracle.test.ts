@@ -97,3 +97,28 @@ describe('oracle opening pages by title (accessByTitle)', () => {
     }
   })
 })
+
+describe("oracle reading only the pages it needs (pages: 'needed')", () => {
+  it('solves every fixture question with at most the page accesses of reading all pages, and fewer in all', async () => {
+    const world = openFixtureWorld({ qa: ORACLE_QA })
+    const paged = (texts: string[]) => texts.filter((t) => /^<access> \S+#page=\d+ <\/access>$/.test(t)).length
+    let all = 0
+    let needed = 0
+    for (const qa of ORACLE_QA) {
+      const run = async (pages: 'all' | 'needed') => {
+        const env = makeEnv(world, qa, { ...CHECK, protocol: 'search-r1', observationCap: 220 })
+        const rec = await runEpisode(qa, env, oraclePolicy(qa, ORACLE_KNOWLEDGE, { maxQueriesPerPage: 6, pages }, 'search-r1'), { maxTurns: 1000, scorer: scoreAnswer })
+        expect({ id: qa.id, pages, f1: rec.f1 }).toEqual({ id: qa.id, pages, f1: 1 })
+        return rec.turns.map((t) => t.text)
+      }
+      const a = await run('all')
+      const n = await run('needed')
+      expect(paged(n)).toBeLessThanOrEqual(paged(a))
+      // The same walk: the same searches in the same order, only fewer pages.
+      expect(n.filter((t) => t.startsWith('<search>'))).toEqual(a.filter((t) => t.startsWith('<search>')))
+      all += paged(a)
+      needed += paged(n)
+    }
+    expect(needed).toBeLessThan(all)
+  })
+})

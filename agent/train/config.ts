@@ -43,6 +43,10 @@ export interface TrainConfig {
   heldOut: number
   /** two-stage: steps in stage 1. */
   switchSteps: number
+  /** Cap on the hops of every curriculum stage (0: the preset's ranges). Scales a preset down to what a small model
+   *  was warm-started on (e.g. 2: two-stage = Simple 1–2 hops, then all types 1–2 hops); the held-out slice is drawn
+   *  from all training questions as without the cap, so it equals `train sft`'s. */
+  maxHops: number
   /** Text protocol of the rollouts: hermes (<tool_call> JSON) or search-r1 (<search>/<answer> tags, short prompt). */
   protocol: 'hermes' | 'search-r1'
   /** Options passed to the gym's makeEnv (reward, access, maxCallsPerTurn, faults, topK, ...). */
@@ -77,6 +81,7 @@ export const DEFAULT_TRAIN_CONFIG: TrainConfig = {
   evalEvery: 10,
   heldOut: 64,
   switchSteps: 50,
+  maxHops: 0,
   protocol: 'hermes',
   gym: {},
 }
@@ -90,7 +95,7 @@ export function resolveTrainConfig(...layers: unknown[]): TrainConfig {
     if (!Number.isInteger(v) || v < lo) throw new ConfigError('train.range', `${k} must be an integer ≥ ${lo}, got ${v}`)
   }
   for (const k of ['steps', 'groupSize', 'batchSize', 'microBatch', 'maxTurns', 'maxTokensPerTurn', 'checkpointEvery', 'switchSteps'] as const) int(k, 1)
-  for (const k of ['evalEvery', 'heldOut', 'refillRounds', 'seed', 'topK', 'turnsPerHop'] as const) int(k, 0)
+  for (const k of ['evalEvery', 'heldOut', 'refillRounds', 'seed', 'topK', 'turnsPerHop', 'maxHops'] as const) int(k, 0)
   if (c.groupSize < 2) throw new ConfigError('train.range', `groupSize must be at least 2 (GRPO compares rollouts of a question), got ${c.groupSize}`)
   if (c.batchSize % c.groupSize !== 0) throw new ConfigError('train.range', `batchSize (${c.batchSize}) must be a multiple of groupSize (${c.groupSize})`)
   const pos = (k: string, v: number, lo = 0) => {

@@ -7,16 +7,20 @@
 // command to resume); prints the wall time of every phase and writes times.json under --out.
 //
 // Usage: node bin/run-ts.mjs bench/perf/learn-demo.ts --out runs/learn-demo [--ablation] [--backend auto]
-//          [--world-preset small] [--model-preset tiny] [--sft-epochs 10] [--sft-lr 1e-3] [--sft-max-hops 2]
+//          [--world-preset small] [--model-preset tiny] [--sft-epochs 18] [--sft-lr 1e-3] [--sft-max-hops 2]
 //          [--held-out 600] [--eval-max-hops 2] [--steps 16] [--grpo-lr 3e-4] [--reward f1|f1+retrieval|…] (the GRPO
-//          reward spec; the held-out evaluation is always F1)
+//          reward spec; the held-out evaluation is always F1) [--sft-batch 8] [--max-turns 14] [--sft-only] (stop after scoring the SFT start)
+//          [--reward-ablation] (issue 14: also two-stage with the process and the cost reward, from the same start)
 // Defaults: the `small` world (3,465 training questions), the `tiny` model (0.31 M parameters) with the world tokenizer,
 // LoRA rank 64 (full rank at width 64) plus LoRA on the input embedding, SFT at lr 1e-3 — the earlier attempts used
 // 1e-2 to 5e-2, at which a LoRA on a random model never learns to copy (bench/RESULTS.md, "the learning rate"); the
-// evaluation slice is the held-out questions of at most --eval-max-hops hops (eval-ids.json).
+// evaluation slice is the held-out questions of at most --eval-max-hops hops (eval-ids.json); GRPO's curriculum stages
+// are capped at --sft-max-hops (train config maxHops: two-stage = Simple 1–2 hops, then every type 1–2 hops).
 import { spawnSync } from 'node:child_process'
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { openGymWorld } from '../../gym'
+import { REWARD_ABLATION } from '../../curriculum'
+import { ablationTable } from './ablation-table'
 import { join, resolve } from 'node:path'
 
 function arg(name: string, def: string): string {
@@ -35,6 +39,8 @@ const num = (name: string, def: number): number => {
 
 const out = resolve(arg('out', 'runs/learn-demo'))
 const ablation = flag('ablation')
+// Issue 14's reward ablation: two-stage with terminal F1 (the main arm) vs `process` vs `cost`, same config and start.
+const rewardAblation = flag('reward-ablation')
 const backend = arg('backend', 'auto')
 // The demo env: search-r1 tags with the one-line system prompt, 3 results per search, pages opened by the title of a
 // search result (the world tokenizer has names as whole words but spells URLs character by character, which no
@@ -44,8 +50,8 @@ const PROTOCOL = 'search-r1'
 const S = {
   world: arg('world-preset', 'small'),
   preset: arg('model-preset', 'tiny'),
-  sftEpochs: num('sft-epochs', 10),
-  sftBatch: 16,
+  sftEpochs: num('sft-epochs', 18),
+  sftBatch: num('sft-batch', 8),
   // LoRA learning rates: 1e-2 and above never learn to copy (bench/RESULTS.md, "the learning rate"); 1e-3 does.
   sftLr: num('sft-lr', 1e-3),
   sftMaxHops: num('sft-max-hops', 2),
@@ -58,7 +64,8 @@ const S = {
   groupSize: 8,
   batchSize: 32,
   switchSteps: 8,
-  maxTurns: 8,
+  // The oracle needs a median of 7 turns (mean 8) for a 2-hop question here (page by page, reading lazily): 14 leaves room.
+  maxTurns: num('max-turns', 14),
   maxTokens: 48,
 }
 const BIN = resolve('bin/searchgym.mjs')
@@ -107,28 +114,42 @@ function benchAdapter(phase: string, adapter: string, run: string): void {
     '--gym-options', JSON.stringify({ ...GYM, budgets: { maxTurns: S.maxTurns, maxResponseTokens: S.maxTokens, maxContextTokens: 4096 } })])
 }
 
+// The SFT start on the held-out slice first: if it scores nothing, GRPO sees all-0 groups and cannot learn.
+const sftBench = join(out, 'bench-sft')
+benchAdapter('bench sft', join(sft, 'adapter'), sftBench)
+if (flag('sft-only')) {
+  process.stdout.write(`learn-demo: SFT start scored in ${sftBench} (--sft-only: stopping before GRPO)\n`)
+  process.exit(0)
+}
+
 const cfg = join(out, 'grpo.json')
 writeFileSync(cfg, JSON.stringify({
   protocol: PROTOCOL, gym: { ...GYM, reward: S.reward }, turnBudget: 'fixed', maxTurns: S.maxTurns, maxTokensPerTurn: S.maxTokens, steps: S.steps, groupSize: S.groupSize, batchSize: S.batchSize, microBatch: 8,
   lr: S.grpoLr, klBeta: 0, lora: { rank: S.loraRank, alpha: 2 * S.loraRank, embedTokens: true }, evalEvery: 0, heldOut: S.heldOut, checkpointEvery: 2, switchSteps: S.switchSteps, refillRounds: 1,
+  // Every curriculum stage capped at the SFT's hops: two-stage = Simple 1–2 hops, then all types 1–2 hops.
+  maxHops: S.sftMaxHops,
 }, null, 2) + '\n')
 const arms: [string, string[]][] = [['two-stage', ['--curriculum', 'two-stage']]]
+if (rewardAblation) for (const arm of REWARD_ABLATION.arms.slice(1)) arms.push([`${REWARD_ABLATION.curriculum}-${arm.name}`, ['--curriculum', REWARD_ABLATION.curriculum, ...arm.flags]])
 if (ablation) arms.push(['mixed', ['--curriculum', 'mixed']], ['stage1-only', ['--curriculum', 'stage1-only']], ['adaptive', ['--curriculum', 'adaptive']], ['two-stage-no-access', ['--curriculum', 'two-stage', '--no-access']])
+// Each arm is trained, reported and benched before the next starts, so a stopped run leaves whole arms behind.
+const benches = [sftBench]
 for (const [name, flags] of arms) {
   const run = join(out, `grpo-${name}`)
   // `train` resumes from its last checkpoint when rerun with the same flags.
   if (!existsSync(join(run, 'adapter'))) cli(`train ${name}`, ['train', '--world', world, '--model', model, '--adapter', join(sft, 'adapter'), ...flags, '--out', run, '--config', cfg, '--backend', backend])
   cli(`report ${name}`, ['train', 'report', run])
-}
-const sftBench = join(out, 'bench-sft')
-benchAdapter('bench sft', join(sft, 'adapter'), sftBench)
-const benches = [sftBench]
-for (const [name] of arms) {
   const b = join(out, `bench-${name}`)
-  benchAdapter(`bench ${name}`, join(out, `grpo-${name}`, 'adapter'), b)
+  benchAdapter(`bench ${name}`, join(out, 'grpo-' + name, 'adapter'), b)
   benches.push(b)
+  writeFileSync(join(out, 'times.json'), JSON.stringify(times, null, 2) + '\n')
 }
 cli('bench compare', ['bench', 'compare', ...benches, '--out', join(out, 'compare'), '--groups', 'all'])
+const table = ablationTable(`learn-demo: the SFT start and ${S.steps} GRPO steps per arm, held-out questions of at most ${S.evalMaxHops} hops (greedy)`,
+  [{ name: 'sft', bench: sftBench }, ...arms.map(([name], i) => ({ name: `${name}${name === 'two-stage' ? ` (reward ${S.reward})` : ''}`, bench: benches[i + 1] }))],
+  'Paired differences against the first row (the SFT start): compare/compare.md (bench compare).')
+writeFileSync(join(out, 'arms.md'), table)
+process.stdout.write(table)
 times.total = (performance.now() - t0) / 1000
 writeFileSync(join(out, 'times.json'), JSON.stringify(times, null, 2) + '\n')
 process.stdout.write(`learn-demo: done in ${times.total.toFixed(0)} s; phases ${JSON.stringify(Object.fromEntries(Object.entries(times).map(([k, v]) => [k, Math.round(v)])))}\n`)

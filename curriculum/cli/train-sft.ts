@@ -28,6 +28,9 @@ export const trainSftCommand: Command = {
       .option('protocol', { type: 'string', default: 'hermes', choices: ['hermes', 'search-r1'], describe: 'protocol of the demonstrations (must equal the GRPO config protocol)' })
       .option('gym-options', { type: 'string', describe: 'gym options as JSON, e.g. {"topK":3,"observationCap":600} (must equal the GRPO config gym)' })
       .option('max-hops', { type: 'number', default: 0, describe: 'only training questions with at most this many hops (0: all)' })
+      .option('oracle-pages', { type: 'string', default: 'needed', choices: ['needed', 'all'], describe: 'how the oracle reads paged documents: needed (in order until the fact is read) or all' })
+      .option('init-adapter', { type: 'string', describe: 'start from this adapter (a continuation with a new optimizer) instead of a new one' })
+      .option('first-turns', { type: 'number', default: 0, describe: "also the oracle's first turn of up to N other training questions (short copy-the-name sequences)" })
       .option('epochs', { type: 'number', default: 3, describe: 'passes over the oracle demonstrations' })
       .option('batch', { type: 'number', default: 16, describe: 'sequences per optimizer step' })
       .option('lr', { type: 'number', default: 1e-3, describe: 'AdamW learning rate of the LoRA weights' })
@@ -55,6 +58,9 @@ export const trainSftCommand: Command = {
       protocol: a.protocol,
       gym: parseGymJson(a['gym-options']),
       maxHops: a['max-hops'],
+      oraclePages: a['oracle-pages'],
+      initAdapter: a['init-adapter'],
+      firstTurns: a['first-turns'],
       log: a.quiet ? undefined : (l: string) => process.stderr.write(l + '\n'),
     })
     process.stdout.write(`train sft: ${r.solved}/${r.episodes} oracle episodes, ${r.steps} steps, final loss ${r.finalLoss.toFixed(4)}; adapter ${r.adapterDir}\n`)

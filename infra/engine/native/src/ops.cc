@@ -180,6 +180,110 @@ __attribute__((target("avx512f"))) double expShifted512(const float* x, int64_t 
 }
 #endif
 
+#ifdef SG_X86
+/** out[j] = x · rows[j] for j in [0, count) (x as nv vectors of 16; rows `stride` apart): 16 rows at a time summed by
+ *  one transpose-and-add tree, the tail one reduction each. Fixed order, so deterministic. */
+__attribute__((target("avx512f"))) void rowDots512(const __m512* x, int64_t nv, const float* rows, int64_t stride, int64_t count,
+                                                    float* out) {
+  int64_t j0 = 0;
+  for (; j0 + 16 <= count; j0 += 16) {
+    __m512 acc[16];
+    for (int jj = 0; jj < 16; jj++) {
+      const float* r = rows + (j0 + jj) * stride;
+      __m512 a = _mm512_mul_ps(x[0], _mm512_loadu_ps(r));
+      for (int64_t i = 1; i < nv; i++) a = _mm512_fmadd_ps(x[i], _mm512_loadu_ps(r + 16 * i), a);
+      acc[jj] = a;
+    }
+    _mm512_storeu_ps(out + j0, sum16(acc));
+  }
+  for (int64_t j = j0; j < count; j++) {
+    const float* r = rows + j * stride;
+    __m512 a = _mm512_mul_ps(x[0], _mm512_loadu_ps(r));
+    for (int64_t i = 1; i < nv; i++) a = _mm512_fmadd_ps(x[i], _mm512_loadu_ps(r + 16 * i), a);
+    out[j] = _mm512_reduce_add_ps(a);
+  }
+}
+
+/** attentionBackwardHead (below) for D a multiple of 16 (≤ 128) with AVX-512: scores and dp by rowDots512, the
+ *  softmax 16 keys at a time, dq accumulated in registers, dk/dv rows updated with one FMA per 16 lanes. The same
+ *  math in a fixed order (deterministic); rounding differs from the scalar head, within the contract's tolerance. */
+__attribute__((target("avx512f"))) void attentionBackwardHead512(const float* q, const float* k, const float* v, const float* dy,
+                                                                  int64_t T, int64_t qStart, int64_t H, int64_t KV, int64_t D,
+                                                                  int64_t kvh, float* dq, float* dk, float* dv) {
+  const int64_t group = H / KV, stride = KV * D, nv = D / 16;
+  const float scale = 1.f / std::sqrt((float)D);
+  std::vector<float> p(qStart + T + 16), dp(qStart + T + 16);
+  const float* kb = k + kvh * D;
+  const float* vb = v + kvh * D;
+  float* dkb = dk + kvh * D;
+  float* dvb = dv + kvh * D;
+  for (int64_t i = 0; i < T; i++) {
+    const int64_t count = qStart + i + 1;
+    for (int64_t h = kvh * group; h < (kvh + 1) * group; h++) {
+      const float* qr = q + (i * H + h) * D;
+      const float* g = dy + (i * H + h) * D;
+      __m512 qs[8], qv[8], gv[8], dqa[8];
+      for (int64_t c = 0; c < nv; c++) {
+        qv[c] = _mm512_loadu_ps(qr + 16 * c);
+        qs[c] = _mm512_mul_ps(qv[c], _mm512_set1_ps(scale));
+        gv[c] = _mm512_loadu_ps(g + 16 * c);
+        dqa[c] = _mm512_setzero_ps();
+      }
+      rowDots512(qs, nv, kb, stride, count, p.data());
+      rowDots512(gv, nv, vb, stride, count, dp.data());
+      __m512 vmax = _mm512_set1_ps(-std::numeric_limits<float>::infinity());
+      int64_t j = 0;
+      for (; j + 16 <= count; j += 16) vmax = _mm512_max_ps(vmax, _mm512_loadu_ps(p.data() + j));
+      const __mmask16 tail = (__mmask16)((1u << (count - j)) - 1);
+      if (j < count) vmax = _mm512_mask_max_ps(vmax, tail, vmax, _mm512_maskz_loadu_ps(tail, p.data() + j));
+      const __m512 vm = _mm512_set1_ps(_mm512_reduce_max_ps(vmax));
+      __m512 vs = _mm512_setzero_ps();
+      for (j = 0; j + 16 <= count; j += 16) {
+        const __m512 e = exp512(_mm512_sub_ps(_mm512_loadu_ps(p.data() + j), vm));
+        _mm512_storeu_ps(p.data() + j, e);
+        vs = _mm512_add_ps(vs, e);
+      }
+      if (j < count) {
+        const __m512 e = exp512(_mm512_sub_ps(_mm512_maskz_loadu_ps(tail, p.data() + j), vm));
+        _mm512_mask_storeu_ps(p.data() + j, tail, e);
+        vs = _mm512_mask_add_ps(vs, tail, vs, e);
+      }
+      const __m512 inv = _mm512_set1_ps(1.f / _mm512_reduce_add_ps(vs));
+      // p ← p / Σ; pdp = Σ p·dp
+      __m512 vpdp = _mm512_setzero_ps();
+      for (j = 0; j + 16 <= count; j += 16) {
+        const __m512 pj = _mm512_mul_ps(_mm512_loadu_ps(p.data() + j), inv);
+        _mm512_storeu_ps(p.data() + j, pj);
+        vpdp = _mm512_fmadd_ps(pj, _mm512_loadu_ps(dp.data() + j), vpdp);
+      }
+      if (j < count) {
+        const __m512 pj = _mm512_maskz_mul_ps(tail, _mm512_maskz_loadu_ps(tail, p.data() + j), inv);
+        _mm512_mask_storeu_ps(p.data() + j, tail, pj);
+        vpdp = _mm512_mask3_fmadd_ps(pj, _mm512_maskz_loadu_ps(tail, dp.data() + j), vpdp, tail);
+      }
+      const float pdp = _mm512_reduce_add_ps(vpdp);
+      for (j = 0; j < count; j++) {
+        const float pj = p[j];
+        const __m512 wp = _mm512_set1_ps(pj);
+        float* dvr = dvb + j * stride;
+        for (int64_t c = 0; c < nv; c++) _mm512_storeu_ps(dvr + 16 * c, _mm512_fmadd_ps(wp, gv[c], _mm512_loadu_ps(dvr + 16 * c)));
+        const float ds = pj * (dp[j] - pdp) * scale;
+        if (ds == 0.f) continue;
+        const __m512 wd = _mm512_set1_ps(ds);
+        const float* kr = kb + j * stride;
+        float* dkr = dkb + j * stride;
+        for (int64_t c = 0; c < nv; c++) {
+          dqa[c] = _mm512_fmadd_ps(wd, _mm512_loadu_ps(kr + 16 * c), dqa[c]);
+          _mm512_storeu_ps(dkr + 16 * c, _mm512_fmadd_ps(wd, qv[c], _mm512_loadu_ps(dkr + 16 * c)));
+        }
+      }
+      float* dqr = dq + (i * H + h) * D;
+      for (int64_t c = 0; c < nv; c++) _mm512_storeu_ps(dqr + 16 * c, _mm512_add_ps(_mm512_loadu_ps(dqr + 16 * c), dqa[c]));
+    }
+  }
+}
+#endif
+
 using AttendFn = void (*)(const float*, const float*, const float*, int64_t, int64_t, int64_t, float, float*, float*);
 /** The row kernel every attention forward uses for head dim D: AVX-512 when the gemm kernel is avx512 (so
  *  SEARCHGYM_NATIVE_GEMM=portable also selects the scalar row) and D fits, else the scalar attendRow. */
@@ -352,8 +456,8 @@ void attentionSegments(const float* q, const float* const* kc, const float* cons
 namespace {
 /** Backward of one sequence's queries [T,H,D] (absolute positions qStart..) for the query heads of kv head kvh;
  *  keys/values [S,KV,D] from position 0. Adds into dq (rows of those heads), dk and dv (rows of kvh). */
-void attentionBackwardHead(const float* q, const float* k, const float* v, const float* dy, int64_t T, int64_t qStart, int64_t H,
-                           int64_t KV, int64_t D, int64_t kvh, float* dq, float* dk, float* dv) {
+void attentionBackwardHeadScalar(const float* q, const float* k, const float* v, const float* dy, int64_t T, int64_t qStart,
+                                 int64_t H, int64_t KV, int64_t D, int64_t kvh, float* dq, float* dk, float* dv) {
   const int64_t group = H / KV, stride = KV * D;
   const float scale = 1.f / std::sqrt((float)D);
   std::vector<float> p(qStart + T), dp(qStart + T);
@@ -393,6 +497,15 @@ void attentionBackwardHead(const float* q, const float* k, const float* v, const
       }
     }
   }
+}
+/** One (sequence, kv head) of the attention backward: the AVX-512 head where the forward uses attendRow512 (same
+ *  selection rule: gemm kernel avx512, D a multiple of 16 up to 128), else the scalar one. */
+void attentionBackwardHead(const float* q, const float* k, const float* v, const float* dy, int64_t T, int64_t qStart, int64_t H,
+                           int64_t KV, int64_t D, int64_t kvh, float* dq, float* dk, float* dv) {
+#ifdef SG_X86
+  if (pickAttend(D) != attendRow) return attentionBackwardHead512(q, k, v, dy, T, qStart, H, KV, D, kvh, dq, dk, dv);
+#endif
+  attentionBackwardHeadScalar(q, k, v, dy, T, qStart, H, KV, D, kvh, dq, dk, dv);
 }
 }  // namespace
 
