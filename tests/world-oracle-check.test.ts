@@ -98,3 +98,22 @@ test('the oracle check over worker threads gives the same runs as in one thread'
   expect(workersOnly.total).toBe(200)
   expect(strip(workersOnly)).toEqual(strip(oneMany))
 })
+
+test("the check's oracle reads only the pages a hop needs by default, in every thread, with the same outcomes as reading all", async () => {
+  const { checkWorldFolder } = await import('../agent/policy/oracle-check')
+  const cli = await sharedTinyWorld()
+  const qas = readQaAll(cli.dir).slice(0, 200)
+  // A small observation cap pages most tiny documents (gym/pages), so how the oracle reads pages shows in its turns.
+  const gym = { observationCap: 300 }
+  const all = await checkWorldFolder(cli.dir, qas, { workers: 1, quiet: true, gym, pages: 'all' })
+  const needed = await checkWorldFolder(cli.dir, qas, { workers: 1, quiet: true, gym })
+  const neededWorkers = await checkWorldFolder(cli.dir, qas, { workers: 2, thisThread: false, quiet: true, gym })
+  // (at this cap some search results are cut too and a few questions fail — in both modes alike, checked below)
+  expect(all.solved).toBeGreaterThan(qas.length * 0.75)
+  // the same questions solved, the same failures with the same reasons: the check's rows (and the world hash) agree
+  const outcome = (r: typeof all) => ({ solved: r.solved, failures: r.failures.map((f) => [f.qaId, f.failure, f.f1]) })
+  expect(outcome(needed)).toEqual(outcome(all))
+  // fewer pages read: the oracle's turns drop (the default is 'needed', and it reaches the worker threads)
+  expect(needed.turns.max).toBeLessThan(all.turns.max)
+  expect(neededWorkers.turns).toEqual(needed.turns)
+})

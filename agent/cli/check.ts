@@ -17,6 +17,7 @@ interface CheckArgs {
   concurrency: number
   json?: string
   workers?: number
+  pages: 'all' | 'needed'
 }
 
 export const checkCommand: Command = {
@@ -29,7 +30,8 @@ export const checkCommand: Command = {
       .option('limit', { type: 'number', describe: 'check only the first N questions' })
       .option('concurrency', { type: 'number', default: 8, describe: 'questions checked at once (in-process)' })
       .option('json', { type: 'string', describe: 'write the full report (every failure) to this JSON file' })
-      .option('workers', { type: 'number', describe: 'worker threads over question shards (default: SEARCHGYM_WORKERS, else the cores up to 8; 1 = in-process with --concurrency)' }),
+      .option('workers', { type: 'number', describe: 'worker threads over question shards (default: SEARCHGYM_WORKERS, else the cores up to 8; 1 = in-process with --concurrency)' })
+      .option('pages', { choices: ['all', 'needed'], default: 'needed', describe: 'how the oracle reads a paged document: only the pages a hop needs (page 1, then on until the fact is read) or all of them when it opens one' }),
   handler: handler(async (raw: ArgumentsCamelCase) => {
     const a = raw as unknown as CheckArgs
     if (a.limit !== undefined && (!Number.isInteger(a.limit) || a.limit < 1)) throw new GymError('cli.bad_limit', '--limit must be a positive integer')
@@ -42,8 +44,8 @@ export const checkCommand: Command = {
       if (a.workers !== undefined && (!Number.isInteger(a.workers) || a.workers < 1)) throw new GymError('cli.bad_workers', '--workers must be a positive integer')
       const r =
         a.workers === 1
-          ? await checkWithOracle(gymWorld, worldOracleKnowledge(w), qas, { concurrency: a.concurrency })
-          : await checkWorldFolder(a.dir, qas, { workers: a.workers })
+          ? await checkWithOracle(gymWorld, worldOracleKnowledge(w), qas, { concurrency: a.concurrency, pages: a.pages })
+          : await checkWorldFolder(a.dir, qas, { workers: a.workers, pages: a.pages })
       const out = process.stdout
       out.write(`oracle check of ${a.dir}: ${r.solved}/${r.total} solved (${((100 * r.solved) / r.total).toFixed(2)}%), mean F1 ${r.meanF1.toFixed(4)}\n`)
       for (const [t, c] of Object.entries(r.byType).sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0)))

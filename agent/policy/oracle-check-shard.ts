@@ -8,7 +8,11 @@ import { makeResolvedEnv, gymWorldFromIndex, resolveGymOptions, type GymOptions,
 import { openSearchIndex, worldReader, type Qa, type World } from '../../world'
 import { withMemoSearch, type MemoStats } from './memo-search'
 import { runOracle, type OracleRun } from './oracle'
+import type { OraclePlanOptions } from './oracle-plan'
 import { worldOracleKnowledge, type WorldOracleKnowledge } from './oracle-knowledge'
+
+/** How the check's oracle reads a paged document: every page when opened, or only until the hop's fact is read. */
+export type CheckPages = NonNullable<OraclePlanOptions['pages']>
 
 /** From this many distinct path edges on, one scan of the edge and verification tables beats a query per edge. */
 const PREFETCH_MIN_EDGES = 1000
@@ -36,16 +40,18 @@ export class CheckRunner {
     private readonly world: GymWorld & { memo: MemoStats },
     private readonly k: WorldOracleKnowledge,
     private readonly gym: GymOptions,
+    private readonly plan: OraclePlanOptions | undefined,
   ) {}
 
-  /** Open the world's index and knowledge; `edges`: the pool's path edges, read in one scan. */
-  static async open(w: World, gym: Partial<GymOptions>, edges: readonly string[]): Promise<CheckRunner> {
+  /** Open the world's index and knowledge; `edges`: the pool's path edges, read in one scan; `pages`: how the oracle
+   *  reads paged documents (oracle-plan's option; undefined: its default). */
+  static async open(w: World, gym: Partial<GymOptions>, edges: readonly string[], pages?: CheckPages): Promise<CheckRunner> {
     const index = await openSearchIndex(w, { quiet: true })
     const world = withMemoSearch(gymWorldFromIndex('check', index, []))
     const k = worldOracleKnowledge(worldReader(w.db))
     prefetchEdges(k, edges)
     // Options are validated once here, not once per question's env.
-    return new CheckRunner(world, k, resolveGymOptions(gym))
+    return new CheckRunner(world, k, resolveGymOptions(gym), pages === undefined ? undefined : { maxQueriesPerPage: 6, pages })
   }
 
   /** The oracle over `qas`, in order; `tick(n)` every TICK_EVERY questions (the event loop gets a turn then). */
@@ -53,7 +59,7 @@ export class CheckRunner {
     const runs: OracleRun[] = []
     let pending = 0
     for (const qa of qas) {
-      runs.push(await runOracle(makeResolvedEnv(this.world, qa, this.gym), qa, this.k))
+      runs.push(await runOracle(makeResolvedEnv(this.world, qa, this.gym), qa, this.k, this.plan))
       if (++pending >= TICK_EVERY) {
         tick(pending)
         pending = 0

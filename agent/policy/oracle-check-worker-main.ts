@@ -6,13 +6,15 @@ import { parentPort, workerData } from 'node:worker_threads'
 import type { GymOptions } from '../../gym'
 import { openWorld, type Qa } from '../../world'
 import type { OracleRun } from './oracle'
-import { CheckRunner } from './oracle-check-shard'
+import { CheckRunner, type CheckPages } from './oracle-check-shard'
 
 export interface CheckWorkerData {
   dir: string
   gym: Partial<GymOptions>
   /** The pool's path edges (prefetched in one scan). */
   edges: string[]
+  /** How the oracle reads paged documents (undefined: oracle-plan's default). */
+  pages?: CheckPages
 }
 /** Scheduler → worker: a chunk of questions, or 'end' (no more work: finish and exit). */
 export type CheckWorkerRequest = { kind: 'chunk'; chunk: number; qas: Qa[] } | { kind: 'end' }
@@ -37,7 +39,7 @@ async function main(): Promise<void> {
   })
   const w = openWorld(data.dir, { allowIncomplete: true })
   try {
-    const runner = await CheckRunner.open(w, data.gym, data.edges)
+    const runner = await CheckRunner.open(w, data.gym, data.edges, data.pages)
     try {
       for (let i = 0; i < WORKER_CHUNKS_IN_FLIGHT; i++) port.postMessage({ kind: 'want' } satisfies CheckWorkerMessage)
       for (;;) {

@@ -1,17 +1,24 @@
 // bench/perf/oracle-check: the oracle check alone on a built world — the first N questions of the pool in this
 // thread (workers 1) or sharded over worker threads — with CPU seconds (user+sys, worker threads included), wall
 // seconds and questions per CPU second; the failure count must stay what the build's check stage recorded.
-// Usage: node bin/run-ts.mjs bench/perf/oracle-check.ts WORLD_DIR [--every 10] [--n 5000] [--workers 1]
-// (--every K: every K-th question of the pool, a sample of every type and hop count)
+// Usage: node bin/run-ts.mjs bench/perf/oracle-check.ts WORLD_DIR [--every 10] [--n 5000] [--workers 1] [--pages all|needed]
+// (--every K: every K-th question of the pool, a sample of every type and hop count; --pages: how the oracle reads paged
+// documents. outcomeDigest: sha256 of every question's (id, solved, failure) — equal digests, equal check rows.)
+import { createHash } from 'node:crypto'
 import { parseArgs } from 'node:util'
 import { loadavg } from 'node:os'
 import { checkWorldFolder } from '../../agent'
 import { openWorld, readQa } from '../../world'
 
-const { values: a, positionals } = parseArgs({ allowPositionals: true, options: { n: { type: 'string' }, every: { type: 'string', default: '1' }, workers: { type: 'string', default: '1' } } })
+const { values: a, positionals } = parseArgs({ allowPositionals: true, options: { n: { type: 'string' }, every: { type: 'string', default: '1' }, workers: { type: 'string', default: '1' }, pages: { type: 'string' } } })
 const dir = positionals[0]
 if (!dir) {
   process.stderr.write('usage: oracle-check.ts WORLD_DIR [--every K] [--n N] [--workers K]\n')
+  process.exit(2)
+}
+const pages = a.pages
+if (pages !== undefined && pages !== 'all' && pages !== 'needed') {
+  process.stderr.write(`--pages must be all or needed, got ${JSON.stringify(pages)}\n`)
   process.exit(2)
 }
 const w = openWorld(dir, { allowIncomplete: true })
@@ -27,9 +34,12 @@ const cpu = () => {
 const load0 = loadavg()[0]
 const w0 = performance.now()
 const c0 = cpu()
-const r = await checkWorldFolder(dir, qas, { workers: Number(a.workers), quiet: true })
+const r = await checkWorldFolder(dir, qas, { workers: Number(a.workers), quiet: true, pages })
 const wall = (performance.now() - w0) / 1000
 const c = cpu() - c0
+const failed = new Map(r.failures.map((f) => [f.qaId, f.failure ?? `F1 ${f.f1}`]))
+const digest = createHash('sha256')
+for (const q of qas) digest.update(`${q.id}\t${failed.has(q.id) ? 0 : 1}\t${failed.get(q.id) ?? ''}\n`)
 process.stdout.write(
-  JSON.stringify({ questions: qas.length, workers: r.workers, solved: r.solved, failures: r.failures.length, byCause: r.byCause, wallSeconds: +wall.toFixed(2), cpuSeconds: +c.toFixed(2), questionsPerCpuSecond: Math.round(qas.length / c), loadAvg: [+load0.toFixed(1), +loadavg()[0].toFixed(1)] }) + '\n',
+  JSON.stringify({ questions: qas.length, pages: pages ?? 'default', turnsP50: r.turns.p50, turnsMax: r.turns.max, outcomeDigest: digest.digest('hex').slice(0, 16), workers: r.workers, solved: r.solved, failures: r.failures.length, byCause: r.byCause, wallSeconds: +wall.toFixed(2), cpuSeconds: +c.toFixed(2), questionsPerCpuSecond: Math.round(qas.length / c), loadAvg: [+load0.toFixed(1), +loadavg()[0].toFixed(1)] }) + '\n',
 )
