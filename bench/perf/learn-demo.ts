@@ -11,7 +11,7 @@
 //          [--held-out 600] [--eval-max-hops 2] [--steps 16] [--grpo-lr 3e-4] [--reward f1|f1+retrieval|…] (the GRPO
 //          reward spec; the held-out evaluation is always F1) [--sft-batch 8] [--max-turns 14] [--sft-only] (stop after scoring the SFT start)
 //          [--copy-first-turns N] [--copy-epochs 2] (a second SFT phase with N first-turn sequences, below)
-//          [--polish-epochs P] (a third SFT phase on the demonstrations alone, below)
+//          [--polish-epochs P] (a third SFT phase on the demonstrations alone, below) [--grpo-batch 64]
 //          [--reward-ablation] (issue 14: also two-stage with the process and the cost reward, from the same start)
 // Defaults: the `small` world (3,465 training questions), the `tiny` model (0.31 M parameters) with the world tokenizer,
 // LoRA rank 64 (full rank at width 64) plus LoRA on the input embedding, SFT at lr 1e-3 — the earlier attempts used
@@ -64,7 +64,7 @@ const S = {
   grpoLr: num('grpo-lr', 3e-4),
   reward: arg('reward', 'f1'),
   groupSize: 8,
-  batchSize: 32,
+  batchSize: num('grpo-batch', 64), // trajectories per GRPO step: 8 questions × groupSize 8
   switchSteps: 8,
   // The oracle needs a median of 7 turns (mean 8) for a 2-hop question here (page by page, reading lazily): 14 leaves room.
   maxTurns: num('max-turns', 14),
