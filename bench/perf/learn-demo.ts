@@ -11,6 +11,7 @@
 //          [--held-out 600] [--eval-max-hops 2] [--steps 16] [--grpo-lr 3e-4] [--reward f1|f1+retrieval|…] (the GRPO
 //          reward spec; the held-out evaluation is always F1) [--sft-batch 8] [--max-turns 14] [--sft-only] (stop after scoring the SFT start)
 //          [--copy-first-turns N] [--copy-epochs 2] (a second SFT phase with N first-turn sequences, below)
+//          [--polish-epochs P] (a third SFT phase on the demonstrations alone, below) [--grpo-batch 64]
 //          [--reward-ablation] (issue 14: also two-stage with the process and the cost reward, from the same start)
 // Defaults: the `small` world (3,465 training questions), the `tiny` model (0.31 M parameters) with the world tokenizer,
 // LoRA rank 64 (full rank at width 64) plus LoRA on the input embedding, SFT at lr 1e-3 — the earlier attempts used
@@ -63,7 +64,7 @@ const S = {
   grpoLr: num('grpo-lr', 3e-4),
   reward: arg('reward', 'f1'),
   groupSize: 8,
-  batchSize: 32,
+  batchSize: num('grpo-batch', 64), // trajectories per GRPO step: 8 questions × groupSize 8
   switchSteps: 8,
   // The oracle needs a median of 7 turns (mean 8) for a 2-hop question here (page by page, reading lazily): 14 leaves room.
   maxTurns: num('max-turns', 14),
@@ -109,6 +110,17 @@ if (copyTurns > 0) {
       '--lora-rank', String(S.loraRank), '--lora-embed', '--backend', backend])
   start = join(sft2, 'adapter')
 }
+// --polish-epochs P: a third SFT phase from that adapter on the demonstrations alone (batch --sft-batch): the copy
+// phase's batches are mostly short first turns, and the later turns of an episode drift while the first improves.
+const polish = Number(arg('polish-epochs', '0'))
+if (polish > 0) {
+  const sft3 = join(out, 'sft-polish')
+  if (!existsSync(join(sft3, 'adapter')))
+    cli('train sft (polish)', ['train', 'sft', '--world', world, '--model', model, '--out', sft3, '--protocol', PROTOCOL, '--gym-options', JSON.stringify(GYM), '--max-hops', String(S.sftMaxHops),
+      '--init-adapter', start, '--epochs', String(polish), '--batch', String(S.sftBatch), '--lr', String(S.sftLr), '--held-out', String(S.heldOut),
+      '--lora-rank', String(S.loraRank), '--lora-embed', '--backend', backend])
+  start = join(sft3, 'adapter')
+}
 // The evaluation slice: the held-out training questions within the SFT's hop range (the ids `train sft` held out).
 const evalIds = join(out, 'eval-ids.json')
 if (!existsSync(evalIds)) {
@@ -129,7 +141,7 @@ function benchAdapter(phase: string, adapter: string, run: string): void {
 }
 
 // The SFT start on the held-out slice first: if it scores nothing, GRPO sees all-0 groups and cannot learn.
-const sftBench = join(out, copyTurns > 0 ? 'bench-sft-copy' : 'bench-sft')
+const sftBench = join(out, polish > 0 ? 'bench-sft-polish' : copyTurns > 0 ? 'bench-sft-copy' : 'bench-sft')
 benchAdapter('bench sft', start, sftBench)
 if (flag('sft-only')) {
   process.stdout.write(`learn-demo: SFT start scored in ${sftBench} (--sft-only: stopping before GRPO)\n`)
