@@ -6,7 +6,7 @@ import { join, resolve } from 'node:path'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { makeEnv, openGymWorld, resolveGymOptions, scoreAnswer } from '../gym'
 import { ConfigError } from '../infra/errors'
-import { oraclePolicy, type OracleProtocol } from '../agent'
+import { ORACLE_MAX_QUERIES_PER_PAGE, oraclePolicy, type OracleProtocol } from '../agent'
 import { worldOracleKnowledge } from '../agent'
 import { runEpisode } from '../agent'
 import { sequenceOfTrajectory, sftTrain } from '../agent'
@@ -57,6 +57,7 @@ export async function runSft(o: SftRunOptions): Promise<{ episodes: number; solv
   if (o.gym && Object.prototype.hasOwnProperty.call(o.gym, 'protocol')) throw new ConfigError('sft.gym', 'gym options may not set protocol: use --protocol')
   if (o.gym) resolveGymOptions(o.gym)
   const pages = o.oraclePages ?? 'needed'
+  const plan = { maxQueriesPerPage: ORACLE_MAX_QUERIES_PER_PAGE, pages }
   if (pages !== 'all' && pages !== 'needed') throw new ConfigError('sft.oracle_pages', `--oracle-pages must be all or needed, got '${String(pages)}'`)
   const w = openWorld(o.world)
   const gw = await openGymWorld(o.world)
@@ -75,7 +76,7 @@ export async function runSft(o: SftRunOptions): Promise<{ episodes: number; solv
     let solved = 0
     for (const qa of qas) {
       const env = makeEnv(gw, qa, { ...o.gym, protocol, budgets: { maxTurns: Math.max(16, 2 * qa.hops + 4), maxResponseTokens: DEFAULT_TRAIN_CONFIG.maxTokensPerTurn, maxContextTokens: learner.model.config.maxPositionEmbeddings } })
-      const rec = await runEpisode(qa, env, oraclePolicy(qa, knowledge, { maxQueriesPerPage: 6, pages }, protocol, o.gym?.accessByTitle === true), { maxTurns: 200, scorer: scoreAnswer })
+      const rec = await runEpisode(qa, env, oraclePolicy(qa, knowledge, plan, protocol, o.gym?.accessByTitle === true), { maxTurns: 200, scorer: scoreAnswer })
       if (rec.status !== 'ok' || rec.f1 < 1) continue
       const seq = sequenceOfTrajectory(codec, rec)
       if (seq.ids.length > learner.model.config.maxPositionEmbeddings) continue
@@ -90,7 +91,7 @@ export async function runSft(o: SftRunOptions): Promise<{ episodes: number; solv
       for (const qa of others) {
         const env = makeEnv(gw, qa, { ...o.gym, protocol })
         const initial = await env.initialObservation()
-        const turn = await oraclePolicy(qa, knowledge, { maxQueriesPerPage: 6, pages }, protocol, o.gym?.accessByTitle === true).act(initial)
+        const turn = await oraclePolicy(qa, knowledge, plan, protocol, o.gym?.accessByTitle === true).act(initial)
         seqs.push(sequenceOfTrajectory(codec, { initial, turns: [{ text: turn.text, observation: [] }] } as unknown as Parameters<typeof sequenceOfTrajectory>[1]))
         firstTurns++
       }

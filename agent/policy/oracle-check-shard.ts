@@ -8,7 +8,7 @@ import { makeResolvedEnv, gymWorldFromIndex, resolveGymOptions, type GymOptions,
 import { openSearchIndex, worldReader, type Qa, type World } from '../../world'
 import { withMemoSearch, type MemoStats } from './memo-search'
 import { runOracle, type OracleRun } from './oracle'
-import type { OraclePlanOptions } from './oracle-plan'
+import { ORACLE_MAX_QUERIES_PER_PAGE, type OraclePlanOptions } from './oracle-plan'
 import { worldOracleKnowledge, type WorldOracleKnowledge } from './oracle-knowledge'
 
 /** How the check's oracle reads a paged document: every page when opened, or only until the hop's fact is read. */
@@ -51,7 +51,7 @@ export class CheckRunner {
     const k = worldOracleKnowledge(worldReader(w.db))
     prefetchEdges(k, edges)
     // Options are validated once here, not once per question's env.
-    return new CheckRunner(world, k, resolveGymOptions(gym), pages === undefined ? undefined : { maxQueriesPerPage: 6, pages })
+    return new CheckRunner(world, k, resolveGymOptions(gym), pages === undefined ? undefined : { maxQueriesPerPage: ORACLE_MAX_QUERIES_PER_PAGE, pages })
   }
 
   /** The oracle over `qas`, in order; `tick(n)` every TICK_EVERY questions (the event loop gets a turn then). */

@@ -15,6 +15,7 @@ import { openSearchIndex, openWorld, worldEngine, worldReader, type Qa, type QaT
 import { runOracle, type OracleKnowledge, type OracleRun } from './oracle'
 import { CheckRunner, pathEdges, prefetchPaths, type CheckPages } from './oracle-check-shard'
 import { worldOracleKnowledge } from './oracle-knowledge'
+import { ORACLE_MAX_QUERIES_PER_PAGE } from './oracle-plan'
 import { withMemoSearch } from './memo-search'
 import type { CheckWorkerData, CheckWorkerMessage, CheckWorkerRequest } from './oracle-check-worker-main'
 
@@ -65,7 +66,7 @@ export async function checkWithOracle(
   const runs = await pMap(
     qas,
     async (qa) => {
-      const r = await runOracle(makeEnv(world, qa, gym), qa, k, { maxQueriesPerPage: 6, pages: opts.pages ?? CHECK_PAGES })
+      const r = await runOracle(makeEnv(world, qa, gym), qa, k, { maxQueriesPerPage: ORACLE_MAX_QUERIES_PER_PAGE, pages: opts.pages ?? CHECK_PAGES })
       bar.tick()
       return r
     },

@@ -59,6 +59,9 @@ export function resultUrls(obs: string): string[] {
   return out
 }
 
+/** Search attempts per page before the oracle gives up: the default of every plan (check, SFT, tests). */
+export const ORACLE_MAX_QUERIES_PER_PAGE = 6
+
 export interface OraclePlanOptions {
   /** Search attempts per page before giving up (default 6). */
   maxQueriesPerPage: number
@@ -69,7 +72,7 @@ export interface OraclePlanOptions {
 }
 
 /** The plan for one QA. Drive it with gen.next(observationText); it returns the answer or throws OracleFailure. */
-export function* oraclePlan(qa: Qa, k: OracleKnowledge, opts: OraclePlanOptions = { maxQueriesPerPage: 6 }): Generator<OracleCall, string, string> {
+export function* oraclePlan(qa: Qa, k: OracleKnowledge, opts: OraclePlanOptions = { maxQueriesPerPage: ORACLE_MAX_QUERIES_PER_PAGE }): Generator<OracleCall, string, string> {
   /** url → accessed text (title on the first line); pages read of a paged document, of how many. */
   const opened = new Map<string, string>()
   const paging = new Map<string, { read: number; of: number }>()
