@@ -2,7 +2,9 @@
 // one JSON line to --out: a learner step (tokens/s over timed steps after one warm-up, loss, peak bytes) or the
 // sampler (new tokens/s at a batch). One configuration per process, so an out-of-memory run does not take the others
 // down and each peak is its own. --mode emu runs the same code on the emulated build (the host dry-run).
-// Usage: node bin/run-ts.mjs bench/gpu/bench.ts --mode device|emu --out FILE
+// --profile: every backend call is bracketed by synchronize() and timed; the record gets the time per backend method
+// of the timed part (where a step's time goes; the syncs cost a little, so tokens/s of a profiled run is a floor).
+// Usage: node bin/run-ts.mjs bench/gpu/bench.ts --mode device|emu --out FILE [--profile]
 //          (--learner SHAPE --batch B --seq T [--steps 2] [--loss ppo|cross_entropy] [--lr 1e-5] | --sampler SHAPE --batch B --prompt T --new N)
 import { appendFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
@@ -30,6 +32,7 @@ const { values: a } = parseArgs({
     seed: { type: 'string', default: '1' },
     loss: { type: 'string', default: 'ppo' },
     lr: { type: 'string', default: '1e-5' },
+    profile: { type: 'boolean', default: false },
   },
   strict: true,
 })
@@ -51,8 +54,30 @@ const seed = int(a.seed, '--seed')
 const rng = new Rng(seed)
 const record: Record<string, unknown> = { kind: a.learner ? 'learner' : 'sampler', shape: shapeName, batch: B, mode: a.mode, date: new Date().toISOString() }
 const t0 = performance.now()
+/** Per-method time (ms) and calls of the backend, each call bracketed by synchronize(); off until `on` is set. */
+const prof = { on: false, ms: new Map<string, number>(), calls: new Map<string, number>() }
+function profiled<T extends object>(be: T & { synchronize(): void }): T {
+  const skip = new Set(['synchronize', 'memory', 'reshape', 'release', 'device'])
+  return new Proxy(be, {
+    get(target, key, recv) {
+      const v = Reflect.get(target, key, recv)
+      if (typeof v !== 'function' || typeof key !== 'string' || skip.has(key)) return typeof v === 'function' ? v.bind(target) : v
+      return (...args: unknown[]) => {
+        if (!prof.on) return v.apply(target, args)
+        target.synchronize()
+        const t = performance.now()
+        const out = v.apply(target, args)
+        target.synchronize()
+        prof.ms.set(key, (prof.ms.get(key) ?? 0) + performance.now() - t)
+        prof.calls.set(key, (prof.calls.get(key) ?? 0) + 1)
+        return out
+      }
+    },
+  })
+}
 try {
-  const be = createCudaBackend({ mode: a.mode as 'device' | 'emu' })
+  const raw = createCudaBackend({ mode: a.mode as 'device' | 'emu' })
+  const be = a.profile ? profiled(raw) : raw
   record.device = be.device
   const model = new Qwen3Lora(be, shape, int(a.rank, '--rank'), 64, seed)
   be.synchronize()
@@ -67,6 +92,7 @@ try {
     const step = (): number => model.learnerStep(ids, targets, cu, adv, lr, a.loss as 'ppo' | 'cross_entropy')
     const losses = [step()]
     be.synchronize()
+    prof.on = a.profile === true
     const t1 = performance.now()
     for (let s = 0; s < steps; s++) losses.push(step())
     be.synchronize()
@@ -75,12 +101,17 @@ try {
   } else {
     const T = int(a.prompt, '--prompt'), n = int(a.new, '--new')
     const prompts = Array.from({ length: B }, () => Int32Array.from({ length: T }, () => rng.int(0, shape.vocab)))
+    prof.on = a.profile === true
     const t1 = performance.now()
     const out = model.sample(prompts, n, { temperature: 1, topK: 50, topP: 0.95 }, rng)
     be.synchronize()
     const sec = (performance.now() - t1) / 1000
     const valid = out.every((row) => row.every((id) => id >= 0 && id < shape.vocab))
     Object.assign(record, { prompt: T, newTokens: n, seconds: sec, newTokensPerSecond: (B * n) / sec, idsInVocab: valid })
+  }
+  if (a.profile) {
+    const rows = [...prof.ms].sort((x, y) => y[1] - x[1])
+    record.profileMs = Object.fromEntries(rows.map(([k, ms]) => [k, { ms: Math.round(ms * 10) / 10, calls: prof.calls.get(k) }]))
   }
   const mem = be.memory()
   Object.assign(record, { ok: true, peakBytes: mem.peak, reservedBytes: mem.reserved })

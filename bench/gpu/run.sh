@@ -10,16 +10,21 @@
 # Everything goes to the folder it names at the start (--out DIR, else $OUT/gpu-<time>, else runs/gpu-<time>).
 # --dry-run: what a host without a GPU can do — the same steps with the emulated build (g++ + emu layer) and the tiny
 # shape, plus nvcc compile-only for sm_80/sm_90 and the host checks; the GPU figures are then "not measured".
-# Usage: bench/gpu/run.sh [--dry-run] [--out DIR]
+# --budget S: the whole run's seconds (default 480): each step's limit is cut to what is left, and a step that would
+# start with under 15 s left is recorded "not run (budget)". The steps run most-wanted first: build, contracts, tiny
+# parity, the 0.6B learner and sampler, 0.6B parity, the 4B learners, 4B parity.
+# Usage: bench/gpu/run.sh [--dry-run] [--out DIR] [--budget S]
 set -uo pipefail
 DRY=0
 RES=""
+BUDGET=480
 while [ $# -gt 0 ]; do
   case "$1" in
     --dry-run) DRY=1 ;;
     --out) RES="$2"; shift ;;
-    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
-    *) echo "run.sh: unknown argument '$1' (use --dry-run, --out DIR)" >&2; exit 2 ;;
+    --budget) BUDGET="$2"; shift; [[ "$BUDGET" =~ ^[0-9]+$ ]] || { echo "run.sh: --budget takes whole seconds, got '$BUDGET'" >&2; exit 2; } ;;
+    -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
+    *) echo "run.sh: unknown argument '$1' (use --dry-run, --out DIR, --budget S)" >&2; exit 2 ;;
   esac
   shift
 done
@@ -47,6 +52,18 @@ record() {
   [ $rc -ne 0 ] && [ $rc -ne 124 ] && st="fail($rc)"
   printf '%s\t%s\t%s\n' "$name" "$st" "$(( $(date +%s) - t ))" >> "$STEPS"
   return 0
+}
+# timed NAME LIMIT CMD... : record CMD under `timeout min(LIMIT, what is left of --budget)`
+timed() {
+  local name="$1" limit="$2"; shift 2
+  local left=$(( BUDGET - ($(date +%s) - T0) ))
+  if [ $left -lt 15 ]; then
+    say "$name: not run (budget of $BUDGET s spent)"
+    printf '%s\t%s\t0\n' "$name" "not run (budget)" >> "$STEPS"
+    return 0
+  fi
+  [ $left -lt "$limit" ] && limit=$left
+  record "$name" timeout "$limit" "$@"
 }
 
 # ---- 1. Node ----
@@ -99,38 +116,36 @@ else
 fi
 
 # ---- 3. contract suites on cuda ----
-record "backend + model contract suites on cuda" timeout 240 sh -c "node .gpu-carry/contracts.mjs > '$RES/contracts.txt' 2>&1; rc=\$?; tail -1 '$RES/contracts.txt'; exit \$rc"
+timed "backend + model contract suites on cuda" 240 sh -c "node .gpu-carry/contracts.mjs > '$RES/contracts.txt' 2>&1; rc=\$?; tail -1 '$RES/contracts.txt'; exit \$rc"
 
-# ---- 4. parity with PyTorch + PEFT ----
-if python3 -c 'import torch, transformers, peft, safetensors' 2>/dev/null; then
-  DEV=cpu
-  [ $DRY = 0 ] && DEV=cuda
-  record "parity tiny (reference)" timeout 120 python3 bench/parity/make_reference.py --out "$RES/parity-tiny"
-  record "parity tiny (cuda vs torch)" timeout 120 node .gpu-carry/compare.mjs "$RES/parity-tiny" --backend cuda
-  if [ $DRY = 0 ]; then
-    record "parity qwen3-0.6b (reference)" timeout 180 python3 bench/parity/make_reference.py --shape qwen3-0.6b --tokens 64 --device $DEV --out "$RES/parity-0.6b"
-    record "parity qwen3-0.6b (cuda vs torch)" timeout 180 node --max-old-space-size=16384 .gpu-carry/compare.mjs "$RES/parity-0.6b" --backend cuda
-    if [ "${SKIP_4B_PARITY:-0}" != 1 ]; then
-      record "parity qwen3-4b (reference)" timeout 240 python3 bench/parity/make_reference.py --shape qwen3-4b --tokens 32 --device $DEV --out "$RES/parity-4b"
-      record "parity qwen3-4b (cuda vs torch)" timeout 240 node --max-old-space-size=60000 .gpu-carry/compare.mjs "$RES/parity-4b" --backend cuda
-    fi
+# ---- 4, 5. parity with PyTorch + PEFT, learner and sampler (most-wanted first) ----
+HAVE_TORCH=0
+python3 -c 'import torch, transformers, peft, safetensors' 2>/dev/null && HAVE_TORCH=1
+[ $HAVE_TORCH = 1 ] || { printf 'parity\tskipped (python3 lacks torch/transformers/peft/safetensors)\t0\n' >> "$STEPS"; say "parity skipped: python3 lacks torch/transformers/peft/safetensors"; }
+DEV=cpu
+[ $DRY = 0 ] && DEV=cuda
+# parity SHAPE TOKENS LIMIT HEAP_MB : the PyTorch reference, then the cuda backend against it
+parity() {
+  [ $HAVE_TORCH = 1 ] || return 0
+  local shape="$1" tokens="$2" limit="$3" heap="$4" dir="$RES/parity-$1"
+  timed "parity $shape (reference)" "$limit" python3 bench/parity/make_reference.py --shape "$shape" --tokens "$tokens" --device $DEV --out "$dir"
+  if [ -f "$dir/inputs.json" ]; then
+    timed "parity $shape (cuda vs torch)" "$limit" sh -c "node --max-old-space-size=$heap .gpu-carry/compare.mjs '$dir' --backend cuda; rc=\$?; rm -rf '$dir/model'; exit \$rc"
   fi
-else
-  printf 'parity\tskipped (python3 lacks torch/transformers/peft/safetensors)\t0\n' >> "$STEPS"
-  say "parity skipped: python3 lacks torch/transformers/peft/safetensors"
-fi
-
-# ---- 5. learner and sampler ----
+}
 B="node --max-old-space-size=8192 .gpu-carry/bench.mjs --mode $SG_CUDA_MODE --out $RES/bench.jsonl"
+parity tiny 12 120 4096
 if [ $DRY = 1 ]; then
-  record "learner tiny 2x37 (emulated, ppo)" timeout 300 $B --learner tiny --batch 2 --seq 37 --steps 1
-  record "learner tiny 2x21 (emulated, cross-entropy learns)" timeout 300 $B --learner tiny --batch 2 --seq 21 --steps 2 --loss cross_entropy --lr 1e-2
-  record "sampler tiny 3x9+4 (emulated)" timeout 300 $B --sampler tiny --batch 3 --prompt 9 --new 4
+  timed "learner tiny 2x37 (emulated, ppo)" 300 $B --learner tiny --batch 2 --seq 37 --steps 1
+  timed "learner tiny 2x21 (emulated, cross-entropy learns)" 300 $B --learner tiny --batch 2 --seq 21 --steps 2 --loss cross_entropy --lr 1e-2
+  timed "sampler tiny 3x9+4 (emulated)" 300 $B --sampler tiny --batch 3 --prompt 9 --new 4
 else
-  record "learner qwen3-0.6b 8x2048" timeout 120 $B --learner qwen3-0.6b --batch 8 --seq 2048 --steps 2
-  record "learner qwen3-4b 4x2048" timeout 150 $B --learner qwen3-4b --batch 4 --seq 2048 --steps 2
-  record "learner qwen3-4b 8x2048" timeout 150 $B --learner qwen3-4b --batch 8 --seq 2048 --steps 2
-  record "sampler qwen3-0.6b 64x256+128" timeout 120 $B --sampler qwen3-0.6b --batch 64 --prompt 256 --new 128
+  timed "learner qwen3-0.6b 8x2048" 120 $B --learner qwen3-0.6b --batch 8 --seq 2048 --steps 2
+  timed "sampler qwen3-0.6b 64x256+128" 120 $B --sampler qwen3-0.6b --batch 64 --prompt 256 --new 128
+  parity qwen3-0.6b 64 150 16384
+  timed "learner qwen3-4b 4x2048" 150 $B --learner qwen3-4b --batch 4 --seq 2048 --steps 2
+  timed "learner qwen3-4b 8x2048" 150 $B --learner qwen3-4b --batch 8 --seq 2048 --steps 2
+  [ "${SKIP_4B_PARITY:-0}" = 1 ] || parity qwen3-4b 32 240 60000
 fi
 
 # ---- 6. the table ----
@@ -168,6 +183,19 @@ for key, (a_tps, a_mem, goal, goal_mem) in anchors.items():
     anc = "—" if a_tps is None else f"{a_tps:,} at {a_mem} GiB" if a_mem else f"{a_tps:,}"
     gl = "—" if goal is None else f"≥ {goal:,}" + (f" within {goal_mem} GiB" if goal_mem else "")
     print(f"| {name} | {meas} | {mem} | {anc} | {gl} |")
+parity = []
+for shape in ("tiny", "qwen3-0.6b", "qwen3-4b"):
+    cj = os.path.join(res, f"parity-{shape}", "compare.json")
+    if os.path.exists(cj):
+        c = json.load(open(cj))
+        parity.append(f"| {shape} | {c['baseLogits']:.2e} | {c['loraLogits']:.2e} | {c['loss']['rel']:.2e} | {c['grads']['worst']:.2e} ({c['grads']['tensors']} tensors) | {'PASS' if c['pass'] else 'FAIL'} |")
+if parity:
+    print()
+    print("Parity, cuda backend vs PyTorch + PEFT in float64 (max relative differences; tolerances 1e-4 logits, 1e-5 loss, 1e-3 gradients):")
+    print()
+    print("| shape | base logits | LoRA logits | loss | worst LoRA gradient | |\n| --- | --- | --- | --- | --- | --- |")
+    for line in parity:
+        print(line)
 emu = [r for r in rows if r["mode"] == "emu"]
 if emu:
     print()

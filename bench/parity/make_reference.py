@@ -57,15 +57,26 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", required=True, help="output directory")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--shape", default="tiny", choices=sorted(SHAPES), help="model shape (default tiny)")
+    ap.add_argument("--tokens", type=int, default=64, help="length of the first random sequence for the qwen3-* shapes")
+    ap.add_argument("--device", default="cpu", help="where the float64 reference runs (cpu, cuda)")
     args = ap.parse_args()
+    if args.tokens < 4:
+        ap.error("--tokens must be at least 4")
     os.makedirs(args.out, exist_ok=True)
     torch.manual_seed(args.seed)
+    shape = SHAPES[args.shape]
+    rank, alpha, init_std = shape["rank"], shape["alpha"], shape["init_std"]
+    if args.shape == "tiny":
+        sequences = SEQUENCES
+    else:
+        # Two random sequences of different lengths (run separately: no padding), from a seeded draw.
+        rnd = random.Random(args.seed)
+        vocab = shape["config"]["vocab_size"]
+        sequences = [[rnd.randrange(vocab) for _ in range(n)] for n in (args.tokens, max(4, (3 * args.tokens) // 4))]
 
-    kw = dict(
-        vocab_size=97, hidden_size=64, intermediate_size=128, num_hidden_layers=2, num_attention_heads=4,
-        num_key_value_heads=2, head_dim=16, rms_norm_eps=1e-6, max_position_embeddings=256,
-        tie_word_embeddings=False, attention_bias=False, hidden_act="silu", bos_token_id=95, eos_token_id=96,
-    )
+    kw = dict(shape["config"])
+    kw.update(rms_norm_eps=1e-6, max_position_embeddings=max(256, args.tokens + 8), attention_bias=False, hidden_act="silu")
     if int(transformers.__version__.split(".")[0]) >= 5:
         kw["rope_parameters"] = {"rope_type": "default", "rope_theta": 1_000_000.0}
     else:
@@ -89,17 +100,17 @@ def main():
                 p.normal_(0.0, 0.1)
     pm.save_pretrained(os.path.join(args.out, "adapter"))
 
-    pm = pm.double().to(args.device)
+    pm = pm.to(args.device).double()
     ref = {}
     with torch.no_grad():
         with pm.disable_adapter():
-            for i, seq in enumerate(SEQUENCES):
+            for i, seq in enumerate(sequences):
                 ref[f"base_logits.{i}"] = pm(input_ids=torch.tensor([seq], device=args.device)).logits[0].float().cpu().contiguous()
-        for i, seq in enumerate(SEQUENCES):
+        for i, seq in enumerate(sequences):
             ref[f"lora_logits.{i}"] = pm(input_ids=torch.tensor([seq], device=args.device)).logits[0].float().cpu().contiguous()
 
     loss = torch.zeros((), dtype=torch.float64, device=args.device)
-    for seq in SEQUENCES:
+    for seq in sequences:
         logits = pm(input_ids=torch.tensor([seq[:-1]], device=args.device)).logits[0]
         logp = torch.log_softmax(logits, dim=-1).gather(1, torch.tensor(seq[1:], device=args.device).unsqueeze(1)).squeeze(1)
         loss = loss - (torch.tensor(weights_for(seq), dtype=torch.float64, device=args.device) * logp).sum()
@@ -111,8 +122,8 @@ def main():
             n_grads += 1
     save_file(ref, os.path.join(args.out, "reference.safetensors"))
     meta = {
-        "sequences": SEQUENCES,
-        "weights": [weights_for(s) for s in SEQUENCES],
+        "sequences": sequences,
+        "weights": [weights_for(s) for s in sequences],
         "loss": loss.item(),
         "shape": args.shape,
         "reference_dtype": "float64",
