@@ -1,7 +1,8 @@
 // infra/engine/cuda/emu/cuda_emu.h: a CUDA device-emulation layer so the same kernel sources compile with g++ and
 // run on the host (define SG_EMU). It knows grids, blocks, threads, static __shared__ memory, __syncthreads, warp
-// shuffles/__syncwarp, atomics and the nvcuda::wmma fragment ops (bf16/f16 16x16x16 → f32). It does not know
-// streams, dynamic shared memory, cooperative groups or timing. Correct before fast:
+// shuffles/__syncwarp, atomics and the nvcuda::wmma fragment ops (bf16/f16 16x16x16 → f32), and one dynamic shared
+// memory buffer (setDynamicSmem/dynamicSmem, for kernels/attention_tiles.cuh). It does not know streams, cooperative
+// groups or timing. Correct before fast:
 //  - a block's threads are fibers (own stacks, cooperative switches) on one OS thread; blocks of a grid run one after another, so
 //    `__shared__` (= function-static storage) is the block's shared memory and atomics need no locks;
 //  - __syncthreads parks a fiber until every live thread of the block has arrived (threads that returned count
@@ -235,6 +236,15 @@ inline void launch(dim3 grid, dim3 block, const std::function<void()> &body) {
         runBlock();
       }
 }
+
+// Dynamic shared memory (`extern __shared__` on a GPU): one buffer for the launch, sized by the launcher; blocks run
+// one at a time. Filled with 0xff bytes (NaN as fp32 and bf16) so a read of shared memory never written shows.
+inline std::vector<uint64_t> &dynamicSmemBuf() {
+  static std::vector<uint64_t> b;
+  return b;
+}
+inline void setDynamicSmem(size_t bytes) { dynamicSmemBuf().assign((bytes + 7) / 8, ~(uint64_t)0); }
+inline char *dynamicSmem() { return (char *)dynamicSmemBuf().data(); }
 
 inline unsigned lane() { return state().cur->linear & 31u; }
 
