@@ -152,14 +152,26 @@ inline unsigned nthreads() {
   return s.block.x * s.block.y * s.block.z;
 }
 
+// SG_EMU_SCHEDULE: 0 lockstep passes over all threads (default), 1 lowest warp first, 2 highest warp first.
+inline int schedule() {
+  static const int v = std::getenv("SG_EMU_SCHEDULE") ? std::atoi(std::getenv("SG_EMU_SCHEDULE")) : 0;
+  return v;
+}
+
 // Run one block: resume fibers until all are done, releasing barriers when every live participant arrived.
 inline void runBlock() {
   BlockState &s = state();
   const unsigned n = nthreads();
   const unsigned nwarps = (n + 31) / 32;
+  const int sched = schedule();
   for (;;) {
     bool progressed = false;
-    for (unsigned i = 0; i < n; i++) {
+    for (unsigned j = 0; j < n; j++) {
+      // schedule 1/2: only one warp (the lowest / highest that can) runs per pass, so warps drift apart as far as
+      // the barriers allow and a missing __syncthreads between warps shows (lockstep passes hide it).
+      if (sched != 0 && progressed && j % 32 == 0) break;
+      const unsigned i = sched == 2 ? (nwarps - 1 - j / 32) * 32 + j % 32 : j;
+      if (i >= n) continue;
       Fiber &f = s.fibers[i];
       if (f.wait != Wait::None) continue;
       toFiber(f);

@@ -3,7 +3,7 @@
 // (LoRA rank 1 and 8–128, odd sequence lengths, GQA ratios 1–8, head dims 64 and 128). One line per comparison with
 // its max difference and tolerance; exit 1 if any fails. Draws come from a seeded splitmix64 (seed on argv[1]).
 // Usage: check [seed] [filter-substring]  (filters: cast lora rmsnorm rope swiglu attention head token_loss adamw
-// decode sample fp32)
+// decode sample fp32; attention_v1 / attention_v2: one attention kernel generation)
 #include <cstdarg>
 #include <algorithm>
 #include <cmath>
@@ -181,6 +181,7 @@ void checkAttention(Rng &r) {
   };
   for (int version = 1; version <= 2; version++)
   for (auto &c : cases) {
+    if (std::strncmp(gFilter, "attention_v", 11) == 0 && gFilter[11] - '0' != version) continue;
     const int B = (int)c.T.size();
     std::vector<int> cuQ(B + 1, 0), cuK(B + 1, 0);
     int maxT = 0, maxS = 0;
@@ -434,7 +435,7 @@ int main(int argc, char **argv) {
   if (want("rmsnorm")) checkRmsnorm(r);
   if (want("rope")) checkRope(r);
   if (want("swiglu")) checkSwiglu(r);
-  if (want("attention")) checkAttention(r);
+  if (want("attention") || !std::strcmp(gFilter, "attention_v1") || !std::strcmp(gFilter, "attention_v2")) checkAttention(r);
   if (want("head")) checkHead(r);
   if (want("token_loss")) checkTokenLoss(r);
   if (want("adamw")) checkAdamw(r);
