@@ -236,8 +236,8 @@ __global__ void __launch_bounds__(kAttnThreads) sgAttnBwd2(const float *__restri
   const int krows = min(kAttnTile, S - key0);
   const long kvStride = (long)KV * D, qStride = (long)H * D;
 
-  sgStageTile<D>(k + ((long)(k0 + key0) * KV + g) * D, kvStride, kAttnTile, krows, Ks, L::LDK);
-  sgStageTile<D>(v + ((long)(k0 + key0) * KV + g) * D, kvStride, kAttnTile, krows, Vs, L::LDK);
+  sgStageTile<D, kAttnTile>(k + ((long)(k0 + key0) * KV + g) * D, kvStride, krows, Ks, L::LDK);
+  sgStageTile<D, kAttnTile>(v + ((long)(k0 + key0) * KV + g) * D, kvStride, krows, Vs, L::LDK);
 
   Acc dKf[D / 16], dVf[D / 16];
   for (int j = 0; j < D / 16; j++) {
@@ -257,8 +257,8 @@ __global__ void __launch_bounds__(kAttnThreads) sgAttnBwd2(const float *__restri
       const int qrow0 = qt * BQ, qrows = min(BQ, T - qrow0);
       const long src = ((long)(q0 + qrow0) * H + h) * D;
       __syncthreads();  // the previous step's readers of Q, dO, dSᵀ, lse, dvec are done
-      sgStageTile<D>(q + src, qStride, BQ, qrows, Qs, L::LDK);
-      sgStageTile<D>(dout + src, qStride, BQ, qrows, dOs, L::LDK);
+      sgStageTile<D, BQ>(q + src, qStride, qrows, Qs, L::LDK);
+      sgStageTile<D, BQ>(dout + src, qStride, qrows, dOs, L::LDK);
       for (int i = tid; i < BQ; i += kAttnThreads) {
         const long row = (long)(q0 + qrow0 + i) * H + h;
         lseS[i] = i < qrows ? lse[row] * kLog2e : 0.0f;

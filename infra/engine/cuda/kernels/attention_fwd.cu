@@ -165,7 +165,12 @@ __global__ void __launch_bounds__(kAttnThreads) sgAttnFwd2(const float *__restri
   float *alphaW = (float *)(smem + L::alpha) + warp * 16;
   float *rowTab = (float *)(smem + L::rowTab);
 
-  const int b = blockIdx.z, h = blockIdx.y, tile = gridDim.x - 1 - blockIdx.x;  // the longest tiles start first
+  // Block order (blocks start roughly in linear order): sequence slowest, so the blocks in flight share one sequence's
+  // K/V in L2; within it the longest (last) query tiles first, so no long tile starts at the end; head fastest.
+  const unsigned lin = blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
+  const unsigned perSeq = gridDim.x * gridDim.y;
+  const int b = (int)(lin / perSeq);
+  const int tile = (int)(gridDim.x - 1 - (lin % perSeq) / gridDim.y), h = (int)((lin % perSeq) % gridDim.y);
   const int q0 = cuQ[b], T = cuQ[b + 1] - q0;
   const int k0 = cuK[b], S = cuK[b + 1] - k0;
   if (tile * kAttnTile >= T) return;  // uniform over the block
@@ -174,7 +179,7 @@ __global__ void __launch_bounds__(kAttnThreads) sgAttnFwd2(const float *__restri
   const int rows = min(kAttnTile, T - tile * kAttnTile);
   const long qRow0 = (long)q0 + tile * kAttnTile;
 
-  sgStageTile<D>(q + (qRow0 * H + h) * D, (long)H * D, kAttnTile, rows, Qs, L::LDQ);
+  sgStageTile<D, kAttnTile>(q + (qRow0 * H + h) * D, (long)H * D, rows, Qs, L::LDQ);
   for (int i = tid; i < 256; i += kAttnThreads) rowTab[i] = (float)(i / 16);
   __syncthreads();
 
@@ -201,8 +206,8 @@ __global__ void __launch_bounds__(kAttnThreads) sgAttnFwd2(const float *__restri
   for (int kt = 0; kt < nkt; kt++) {
     const int key0 = kt * kAttnTile;
     __syncthreads();  // every warp is done with the previous K/V tile
-    sgStageTile<D>(k + ((long)(k0 + key0) * KV + kvh) * D, kvStride, kAttnTile, S - key0, Ks, L::LDQ);
-    sgStageTile<D>(v + ((long)(k0 + key0) * KV + kvh) * D, kvStride, kAttnTile, S - key0, Vs, L::LDQ);
+    sgStageTile<D, kAttnTile>(k + ((long)(k0 + key0) * KV + kvh) * D, kvStride, S - key0, Ks, L::LDQ);
+    sgStageTile<D, kAttnTile>(v + ((long)(k0 + key0) * KV + kvh) * D, kvStride, S - key0, Vs, L::LDQ);
     __syncthreads();
     if (!warpLive || key0 > warpLastPos) continue;  // warp-uniform: every key of the tile is in this warp's future
     {  // S = Q Kᵀ for the warp's 16 rows × 64 keys

@@ -52,10 +52,14 @@ __device__ __forceinline__ void sgStage4(const float *__restrict__ p, bool ok, b
 #endif
 }
 
-// rows × D fp32 rows (row r at src + r·rowStride, only r < valid are read) → bf16 tile with stride ld, by the block.
-template <int D>
-__device__ __forceinline__ void sgStageTile(const float *__restrict__ src, long rowStride, int rows, int valid, bf16 *dst, int ld) {
-  for (int i = threadIdx.x * 4; i < rows * D; i += kAttnThreads * 4) {
+// ROWS × D fp32 rows (row r at src + r·rowStride, only r < valid are read) → bf16 tile with stride ld, by the block.
+// The trip count is a constant, so the loads are unrolled and in flight together.
+template <int D, int ROWS>
+__device__ __forceinline__ void sgStageTile(const float *__restrict__ src, long rowStride, int valid, bf16 *dst, int ld) {
+  static_assert((ROWS * D) % (kAttnThreads * 4) == 0, "a tile is a whole number of block-wide float4 steps");
+#pragma unroll
+  for (int it = 0; it < ROWS * D / (kAttnThreads * 4); it++) {
+    const int i = (it * kAttnThreads + (int)threadIdx.x) * 4;
     const int r = i / D, c = i % D;
     sgStage4(src + (long)r * rowStride + c, r < valid, dst + r * ld + c);
   }
