@@ -4,8 +4,9 @@
 // tile that can see the keys: S = Q Kᵀ, P = exp(S·scale − lse), dV += Pᵀ dO, dP = dO Vᵀ, dS = P ∘ (dP − dvec)·scale,
 // dK += dSᵀ Q, dQ += dS K (fp32 atomics into dq). Shapes as attention_fwd.cu; dq [ΣT,H,D], dk/dv [ΣS,KV,D].
 // Two generations, chosen by sg_attention_bwd_v (sg_attention_bwd: SG_CUDA_ATTN=v1 → 1, else 2):
-//  v2: a block of 4 warps per (64-key tile, kv head, sequence); K, V staged once as bf16; each warp owns 16 keys and
-//     keeps their dK, dV in wmma accumulator registers for the whole block; query tiles of 32 rows (Q, dO, lse, dvec)
+//  v2: a block of 4 warps per (64-key tile, query head, sequence); K, V (of the head's kv head) staged once as bf16;
+//     each warp owns 16 keys and keeps their dK, dV in wmma accumulator registers for the whole block (added into
+//     dk, dv with fp32 atomics over the heads of a GQA group, stored when a group is one head); query tiles of 32 rows (Q, dO, lse, dvec)
 //     are staged in shared memory and shared by the 4 warps; each warp forms Sᵀ and dPᵀ for its keys (16 × 32), then
 //     the block forms dQ (32 × D) = dS K over all 64 keys, split over the warps, and adds it with fp32 atomics —
 //     one atomic per dq element per 64 keys (v1: per 16), cheaper than a second pass that would recompute S and dP.
@@ -182,6 +183,28 @@ __global__ void __launch_bounds__(32) sgAttnBwd(const float *__restrict__ q, con
 
 // ---- v2 ----
 // Shared-memory layout of the v2 backward (byte offsets; every wmma pointer on a 32-byte boundary; padded strides).
+// dk, dv rows cuK[b]..cuK[b+1] of sequence b = blockIdx.y (rowElems floats per key row) ← 0.
+__global__ void sgZeroKeyRows(const int *__restrict__ cuK, long rowElems, float *__restrict__ dk, float *__restrict__ dv) {
+  const long i = (long)blockIdx.x * blockDim.x + threadIdx.x;
+  const long lo = (long)cuK[blockIdx.y] * rowElems, n = (long)(cuK[blockIdx.y + 1] - cuK[blockIdx.y]) * rowElems;
+  if (i < n) {
+    dk[lo + i] = 0.0f;
+    dv[lo + i] = 0.0f;
+  }
+}
+
+// A warp's 16×16 fp32 staging tile (ldm 16) → rows 0..rows-1 of dst (row stride ld): stored, or added (fp32 atomics).
+__device__ __forceinline__ void sgPutTile16(const float *tile, float *dst, long ld, int rows, bool add) {
+  const int lane = threadIdx.x & 31;
+  for (int i = lane; i < rows * 16; i += 32) {
+    float *at = dst + (long)(i / 16) * ld + i % 16;
+    if (add)
+      atomicAdd(at, tile[i]);
+    else
+      *at = tile[i];
+  }
+}
+
 template <int D>
 struct AttnBwdLayout {
   static constexpr int BQ = kAttnBwdQ;
@@ -226,13 +249,16 @@ __global__ void __launch_bounds__(kAttnThreads) sgAttnBwd2(const float *__restri
   bf16 *Pw = (bf16 *)(smem + L::p) + warp * 16 * L::LDP;
   bf16 *dSw = dSs + warp * 16 * L::LDP;
 
-  const int b = blockIdx.z, g = blockIdx.y, kt = blockIdx.x;  // the first key tiles (most queries) start first
+  // One query head per block (blockIdx.y), so the heads of a GQA group run in parallel (more, shorter blocks: a
+  // smaller tail at the end of the grid); their dK, dV meet in fp32 atomics. Key tiles ascending: the first (most
+  // queries) start first.
+  const int b = blockIdx.z, h = blockIdx.y, kt = blockIdx.x;
   const int q0 = cuQ[b], T = cuQ[b + 1] - q0;
   const int k0 = cuK[b], S = cuK[b + 1] - k0;
   const int key0 = kt * kAttnTile;
   if (key0 >= S) return;  // uniform over the block
   const int qs = qStartArr[b];
-  const int group = H / KV;
+  const int group = H / KV, g = h / group;
   const int krows = min(kAttnTile, S - key0);
   const long kvStride = (long)KV * D, qStride = (long)H * D;
 
@@ -251,8 +277,7 @@ __global__ void __launch_bounds__(kAttnThreads) sgAttnBwd2(const float *__restri
   // The first query row that sees key0 sits at index key0 − qs.
   const int qt0 = max(0, key0 - qs) / BQ, nqt = (T + BQ - 1) / BQ;
 
-  for (int hh = 0; hh < group; hh++) {
-    const int h = g * group + hh;
+  {
     for (int qt = qt0; qt < nqt; qt++) {
       const int qrow0 = qt * BQ, qrows = min(BQ, T - qrow0);
       const long src = ((long)(q0 + qrow0) * H + h) * D;
@@ -338,19 +363,23 @@ __global__ void __launch_bounds__(kAttnThreads) sgAttnBwd2(const float *__restri
       }
     }
   }
-  // dK, dV of the warp's keys (every key row < S is written, zeros for keys no query sees), staged 16×16 at a time.
+  // dK, dV of the warp's keys, staged 16×16 at a time: stored when the group is one head, else added (the launcher
+  // zeroed dk, dv) — either way every key row < S ends up written, zeros for keys no query sees.
   const int wrows = min(16, krows - warp * 16);
+  // (Two plain unrolled loops: selecting between dKf and dVf at run time would put both arrays in local memory.)
+#pragma unroll
   for (int j = 0; j < D / 16; j++) {
-    for (int which = 0; which < 2; which++) {
-      wmma::store_matrix_sync(Sw, which ? dVf[j] : dKf[j], 16, wmma::mem_row_major);
-      __syncwarp();
-      float *dst = which ? dv : dk;
-      for (int i = lane; i < wrows * 16; i += 32) {
-        const int rr = i / 16, cc = i % 16;
-        dst[((long)(wkey0 + rr + k0) * KV + g) * D + j * 16 + cc] = Sw[i];
-      }
-      __syncwarp();
-    }
+    wmma::store_matrix_sync(Sw, dKf[j], 16, wmma::mem_row_major);
+    __syncwarp();
+    sgPutTile16(Sw, dk + ((long)(wkey0 + k0) * KV + g) * D + j * 16, (long)KV * D, wrows, group > 1);
+    __syncwarp();
+  }
+#pragma unroll
+  for (int j = 0; j < D / 16; j++) {
+    wmma::store_matrix_sync(Sw, dVf[j], 16, wmma::mem_row_major);
+    __syncwarp();
+    sgPutTile16(Sw, dv + ((long)(wkey0 + k0) * KV + g) * D + j * 16, (long)KV * D, wrows, group > 1);
+    __syncwarp();
   }
 }
 
@@ -375,7 +404,11 @@ int sg_attention_bwd_v(int version, const float *q, const float *k, const float 
     }
     return 0;
   }
-  const dim3 grid(sgCeilDiv(maxS, kAttnTile), KV, B);
+  if (H != KV) {  // the group's heads add into dk, dv: zero each sequence's key rows first
+    const dim3 zgrid(sgCeilDiv((long)maxS * KV * D, 256), B);
+    SG_LAUNCH(sgZeroKeyRows, zgrid, 256, stream, cuK, (long)KV * D, dk, dv);
+  }
+  const dim3 grid(sgCeilDiv(maxS, kAttnTile), H, B);
   if (D == 64) {
     auto kern = sgAttnBwd2<64>;
     static const bool allowed = (SG_ALLOW_DYN_SMEM(kern, AttnBwdLayout<64>::bytes), true);
