@@ -1,7 +1,8 @@
 // infra/engine/cuda/emu/cuda_emu.h: a CUDA device-emulation layer so the same kernel sources compile with g++ and
 // run on the host (define SG_EMU). It knows grids, blocks, threads, static __shared__ memory, __syncthreads, warp
-// shuffles/__syncwarp, atomics and the nvcuda::wmma fragment ops (bf16/f16 16x16x16 → f32). It does not know
-// streams, dynamic shared memory, cooperative groups or timing. Correct before fast:
+// shuffles/__syncwarp, atomics and the nvcuda::wmma fragment ops (bf16/f16 16x16x16 → f32), and one dynamic shared
+// memory buffer (setDynamicSmem/dynamicSmem, for kernels/attention_tiles.cuh). It does not know streams, cooperative
+// groups or timing. Correct before fast:
 //  - a block's threads are fibers (own stacks, cooperative switches) on one OS thread; blocks of a grid run one after another, so
 //    `__shared__` (= function-static storage) is the block's shared memory and atomics need no locks;
 //  - __syncthreads parks a fiber until every live thread of the block has arrived (threads that returned count
@@ -151,14 +152,26 @@ inline unsigned nthreads() {
   return s.block.x * s.block.y * s.block.z;
 }
 
+// SG_EMU_SCHEDULE: 0 lockstep passes over all threads (default), 1 lowest warp first, 2 highest warp first.
+inline int schedule() {
+  static const int v = std::getenv("SG_EMU_SCHEDULE") ? std::atoi(std::getenv("SG_EMU_SCHEDULE")) : 0;
+  return v;
+}
+
 // Run one block: resume fibers until all are done, releasing barriers when every live participant arrived.
 inline void runBlock() {
   BlockState &s = state();
   const unsigned n = nthreads();
   const unsigned nwarps = (n + 31) / 32;
+  const int sched = schedule();
   for (;;) {
     bool progressed = false;
-    for (unsigned i = 0; i < n; i++) {
+    for (unsigned j = 0; j < n; j++) {
+      // schedule 1/2: only one warp (the lowest / highest that can) runs per pass, so warps drift apart as far as
+      // the barriers allow and a missing __syncthreads between warps shows (lockstep passes hide it).
+      if (sched != 0 && progressed && j % 32 == 0) break;
+      const unsigned i = sched == 2 ? (nwarps - 1 - j / 32) * 32 + j % 32 : j;
+      if (i >= n) continue;
       Fiber &f = s.fibers[i];
       if (f.wait != Wait::None) continue;
       toFiber(f);
@@ -235,6 +248,15 @@ inline void launch(dim3 grid, dim3 block, const std::function<void()> &body) {
         runBlock();
       }
 }
+
+// Dynamic shared memory (`extern __shared__` on a GPU): one buffer for the launch, sized by the launcher; blocks run
+// one at a time. Filled with 0xff bytes (NaN as fp32 and bf16) so a read of shared memory never written shows.
+inline std::vector<uint64_t> &dynamicSmemBuf() {
+  static std::vector<uint64_t> b;
+  return b;
+}
+inline void setDynamicSmem(size_t bytes) { dynamicSmemBuf().assign((bytes + 7) / 8, ~(uint64_t)0); }
+inline char *dynamicSmem() { return (char *)dynamicSmemBuf().data(); }
 
 inline unsigned lane() { return state().cur->linear & 31u; }
 

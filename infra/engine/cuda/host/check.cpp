@@ -3,7 +3,7 @@
 // (LoRA rank 1 and 8–128, odd sequence lengths, GQA ratios 1–8, head dims 64 and 128). One line per comparison with
 // its max difference and tolerance; exit 1 if any fails. Draws come from a seeded splitmix64 (seed on argv[1]).
 // Usage: check [seed] [filter-substring]  (filters: cast lora rmsnorm rope swiglu attention head token_loss adamw
-// decode sample fp32)
+// decode sample fp32; attention_v1 / attention_v2: one attention kernel generation)
 #include <cstdarg>
 #include <algorithm>
 #include <cmath>
@@ -170,8 +170,18 @@ void checkAttention(Rng &r) {
       {7, 1, 128, {3, 40}, {3, 40}, {0, 0}},             // ratio 7
       {16, 2, 64, {18}, {18}, {0}},                      // ratio 8
       {8, 1, 128, {5}, {30}, {10}},                      // ratio 8, keys the queries never see (qStart + T < S)
+      // 64-row tile edges (the v2 kernels' tiles): T and S not multiples of 64, S > T, queries after a prefix that is
+      // not a tile multiple, key tiles no query sees, exact multiples, several sequences of different lengths.
+      {2, 1, 64, {130}, {130}, {0}},                     // three query tiles, the last of 2 rows
+      {4, 2, 128, {65, 63}, {100, 63}, {35, 0}},         // S > T, a prefix of 35 keys; 63 rows
+      {8, 1, 64, {1, 64, 70}, {1, 64, 90}, {0, 0, 20}},  // ratio 8: 1 row, one exact tile, 70 rows after 20 keys
+      {2, 2, 128, {128}, {128}, {0}},                    // exact tile multiples
+      {6, 3, 64, {40}, {170}, {130}},                    // three key tiles before the first query row
+      {4, 4, 64, {20}, {150}, {10}},                     // key tiles 1 and 2 are seen by no query (dk, dv = 0)
   };
+  for (int version = 1; version <= 2; version++)
   for (auto &c : cases) {
+    if (std::strncmp(gFilter, "attention_v", 11) == 0 && gFilter[11] - '0' != version) continue;
     const int B = (int)c.T.size();
     std::vector<int> cuQ(B + 1, 0), cuK(B + 1, 0);
     int maxT = 0, maxS = 0;
@@ -187,17 +197,39 @@ void checkAttention(Rng &r) {
          dout = randv(r, (long)NQ * H * D);
     for (auto *t : {&q, &k, &v, &dout})
       for (auto &x : *t) x = sg_round_bf16(x);
-    std::string sh = fmt("H=%d KV=%d D=%d T=", H, KV, D);
+    std::string sh = fmt("v%d H=%d KV=%d D=%d T=", version, H, KV, D);
     for (int b = 0; b < B; b++) sh += fmt("%s%d/%d@%d", b ? "," : "", c.T[b], c.S[b], c.qStart[b]);
     std::vector<float> o(q.size()), orf(q.size()), lse((long)NQ * H);
-    int st = sg_attention_fwd(q.data(), k.data(), v.data(), cuQ.data(), cuK.data(), c.qStart.data(), B, maxT, H, KV, D, o.data(),
+    int st = sg_attention_fwd_v(version, q.data(), k.data(), v.data(), cuQ.data(), cuK.data(), c.qStart.data(), B, maxT, H, KV, D, o.data(),
                               lse.data(), nullptr);
     if (st) std::printf("FAIL attention_fwd returned %d\n", st), gFails++;
     ref_attention_fwd(q.data(), k.data(), v.data(), cuQ.data(), cuK.data(), c.qStart.data(), B, H, KV, D, orf.data());
     compare("attention_fwd o", sh, o.data(), orf.data(), o.size(), 1e-2);
+    {  // lse against an fp64 log-sum-exp of the scaled scores (the backward rests on it)
+      std::vector<float> lser((long)NQ * H);
+      const int group = H / KV;
+      for (int b = 0; b < B; b++)
+        for (int i = 0; i < c.T[b]; i++)
+          for (int h = 0; h < H; h++) {
+            const float *qi = &q[((long)(cuQ[b] + i) * H + h) * D];
+            const int last = std::min(c.S[b] - 1, c.qStart[b] + i);
+            std::vector<double> sc(last + 1);
+            double mx = -1e300, z = 0;
+            for (int j = 0; j <= last; j++) {
+              const float *kj = &k[((long)(cuK[b] + j) * KV + h / group) * D];
+              double d = 0;
+              for (int e = 0; e < D; e++) d += (double)qi[e] * kj[e];
+              sc[j] = d / std::sqrt((double)D);
+              mx = std::max(mx, sc[j]);
+            }
+            for (int j = 0; j <= last; j++) z += std::exp(sc[j] - mx);
+            lser[(long)(cuQ[b] + i) * H + h] = (float)(mx + std::log(z));
+          }
+      compare("attention_fwd lse", sh, lse.data(), lser.data(), lse.size(), 1e-3);
+    }
     std::vector<float> dq(q.size()), dk(k.size(), 7.0f), dv(v.size(), 7.0f), dvec((long)NQ * H), dqr(q.size()), dkr(k.size()),
         dvr(v.size());
-    st = sg_attention_bwd(q.data(), k.data(), v.data(), o.data(), lse.data(), dout.data(), cuQ.data(), cuK.data(), c.qStart.data(),
+    st = sg_attention_bwd_v(version, q.data(), k.data(), v.data(), o.data(), lse.data(), dout.data(), cuQ.data(), cuK.data(), c.qStart.data(),
                           B, NQ, maxS, H, KV, D, dq.data(), dk.data(), dv.data(), dvec.data(), nullptr);
     if (st) std::printf("FAIL attention_bwd returned %d\n", st), gFails++;
     ref_attention_bwd(q.data(), k.data(), v.data(), dout.data(), cuQ.data(), cuK.data(), c.qStart.data(), B, H, KV, D, dqr.data(),
@@ -403,7 +435,7 @@ int main(int argc, char **argv) {
   if (want("rmsnorm")) checkRmsnorm(r);
   if (want("rope")) checkRope(r);
   if (want("swiglu")) checkSwiglu(r);
-  if (want("attention")) checkAttention(r);
+  if (want("attention") || !std::strcmp(gFilter, "attention_v1") || !std::strcmp(gFilter, "attention_v2")) checkAttention(r);
   if (want("head")) checkHead(r);
   if (want("token_loss")) checkTokenLoss(r);
   if (want("adamw")) checkAdamw(r);

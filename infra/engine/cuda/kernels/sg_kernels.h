@@ -59,6 +59,13 @@ int sg_attention_fwd(const float *q, const float *k, const float *v, const int *
 int sg_attention_bwd(const float *q, const float *k, const float *v, const float *o, const float *lse, const float *dout,
                      const int *cuQ, const int *cuK, const int *qStart, int B, int totalQ, int maxS, int H, int KV, int D,
                      float *dq, float *dk, float *dv, float *dvec, void *stream);
+/** The same two with the kernel generation chosen by the caller (1: one warp per 16-row tile; 2: FA2-style 4-warp
+ *  blocks over 64-row tiles). The plain names use 2 unless SG_CUDA_ATTN=v1 (read once). Returns as above. */
+int sg_attention_fwd_v(int version, const float *q, const float *k, const float *v, const int *cuQ, const int *cuK,
+                       const int *qStart, int B, int maxT, int H, int KV, int D, float *o, float *lse, void *stream);
+int sg_attention_bwd_v(int version, const float *q, const float *k, const float *v, const float *o, const float *lse,
+                       const float *dout, const int *cuQ, const int *cuK, const int *qStart, int B, int totalQ, int maxS, int H,
+                       int KV, int D, float *dq, float *dk, float *dv, float *dvec, void *stream);
 
 // ---- head_logprobs.cu: fused chunked output head → target log-probs, never [N,V] logits ----
 /** h [N,C] fp32, W [V,C] bf16, targets [N] → logp [N], lse [N]. Scratch: hb [N,C] bf16, chunk [rowChunk·vocabChunk]
