@@ -1,6 +1,6 @@
 // world/search/embedded: the default engine — an in-memory BM25F inverted index (title boosted), no server.
-// Postings are compressed-row typed arrays with precomputed per-posting impacts; a query sums impacts into a
-// score array and keeps the top k (ties by url). Rebuilt from the documents at open; knows nothing of worlds.
+// Postings are compressed-row typed arrays with precomputed per-posting impacts; a query keeps the top k (ties by
+// url) by exact MaxScore early termination (same results as scoring every match). Rebuilt from the documents at open.
 import { SearchError } from '../../infra/errors'
 import { centredSnippet, SNIPPET_WORDS } from './snippet'
 import { tokenize } from './tokenize'
@@ -36,6 +36,12 @@ interface StoredDoc {
  * saturation and no body-length normalisation (hub documents that list many neighbours are long, and are the
  * documents a question about a neighbour wants); classic k1=1.2, b=0.75 kept 56% of sampled edges, these 86%.
  */
+/**
+ * Relative inflation of every pruning bound: a sum of m non-negative doubles is off by at most ~m·2⁻⁵³ of itself, so
+ * with this slack (good for ~4,000 query terms) a bound is never below the sum it bounds, whatever the rounding.
+ */
+const BOUND_SLACK = 1 + 1e-12
+
 const DEFAULTS: Required<EmbeddedOptions> = { k1: 0.3, b: 0, bTitle: 0.5, titleWeight: 3, snippetWords: SNIPPET_WORDS, prune: true }
 
 /** Growable Int32 column (postings are collected before their final size is known). */
@@ -78,8 +84,15 @@ export class EmbeddedIndex implements SearchIndex {
   private scores = new Float64Array(0)
   private stamp = new Int32Array(0)
   private stampNow = 0
-  private kBuf = new Float64Array(0)
+  /** What the last query did: documents scored to the end, and documents given up by the bound (for tests and benches). */
+  lastStats = { scored: 0, skipped: 0 }
   private touched = new Int32Array(0)
+  private qCur = new Int32Array(16)
+  private qEnd = new Int32Array(16)
+  private qProbe = new Int32Array(16)
+  private qRest = new Float64Array(17)
+  private heapDoc = new Int32Array(16)
+  private heapScore = new Float64Array(16)
   /** Per term: the stamp of the query that uses it (snippet weights without a Set). */
   private queryMark = new Int32Array(0)
 
@@ -100,16 +113,22 @@ export class EmbeddedIndex implements SearchIndex {
     for (const d of docs) {
       if (typeof d.url !== 'string' || d.url === '')
         throw new SearchError('search.doc', `every document needs a non-empty url (got ${JSON.stringify(d.url)})`)
+      // Term ids in order of first use, title before body (the ids order ties in search: keep this order). Plain
+      // loops: Int32Array.from(iterable, fn) walks the iterator protocol and cost ~half of building a 10× index.
+      const title = tokenize(d.title)
+      const titleTerms = new Int32Array(title.length)
+      for (let i = 0; i < title.length; i++) titleTerms[i] = this.termId(title[i].term)
       const body = tokenize(d.text)
-      const stored: StoredDoc = {
-        url: d.url,
-        title: d.title,
-        text: d.text,
-        titleTerms: Int32Array.from(tokenize(d.title), (t) => this.termId(t.term)),
-        bodyTerms: Int32Array.from(body, (t) => this.termId(t.term)),
-        bodyStarts: Int32Array.from(body, (t) => t.start),
-        bodyEnds: Int32Array.from(body, (t) => t.end),
+      const bodyTerms = new Int32Array(body.length)
+      const bodyStarts = new Int32Array(body.length)
+      const bodyEnds = new Int32Array(body.length)
+      for (let i = 0; i < body.length; i++) {
+        const t = body[i]
+        bodyTerms[i] = this.termId(t.term)
+        bodyStarts[i] = t.start
+        bodyEnds[i] = t.end
       }
+      const stored: StoredDoc = { url: d.url, title: d.title, text: d.text, titleTerms, bodyTerms, bodyStarts, bodyEnds }
       const at = this.byUrl.get(d.url)
       if (at === undefined) {
         this.byUrl.set(d.url, this.docs.length)
@@ -146,77 +165,11 @@ export class EmbeddedIndex implements SearchIndex {
       qterms.push(id)
     }
     if (qterms.length === 0) return []
-    const { postStart, postDoc, postImpact, scores, touched, urlRank, maxImpact } = this
-    // Term-at-a-time with pruning (MaxScore-style, exact): terms by decreasing maximal impact; once the k-th best
-    // partial score exceeds what all remaining terms together could add, no unseen document can enter the top k,
-    // so the remaining terms only complete the scores of documents already seen.
+    // A document's score is the sum of its impacts in this term order (decreasing maximal impact, then term id) on
+    // every path, so that every path gives the same floating-point sum, bit for bit.
+    const { maxImpact } = this
     qterms.sort((a, b) => maxImpact[b] - maxImpact[a] || a - b)
-    const rest = new Float64Array(qterms.length + 1)
-    for (let i = qterms.length - 1; i >= 0; i--) rest[i] = rest[i + 1] + maxImpact[qterms[i]]
-    const seen = this.stamp
-    const n = this.docs.length
-    let nTouched = 0
-    let pruned = false
-    for (let i = 0; i < qterms.length; i++) {
-      const t = qterms[i]
-      const start = postStart[t]
-      const end = postStart[t + 1]
-      if (!pruned) {
-        for (let p = start; p < end; p++) {
-          const d = postDoc[p]
-          if (seen[d] !== stamp) {
-            seen[d] = stamp
-            scores[d] = postImpact[p]
-            touched[nTouched++] = d
-          } else {
-            scores[d] += postImpact[p]
-          }
-        }
-        if (this.opts.prune && nTouched >= k && i + 1 < qterms.length && nTouched * 4 < n && rest[i + 1] < this.kthScore(nTouched, k)) pruned = true
-      } else if (nTouched * 16 < end - start) {
-        // Few candidates, long postings: binary-search each candidate (postings are sorted by document).
-        for (let j = 0; j < nTouched; j++) {
-          const d = touched[j]
-          let lo = start
-          let hi = end - 1
-          while (lo <= hi) {
-            const mid = (lo + hi) >>> 1
-            const v = postDoc[mid]
-            if (v < d) lo = mid + 1
-            else if (v > d) hi = mid - 1
-            else {
-              scores[d] += postImpact[mid]
-              break
-            }
-          }
-        }
-      } else {
-        for (let p = start; p < end; p++) {
-          const d = postDoc[p]
-          if (seen[d] === stamp) scores[d] += postImpact[p]
-        }
-      }
-    }
-    const better = (a: number, b: number): boolean =>
-      scores[a] > scores[b] || (scores[a] === scores[b] && urlRank[a] < urlRank[b])
-    let top: number[]
-    if (k >= 64) {
-      top = Array.from(touched.subarray(0, nTouched)).sort((a, b) => (better(a, b) ? -1 : better(b, a) ? 1 : 0))
-      top.length = Math.min(top.length, k)
-    } else {
-      top = []
-      for (let i = 0; i < nTouched; i++) {
-        const d = touched[i]
-        if (top.length === k && !better(d, top[k - 1])) continue
-        let j = top.length < k ? top.length : k - 1
-        if (top.length < k) top.push(d)
-        while (j > 0 && better(d, top[j - 1])) {
-          top[j] = top[j - 1]
-          j--
-        }
-        top[j] = d
-      }
-    }
+    const top = this.opts.prune ? this.topMaxScore(qterms, k, stamp) : this.topExhaustive(qterms, k, stamp)
     const wantSnippet = opts.snippet !== false
     return top.map((d) => {
       const doc = this.docs[d]
@@ -224,9 +177,207 @@ export class EmbeddedIndex implements SearchIndex {
         url: doc.url,
         title: doc.title,
         snippet: wantSnippet ? this.snippetOf(doc, stamp) : '',
-        score: scores[d],
+        score: this.scores[d],
       }
     })
+  }
+
+  /** Every document holding a query term scored term at a time, then the best k: the reference the pruned path must equal. */
+  private topExhaustive(qterms: number[], k: number, stamp: number): number[] {
+    const { postStart, postDoc, postImpact, scores, touched } = this
+    const seen = this.stamp
+    let nTouched = 0
+    for (const t of qterms) {
+      for (let p = postStart[t]; p < postStart[t + 1]; p++) {
+        const d = postDoc[p]
+        if (seen[d] !== stamp) {
+          seen[d] = stamp
+          scores[d] = postImpact[p]
+          touched[nTouched++] = d
+        } else {
+          scores[d] += postImpact[p]
+        }
+      }
+    }
+    this.lastStats = { scored: nTouched, skipped: 0 }
+    const { urlRank } = this
+    const better = (a: number, b: number): boolean => scores[a] > scores[b] || (scores[a] === scores[b] && urlRank[a] < urlRank[b])
+    const top = Array.from(touched.subarray(0, nTouched))
+    if (k >= 64 || k >= nTouched) {
+      top.sort((a, b) => (better(a, b) ? -1 : better(b, a) ? 1 : 0))
+      top.length = Math.min(top.length, k)
+      return top
+    }
+    const best: number[] = []
+    for (const d of top) {
+      if (best.length === k && !better(d, best[k - 1])) continue
+      let j = best.length < k ? best.length : k - 1
+      if (best.length < k) best.push(d)
+      while (j > 0 && better(d, best[j - 1])) {
+        best[j] = best[j - 1]
+        j--
+      }
+      best[j] = d
+    }
+    return best
+  }
+
+  /**
+   * The same top k, exactly, with MaxScore early termination (document at a time over impact-bounded postings):
+   * θ is the k-th best complete score so far; a term whose maximal impact, added to those of every lower-bound term
+   * after it, stays below θ is non-essential — a document holding only non-essential terms cannot reach the top k,
+   * so only the essential terms' postings are walked, and the others are looked up (galloping) for the documents
+   * found, stopping as soon as the partial score plus what is left to add falls below θ. Phase 1 scores the
+   * documents of the highest-impact term first (usually the rarest: a name) so that θ is high from the start.
+   * Bounds are inflated by BOUND_SLACK so rounding can never make a bound fall below a true sum; a document whose
+   * bound equals θ is always scored fully (ties go by url). Same sums in the same term order: same scores, bit for bit.
+   */
+  private topMaxScore(qterms: number[], k: number, stamp: number): number[] {
+    const { postStart, postDoc, postImpact, maxImpact, urlRank, scores } = this
+    const seen = this.stamp
+    const m = qterms.length
+    // Per-query work arrays, reused (a query allocated six typed arrays before: ~10% of a 1× verification query).
+    if (this.qCur.length < m) {
+      this.qCur = new Int32Array(2 * m)
+      this.qEnd = new Int32Array(2 * m)
+      this.qProbe = new Int32Array(2 * m)
+      this.qRest = new Float64Array(2 * m + 1)
+    }
+    const cur = this.qCur
+    const end = this.qEnd
+    /** rest[i]: the most terms i.. can add to any document, slack included. */
+    const rest = this.qRest
+    rest[m] = 0
+    for (let i = m - 1; i >= 0; i--) {
+      end[i] = postStart[qterms[i] + 1]
+      rest[i] = rest[i + 1] + maxImpact[qterms[i]]
+    }
+    for (let i = 0; i < m; i++) rest[i] *= BOUND_SLACK
+    const cap = Math.min(k, this.docs.length)
+    if (cap === 0) return []
+    if (this.heapDoc.length < cap) {
+      this.heapDoc = new Int32Array(cap)
+      this.heapScore = new Float64Array(cap)
+    }
+    const heapDoc = this.heapDoc
+    const heapScore = this.heapScore
+    let size = 0
+    let theta = -Infinity
+    let essential = m
+    let scored = 0
+    let skipped = 0
+    // Heap of the best so far, the worst at the root.
+    const worse = (sa: number, da: number, sb: number, db: number): boolean => sa < sb || (sa === sb && urlRank[da] > urlRank[db])
+    const offer = (d: number, s: number): void => {
+      scored++
+      if (size < cap) {
+        let i = size++
+        while (i > 0) {
+          const parent = (i - 1) >> 1
+          if (!worse(s, d, heapScore[parent], heapDoc[parent])) break
+          heapDoc[i] = heapDoc[parent]
+          heapScore[i] = heapScore[parent]
+          i = parent
+        }
+        heapDoc[i] = d
+        heapScore[i] = s
+        if (size < cap) return
+      } else {
+        if (!worse(heapScore[0], heapDoc[0], s, d)) return
+        let i = 0
+        for (;;) {
+          let c = 2 * i + 1
+          if (c >= size) break
+          if (c + 1 < size && worse(heapScore[c + 1], heapDoc[c + 1], heapScore[c], heapDoc[c])) c++
+          if (!worse(heapScore[c], heapDoc[c], s, d)) break
+          heapDoc[i] = heapDoc[c]
+          heapScore[i] = heapScore[c]
+          i = c
+        }
+        heapDoc[i] = d
+        heapScore[i] = s
+      }
+      theta = heapScore[0]
+      while (essential > 0 && rest[essential - 1] < theta) essential--
+    }
+    /** Adds terms from..m-1 to partial score s of document d (cursors in `at` move forward); NaN once d cannot enter. */
+    const complete = (d: number, s: number, from: number, at: Int32Array): number => {
+      for (let i = from; i < m; i++) {
+        if ((s + rest[i]) * BOUND_SLACK < theta) {
+          skipped++
+          return NaN
+        }
+        let p = at[i]
+        const e = end[i]
+        if (p < e && postDoc[p] < d) {
+          // Gallop, then binary search in (lo, hi].
+          let lo = p
+          let step = 1
+          let hi = p + 1
+          while (hi < e && postDoc[hi] < d) {
+            lo = hi
+            step *= 2
+            hi = lo + step
+          }
+          if (hi > e) hi = e
+          lo++
+          while (lo < hi) {
+            const mid = (lo + hi) >>> 1
+            if (postDoc[mid] < d) lo = mid + 1
+            else hi = mid
+          }
+          p = lo
+          at[i] = p
+        }
+        if (p < e && postDoc[p] === d) {
+          s += postImpact[p]
+          at[i] = p + 1
+        }
+      }
+      return s
+    }
+    // Phase 1: the documents of the first term, then of the next ones while fewer than k are known.
+    const probe = this.qProbe
+    let walked = 0
+    for (let j = 0; j < m && (j === 0 || size < cap) && j < essential; j++, walked++) {
+      for (let i = j + 1; i < m; i++) probe[i] = postStart[qterms[i]]
+      for (let p = postStart[qterms[j]]; p < end[j]; p++) {
+        const d = postDoc[p]
+        if (seen[d] === stamp) continue
+        seen[d] = stamp
+        // Not in the lists of terms before j (those documents are all marked): the sum starts at this impact.
+        const s = complete(d, postImpact[p], j + 1, probe)
+        if (s === s) offer(d, s)
+      }
+    }
+    // Phase 2: document at a time over the essential terms' postings (every document of the terms phase 1 walked is
+    // scored or given up already: their cursors start at the end).
+    for (let i = 0; i < m; i++) cur[i] = i < walked ? end[i] : postStart[qterms[i]]
+    const n = this.docs.length
+    while (essential > 0) {
+      let d = n
+      for (let i = 0; i < essential; i++) if (cur[i] < end[i] && postDoc[cur[i]] < d) d = postDoc[cur[i]]
+      if (d === n) break
+      let s = 0
+      for (let i = 0; i < essential; i++) {
+        const p = cur[i]
+        if (p < end[i] && postDoc[p] === d) {
+          s += postImpact[p]
+          cur[i] = p + 1
+        }
+      }
+      if (seen[d] === stamp) continue
+      const total = complete(d, s, essential, cur)
+      if (total === total) offer(d, total)
+    }
+    this.lastStats = { scored, skipped }
+    const top: number[] = new Array(size)
+    for (let i = 0; i < size; i++) {
+      top[i] = heapDoc[i]
+      scores[heapDoc[i]] = heapScore[i]
+    }
+    top.sort((a, b) => (worse(scores[b], b, scores[a], a) ? -1 : worse(scores[a], a, scores[b], b) ? 1 : 0))
+    return top
   }
 
   async get(url: string): Promise<SearchDoc | undefined> {
@@ -239,24 +390,6 @@ export class EmbeddedIndex implements SearchIndex {
 
   async close(): Promise<void> {
     this.closed = true
-  }
-
-  /** The k-th largest score among the first `nTouched` touched documents (a lower bound of the final k-th). */
-  private kthScore(nTouched: number, k: number): number {
-    const best = this.kBuf.length >= k ? this.kBuf : (this.kBuf = new Float64Array(k))
-    best.fill(-Infinity, 0, k)
-    const { scores, touched } = this
-    for (let i = 0; i < nTouched; i++) {
-      const s = scores[touched[i]]
-      if (s <= best[k - 1]) continue
-      let j = k - 1
-      while (j > 0 && best[j - 1] < s) {
-        best[j] = best[j - 1]
-        j--
-      }
-      best[j] = s
-    }
-    return best[k - 1]
   }
 
   private snippetOf(doc: StoredDoc, stamp: number): string {
