@@ -3,7 +3,7 @@
 // dvec = rowsum(dO ∘ O) [ΣT,H] and zeroes dq; then, per key tile, every query head of its kv group and every query
 // tile that can see the keys: S = Q Kᵀ, P = exp(S·scale − lse), dV += Pᵀ dO, dP = dO Vᵀ, dS = P ∘ (dP − dvec)·scale,
 // dK += dSᵀ Q, dQ += dS K (fp32 atomics into dq). Shapes as attention_fwd.cu; dq [ΣT,H,D], dk/dv [ΣS,KV,D].
-// Two generations, chosen by sg_attention_bwd_v (sg_attention_bwd: SG_CUDA_ATTN=v1 → 1, else 2):
+// Two generations, chosen by sg_attention_bwd_v (sg_attention_bwd: SG_CUDA_ATTN=v2 → 2, else 1):
 //  v2: a block of 4 warps per (64-key tile, query head, sequence); K, V (of the head's kv head) staged once as bf16;
 //     each warp owns 16 keys and keeps their dK, dV in wmma accumulator registers for the whole block (added into
 //     dk, dv with fp32 atomics over the heads of a GQA group, stored when a group is one head); query tiles of 32 rows (Q, dO, lse, dvec)

@@ -1,7 +1,7 @@
 // infra/engine/cuda/kernels/attention_fwd.cu: flash-style causal GQA attention forward over packed variable-length
 // sequences on tensor cores (wmma bf16 16x16x16, fp32 accumulation). Never materialises [T,S]. q [ΣT,H,D], k/v
 // [ΣS,KV,D] (fp32, rounded to bf16 on load), o [ΣT,H,D], lse [ΣT,H]. Head dims 64 and 128 (template D). Two
-// generations, chosen by sg_attention_fwd_v (sg_attention_fwd: SG_CUDA_ATTN=v1 → 1, else 2):
+// generations, chosen by sg_attention_fwd_v (sg_attention_fwd: SG_CUDA_ATTN=v2 → 2, else 1):
 //  v2 (FlashAttention-2 order): a block of 4 warps per (64-query tile, head, sequence); each 64-key K/V tile is staged
 //     once in shared memory as bf16 and shared by the 4 warps; each warp owns 16 query rows: S = Q Kᵀ (16×64), the
 //     online softmax by all 32 lanes (2 per row, exp2 with the scale folded in), O += P V kept in wmma accumulator

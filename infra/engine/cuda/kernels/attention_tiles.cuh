@@ -1,5 +1,6 @@
 // infra/engine/cuda/kernels/attention_tiles.cuh: what attention_fwd.cu and attention_bwd.cu share — the kernel
-// generation switch (SG_CUDA_ATTN=v1 selects the first, one-warp kernels; read once; default 2, the FA2-style ones),
+// generation switch (SG_CUDA_ATTN=v2 selects the FA2-style kernels; read once; default 1, the one-warp kernels — the
+// generation measured on a GPU; v2 has passed only the host checks so far),
 // dynamic shared memory that reads the same on nvcc and in the emulation layer, the tile sizes, and fp32→bf16 tile
 // staging (four floats per thread step, 16-byte loads on a GPU). It does not know the attention math.
 #pragma once
@@ -20,7 +21,7 @@ constexpr float kLn2 = 0.6931471805599453f;
 static inline int sgAttnDefaultVersion() {
   static const int v = [] {
     const char *e = std::getenv("SG_CUDA_ATTN");
-    return (e && std::strcmp(e, "v1") == 0) ? 1 : 2;
+    return (e && std::strcmp(e, "v2") == 0) ? 2 : 1;
   }();
   return v;
 }

@@ -60,7 +60,7 @@ int sg_attention_bwd(const float *q, const float *k, const float *v, const float
                      const int *cuQ, const int *cuK, const int *qStart, int B, int totalQ, int maxS, int H, int KV, int D,
                      float *dq, float *dk, float *dv, float *dvec, void *stream);
 /** The same two with the kernel generation chosen by the caller (1: one warp per 16-row tile; 2: FA2-style 4-warp
- *  blocks over 64-row tiles). The plain names use 2 unless SG_CUDA_ATTN=v1 (read once). Returns as above. */
+ *  blocks over 64-row tiles). The plain names use 1 unless SG_CUDA_ATTN=v2 (read once; v2 becomes the default once a GPU run has measured it). Returns as above. */
 int sg_attention_fwd_v(int version, const float *q, const float *k, const float *v, const int *cuQ, const int *cuK,
                        const int *qStart, int B, int maxT, int H, int KV, int D, float *o, float *lse, void *stream);
 int sg_attention_bwd_v(int version, const float *q, const float *k, const float *v, const float *o, const float *lse,
