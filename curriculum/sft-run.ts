@@ -47,7 +47,20 @@ export interface SftRunOptions {
    *  questions (those beyond --max-hops first): short sequences that put copying the start entity's name from the
    *  question in front of many more names than the full demonstrations do (0: none). */
   firstTurns?: number
+  /** Train only the FINAL assistant turn of each demonstration (the answer: `<answer> X </answer>` or its call), with
+   *  the whole episode as context: the step a full-episode loss barely weights — copying the answer out of the page —
+   *  alone (bench/perf/answer-probe.ts measured that this is learnable). First-turn sequences keep their one turn. */
+  answerOnly?: boolean
   log?: (line: string) => void
+}
+
+/** The sequence with every assistant token but those of its last turn unmarked (context, not a target). */
+export function onlyLastTurn<T extends { sampled: number[] }>(seq: T): T {
+  const sampled = seq.sampled.slice()
+  let from = sampled.length
+  while (from > 0 && sampled[from - 1] === 1) from--
+  for (let i = 0; i < from; i++) sampled[i] = 0
+  return { ...seq, sampled }
 }
 
 export async function runSft(o: SftRunOptions): Promise<{ episodes: number; solved: number; steps: number; finalLoss: number; adapterDir: string }> {
@@ -78,7 +91,8 @@ export async function runSft(o: SftRunOptions): Promise<{ episodes: number; solv
       const env = makeEnv(gw, qa, { ...o.gym, protocol, budgets: { maxTurns: Math.max(16, 2 * qa.hops + 4), maxResponseTokens: DEFAULT_TRAIN_CONFIG.maxTokensPerTurn, maxContextTokens: learner.model.config.maxPositionEmbeddings } })
       const rec = await runEpisode(qa, env, oraclePolicy(qa, knowledge, plan, protocol, o.gym?.accessByTitle === true), { maxTurns: 200, scorer: scoreAnswer })
       if (rec.status !== 'ok' || rec.f1 < 1) continue
-      const seq = sequenceOfTrajectory(codec, rec)
+      const full = sequenceOfTrajectory(codec, rec)
+      const seq = o.answerOnly ? onlyLastTurn(full) : full
       if (seq.ids.length > learner.model.config.maxPositionEmbeddings) continue
       solved++
       seqs.push(seq)
@@ -100,7 +114,7 @@ export async function runSft(o: SftRunOptions): Promise<{ episodes: number; solv
     if (seqs.length === 0) throw new ConfigError('sft.no_data', `the oracle solved none of ${qas.length} training questions of ${o.world} within the model's context`)
     o.log?.(`sft: oracle solved ${solved}/${qas.length} training questions; ${seqs.reduce((a, s) => a + s.ids.length, 0)} tokens`)
     const r = sftTrain(learner, seqs, { epochs: o.epochs, batchSize: o.batchSize, microBatch: 16, lr: o.lr, seed: o.seed, out: o.out, log: o.log })
-    const info = { world: resolve(o.world), model: resolve(o.model), protocol, gym: o.gym ?? {}, maxHops: o.maxHops ?? 0, oraclePages: pages, initAdapter: o.initAdapter ? resolve(o.initAdapter) : null, firstTurns, questions: qas.length, solved, heldOut: held.size, ...r }
+    const info = { world: resolve(o.world), model: resolve(o.model), protocol, gym: o.gym ?? {}, maxHops: o.maxHops ?? 0, oraclePages: pages, initAdapter: o.initAdapter ? resolve(o.initAdapter) : null, firstTurns, answerOnly: o.answerOnly === true, questions: qas.length, solved, heldOut: held.size, ...r }
     writeFileSync(join(o.out, 'sft.json'), JSON.stringify(info, null, 2) + '\n')
     return { episodes: qas.length, solved, ...r, adapterDir: join(o.out, 'adapter') }
   } finally {

@@ -86,3 +86,21 @@ test('--init-adapter continues from an adapter (its first loss below that of a n
   expect(bad.code).not.toBe(0)
   expect(bad.stderr).toMatch(/--first-turns must be an integer ≥ 0/)
 }, LONG)
+
+test('--answer-only trains only the final (answer) turn: fewer targets on the same batch, recorded in sft.json, and a folder of a full run refuses it', async () => {
+  const full = join(root, 'ans-full')
+  const ans = join(root, 'ans-only')
+  expect((await runCli(sftArgs(full, 1), LONG)).code).toBe(0)
+  const r = await runCli([...sftArgs(ans, 1), '--answer-only'], LONG)
+  expect(r.code).toBe(0)
+  const first = (dir: string) => JSON.parse(readFileSync(join(dir, 'metrics.jsonl'), 'utf8').split('\n')[0]) as { tokens: number }
+  // Same seed, same demonstrations, same first batch: the answer turns are a strict part of the assistant tokens.
+  expect(first(ans).tokens).toBeGreaterThan(0)
+  expect(first(ans).tokens).toBeLessThan(first(full).tokens)
+  expect(JSON.parse(readFileSync(join(ans, 'sft.json'), 'utf8'))).toMatchObject({ answerOnly: true })
+  expect(JSON.parse(readFileSync(join(full, 'sft.json'), 'utf8'))).toMatchObject({ answerOnly: false })
+  const again = await runCli([...sftArgs(full, 2), '--answer-only'], LONG)
+  expect(again.code).not.toBe(0)
+  expect(again.stderr).toMatch(/holds an SFT run with other settings/)
+}, LONG)
+

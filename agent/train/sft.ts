@@ -59,7 +59,7 @@ export function sftTrain(learner: Learner, seqs: readonly TokenSequence[], o: Sf
   const metrics = join(o.out, 'metrics.jsonl')
   const ckpt = join(o.out, 'checkpoint')
   const progressFile = join(ckpt, 'sft-progress.json')
-  const settings = { batchSize: o.batchSize, microBatch: o.microBatch, lr: o.lr, seed: o.seed, sequences: seqs.length, tokens: seqs.reduce((a, q) => a + q.ids.length, 0) }
+  const settings = { batchSize: o.batchSize, microBatch: o.microBatch, lr: o.lr, seed: o.seed, sequences: seqs.length, tokens: seqs.reduce((a, q) => a + q.ids.length, 0), targets: seqs.reduce((a, q) => a + q.sampled.reduce((b, x) => b + x, 0), 0) }
   let step = 0
   let finalLoss = NaN
   let startEpoch = 0

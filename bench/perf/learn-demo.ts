@@ -11,6 +11,7 @@
 //          [--held-out 600] [--eval-max-hops 2] [--steps 16] [--grpo-lr 3e-4] [--reward f1|f1+retrieval|…] (the GRPO
 //          reward spec; the held-out evaluation is always F1) [--sft-batch 8] [--max-turns 14] [--sft-only] (stop after scoring the SFT start)
 //          [--copy-first-turns N] [--copy-epochs 2] (a second SFT phase with N first-turn sequences, below)
+//          [--answer-epochs A] (an SFT phase on the demonstrations' answer turns only, below)
 //          [--polish-epochs P] (a third SFT phase on the demonstrations alone, below) [--grpo-batch 64]
 //          [--reward-ablation] (issue 14: also two-stage with the process and the cost reward, from the same start)
 //          [--world-config FILE] (merged over the world preset, e.g. only 1–2-hop questions) [--init-adapter DIR] (the
@@ -126,6 +127,18 @@ if (copyTurns > 0) {
       '--lora-rank', String(S.loraRank), '--lora-embed', '--backend', backend])
   start = join(sft2, 'adapter')
 }
+// --answer-epochs A: an SFT phase from the current adapter that trains only each demonstration's final turn (the
+// answer) with the whole episode as context — the step the full-episode loss barely weights (bench/perf/answer-probe.ts:
+// a fresh tiny model learns it to 22 % exact in 1,600 steps, while full-episode SFT reads ~4 % of one-hop answers).
+const answerEpochs = Number(arg('answer-epochs', '0'))
+if (answerEpochs > 0) {
+  const sftA = join(out, 'sft-answer')
+  if (!existsSync(join(sftA, 'adapter')))
+    cli('train sft (answer)', ['train', 'sft', '--world', world, '--model', model, '--out', sftA, '--protocol', PROTOCOL, '--gym-options', JSON.stringify(GYM), '--max-hops', String(S.sftMaxHops),
+      '--answer-only', '--init-adapter', start, '--epochs', String(answerEpochs), '--batch', String(S.sftBatch), '--lr', String(S.sftLr), '--held-out', String(S.heldOut),
+      '--lora-rank', String(S.loraRank), '--lora-embed', '--backend', backend])
+  start = join(sftA, 'adapter')
+}
 // --polish-epochs P: a third SFT phase from that adapter on the demonstrations alone (batch --sft-batch): the copy
 // phase's batches are mostly short first turns, and the later turns of an episode drift while the first improves.
 const polish = Number(arg('polish-epochs', '0'))
@@ -166,7 +179,7 @@ function benchAdapter(phase: string, adapter: string, run: string): void {
 }
 
 // The SFT start on the held-out slice first: if it scores nothing, GRPO sees all-0 groups and cannot learn.
-const sftBench = join(out, polish > 0 ? 'bench-sft-polish' : copyTurns > 0 ? 'bench-sft-copy' : 'bench-sft')
+const sftBench = join(out, polish > 0 ? 'bench-sft-polish' : answerEpochs > 0 ? 'bench-sft-answer' : copyTurns > 0 ? 'bench-sft-copy' : 'bench-sft')
 benchAdapter('bench sft', start, sftBench)
 if (flag('sft-only')) {
   process.stdout.write(`learn-demo: SFT start scored in ${sftBench} (--sft-only: stopping before GRPO)\n`)
