@@ -3,7 +3,7 @@
 export { type StageSpec, type SwitchRule, type CurriculumSpec, PRESETS, presetNames, curriculumPreset, inStage, bucketOf } from './stages'
 export { CurriculumSource, type SourceOptions } from './source'
 export { runTraining, openLearner, type TrainRunOptions, type RunConfig } from './run'
-export { runSft, type SftRunOptions } from './sft-run'
+export { onlyLastTurn, runSft, type SftRunOptions } from './sft-run'
 export { writeTrainReport } from './report'
 export { budgetCoverage, type StageBudgetReport } from './budgets'
 export { curriculumCommands } from './cli/commands'

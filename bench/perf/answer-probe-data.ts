@@ -9,7 +9,7 @@ import { makeEnv, openGymWorld, scoreAnswer } from '../../gym'
 import { ORACLE_MAX_QUERIES_PER_PAGE, oraclePolicy, runEpisode, sequenceOfTrajectory, worldOracleKnowledge } from '../../agent'
 import { ChatCodec, chatTemplateOf, loadTokenizer, SIMPLE_QWEN_TEMPLATE } from '../../infra/engine'
 import { openWorld } from '../../world'
-import { CurriculumSource, curriculumPreset } from '../../curriculum'
+import { CurriculumSource, curriculumPreset, onlyLastTurn } from '../../curriculum'
 
 export interface AnswerProbeItem { ids: number[]; from: number; golds: string[] }
 export interface AnswerProbeData { world: string; heldOut: number; train: AnswerProbeItem[]; held: AnswerProbeItem[] }
@@ -43,9 +43,8 @@ if (process.argv[1]?.includes('answer-probe-data')) {
     const rec = await runEpisode(qa, env, oraclePolicy(qa, k, { maxQueriesPerPage: ORACLE_MAX_QUERIES_PER_PAGE, pages: 'needed' }, 'search-r1', true), { maxTurns: 200, scorer: scoreAnswer })
     if (rec.status !== 'ok' || rec.f1 < 1) continue
     const seq = sequenceOfTrajectory(codec, rec)
-    // The final assistant turn: the last run of sampled (=1) positions.
-    let from = seq.sampled.length
-    while (from > 0 && seq.sampled[from - 1] === 1) from--
+    // The final assistant turn starts at its first target (the train sft --answer-only mask).
+    const from = onlyLastTurn(seq).sampled.indexOf(1)
     if (seq.ids.length > 4000) continue
     ;(held.has(qa.id) ? data.held : data.train).push({ ids: seq.ids, from, golds: [qa.answer, ...qa.aliases] })
   }

@@ -104,6 +104,12 @@ mkdirSync(out, { recursive: true })
 const world = join(out, 'world')
 const model = join(out, 'model')
 const sft = join(out, 'sft')
+/** `train sft` arguments of one SFT phase: the demo's world, model, protocol, env, hop cap, held-out slice and LoRA
+ *  shape, with this phase's output folder, passes, batch and extra flags. */
+function sftArgs(out: string, epochs: number, batch: number, extra: string[]): string[] {
+  return ['train', 'sft', '--world', world, '--model', model, '--out', out, '--protocol', PROTOCOL, '--gym-options', JSON.stringify(GYM), '--max-hops', String(S.sftMaxHops),
+    ...extra, '--epochs', String(epochs), '--batch', String(batch), '--lr', String(S.sftLr), '--held-out', String(S.heldOut), '--lora-rank', String(S.loraRank), '--lora-embed', '--backend', backend]
+}
 const t0 = performance.now()
 if (!existsSync(join(world, 'world.db'))) cli('world build', ['world', 'build', '--preset', S.world, '--seed', '1', ...(worldConfig ? ['--config', resolve(worldConfig)] : []), '--out', world, '--quiet'])
 // --embed-std 0.25 --qk-norm-weight 2.5: LoRA cannot change the embedding or the norms. With the defaults (0.02, 1) a
@@ -111,9 +117,7 @@ if (!existsSync(join(world, 'world.db'))) cli('world build', ['world', 'build', 
 // (bench/RESULTS.md, "Learning demonstration").
 if (!existsSync(join(model, 'config.json'))) cli('model init', ['model', 'init', '--preset', S.preset, '--tokenizer', `world:${world}`, '--out', model, '--seed', '0', '--embed-std', S.preset === 'small' ? '0.125' : '0.25', '--qk-norm-weight', '2.5'])
 if (!existsSync(join(sft, 'adapter')))
-  cli('train sft', ['train', 'sft', '--world', world, '--model', model, '--out', sft, '--protocol', PROTOCOL, '--gym-options', JSON.stringify(GYM), '--max-hops', String(S.sftMaxHops),
-    ...(initAdapter ? ['--init-adapter', resolve(initAdapter)] : []),
-    '--epochs', String(S.sftEpochs), '--batch', String(S.sftBatch), '--lr', String(S.sftLr), '--held-out', String(S.heldOut), '--lora-rank', String(S.loraRank), '--lora-embed', '--backend', backend])
+  cli('train sft', sftArgs(sft, S.sftEpochs, S.sftBatch, initAdapter ? ['--init-adapter', resolve(initAdapter)] : []))
 // --copy-first-turns N: a second SFT phase from the first one's adapter — the same demonstrations plus the oracle's
 // first turn (`<search> NAME </search>`) of N more training questions, --copy-epochs passes at batch 16: many more
 // names to copy from a question than the ≤ 2-hop demonstrations hold. Its adapter is then the SFT start.
@@ -122,9 +126,7 @@ let start = join(sft, 'adapter')
 if (copyTurns > 0) {
   const sft2 = join(out, 'sft-copy')
   if (!existsSync(join(sft2, 'adapter')))
-    cli('train sft (copy)', ['train', 'sft', '--world', world, '--model', model, '--out', sft2, '--protocol', PROTOCOL, '--gym-options', JSON.stringify(GYM), '--max-hops', String(S.sftMaxHops),
-      '--first-turns', String(copyTurns), '--init-adapter', start, '--epochs', String(num('copy-epochs', 2)), '--batch', '16', '--lr', String(S.sftLr), '--held-out', String(S.heldOut),
-      '--lora-rank', String(S.loraRank), '--lora-embed', '--backend', backend])
+    cli('train sft (copy)', sftArgs(sft2, num('copy-epochs', 2), 16, ['--first-turns', String(copyTurns), '--init-adapter', start]))
   start = join(sft2, 'adapter')
 }
 // --answer-epochs A: an SFT phase from the current adapter that trains only each demonstration's final turn (the
@@ -134,9 +136,7 @@ const answerEpochs = Number(arg('answer-epochs', '0'))
 if (answerEpochs > 0) {
   const sftA = join(out, 'sft-answer')
   if (!existsSync(join(sftA, 'adapter')))
-    cli('train sft (answer)', ['train', 'sft', '--world', world, '--model', model, '--out', sftA, '--protocol', PROTOCOL, '--gym-options', JSON.stringify(GYM), '--max-hops', String(S.sftMaxHops),
-      '--answer-only', '--init-adapter', start, '--epochs', String(answerEpochs), '--batch', String(S.sftBatch), '--lr', String(S.sftLr), '--held-out', String(S.heldOut),
-      '--lora-rank', String(S.loraRank), '--lora-embed', '--backend', backend])
+    cli('train sft (answer)', sftArgs(sftA, answerEpochs, S.sftBatch, ['--answer-only', '--init-adapter', start]))
   start = join(sftA, 'adapter')
 }
 // --polish-epochs P: a third SFT phase from that adapter on the demonstrations alone (batch --sft-batch): the copy
@@ -145,9 +145,7 @@ const polish = Number(arg('polish-epochs', '0'))
 if (polish > 0) {
   const sft3 = join(out, 'sft-polish')
   if (!existsSync(join(sft3, 'adapter')))
-    cli('train sft (polish)', ['train', 'sft', '--world', world, '--model', model, '--out', sft3, '--protocol', PROTOCOL, '--gym-options', JSON.stringify(GYM), '--max-hops', String(S.sftMaxHops),
-      '--init-adapter', start, '--epochs', String(polish), '--batch', String(S.sftBatch), '--lr', String(S.sftLr), '--held-out', String(S.heldOut),
-      '--lora-rank', String(S.loraRank), '--lora-embed', '--backend', backend])
+    cli('train sft (polish)', sftArgs(sft3, polish, S.sftBatch, ['--init-adapter', start]))
   start = join(sft3, 'adapter')
 }
 // The evaluation slice: the held-out training questions within the SFT's hop range (the ids `train sft` held out).
