@@ -1,6 +1,7 @@
 // gym/env tests: SearchEnv on the fixture world — prompt, search/access observations, unknown pages, the observation
 // cap, answers and rewards, malformed turns, failing engines, and the three protocols end to end.
 import { SearchEnv } from './env'
+import { resolveGymOptions } from './make-env'
 import { FIXTURE_DOCS, FIXTURE_QA, openFixtureWorld } from '../tests/fixtures/gym-fixture-world'
 import type { GymWorld } from './world-view'
 
@@ -33,6 +34,29 @@ describe('SearchEnv (hermes)', () => {
     const a = await env.step(tc('access', { url: 'https://fixture.wiki/The_Glass_Orchard' }))
     expect(a.observation[0].content).toContain(FIXTURE_DOCS[1].text)
     expect(a.metrics).toMatchObject({ access_calls: 1, access_ok: 1 })
+  })
+
+  it('stepSignals false: the same observations and outcome without signal/* metrics; step-term rewards refuse it', async () => {
+    const play = async (stepSignals: boolean) => {
+      const env = new SearchEnv(world, qa, { stepSignals })
+      await env.initialObservation()
+      const steps = [await env.step(tc('search', { query: 'Glass Orchard novel' })), await env.step(tc('access', { url: FIXTURE_DOCS[1].url })), await env.step(`<answer>${qa.answer}</answer>`)]
+      return steps
+    }
+    const on = await play(true)
+    const off = await play(false)
+    expect(Object.keys(on[0].metrics).some((k) => k.startsWith('signal/'))).toBe(true)
+    for (let i = 0; i < on.length; i++) {
+      expect(off[i].observation).toEqual(on[i].observation)
+      expect(off[i].reward).toBe(on[i].reward)
+      expect(Object.keys(off[i].metrics).filter((k) => k.startsWith('signal/'))).toEqual([])
+      const rest = (m: Record<string, number>) => Object.fromEntries(Object.entries(m).filter(([k]) => !k.startsWith('signal/') && k !== 'tool_latency_ms'))
+      expect(rest(off[i].metrics)).toEqual(rest(on[i].metrics))
+    }
+    expect(off[2].metrics.f1).toBe(1)
+    expect(() => new SearchEnv(world, qa, { stepSignals: false, reward: 'process' })).toThrow(/stepSignals must not be false/)
+    expect(() => resolveGymOptions({ stepSignals: false, reward: 'cost' })).toThrow(/stepSignals must not be false/)
+    expect(() => resolveGymOptions({ stepSignals: 'no' })).toThrow(/stepSignals must be a boolean/)
   })
 
   it('an unknown URL gets a clear "no such page" observation', async () => {

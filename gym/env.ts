@@ -11,6 +11,7 @@ import { computeReward, parseRewardSpec, type RewardSpec } from './reward'
 import { StepCredit } from './reward-steps'
 import { StepSignals } from './step-signals'
 import { ToolFaultError } from './tool-errors'
+import { GymError } from '../infra/errors'
 import type { AssistantAction, ChatMessage, Env, Observation, StepResult, StopReason } from './types'
 import type { GymWorld } from './world-view'
 
@@ -31,6 +32,9 @@ export interface EnvOptions {
   prompt?: PromptStyle
   /** Access also takes the exact title of a search result shown earlier in the episode (default false). */
   accessByTitle?: boolean
+  /** Record per-step process signals as `signal/*` metrics (default true); false skips that bookkeeping (the oracle
+   *  check, which needs only the outcome). Reward specs with step terms (process, cost) need them. */
+  stepSignals?: boolean
 }
 
 /** An Env that also exposes what wrappers and servers need. */
@@ -58,7 +62,8 @@ export class SearchEnv implements GymEnv {
   private turn = 0
   private malformed = 0
   private validSearches = 0
-  private readonly signals: StepSignals
+  /** undefined: step signals off (EnvOptions.stepSignals false). */
+  private readonly signals: StepSignals | undefined
   private readonly byTitle: boolean
   /** Title → URL of every search result shown in this episode (for accessByTitle). */
   private readonly shownTitles = new Map<string, string>()
@@ -75,8 +80,11 @@ export class SearchEnv implements GymEnv {
     const tools = opts.tools ?? ['search', 'access']
     this.tools = toolSchemas(tools)
     this.ctx = { tools, maxCallsPerTurn: opts.maxCallsPerTurn ?? 1, turn: 0, maxArgChars: opts.maxArgChars ?? 2048, prompt: opts.prompt ?? 'full' }
-    this.signals = new StepSignals(qa)
-    this.credit = new StepCredit({ process: this.spec.terms.includes('process'), cost: this.spec.terms.includes('cost') }, this.signals.goldCount)
+    const steps = { process: this.spec.terms.includes('process'), cost: this.spec.terms.includes('cost') }
+    if (opts.stepSignals === false && (steps.process || steps.cost))
+      throw new GymError('options.step_signals', `reward '${this.spec.name}' has step terms (process, cost), which need the step signals: stepSignals must not be false`)
+    this.signals = opts.stepSignals === false ? undefined : new StepSignals(qa)
+    this.credit = new StepCredit(steps, this.signals?.goldCount ?? 0)
   }
 
   get done(): boolean {
@@ -116,7 +124,7 @@ export class SearchEnv implements GymEnv {
     const a: AssistantAction = typeof action === 'string' ? { text: action } : action ?? { text: '' }
     const parsed: ParsedTurn = this.protocol.parse(a, this.ctx)
     const metrics: Record<string, number> = { turn: this.turn }
-    this.signals.begin()
+    this.signals?.begin()
     if (parsed.kind === 'answer') return this.end('answer', parsed.answer)
     if (parsed.kind === 'malformed') {
       this.malformed++
@@ -139,6 +147,7 @@ export class SearchEnv implements GymEnv {
 
   /** This turn's step signals into `signal/*` metrics and its step-term credit (0 unless the spec has one). */
   private stepCredit(metrics: Record<string, number>, toolCalls: number): number {
+    if (!this.signals) return 0
     const s = this.signals.report(metrics)
     if (!this.credit.active) return 0
     const c = this.credit.step(this.turn, s, toolCalls)
@@ -156,7 +165,7 @@ export class SearchEnv implements GymEnv {
     try {
       if (call.name === 'search') {
         const results = await this.world.search(call.query, this.topK)
-        this.signals.search(call.query, results)
+        this.signals?.search(call.query, results)
         if (this.byTitle) for (const r of results) if (!this.shownTitles.has(r.title)) this.shownTitles.set(r.title, r.url)
         if (results.length === 0) inc('search_empty')
         inc('search_ok')
@@ -167,7 +176,7 @@ export class SearchEnv implements GymEnv {
         const url = this.byTitle && !/^https?:\/\//.test(call.url) ? (this.shownTitles.get(call.url.trim()) ?? call.url) : call.url
         if (url !== call.url) inc('access_by_title')
         const page = await this.world.access(url)
-        this.signals.access(url)
+        this.signals?.access(url)
         if (page === undefined) {
           inc('access_not_found')
           text = `No such page: ${JSON.stringify(call.url.slice(0, 300))}. Open URLs exactly as they appear in search results.`
@@ -199,7 +208,7 @@ export class SearchEnv implements GymEnv {
     const capped = capObservation(text, this.cap, what === 'access' ? 'Page' : 'Output')
     if (capped.truncated) inc('obs_truncated')
     inc('obs_chars', capped.text.length)
-    this.signals.observe(capped.text)
+    this.signals?.observe(capped.text)
     return this.protocol.toolResult(call, capped.text)
   }
 
@@ -214,7 +223,7 @@ export class SearchEnv implements GymEnv {
     this.finished = true
     this.stop = reason
     // The ending turn's own step credit (an answer turn: no tool calls, no new signals; budgets: nothing new).
-    this.signals.begin()
+    this.signals?.begin()
     const stepMetrics: Record<string, number> = {}
     const stepReward = this.stepCredit(stepMetrics, 0)
     const { reward: terminal, metrics } = computeReward(this.spec, {

@@ -7,7 +7,7 @@ import type { Qa } from '../world'
 import { SearchEnv, type GymEnv } from './env'
 import { getProtocol } from './protocol'
 import type { PromptStyle, ProtocolName } from './protocol/types'
-import { parseRewardSpec } from './reward'
+import { parseRewardSpec, STEP_TERMS } from './reward'
 import { DEFAULT_BUDGETS, withBudgets, type Budgets } from './wrappers/budgets'
 import { withEpisodeStats } from './wrappers/episode-stats'
 import { hasFaults, NO_FAULTS, withFaults, type FaultRates } from './wrappers/faults'
@@ -31,6 +31,10 @@ export interface GymOptions {
   accessByTitle: boolean
   /** false: the no-Access ablation (search returns whole documents; access disabled). */
   access: boolean
+  /** Record per-step process signals (`signal/*` metrics: gold documents found and accessed, evidence seen,
+   *  redundant calls, hop reached; default true). false skips that bookkeeping — for callers that need only the
+   *  outcome (the world's oracle check); the process and cost reward specs need the signals. */
+  stepSignals: boolean
   budgets: Budgets
   faults: FaultRates
   /** Episode index, mixed into the fault Rng so repeated rollouts of one question differ reproducibly. */
@@ -47,6 +51,7 @@ export const DEFAULT_GYM_OPTIONS: GymOptions = {
   prompt: 'full',
   accessByTitle: false,
   access: true,
+  stepSignals: true,
   budgets: { ...DEFAULT_BUDGETS },
   faults: { ...NO_FAULTS },
   episode: 0,
@@ -56,11 +61,13 @@ export const DEFAULT_GYM_OPTIONS: GymOptions = {
 export function resolveGymOptions(input: unknown): GymOptions {
   const o = mergeStrict(DEFAULT_GYM_OPTIONS, input, 'gym options')
   getProtocol(o.protocol)
-  parseRewardSpec(o.reward)
+  const spec = parseRewardSpec(o.reward)
   const intIn = (name: string, v: number, lo: number, hi: number) => {
     if (!Number.isInteger(v) || v < lo || v > hi) throw new GymError('options.range', `${name} must be an integer in [${lo}, ${hi}], got ${v}`)
   }
   if (o.prompt !== 'full' && o.prompt !== 'brief') throw new GymError('options.range', `prompt must be 'full' or 'brief', got ${JSON.stringify(o.prompt)}`)
+  if (!o.stepSignals && spec.terms.some((t) => STEP_TERMS.includes(t)))
+    throw new GymError('options.step_signals', `reward '${spec.name}' has step terms (${STEP_TERMS.join(', ')}), which need the step signals: stepSignals must not be false`)
   if (typeof o.accessByTitle !== 'boolean') throw new GymError('options.range', `accessByTitle must be true or false, got ${JSON.stringify(o.accessByTitle)}`)
   intIn('topK', o.topK, 1, 100)
   intIn('observationCap', o.observationCap, 100, 10_000_000)
@@ -113,6 +120,7 @@ export function makeResolvedEnv(
     maxArgChars: o.maxArgChars,
     prompt: o.prompt,
     accessByTitle: o.accessByTitle,
+    stepSignals: o.stepSignals,
     tools: o.access ? ['search', 'access'] : ['search'],
   })
   return withEpisodeStats(withBudgets(base, o.budgets, count), count)

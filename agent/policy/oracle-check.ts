@@ -50,8 +50,10 @@ export function failureCause(failure: string | undefined): FailureCause {
  *  walk needs. Same solved/failed rows and reasons as 'all' on the worlds measured (bench/RESULTS.md, round 5). */
 export const CHECK_PAGES: CheckPages = 'needed'
 
-/** Budgets are lifted in the check: it proves solvability with the tools; the paper's 16 turns are reported apart. */
+/** Budgets are lifted in the check: it proves solvability with the tools; the paper's 16 turns are reported apart.
+ *  Step signals are off: the check needs each episode's outcome only (about a seventh of its CPU, bench/RESULTS.md). */
 export const CHECK_GYM_OPTIONS: Partial<GymOptions> = {
+  stepSignals: false,
   budgets: { maxTurns: 1000, maxResponseTokens: 100_000, maxContextTokens: 100_000_000 },
 }
 
