@@ -65,7 +65,8 @@ export function generateEntities(config: WorldConfig): Entity[] {
       ofType.push({ id: `${spec.name.toLowerCase()}-${i}`, type: spec.name, name, attrs, url: '' })
     }
     addHomonyms(ofType, config.graph.homonymRate, Rng.derive(config.seed, 'homonyms', spec.name))
-    out.push(...ofType)
+    // One by one: a spread of a type's entities overflows the call stack past ~100,000 (paper-x100 has 165,000).
+    for (const e of ofType) out.push(e)
   }
   const urls = entityUrls(out)
   for (const e of out) e.url = urls.get(e.id)!
