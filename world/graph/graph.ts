@@ -165,14 +165,18 @@ function generateEdges(config: WorldConfig, entities: Entity[], seed: number, on
       citiesOf.set(t, l)
     }
   }
+  const positions = new Map<number[], Map<number, number>>()
   /** A target for source s: Zipf draws first, then a scan from a random offset (rare; keeps constraints exact). */
   const chooseTarget = (r: RelationSpec, s: number, targets: number[], zipf: Zipf): number | undefined => {
     if (r.name === 'capital') {
       const cands = (citiesOf.get(s) ?? []).filter((c) => ok(r, s, c))
       if (cands.length === 0) return undefined
       const z = zipfFor(r)
-      const cityPos = new Map(targets.map((t, i) => [t, i]))
-      return cands[rng.weightedIndex(cands.map((c) => z.weight[cityPos.get(c)!]))]
+      // Built once per target list, not once per country (that was countries × cities: minutes at paper-x100).
+      let cityPos = positions.get(targets)
+      if (!cityPos) positions.set(targets, (cityPos = new Map(targets.map((t, i) => [t, i]))))
+      const pos = cityPos
+      return cands[rng.weightedIndex(cands.map((c) => z.weight[pos.get(c)!]))]
     }
     for (let i = 0; i < 40; i++) {
       const t = targets[zipf.draw(rng)]
