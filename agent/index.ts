@@ -11,7 +11,7 @@ export { ORACLE_MAX_QUERIES_PER_PAGE, type OracleKnowledge } from './policy/orac
 export { worldOracleKnowledge } from './policy/oracle-knowledge'
 export { checkWithOracle, checkWorldFolder, CHECK_GYM_OPTIONS } from './policy/oracle-check'
 export { CheckRunner, pathEdges } from './policy/oracle-check-shard'
-export { oracleCheckStage, CHECKED_WORLD_STAGES } from './world-check-stage'
+export { oracleCheckStage, oracleCheckStageWith, CHECKED_WORLD_STAGES } from './world-check-stage'
 export { agentCommands, checkCommand } from './cli/commands'
 // The turn loop and its records (bench and trainer share them).
 export { runEpisode } from './rollout/episode'

@@ -1,22 +1,39 @@
 // agent/world-check-stage: the oracle-check build stage of a world — the oracle policy runs through the real env over
 // every question of the pool (sharded over worker threads); a question it cannot solve is relabelled 'dropped'
 // (reported by cause, never served). It runs before the split, which then draws the bench only from questions that
-// passed: a finished world's oracle score is exactly 1 and its bench exactly the configured quota. Lives in agent/
+// passed: a finished world's oracle score is exactly 1 and its bench exactly the configured quota. Its worker threads
+// start warm, as the qa stage begins (Stage.warm): they open the index and knowledge while the pool is drawn. Lives in agent/
 // because it needs the oracle; CHECKED_WORLD_STAGES is the world's own stage list with this stage before the split —
 // the list the CLI builds with.
 import { tx, type Db } from '../infra/store'
-import { readQa, WORLD_STAGES, type Stage, type StageContext } from '../world'
-import { checkWorldFolder } from './policy/oracle-check'
+import { readQa, WORLD_STAGES, type Stage, type StageContext, type StoredSplit } from '../world'
+import { checkWorldFolder, WarmCheck } from './policy/oracle-check'
 
 function init(db: Db): void {
   db.exec(`CREATE TABLE IF NOT EXISTS qa_check (id TEXT PRIMARY KEY, ok INTEGER NOT NULL, reason TEXT NOT NULL) WITHOUT ROWID;`)
 }
 
-async function run(ctx: StageContext): Promise<void> {
-  // The whole pool: before the split every question is still unlabelled ('train'); after an earlier check its
-  // failures are 'dropped' and are checked again (a repaired world can win them back).
-  const qas = readQa(ctx.db, ['train', 'bench', 'excluded', 'dropped'])
-  const report = await checkWorldFolder(ctx.dir, qas, { quiet: ctx.quiet })
+/** The whole pool: before the split every question is still unlabelled ('train'); after an earlier check its
+ *  failures are 'dropped' and are checked again (a repaired world can win them back). */
+const POOL: StoredSplit[] = ['train', 'bench', 'excluded', 'dropped']
+
+/** Thread settings of the check stage (undefined: checkWorkers' default — SEARCHGYM_WORKERS, else the cores; the
+ *  build's own thread checks too). */
+interface CheckThreads {
+  workers?: number
+  thisThread?: boolean
+}
+
+async function warm(ctx: StageContext, { workers }: CheckThreads): Promise<WarmCheck | undefined> {
+  // Started as the qa stage begins: the workers open the index and the knowledge while it draws (the pool's size is
+  // known from the config: the qa target with its headroom).
+  return WarmCheck.start(ctx.dir, { questions: Math.ceil(ctx.config.qa.target * (1 + ctx.config.qa.headroom)), workers })
+}
+
+async function run(ctx: StageContext, { workers, thisThread }: CheckThreads): Promise<void> {
+  const qas = readQa(ctx.db, POOL)
+  const warmed = ctx.warm instanceof WarmCheck ? ctx.warm : undefined
+  const report = await checkWorldFolder(ctx.dir, qas, { quiet: ctx.quiet, warm: warmed, pool: { splits: POOL }, workers, thisThread })
   const failed = new Map(report.failures.map((f) => [f.qaId, `${f.cause}: ${f.failure ?? `F1 ${f.f1}`}`]))
   tx(ctx.db, () => {
     ctx.db.exec('DELETE FROM qa_check')
@@ -38,14 +55,20 @@ async function run(ctx: StageContext): Promise<void> {
   )
 }
 
-export const oracleCheckStage: Stage = {
-  name: 'check',
-  init,
-  run,
-  hashRows(db, emit) {
-    for (const r of db.prepare('SELECT id, ok, reason FROM qa_check ORDER BY id').raw().iterate()) emit(r)
-  },
+/** The check stage with fixed thread settings (tests: the warm path on a small world); same rows for any. */
+export function oracleCheckStageWith(o: CheckThreads = {}): Stage {
+  return {
+    name: 'check',
+    init,
+    run: (ctx) => run(ctx, o),
+    warm: (ctx) => warm(ctx, o),
+    hashRows(db, emit) {
+      for (const r of db.prepare('SELECT id, ok, reason FROM qa_check ORDER BY id').raw().iterate()) emit(r)
+    },
+  }
 }
+
+export const oracleCheckStage: Stage = oracleCheckStageWith()
 
 /** The world's stages with the oracle check just before the split: what `searchgym world build` runs (and what a
  * library caller passes to buildWorld to get the same content hash as the CLI). */

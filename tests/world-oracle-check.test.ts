@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { buildWorld, contentHash, presetConfig, readQa, WORLD_STAGES } from '../world'
-import { CHECKED_WORLD_STAGES } from '../agent'
+import { CHECKED_WORLD_STAGES, oracleCheckStageWith } from '../agent'
 import { openDb, tx } from '../infra/store'
 import { setStageStatus } from '../world/store/store'
 import { sharedTinyWorld } from './helpers/shared-world'
@@ -116,4 +116,24 @@ test("the check's oracle reads only the pages a hop needs by default, in every t
   // fewer pages read: the oracle's turns drop (the default is 'needed', and it reaches the worker threads)
   expect(needed.turns.max).toBeLessThan(all.turns.max)
   expect(neededWorkers.turns).toEqual(needed.turns)
+})
+
+test('warm check workers (started as the qa stage begins) build the same world; mismatched settings fall back to a cold check', async () => {
+  const { checkWorldFolder, WarmCheck } = await import('../agent/policy/oracle-check')
+  const cli = await sharedTinyWorld()
+  // Every chunk to the one warm worker (not this thread): the world it checks must hash as the CLI's cold build.
+  const warmStages = CHECKED_WORLD_STAGES.map((s) => (s.name === 'check' ? oracleCheckStageWith({ workers: 2, thisThread: false }) : s))
+  const logs: string[] = []
+  const dir = join(root, 'warm')
+  const built = await buildWorld({ config: presetConfig('tiny'), dir, quiet: true, stages: warmStages, log: (m) => logs.push(m) })
+  expect(logs.find((l) => l.startsWith('check:'))).toMatch(/, 1 worker\)/)
+  expect(built.hash).toBe(cli.hash)
+  // Warm threads started with other gym settings are not used (released) — the check runs cold, same report.
+  const qas = readQaAll(cli.dir)
+  const warm = await WarmCheck.start(cli.dir, { questions: qas.length, workers: 2, gym: { topK: 3 } })
+  expect(warm).toBeDefined()
+  const cold = await checkWorldFolder(cli.dir, qas, { workers: 1, quiet: true })
+  const viaWarm = await checkWorldFolder(cli.dir, qas, { workers: 1, quiet: true, warm, pool: { splits: ['train', 'bench', 'excluded', 'dropped'] } })
+  expect({ ...viaWarm, workers: 0 }).toEqual({ ...cold, workers: 0 })
+  expect(warm!.matches({}, 'needed')).toBe(false) // released: nothing left to take
 })

@@ -12,6 +12,13 @@ export interface StageContext {
   /** Quiet progress output (tests). */
   quiet: boolean
   log(message: string): void
+  /** What this stage's `warm` returned, when the build warmed it (run() may use it; the build releases it after). */
+  warm?: WarmHandle
+}
+
+/** Work a stage started early (threads, indexes); released by the build once the stage ran or the build stopped. */
+export interface WarmHandle {
+  release(): void
 }
 
 export interface Stage {
@@ -22,4 +29,9 @@ export interface Stage {
   run(ctx: StageContext): Promise<void>
   /** Feed this stage's content to the hash in a deterministic order (rows via `emit`). */
   hashRows(db: Db, emit: (row: unknown) => void): void
+  /** Optional: start work that needs only what the stages before the previous one made (worker threads opening
+   *  the index) while the previous stage runs — the build calls it just before that stage starts, when this stage
+   *  will run after it, and hands the handle to run() as `ctx.warm`. It must not write the world, and run() must give
+   *  the same rows with or without it (a resumed build runs cold). */
+  warm?(ctx: StageContext): Promise<WarmHandle | undefined>
 }

@@ -4,6 +4,7 @@
 // thread and by the build's own thread (which has every module loaded already); the scheduler in oracle-check hands
 // them chunks of questions as they free up. A question's run depends on that question only (memoised search and
 // knowledge give the same answers as fresh reads), so any split over threads gives the same runs. Never writes.
+import { createHash } from 'node:crypto'
 import { makeResolvedEnv, gymWorldFromIndex, resolveGymOptions, type GymOptions, type GymWorld } from '../../gym'
 import { openSearchIndex, worldReader, type Qa, type World } from '../../world'
 import { withMemoSearch, type MemoStats } from './memo-search'
@@ -16,6 +17,13 @@ export type CheckPages = NonNullable<OraclePlanOptions['pages']>
 
 /** From this many distinct path edges on, one scan of the edge and verification tables beats a query per edge. */
 const PREFETCH_MIN_EDGES = 1000
+
+/** A digest of the questions' ids in order: a worker that reads the pool itself checks it read the same one. */
+export function poolDigest(qas: readonly Qa[]): string {
+  const h = createHash('sha256')
+  for (const q of qas) h.update(`${q.id}\n`)
+  return h.digest('hex')
+}
 
 /** The distinct edges the questions walk, in first-seen order. */
 export function pathEdges(qas: readonly Qa[]): string[] {
@@ -52,6 +60,11 @@ export class CheckRunner {
     prefetchEdges(k, edges)
     // Options are validated once here, not once per question's env.
     return new CheckRunner(world, k, resolveGymOptions(gym), pages === undefined ? undefined : { maxQueriesPerPage: ORACLE_MAX_QUERIES_PER_PAGE, pages })
+  }
+
+  /** Read these path edges' knowledge in one scan (a warm worker learns its pool's edges only after opening). */
+  prefetch(edges: readonly string[]): void {
+    prefetchEdges(this.k, edges)
   }
 
   /** The oracle over `qas`, in order; `tick(n)` every TICK_EVERY questions (the event loop gets a turn then). */

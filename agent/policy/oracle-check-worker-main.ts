@@ -1,23 +1,30 @@
 // agent/policy/oracle-check-worker-main: one worker of the parallel oracle check — opens the world folder read-only,
 // builds its CheckRunner (own search index, the pool's path edges read in one scan), then checks the chunks of
-// questions the scheduler sends, posting progress ticks and each chunk's runs in the chunk's order. Asks for work
+// questions the scheduler sends (a warm worker, started while the qa stage draws, reads the pool itself once asked), posting progress ticks and each chunk's runs in the chunk's order. Asks for work
 // ahead (two chunks in flight), so it never waits for the scheduler between chunks. Never writes to the world.
 import { parentPort, workerData } from 'node:worker_threads'
 import type { GymOptions } from '../../gym'
-import { openWorld, type Qa } from '../../world'
+import { openWorld, readQa, type Qa, type StoredSplit } from '../../world'
 import type { OracleRun } from './oracle'
-import { CheckRunner, type CheckPages } from './oracle-check-shard'
+import { CheckRunner, pathEdges, poolDigest, type CheckPages } from './oracle-check-shard'
 
 export interface CheckWorkerData {
   dir: string
   gym: Partial<GymOptions>
-  /** The pool's path edges (prefetched in one scan). */
-  edges: string[]
+  /** The pool's path edges (prefetched in one scan). Undefined: a warm worker, started before the pool exists — it
+   *  opens the index and the oracle's knowledge, then waits for a 'pool' request and reads the pool itself. */
+  edges?: string[]
   /** How the oracle reads paged documents (undefined: oracle-plan's default). */
   pages?: CheckPages
 }
-/** Scheduler → worker: a chunk of questions, or 'end' (no more work: finish and exit). */
-export type CheckWorkerRequest = { kind: 'chunk'; chunk: number; qas: Qa[] } | { kind: 'end' }
+/** Scheduler → worker: read the pool (warm workers: the questions of these splits, which must be `count` questions
+ *  with this id digest), a chunk of questions, a chunk of the pool it read (questions from..to-1), or 'end' (no more
+ *  work: finish and exit). */
+export type CheckWorkerRequest =
+  | { kind: 'pool'; splits: StoredSplit[]; count: number; digest: string }
+  | { kind: 'chunk'; chunk: number; qas: Qa[] }
+  | { kind: 'slice'; chunk: number; from: number; to: number }
+  | { kind: 'end' }
 /** Worker → scheduler. 'want': send one more chunk. */
 export type CheckWorkerMessage =
   | { kind: 'want' }
@@ -39,14 +46,30 @@ async function main(): Promise<void> {
   })
   const w = openWorld(data.dir, { allowIncomplete: true })
   try {
-    const runner = await CheckRunner.open(w, data.gym, data.edges, data.pages)
+    const runner = await CheckRunner.open(w, data.gym, data.edges ?? [], data.pages)
     try {
-      for (let i = 0; i < WORKER_CHUNKS_IN_FLIGHT; i++) port.postMessage({ kind: 'want' } satisfies CheckWorkerMessage)
+      const ready = () => {
+        for (let i = 0; i < WORKER_CHUNKS_IN_FLIGHT; i++) port.postMessage({ kind: 'want' } satisfies CheckWorkerMessage)
+      }
+      if (data.edges) ready()
+      let pool: Qa[] | undefined
       for (;;) {
         while (queue.length === 0) await new Promise<void>((resolve) => (wake = resolve))
         const m = queue.shift()!
         if (m.kind === 'end') break
-        const runs = await runner.run(m.qas, (n) => port.postMessage({ kind: 'tick', n } satisfies CheckWorkerMessage))
+        if (m.kind === 'pool') {
+          pool = readQa(w.db, m.splits)
+          if (pool.length !== m.count || poolDigest(pool) !== m.digest)
+            throw new Error(`the pool it read (${pool.length} questions of ${m.splits.join(', ')}) is not the one the check was given (${m.count})`)
+          runner.prefetch(pathEdges(pool))
+          ready()
+          continue
+        }
+        let qas: Qa[]
+        if (m.kind === 'chunk') qas = m.qas
+        else if (pool) qas = pool.slice(m.from, m.to)
+        else throw new Error('a slice of the pool came before the pool')
+        const runs = await runner.run(qas, (n) => port.postMessage({ kind: 'tick', n } satisfies CheckWorkerMessage))
         port.postMessage({ kind: 'runs', chunk: m.chunk, runs } satisfies CheckWorkerMessage)
         port.postMessage({ kind: 'want' } satisfies CheckWorkerMessage)
       }

@@ -11,9 +11,10 @@ import { progress } from '../../infra/progress'
 import { workerCount, workerResourceLimits } from '../../infra/workers'
 import { makeEnv, gymWorldFromIndex, type GymOptions } from '../../gym'
 import type { GymWorld } from '../../gym'
-import { openSearchIndex, openWorld, worldEngine, worldReader, type Qa, type QaType } from '../../world'
+import { openSearchIndex, openWorld, worldEngine, worldReader, type Qa, type QaType, type StoredSplit, type WarmHandle } from '../../world'
+import { canonicalJson } from '../../infra/hash'
 import { runOracle, type OracleKnowledge, type OracleRun } from './oracle'
-import { CheckRunner, pathEdges, prefetchPaths, type CheckPages } from './oracle-check-shard'
+import { CheckRunner, pathEdges, poolDigest, prefetchPaths, type CheckPages } from './oracle-check-shard'
 import { worldOracleKnowledge } from './oracle-knowledge'
 import { ORACLE_MAX_QUERIES_PER_PAGE } from './oracle-plan'
 import { withMemoSearch } from './memo-search'
@@ -116,6 +117,11 @@ export interface FolderCheckOptions {
   /** How the oracle reads paged documents: 'all' pages when it opens one, or only those 'needed' for the hop's fact
    *  (oracle-plan's option; default CHECK_PAGES, 'needed'). */
   pages?: CheckPages
+  /** Worker threads started ahead (warmCheck, while the qa stage drew the pool); used when `pool` says which
+   *  questions `qas` is and the settings match, released otherwise. */
+  warm?: WarmCheck
+  /** `qas` is exactly readQa(world, splits): warm workers read it themselves instead of receiving every question. */
+  pool?: { splits: StoredSplit[] }
 }
 
 /** Engines that give the same hits for the same query string: the check answers repeated searches from memory. */
@@ -145,10 +151,14 @@ export async function checkWorldFolder(dir: string, qas: Qa[], opts: FolderCheck
     w.close()
     throw e
   }
-  const workers = checkWorkers(engine, qas.length, opts.workers)
+  const pages = opts.pages ?? CHECK_PAGES
+  // Warm threads are used when they were started with these settings and may read the pool themselves.
+  const warm = opts.warm?.matches(gym, pages) && opts.pool ? opts.warm : undefined
+  if (opts.warm && !warm) opts.warm.release()
+  const workers = warm ? Infinity : checkWorkers(engine, qas.length, opts.workers)
   if (workers === 1 && MEMO_ENGINES.includes(engine)) {
     try {
-      const runner = await CheckRunner.open(w, gym, pathEdges(qas), opts.pages ?? CHECK_PAGES)
+      const runner = await CheckRunner.open(w, gym, pathEdges(qas), pages)
       const bar = progress('oracle check', qas.length, { quiet: opts.quiet })
       try {
         const runs = await runner.run(qas, (n) => bar.tick(n))
@@ -180,23 +190,31 @@ export async function checkWorldFolder(dir: string, qas: Qa[], opts: FolderCheck
   const bar = progress('oracle check', qas.length, { quiet: opts.quiet })
   const edges = pathEdges(qas)
   const sched = new ChunkScheduler(qas)
-  // Workers start first (they load while this thread works); this thread checks chunks too, from the same queue, with
-  // every module loaded already. Whoever is free takes the next chunk: a late-starting or slowed worker costs nothing.
   const here = opts.thisThread ?? true
-  const started: { stop: () => void }[] = []
+  const started: CheckThread[] = []
   let over = false
-  // The entry (a worker bundle, built on first use) resolves while this thread already checks.
-  void workerEntry(new URL('./oracle-check-worker-main.ts', import.meta.url), new URL('./oracle-check-worker.mjs', import.meta.url)).then((entry) => {
-    try {
-      if (!over) for (let i = here ? 1 : 0; i < workers; i++) started.push(startWorker(entry, { dir, gym, edges, pages: opts.pages ?? CHECK_PAGES }, sched, (n) => bar.tick(n)))
-    } catch (e) {
-      // A worker that cannot even start (a bad SEARCHGYM_WORKER_HEAP_MB): the check fails with that one line.
-      sched.fail(e instanceof Error ? e : new AgentError('agent.check', String(e)))
+  if (warm && opts.pool) {
+    const pool = { kind: 'pool' as const, splits: opts.pool.splits, count: qas.length, digest: poolDigest(qas) }
+    for (const t of warm.take()) {
+      started.push(t)
+      t.attach(sched, (n) => bar.tick(n), pool)
     }
-  })
+  } else
+    void workerEntry(new URL('./oracle-check-worker-main.ts', import.meta.url), new URL('./oracle-check-worker.mjs', import.meta.url)).then((entry) => {
+      try {
+        if (!over)
+          for (let i = here ? 1 : 0; i < workers; i++) {
+            const t = new CheckThread(entry, { dir, gym, edges, pages })
+            started.push(t)
+            t.attach(sched, (n) => bar.tick(n))
+          }
+      } catch (e) {
+        sched.fail(e instanceof Error ? e : new AgentError('agent.check', String(e)))
+      }
+    })
   try {
     if (here) {
-      const runner = await CheckRunner.open(w, gym, edges, opts.pages ?? CHECK_PAGES)
+      const runner = await CheckRunner.open(w, gym, edges, pages)
       try {
         for (let c = sched.take(); c !== undefined; c = sched.take()) sched.put(c, await runner.run(sched.slice(c), (n) => bar.tick(n)))
       } finally {
@@ -206,11 +224,59 @@ export async function checkWorldFolder(dir: string, qas: Qa[], opts: FolderCheck
     await sched.done
   } finally {
     over = true
-    for (const s of started) s.stop()
+    for (const t of started) t.stop()
     w.close()
   }
   bar.done()
-  return { ...summariseRuns(qas, sched.runs), workers }
+  return { ...summariseRuns(qas, sched.runs), workers: warm ? started.length + (here ? 1 : 0) : workers }
+}
+
+/** Oracle-check worker threads started before the pool exists (Stage.warm of the check, while the qa stage draws):
+ *  each opens the world's index and the oracle's knowledge, then waits; the check hands them the pool. */
+export class WarmCheck implements WarmHandle {
+  private threads: CheckThread[] | undefined
+  private constructor(
+    threads: CheckThread[],
+    private readonly gym: Partial<GymOptions>,
+    private readonly pages: CheckPages,
+  ) {
+    this.threads = threads
+  }
+
+  /** Start the worker threads a check of about `questions` questions of this world would use besides the build's own
+   *  thread (none: undefined — a small pool, one core, or an engine a worker cannot open alone). */
+  static async start(dir: string, o: { questions: number; workers?: number; gym?: Partial<GymOptions>; pages?: CheckPages }): Promise<WarmCheck | undefined> {
+    const w = openWorld(dir, { allowIncomplete: true })
+    let engine: string
+    try {
+      engine = worldEngine(w)
+    } finally {
+      w.close()
+    }
+    const n = checkWorkers(engine, o.questions, o.workers)
+    if (n < 2 || !MEMO_ENGINES.includes(engine)) return undefined
+    const gym = { ...CHECK_GYM_OPTIONS, ...o.gym }
+    const pages = o.pages ?? CHECK_PAGES
+    const entry = await workerEntry(new URL('./oracle-check-worker-main.ts', import.meta.url), new URL('./oracle-check-worker.mjs', import.meta.url))
+    const threads = Array.from({ length: n - 1 }, () => new CheckThread(entry, { dir, gym, pages }))
+    return new WarmCheck(threads, gym, pages)
+  }
+
+  /** Whether these threads were started with the check's settings. */
+  matches(gym: Partial<GymOptions>, pages: CheckPages): boolean {
+    return this.threads !== undefined && pages === this.pages && canonicalJson(gym) === canonicalJson(this.gym)
+  }
+
+  /** The threads, once (the check then owns and stops them). */
+  take(): CheckThread[] {
+    const t = this.threads ?? []
+    this.threads = undefined
+    return t
+  }
+
+  release(): void {
+    for (const t of this.take()) t.stop()
+  }
 }
 
 /** Young-generation size of a check worker, MB. */
@@ -243,7 +309,12 @@ class ChunkScheduler {
   }
 
   slice(c: number): Qa[] {
-    return this.qas.slice(c * CHECK_CHUNK, (c + 1) * CHECK_CHUNK)
+    return this.qas.slice(...this.range(c))
+  }
+
+  /** Chunk c's questions: indexes from..to-1. */
+  range(c: number): [number, number] {
+    return [c * CHECK_CHUNK, Math.min(this.qas.length, (c + 1) * CHECK_CHUNK)]
   }
 
   put(c: number, got: OracleRun[]): void {
@@ -259,40 +330,72 @@ class ChunkScheduler {
   }
 }
 
-function startWorker(entry: URL, data: CheckWorkerData, sched: ChunkScheduler, tick: (n: number) => void): { stop: () => void } {
-  // A bigger young generation: the check allocates ~1 MB of short-lived strings and records per question; with 64 MB
-  // semi-spaces (V8's flag --max-semi-space-size=64; young generation = 3 semi-spaces) it spent ~5% less CPU.
-  const worker = new Worker(entry, { workerData: data, resourceLimits: { maxYoungGenerationSizeMb: CHECK_YOUNG_GENERATION_MB, ...workerResourceLimits() } })
-  const inFlight = new Set<number>()
-  let over = false
-  const fail = (why: string) => {
-    if (over) return
-    over = true
-    sched.fail(new AgentError('agent.check', `an oracle-check worker failed: ${why}`))
+/** One oracle-check worker thread. Started at once; attached to a check's scheduler when the check begins (a warm
+ *  thread earlier than that: what it reports before — a failure to open the world — is kept for the attach). */
+class CheckThread {
+  private readonly worker: Worker
+  private sched?: ChunkScheduler
+  private tick: (n: number) => void = () => undefined
+  private ownPool = false
+  private early?: string
+  private over = false
+  private readonly inFlight = new Set<number>()
+
+  constructor(entry: URL, data: CheckWorkerData) {
+    // A bigger young generation: the check allocates ~1 MB of short-lived strings and records per question; with 64 MB
+    // semi-spaces (V8's flag --max-semi-space-size=64; young generation = 3 semi-spaces) it spent ~5% less CPU.
+    this.worker = new Worker(entry, { workerData: data, resourceLimits: { maxYoungGenerationSizeMb: CHECK_YOUNG_GENERATION_MB, ...workerResourceLimits() } })
+    this.worker.on('message', (m: CheckWorkerMessage) => this.onMessage(m))
+    this.worker.once('error', (e) => this.fail(e.message))
+    // A worker that leaves with chunks unanswered lost them; one that leaves after 'end' with none is done.
+    this.worker.once('exit', (code) => {
+      if (this.inFlight.size > 0) this.fail(`it exited (code ${code}) with ${this.inFlight.size} chunk${this.inFlight.size === 1 ? '' : 's'} unanswered`)
+      else if (!this.sched) this.fail(`it exited (code ${code}) before the check began`)
+    })
   }
-  worker.on('message', (m: CheckWorkerMessage) => {
-    if (m.kind === 'tick') tick(m.n)
+
+  /** Work for `sched`; `pool`: this (warm) thread reads the pool itself and gets chunks as index ranges. */
+  attach(sched: ChunkScheduler, tick: (n: number) => void, pool?: Extract<CheckWorkerRequest, { kind: 'pool' }>): void {
+    this.sched = sched
+    this.tick = tick
+    this.ownPool = pool !== undefined
+    if (this.early !== undefined) return this.fail(this.early)
+    if (pool) this.worker.postMessage(pool satisfies CheckWorkerRequest)
+  }
+
+  stop(): void {
+    this.over = true
+    void this.worker.terminate()
+  }
+
+  private fail(why: string): void {
+    if (this.over) return
+    if (!this.sched) {
+      this.early ??= why
+      return
+    }
+    this.over = true
+    this.sched.fail(new AgentError('agent.check', `an oracle-check worker failed: ${why}`))
+  }
+
+  private onMessage(m: CheckWorkerMessage): void {
+    const sched = this.sched
+    if (!sched) {
+      if (m.kind === 'failed') this.fail(m.message)
+      return
+    }
+    if (m.kind === 'tick') this.tick(m.n)
     else if (m.kind === 'want') {
       const c = sched.take()
-      if (c === undefined) worker.postMessage({ kind: 'end' } satisfies CheckWorkerRequest)
+      if (c === undefined) this.worker.postMessage({ kind: 'end' } satisfies CheckWorkerRequest)
       else {
-        inFlight.add(c)
-        worker.postMessage({ kind: 'chunk', chunk: c, qas: sched.slice(c) } satisfies CheckWorkerRequest)
+        this.inFlight.add(c)
+        const [from, to] = sched.range(c)
+        this.worker.postMessage((this.ownPool ? { kind: 'slice', chunk: c, from, to } : { kind: 'chunk', chunk: c, qas: sched.slice(c) }) satisfies CheckWorkerRequest)
       }
     } else if (m.kind === 'runs') {
-      inFlight.delete(m.chunk)
+      this.inFlight.delete(m.chunk)
       sched.put(m.chunk, m.runs)
-    } else fail(m.message)
-  })
-  worker.once('error', (e) => fail(e.message))
-  // A worker that leaves with chunks unanswered lost them; one that leaves after 'end' with none is done.
-  worker.once('exit', (code) => {
-    if (inFlight.size > 0) fail(`it exited (code ${code}) with ${inFlight.size} chunk${inFlight.size === 1 ? '' : 's'} unanswered`)
-  })
-  return {
-    stop: () => {
-      over = true
-      void worker.terminate()
-    },
+    } else this.fail(m.message)
   }
 }

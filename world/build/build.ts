@@ -9,7 +9,7 @@ import { canonicalJson, ContentHasher } from '../../infra/hash'
 import { openDb, tx, type Db } from '../../infra/store'
 import type { WorldConfig } from '../config'
 import { WORLD_STAGES } from './stages'
-import type { Stage } from '../stage'
+import type { Stage, StageContext, WarmHandle } from '../stage'
 import { initManifestTables, readManifest, setManifest, setStageStatus, stageStatus, WORLD_FILE } from '../store/store'
 
 /** Version of the generator; a world folder built by another version is not resumed. */
@@ -99,21 +99,36 @@ export async function buildWorld(opts: BuildOptions): Promise<BuildResult> {
     // A stage that runs invalidates every stage after it (a re-checked pool must be re-split): once one ran, the
     // rest run too, even if an earlier build finished them.
     let ranOne = false
-    for (const stage of stages) {
-      stage.init(db)
-      if (!ranOne && stageStatus(db)[stage.name] === 'done') {
-        reports.push({ name: stage.name, outcome: 'skipped', seconds: 0 })
-        log(`stage ${stage.name}: already done, skipped`)
-        continue
+    // The next stage's early work (Stage.warm), started just before the stage it overlaps; released in `finally`.
+    const warmed = new Map<string, WarmHandle>()
+    try {
+      for (const [i, stage] of stages.entries()) {
+        stage.init(db)
+        if (!ranOne && stageStatus(db)[stage.name] === 'done') {
+          reports.push({ name: stage.name, outcome: 'skipped', seconds: 0 })
+          log(`stage ${stage.name}: already done, skipped`)
+          continue
+        }
+        const t0 = performance.now()
+        ranOne = true
+        const ctx: StageContext = { db, config: opts.config, dir: opts.dir, quiet, log }
+        const next = stages[i + 1]
+        if (next?.warm) {
+          next.init(db)
+          const h = await next.warm(ctx)
+          if (h) warmed.set(next.name, h)
+        }
+        setStageStatus(db, stage.name, 'running')
+        await stage.run({ ...ctx, warm: warmed.get(stage.name) })
+        warmed.get(stage.name)?.release()
+        warmed.delete(stage.name)
+        setStageStatus(db, stage.name, 'done')
+        const seconds = (performance.now() - t0) / 1000
+        reports.push({ name: stage.name, outcome: 'ran', seconds })
+        log(`stage ${stage.name}: done in ${seconds.toFixed(2)} s`)
       }
-      const t0 = performance.now()
-      ranOne = true
-      setStageStatus(db, stage.name, 'running')
-      await stage.run({ db, config: opts.config, dir: opts.dir, quiet, log })
-      setStageStatus(db, stage.name, 'done')
-      const seconds = (performance.now() - t0) / 1000
-      reports.push({ name: stage.name, outcome: 'ran', seconds })
-      log(`stage ${stage.name}: done in ${seconds.toFixed(2)} s`)
+    } finally {
+      for (const h of warmed.values()) h.release()
     }
     const hash = contentHash(db, stages)
     tx(db, () => {
