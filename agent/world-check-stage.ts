@@ -49,7 +49,8 @@ async function run(ctx: StageContext, { workers, thisThread }: CheckThreads): Pr
   })
   const causes = Object.entries(report.byCause).map(([c, n]) => `${c} ${n}`).join(', ')
   ctx.log(
-    `check: the oracle solved ${report.solved}/${report.total} questions through the env (mean F1 ${report.meanF1.toFixed(4)}, ${report.workers} worker${report.workers === 1 ? '' : 's'}); ` +
+    `check: the oracle solved ${report.solved}/${report.total} questions through the env (mean F1 ${report.meanF1.toFixed(4)}, ${report.workers} worker${report.workers === 1 ? '' : 's'}` +
+      `${report.early ? `, ${report.early} sent to them as the qa stage drew them` : ''}); ` +
       `dropped ${report.failures.length}` +
       (report.failures.length ? ` (${causes}): ` + report.failures.slice(0, 5).map((f) => `${f.qaId} ${f.failure ?? ''}`).join('; ') : ''),
   )

@@ -14,11 +14,16 @@ export interface StageContext {
   log(message: string): void
   /** What this stage's `warm` returned, when the build warmed it (run() may use it; the build releases it after). */
   warm?: WarmHandle
+  /** Set when the next stage was warmed and takes early input: final items of this stage's output, in order (the qa
+   *  stage hands its questions over as it draws them, so the check's threads start on them at once). */
+  ahead?: (items: readonly unknown[]) => void
 }
 
 /** Work a stage started early (threads, indexes); released by the build once the stage ran or the build stopped. */
 export interface WarmHandle {
   release(): void
+  /** Early input from the stage before (StageContext.ahead), in order. */
+  accept?(items: readonly unknown[]): void
 }
 
 export interface Stage {

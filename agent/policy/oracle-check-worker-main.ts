@@ -48,10 +48,13 @@ async function main(): Promise<void> {
   try {
     const runner = await CheckRunner.open(w, data.gym, data.edges ?? [], data.pages)
     try {
+      // A warm worker asks for work only once it has the pool; before that it checks the chunks it is sent (the
+      // questions the qa stage hands over as it draws them).
+      let asking = data.edges !== undefined
       const ready = () => {
         for (let i = 0; i < WORKER_CHUNKS_IN_FLIGHT; i++) port.postMessage({ kind: 'want' } satisfies CheckWorkerMessage)
       }
-      if (data.edges) ready()
+      if (asking) ready()
       let pool: Qa[] | undefined
       for (;;) {
         while (queue.length === 0) await new Promise<void>((resolve) => (wake = resolve))
@@ -62,6 +65,7 @@ async function main(): Promise<void> {
           if (pool.length !== m.count || poolDigest(pool) !== m.digest)
             throw new Error(`the pool it read (${pool.length} questions of ${m.splits.join(', ')}) is not the one the check was given (${m.count})`)
           runner.prefetch(pathEdges(pool))
+          asking = true
           ready()
           continue
         }
@@ -71,7 +75,7 @@ async function main(): Promise<void> {
         else throw new Error('a slice of the pool came before the pool')
         const runs = await runner.run(qas, (n) => port.postMessage({ kind: 'tick', n } satisfies CheckWorkerMessage))
         port.postMessage({ kind: 'runs', chunk: m.chunk, runs } satisfies CheckWorkerMessage)
-        port.postMessage({ kind: 'want' } satisfies CheckWorkerMessage)
+        if (asking) port.postMessage({ kind: 'want' } satisfies CheckWorkerMessage)
       }
     } finally {
       await runner.close()

@@ -141,7 +141,7 @@ export function checkWorkers(engine: string, questions: number, requested?: numb
 }
 
 /** The oracle check of `qas` (read from the world folder `dir`), sharded over worker threads; same report for any count. */
-export async function checkWorldFolder(dir: string, qas: Qa[], opts: FolderCheckOptions = {}): Promise<OracleCheckReport & { workers: number }> {
+export async function checkWorldFolder(dir: string, qas: Qa[], opts: FolderCheckOptions = {}): Promise<OracleCheckReport & { workers: number; early?: number }> {
   const gym = { ...CHECK_GYM_OPTIONS, ...opts.gym }
   const w = openWorld(dir, { allowIncomplete: true })
   let engine: string
@@ -193,13 +193,9 @@ export async function checkWorldFolder(dir: string, qas: Qa[], opts: FolderCheck
   const here = opts.thisThread ?? true
   const started: CheckThread[] = []
   let over = false
-  if (warm && opts.pool) {
-    const pool = { kind: 'pool' as const, splits: opts.pool.splits, count: qas.length, digest: poolDigest(qas) }
-    for (const t of warm.take()) {
-      started.push(t)
-      t.attach(sched, (n) => bar.tick(n), pool)
-    }
-  } else
+  const early = warm ? warm.earlyQuestions : 0
+  if (warm && opts.pool) started.push(...warm.attach(sched, (n) => bar.tick(n), opts.pool.splits, qas))
+  else
     void workerEntry(new URL('./oracle-check-worker-main.ts', import.meta.url), new URL('./oracle-check-worker.mjs', import.meta.url)).then((entry) => {
       try {
         if (!over)
@@ -228,13 +224,19 @@ export async function checkWorldFolder(dir: string, qas: Qa[], opts: FolderCheck
     w.close()
   }
   bar.done()
-  return { ...summariseRuns(qas, sched.runs), workers: warm ? started.length + (here ? 1 : 0) : workers }
+  return { ...summariseRuns(qas, sched.runs), workers: warm ? started.length + (here ? 1 : 0) : workers, early }
 }
 
-/** Oracle-check worker threads started before the pool exists (Stage.warm of the check, while the qa stage draws):
- *  each opens the world's index and the oracle's knowledge, then waits; the check hands them the pool. */
+/** Oracle-check worker threads started before the pool exists (Stage.warm of the check, as the qa stage begins):
+ *  each opens the world's index and the oracle's knowledge; the questions the qa stage hands over as it draws them
+ *  (accept) are checked at once, in chunks of CHECK_CHUNK; the check then hands the threads the rest of the pool. */
 export class WarmCheck implements WarmHandle {
   private threads: CheckThread[] | undefined
+  /** Questions accepted but not yet a whole chunk. */
+  private pending: Qa[] = []
+  /** Ids of the chunks sent early, chunk c at index c (the pool's first chunks, if the pool is what was drawn). */
+  private readonly early: string[][] = []
+
   private constructor(
     threads: CheckThread[],
     private readonly gym: Partial<GymOptions>,
@@ -262,20 +264,50 @@ export class WarmCheck implements WarmHandle {
     return new WarmCheck(threads, gym, pages)
   }
 
-  /** Whether these threads were started with the check's settings. */
+  /** Questions sent to the threads before the check began (whole chunks of the pool as the qa stage drew it). */
+  get earlyQuestions(): number {
+    return this.early.length * CHECK_CHUNK
+  }
+
+  /** Whether these threads were started with the check's settings (and not yet attached or released). */
   matches(gym: Partial<GymOptions>, pages: CheckPages): boolean {
     return this.threads !== undefined && pages === this.pages && canonicalJson(gym) === canonicalJson(this.gym)
   }
 
-  /** The threads, once (the check then owns and stops them). */
-  take(): CheckThread[] {
-    const t = this.threads ?? []
+  /** Questions of the pool as they are drawn, in order (StageContext.ahead): each whole chunk goes to a thread now. */
+  accept(items: readonly unknown[]): void {
+    const threads = this.threads
+    if (!threads || threads.length === 0) return
+    for (const q of items) this.pending.push(q as Qa)
+    while (this.pending.length >= CHECK_CHUNK) {
+      const chunk = this.pending.splice(0, CHECK_CHUNK)
+      const c = this.early.length
+      this.early.push(chunk.map((q) => q.id))
+      threads[c % threads.length].sendEarly(c, chunk)
+    }
+  }
+
+  /** Hand the threads to a check of `qas` (= readQa of `splits`): the chunks sent early must be the pool's first
+   *  chunks (their runs count for them); the threads read the pool and take the rest as index ranges. */
+  attach(sched: ChunkScheduler, tick: (n: number) => void, splits: StoredSplit[], qas: readonly Qa[]): CheckThread[] {
+    const threads = this.threads ?? []
     this.threads = undefined
-    return t
+    this.early.forEach((ids, c) => {
+      ids.forEach((id, j) => {
+        if (qas[c * CHECK_CHUNK + j]?.id !== id)
+          throw new AgentError('agent.check', `the questions checked while the qa stage drew them are not the pool's first ${this.early.length * CHECK_CHUNK} (chunk ${c}, question ${j}: ${id})`)
+      })
+    })
+    sched.reserve(this.early.length)
+    const pool = { kind: 'pool' as const, splits, count: qas.length, digest: poolDigest(qas) }
+    for (const t of threads) t.attach(sched, tick, pool)
+    return threads
   }
 
   release(): void {
-    for (const t of this.take()) t.stop()
+    const threads = this.threads ?? []
+    this.threads = undefined
+    for (const t of threads) t.stop()
   }
 }
 
@@ -308,6 +340,12 @@ class ChunkScheduler {
     return this.next < this.chunks && !this.failed ? this.next++ : undefined
   }
 
+  /** Chunks 0..n-1 are already with threads (sent before the check began); taking starts after them. */
+  reserve(n: number): void {
+    if (this.next !== 0 || n > this.chunks) throw new AgentError('agent.check', `cannot reserve ${n} of ${this.chunks} chunks after ${this.next} were taken`)
+    this.next = n
+  }
+
   slice(c: number): Qa[] {
     return this.qas.slice(...this.range(c))
   }
@@ -320,6 +358,8 @@ class ChunkScheduler {
   put(c: number, got: OracleRun[]): void {
     const n = Math.min(CHECK_CHUNK, this.qas.length - c * CHECK_CHUNK)
     if (got.length !== n) return this.fail(new AgentError('agent.check', `an oracle-check thread returned ${got.length} runs for a chunk of ${n} questions`))
+    const bad = got.findIndex((r, j) => r.qaId !== this.qas[c * CHECK_CHUNK + j].id)
+    if (bad >= 0) return this.fail(new AgentError('agent.check', `an oracle-check thread returned the run of ${got[bad].qaId} for question ${this.qas[c * CHECK_CHUNK + bad].id}`))
     got.forEach((r, j) => (this.runs[c * CHECK_CHUNK + j] = r))
     if (--this.left === 0) this.settle.resolve()
   }
@@ -340,6 +380,8 @@ class CheckThread {
   private early?: string
   private over = false
   private readonly inFlight = new Set<number>()
+  private readonly earlyRuns = new Map<number, OracleRun[]>()
+  private earlyTicks = 0
 
   constructor(entry: URL, data: CheckWorkerData) {
     // A bigger young generation: the check allocates ~1 MB of short-lived strings and records per question; with 64 MB
@@ -354,12 +396,22 @@ class CheckThread {
     })
   }
 
-  /** Work for `sched`; `pool`: this (warm) thread reads the pool itself and gets chunks as index ranges. */
+  /** A chunk of questions before the check began (a warm thread: the qa stage is still drawing the pool). */
+  sendEarly(chunk: number, qas: Qa[]): void {
+    this.inFlight.add(chunk)
+    this.worker.postMessage({ kind: 'chunk', chunk, qas } satisfies CheckWorkerRequest)
+  }
+
+  /** Work for `sched`; `pool`: this (warm) thread reads the pool itself and gets chunks as index ranges. Runs of
+   *  chunks it was sent early count now (the scheduler reserved them). */
   attach(sched: ChunkScheduler, tick: (n: number) => void, pool?: Extract<CheckWorkerRequest, { kind: 'pool' }>): void {
     this.sched = sched
     this.tick = tick
     this.ownPool = pool !== undefined
     if (this.early !== undefined) return this.fail(this.early)
+    if (this.earlyTicks > 0) tick(this.earlyTicks)
+    for (const [c, runs] of this.earlyRuns) sched.put(c, runs)
+    this.earlyRuns.clear()
     if (pool) this.worker.postMessage(pool satisfies CheckWorkerRequest)
   }
 
@@ -381,7 +433,13 @@ class CheckThread {
   private onMessage(m: CheckWorkerMessage): void {
     const sched = this.sched
     if (!sched) {
+      // Before the check: runs of early chunks are kept for the attach.
       if (m.kind === 'failed') this.fail(m.message)
+      else if (m.kind === 'tick') this.earlyTicks += m.n
+      else if (m.kind === 'runs') {
+        this.inFlight.delete(m.chunk)
+        this.earlyRuns.set(m.chunk, m.runs)
+      }
       return
     }
     if (m.kind === 'tick') this.tick(m.n)

@@ -113,13 +113,15 @@ export async function buildWorld(opts: BuildOptions): Promise<BuildResult> {
         ranOne = true
         const ctx: StageContext = { db, config: opts.config, dir: opts.dir, quiet, log }
         const next = stages[i + 1]
+        let ahead: StageContext['ahead']
         if (next?.warm) {
           next.init(db)
           const h = await next.warm(ctx)
           if (h) warmed.set(next.name, h)
+          if (h?.accept) ahead = (items) => h.accept!(items)
         }
         setStageStatus(db, stage.name, 'running')
-        await stage.run({ ...ctx, warm: warmed.get(stage.name) })
+        await stage.run({ ...ctx, warm: warmed.get(stage.name), ahead })
         warmed.get(stage.name)?.release()
         warmed.delete(stage.name)
         setStageStatus(db, stage.name, 'done')

@@ -72,7 +72,14 @@ function drawOne(ctx: SamplerContext, rng: Rng, type: QaType, h: number, c: QaCo
   return useParam ? (sampleParam(ctx, rng, h) ?? sampleCompareChain(ctx, rng, h)) : (sampleCompareChain(ctx, rng, h) ?? sampleParam(ctx, rng, h))
 }
 
-export function generateQa(view: QaWorldView, c: QaConfig, seed: number, tick: (n: number) => void = () => {}): GenerationResult {
+export function generateQa(
+  view: QaWorldView,
+  c: QaConfig,
+  seed: number,
+  tick: (n: number) => void = () => {},
+  /** Each question as it is kept (the pool's order): a caller may start on it before the pool is complete. */
+  kept: (qa: Qa) => void = () => {},
+): GenerationResult {
   validateQaConfig(c)
   const g: GraphIndex = buildGraphIndex(view, c.maxHops)
   const ctx = makeSamplerContext(g, { maxHops: c.maxHops, attrTerminalRate: c.attrTerminalRate })
@@ -119,6 +126,7 @@ export function generateQa(view: QaWorldView, c: QaConfig, seed: number, tick: (
       keys.add(key)
       questions.add(d.question)
       qas.push(qa)
+      kept(qa)
       made[h] = (made[h] ?? 0) + 1
       tick(1)
       return true

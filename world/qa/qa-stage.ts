@@ -1,5 +1,6 @@
 // world/qa/qa-stage: build stage 'qa' — samples the QA pool on G*. Writes in one transaction: a killed run leaves
 // nothing and reruns from its seed, so it is resumable under the build's stage status. (The split is world/split.)
+// When the next stage takes early input (StageContext.ahead), the questions go to it as they are drawn.
 import { canonicalJson } from '../../infra/hash'
 import { progress } from '../../infra/progress'
 import { tx, type Db } from '../../infra/store'
@@ -7,6 +8,10 @@ import type { Stage } from '../stage'
 import { generateQa } from './generate'
 import { loadQaView } from './load'
 import { clearQa, initQaTables, initSplitTables, insertQa } from './store'
+import type { Qa } from '../types'
+
+/** Questions handed to StageContext.ahead at a time. */
+const AHEAD_BATCH = 64
 
 export const qaStage: Stage = {
   name: 'qa',
@@ -17,7 +22,20 @@ export const qaStage: Stage = {
     const view = loadQaView(ctx.db)
     const target = Math.ceil(ctx.config.qa.target * (1 + ctx.config.qa.headroom))
     const bar = progress('qa: sample', target, { quiet: ctx.quiet })
-    const { qas, stats } = generateQa(view, ctx.config.qa, ctx.config.seed, (n) => bar.tick(n))
+    // Questions go to the next stage's warm work (the oracle check's threads) in batches as they are drawn.
+    let batch: Qa[] = []
+    const ahead = ctx.ahead
+    const kept = ahead
+      ? (qa: Qa) => {
+          batch.push(qa)
+          if (batch.length >= AHEAD_BATCH) {
+            ahead(batch)
+            batch = []
+          }
+        }
+      : undefined
+    const { qas, stats } = generateQa(view, ctx.config.qa, ctx.config.seed, (n) => bar.tick(n), kept)
+    if (ahead && batch.length > 0) ahead(batch)
     bar.done()
     tx(ctx.db, () => {
       clearQa(ctx.db)
