@@ -9,6 +9,7 @@ import { canonicalJson, ContentHasher } from '../../infra/hash'
 import { openDb, tx, type Db } from '../../infra/store'
 import type { WorldConfig } from '../config'
 import { WORLD_STAGES } from './stages'
+import { Prehash, SEALED_STAGES } from './prehash'
 import type { Stage, StageContext, WarmHandle } from '../stage'
 import { initManifestTables, readManifest, setManifest, setStageStatus, stageStatus, WORLD_FILE } from '../store/store'
 
@@ -38,6 +39,8 @@ export interface BuildResult {
   hash: string
   stages: StageReport[]
   seconds: number
+  /** Stages whose hash sections a worker thread hashed while later stages ran (world/build/prehash); [] if none. */
+  prehashed: string[]
 }
 
 /** Create or check the output folder; throws WorldError with one line on anything unusable. */
@@ -101,6 +104,9 @@ export async function buildWorld(opts: BuildOptions): Promise<BuildResult> {
     let ranOne = false
     // The next stage's early work (Stage.warm), started just before the stage it overlaps; released in `finally`.
     const warmed = new Map<string, WarmHandle>()
+    // The content hash of the sealed stages, in a worker thread from the first later stage that runs (world/build/prehash).
+    let prehash: Prehash | undefined
+    let hash: string | undefined
     try {
       for (const [i, stage] of stages.entries()) {
         stage.init(db)
@@ -112,6 +118,7 @@ export async function buildWorld(opts: BuildOptions): Promise<BuildResult> {
         const t0 = performance.now()
         ranOne = true
         const ctx: StageContext = { db, config: opts.config, dir: opts.dir, quiet, log }
+        if (!prehash && i > 0 && !SEALED_STAGES.includes(stage.name)) prehash = await Prehash.start(dbPath, stages, stageStatus(db))
         const next = stages[i + 1]
         let ahead: StageContext['ahead']
         if (next?.warm) {
@@ -129,16 +136,23 @@ export async function buildWorld(opts: BuildOptions): Promise<BuildResult> {
         reports.push({ name: stage.name, outcome: 'ran', seconds })
         log(`stage ${stage.name}: done in ${seconds.toFixed(2)} s`)
       }
+      if (prehash)
+        hash = await finishPrehash(prehash, db, stages).catch((e: unknown) => {
+          log(`content hash: ${e instanceof Error ? e.message : String(e)}; hashing on this thread instead`)
+          return undefined
+        })
     } finally {
       for (const h of warmed.values()) h.release()
+      prehash?.release()
     }
-    const hash = contentHash(db, stages)
+    const prehashed = hash !== undefined && prehash ? prehash.stages.map((s) => s.name) : []
+    hash ??= contentHash(db, stages)
     tx(db, () => {
       setManifest(db, 'content_hash', hash)
       setManifest(db, 'complete', '1')
     })
     db.pragma('wal_checkpoint(TRUNCATE)')
-    return { dir: opts.dir, dbPath, hash, stages: reports, seconds: (performance.now() - started) / 1000 }
+    return { dir: opts.dir, dbPath, hash, stages: reports, seconds: (performance.now() - started) / 1000, prehashed }
   } finally {
     db.close()
     lock.release()
@@ -167,6 +181,13 @@ function claimManifest(db: Db, config: WorldConfig, dir: string): void {
       .sort()
     throw new WorldError('world.config_mismatch', `world folder ${dir} was built with a different config (differs in: ${diff.join(', ')}); use the same config to resume, or a new --out folder`)
   }
+}
+
+/** contentHash with the sealed stages' sections hashed by `p` (same digest). */
+async function finishPrehash(p: Prehash, db: Db, stages: readonly Stage[]): Promise<string> {
+  const ran = stageStatus(db)
+  const rest = stages.slice(p.stages.length).filter((s) => ran[s.name] !== undefined)
+  return p.finish(rest.map((s) => ({ name: s.name, rows: (emit: (line: string) => void) => s.hashRows(db, (row) => emit(canonicalJson(row))) })))
 }
 
 /**

@@ -1,0 +1,92 @@
+// world/build/prehash: the content hash's first sections, hashed in a worker thread while later stages run. The hash
+// is one SHA-256 stream over every stage's rows in stage order (contentHash); the rows of the sealed stages — graph,
+// docs, write, index, verify: no later stage changes their tables — are final once they are done, so a worker hashes
+// them while the qa stage draws (a core is free then) and the build streams it the remaining sections at the end.
+// Same bytes in the same order: the same digest as contentHash on the build's own thread.
+import { Worker } from 'node:worker_threads'
+import { workerEntry } from '../../infra/worker-bundle'
+import type { Stage } from '../stage'
+import { WORLD_STAGES } from './stages'
+import type { PrehashRequest, PrehashMessage } from './prehash-worker-main'
+
+/** Stages whose hashed rows no stage after them changes. */
+export const SEALED_STAGES: readonly string[] = ['graph', 'docs', 'write', 'index', 'verify']
+
+/** Characters of canonical rows sent to the worker per message. */
+const SEND_CHARS = 1 << 20
+
+/** The stages a prehash can take from the front of `stages` (the world's own stage objects, sealed, all done). */
+export function sealedPrefix(stages: readonly Stage[], status: Record<string, string | undefined>): Stage[] {
+  const out: Stage[] = []
+  for (const s of stages) {
+    if (!SEALED_STAGES.includes(s.name) || !WORLD_STAGES.includes(s) || status[s.name] !== 'done') break
+    out.push(s)
+  }
+  return out
+}
+
+export class Prehash {
+  private failure?: string
+  private digest?: (d: string) => void
+  private fail?: (e: Error) => void
+
+  private constructor(
+    private readonly worker: Worker,
+    /** The stages it hashes (the front of the build's list). */
+    readonly stages: readonly Stage[],
+  ) {
+    worker.on('message', (m: PrehashMessage) => {
+      if (m.kind === 'digest') this.digest?.(m.digest)
+      else this.onFail(m.message)
+    })
+    worker.once('error', (e) => this.onFail(e.message))
+    worker.once('exit', (code) => this.onFail(`it exited (code ${code})`))
+  }
+
+  /** Start hashing the sealed stages at the front of `stages` in the world file `dbPath`; undefined if none. */
+  static async start(dbPath: string, stages: readonly Stage[], status: Record<string, string | undefined>): Promise<Prehash | undefined> {
+    const prefix = sealedPrefix(stages, status)
+    if (prefix.length === 0) return undefined
+    const entry = await workerEntry(new URL('./prehash-worker-main.ts', import.meta.url), new URL('./prehash-worker.mjs', import.meta.url))
+    return new Prehash(new Worker(entry, { workerData: { dbPath, stages: prefix.map((s) => s.name) } }), prefix)
+  }
+
+  private onFail(why: string): void {
+    this.failure ??= why
+    this.fail?.(new Error(`content-hash worker: ${why}`))
+  }
+
+  /** The digest: the worker's sections, then these sections' rows (`rows`: one stage's canonical rows in order). */
+  async finish(rest: readonly { name: string; rows: (emit: (line: string) => void) => void }[]): Promise<string> {
+    if (this.failure !== undefined) throw new Error(`content-hash worker: ${this.failure}`)
+    const got = new Promise<string>((resolve, reject) => {
+      this.digest = resolve
+      this.fail = reject
+    })
+    let buf = ''
+    const send = (text: string) => this.worker.postMessage({ kind: 'text', text } satisfies PrehashRequest)
+    for (const s of rest) {
+      buf += `\u0000section:${s.name}\n`
+      s.rows((line) => {
+        buf += line
+        buf += '\n'
+        if (buf.length >= SEND_CHARS) {
+          send(buf)
+          buf = ''
+        }
+      })
+    }
+    if (buf) send(buf)
+    this.worker.postMessage({ kind: 'end' } satisfies PrehashRequest)
+    try {
+      return await got
+    } finally {
+      this.release()
+    }
+  }
+
+  release(): void {
+    this.failure ??= 'released'
+    void this.worker.terminate()
+  }
+}
