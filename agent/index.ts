@@ -20,7 +20,7 @@ export type { AnswerScorer, TurnRecord, EpisodeCounts, InfraCounts, JudgeVerdict
 export { resolveTrainConfig, DEFAULT_TRAIN_CONFIG, type TrainConfig } from './train/config'
 export { openBackend } from './train/backend'
 export { train, type TrainResult } from './train/loop'
-export { sftTrain, sequenceOfTrajectory } from './train/sft'
+export { answerTurnWeights, lastTurnStart, sftTrain, sequenceOfTrajectory, type SftSequence } from './train/sft'
 export type { QuestionOutcome, QuestionSource } from './train/source'
 export { FixtureSampler, readReplies } from './policy/fixture-sampler'
 // Process rewards (issue 14): per-turn step signals in the record, turn-level GRPO credit, scripted guard policies.

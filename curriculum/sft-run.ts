@@ -9,7 +9,7 @@ import { ConfigError } from '../infra/errors'
 import { ORACLE_MAX_QUERIES_PER_PAGE, oraclePolicy, type OracleProtocol } from '../agent'
 import { worldOracleKnowledge } from '../agent'
 import { runEpisode } from '../agent'
-import { sequenceOfTrajectory, sftTrain } from '../agent'
+import { answerTurnWeights, lastTurnStart, sequenceOfTrajectory, sftTrain, type SftSequence } from '../agent'
 import { DEFAULT_TRAIN_CONFIG } from '../agent'
 import { openWorld } from '../world'
 import { openLearner } from './run'
@@ -51,20 +51,27 @@ export interface SftRunOptions {
    *  the whole episode as context: the step a full-episode loss barely weights — copying the answer out of the page —
    *  alone (bench/perf/answer-probe.ts measured that this is learnable). First-turn sequences keep their one turn. */
   answerOnly?: boolean
+  /** Loss weight W of each demonstration's final (answer) turn, against 1 on its other assistant tokens; the step's
+   *  loss is the weighted token mean (divided by the summed weight). One loss that trains the whole episode and
+   *  leans on the answer, where --answer-only trains the answer alone. Default 1 (the plain token mean); not with
+   *  answerOnly. First-turn sequences are not demonstrations' answers and keep weight 1. */
+  answerWeight?: number
   log?: (line: string) => void
 }
 
 /** The sequence with every assistant token but those of its last turn unmarked (context, not a target). */
 export function onlyLastTurn<T extends { sampled: number[] }>(seq: T): T {
   const sampled = seq.sampled.slice()
-  let from = sampled.length
-  while (from > 0 && sampled[from - 1] === 1) from--
+  const from = lastTurnStart(sampled)
   for (let i = 0; i < from; i++) sampled[i] = 0
   return { ...seq, sampled }
 }
 
 export async function runSft(o: SftRunOptions): Promise<{ episodes: number; solved: number; steps: number; finalLoss: number; adapterDir: string }> {
   if (!(o.epochs >= 1 && o.batchSize >= 1 && o.lr > 0)) throw new ConfigError('sft.range', 'epochs and batch must be ≥ 1 and lr > 0')
+  if (o.answerWeight !== undefined && o.answerOnly) throw new ConfigError('sft.answer_weight', '--answer-weight and --answer-only exclude each other: --answer-only trains the answer turn alone, --answer-weight weights it inside the full demonstrations')
+  if (o.answerWeight !== undefined && !(o.answerWeight > 0 && Number.isFinite(o.answerWeight))) throw new ConfigError('sft.answer_weight', `--answer-weight must be a number > 0, got ${o.answerWeight}`)
+  const answerWeight = o.answerWeight ?? 1
   const protocol = o.protocol ?? 'hermes'
   if (protocol !== 'hermes' && protocol !== 'search-r1') throw new ConfigError('sft.protocol', `--protocol must be hermes or search-r1 (the oracle writes those), got '${String(protocol)}'`)
   if (o.gym && Object.prototype.hasOwnProperty.call(o.gym, 'protocol')) throw new ConfigError('sft.gym', 'gym options may not set protocol: use --protocol')
@@ -85,7 +92,7 @@ export async function runSft(o: SftRunOptions): Promise<{ episodes: number; solv
     writeFileSync(join(o.out, 'heldout.json'), JSON.stringify(src.heldOut().map((q) => q.id)) + '\n')
     if (o.firstTurns !== undefined && !(Number.isInteger(o.firstTurns) && o.firstTurns >= 0)) throw new ConfigError('sft.first_turns', `--first-turns must be an integer ≥ 0, got ${o.firstTurns}`)
     const { learner, codec } = openLearner(o.model, o.initAdapter, { seed: o.seed, lora: { rank: o.loraRank, alpha: 2 * o.loraRank, embedTokens: o.loraEmbed === true } }, o.backend)
-    const seqs = []
+    const seqs: SftSequence[] = []
     let solved = 0
     for (const qa of qas) {
       const env = makeEnv(gw, qa, { ...o.gym, protocol, budgets: { maxTurns: Math.max(16, 2 * qa.hops + 4), maxResponseTokens: DEFAULT_TRAIN_CONFIG.maxTokensPerTurn, maxContextTokens: learner.model.config.maxPositionEmbeddings } })
@@ -95,7 +102,8 @@ export async function runSft(o: SftRunOptions): Promise<{ episodes: number; solv
       const seq = o.answerOnly ? onlyLastTurn(full) : full
       if (seq.ids.length > learner.model.config.maxPositionEmbeddings) continue
       solved++
-      seqs.push(seq)
+      // W = 1 attaches no weights: the default run is the plain token mean, bit for bit.
+      seqs.push(answerWeight === 1 ? seq : { ...seq, weights: answerTurnWeights(seq, answerWeight) })
     }
     let firstTurns = 0
     if (o.firstTurns) {
@@ -113,8 +121,8 @@ export async function runSft(o: SftRunOptions): Promise<{ episodes: number; solv
     }
     if (seqs.length === 0) throw new ConfigError('sft.no_data', `the oracle solved none of ${qas.length} training questions of ${o.world} within the model's context`)
     o.log?.(`sft: oracle solved ${solved}/${qas.length} training questions; ${seqs.reduce((a, s) => a + s.ids.length, 0)} tokens`)
-    const r = sftTrain(learner, seqs, { epochs: o.epochs, batchSize: o.batchSize, microBatch: 16, lr: o.lr, seed: o.seed, out: o.out, log: o.log })
-    const info = { world: resolve(o.world), model: resolve(o.model), protocol, gym: o.gym ?? {}, maxHops: o.maxHops ?? 0, oraclePages: pages, initAdapter: o.initAdapter ? resolve(o.initAdapter) : null, firstTurns, answerOnly: o.answerOnly === true, questions: qas.length, solved, heldOut: held.size, ...r }
+    const r = sftTrain(learner, seqs, { epochs: o.epochs, batchSize: o.batchSize, microBatch: 16, lr: o.lr, seed: o.seed, out: o.out, answerWeight, log: o.log })
+    const info = { world: resolve(o.world), model: resolve(o.model), protocol, gym: o.gym ?? {}, maxHops: o.maxHops ?? 0, oraclePages: pages, initAdapter: o.initAdapter ? resolve(o.initAdapter) : null, firstTurns, answerOnly: o.answerOnly === true, answerWeight, questions: qas.length, solved, heldOut: held.size, ...r }
     writeFileSync(join(o.out, 'sft.json'), JSON.stringify(info, null, 2) + '\n')
     return { episodes: qas.length, solved, ...r, adapterDir: join(o.out, 'adapter') }
   } finally {

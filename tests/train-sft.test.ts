@@ -104,3 +104,30 @@ test('--answer-only trains only the final (answer) turn: fewer targets on the sa
   expect(again.stderr).toMatch(/holds an SFT run with other settings/)
 }, LONG)
 
+
+test('--answer-weight W weights the final turn inside full demonstrations: same targets, another loss, recorded; bad W and --answer-only with it are one-line errors', async () => {
+  const full = join(root, 'ans-full')
+  if (!existsSync(join(full, 'sft.json'))) expect((await runCli(sftArgs(full, 1), LONG)).code).toBe(0)
+  const aw = join(root, 'aw8')
+  const r = await runCli([...sftArgs(aw, 1), '--answer-weight', '8'], LONG)
+  expect(r.code).toBe(0)
+  const first = (dir: string) => JSON.parse(readFileSync(join(dir, 'metrics.jsonl'), 'utf8').split('\n')[0]) as { tokens: number; loss: number }
+  // Same seed and first batch: every assistant token is still a target; only the mean's weights differ.
+  expect(first(aw).tokens).toBe(first(full).tokens)
+  expect(Math.abs(first(aw).loss - first(full).loss)).toBeGreaterThan(1e-6)
+  expect(JSON.parse(readFileSync(join(aw, 'sft.json'), 'utf8'))).toMatchObject({ answerWeight: 8, answerOnly: false })
+  // The folder of a W = 8 run refuses W = 1 (and a full run's folder refuses W = 8).
+  const back = await runCli(sftArgs(aw, 2), LONG)
+  expect(back.code).not.toBe(0)
+  expect(back.stderr).toMatch(/holds an SFT run with other settings/)
+  const other = await runCli([...sftArgs(full, 2), '--answer-weight', '8'], LONG)
+  expect(other.code).not.toBe(0)
+  expect(other.stderr).toMatch(/holds an SFT run with other settings/)
+  for (const [extra, msg] of [[['--answer-weight', '8', '--answer-only'], /--answer-weight and --answer-only exclude each other/], [['--answer-weight', '0'], /--answer-weight must be a number > 0, got 0/], [['--answer-weight', 'x'], /--answer-weight must be a number > 0, got NaN/]] as const) {
+    const bad = await runCli([...sftArgs(join(root, 'aw-bad'), 1), ...extra], LONG)
+    expect(bad.code).not.toBe(0)
+    expect(bad.stderr.trim().split('\n').filter((l) => l.includes('error')).length).toBe(1)
+    expect(bad.stderr).toMatch(msg)
+    expect(existsSync(join(root, 'aw-bad'))).toBe(false)
+  }
+}, LONG)

@@ -2,7 +2,9 @@
 // packed trajectory: input token t predicts target t+1; mask (a weight) is non-zero only on sampled assistant tokens,
 // 0 on prompt, template and tool-observation tokens; old log-probs are the sampler's. Weights implement the
 // aggregation over the WHOLE batch (token-mean or sequence-mean), so micro-batches are weighted by their token share
-// and accumulating them equals the global mean. Knows nothing of envs or models.
+// and accumulating them equals the global mean. Optional per-token weights (SFT's answer-turn weight) make that mean a
+// weighted one: each trained token counts its weight instead of 1, in the numerator and in the denominator. Knows
+// nothing of envs or models.
 import type { Datum } from '../../infra/engine'
 import type { TokenSequence } from '../policy/engine-policy'
 
@@ -15,6 +17,9 @@ export interface ScoredSequence {
    *  them, in order). Absent: `advantage` on every sampled token. */
   turnAdvantages?: readonly number[]
   turnTokens?: readonly number[]
+  /** Per-token loss weight, aligned with seq.ids (the weight of ids[t] as a target; read only where sampled is 1, each
+   *  > 0). Absent: 1 on every sampled token. The aggregation divides by the weights' sum, so the mean keeps its scale. */
+  weights?: readonly number[]
 }
 
 /** Advantage of each position of a sequence (index = target position t+1's input index t), per turn when given. */
@@ -44,9 +49,23 @@ export function trainedTokens(seq: TokenSequence): number {
   return n
 }
 
-/** Datums of a batch; the sum of all mask weights is 1 (each trajectory's tokens weighted by the aggregation). */
+/** The summed weight of a sequence's trained positions (its trained-token count when it has no weights). */
+function trainedWeight(x: ScoredSequence): number {
+  if (!x.weights) return trainedTokens(x.seq)
+  if (x.weights.length !== x.seq.ids.length) throw new Error(`buildDatums: ${x.weights.length} weights for ${x.seq.ids.length} tokens; they must be aligned`)
+  let w = 0
+  for (let t = 1; t < x.seq.ids.length; t++) {
+    if (x.seq.sampled[t] !== 1) continue
+    if (!(x.weights[t] > 0)) throw new Error(`buildDatums: weight ${x.weights[t]} at trained position ${t}; weights must be > 0`)
+    w += x.weights[t]
+  }
+  return w
+}
+
+/** Datums of a batch; the sum of all mask weights is 1 (each trajectory's tokens weighted by the aggregation, and by
+ *  their own weights when given). */
 export function buildDatums(items: readonly ScoredSequence[], aggregation: Aggregation): Datum[] {
-  const counts = items.map((x) => trainedTokens(x.seq))
+  const counts = items.map(trainedWeight)
   const total = counts.reduce((a, b) => a + b, 0)
   const kept = counts.filter((c) => c > 0).length
   const out: Datum[] = []
@@ -59,7 +78,7 @@ export function buildDatums(items: readonly ScoredSequence[], aggregation: Aggre
     const adv = positionAdvantages(x, T)
     for (let t = 0; t < T; t++) {
       const on = sampled[t + 1] === 1
-      d.mask![t] = on ? w : 0
+      d.mask![t] = on ? (x.weights ? x.weights[t + 1] * w : w) : 0
       d.advantages![t] = on ? adv(t) : 0
       d.oldLogprobs![t] = on ? logprobs[t + 1] : 0
     }

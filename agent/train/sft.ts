@@ -1,6 +1,7 @@
 // agent/train/sft: supervised warm start — finished trajectories (the oracle's, rendered in the hermes protocol
 // through the chat codec) → exact token sequences with loss only on assistant tokens (and each turn's end-of-turn id)
-// → cross-entropy updates, token-mean over each batch. A randomly initialised model has no tool-use prior; this gives
+// → cross-entropy updates, token-mean over each batch (a weighted token mean when sequences carry weights, e.g. the
+// final answer turn weighted W times the other assistant tokens: answerTurnWeights). A randomly initialised model has no tool-use prior; this gives
 // it one before GRPO. Resumable: a checkpoint (adapter, optimizer, progress) after every epoch. Knows nothing of worlds
 // or curricula.
 import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
@@ -40,6 +41,25 @@ export function sequenceOfTrajectory(codec: ChatCodec, t: Pick<TrajectoryRecord,
   return seq
 }
 
+/** Where a sequence's final assistant turn starts: the first index of its trailing run of sampled tokens (the turn's
+ *  text and end-of-turn id; no observation follows the last turn). sampled.length when the sequence ends unsampled. */
+export function lastTurnStart(sampled: readonly number[]): number {
+  let from = sampled.length
+  while (from > 0 && sampled[from - 1] === 1) from--
+  return from
+}
+
+/** A demonstration for sftTrain; `weights` (aligned with ids, read where sampled is 1) make its loss weighted. */
+export type SftSequence = TokenSequence & { weights?: readonly number[] }
+
+/** Per-token loss weights of a demonstration: W on its final assistant turn (the answer), 1 on its other assistant
+ *  tokens, 0 on prompt and observation tokens. */
+export function answerTurnWeights(seq: Pick<TokenSequence, 'sampled'>, answerWeight: number): number[] {
+  if (!(answerWeight > 0 && Number.isFinite(answerWeight))) throw new ConfigError('sft.answer_weight', `the answer weight must be a finite number > 0, got ${answerWeight}`)
+  const from = lastTurnStart(seq.sampled)
+  return seq.sampled.map((on, i) => (on === 1 ? (i >= from ? answerWeight : 1) : 0))
+}
+
 export interface SftOptions {
   epochs: number
   /** Sequences per optimizer step. */
@@ -48,18 +68,24 @@ export interface SftOptions {
   lr: number
   seed: number
   out: string
+  /** The W the sequences' weights were built with (answerTurnWeights); recorded in the settings fingerprint when ≠ 1,
+   *  so a run folder refuses resuming with another W. */
+  answerWeight?: number
   log?: (line: string) => void
 }
 
 /** Cross-entropy epochs over the sequences (seeded order); writes OUT/metrics.jsonl and OUT/adapter, and after every
  *  epoch OUT/checkpoint (adapter + optimizer + sft-progress.json). A rerun with the same settings resumes after the
  *  last finished epoch (a bigger `epochs` extends the run) and ends bit-identical to an uninterrupted run. */
-export function sftTrain(learner: Learner, seqs: readonly TokenSequence[], o: SftOptions): { steps: number; finalLoss: number } {
+export function sftTrain(learner: Learner, seqs: readonly SftSequence[], o: SftOptions): { steps: number; finalLoss: number } {
   mkdirSync(o.out, { recursive: true })
   const metrics = join(o.out, 'metrics.jsonl')
   const ckpt = join(o.out, 'checkpoint')
   const progressFile = join(ckpt, 'sft-progress.json')
-  const settings = { batchSize: o.batchSize, microBatch: o.microBatch, lr: o.lr, seed: o.seed, sequences: seqs.length, tokens: seqs.reduce((a, q) => a + q.ids.length, 0), targets: seqs.reduce((a, q) => a + q.sampled.reduce((b, x) => b + x, 0), 0) }
+  const settings: Record<string, number> = { batchSize: o.batchSize, microBatch: o.microBatch, lr: o.lr, seed: o.seed, sequences: seqs.length, tokens: seqs.reduce((a, q) => a + q.ids.length, 0), targets: seqs.reduce((a, q) => a + q.sampled.reduce((b, x) => b + x, 0), 0) }
+  // Only weighted runs add keys: the fingerprint of an unweighted run is what it was before weights existed.
+  if (o.answerWeight !== undefined && o.answerWeight !== 1) settings.answerWeight = o.answerWeight
+  if (seqs.some((q) => q.weights)) settings.targetWeight = seqs.reduce((a, q) => a + q.sampled.reduce((b, x, t) => b + (x === 1 ? (q.weights ? q.weights[t] : 1) : 0), 0), 0)
   let step = 0
   let finalLoss = NaN
   let startEpoch = 0
@@ -83,7 +109,8 @@ export function sftTrain(learner: Learner, seqs: readonly TokenSequence[], o: Sf
   for (let epoch = startEpoch; epoch < o.epochs; epoch++) {
     const order = Rng.derive(o.seed, 'sft-epoch', epoch).shuffle(seqs.map((_, i) => i))
     for (const batch of microBatches(order, o.batchSize)) {
-      const datums = buildDatums(batch.map((i) => ({ seq: seqs[i], advantage: 0 })), 'token-mean')
+      // Masks are weight / (the batch's summed weight): each micro-batch counts its share of the step's total weight.
+      const datums = buildDatums(batch.map((i) => ({ seq: seqs[i], advantage: 0, weights: seqs[i].weights })), 'token-mean')
       let loss = 0, tokens = 0
       for (const mb of microBatches(datums, o.microBatch)) {
         const r = learner.forwardBackward(mb, { name: 'cross_entropy' })

@@ -12,7 +12,8 @@
 //          [--steps 1000] [--batch 16] [--lr 1e-3] [--eval-every 250] [--eval-n 200] [--seconds S] (stop after S seconds)
 //          [--init tiny|small|…] (a fresh random model of that preset, built in memory exactly as `model init --seed 0
 //          --embed-std 0.25 (small: 0.125) --qk-norm-weight 2.5` builds it, with the tokenizer of --model DIR; no weights
-//          need to travel)
+//          need to travel) [--adapter DIR] (start from this PEFT adapter of --model; with --steps 0 it only scores it on the
+//          held-out contexts: e.g. how often an SFT start copies the answer when handed the oracle's episode)
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { ChatCodec, chatTemplateOf, createBackend, createRandomModel, generateBatch, Learner, LORA_TARGETS, loadModel, loadTokenizer, parseBackendName, presetConfig, SIMPLE_QWEN_TEMPLATE, type PresetName } from '../../infra/engine'
@@ -47,6 +48,10 @@ const model = preset
       Rng.derive(0, 'model-init', preset, 'qwen3'), backend, { std: 0.02, embedStd: preset === 'small' ? 0.125 : 0.25, qkNormWeight: 2.5 })
   : loadModel(M, backend)
 const learner = new Learner(model, { lora: { rank: 64, alpha: 128, targets: [...LORA_TARGETS], embedTokens: true }, seed: 0 })
+const adapter = arg('adapter', '')
+if (adapter && preset) fail('--adapter is an adapter of --model: not with --init')
+if (adapter) learner.loadAdapter(adapter)
+if (!(Number.isInteger(steps) && steps >= 0)) fail(`--steps must be an integer ≥ 0, got ${arg('steps', '')}`)
 const held = data.held.slice(0, evalN)
 
 function evaluate(): { exact: number; contains: number; examples: string[] } {
@@ -70,6 +75,11 @@ function evaluate(): { exact: number; contains: number; examples: string[] } {
 const t0 = performance.now()
 const curve: { step: number; loss: number; seconds: number; exact?: number; contains?: number }[] = []
 let loss = 0, done = 0
+if (steps === 0) {
+  const e = evaluate()
+  curve.push({ step: 0, loss: NaN, seconds: Math.round((performance.now() - t0) / 1000), exact: e.exact, contains: e.contains })
+  process.stderr.write(`step 0 held-out exact ${(100 * e.exact).toFixed(1)} % contains ${(100 * e.contains).toFixed(1)} % ${e.examples.slice(0, 2).join(' | ')}\n`)
+}
 for (let step = 1; step <= steps; step++) {
   const pick = Rng.derive(0, 'answer-probe', step).shuffle(data.train.map((_, i) => i)).slice(0, batch)
   const datums = pick.map((i) => {
@@ -95,6 +105,6 @@ for (let step = 1; step <= steps; step++) {
   }
   if (last) break
 }
-const res = { model: preset ? `${preset} (fresh, tokenizer of ${M})` : M, backend: backendName, params: model.config, train: data.train.length, heldOut: held.length, steps: done, batch, lr, seconds: (performance.now() - t0) / 1000, curve }
+const res = { model: preset ? `${preset} (fresh, tokenizer of ${M})` : M, adapter: adapter || null, backend: backendName, params: model.config, train: data.train.length, heldOut: held.length, steps: done, batch, lr, seconds: (performance.now() - t0) / 1000, curve }
 writeFileSync(join(OUT, 'answer-probe.json'), JSON.stringify(res, null, 2) + '\n')
 process.stdout.write(JSON.stringify({ ...res, curve: curve.filter((c) => c.exact !== undefined), params: undefined }) + '\n')

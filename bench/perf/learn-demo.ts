@@ -12,6 +12,7 @@
 //          reward spec; the held-out evaluation is always F1) [--sft-batch 8] [--max-turns 14] [--sft-only] (stop after scoring the SFT start)
 //          [--copy-first-turns N] [--copy-epochs 2] (a second SFT phase with N first-turn sequences, below)
 //          [--answer-epochs A] (an SFT phase on the demonstrations' answer turns only, below)
+//          [--answer-weight W] (every SFT phase but the answer-only one weights each demonstration's answer turn W×)
 //          [--polish-epochs P] (a third SFT phase on the demonstrations alone, below) [--grpo-batch 64]
 //          [--reward-ablation] (issue 14: also two-stage with the process and the cost reward, from the same start)
 //          [--world-config FILE] (merged over the world preset, e.g. only 1–2-hop questions) [--init-adapter DIR] (the
@@ -79,6 +80,9 @@ const S = {
 }
 S.switchSteps = num('switch-steps', S.switchSteps)
 const worldConfig = arg('world-config', '')
+// `train sft --answer-weight W`: the final (answer) turn weighs W against 1 on the other assistant tokens, in one loss
+// over the full demonstrations (the answer-only phase then polish did not carry over: bench/RESULTS.md).
+const answerWeight = flag('answer-weight') ? num('answer-weight', 1) : undefined
 const initAdapter = arg('init-adapter', '')
 const initWorld = arg('init-world', '')
 for (const [what, p] of [['--world-config', worldConfig], ['--init-adapter', initAdapter], ['--init-world', initWorld]] as const)
@@ -107,6 +111,8 @@ const sft = join(out, 'sft')
 /** `train sft` arguments of one SFT phase: the demo's world, model, protocol, env, hop cap, held-out slice and LoRA
  *  shape, with this phase's output folder, passes, batch and extra flags. */
 function sftArgs(out: string, epochs: number, batch: number, extra: string[]): string[] {
+  // An answer-only phase trains the answer turn alone: a weight on it means nothing there (and train sft refuses both).
+  if (answerWeight !== undefined && !extra.includes('--answer-only')) extra = [...extra, '--answer-weight', String(answerWeight)]
   return ['train', 'sft', '--world', world, '--model', model, '--out', out, '--protocol', PROTOCOL, '--gym-options', JSON.stringify(GYM), '--max-hops', String(S.sftMaxHops),
     ...extra, '--epochs', String(epochs), '--batch', String(batch), '--lr', String(S.sftLr), '--held-out', String(S.heldOut), '--lora-rank', String(S.loraRank), '--lora-embed', '--backend', backend]
 }
