@@ -15,11 +15,13 @@ export const SEALED_STAGES: readonly string[] = ['graph', 'docs', 'write', 'inde
 /** Characters of canonical rows sent to the worker per message. */
 const SEND_CHARS = 1 << 20
 
-/** The stages a prehash can take from the front of `stages` (the world's own stage objects, sealed, all done). */
+/** The stages a prehash can take from the front of `stages`: sealed, done, and hashing their rows with the world's
+ *  own stage's hashRows (the worker hashes through WORLD_STAGES; a wrapped stage — timing, logging — may keep it). */
 export function sealedPrefix(stages: readonly Stage[], status: Record<string, string | undefined>): Stage[] {
   const out: Stage[] = []
   for (const s of stages) {
-    if (!SEALED_STAGES.includes(s.name) || !WORLD_STAGES.includes(s) || status[s.name] !== 'done') break
+    const own = WORLD_STAGES.find((w) => w.name === s.name)
+    if (!SEALED_STAGES.includes(s.name) || own?.hashRows !== s.hashRows || status[s.name] !== 'done') break
     out.push(s)
   }
   return out
