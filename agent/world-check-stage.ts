@@ -31,8 +31,10 @@ async function warm(ctx: StageContext, { workers }: CheckThreads): Promise<WarmC
 }
 
 async function run(ctx: StageContext, { workers, thisThread }: CheckThreads): Promise<void> {
-  const qas = readQa(ctx.db, POOL)
   const warmed = ctx.warm instanceof WarmCheck ? ctx.warm : undefined
+  // Warm threads read the pool themselves, while this thread reads its copy.
+  warmed?.readPool(POOL)
+  const qas = readQa(ctx.db, POOL)
   const report = await checkWorldFolder(ctx.dir, qas, { quiet: ctx.quiet, warm: warmed, pool: { splits: POOL }, workers, thisThread })
   const failed = new Map(report.failures.map((f) => [f.qaId, `${f.cause}: ${f.failure ?? `F1 ${f.f1}`}`]))
   tx(ctx.db, () => {

@@ -17,11 +17,11 @@ export interface CheckWorkerData {
   /** How the oracle reads paged documents (undefined: oracle-plan's default). */
   pages?: CheckPages
 }
-/** Scheduler → worker: read the pool (warm workers: the questions of these splits, which must be `count` questions
- *  with this id digest), a chunk of questions, a chunk of the pool it read (questions from..to-1), or 'end' (no more
+/** Scheduler → worker: read the pool (warm workers: the questions of these splits; the worker answers with their
+ *  count and id digest, which the check compares with its own), a chunk of questions, a chunk of the pool it read (questions from..to-1), or 'end' (no more
  *  work: finish and exit). */
 export type CheckWorkerRequest =
-  | { kind: 'pool'; splits: StoredSplit[]; count: number; digest: string }
+  | { kind: 'pool'; splits: StoredSplit[] }
   | { kind: 'chunk'; chunk: number; qas: Qa[] }
   | { kind: 'slice'; chunk: number; from: number; to: number }
   | { kind: 'end' }
@@ -31,6 +31,8 @@ export type CheckWorkerMessage =
   | { kind: 'tick'; n: number }
   | { kind: 'runs'; chunk: number; runs: OracleRun[] }
   | { kind: 'failed'; message: string }
+  /** A warm worker read the pool: its size and id digest (the check compares them with its own). */
+  | { kind: 'pool-read'; count: number; digest: string }
 
 /** Chunks a worker asks for ahead of the one it runs. */
 export const WORKER_CHUNKS_IN_FLIGHT = 2
@@ -62,8 +64,7 @@ async function main(): Promise<void> {
         if (m.kind === 'end') break
         if (m.kind === 'pool') {
           pool = readQa(w.db, m.splits)
-          if (pool.length !== m.count || poolDigest(pool) !== m.digest)
-            throw new Error(`the pool it read (${pool.length} questions of ${m.splits.join(', ')}) is not the one the check was given (${m.count})`)
+          port.postMessage({ kind: 'pool-read', count: pool.length, digest: poolDigest(pool) } satisfies CheckWorkerMessage)
           runner.prefetch(pathEdges(pool))
           asking = true
           ready()

@@ -224,7 +224,7 @@ export async function checkWorldFolder(dir: string, qas: Qa[], opts: FolderCheck
     w.close()
   }
   bar.done()
-  return { ...summariseRuns(qas, sched.runs), workers: warm ? started.length + (here ? 1 : 0) : workers, early }
+  return { ...summariseRuns(qas, sched.runs), workers: warm ? started.length + (here ? 1 : 0) : workers, ...(early ? { early } : {}) }
 }
 
 /** Oracle-check worker threads started before the pool exists (Stage.warm of the check, as the qa stage begins):
@@ -236,6 +236,8 @@ export class WarmCheck implements WarmHandle {
   private pending: Qa[] = []
   /** Ids of the chunks sent early, chunk c at index c (the pool's first chunks, if the pool is what was drawn). */
   private readonly early: string[][] = []
+  /** The splits the threads were asked to read as the pool (readPool). */
+  private splits?: StoredSplit[]
 
   private constructor(
     threads: CheckThread[],
@@ -287,9 +289,21 @@ export class WarmCheck implements WarmHandle {
     }
   }
 
+  /** Have the threads read the pool (the questions of `splits`) now — the check stage asks as it starts, so they read
+   *  it while the build's thread reads its own copy. */
+  readPool(splits: StoredSplit[]): void {
+    if (this.splits) return
+    this.splits = splits
+    for (const t of this.threads ?? []) t.readPool(splits)
+  }
+
   /** Hand the threads to a check of `qas` (= readQa of `splits`): the chunks sent early must be the pool's first
-   *  chunks (their runs count for them); the threads read the pool and take the rest as index ranges. */
+   *  chunks (their runs count for them); the threads' own pool must be `qas` (count and id digest); they take the
+   *  rest as index ranges. */
   attach(sched: ChunkScheduler, tick: (n: number) => void, splits: StoredSplit[], qas: readonly Qa[]): CheckThread[] {
+    if (this.splits && this.splits.join() !== splits.join())
+      throw new AgentError('agent.check', `the warm threads read the pool of ${this.splits.join(', ')}, the check is of ${splits.join(', ')}`)
+    this.readPool(splits)
     const threads = this.threads ?? []
     this.threads = undefined
     this.early.forEach((ids, c) => {
@@ -299,7 +313,7 @@ export class WarmCheck implements WarmHandle {
       })
     })
     sched.reserve(this.early.length)
-    const pool = { kind: 'pool' as const, splits, count: qas.length, digest: poolDigest(qas) }
+    const pool = { count: qas.length, digest: poolDigest(qas) }
     for (const t of threads) t.attach(sched, tick, pool)
     return threads
   }
@@ -382,6 +396,10 @@ class CheckThread {
   private readonly inFlight = new Set<number>()
   private readonly earlyRuns = new Map<number, OracleRun[]>()
   private earlyTicks = 0
+  /** Before the attach: chunks asked for, the pool read (warm threads). */
+  private wantsWaiting = 0
+  private poolRead?: { count: number; digest: string }
+  private expected?: { count: number; digest: string }
 
   constructor(entry: URL, data: CheckWorkerData) {
     // A bigger young generation: the check allocates ~1 MB of short-lived strings and records per question; with 64 MB
@@ -402,17 +420,41 @@ class CheckThread {
     this.worker.postMessage({ kind: 'chunk', chunk, qas } satisfies CheckWorkerRequest)
   }
 
-  /** Work for `sched`; `pool`: this (warm) thread reads the pool itself and gets chunks as index ranges. Runs of
-   *  chunks it was sent early count now (the scheduler reserved them). */
-  attach(sched: ChunkScheduler, tick: (n: number) => void, pool?: Extract<CheckWorkerRequest, { kind: 'pool' }>): void {
+  /** A warm thread: read the pool (the questions of `splits`) itself; chunks then come as index ranges. */
+  readPool(splits: StoredSplit[]): void {
+    this.ownPool = true
+    this.worker.postMessage({ kind: 'pool', splits } satisfies CheckWorkerRequest)
+  }
+
+  /** Work for `sched`; `pool`: the count and id digest the pool this (warm) thread read must have. Runs of chunks it
+   *  was sent early count now (the scheduler reserved them); requests it made before are served now. */
+  attach(sched: ChunkScheduler, tick: (n: number) => void, pool?: { count: number; digest: string }): void {
     this.sched = sched
     this.tick = tick
-    this.ownPool = pool !== undefined
+    this.expected = pool
     if (this.early !== undefined) return this.fail(this.early)
     if (this.earlyTicks > 0) tick(this.earlyTicks)
     for (const [c, runs] of this.earlyRuns) sched.put(c, runs)
     this.earlyRuns.clear()
-    if (pool) this.worker.postMessage(pool satisfies CheckWorkerRequest)
+    if (this.poolRead) this.checkPool(this.poolRead)
+    for (; this.wantsWaiting > 0; this.wantsWaiting--) this.serve(sched)
+  }
+
+  private checkPool(read: { count: number; digest: string }): void {
+    const want = this.expected
+    if (want && (read.count !== want.count || read.digest !== want.digest))
+      this.fail(`the pool it read (${read.count} questions) is not the one the check was given (${want.count})`)
+  }
+
+  private serve(sched: ChunkScheduler): void {
+    if (this.over) return
+    const c = sched.take()
+    if (c === undefined) this.worker.postMessage({ kind: 'end' } satisfies CheckWorkerRequest)
+    else {
+      this.inFlight.add(c)
+      const [from, to] = sched.range(c)
+      this.worker.postMessage((this.ownPool ? { kind: 'slice', chunk: c, from, to } : { kind: 'chunk', chunk: c, qas: sched.slice(c) }) satisfies CheckWorkerRequest)
+    }
   }
 
   stop(): void {
@@ -436,6 +478,8 @@ class CheckThread {
       // Before the check: runs of early chunks are kept for the attach.
       if (m.kind === 'failed') this.fail(m.message)
       else if (m.kind === 'tick') this.earlyTicks += m.n
+      else if (m.kind === 'want') this.wantsWaiting++
+      else if (m.kind === 'pool-read') this.poolRead = m
       else if (m.kind === 'runs') {
         this.inFlight.delete(m.chunk)
         this.earlyRuns.set(m.chunk, m.runs)
@@ -443,15 +487,9 @@ class CheckThread {
       return
     }
     if (m.kind === 'tick') this.tick(m.n)
-    else if (m.kind === 'want') {
-      const c = sched.take()
-      if (c === undefined) this.worker.postMessage({ kind: 'end' } satisfies CheckWorkerRequest)
-      else {
-        this.inFlight.add(c)
-        const [from, to] = sched.range(c)
-        this.worker.postMessage((this.ownPool ? { kind: 'slice', chunk: c, from, to } : { kind: 'chunk', chunk: c, qas: sched.slice(c) }) satisfies CheckWorkerRequest)
-      }
-    } else if (m.kind === 'runs') {
+    else if (m.kind === 'want') this.serve(sched)
+    else if (m.kind === 'pool-read') this.checkPool(m)
+    else if (m.kind === 'runs') {
       this.inFlight.delete(m.chunk)
       sched.put(m.chunk, m.runs)
     } else this.fail(m.message)
