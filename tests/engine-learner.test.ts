@@ -5,6 +5,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Rng } from '../infra/rng'
+import { allGrads, maxDiff } from './helpers/learner-grads'
 import { presetConfig } from '../infra/engine/config'
 import { createRandomModel, forward, logits, type CausalLM } from '../infra/engine/model'
 import { Learner, type Datum } from '../infra/engine/learner'
@@ -24,21 +25,6 @@ function freshLearner(seed = 1): Learner {
 const seqA = [3, 7, 11, 2, 19, 5, 8]
 const seqB = [4, 4, 9, 1, 30]
 const sft = (tokens: number[], mask?: number[]): Datum => ({ inputTokens: tokens.slice(0, -1), targetTokens: tokens.slice(1), mask })
-
-function allGrads(l: Learner): Map<string, Float32Array> {
-  const out = new Map<string, Float32Array>()
-  for (const p of l.model.adapter!.params()) out.set(p.name, l.gradient(p.name) ?? new Float32Array(0))
-  return out
-}
-
-function maxDiff(a: Map<string, Float32Array>, b: Map<string, Float32Array>): number {
-  let m = 0
-  for (const [k, x] of a) {
-    const y = b.get(k)!
-    for (let i = 0; i < x.length; i++) m = Math.max(m, Math.abs(x[i] - y[i]))
-  }
-  return m
-}
 
 function hostLogits(m: CausalLM, tokens: number[]): Float32Array {
   return m.backend.toHost(logits(m, forward(m, [{ tokens }]).hidden))

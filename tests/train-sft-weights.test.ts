@@ -8,6 +8,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Rng } from '../infra/rng'
+import { allGrads, maxDiff } from './helpers/learner-grads'
 import { ChatCodec } from '../infra/engine/chat/codec'
 import { chatTemplateOf, SIMPLE_QWEN_TEMPLATE } from '../infra/engine/chat-template'
 import { presetConfig } from '../infra/engine/config'
@@ -42,22 +43,6 @@ const SEQS: TokenSequence[] = [
 ]
 
 const sha = (b: Buffer | string) => createHash('sha256').update(b).digest('hex').slice(0, 16)
-
-function allGrads(l: Learner): Map<string, Float32Array> {
-  const out = new Map<string, Float32Array>()
-  for (const p of l.model.adapter!.params()) out.set(p.name, l.gradient(p.name) ?? new Float32Array(0))
-  return out
-}
-
-function maxDiff(a: Map<string, Float32Array>, b: Map<string, Float32Array>): number {
-  let m = 0
-  for (const [k, x] of a) {
-    const y = b.get(k)!
-    expect(y.length).toBe(x.length)
-    for (let i = 0; i < x.length; i++) m = Math.max(m, Math.abs(x[i] - y[i]))
-  }
-  return m
-}
 
 test('the default SFT run (no weights) is bit-identical to the run before answer weights existed', () => {
   const out = join(tmp, 'default')
