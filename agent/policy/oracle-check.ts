@@ -196,7 +196,7 @@ export async function checkWorldFolder(dir: string, qas: Qa[], opts: FolderCheck
   const early = warm ? warm.earlyQuestions : 0
   if (warm && opts.pool) started.push(...warm.attach(sched, (n) => bar.tick(n), opts.pool.splits, qas))
   else
-    void workerEntry(new URL('./oracle-check-worker-main.ts', import.meta.url), new URL('./oracle-check-worker.mjs', import.meta.url)).then((entry) => {
+    void checkWorkerEntry().then((entry) => {
       try {
         if (!over)
           for (let i = here ? 1 : 0; i < workers; i++) {
@@ -261,7 +261,7 @@ export class WarmCheck implements WarmHandle {
     if (n < 2 || !MEMO_ENGINES.includes(engine)) return undefined
     const gym = { ...CHECK_GYM_OPTIONS, ...o.gym }
     const pages = o.pages ?? CHECK_PAGES
-    const entry = await workerEntry(new URL('./oracle-check-worker-main.ts', import.meta.url), new URL('./oracle-check-worker.mjs', import.meta.url))
+    const entry = await checkWorkerEntry()
     const threads = Array.from({ length: n - 1 }, () => new CheckThread(entry, { dir, gym, pages }))
     return new WarmCheck(threads, gym, pages)
   }
@@ -323,6 +323,11 @@ export class WarmCheck implements WarmHandle {
     this.threads = undefined
     for (const t of threads) t.stop()
   }
+}
+
+/** Where a check worker thread starts (its bundle, else its tsx entry). */
+function checkWorkerEntry(): Promise<URL> {
+  return workerEntry(new URL('./oracle-check-worker-main.ts', import.meta.url), new URL('./oracle-check-worker.mjs', import.meta.url))
 }
 
 /** Young-generation size of a check worker, MB. */
