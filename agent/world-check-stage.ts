@@ -2,11 +2,12 @@
 // every question of the pool (sharded over worker threads); a question it cannot solve is relabelled 'dropped'
 // (reported by cause, never served). It runs before the split, which then draws the bench only from questions that
 // passed: a finished world's oracle score is exactly 1 and its bench exactly the configured quota. Its worker threads
-// start warm, as the qa stage begins (Stage.warm): they open the index and knowledge while the pool is drawn. Lives in agent/
+// start warm, as the qa stage begins (Stage.warm): they open the index and knowledge while the pool is drawn, and check
+// its first questions as they are drawn. Lives in agent/
 // because it needs the oracle; CHECKED_WORLD_STAGES is the world's own stage list with this stage before the split —
 // the list the CLI builds with.
 import { tx, type Db } from '../infra/store'
-import { readQa, WORLD_STAGES, type Stage, type StageContext, type StoredSplit } from '../world'
+import { readQa, readQaIds, WORLD_STAGES, type Stage, type StageContext, type StoredSplit } from '../world'
 import { checkWorldFolder, WarmCheck } from './policy/oracle-check'
 
 function init(db: Db): void {
@@ -32,10 +33,11 @@ async function warm(ctx: StageContext, { workers }: CheckThreads): Promise<WarmC
 
 async function run(ctx: StageContext, { workers, thisThread }: CheckThreads): Promise<void> {
   const warmed = ctx.warm instanceof WarmCheck ? ctx.warm : undefined
-  // Warm threads read the pool themselves, while this thread reads its copy.
-  warmed?.readPool(POOL)
-  const qas = readQa(ctx.db, POOL)
-  const report = await checkWorldFolder(ctx.dir, qas, { quiet: ctx.quiet, warm: warmed, pool: { splits: POOL }, workers, thisThread })
+  // The pool the warm threads were handed as the qa stage drew it, when it is the stored pool (same ids in the same
+  // order) — not read again; otherwise read, and the threads are released (a cold check).
+  const drawn = warmed?.pool(readQaIds(ctx.db, POOL))
+  const qas = drawn ?? readQa(ctx.db, POOL)
+  const report = await checkWorldFolder(ctx.dir, qas, { quiet: ctx.quiet, warm: warmed, workers, thisThread })
   const failed = new Map(report.failures.map((f) => [f.qaId, `${f.cause}: ${f.failure ?? `F1 ${f.f1}`}`]))
   tx(ctx.db, () => {
     ctx.db.exec('DELETE FROM qa_check')

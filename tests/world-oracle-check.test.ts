@@ -134,7 +134,14 @@ test('warm check workers (started as the qa stage begins) build the same world; 
   const warm = await WarmCheck.start(cli.dir, { questions: qas.length, workers: 2, gym: { topK: 3 } })
   expect(warm).toBeDefined()
   const cold = await checkWorldFolder(cli.dir, qas, { workers: 1, quiet: true })
-  const viaWarm = await checkWorldFolder(cli.dir, qas, { workers: 1, quiet: true, warm, pool: { splits: ['train', 'bench', 'excluded', 'dropped'] } })
+  const viaWarm = await checkWorldFolder(cli.dir, qas, { workers: 1, quiet: true, warm })
   expect({ ...viaWarm, workers: 0 }).toEqual({ ...cold, workers: 0 })
   expect(warm!.matches({}, 'needed')).toBe(false) // released: nothing left to take
+  // Warm threads with the check's settings that were handed other questions than the pool are not used either.
+  const other = await WarmCheck.start(cli.dir, { questions: qas.length, workers: 2 })
+  other!.accept(qas.slice(0, 130)) // two whole chunks go to the thread at once
+  expect(other!.pool(qas.map((q) => q.id))).toBeUndefined() // not the stored pool
+  const viaOther = await checkWorldFolder(cli.dir, qas, { workers: 1, quiet: true, warm: other })
+  expect({ ...viaOther, workers: 0 }).toEqual({ ...cold, workers: 0 })
+  expect(other!.matches({}, 'needed')).toBe(false)
 })

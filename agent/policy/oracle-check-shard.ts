@@ -4,7 +4,6 @@
 // thread and by the build's own thread (which has every module loaded already); the scheduler in oracle-check hands
 // them chunks of questions as they free up. A question's run depends on that question only (memoised search and
 // knowledge give the same answers as fresh reads), so any split over threads gives the same runs. Never writes.
-import { createHash } from 'node:crypto'
 import { makeResolvedEnv, gymWorldFromIndex, resolveGymOptions, type GymOptions, type GymWorld } from '../../gym'
 import { openSearchIndex, worldReader, type Qa, type World } from '../../world'
 import { withMemoSearch, type MemoStats } from './memo-search'
@@ -17,13 +16,6 @@ export type CheckPages = NonNullable<OraclePlanOptions['pages']>
 
 /** From this many distinct path edges on, one scan of the edge and verification tables beats a query per edge. */
 const PREFETCH_MIN_EDGES = 1000
-
-/** A digest of the questions' ids in order: a worker that reads the pool itself checks it read the same one. */
-export function poolDigest(qas: readonly Qa[]): string {
-  const h = createHash('sha256')
-  for (const q of qas) h.update(`${q.id}\n`)
-  return h.digest('hex')
-}
 
 /** The distinct edges the questions walk, in first-seen order. */
 export function pathEdges(qas: readonly Qa[]): string[] {

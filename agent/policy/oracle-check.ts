@@ -11,10 +11,10 @@ import { progress } from '../../infra/progress'
 import { workerCount, workerResourceLimits } from '../../infra/workers'
 import { makeEnv, gymWorldFromIndex, type GymOptions } from '../../gym'
 import type { GymWorld } from '../../gym'
-import { openSearchIndex, openWorld, worldEngine, worldReader, type Qa, type QaType, type StoredSplit, type WarmHandle } from '../../world'
+import { openSearchIndex, openWorld, worldEngine, worldReader, type Qa, type QaType, type WarmHandle } from '../../world'
 import { canonicalJson } from '../../infra/hash'
 import { runOracle, type OracleKnowledge, type OracleRun } from './oracle'
-import { CheckRunner, pathEdges, poolDigest, prefetchPaths, type CheckPages } from './oracle-check-shard'
+import { CheckRunner, pathEdges, prefetchPaths, type CheckPages } from './oracle-check-shard'
 import { worldOracleKnowledge } from './oracle-knowledge'
 import { ORACLE_MAX_QUERIES_PER_PAGE } from './oracle-plan'
 import { withMemoSearch } from './memo-search'
@@ -117,11 +117,9 @@ export interface FolderCheckOptions {
   /** How the oracle reads paged documents: 'all' pages when it opens one, or only those 'needed' for the hop's fact
    *  (oracle-plan's option; default CHECK_PAGES, 'needed'). */
   pages?: CheckPages
-  /** Worker threads started ahead (warmCheck, while the qa stage drew the pool); used when `pool` says which
-   *  questions `qas` is and the settings match, released otherwise. */
+  /** Worker threads started ahead (WarmCheck, while the qa stage drew the pool); used when `qas` is the very pool
+   *  they were handed as it was drawn (WarmCheck.pool) and the settings match, released otherwise. */
   warm?: WarmCheck
-  /** `qas` is exactly readQa(world, splits): warm workers read it themselves instead of receiving every question. */
-  pool?: { splits: StoredSplit[] }
 }
 
 /** Engines that give the same hits for the same query string: the check answers repeated searches from memory. */
@@ -152,8 +150,8 @@ export async function checkWorldFolder(dir: string, qas: Qa[], opts: FolderCheck
     throw e
   }
   const pages = opts.pages ?? CHECK_PAGES
-  // Warm threads are used when they were started with these settings and may read the pool themselves.
-  const warm = opts.warm?.matches(gym, pages) && opts.pool ? opts.warm : undefined
+  // Warm threads are used when they were started with these settings and `qas` is the pool they were handed.
+  const warm = opts.warm?.matches(gym, pages) && opts.warm.drew(qas) ? opts.warm : undefined
   if (opts.warm && !warm) opts.warm.release()
   const workers = warm ? Infinity : checkWorkers(engine, qas.length, opts.workers)
   if (workers === 1 && MEMO_ENGINES.includes(engine)) {
@@ -194,7 +192,7 @@ export async function checkWorldFolder(dir: string, qas: Qa[], opts: FolderCheck
   const started: CheckThread[] = []
   let over = false
   const early = warm ? warm.earlyQuestions : 0
-  if (warm && opts.pool) started.push(...warm.attach(sched, (n) => bar.tick(n), opts.pool.splits, qas))
+  if (warm) started.push(...warm.attach(sched, (n) => bar.tick(n)))
   else
     void checkWorkerEntry().then((entry) => {
       try {
@@ -228,16 +226,16 @@ export async function checkWorldFolder(dir: string, qas: Qa[], opts: FolderCheck
 }
 
 /** Oracle-check worker threads started before the pool exists (Stage.warm of the check, as the qa stage begins):
- *  each opens the world's index and the oracle's knowledge; the questions the qa stage hands over as it draws them
- *  (accept) are checked at once, in chunks of CHECK_CHUNK; the check then hands the threads the rest of the pool. */
+ *  each opens the world's index and the oracle's knowledge. The qa stage hands over the questions as it draws them
+ *  (accept); whole chunks of CHECK_CHUNK go to the threads at once, at most EARLY_CHUNKS_IN_FLIGHT per thread (the qa
+ *  stage gives the event loop a turn every batch, so a thread gets its next chunk as it returns one). The rest waits for
+ *  the check, which the build's own thread joins: no thread is left with a backlog while another idles. */
 export class WarmCheck implements WarmHandle {
   private threads: CheckThread[] | undefined
-  /** Questions accepted but not yet a whole chunk. */
-  private pending: Qa[] = []
-  /** Ids of the chunks sent early, chunk c at index c (the pool's first chunks, if the pool is what was drawn). */
-  private readonly early: string[][] = []
-  /** The splits the threads were asked to read as the pool (readPool). */
-  private splits?: StoredSplit[]
+  /** Every question accepted, in order: the pool as drawn. */
+  private readonly drawn: Qa[] = []
+  /** Chunks sent so far: chunk c is drawn[c * CHECK_CHUNK, (c + 1) * CHECK_CHUNK). */
+  private sent = 0
 
   private constructor(
     threads: CheckThread[],
@@ -245,6 +243,7 @@ export class WarmCheck implements WarmHandle {
     private readonly pages: CheckPages,
   ) {
     this.threads = threads
+    for (const t of threads) t.onEarlyRuns = () => this.pump()
   }
 
   /** Start the worker threads a check of about `questions` questions of this world would use besides the build's own
@@ -266,9 +265,9 @@ export class WarmCheck implements WarmHandle {
     return new WarmCheck(threads, gym, pages)
   }
 
-  /** Questions sent to the threads before the check began (whole chunks of the pool as the qa stage drew it). */
+  /** Questions sent to the threads before the check began. */
   get earlyQuestions(): number {
-    return this.early.length * CHECK_CHUNK
+    return Math.min(this.sent * CHECK_CHUNK, this.drawn.length)
   }
 
   /** Whether these threads were started with the check's settings (and not yet attached or released). */
@@ -276,45 +275,45 @@ export class WarmCheck implements WarmHandle {
     return this.threads !== undefined && pages === this.pages && canonicalJson(gym) === canonicalJson(this.gym)
   }
 
-  /** Questions of the pool as they are drawn, in order (StageContext.ahead): each whole chunk goes to a thread now. */
+  /** The questions handed over (accept), when their ids are `ids` in order (the pool as stored: readQaIds) — the check
+   *  then needs not read the pool again; undefined otherwise. */
+  pool(ids: readonly string[]): Qa[] | undefined {
+    if (ids.length !== this.drawn.length) return undefined
+    for (let i = 0; i < ids.length; i++) if (ids[i] !== this.drawn[i].id) return undefined
+    return this.drawn
+  }
+
+  /** Whether `qas` is the pool these threads were handed (the very array pool() returned). */
+  drew(qas: readonly Qa[]): boolean {
+    return qas === this.drawn
+  }
+
+  /** Questions of the pool as they are drawn, in order (StageContext.ahead). */
   accept(items: readonly unknown[]): void {
+    if (!this.threads) return
+    for (const q of items) this.drawn.push(q as Qa)
+    this.pump()
+  }
+
+  /** Send whole chunks not yet sent to threads with room for one. */
+  private pump(): void {
     const threads = this.threads
-    if (!threads || threads.length === 0) return
-    for (const q of items) this.pending.push(q as Qa)
-    while (this.pending.length >= CHECK_CHUNK) {
-      const chunk = this.pending.splice(0, CHECK_CHUNK)
-      const c = this.early.length
-      this.early.push(chunk.map((q) => q.id))
-      threads[c % threads.length].sendEarly(c, chunk)
+    if (!threads) return
+    for (const t of threads) {
+      while (t.earlyInFlight < EARLY_CHUNKS_IN_FLIGHT && (this.sent + 1) * CHECK_CHUNK <= this.drawn.length) {
+        const c = this.sent++
+        t.sendEarly(c, this.drawn.slice(c * CHECK_CHUNK, (c + 1) * CHECK_CHUNK))
+      }
     }
   }
 
-  /** Have the threads read the pool (the questions of `splits`) now — the check stage asks as it starts, so they read
-   *  it while the build's thread reads its own copy. */
-  readPool(splits: StoredSplit[]): void {
-    if (this.splits) return
-    this.splits = splits
-    for (const t of this.threads ?? []) t.readPool(splits)
-  }
-
-  /** Hand the threads to a check of `qas` (= readQa of `splits`): the chunks sent early must be the pool's first
-   *  chunks (their runs count for them); the threads' own pool must be `qas` (count and id digest); they take the
-   *  rest as index ranges. */
-  attach(sched: ChunkScheduler, tick: (n: number) => void, splits: StoredSplit[], qas: readonly Qa[]): CheckThread[] {
-    if (this.splits && this.splits.join() !== splits.join())
-      throw new AgentError('agent.check', `the warm threads read the pool of ${this.splits.join(', ')}, the check is of ${splits.join(', ')}`)
-    this.readPool(splits)
+  /** Hand the threads to the check of the pool (drew): the chunks sent early count for it (the scheduler reserves
+   *  them); the threads take the rest as they free up, with the build's own thread. */
+  attach(sched: ChunkScheduler, tick: (n: number) => void): CheckThread[] {
     const threads = this.threads ?? []
     this.threads = undefined
-    this.early.forEach((ids, c) => {
-      ids.forEach((id, j) => {
-        if (qas[c * CHECK_CHUNK + j]?.id !== id)
-          throw new AgentError('agent.check', `the questions checked while the qa stage drew them are not the pool's first ${this.early.length * CHECK_CHUNK} (chunk ${c}, question ${j}: ${id})`)
-      })
-    })
-    sched.reserve(this.early.length)
-    const pool = { count: qas.length, digest: poolDigest(qas) }
-    for (const t of threads) t.attach(sched, tick, pool)
+    sched.reserve(this.sent)
+    for (const t of threads) t.attach(sched, tick)
     return threads
   }
 
@@ -324,6 +323,9 @@ export class WarmCheck implements WarmHandle {
     for (const t of threads) t.stop()
   }
 }
+
+/** Chunks a warm thread is sent ahead while the qa stage draws (it asks for its own once the check begins). */
+const EARLY_CHUNKS_IN_FLIGHT = 2
 
 /** Where a check worker thread starts (its bundle, else its tsx entry). */
 function checkWorkerEntry(): Promise<URL> {
@@ -395,16 +397,15 @@ class CheckThread {
   private readonly worker: Worker
   private sched?: ChunkScheduler
   private tick: (n: number) => void = () => undefined
-  private ownPool = false
+  /** Before the attach: called when the runs of an early chunk came back (the warm check sends the next). */
+  onEarlyRuns: () => void = () => undefined
   private early?: string
   private over = false
   private readonly inFlight = new Set<number>()
   private readonly earlyRuns = new Map<number, OracleRun[]>()
   private earlyTicks = 0
-  /** Before the attach: chunks asked for, the pool read (warm threads). */
+  /** Before the attach: chunks asked for. */
   private wantsWaiting = 0
-  private poolRead?: { count: number; digest: string }
-  private expected?: { count: number; digest: string }
 
   constructor(entry: URL, data: CheckWorkerData) {
     // A bigger young generation: the check allocates ~1 MB of short-lived strings and records per question; with 64 MB
@@ -425,30 +426,22 @@ class CheckThread {
     this.worker.postMessage({ kind: 'chunk', chunk, qas } satisfies CheckWorkerRequest)
   }
 
-  /** A warm thread: read the pool (the questions of `splits`) itself; chunks then come as index ranges. */
-  readPool(splits: StoredSplit[]): void {
-    this.ownPool = true
-    this.worker.postMessage({ kind: 'pool', splits } satisfies CheckWorkerRequest)
+  /** Early chunks sent and not yet answered. */
+  get earlyInFlight(): number {
+    return this.inFlight.size
   }
 
-  /** Work for `sched`; `pool`: the count and id digest the pool this (warm) thread read must have. Runs of chunks it
-   *  was sent early count now (the scheduler reserved them); requests it made before are served now. */
-  attach(sched: ChunkScheduler, tick: (n: number) => void, pool?: { count: number; digest: string }): void {
+  /** Work for `sched`. Runs of chunks it was sent early count now (the scheduler reserved them); requests it made
+   *  before are served now; a warm thread is told to ask for work from now on. */
+  attach(sched: ChunkScheduler, tick: (n: number) => void): void {
     this.sched = sched
     this.tick = tick
-    this.expected = pool
     if (this.early !== undefined) return this.fail(this.early)
     if (this.earlyTicks > 0) tick(this.earlyTicks)
     for (const [c, runs] of this.earlyRuns) sched.put(c, runs)
     this.earlyRuns.clear()
-    if (this.poolRead) this.checkPool(this.poolRead)
     for (; this.wantsWaiting > 0; this.wantsWaiting--) this.serve(sched)
-  }
-
-  private checkPool(read: { count: number; digest: string }): void {
-    const want = this.expected
-    if (want && (read.count !== want.count || read.digest !== want.digest))
-      this.fail(`the pool it read (${read.count} questions) is not the one the check was given (${want.count})`)
+    this.worker.postMessage({ kind: 'ask' } satisfies CheckWorkerRequest)
   }
 
   private serve(sched: ChunkScheduler): void {
@@ -457,8 +450,7 @@ class CheckThread {
     if (c === undefined) this.worker.postMessage({ kind: 'end' } satisfies CheckWorkerRequest)
     else {
       this.inFlight.add(c)
-      const [from, to] = sched.range(c)
-      this.worker.postMessage((this.ownPool ? { kind: 'slice', chunk: c, from, to } : { kind: 'chunk', chunk: c, qas: sched.slice(c) }) satisfies CheckWorkerRequest)
+      this.worker.postMessage({ kind: 'chunk', chunk: c, qas: sched.slice(c) } satisfies CheckWorkerRequest)
     }
   }
 
@@ -484,16 +476,15 @@ class CheckThread {
       if (m.kind === 'failed') this.fail(m.message)
       else if (m.kind === 'tick') this.earlyTicks += m.n
       else if (m.kind === 'want') this.wantsWaiting++
-      else if (m.kind === 'pool-read') this.poolRead = m
       else if (m.kind === 'runs') {
         this.inFlight.delete(m.chunk)
         this.earlyRuns.set(m.chunk, m.runs)
+        this.onEarlyRuns()
       }
       return
     }
     if (m.kind === 'tick') this.tick(m.n)
     else if (m.kind === 'want') this.serve(sched)
-    else if (m.kind === 'pool-read') this.checkPool(m)
     else if (m.kind === 'runs') {
       this.inFlight.delete(m.chunk)
       sched.put(m.chunk, m.runs)

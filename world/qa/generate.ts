@@ -80,6 +80,22 @@ export function generateQa(
   /** Each question as it is kept (the pool's order): a caller may start on it before the pool is complete. */
   kept: (qa: Qa) => void = () => {},
 ): GenerationResult {
+  const draws = qaDraws(view, c, seed, tick, kept)
+  for (;;) {
+    const r = draws.next()
+    if (r.done) return r.value
+  }
+}
+
+/** generateQa as a generator that pauses after each kept question — a caller that drives it can give the event loop a
+ *  turn now and then (the qa stage does, so the check's threads get their next questions while it draws). Same draws. */
+export function* qaDraws(
+  view: QaWorldView,
+  c: QaConfig,
+  seed: number,
+  tick: (n: number) => void = () => {},
+  kept: (qa: Qa) => void = () => {},
+): Generator<void, GenerationResult> {
   validateQaConfig(c)
   const g: GraphIndex = buildGraphIndex(view, c.maxHops)
   const ctx = makeSamplerContext(g, { maxHops: c.maxHops, attrTerminalRate: c.attrTerminalRate })
@@ -135,7 +151,7 @@ export function generateQa(
     for (let h = lo; h <= c.maxHops; h++) {
       const cap = Math.max(300, quota[h] * 30)
       while ((made[h] ?? 0) < quota[h] && (tried[h] ?? 0) < cap) {
-        tryHop(h)
+        if (tryHop(h)) yield
         const t = tried[h] ?? 0
         if (t >= 300 && (made[h] ?? 0) / t < 0.005) break
       }
@@ -146,7 +162,10 @@ export function generateQa(
     let budget = deficit * 40
     while (deficit > 0 && feasible.length > 0 && budget-- > 0) {
       const h = feasible[rng.weightedIndex(feasible.map((x) => weights[x]))]
-      if (tryHop(h)) deficit--
+      if (tryHop(h)) {
+        deficit--
+        yield
+      }
     }
     stats.produced[type] = Object.values(made).reduce((s, x) => s + x, 0)
     stats.byHops[type] = made

@@ -1,11 +1,12 @@
 // world/qa/qa-stage: build stage 'qa' — samples the QA pool on G*. Writes in one transaction: a killed run leaves
 // nothing and reruns from its seed, so it is resumable under the build's stage status. (The split is world/split.)
-// When the next stage takes early input (StageContext.ahead), the questions go to it as they are drawn.
+// When the next stage takes early input (StageContext.ahead), the questions go to it as they are drawn, and the event
+// loop gets a turn every batch (its threads' replies are read while the pool is drawn).
 import { canonicalJson } from '../../infra/hash'
 import { progress } from '../../infra/progress'
 import { tx, type Db } from '../../infra/store'
 import type { Stage } from '../stage'
-import { generateQa } from './generate'
+import { qaDraws } from './generate'
 import { loadQaView } from './load'
 import { clearQa, initQaTables, initSplitTables, insertQa } from './store'
 import type { Qa } from '../types'
@@ -34,7 +35,15 @@ export const qaStage: Stage = {
           }
         }
       : undefined
-    const { qas, stats } = generateQa(view, ctx.config.qa, ctx.config.seed, (n) => bar.tick(n), kept)
+    const draws = qaDraws(view, ctx.config.qa, ctx.config.seed, (n) => bar.tick(n), kept)
+    let step = draws.next()
+    // With a taker of early questions, the event loop gets a turn every batch: its threads' replies are read (and they
+    // are sent their next questions) while the pool is still being drawn.
+    for (let n = 1; !step.done; n++) {
+      if (ahead && n % AHEAD_BATCH === 0) await new Promise<void>((resolve) => setImmediate(resolve))
+      step = draws.next()
+    }
+    const { qas, stats } = step.value
     if (ahead && batch.length > 0) ahead(batch)
     bar.done()
     tx(ctx.db, () => {

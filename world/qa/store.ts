@@ -76,6 +76,12 @@ export function readQa(db: Db, splits: StoredSplit[] = ['train', 'bench']): Qa[]
   return rows.map(rowToQa)
 }
 
+/** The ids of the QA of the given splits, by seq (what readQa would return, without parsing a row). */
+export function readQaIds(db: Db, splits: StoredSplit[] = ['train', 'bench']): string[] {
+  if (!hasQaTable(db)) return []
+  return db.prepare(`SELECT id FROM qa WHERE split IN (${splits.map(() => '?').join(',')}) ORDER BY seq`).pluck().all(...splits) as string[]
+}
+
 export function readQaById(db: Db, id: string): (Qa & { stored: StoredSplit }) | undefined {
   if (!hasQaTable(db)) return undefined
   const r = db.prepare('SELECT * FROM qa WHERE id = ?').get(id) as QaRow | undefined
