@@ -126,7 +126,10 @@ export async function verifyEdges(db: Db, index: SearchIndex, opts: VerifyOption
   let verified = 0
   /** query → the top URLs it gave (bounded: past MAX_REMEMBERED_QUERIES it starts afresh). */
   const seenTop = new Map<string, string[]>()
-  // The queries of chunk i are searched while chunk i-1 is written (a worker pool searches on the other cores).
+  /** The queries the last chunk prepared asked the engine (by position), and its searches' top URLs. */
+  let inFlight: { asked: Map<string, number>; tops: Promise<string[][]> } | undefined
+  // The queries of the next VERIFY_CHUNKS_AHEAD chunks are searched while a chunk is written (a worker pool searches
+  // on the other cores, and always has the next chunk queued: no worker waits for this thread between chunks).
   const search = (i: number) => {
     const part = pending.slice(i, i + chunk)
     const perEdge = part.map((e) => {
@@ -146,25 +149,38 @@ export async function verifyEdges(db: Db, index: SearchIndex, opts: VerifyOption
     // Each distinct query is searched once: a query asked before (this chunk or an earlier one; ~23% of the paper
     // world's) takes the top URLs the engine gave then — the index does not change during verification.
     const queries = perEdge.flat().map((q) => q.query)
+    // Known now (the map may be cleared before this chunk's searches return), or asked by the chunk still in flight.
+    const known = queries.map((q) => seenTop.get(q))
+    const prev = inFlight
     const ask: string[] = []
     const asked = new Map<string, number>()
-    for (const q of queries) if (!seenTop.has(q) && !asked.has(q)) asked.set(q, ask.push(q) - 1)
-    const results = index.searchMany(ask, { k: settings.topK, snippet: false }).then((hits) => {
-      const tops = hits.map((h) => h.map((x) => x.url))
-      const out = queries.map((q) => seenTop.get(q) ?? tops[asked.get(q)!])
+    queries.forEach((q, j) => {
+      if (known[j] === undefined && !prev?.asked.has(q) && !asked.has(q)) asked.set(q, ask.push(q) - 1)
+    })
+    const tops = index.searchMany(ask, { k: settings.topK, snippet: false }).then((hits) => hits.map((h) => h.map((x) => x.url)))
+    tops.catch(() => undefined) // awaited through `results` (this chunk's and the next's)
+    inFlight = { asked, tops }
+    const results = Promise.all([tops, prev?.tops ?? []]).then(([mine, before]) => {
+      const out = queries.map((q, j) => known[j] ?? (asked.has(q) ? mine[asked.get(q)!] : before[prev!.asked.get(q)!]))
       if (seenTop.size + ask.length > MAX_REMEMBERED_QUERIES) seenTop.clear()
-      ask.forEach((q, j) => seenTop.set(q, tops[j]))
+      ask.forEach((q, j) => seenTop.set(q, mine[j]))
       return out
     })
     results.catch(() => undefined) // awaited below; a failure of a prefetched chunk surfaces there
-    return { part, perEdge, results }
+    return { from: i, part, perEdge, results }
   }
   const maxChunks = opts.maxChunks ?? Infinity
-  let next = pending.length > 0 && maxChunks > 0 ? search(0) : undefined
-  for (let i = 0; next !== undefined; i += chunk) {
-    const { part, perEdge } = next
+  const ahead: ReturnType<typeof search>[] = []
+  let issued = 0
+  let chunksIssued = 0
+  const issue = () => {
+    for (; ahead.length < VERIFY_CHUNKS_AHEAD && issued < pending.length && chunksIssued < maxChunks; issued += chunk, chunksIssued++) ahead.push(search(issued))
+  }
+  issue()
+  for (let next = ahead.shift(); next !== undefined; next = ahead.shift()) {
+    const { from: i, part, perEdge } = next
     const results = await next.results
-    next = i + chunk < pending.length && chunks + 1 < maxChunks ? search(i + chunk) : undefined
+    issue()
     tx(db, () => {
       let at = 0
       part.forEach((e, j) => {
@@ -186,6 +202,10 @@ export async function verifyEdges(db: Db, index: SearchIndex, opts: VerifyOption
   bar.done()
   return { verified, total, seconds: (performance.now() - t0) / 1000 }
 }
+
+/** Chunks whose searches are in flight while the build's thread writes the one before (2: a search worker finishing
+ *  its part of one chunk starts on the next at once). */
+const VERIFY_CHUNKS_AHEAD = 2
 
 /** True when every edge has a verification result under the given settings. */
 export function verificationComplete(db: Db): boolean {
