@@ -18,6 +18,7 @@ afterAll(() => rmSync(root, { recursive: true, force: true }))
 test.each([11, 12])('tiny preset, seed %i: the content hash is the pinned literal', async (seed) => {
   const r = await buildWorld({ config: { ...presetConfig('tiny'), seed }, dir: join(root, `tiny-${seed}`), quiet: true })
   expect(r.hash).toBe(PINNED[seed])
-  // the sealed stages' sections were hashed by the worker thread (world/build/prehash), and the digest is the same
-  expect(r.prehashed).toEqual(['graph', 'docs', 'write', 'index', 'verify'])
+  // every section went to the content-hash worker (world/build/prehash): the sealed stages' while the qa stage ran, the
+  // others as each was done (no model: the rephrase stage changes no question) — and the digest is the same
+  expect(r.prehashed).toEqual(['graph', 'docs', 'write', 'index', 'verify', 'qa', 'split', 'rephrase'])
 })

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import { CHECKED_WORLD_STAGES } from '../agent'
-import { buildWorld, type WorldConfig } from '../world'
+import { buildWorld, contentHash, type WorldConfig } from '../world'
 import { presetConfig } from '../world/config'
 import { generateEntities } from '../world/graph/graph'
 import { articleResponder, factsOf, goodArticle, mixedKind, mixedQuestionKind, questionOf, scriptedArticle, scriptedQuestion } from './fixtures/article-writer-script'
@@ -22,7 +22,7 @@ const base = presetConfig('tiny')
 const worldNames = generateEntities(base).map((e) => e.name)
 const script = { kindOf: mixedKind, questionKindOf: mixedQuestionKind, otherNames: worldNames }
 let server: ReplayServer
-let first: { dir: string; hash: string }
+let first: { dir: string; hash: string; prehashed: string[] }
 
 const withWriter = (url: string, extra: Partial<WorldConfig['write']> = {}): WorldConfig => ({ ...base, write: { ...base.write, model: 'fixture-writer', baseUrl: url, ...extra } })
 const rows = <T>(dir: string, sql: string): T[] => {
@@ -39,7 +39,7 @@ beforeAll(async () => {
   server = await startReplayServer(articleResponder({ ...script, faults: [{ status: 429 }, { status: 500 }] }))
   const dir = join(root, 'first')
   const r = await buildWorld({ config: withWriter(server.url, { backoffMs: 10 }), dir, quiet: true, stages: CHECKED_WORLD_STAGES })
-  first = { dir, hash: r.hash }
+  first = { dir, hash: r.hash, prehashed: r.prehashed }
 }, 180_000)
 afterAll(async () => {
   await server?.close()
@@ -118,6 +118,18 @@ test('verification, QA and the oracle check stage ran on the rewritten world; gy
   expect(Number(m[2])).toBeGreaterThan(0)
   expect(m[1]).toBe(m[2])
 }, 120_000)
+
+test('with a model rewording questions, the qa section and those after it are hashed at the end; same digest as on one thread', () => {
+  // The rephrase stage may change the qa stage's questions (Stage.rewrites): the content-hash worker gets no section
+  // past the sealed ones before the build ends, and the digest is what contentHash computes on this thread.
+  expect(first.prehashed).toEqual(['graph', 'docs', 'write', 'index', 'verify'])
+  const db = new Database(join(first.dir, 'world.db'), { readonly: true })
+  try {
+    expect(contentHash(db, CHECKED_WORLD_STAGES)).toBe(first.hash)
+  } finally {
+    db.close()
+  }
+})
 
 test('the same cache gives the same hash with no call', async () => {
   const dir = join(root, 'from-cache')

@@ -39,4 +39,9 @@ export interface Stage {
    *  will run after it, and hands the handle to run() as `ctx.warm`. It must not write the world, and run() must give
    *  the same rows with or without it (a resumed build runs cold). */
   warm?(ctx: StageContext): Promise<WarmHandle | undefined>
+  /** Optional: the earlier stages whose hashed rows this stage may change under `config` (the rephrase stage rewords
+   *  the qa stage's questions when it has a model). The build hashes a finished stage's section early, in a worker
+   *  (world/build/prehash), only once no stage after it names it here: a stage that changes another stage's hashed
+   *  rows must say so. */
+  rewrites?(config: WorldConfig): readonly string[]
 }

@@ -39,7 +39,8 @@ export interface BuildResult {
   hash: string
   stages: StageReport[]
   seconds: number
-  /** Stages whose hash sections a worker thread hashed while later stages ran (world/build/prehash); [] if none. */
+  /** Stages whose hash sections went to the content-hash worker thread (world/build/prehash), the sealed ones while
+   *  later stages ran, the others as each was done and final; [] if none. */
   prehashed: string[]
 }
 
@@ -132,6 +133,7 @@ export async function buildWorld(opts: BuildOptions): Promise<BuildResult> {
         warmed.get(stage.name)?.release()
         warmed.delete(stage.name)
         setStageStatus(db, stage.name, 'done')
+        prehash?.extend(stages, stageStatus(db), opts.config, db)
         const seconds = (performance.now() - t0) / 1000
         reports.push({ name: stage.name, outcome: 'ran', seconds })
         log(`stage ${stage.name}: done in ${seconds.toFixed(2)} s`)

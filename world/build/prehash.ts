@@ -1,8 +1,13 @@
 // world/build/prehash: the content hash's first sections, hashed in a worker thread while later stages run. The hash
 // is one SHA-256 stream over every stage's rows in stage order (contentHash); the rows of the sealed stages — graph,
 // docs, write, index, verify: no later stage changes their tables — are final once they are done, so a worker hashes
-// them while the qa stage draws (a core is free then) and the build streams it the remaining sections at the end.
-// Same bytes in the same order: the same digest as contentHash on the build's own thread.
+// them while the qa stage draws (a core is free then). Each later stage's section follows as soon as the stage is done
+// and no stage after it may change its rows (Stage.rewrites): the worker reads a world stage's rows itself, the build
+// streams another package's (the oracle check's), and at the end whatever is left. Same bytes in the same order: the
+// same digest as contentHash on the build's own thread.
+import type { Db } from '../../infra/store'
+import { canonicalJson } from '../../infra/hash'
+import type { WorldConfig } from '../config'
 import { Worker } from 'node:worker_threads'
 import { workerEntry } from '../../infra/worker-bundle'
 import type { Stage } from '../stage'
@@ -32,11 +37,14 @@ export class Prehash {
   private digest?: (d: string) => void
   private fail?: (e: Error) => void
 
+  /** The stages whose sections it has (the front of the build's list; grows as later stages are done). */
+  readonly stages: Stage[]
+
   private constructor(
     private readonly worker: Worker,
-    /** The stages it hashes (the front of the build's list). */
-    readonly stages: readonly Stage[],
+    prefix: readonly Stage[],
   ) {
+    this.stages = [...prefix]
     worker.on('message', (m: PrehashMessage) => {
       if (m.kind === 'digest') this.digest?.(m.digest)
       else this.onFail(m.message)
@@ -58,16 +66,26 @@ export class Prehash {
     this.fail?.(new Error(`content-hash worker: ${why}`))
   }
 
-  /** The digest: the worker's sections, then these sections' rows (`rows`: one stage's canonical rows in order). */
-  async finish(rest: readonly { name: string; rows: (emit: (line: string) => void) => void }[]): Promise<string> {
-    if (this.failure !== undefined) throw new Error(`content-hash worker: ${this.failure}`)
-    const got = new Promise<string>((resolve, reject) => {
-      this.digest = resolve
-      this.fail = reject
-    })
+  /** After a stage is done: hand over the sections of the next stages of `all` (the build's list) that are done and
+   *  final — no stage after them may change their rows under `config` (Stage.rewrites) — in order, up to the first that
+   *  is not. A world stage's rows the worker reads itself; another's are streamed from this thread. */
+  extend(all: readonly Stage[], status: Record<string, string | undefined>, config: WorldConfig, db: Db): void {
+    if (this.failure !== undefined) return
+    for (let i = this.stages.length; i < all.length; i++) {
+      const s = all[i]
+      if (status[s.name] !== 'done' || all.slice(i + 1).some((t) => t.rewrites?.(config).includes(s.name))) return
+      const own = WORLD_STAGES.find((w) => w.name === s.name)
+      if (own?.hashRows === s.hashRows) this.worker.postMessage({ kind: 'section', name: s.name } satisfies PrehashRequest)
+      else this.stream([{ name: s.name, rows: (emit) => s.hashRows(db, (row) => emit(canonicalJson(row))) }])
+      this.stages.push(s)
+    }
+  }
+
+  /** Sections' text (header + rows), in messages of about SEND_CHARS characters. */
+  private stream(sections: readonly { name: string; rows: (emit: (line: string) => void) => void }[]): void {
     let buf = ''
     const send = (text: string) => this.worker.postMessage({ kind: 'text', text } satisfies PrehashRequest)
-    for (const s of rest) {
+    for (const s of sections) {
       buf += `\u0000section:${s.name}\n`
       s.rows((line) => {
         buf += line
@@ -79,6 +97,16 @@ export class Prehash {
       })
     }
     if (buf) send(buf)
+  }
+
+  /** The digest: the worker's sections, then these sections' rows (`rows`: one stage's canonical rows in order). */
+  async finish(rest: readonly { name: string; rows: (emit: (line: string) => void) => void }[]): Promise<string> {
+    if (this.failure !== undefined) throw new Error(`content-hash worker: ${this.failure}`)
+    const got = new Promise<string>((resolve, reject) => {
+      this.digest = resolve
+      this.fail = reject
+    })
+    this.stream(rest)
     this.worker.postMessage({ kind: 'end' } satisfies PrehashRequest)
     try {
       return await got

@@ -44,6 +44,8 @@ export function makeRephraseStage(clientOptions: LlmClientOptions = {}): Stage {
   return {
     name: 'rephrase',
     init: initRephraseTables,
+    // With a model it rewords the served questions: the qa stage's rows are final only after it.
+    rewrites: (config) => (config.write.model !== '' && config.write.questions ? ['qa'] : []),
     async run(ctx) {
       const w = ctx.config.write
       // A rerun starts from the template wording: restore what an earlier run of this stage replaced.
