@@ -14,9 +14,10 @@ function init(db: Db): void {
   db.exec(`CREATE TABLE IF NOT EXISTS qa_check (id TEXT PRIMARY KEY, ok INTEGER NOT NULL, reason TEXT NOT NULL) WITHOUT ROWID;`)
 }
 
-/** The whole pool: before the split every question is still unlabelled ('train'); after an earlier check its
- *  failures are 'dropped' and are checked again (a repaired world can win them back). */
-const POOL: StoredSplit[] = ['train', 'bench', 'excluded', 'dropped']
+/** The whole pool — every stored split (the record's type makes it name each one; the row update below relies on
+ *  it): before the split every question is still unlabelled ('train'); after an earlier check its failures are
+ *  'dropped' and are checked again (a repaired world can win them back). */
+const POOL = Object.keys({ train: 1, bench: 1, excluded: 1, dropped: 1 } satisfies Record<StoredSplit, 1>) as StoredSplit[]
 
 /** Thread settings of the check stage (undefined: checkWorkers' default — SEARCHGYM_WORKERS, else the cores; the
  *  build's own thread checks too). */
@@ -43,12 +44,13 @@ async function run(ctx: StageContext, { workers, thisThread }: CheckThreads): Pr
     ctx.db.exec('DELETE FROM qa_check')
     const ins = ctx.db.prepare('INSERT INTO qa_check (id, ok, reason) VALUES (?, ?, ?)')
     const drop = ctx.db.prepare("UPDATE qa SET split = 'dropped' WHERE id = ?")
-    const undrop = ctx.db.prepare("UPDATE qa SET split = 'train' WHERE id = ? AND split = 'dropped'")
+    // The pool is every question (POOL names every stored split): an earlier check's drops are undone at once, then
+    // this check's failures dropped.
+    ctx.db.exec("UPDATE qa SET split = 'train' WHERE split = 'dropped'")
     for (const q of qas) {
       const why = failed.get(q.id)
       ins.run(q.id, why === undefined ? 1 : 0, why ?? '')
       if (why !== undefined) drop.run(q.id)
-      else undrop.run(q.id)
     }
   })
   const causes = Object.entries(report.byCause).map(([c, n]) => `${c} ${n}`).join(', ')
