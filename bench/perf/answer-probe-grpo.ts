@@ -5,7 +5,8 @@
 // against the golds, and updates through the code `searchgym train` runs (agent/grpo: groupAdvantages, buildDatums,
 // grpoUpdate; PPO clip 0.4/0.4, token mean, no KL), skipping groups whose rewards are all equal. Greedy exact match on
 // the held-out contexts before, every --eval-every steps and after, and the paired bootstrap CI of the gain (bench/stats,
-// as `bench compare`). It separates the update from navigation, which the full-episode demo's start lacks.
+// as `bench compare`). It separates the update from navigation, which the full-episode demo's start lacks. Writes
+// OUT/answer-probe-grpo.json and the trained adapter OUT/adapter.
 // Usage: node bin/run-ts.mjs bench/perf/answer-probe-grpo.ts --data FILE --model M --adapter DIR --out DIR
 //          [--steps 60] [--questions 16] [--group 8] [--temperature 0.7] [--lr 1e-4] [--eval-every 20] [--eval-n 174]
 //          [--seconds S] (stop after S seconds) [--backend auto|native|ts]
@@ -139,4 +140,6 @@ const res = {
   curve,
 }
 writeFileSync(join(OUT, 'answer-probe-grpo.json'), JSON.stringify(res, null, 2) + '\n')
+// The trained adapter (PEFT layout, as `train` writes it): `bench run --adapter OUT/adapter` scores it on full episodes.
+learner.saveAdapter(join(OUT, 'adapter'))
 process.stdout.write(JSON.stringify({ ...res, curve: undefined }) + '\n')
