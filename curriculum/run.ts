@@ -1,6 +1,7 @@
 // curriculum/run: `searchgym train` as a library call — open the world (gym), the model (+ adapter) on the chosen
 // backend, its tokenizer and chat template (the chat codec), the curriculum preset over the world's training
-// questions, then agent/train's loop. Writes runs/NAME/config.json and refuses to resume a run with another config.
+// questions, then agent/train's loop. Writes runs/NAME/config.json and refuses to resume a run with another config
+// (a larger --steps alone lengthens the run).
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { openGymWorld, parseRewardSpec } from '../gym'
@@ -53,6 +54,19 @@ export function openLearner(modelDir: string, adapterDir: string | undefined, c:
   return { learner, codec }
 }
 
+/** The stored run's step count when its config equals `run` in everything but `train.steps`, else null. */
+function lengthening(storedText: string, run: RunConfig): number | null {
+  let stored: RunConfig
+  try {
+    stored = JSON.parse(storedText) as RunConfig
+  } catch {
+    return null
+  }
+  const steps = stored?.train?.steps
+  if (!Number.isInteger(steps)) return null
+  return JSON.stringify({ ...run, train: { ...run.train, steps } }, null, 2) + '\n' === storedText ? steps : null
+}
+
 export async function runTraining(o: TrainRunOptions): Promise<TrainResult> {
   const cfg = resolveTrainConfig(o.config, ...(o.overrides ?? []))
   const spec = capHops(curriculumPreset(o.curriculum, cfg.switchSteps), cfg.maxHops)
@@ -66,8 +80,16 @@ export async function runTraining(o: TrainRunOptions): Promise<TrainResult> {
   const cfgFile = join(o.out, 'config.json')
   const text = JSON.stringify(run, null, 2) + '\n'
   if (existsSync(cfgFile)) {
-    if (readFileSync(cfgFile, 'utf8') !== text)
-      throw new ConfigError('train.resume_mismatch', `${o.out} holds a run with another config; use a new --out or the same flags to resume`)
+    const was = readFileSync(cfgFile, 'utf8')
+    if (was !== text) {
+      const steps = lengthening(was, run)
+      if (steps === null) throw new ConfigError('train.resume_mismatch', `${o.out} holds a run with another config; use a new --out or the same flags to resume`)
+      if (cfg.steps < steps)
+        throw new ConfigError('train.resume_shorten', `${o.out} holds a run of ${steps} steps; --steps ${cfg.steps} would shorten it (use --steps ≥ ${steps}, or a new --out)`)
+      // Only --steps grew: the run goes on from its last checkpoint, drawing what one longer run would have drawn.
+      o.log?.(`train: lengthening ${o.out} from ${steps} to ${cfg.steps} steps (resuming from its last checkpoint)`)
+      writeFileSync(cfgFile, text)
+    }
   } else writeFileSync(cfgFile, text)
   const world = await openGymWorld(o.world)
   try {

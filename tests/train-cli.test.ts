@@ -2,9 +2,9 @@
 // (world tokenizer): a two-step GRPO run (the CI run) with the TEST FIXTURE sampler (scripted replies carrying the
 // model's real log-probs, so groups have mixed rewards and real updates happen); a run SIGKILLed mid-step resumes
 // from its checkpoint and ends with metrics.jsonl and adapter bytes equal to the uninterrupted run's; `train report`
-// writes report.md with SVG curves; bad input is a one-line error with a non-zero exit.
+// writes report.md with SVG curves; a larger --steps lengthens a finished run to what one longer run gives; bad input is a one-line error with a non-zero exit.
 import { spawn } from 'node:child_process'
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -123,8 +123,29 @@ describe('searchgym train (tiny world, tiny model, fixture sampler)', () => {
     const r = await runCli(['train', '--world', world, '--model', model, '--out', join(root, 'bad2'), '--config', badCfg])
     expect(r.code).not.toBe(0)
     expect(r.stderr).toMatch(/stepz/)
-    const again = await runCli([...trainArgs(ref), '--steps', '3'])
+    const again = await runCli([...trainArgs(ref), '--steps', '2', '--no-access'])
     expect(again.code).not.toBe(0)
+    expect(again.stderr.trim().split('\n')).toHaveLength(1)
     expect(again.stderr).toMatch(/another config/)
+    const shorter = await runCli([...trainArgs(ref), '--steps', '1'])
+    expect(shorter.code).not.toBe(0)
+    expect(shorter.stderr.trim().split('\n')).toHaveLength(1)
+    expect(shorter.stderr).toMatch(/holds a run of 2 steps; --steps 1 would shorten it/)
+  }, LONG)
+
+  it('a larger --steps alone lengthens a finished run: metrics and adapter equal one run of that length', async () => {
+    const ext = join(root, 'ext')
+    cpSync(ref, ext, { recursive: true })
+    const r = await runCli([...trainArgs(ext), '--steps', '3'], 600_000)
+    expect(r.code).toBe(0)
+    expect(r.stdout).toMatch(/^train: 3 steps \(resumed from step 2\); adapter /)
+    const one = join(root, 'three')
+    expect((await runCli([...trainArgs(one), '--steps', '3'], 600_000)).code).toBe(0)
+    expect(lines(join(ext, 'metrics.jsonl')).map((x) => x.step)).toEqual([1, 2, 3])
+    expect(readFileSync(join(ext, 'metrics.jsonl'), 'utf8')).toBe(readFileSync(join(one, 'metrics.jsonl'), 'utf8'))
+    const bytes = (d: string) => readFileSync(join(d, 'adapter', 'adapter_model.safetensors'))
+    expect(bytes(ext).equals(bytes(one))).toBe(true)
+    expect(bytes(ext).equals(bytes(ref))).toBe(false)
+    expect(readFileSync(join(ext, 'config.json'), 'utf8')).toBe(readFileSync(join(one, 'config.json'), 'utf8'))
   }, LONG)
 })
