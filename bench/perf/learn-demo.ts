@@ -18,6 +18,7 @@
 //          [--world-config FILE] (merged over the world preset, e.g. only 1–2-hop questions) [--init-adapter DIR] (the
 //          first SFT phase starts from this adapter of the same model) [--temperature 1] (GRPO rollout temperature; the
 //          learner's ratios use the model's own log-probs either way) [--switch-steps 8] (two-stage's stage switch)
+//          [--group-size 8] (rollouts per question) [--refill-rounds 1] (extra draws for dropped constant groups)
 //          [--init-world DIR] (the world --init-adapter was trained on: held-out questions whose text is a training
 //          question there are left out of the evaluation, so the start has seen none of them)
 // Defaults: the `small` world (3,465 training questions), the `tiny` model (0.31 M parameters) with the world tokenizer,
@@ -70,8 +71,10 @@ const S = {
   steps: num('steps', 16),
   grpoLr: num('grpo-lr', 3e-4),
   reward: arg('reward', 'f1'),
-  groupSize: 8,
+  groupSize: num('group-size', 8),
   batchSize: num('grpo-batch', 64), // trajectories per GRPO step: 8 questions × groupSize 8
+  // Extra rounds of questions drawn when constant-reward groups were dropped (the trainer's refillRounds).
+  refillRounds: Number(arg('refill-rounds', '1')),
   switchSteps: 8,
   // The oracle needs a median of 7 turns (mean 8) for a 2-hop question here (page by page, reading lazily): 14 leaves room.
   maxTurns: num('max-turns', 14),
@@ -193,7 +196,7 @@ if (flag('sft-only')) {
 const cfg = join(out, 'grpo.json')
 writeFileSync(cfg, JSON.stringify({
   protocol: PROTOCOL, gym: { ...GYM, reward: S.reward }, turnBudget: 'fixed', maxTurns: S.maxTurns, maxTokensPerTurn: S.maxTokens, temperature: S.temperature, steps: S.steps, groupSize: S.groupSize, batchSize: S.batchSize, microBatch: 8,
-  lr: S.grpoLr, klBeta: 0, lora: { rank: S.loraRank, alpha: 2 * S.loraRank, embedTokens: true }, evalEvery: 0, heldOut: S.heldOut, checkpointEvery: 2, switchSteps: S.switchSteps, refillRounds: 1,
+  lr: S.grpoLr, klBeta: 0, lora: { rank: S.loraRank, alpha: 2 * S.loraRank, embedTokens: true }, evalEvery: 0, heldOut: S.heldOut, checkpointEvery: 2, switchSteps: S.switchSteps, refillRounds: S.refillRounds,
   // Every curriculum stage capped at the SFT's hops: two-stage = Simple 1–2 hops, then all types 1–2 hops.
   maxHops: S.sftMaxHops,
 }, null, 2) + '\n')
