@@ -18,6 +18,8 @@
 //          [--world-config FILE] (merged over the world preset, e.g. only 1–2-hop questions) [--init-adapter DIR] (the
 //          first SFT phase starts from this adapter of the same model) [--temperature 1] (GRPO rollout temperature; the
 //          learner's ratios use the model's own log-probs either way) [--switch-steps 8] (two-stage's stage switch)
+//          [--grpo-max-hops H] (GRPO's stages capped at H hops; default --sft-max-hops)
+//          [--tag T] (this invocation's GRPO arms and their scores go to grpo-ARM{T}/, bench-ARM{T}/, compare{T}/: another budget beside the same start)
 //          [--group-size 8] (rollouts per question) [--refill-rounds 1] (extra draws for dropped constant groups)
 //          [--init-world DIR] (the world --init-adapter was trained on: held-out questions whose text is a training
 //          question there are left out of the evaluation, so the start has seen none of them)
@@ -65,6 +67,8 @@ const S = {
   // LoRA learning rates: 1e-2 and above never learn to copy (bench/RESULTS.md, "the learning rate"); 1e-3 does.
   sftLr: num('sft-lr', 1e-3),
   sftMaxHops: num('sft-max-hops', 2),
+  // GRPO's hop cap (train config maxHops); --grpo-max-hops, else the SFT's.
+  grpoMaxHops: 0,
   loraRank: 64, // = hidden size of the tiny model: full rank
   heldOut: num('held-out', 600),
   evalMaxHops: num('eval-max-hops', 2),
@@ -82,6 +86,7 @@ const S = {
   temperature: num('temperature', 1),
 }
 S.switchSteps = num('switch-steps', S.switchSteps)
+S.grpoMaxHops = num('grpo-max-hops', S.sftMaxHops)
 const worldConfig = arg('world-config', '')
 // `train sft --answer-weight W`: the final (answer) turn weighs W against 1 on the other assistant tokens, in one loss
 // over the full demonstrations (the answer-only phase then polish did not carry over: bench/RESULTS.md).
@@ -193,34 +198,43 @@ if (flag('sft-only')) {
   process.exit(0)
 }
 
-const cfg = join(out, 'grpo.json')
+// --tag T: the GRPO arms of this invocation live in grpo-ARM{T}/, bench-ARM{T}/, compare{T}/, arms{T}.md and
+// grpo{T}.json beside the shared world, model and SFT start — e.g. an ablation at a smaller budget (--steps) next to
+// the main run, from the same start.
+const tag = arg('tag', '')
+if (!/^[A-Za-z0-9._-]*$/.test(tag)) {
+  process.stderr.write(`learn-demo: --tag ${tag}: use letters, digits, '.', '_' and '-' only\n`)
+  process.exit(2)
+}
+const cfg = join(out, `grpo${tag}.json`)
 writeFileSync(cfg, JSON.stringify({
   protocol: PROTOCOL, gym: { ...GYM, reward: S.reward }, turnBudget: 'fixed', maxTurns: S.maxTurns, maxTokensPerTurn: S.maxTokens, temperature: S.temperature, steps: S.steps, groupSize: S.groupSize, batchSize: S.batchSize, microBatch: 8,
   lr: S.grpoLr, klBeta: 0, lora: { rank: S.loraRank, alpha: 2 * S.loraRank, embedTokens: true }, evalEvery: 0, heldOut: S.heldOut, checkpointEvery: 2, switchSteps: S.switchSteps, refillRounds: S.refillRounds,
-  // Every curriculum stage capped at the SFT's hops: two-stage = Simple 1–2 hops, then all types 1–2 hops.
-  maxHops: S.sftMaxHops,
+  // Every curriculum stage capped at --grpo-max-hops (default: the SFT's): two-stage = Simple 1–2 hops, then all types 1–2 hops.
+  maxHops: S.grpoMaxHops,
 }, null, 2) + '\n')
 const arms: [string, string[]][] = [['two-stage', ['--curriculum', 'two-stage']]]
-if (rewardAblation) for (const arm of REWARD_ABLATION.arms.slice(1)) arms.push([`${REWARD_ABLATION.curriculum}-${arm.name}`, ['--curriculum', REWARD_ABLATION.curriculum, ...arm.flags]])
+// The curriculum arms (issue 10) before the reward arms (issue 14): a stopped run leaves the first ones whole.
 if (ablation) arms.push(['mixed', ['--curriculum', 'mixed']], ['stage1-only', ['--curriculum', 'stage1-only']], ['adaptive', ['--curriculum', 'adaptive']], ['two-stage-no-access', ['--curriculum', 'two-stage', '--no-access']])
+if (rewardAblation) for (const arm of REWARD_ABLATION.arms.slice(1)) arms.push([`${REWARD_ABLATION.curriculum}-${arm.name}`, ['--curriculum', REWARD_ABLATION.curriculum, ...arm.flags]])
 // Each arm is trained, reported and benched before the next starts, so a stopped run leaves whole arms behind.
 const benches = [sftBench]
 for (const [name, flags] of arms) {
-  const run = join(out, `grpo-${name}`)
+  const run = join(out, `grpo-${name}${tag}`)
   // `train` resumes from its last checkpoint when rerun with the same flags.
   if (!existsSync(join(run, 'adapter'))) cli(`train ${name}`, ['train', '--world', world, '--model', model, '--adapter', start, ...flags, '--out', run, '--config', cfg, '--backend', backend])
   cli(`report ${name}`, ['train', 'report', run])
-  const b = join(out, `bench-${name}`)
-  benchAdapter(`bench ${name}`, join(out, 'grpo-' + name, 'adapter'), b)
+  const b = join(out, `bench-${name}${tag}`)
+  benchAdapter(`bench ${name}`, join(run, 'adapter'), b)
   benches.push(b)
-  writeFileSync(join(out, 'times.json'), JSON.stringify(times, null, 2) + '\n')
+  writeFileSync(join(out, `times${tag}.json`), JSON.stringify(times, null, 2) + '\n')
 }
-cli('bench compare', ['bench', 'compare', ...benches, '--out', join(out, 'compare'), '--groups', 'all'])
+cli('bench compare', ['bench', 'compare', ...benches, '--out', join(out, `compare${tag}`), '--groups', 'all'])
 const table = ablationTable(`learn-demo: the SFT start and ${S.steps} GRPO steps per arm, held-out questions of at most ${S.evalMaxHops} hops (greedy)`,
   [{ name: 'sft', bench: sftBench }, ...arms.map(([name], i) => ({ name: `${name}${name === 'two-stage' ? ` (reward ${S.reward})` : ''}`, bench: benches[i + 1] }))],
-  'Paired differences against the first row (the SFT start): compare/compare.md (bench compare).')
-writeFileSync(join(out, 'arms.md'), table)
+  `Paired differences against the first row (the SFT start): compare${tag}/compare.md (bench compare).`)
+writeFileSync(join(out, `arms${tag}.md`), table)
 process.stdout.write(table)
 times.total = (performance.now() - t0) / 1000
-writeFileSync(join(out, 'times.json'), JSON.stringify(times, null, 2) + '\n')
+writeFileSync(join(out, `times${tag}.json`), JSON.stringify(times, null, 2) + '\n')
 process.stdout.write(`learn-demo: done in ${times.total.toFixed(0)} s; phases ${JSON.stringify(Object.fromEntries(Object.entries(times).map(([k, v]) => [k, Math.round(v)])))}\n`)
