@@ -56,6 +56,11 @@ export interface SftRunOptions {
    *  leans on the answer, where --answer-only trains the answer alone. Default 1 (the plain token mean); not with
    *  answerOnly. First-turn sequences are not demonstrations' answers and keep weight 1. */
   answerWeight?: number
+  /** Train only the K-th assistant turn of each demonstration (1 = its first search, 2 = the access after it, …), with
+   *  the turns before it as context; the sequence ends after that turn, so a step costs what its context costs — the
+   *  access step (copying a title out of the search results) without paying for the page after it. Demonstrations of
+   *  fewer turns are left out. Not with answerOnly (the final turn) or answerWeight (there is one target turn). */
+  turn?: number
   log?: (line: string) => void
 }
 
@@ -69,6 +74,8 @@ export function onlyLastTurn<T extends { sampled: number[] }>(seq: T): T {
 
 export async function runSft(o: SftRunOptions): Promise<{ episodes: number; solved: number; steps: number; finalLoss: number; adapterDir: string }> {
   if (!(o.epochs >= 1 && o.batchSize >= 1 && o.lr > 0)) throw new ConfigError('sft.range', 'epochs and batch must be ≥ 1 and lr > 0')
+  if (o.turn !== undefined && !(Number.isInteger(o.turn) && o.turn >= 1)) throw new ConfigError('sft.turn', `--turn must be an integer ≥ 1, got ${o.turn}`)
+  if (o.turn !== undefined && (o.answerOnly || o.answerWeight !== undefined)) throw new ConfigError('sft.turn', '--turn trains one turn alone: it excludes --answer-only and --answer-weight')
   if (o.answerWeight !== undefined && o.answerOnly) throw new ConfigError('sft.answer_weight', '--answer-weight and --answer-only exclude each other: --answer-only trains the answer turn alone, --answer-weight weights it inside the full demonstrations')
   if (o.answerWeight !== undefined && !(o.answerWeight > 0 && Number.isFinite(o.answerWeight))) throw new ConfigError('sft.answer_weight', `--answer-weight must be a number > 0, got ${o.answerWeight}`)
   const answerWeight = o.answerWeight ?? 1
@@ -98,8 +105,9 @@ export async function runSft(o: SftRunOptions): Promise<{ episodes: number; solv
       const env = makeEnv(gw, qa, { ...o.gym, protocol, budgets: { maxTurns: Math.max(16, 2 * qa.hops + 4), maxResponseTokens: DEFAULT_TRAIN_CONFIG.maxTokensPerTurn, maxContextTokens: learner.model.config.maxPositionEmbeddings } })
       const rec = await runEpisode(qa, env, oraclePolicy(qa, knowledge, plan, protocol, o.gym?.accessByTitle === true), { maxTurns: 200, scorer: scoreAnswer })
       if (rec.status !== 'ok' || rec.f1 < 1) continue
-      const full = sequenceOfTrajectory(codec, rec)
-      const seq = o.answerOnly ? onlyLastTurn(full) : full
+      if (o.turn !== undefined && rec.turns.length < o.turn) continue
+      const full = sequenceOfTrajectory(codec, o.turn !== undefined ? { initial: rec.initial, turns: rec.turns.slice(0, o.turn) } : rec)
+      const seq = o.answerOnly || o.turn !== undefined ? onlyLastTurn(full) : full
       if (seq.ids.length > learner.model.config.maxPositionEmbeddings) continue
       solved++
       // W = 1 attaches no weights: the default run is the plain token mean, bit for bit.
@@ -122,7 +130,7 @@ export async function runSft(o: SftRunOptions): Promise<{ episodes: number; solv
     if (seqs.length === 0) throw new ConfigError('sft.no_data', `the oracle solved none of ${qas.length} training questions of ${o.world} within the model's context`)
     o.log?.(`sft: oracle solved ${solved}/${qas.length} training questions; ${seqs.reduce((a, s) => a + s.ids.length, 0)} tokens`)
     const r = sftTrain(learner, seqs, { epochs: o.epochs, batchSize: o.batchSize, microBatch: 16, lr: o.lr, seed: o.seed, out: o.out, answerWeight, log: o.log })
-    const info = { world: resolve(o.world), model: resolve(o.model), protocol, gym: o.gym ?? {}, maxHops: o.maxHops ?? 0, oraclePages: pages, initAdapter: o.initAdapter ? resolve(o.initAdapter) : null, firstTurns, answerOnly: o.answerOnly === true, answerWeight, questions: qas.length, solved, heldOut: held.size, ...r }
+    const info = { world: resolve(o.world), model: resolve(o.model), protocol, gym: o.gym ?? {}, maxHops: o.maxHops ?? 0, oraclePages: pages, initAdapter: o.initAdapter ? resolve(o.initAdapter) : null, firstTurns, answerOnly: o.answerOnly === true, answerWeight, turn: o.turn ?? null, questions: qas.length, solved, heldOut: held.size, ...r }
     writeFileSync(join(o.out, 'sft.json'), JSON.stringify(info, null, 2) + '\n')
     return { episodes: qas.length, solved, ...r, adapterDir: join(o.out, 'adapter') }
   } finally {

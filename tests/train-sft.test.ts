@@ -105,6 +105,27 @@ test('--answer-only trains only the final (answer) turn: fewer targets on the sa
 }, LONG)
 
 
+test('--turn K trains only the K-th turn of each demonstration (cut after it): fewer targets than the full run, recorded; bad K and --turn with --answer-only are one-line errors', async () => {
+  const full = join(root, 'ans-full')
+  if (!existsSync(join(full, 'sft.json'))) expect((await runCli(sftArgs(full, 1), LONG)).code).toBe(0)
+  const t1 = join(root, 'turn1')
+  const r = await runCli([...sftArgs(t1, 1), '--turn', '1'], LONG)
+  expect(r.code).toBe(0)
+  const first = (dir: string) => JSON.parse(readFileSync(join(dir, 'metrics.jsonl'), 'utf8').split('\n')[0]) as { tokens: number }
+  // Same seed and demonstrations: the first search of each is a strict part of its assistant tokens.
+  expect(first(t1).tokens).toBeGreaterThan(0)
+  expect(first(t1).tokens).toBeLessThan(first(full).tokens)
+  expect(JSON.parse(readFileSync(join(t1, 'sft.json'), 'utf8'))).toMatchObject({ turn: 1, answerOnly: false })
+  expect(JSON.parse(readFileSync(join(full, 'sft.json'), 'utf8'))).toMatchObject({ turn: null })
+  for (const [extra, msg] of [[['--turn', '0'], /--turn must be an integer ≥ 1, got 0/], [['--turn', '1', '--answer-only'], /--turn trains one turn alone/]] as const) {
+    const bad = await runCli([...sftArgs(join(root, 'turn-bad'), 1), ...extra], LONG)
+    expect(bad.code).not.toBe(0)
+    expect(bad.stderr.trim().split('\n').filter((l) => l.includes('error')).length).toBe(1)
+    expect(bad.stderr).toMatch(msg)
+    expect(existsSync(join(root, 'turn-bad'))).toBe(false)
+  }
+}, LONG)
+
 test('--answer-weight W weights the final turn inside full demonstrations: same targets, another loss, recorded; bad W and --answer-only with it are one-line errors', async () => {
   const full = join(root, 'ans-full')
   if (!existsSync(join(full, 'sft.json'))) expect((await runCli(sftArgs(full, 1), LONG)).code).toBe(0)

@@ -11,6 +11,8 @@
 //          [--held-out 600] [--eval-max-hops 2] [--steps 16] [--grpo-lr 3e-4] [--reward f1|f1+retrieval|…] (the GRPO
 //          reward spec; the held-out evaluation is always F1) [--sft-batch 8] [--max-turns 14] [--sft-only] (stop after scoring the SFT start)
 //          [--copy-first-turns N] [--copy-epochs 2] (a second SFT phase with N first-turn sequences, below)
+//          [--copy-demos K] (only K demonstrations beside the first turns in that phase; default all)
+//          [--access-epochs E] (an SFT phase on the demonstrations' second turn alone, the access; below)
 //          [--answer-epochs A] (an SFT phase on the demonstrations' answer turns only, below)
 //          [--answer-weight W] (every SFT phase but the answer-only one weights each demonstration's answer turn W×)
 //          [--polish-epochs P] (a third SFT phase on the demonstrations alone, below) [--grpo-batch 64]
@@ -118,9 +120,10 @@ const model = join(out, 'model')
 const sft = join(out, 'sft')
 /** `train sft` arguments of one SFT phase: the demo's world, model, protocol, env, hop cap, held-out slice and LoRA
  *  shape, with this phase's output folder, passes, batch and extra flags. */
-function sftArgs(out: string, epochs: number, batch: number, extra: string[]): string[] {
-  // An answer-only phase trains the answer turn alone: a weight on it means nothing there (and train sft refuses both).
-  if (answerWeight !== undefined && !extra.includes('--answer-only')) extra = [...extra, '--answer-weight', String(answerWeight)]
+function sftArgs(out: string, epochs: number, batch: number, extra: string[], weighted = true): string[] {
+  // An answer-only (or one-turn) phase trains one turn alone: a weight on the answer means nothing there (and train
+  // sft refuses both).
+  if (weighted && answerWeight !== undefined && !extra.includes('--answer-only')) extra = [...extra, '--answer-weight', String(answerWeight)]
   return ['train', 'sft', '--world', world, '--model', model, '--out', out, '--protocol', PROTOCOL, '--gym-options', JSON.stringify(GYM), '--max-hops', String(S.sftMaxHops),
     ...extra, '--epochs', String(epochs), '--batch', String(batch), '--lr', String(S.sftLr), '--held-out', String(S.heldOut), '--lora-rank', String(S.loraRank), '--lora-embed', '--backend', backend]
 }
@@ -136,12 +139,26 @@ if (!existsSync(join(sft, 'adapter')))
 // first turn (`<search> NAME </search>`) of N more training questions, --copy-epochs passes at batch 16: many more
 // names to copy from a question than the ≤ 2-hop demonstrations hold. Its adapter is then the SFT start.
 const copyTurns = Number(arg('copy-first-turns', '0'))
+// --copy-demos K: only K demonstrations beside the first turns (default all): with K = 1 the phase is almost only
+// short first-turn sequences (~100 tokens, a few steps a second), so it gives the ~1,500 steps copying needs in minutes.
+const copyDemos = flag('copy-demos') ? num('copy-demos', 1) : 0
 let start = join(sft, 'adapter')
 if (copyTurns > 0) {
   const sft2 = join(out, 'sft-copy')
   if (!existsSync(join(sft2, 'adapter')))
-    cli('train sft (copy)', sftArgs(sft2, num('copy-epochs', 2), 16, ['--first-turns', String(copyTurns), '--init-adapter', start]))
+    cli('train sft (copy)', sftArgs(sft2, num('copy-epochs', 2), 16, ['--first-turns', String(copyTurns), '--init-adapter', start, ...(copyDemos ? ['--questions', String(copyDemos)] : [])]))
   start = join(sft2, 'adapter')
+}
+// --access-epochs E: an SFT phase from the current adapter on each demonstration's second turn alone (the access after
+// the first search: copying the entity's title out of the search results), cut after it (train sft --turn 2), batch
+// 16 — after the copy phase the model searches the right name and then opens a page it made up (bench/RESULTS.md,
+// "eighth attempt"), and these ~500-token sequences cost a third of a whole demonstration.
+const accessEpochs = Number(arg('access-epochs', '0'))
+if (accessEpochs > 0) {
+  const sftX = join(out, 'sft-access')
+  if (!existsSync(join(sftX, 'adapter')))
+    cli('train sft (access)', sftArgs(sftX, accessEpochs, 16, ['--turn', '2', '--init-adapter', start], false))
+  start = join(sftX, 'adapter')
 }
 // --answer-epochs A: an SFT phase from the current adapter that trains only each demonstration's final turn (the
 // answer) with the whole episode as context — the step the full-episode loss barely weights (bench/perf/answer-probe.ts:
@@ -191,7 +208,7 @@ function benchAdapter(phase: string, adapter: string, run: string): void {
 }
 
 // The SFT start on the held-out slice first: if it scores nothing, GRPO sees all-0 groups and cannot learn.
-const sftBench = join(out, polish > 0 ? 'bench-sft-polish' : answerEpochs > 0 ? 'bench-sft-answer' : copyTurns > 0 ? 'bench-sft-copy' : 'bench-sft')
+const sftBench = join(out, polish > 0 ? 'bench-sft-polish' : answerEpochs > 0 ? 'bench-sft-answer' : accessEpochs > 0 ? 'bench-sft-access' : copyTurns > 0 ? 'bench-sft-copy' : 'bench-sft')
 benchAdapter('bench sft', start, sftBench)
 if (flag('sft-only')) {
   process.stdout.write(`learn-demo: SFT start scored in ${sftBench} (--sft-only: stopping before GRPO)\n`)

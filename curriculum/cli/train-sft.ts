@@ -33,6 +33,7 @@ export const trainSftCommand: Command = {
       .option('first-turns', { type: 'number', default: 0, describe: "also the oracle's first turn of up to N other training questions (short copy-the-name sequences)" })
       .option('answer-only', { type: 'boolean', default: false, describe: "train only each demonstration's final turn (the answer), the whole episode as context" })
       .option('answer-weight', { type: 'number', describe: "loss weight W of each demonstration's final (answer) turn against 1 on its other assistant tokens (weighted token mean; default 1; not with --answer-only)" })
+      .option('turn', { type: 'number', describe: "train only each demonstration's K-th assistant turn (1 = the first search, 2 = the access after it), the turns before it as context, the sequence cut after it" })
       .option('epochs', { type: 'number', default: 3, describe: 'passes over the oracle demonstrations' })
       .option('batch', { type: 'number', default: 16, describe: 'sequences per optimizer step' })
       .option('lr', { type: 'number', default: 1e-3, describe: 'AdamW learning rate of the LoRA weights' })
@@ -65,6 +66,7 @@ export const trainSftCommand: Command = {
       firstTurns: a['first-turns'],
       answerOnly: a['answer-only'],
       answerWeight: a['answer-weight'],
+      turn: a.turn,
       log: a.quiet ? undefined : (l: string) => process.stderr.write(l + '\n'),
     })
     process.stdout.write(`train sft: ${r.solved}/${r.episodes} oracle episodes, ${r.steps} steps, final loss ${r.finalLoss.toFixed(4)}; adapter ${r.adapterDir}\n`)
