@@ -23,6 +23,17 @@ function sftArgs(out: string, epochs: number, lr = '0.001'): string[] {
     '--lr', lr, '--held-out', '0', '--lora-rank', '4', '--lora-embed', '--backend', 'auto']
 }
 
+/** Each [extra flags, message] is a one-line error with a non-zero exit that leaves no run folder behind. */
+async function expectOneLineErrors(name: string, cases: readonly (readonly [readonly string[], RegExp])[]): Promise<void> {
+  for (const [extra, msg] of cases) {
+    const bad = await runCli([...sftArgs(join(root, name), 1), ...extra], LONG)
+    expect(bad.code).not.toBe(0)
+    expect(bad.stderr.trim().split('\n').filter((l) => l.includes('error')).length).toBe(1)
+    expect(bad.stderr).toMatch(msg)
+    expect(existsSync(join(root, name))).toBe(false)
+  }
+}
+
 beforeAll(async () => {
   expect((await runCli(['world', 'build', '--preset', 'tiny', '--seed', '5', '--out', world, '--quiet'], 300_000)).code).toBe(0)
   expect((await runCli(['model', 'init', '--preset', 'tiny', '--tokenizer', `world:${world}`, '--out', model, '--seed', '0'], 300_000)).code).toBe(0)
@@ -117,13 +128,7 @@ test('--turn K trains only the K-th turn of each demonstration (cut after it): f
   expect(first(t1).tokens).toBeLessThan(first(full).tokens)
   expect(JSON.parse(readFileSync(join(t1, 'sft.json'), 'utf8'))).toMatchObject({ turn: 1, answerOnly: false })
   expect(JSON.parse(readFileSync(join(full, 'sft.json'), 'utf8'))).toMatchObject({ turn: null })
-  for (const [extra, msg] of [[['--turn', '0'], /--turn must be an integer ≥ 1, got 0/], [['--turn', '1', '--answer-only'], /--turn trains one turn alone/]] as const) {
-    const bad = await runCli([...sftArgs(join(root, 'turn-bad'), 1), ...extra], LONG)
-    expect(bad.code).not.toBe(0)
-    expect(bad.stderr.trim().split('\n').filter((l) => l.includes('error')).length).toBe(1)
-    expect(bad.stderr).toMatch(msg)
-    expect(existsSync(join(root, 'turn-bad'))).toBe(false)
-  }
+  await expectOneLineErrors('turn-bad', [[['--turn', '0'], /--turn must be an integer ≥ 1, got 0/], [['--turn', '1', '--answer-only'], /--turn trains one turn alone/]])
 }, LONG)
 
 test('--answer-weight W weights the final turn inside full demonstrations: same targets, another loss, recorded; bad W and --answer-only with it are one-line errors', async () => {
@@ -144,11 +149,5 @@ test('--answer-weight W weights the final turn inside full demonstrations: same 
   const other = await runCli([...sftArgs(full, 2), '--answer-weight', '8'], LONG)
   expect(other.code).not.toBe(0)
   expect(other.stderr).toMatch(/holds an SFT run with other settings/)
-  for (const [extra, msg] of [[['--answer-weight', '8', '--answer-only'], /--answer-weight and --answer-only exclude each other/], [['--answer-weight', '0'], /--answer-weight must be a number > 0, got 0/], [['--answer-weight', 'x'], /--answer-weight must be a number > 0, got NaN/]] as const) {
-    const bad = await runCli([...sftArgs(join(root, 'aw-bad'), 1), ...extra], LONG)
-    expect(bad.code).not.toBe(0)
-    expect(bad.stderr.trim().split('\n').filter((l) => l.includes('error')).length).toBe(1)
-    expect(bad.stderr).toMatch(msg)
-    expect(existsSync(join(root, 'aw-bad'))).toBe(false)
-  }
+  await expectOneLineErrors('aw-bad', [[['--answer-weight', '8', '--answer-only'], /--answer-weight and --answer-only exclude each other/], [['--answer-weight', '0'], /--answer-weight must be a number > 0, got 0/], [['--answer-weight', 'x'], /--answer-weight must be a number > 0, got NaN/]])
 }, LONG)
