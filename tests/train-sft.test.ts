@@ -23,6 +23,16 @@ function sftArgs(out: string, epochs: number, lr = '0.001'): string[] {
     '--lr', lr, '--held-out', '0', '--lora-rank', '4', '--lora-embed', '--backend', 'auto']
 }
 
+/** The first step's metrics of a run folder (same seed: the same first batch in every run here). */
+const first = (dir: string) => JSON.parse(readFileSync(join(dir, 'metrics.jsonl'), 'utf8').split('\n')[0]) as { tokens: number; loss: number }
+
+/** The one-epoch run of full demonstrations that the one-turn and weighted runs are compared with (made once). */
+async function fullRun(): Promise<string> {
+  const full = join(root, 'ans-full')
+  if (!existsSync(join(full, 'sft.json'))) expect((await runCli(sftArgs(full, 1), LONG)).code).toBe(0)
+  return full
+}
+
 /** Each [extra flags, message] is a one-line error with a non-zero exit that leaves no run folder behind. */
 async function expectOneLineErrors(name: string, cases: readonly (readonly [readonly string[], RegExp])[]): Promise<void> {
   for (const [extra, msg] of cases) {
@@ -104,7 +114,6 @@ test('--answer-only trains only the final (answer) turn: fewer targets on the sa
   expect((await runCli(sftArgs(full, 1), LONG)).code).toBe(0)
   const r = await runCli([...sftArgs(ans, 1), '--answer-only'], LONG)
   expect(r.code).toBe(0)
-  const first = (dir: string) => JSON.parse(readFileSync(join(dir, 'metrics.jsonl'), 'utf8').split('\n')[0]) as { tokens: number }
   // Same seed, same demonstrations, same first batch: the answer turns are a strict part of the assistant tokens.
   expect(first(ans).tokens).toBeGreaterThan(0)
   expect(first(ans).tokens).toBeLessThan(first(full).tokens)
@@ -117,12 +126,10 @@ test('--answer-only trains only the final (answer) turn: fewer targets on the sa
 
 
 test('--turn K trains only the K-th turn of each demonstration (cut after it): fewer targets than the full run, recorded; bad K and --turn with --answer-only are one-line errors', async () => {
-  const full = join(root, 'ans-full')
-  if (!existsSync(join(full, 'sft.json'))) expect((await runCli(sftArgs(full, 1), LONG)).code).toBe(0)
+  const full = await fullRun()
   const t1 = join(root, 'turn1')
   const r = await runCli([...sftArgs(t1, 1), '--turn', '1'], LONG)
   expect(r.code).toBe(0)
-  const first = (dir: string) => JSON.parse(readFileSync(join(dir, 'metrics.jsonl'), 'utf8').split('\n')[0]) as { tokens: number }
   // Same seed and demonstrations: the first search of each is a strict part of its assistant tokens.
   expect(first(t1).tokens).toBeGreaterThan(0)
   expect(first(t1).tokens).toBeLessThan(first(full).tokens)
@@ -132,12 +139,10 @@ test('--turn K trains only the K-th turn of each demonstration (cut after it): f
 }, LONG)
 
 test('--answer-weight W weights the final turn inside full demonstrations: same targets, another loss, recorded; bad W and --answer-only with it are one-line errors', async () => {
-  const full = join(root, 'ans-full')
-  if (!existsSync(join(full, 'sft.json'))) expect((await runCli(sftArgs(full, 1), LONG)).code).toBe(0)
+  const full = await fullRun()
   const aw = join(root, 'aw8')
   const r = await runCli([...sftArgs(aw, 1), '--answer-weight', '8'], LONG)
   expect(r.code).toBe(0)
-  const first = (dir: string) => JSON.parse(readFileSync(join(dir, 'metrics.jsonl'), 'utf8').split('\n')[0]) as { tokens: number; loss: number }
   // Same seed and first batch: every assistant token is still a target; only the mean's weights differ.
   expect(first(aw).tokens).toBe(first(full).tokens)
   expect(Math.abs(first(aw).loss - first(full).loss)).toBeGreaterThan(1e-6)
