@@ -41,6 +41,9 @@ export interface SftRunOptions {
   /** How the oracle reads paged documents: 'needed' (default: pages in order until the hop's fact is read — shorter
    *  demonstrations, what a reader does) or 'all' (every page, as the world check does). */
   oraclePages?: 'all' | 'needed'
+  /** An entity answer: the oracle opens its page ('open', the default) or answers with the name once the last hop's
+   *  evidence sentence is read ('read': shorter demonstrations, a one-hop question in 3 turns). */
+  oracleAnswer?: 'open' | 'read'
   /** Start from this adapter's weights (a continuation: new optimizer state) instead of a new adapter. */
   initAdapter?: string
   /** Also the oracle's FIRST turn (`<search> NAME </search>` or its call) of up to this many other non-held-out training
@@ -84,8 +87,10 @@ export async function runSft(o: SftRunOptions): Promise<{ episodes: number; solv
   if (o.gym && Object.prototype.hasOwnProperty.call(o.gym, 'protocol')) throw new ConfigError('sft.gym', 'gym options may not set protocol: use --protocol')
   if (o.gym) resolveGymOptions(o.gym)
   const pages = o.oraclePages ?? 'needed'
-  const plan = { maxQueriesPerPage: ORACLE_MAX_QUERIES_PER_PAGE, pages }
+  const answer = o.oracleAnswer ?? 'open'
+  const plan = { maxQueriesPerPage: ORACLE_MAX_QUERIES_PER_PAGE, pages, answer }
   if (pages !== 'all' && pages !== 'needed') throw new ConfigError('sft.oracle_pages', `--oracle-pages must be all or needed, got '${String(pages)}'`)
+  if (answer !== 'open' && answer !== 'read') throw new ConfigError('sft.oracle_answer', `--oracle-answer must be open or read, got '${String(answer)}'`)
   const w = openWorld(o.world)
   const gw = await openGymWorld(o.world)
   try {
@@ -130,7 +135,7 @@ export async function runSft(o: SftRunOptions): Promise<{ episodes: number; solv
     if (seqs.length === 0) throw new ConfigError('sft.no_data', `the oracle solved none of ${qas.length} training questions of ${o.world} within the model's context`)
     o.log?.(`sft: oracle solved ${solved}/${qas.length} training questions; ${seqs.reduce((a, s) => a + s.ids.length, 0)} tokens`)
     const r = sftTrain(learner, seqs, { epochs: o.epochs, batchSize: o.batchSize, microBatch: 16, lr: o.lr, seed: o.seed, out: o.out, answerWeight, log: o.log })
-    const info = { world: resolve(o.world), model: resolve(o.model), protocol, gym: o.gym ?? {}, maxHops: o.maxHops ?? 0, oraclePages: pages, initAdapter: o.initAdapter ? resolve(o.initAdapter) : null, firstTurns, answerOnly: o.answerOnly === true, answerWeight, turn: o.turn ?? null, questions: qas.length, solved, heldOut: held.size, ...r }
+    const info = { world: resolve(o.world), model: resolve(o.model), protocol, gym: o.gym ?? {}, maxHops: o.maxHops ?? 0, oraclePages: pages, oracleAnswer: answer, initAdapter: o.initAdapter ? resolve(o.initAdapter) : null, firstTurns, answerOnly: o.answerOnly === true, answerWeight, turn: o.turn ?? null, questions: qas.length, solved, heldOut: held.size, ...r }
     writeFileSync(join(o.out, 'sft.json'), JSON.stringify(info, null, 2) + '\n')
     return { episodes: qas.length, solved, ...r, adapterDir: join(o.out, 'adapter') }
   } finally {

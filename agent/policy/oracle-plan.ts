@@ -69,6 +69,11 @@ export interface OraclePlanOptions {
    *  (page 1, then further pages in order only until what the hop needs — its evidence sentence, the value read —
    *  is in the text: a reader stops reading when it has found the fact; shorter SFT demonstrations). */
   pages?: 'all' | 'needed'
+  /** An entity answer at the end of a chain (Simple, Combo part 2): 'open' (default: the answer's own page is found
+   *  and opened, as the world check proves) or 'read' (when the last hop's evidence sentence naming the answer is
+   *  already in an opened page, answer with that name and open nothing more — a reader stops when it has read the
+   *  answer: a one-hop demonstration is search, access, answer, 3 turns instead of 5). */
+  answer?: 'open' | 'read'
 }
 
 /** The plan for one QA. Drive it with gen.next(observationText); it returns the answer or throws OracleFailure. */
@@ -77,6 +82,10 @@ export function* oraclePlan(qa: Qa, k: OracleKnowledge, opts: OraclePlanOptions 
   const opened = new Map<string, string>()
   const paging = new Map<string, { read: number; of: number }>()
   const lazy = opts.pages === 'needed'
+  const answerRead = opts.answer === 'read'
+  if (opts.answer !== undefined && opts.answer !== 'open' && opts.answer !== 'read') fail(`oracle answer mode must be open or read, got ${String(opts.answer)}`)
+  /** Answers named by an evidence sentence already read (answer 'read'): their pages are never opened. */
+  const readOnly = new Set<string>()
   const ent = (id: string): Entity => k.entity(id) ?? fail(`entity ${id} of the gold path is not in the world`)
   const readAnywhere = (s: string) => {
     for (const t of opened.values()) if (t.includes(s)) return true
@@ -140,8 +149,15 @@ export function* oraclePlan(qa: Qa, k: OracleKnowledge, opts: OraclePlanOptions 
       fail(`no evidence sentence of edge ${edgeId} names ${next.name}`)
   }
 
-  /** Walk steps from an opened entity; returns the entity reached. */
-  function* walk(from: Entity, steps: Chain['steps'], edges: string[]): Generator<OracleCall, Entity, string> {
+  /** answer 'read': the edge's evidence sentences are all in opened text and one names `next`. */
+  const evidenceRead = (edgeId: string, next: Entity): boolean => {
+    const hops = qa.path.flatMap((p, i) => (p === edgeId ? [i] : []))
+    const evs = qa.evidence.filter((ev) => hops.includes(ev.hop))
+    return evs.length > 0 && evs.every((ev) => opened.get(ev.url)?.includes(ev.sentence) === true) && evs.some((ev) => ev.sentence.includes(next.name))
+  }
+
+  /** Walk steps from an opened entity; returns the entity reached. `answerEnd`: the entity reached is the answer. */
+  function* walk(from: Entity, steps: Chain['steps'], edges: string[], answerEnd = false): Generator<OracleCall, Entity, string> {
     let cur = from
     for (let i = 0; i < edges.length; i++) {
       const e = k.edge(edges[i]) ?? fail(`edge ${edges[i]} of the gold path is not in the world`)
@@ -152,6 +168,11 @@ export function* oraclePlan(qa: Qa, k: OracleKnowledge, opts: OraclePlanOptions 
       const rel = relation(e.relation)
       const queries: string[] = []
       if (lazy) yield* readEvidence(e.id)
+      if (answerRead && answerEnd && i === edges.length - 1 && evidenceRead(e.id, next)) {
+        readOnly.add(next.id)
+        cur = next
+        continue
+      }
       // The next name, once read in an accessed page, is what a reader would search for.
       if (readAnywhere(next.name)) queries.push(next.name)
       queries.push(...k.verifiedQueries(e.id))
@@ -164,11 +185,11 @@ export function* oraclePlan(qa: Qa, k: OracleKnowledge, opts: OraclePlanOptions 
     return cur
   }
 
-  function* chain(c: Chain): Generator<OracleCall, Entity, string> {
+  function* chain(c: Chain, answerEnd = false): Generator<OracleCall, Entity, string> {
     const start = ent(c.start)
     if (!qa.question.includes(start.name)) fail(`the start entity ${start.name} is not named in the question`)
     yield* open(start, [start.name, `${entityType(start.type)?.noun ?? ''} ${start.name}`])
-    return yield* walk(start, c.steps, c.edges)
+    return yield* walk(start, c.steps, c.edges, answerEnd)
   }
 
   /** A value of an opened entity's page, as the page prints it (the number the oracle then uses). */
@@ -189,12 +210,12 @@ export function* oraclePlan(qa: Qa, k: OracleKnowledge, opts: OraclePlanOptions 
   }
   const titleOf = (e: Entity): string => (opened.get(e.url) ?? fail(`page of ${e.name} was never opened`)).split('\n')[0]
 
-  const terminal = (e: Entity, t: Terminal): string => (t.kind === 'entity' ? titleOf(e) : readValue(e, t.attr).shown)
+  const terminal = (e: Entity, t: Terminal): string => (t.kind === 'entity' ? (readOnly.has(e.id) ? e.name : titleOf(e)) : readValue(e, t.attr).shown)
 
   const meta = qa.meta as Record<string, unknown>
   if (qa.type === 'simple') {
-    const end = yield* chain(asChain(meta.chain, 'chain'))
     const t = asTerminal(meta.terminal, 'terminal')
+    const end = yield* chain(asChain(meta.chain, 'chain'), t.kind === 'entity')
     if (t.kind === 'attr') yield* readFor(end, t.attr)
     return terminal(end, t)
   }
@@ -253,7 +274,7 @@ export function* oraclePlan(qa: Qa, k: OracleKnowledge, opts: OraclePlanOptions 
       readValue(p, pick.attr)
       subject = p
     } else return fail(`unknown combo kind ${String(meta.kind)}`)
-    const end = yield* walk(subject, p2.steps, p2.edges)
+    const end = yield* walk(subject, p2.steps, p2.edges, t2.kind === 'entity')
     if (t2.kind === 'attr') yield* readFor(end, t2.attr)
     return terminal(end, t2)
   }

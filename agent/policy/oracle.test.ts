@@ -122,3 +122,36 @@ describe("oracle reading only the pages it needs (pages: 'needed')", () => {
     expect(needed).toBeLessThan(all)
   })
 })
+
+describe("oracle answering with a name it has read (answer: 'read')", () => {
+  const world = openFixtureWorld({ qa: ORACLE_QA })
+  const play = async (qa: Qa, answer: 'open' | 'read') => {
+    const env = makeEnv(world, qa, { ...CHECK, protocol: 'search-r1', accessByTitle: true })
+    return runEpisode(qa, env, oraclePolicy(qa, ORACLE_KNOWLEDGE, { maxQueriesPerPage: 6, pages: 'needed', answer }, 'search-r1', true), { maxTurns: 1000, scorer: scoreAnswer })
+  }
+
+  it("stops at the page whose evidence names the answer: 3 hops in 7 turns, the answer's page never opened", async () => {
+    const qa = ORACLE_QA.find((q) => q.id === 's-3hop')!
+    const open = (await play(qa, 'open')).turns.map((t) => t.text)
+    const read = (await play(qa, 'read')).turns.map((t) => t.text)
+    expect(open).toHaveLength(9)
+    expect(read).toEqual([...open.slice(0, 6), '<answer> Brenlow </answer>'])
+    expect(open.slice(6, 8)).toEqual(['<search> Brenlow </search>', '<access> Brenlow </access>'])
+  })
+
+  it('solves every fixture question with F1 = 1, never with more turns than opening the answer, and walks the same path', async () => {
+    for (const qa of ORACLE_QA) {
+      const open = await play(qa, 'open')
+      const read = await play(qa, 'read')
+      expect({ id: qa.id, f1: read.f1 }).toEqual({ id: qa.id, f1: 1 })
+      expect(read.turns.length).toBeLessThanOrEqual(open.turns.length)
+      // The same walk, cut short: every tool call of 'read' is the call 'open' made at that turn.
+      expect(read.turns.slice(0, -1).map((t) => t.text)).toEqual(open.turns.slice(0, read.turns.length - 1).map((t) => t.text))
+    }
+  })
+
+  it("still opens the answer's page when no hop's evidence names it (c-param: found by an attribute's value)", async () => {
+    const qa = ORACLE_QA.find((q) => q.id === 'c-param')!
+    expect((await play(qa, 'read')).turns.map((t) => t.text)).toEqual((await play(qa, 'open')).turns.map((t) => t.text))
+  })
+})

@@ -23,6 +23,8 @@
 //          [--grpo-max-hops H] (GRPO's stages capped at H hops; default --sft-max-hops)
 //          [--tag T] (this invocation's GRPO arms and their scores go to grpo-ARM{T}/, bench-ARM{T}/, compare{T}/: another budget beside the same start)
 //          [--group-size 8] (rollouts per question) [--refill-rounds 1] (extra draws for dropped constant groups)
+//          [--oracle-answer open|read] (every SFT phase's demonstrations: read = answer with the name once the evidence is read)
+//          [--first-turns N] (the first SFT phase also trains the oracle's first turn of N other training questions)
 //          [--init-world DIR] (the world --init-adapter was trained on: held-out questions whose text is a training
 //          question there are left out of the evaluation, so the start has seen none of them)
 // Defaults: the `small` world (3,465 training questions), the `tiny` model (0.31 M parameters) with the world tokenizer,
@@ -94,6 +96,14 @@ const worldConfig = arg('world-config', '')
 // over the full demonstrations (the answer-only phase then polish did not carry over: bench/RESULTS.md).
 const answerWeight = flag('answer-weight') ? num('answer-weight', 1) : undefined
 const initAdapter = arg('init-adapter', '')
+// `train sft --oracle-answer read`: a one-hop demonstration is search, access, answer (3 turns, not 5: the answer's
+// own page is not opened once the page read names it) — shorter sequences, and the read step is the answer itself.
+const oracleAnswer = arg('oracle-answer', 'open')
+if (oracleAnswer !== 'open' && oracleAnswer !== 'read') {
+  process.stderr.write(`learn-demo: --oracle-answer must be open or read, got ${oracleAnswer}\n`)
+  process.exit(2)
+}
+const firstTurns = Number(arg('first-turns', '0'))
 const initWorld = arg('init-world', '')
 for (const [what, p] of [['--world-config', worldConfig], ['--init-adapter', initAdapter], ['--init-world', initWorld]] as const)
   if (p && !existsSync(p)) {
@@ -125,7 +135,7 @@ function sftArgs(out: string, epochs: number, batch: number, extra: string[], we
   // sft refuses both).
   if (weighted && answerWeight !== undefined && !extra.includes('--answer-only')) extra = [...extra, '--answer-weight', String(answerWeight)]
   return ['train', 'sft', '--world', world, '--model', model, '--out', out, '--protocol', PROTOCOL, '--gym-options', JSON.stringify(GYM), '--max-hops', String(S.sftMaxHops),
-    ...extra, '--epochs', String(epochs), '--batch', String(batch), '--lr', String(S.sftLr), '--held-out', String(S.heldOut), '--lora-rank', String(S.loraRank), '--lora-embed', '--backend', backend]
+    '--oracle-answer', oracleAnswer, ...extra, '--epochs', String(epochs), '--batch', String(batch), '--lr', String(S.sftLr), '--held-out', String(S.heldOut), '--lora-rank', String(S.loraRank), '--lora-embed', '--backend', backend]
 }
 const t0 = performance.now()
 if (!existsSync(join(world, 'world.db'))) cli('world build', ['world', 'build', '--preset', S.world, '--seed', '1', ...(worldConfig ? ['--config', resolve(worldConfig)] : []), '--out', world, '--quiet'])
@@ -134,7 +144,7 @@ if (!existsSync(join(world, 'world.db'))) cli('world build', ['world', 'build', 
 // (bench/RESULTS.md, "Learning demonstration").
 if (!existsSync(join(model, 'config.json'))) cli('model init', ['model', 'init', '--preset', S.preset, '--tokenizer', `world:${world}`, '--out', model, '--seed', '0', '--embed-std', S.preset === 'small' ? '0.125' : '0.25', '--qk-norm-weight', '2.5'])
 if (!existsSync(join(sft, 'adapter')))
-  cli('train sft', sftArgs(sft, S.sftEpochs, S.sftBatch, initAdapter ? ['--init-adapter', resolve(initAdapter)] : []))
+  cli('train sft', sftArgs(sft, S.sftEpochs, S.sftBatch, [...(initAdapter ? ['--init-adapter', resolve(initAdapter)] : []), ...(firstTurns > 0 ? ['--first-turns', String(firstTurns)] : [])]))
 // --copy-first-turns N: a second SFT phase from the first one's adapter — the same demonstrations plus the oracle's
 // first turn (`<search> NAME </search>`) of N more training questions, --copy-epochs passes at batch 16: many more
 // names to copy from a question than the ≤ 2-hop demonstrations hold. Its adapter is then the SFT start.

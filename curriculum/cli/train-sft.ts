@@ -29,6 +29,7 @@ export const trainSftCommand: Command = {
       .option('gym-options', { type: 'string', describe: 'gym options as JSON, e.g. {"topK":3,"observationCap":600} (must equal the GRPO config gym)' })
       .option('max-hops', { type: 'number', default: 0, describe: 'only training questions with at most this many hops (0: all)' })
       .option('oracle-pages', { type: 'string', default: 'needed', choices: ['needed', 'all'], describe: 'how the oracle reads paged documents: needed (in order until the fact is read) or all' })
+      .option('oracle-answer', { type: 'string', default: 'open', choices: ['open', 'read'], describe: "an entity answer: open its page (open) or answer with the name once the last hop's evidence sentence is read (read: a one-hop demonstration is search, access, answer)" })
       .option('init-adapter', { type: 'string', describe: 'start from this adapter (a continuation with a new optimizer) instead of a new one' })
       .option('first-turns', { type: 'number', default: 0, describe: "also the oracle's first turn of up to N other training questions (short copy-the-name sequences)" })
       .option('answer-only', { type: 'boolean', default: false, describe: "train only each demonstration's final turn (the answer), the whole episode as context" })
@@ -62,6 +63,7 @@ export const trainSftCommand: Command = {
       gym: parseGymJson(a['gym-options']),
       maxHops: a['max-hops'],
       oraclePages: a['oracle-pages'],
+      oracleAnswer: a['oracle-answer'],
       initAdapter: a['init-adapter'],
       firstTurns: a['first-turns'],
       answerOnly: a['answer-only'],
