@@ -7,6 +7,7 @@ import { loadTokenizer, qwen3TokenizerDir } from '../infra/engine/tokenizer'
 import { readSafetensorsHeader } from '../infra/engine/safetensors'
 import { runCli } from './helpers/cli-process'
 import { writeTinyWorld } from './fixtures/docs-only-world'
+import Database from 'better-sqlite3'
 
 const tmp = mkdtempSync(join(tmpdir(), 'model-cli-'))
 afterAll(() => rmSync(tmp, { recursive: true, force: true }))
@@ -57,4 +58,27 @@ test('model serve refuses a tokenizer larger than the model vocabulary', async (
   const r = await runCli(['model', 'serve', out, '--port', '0'])
   expect(r.code).not.toBe(0)
   expect(r.stderr).toMatch(/the tokenizer has 151669 ids but the model only \d+ embedding rows/)
+})
+
+test('model init --name-tokens --tag-tokens: each entity name and search-r1 tag is one token; without a world, one-line errors', async () => {
+  const world = writeTinyWorld(join(tmp, 'world-names'))
+  const db = new Database(join(world, 'world.db'))
+  db.exec("CREATE TABLE entities (id TEXT PRIMARY KEY, name TEXT NOT NULL); INSERT INTO entities VALUES ('e1', 'Marie Curie'), ('e2', 'Acme Corporation')")
+  db.close()
+  const out = join(tmp, 'tiny-names')
+  const r = await runCli(['model', 'init', '--preset', 'tiny', '--tokenizer', `world:${world}@2048`, '--name-tokens', '--tag-tokens', '--out', out])
+  expect(r.code).toBe(0)
+  expect(r.stdout).toMatch(/words from 4 docs, 21 added tokens\)/)
+  const tok = loadTokenizer(out)
+  expect(tok.tokens('<search> Marie Curie </search>')).toEqual(['<search>', ' Marie Curie', 'Ġ', '</search>'])
+  expect(tok.tokens('Acme Corporation')).toEqual(['Acme Corporation'])
+  const q = await runCli(['model', 'init', '--tokenizer', 'qwen3', '--name-tokens', '--out', join(tmp, 'names-qwen3')])
+  expect(q.code).not.toBe(0)
+  expect(q.stderr.trim().split('\n')).toHaveLength(1)
+  expect(q.stderr).toMatch(/^searchgym: error: --name-tokens and --tag-tokens need a world tokenizer/)
+  const bare = writeTinyWorld(join(tmp, 'world-no-entities'))
+  const n = await runCli(['model', 'init', '--tokenizer', `world:${bare}`, '--name-tokens', '--out', join(tmp, 'names-bare')])
+  expect(n.code).not.toBe(0)
+  expect(n.stderr.trim().split('\n')).toHaveLength(1)
+  expect(n.stderr).toMatch(/has no readable entities\(id, name\) table/)
 })

@@ -23,6 +23,8 @@
 //          [--grpo-max-hops H] (GRPO's stages capped at H hops; default --sft-max-hops)
 //          [--tag T] (this invocation's GRPO arms and their scores go to grpo-ARM{T}/, bench-ARM{T}/, compare{T}/: another budget beside the same start)
 //          [--group-size 8] (rollouts per question) [--refill-rounds 1] (extra draws for dropped constant groups)
+//          [--name-tokens] (model init --name-tokens --tag-tokens: each entity name and search-r1 tag one token)
+//          [--vocab N] (the world tokenizer's size, world:DIR@N; default 4096, or 8192 with --name-tokens)
 //          [--oracle-answer open|read] (every SFT phase's demonstrations: read = answer with the name once the evidence is read)
 //          [--first-turns N] (the first SFT phase also trains the oracle's first turn of N other training questions)
 //          [--init-world DIR] (the world --init-adapter was trained on: held-out questions whose text is a training
@@ -104,6 +106,11 @@ if (oracleAnswer !== 'open' && oracleAnswer !== 'read') {
   process.exit(2)
 }
 const firstTurns = Number(arg('first-turns', '0'))
+// --name-tokens: every entity name (and every search-r1 tag) is one token of the world tokenizer, so copying a name
+// is copying one id — a third of this world's names are otherwise spelled in 6–30 character tokens (bench/RESULTS.md,
+// "ninth attempt"). The names take ~2,400 ids: the vocabulary grows to 8,192 unless --vocab says otherwise.
+const nameTokens = flag('name-tokens')
+const vocab = num('vocab', nameTokens ? 8192 : 4096)
 const initWorld = arg('init-world', '')
 for (const [what, p] of [['--world-config', worldConfig], ['--init-adapter', initAdapter], ['--init-world', initWorld]] as const)
   if (p && !existsSync(p)) {
@@ -142,7 +149,7 @@ if (!existsSync(join(world, 'world.db'))) cli('world build', ['world', 'build', 
 // --embed-std 0.25 --qk-norm-weight 2.5: LoRA cannot change the embedding or the norms. With the defaults (0.02, 1) a
 // random model's largest output logit is ≈ 1.3 and its attention logits are ≤ √headDim, so SFT stalls near ln V
 // (bench/RESULTS.md, "Learning demonstration").
-if (!existsSync(join(model, 'config.json'))) cli('model init', ['model', 'init', '--preset', S.preset, '--tokenizer', `world:${world}`, '--out', model, '--seed', '0', '--embed-std', S.preset === 'small' ? '0.125' : '0.25', '--qk-norm-weight', '2.5'])
+if (!existsSync(join(model, 'config.json'))) cli('model init', ['model', 'init', '--preset', S.preset, '--tokenizer', `world:${world}@${vocab}`, ...(nameTokens ? ['--name-tokens', '--tag-tokens'] : []), '--out', model, '--seed', '0', '--embed-std', S.preset === 'small' ? '0.125' : '0.25', '--qk-norm-weight', '2.5'])
 if (!existsSync(join(sft, 'adapter')))
   cli('train sft', sftArgs(sft, S.sftEpochs, S.sftBatch, [...(initAdapter ? ['--init-adapter', resolve(initAdapter)] : []), ...(firstTurns > 0 ? ['--first-turns', String(firstTurns)] : [])]))
 // --copy-first-turns N: a second SFT phase from the first one's adapter — the same demonstrations plus the oracle's

@@ -17,7 +17,7 @@ export const QWEN3_VOCAB_ROWS = 151936
 
 /** Where the tokenizer comes from: the real Qwen3 one, or a small one built from texts (a world's documents: the
  * caller reads them, e.g. with the world package's worldTexts; infra does not read world files). */
-export type TokenizerSource = { kind: 'qwen3' } | { kind: 'texts'; texts: Iterable<string>; count?: number; vocabSize?: number }
+export type TokenizerSource = { kind: 'qwen3' } | { kind: 'texts'; texts: Iterable<string>; count?: number; vocabSize?: number; nameTokens?: Iterable<string>; extraTokens?: string[] }
 /** The `--tokenizer` flag as written: qwen3, or world:DIR[@VOCAB] (the command turns the world into texts). */
 export type TokenizerFlag = { kind: 'qwen3' } | { kind: 'world'; dir: string; vocabSize?: number }
 
@@ -84,8 +84,8 @@ export function initModel(opts: InitModelOptions): InitModelResult {
     const src = qwen3TokenizerDir()
     for (const f of ['tokenizer.json', 'tokenizer_config.json']) copyFileSync(join(src, f), join(opts.out, f))
   } else {
-    const { texts, count, vocabSize } = opts.tokenizer
-    const built = buildWorldTokenizer(texts, { vocabSize, showProgress: opts.showProgress, expectedTexts: count })
+    const { texts, count, vocabSize, nameTokens, extraTokens } = opts.tokenizer
+    const built = buildWorldTokenizer(texts, { vocabSize, nameTokens, extraTokens, showProgress: opts.showProgress, expectedTexts: count })
     saveTokenizerFiles(opts.out, built)
     worldStats = built.stats
   }

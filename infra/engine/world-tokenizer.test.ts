@@ -82,3 +82,30 @@ describe('buildWorldTokenizer', () => {
     expect(text).toBe('<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n')
   })
 })
+
+describe('buildWorldTokenizer with nameTokens (model init --name-tokens)', () => {
+  const names = ['Marie Curie', 'Acme Corporation', 'Acme', 'Zürich']
+  const built = buildWorldTokenizer(DOCS, { vocabSize: 1024, nameTokens: names, extraTokens: ['<search>', '</search>'] })
+  const dir = mkdtempSync(join(tmpdir(), 'wtok-names-'))
+  saveTokenizerFiles(dir, built)
+  const tok = loadTokenizer(dir)
+  const pieces = (s: string) => tok.encode(s).map((id) => tok.decode([id]))
+
+  it('makes each name one id with and without its leading space, the longest name first', () => {
+    expect(pieces('Marie Curie founded Acme Corporation.')).toEqual(['Marie Curie', ' founded', ' Acme Corporation', '.'])
+    expect(pieces('<search> Zürich </search>')).toEqual(['<search>', ' Zürich', ' ', '</search>'])
+    expect(pieces('Acme founded Marie Curie')).toEqual(['Acme', ' founded', ' Marie Curie'])
+    // 2 added ids per distinct name, on top of the 3 special, 8 markup and 2 extra tokens.
+    expect(built.stats.addedTokens).toBe(3 + 8 + 2 + 2 * names.length)
+    expect(tok.vocabSize).toBe(built.stats.vocabSize)
+  })
+
+  it('round-trips any text exactly, a name inside a longer word included', () => {
+    for (const s of ['Marie Curies and Acmeville, Zürichsee', 'The population of Zürich is 421878.', 'unseen ÿ text'])
+      expect(tok.decode(tok.encode(s))).toBe(s)
+  })
+
+  it('leaves the plain tokenizer unchanged when no names are given (same files, bit for bit)', () => {
+    expect(JSON.stringify(buildWorldTokenizer(DOCS, { vocabSize: 1024, nameTokens: [] }).tokenizerJson)).toBe(JSON.stringify(buildWorldTokenizer(DOCS, { vocabSize: 1024 }).tokenizerJson))
+  })
+})

@@ -43,6 +43,12 @@ export interface WorldTokenizerOptions {
   minCount?: number
   /** More added (non-special) tokens, e.g. other protocols' tags (<search>, <information>). */
   extraTokens?: string[]
+  /** Whole names as one token each (e.g. a world's entity names), added as non-special tokens with and without a
+   *  leading space (" Lyon" inside a sentence, "Lyon" at a line's start), matched longest first, before the words.
+   *  A small model trained from scratch then copies a name as one id instead of spelling it (bench/RESULTS.md, "ninth
+   *  attempt"). Unlike extraTokens they do not hide their text from the word count. Matching ignores word boundaries
+   *  (a name inside a longer word is still cut out of it); the text round-trips either way. */
+  nameTokens?: Iterable<string>
   /** Show progress while counting (default: quiet). */
   showProgress?: boolean
   /** How many texts to expect (for the progress ETA), e.g. countWorldDocs(dir). */
@@ -128,6 +134,10 @@ export function buildWorldTokenizer(texts: Iterable<string>, opts: WorldTokenize
   const minCount = opts.minCount ?? 2
   const addedContents = [...WORLD_SPECIAL_TOKENS, ...WORLD_MARKUP_TOKENS]
   for (const t of opts.extraTokens ?? []) if (!addedContents.includes(t as never)) addedContents.push(t as never)
+  const markup = addedContents.length
+  const have = new Set<string>(addedContents)
+  for (const n of [...new Set(opts.nameTokens ?? [])].map((n) => n.trim()).filter((n) => n.length > 0).sort())
+    for (const t of [n, ` ${n}`]) if (!have.has(t)) (have.add(t), addedContents.push(t as never))
   const minSize = 256 + addedContents.length
   if (!Number.isInteger(vocabSize) || vocabSize < minSize) {
     throw new EngineError('engine.world_vocab_too_small', `vocabSize ${vocabSize} is too small: it must be an integer >= ${minSize} (256 bytes + ${addedContents.length} added tokens)`)
@@ -142,7 +152,7 @@ export function buildWorldTokenizer(texts: Iterable<string>, opts: WorldTokenize
   const charCounts = new Map<string, number>()
   const countText = (raw: string, weight: number) => {
     let text = norm.normalize(raw)
-    for (const t of addedContents) text = text.split(t).join('\n')
+    for (let i = 0; i < markup; i++) text = text.split(addedContents[i]).join('\n')
     for (const piece of pre.pre_tokenize_text(text)) {
       wordCounts.set(piece, (wordCounts.get(piece) ?? 0) + weight)
       // Words also appear without their leading space in the protocol (a query "Acme ...", <answer>Marie ...): count both.

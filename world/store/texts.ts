@@ -42,3 +42,16 @@ export function countWorldDocs(dirOrFile: string): number {
     db.close()
   }
 }
+
+/** Every entity name of a world, in id order (the world tokenizer's `nameTokens`: `model init --name-tokens`). */
+export function worldEntityNames(dirOrFile: string): string[] {
+  const path = worldDbPath(dirOrFile)
+  const db = new Database(path, { readonly: true, fileMustExist: true })
+  try {
+    return (db.prepare('SELECT name FROM entities ORDER BY id').all() as { name: string }[]).map((r) => r.name)
+  } catch (e) {
+    throw new WorldError('world.no_entities', `${path} has no readable entities(id, name) table: ${(e as Error).message}`, { cause: e })
+  } finally {
+    db.close()
+  }
+}
