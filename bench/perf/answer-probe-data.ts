@@ -3,7 +3,10 @@
 // the learning demo's gym options), with the index where the final assistant turn `<answer> X </answer>` starts.
 // Held-out = the slice `train sft --held-out N` holds out (seed 0). One JSON file of token ids: training on it needs
 // no world, gym or SQLite.
-// Usage: node bin/run-ts.mjs bench/perf/answer-probe-data.ts --world W --model M --out FILE [--held-out 600]
+// Usage: node bin/run-ts.mjs bench/perf/answer-probe-data.ts --world W --model M --out FILE [--held-out 600] [--oracle-answer open|read]
+// --oracle-answer open (default): the oracle opens the answer's own page before answering, so the answer turn copies
+// the title of the page just opened (the reading happened at the search before it); read: search, access, answer —
+// the answer turn itself must read the fact's sentence on the subject's page.
 import { writeFileSync } from 'node:fs'
 import { makeEnv, openGymWorld, scoreAnswer } from '../../gym'
 import { ORACLE_MAX_QUERIES_PER_PAGE, oraclePolicy, runEpisode, sequenceOfTrajectory, worldOracleKnowledge } from '../../agent'
@@ -28,6 +31,8 @@ if (process.argv[1]?.includes('answer-probe-data')) {
   const W = arg('world', ''), M = arg('model', ''), OUT = arg('out', '')
   if (!W || !M || !OUT) fail('usage: --world W --model M --out FILE [--held-out 600]')
   const heldOut = Number(arg('held-out', '600'))
+  const answer = arg('oracle-answer', 'open')
+  if (answer !== 'open' && answer !== 'read') fail(`--oracle-answer must be open or read, got ${answer}`)
   const w = openWorld(W)
   const gw = await openGymWorld(W)
   const k = worldOracleKnowledge(w)
@@ -40,7 +45,7 @@ if (process.argv[1]?.includes('answer-probe-data')) {
   const qas = gw.listQa('train').filter((q) => q.type === 'simple' && q.hops === 1)
   for (const qa of qas) {
     const env = makeEnv(gw, qa, { ...GYM, protocol: 'search-r1', budgets: { maxTurns: 16, maxResponseTokens: 48, maxContextTokens: 4096 } })
-    const rec = await runEpisode(qa, env, oraclePolicy(qa, k, { maxQueriesPerPage: ORACLE_MAX_QUERIES_PER_PAGE, pages: 'needed' }, 'search-r1', true), { maxTurns: 200, scorer: scoreAnswer })
+    const rec = await runEpisode(qa, env, oraclePolicy(qa, k, { maxQueriesPerPage: ORACLE_MAX_QUERIES_PER_PAGE, pages: 'needed', answer: answer as 'open' | 'read' }, 'search-r1', true), { maxTurns: 200, scorer: scoreAnswer })
     if (rec.status !== 'ok' || rec.f1 < 1) continue
     const seq = sequenceOfTrajectory(codec, rec)
     // The final assistant turn starts at its first target (the train sft --answer-only mask).

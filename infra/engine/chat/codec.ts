@@ -22,8 +22,14 @@ export interface CutCompletion {
   finish: 'stop' | 'length'
 }
 
+/** Texts whose ids the codec remembers (the group's shared prompt and repeated tool results); cleared when full. */
+export const ENCODE_MEMO_SIZE = 4096
+
 export class ChatCodec {
   private readonly stopIds: Set<number>
+  /** text → ids of recent encodes: the N rollouts of a GRPO group render the same prompt and often the same tool
+   *  results, and encoding is most of a turn's bookkeeping. Pure (same text, same ids); callers get a copy. */
+  private readonly memo = new Map<string, number[]>()
 
   constructor(
     readonly tokenizer: TextTokenizer,
@@ -35,7 +41,18 @@ export class ChatCodec {
   /** The prompt of a conversation (generation prompt appended) as text and ids. */
   renderPrompt(messages: TemplateMessage[], opts: { tools?: ToolSpec[]; enableThinking?: boolean } = {}): RenderedPrompt {
     const text = this.template.render({ messages, tools: opts.tools, addGenerationPrompt: true, enableThinking: opts.enableThinking })
-    return { text, ids: this.tokenizer.encode(text) }
+    return { text, ids: this.encode(text) }
+  }
+
+  /** tokenizer.encode through the memo (a fresh array each call). */
+  encode(text: string): number[] {
+    let ids = this.memo.get(text)
+    if (ids === undefined) {
+      ids = this.tokenizer.encode(text)
+      if (this.memo.size >= ENCODE_MEMO_SIZE) this.memo.clear()
+      this.memo.set(text, ids)
+    }
+    return ids.slice()
   }
 
   /**
@@ -54,7 +71,7 @@ export class ChatCodec {
     const at = before.lastIndexOf(eot)
     if (at < 0) throw new EngineError('engine.chat_no_end_of_turn', `the rendered assistant turn does not end with ${JSON.stringify(eot)}`)
     const tail = before.slice(at + eot.length) + after.slice(before.length)
-    const ids = this.tokenizer.encode(tail)
+    const ids = this.encode(tail)
     return opts.endedWithStop ? ids : [this.endOfTurnId(), ...ids]
   }
 
