@@ -1,0 +1,87 @@
+// infra/http/host-guard: the one Host/Origin allowlist every server (gym serve, model serve, view) puts in front of
+// its routes, against DNS rebinding and blind cross-site requests. Allowed: loopback names, the bound host, this
+// machine's own names and interface addresses when bound to all interfaces, and --allow-host values ('*': any).
+// Also the JSON-only guard for POST routes (a cross-site form or text/plain POST needs no CORS preflight).
+// Knows nothing of any server's routes or tokens.
+import type { MiddlewareHandler } from 'hono'
+import { hostname as osHostname, networkInterfaces } from 'node:os'
+import { errorBody } from './errors'
+
+export interface HostGuardOptions {
+  /** The host the server is bound to (e.g. 127.0.0.1, 0.0.0.0, ::, a name). */
+  bindHost: string
+  /** Extra Host names to accept ('*' accepts any: a server behind a proxy that rewrites Host). */
+  allowHosts?: readonly string[]
+}
+
+const LOOPBACK = ['localhost', '127.0.0.1', '::1', '[::1]']
+const WILDCARD = new Set(['0.0.0.0', '::', '[::]', ''])
+
+/** The set of lower-case host names (no port) this server answers to; null when any host is allowed. */
+export function allowedHosts(o: HostGuardOptions): Set<string> | null {
+  const extra = (o.allowHosts ?? []).map((h) => h.trim().toLowerCase()).filter((h) => h !== '')
+  if (extra.includes('*')) return null
+  const out = new Set<string>([...LOOPBACK, ...extra.map(stripBrackets)])
+  const bind = o.bindHost.trim().toLowerCase()
+  if (WILDCARD.has(bind)) {
+    // Bound to every interface: the machine's own name and addresses are how other nodes reach it.
+    out.add(osHostname().toLowerCase())
+    for (const addrs of Object.values(networkInterfaces())) for (const a of addrs ?? []) out.add(a.address.toLowerCase())
+  } else out.add(stripBrackets(bind))
+  for (const h of [...out]) if (h.endsWith('.localhost') || /^127\./.test(h)) out.add(h)
+  return out
+}
+
+/** The host name of a Host header value or an Origin URL, lower-case, without port or brackets; null if unparsable. */
+export function hostOf(value: string, isOrigin = false): string | null {
+  try {
+    const u = new URL(isOrigin ? value : `http://${value}`)
+    return stripBrackets(u.hostname.toLowerCase())
+  } catch {
+    return null
+  }
+}
+
+function stripBrackets(h: string): string {
+  return h.startsWith('[') && h.endsWith(']') ? h.slice(1, -1) : h
+}
+
+function isAllowed(allowed: Set<string> | null, host: string | null): boolean {
+  if (allowed === null) return true
+  if (host === null) return false
+  return allowed.has(host) || host === 'localhost' || host.endsWith('.localhost') || /^127\.\d+\.\d+\.\d+$/.test(host)
+}
+
+/**
+ * Refuses (421 for Host, 403 for Origin) a request whose Host header names a host this server is not, or whose
+ * Origin header is a page on another host. A request with no Origin (curl, Python requests, the engines' clients)
+ * passes the Origin check; every HTTP/1.1 request has a Host.
+ */
+export function hostGuard(o: HostGuardOptions): MiddlewareHandler {
+  const allowed = allowedHosts(o)
+  return async (c, next) => {
+    const host = c.req.header('host')
+    if (host !== undefined && !isAllowed(allowed, hostOf(host))) {
+      return c.json(errorBody(421, 'request.bad_host', `Host '${host.slice(0, 100)}' is not this server's; start it with --allow-host NAME to accept it`), 421)
+    }
+    const origin = c.req.header('origin')
+    if (origin !== undefined && origin !== 'null' && !isAllowed(allowed, hostOf(origin, true))) {
+      return c.json(errorBody(403, 'request.bad_origin', `cross-site request from '${origin.slice(0, 100)}' refused`), 403)
+    }
+    if (origin === 'null') return c.json(errorBody(403, 'request.bad_origin', 'cross-site request from an opaque origin refused'), 403)
+    return next()
+  }
+}
+
+/** Refuses (415) a POST/PUT/PATCH whose Content-Type is not JSON: blind cross-site POSTs can only send simple types. */
+export function requireJson(): MiddlewareHandler {
+  return async (c, next) => {
+    const m = c.req.method
+    if (m === 'POST' || m === 'PUT' || m === 'PATCH') {
+      const ct = (c.req.header('content-type') ?? '').split(';')[0].trim().toLowerCase()
+      if (ct !== 'application/json' && !ct.endsWith('+json'))
+        return c.json(errorBody(415, 'request.bad_content_type', `Content-Type must be application/json, got '${ct.slice(0, 100) || 'none'}'`), 415)
+    }
+    return next()
+  }
+}
