@@ -1,6 +1,7 @@
 // agent/policy/fixture-sampler: TEST FIXTURE TokenSampler — answers each prompt with one of a list of scripted
 // replies (chosen by a seeded draw per prompt and sample), encoded and ended with the end-of-turn id, carrying the
-// REAL model's log-probs of those tokens (forced decoding through Learner.computeLogprobs, adapter on). Lets tests
+// REAL model's log-probs of those tokens (forced decoding through Learner.computeLogprobs, adapter on, at the
+// run's sampling temperature). Lets tests
 // drive the whole GRPO path (mixed rewards, real ratios, real updates) on a random tiny model, the way
 // `model serve --fixture-replies` does for the bench. Never used outside tests and demos that name it.
 import { readFileSync } from 'node:fs'
@@ -28,6 +29,8 @@ export class FixtureSampler implements TokenSampler {
     private readonly learner: Learner,
     private readonly codec: ChatCodec,
     private readonly replies: readonly string[],
+    /** The temperature the log-probs are taken at (the trainer's sampling temperature; default 1). */
+    private readonly temperature = 1,
   ) {}
 
   async sample(prompts: number[][], p: { n: number; maxTokens: number; seed: number }): Promise<SampledCompletion[][]> {
@@ -40,7 +43,7 @@ export class FixtureSampler implements TokenSampler {
           ids = ids.slice(0, p.maxTokens)
           finish = 'length'
         }
-        const lp = this.learner.computeLogprobs([...prompt, ...ids])
+        const lp = this.learner.computeLogprobs([...prompt, ...ids], { temperature: this.temperature > 0 ? this.temperature : 1 })
         return { tokenIds: ids, logprobs: lp.slice(prompt.length - 1), finish }
       }),
     )

@@ -17,8 +17,20 @@ export interface TrainConfig {
   loss: 'ppo' | 'importance_sampling'
   epsLow: number
   epsHigh: number
-  /** β of the k3 KL to the reference (the base model, adapter off). */
+  /** β of the k3 KL to the reference (klReference). */
   klBeta: number
+  /** The KL reference: 'start' — the adapter the run started from, frozen (the SFT start; with no start adapter the
+   *  fresh adapter, which equals the base); 'base' — the base model with the adapter off. */
+  klReference: 'start' | 'base'
+  /** Trajectories per optimizer step (verl's ppo_mini_batch_size); 0: the whole batch, one step per batch. The kept
+   *  trajectories are shuffled (seeded) and split; each mini-batch is its own token-mean. */
+  ppoMiniBatch: number
+  /** Passes over the rollout batch (verl's ppo_epochs); the old log-probs stay the sampler's, so from the second
+   *  optimizer step on the ratio is no longer 1 and the clip acts. */
+  ppoEpochs: number
+  /** DAPO overlong filtering: trajectories cut by a budget (turns, tokens, context, time) keep their place in the
+   *  group's advantages but are left out of the update (counted in metrics as overlongFiltered). */
+  overlongFilter: boolean
   aggregation: 'token-mean' | 'sequence-mean'
   advantageStd: 'population' | 'sample'
   lr: number
@@ -63,6 +75,10 @@ export const DEFAULT_TRAIN_CONFIG: TrainConfig = {
   epsLow: 0.4,
   epsHigh: 0.4,
   klBeta: 0.001,
+  klReference: 'start',
+  ppoMiniBatch: 0,
+  ppoEpochs: 1,
+  overlongFilter: false,
   aggregation: 'token-mean',
   advantageStd: 'population',
   lr: 5e-5,
@@ -94,8 +110,10 @@ export function resolveTrainConfig(...layers: unknown[]): TrainConfig {
     const v = c[k] as number
     if (!Number.isInteger(v) || v < lo) throw new ConfigError('train.range', `${k} must be an integer ≥ ${lo}, got ${v}`)
   }
-  for (const k of ['steps', 'groupSize', 'batchSize', 'microBatch', 'maxTurns', 'maxTokensPerTurn', 'checkpointEvery', 'switchSteps'] as const) int(k, 1)
-  for (const k of ['evalEvery', 'heldOut', 'refillRounds', 'seed', 'topK', 'turnsPerHop', 'maxHops'] as const) int(k, 0)
+  for (const k of ['steps', 'groupSize', 'batchSize', 'microBatch', 'maxTurns', 'maxTokensPerTurn', 'checkpointEvery', 'switchSteps', 'ppoEpochs'] as const) int(k, 1)
+  for (const k of ['evalEvery', 'heldOut', 'refillRounds', 'seed', 'topK', 'turnsPerHop', 'maxHops', 'ppoMiniBatch'] as const) int(k, 0)
+  if (c.ppoMiniBatch > c.batchSize) throw new ConfigError('train.range', `ppoMiniBatch (${c.ppoMiniBatch}) must be at most batchSize (${c.batchSize}); 0 = the whole batch`)
+  if (typeof c.overlongFilter !== 'boolean') throw new ConfigError('train.range', `overlongFilter must be true or false, got ${JSON.stringify(c.overlongFilter)}`)
   if (c.groupSize < 2) throw new ConfigError('train.range', `groupSize must be at least 2 (GRPO compares rollouts of a question), got ${c.groupSize}`)
   if (c.batchSize % c.groupSize !== 0) throw new ConfigError('train.range', `batchSize (${c.batchSize}) must be a multiple of groupSize (${c.groupSize})`)
   const pos = (k: string, v: number, lo = 0) => {
@@ -112,6 +130,7 @@ export function resolveTrainConfig(...layers: unknown[]): TrainConfig {
     if (!xs.includes(v)) throw new ConfigError('train.enum', `${k} must be one of ${xs.join(', ')}, got '${v}'`)
   }
   oneOf('loss', c.loss, ['ppo', 'importance_sampling'])
+  oneOf('klReference', c.klReference, ['start', 'base'])
   oneOf('aggregation', c.aggregation, ['token-mean', 'sequence-mean'])
   oneOf('advantageStd', c.advantageStd, ['population', 'sample'])
   oneOf('turnBudget', c.turnBudget, ['fixed', 'hop-scaled'])

@@ -1,7 +1,7 @@
 // agent/train/loop: the GRPO training loop — per step: draw questions (QuestionSource), roll out N envs per question
 // in one lockstep batch (token in / token out), mask episodes hit by infrastructure faults, drop and refill
-// constant-reward groups (all-0 / all-1 counted apart), group advantages, datums with observation masks, one
-// micro-batched update; metrics.jsonl (deterministic numbers only) + timing.jsonl (wall-clock), periodic held-out
+// constant-reward groups (all-0 / all-1 counted apart), group advantages, datums with observation masks, the PPO
+// update (mini-batches × epochs, micro-batched; optional DAPO overlong filtering); metrics.jsonl (deterministic numbers only) + timing.jsonl (wall-clock), periodic held-out
 // evaluation, checkpoints (adapter, optimizer, curriculum state, metrics cursor) and bit-exact resume. Every random
 // draw is derived from (seed, step, round): a resumed run draws what the killed one would have.
 import { appendFileSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, truncateSync, writeFileSync } from 'node:fs'
@@ -14,8 +14,8 @@ import type { ChatCodec } from '../../infra/engine'
 import type { Learner } from '../../infra/engine'
 import type { Qa } from '../../world'
 import { scoreGroups } from '../grpo/groups'
-import { buildDatums, type ScoredSequence } from '../grpo/datums'
-import { grpoUpdate } from '../grpo/learn'
+import type { ScoredSequence } from '../grpo/datums'
+import { grpoEpochs } from '../grpo/learn'
 import { PolicyBatch, type TokenSampler } from '../policy/engine-policy'
 import { EngineSampler } from '../policy/engine-sampler'
 import { rolloutBatch, type Rollout } from '../rollout/group'
@@ -67,6 +67,13 @@ export interface StepMetrics {
   meanRatio: number
   gradNorm: number
   entropy: number
+  /** Optimizer steps on this batch (mini-batches × epochs; 1 with the defaults). */
+  optimizerSteps: number
+  /** The last optimizer step's clip fraction and mean ratio (after the first step they show the clip acting). */
+  clipFractionLast: number
+  meanRatioLast: number
+  /** overlongFilter: kept-group trajectories cut by a budget, left out of the update. */
+  overlongFiltered: number
   evalF1?: number
   evalEm?: number
   curriculumSwitch?: string
@@ -91,6 +98,13 @@ export interface StepTiming {
   tokensPerS: number
   /** Resident memory of the process after the step, MB (a leak shows here first). */
   rssMB: number
+}
+
+/** DAPO's "overlong": the episode ended on the turn / token / context budget, or one of its turns hit the per-turn
+ *  token cap (maxTokensPerTurn) — its reward says nothing about its content. */
+export function overlong(r: Pick<Rollout, 'record' | 'seq'>): boolean {
+  const s = r.record.stopReason
+  return s === 'max_turns' || s === 'max_tokens' || s === 'context' || r.seq.truncatedTurns > 0
 }
 
 /** A sampler that adds up the wall time spent inside it. */
@@ -220,18 +234,29 @@ export async function train(d: TrainDeps): Promise<TrainResult> {
     own(() => source.observe(outcomes))
     const envMs = all.reduce((a, r) => a + r.record.turns.reduce((b, t) => b + t.envMs, 0), 0)
 
-    // Turn-level credit (process/cost specs): each turn's advantage on that turn's sampled tokens.
+    // Turn-level credit (process/cost specs): each turn's advantage on that turn's sampled tokens. DAPO overlong
+    // filtering: a trajectory cut by a budget keeps its place in its group's advantages but trains nothing.
+    let overlongFiltered = 0
     const scored: ScoredSequence[] = kept.flatMap((g) =>
-      g.rollouts.map((r, i) =>
-        g.turnAdv ? { seq: r.seq, advantage: g.adv[i], turnAdvantages: g.turnAdv[i], turnTokens: r.record.turns.map((t) => t.tokens?.length ?? t.completionTokens) } : { seq: r.seq, advantage: g.adv[i] },
-      ),
+      g.rollouts.flatMap((r, i): ScoredSequence[] => {
+        if (c.overlongFilter && overlong(r)) {
+          overlongFiltered++
+          return []
+        }
+        return [g.turnAdv ? { seq: r.seq, advantage: g.adv[i], turnAdvantages: g.turnAdv[i], turnTokens: r.record.turns.map((t) => t.tokens?.length ?? t.completionTokens) } : { seq: r.seq, advantage: g.adv[i] }]
+      }),
     )
-    const datums = own(() => buildDatums(scored, c.aggregation))
     const tl = performance.now()
     const lm =
       scored.length > 0
-        ? grpoUpdate(learner, datums, { loss: c.loss, epsLow: c.epsLow, epsHigh: c.epsHigh, klBeta: c.klBeta, microBatch: c.microBatch }, { lr: c.lr, weightDecay: c.weightDecay, gradClip: c.gradClip })
-        : { loss: 0, tokens: 0, clipFraction: 0, kl: 0, meanRatio: 1, gradNorm: 0, entropy: 0 }
+        ? grpoEpochs(
+            learner,
+            scored,
+            { loss: c.loss, epsLow: c.epsLow, epsHigh: c.epsHigh, klBeta: c.klBeta, microBatch: c.microBatch, temperature: c.temperature > 0 ? c.temperature : 1, klReference: c.klReference, aggregation: c.aggregation, ppoMiniBatch: c.ppoMiniBatch, ppoEpochs: c.ppoEpochs },
+            { lr: c.lr, weightDecay: c.weightDecay, gradClip: c.gradClip },
+            Rng.derive(c.seed, 'ppo', step),
+          )
+        : { loss: 0, tokens: 0, clipFraction: 0, kl: 0, meanRatio: 1, gradNorm: 0, entropy: 0, optimizerSteps: 0, clipFractionLast: 0, meanRatioLast: 1 }
     const learnMs = performance.now() - tl
 
     const valid = all.filter((r) => r.infraFault === null)
@@ -265,6 +290,10 @@ export async function train(d: TrainDeps): Promise<TrainResult> {
       meanRatio: lm.meanRatio,
       gradNorm: lm.gradNorm,
       entropy: lm.entropy,
+      optimizerSteps: lm.optimizerSteps,
+      clipFractionLast: lm.clipFractionLast,
+      meanRatioLast: lm.meanRatioLast,
+      overlongFiltered,
     }
     if (spec.terms.some((t) => STEP_TERMS.includes(t))) m.stepCredit = mean(valid.map((r) => r.stepRewards.reduce((a, b) => a + b, 0)))
     let evalScore: number | null = null

@@ -1,13 +1,15 @@
 // infra/engine/learner: the Tinker-style learning API over a frozen base model with a LoRA adapter:
 // computeLogprobs, forwardBackward(datums, loss) accumulating LoRA gradients, optimStep (AdamW), sample, and
-// adapter / optimizer state save + load (PEFT format). It does not know about envs, rewards or advantages.
+// adapter / optimizer state save + load (PEFT format). Log-probs can be taken at a temperature T (logits / T, the
+// sampling policy's own numbers) and the KL reference is either the base model or the frozen adapter the learner
+// started with (a copy taken at construction). It does not know about envs, rewards or advantages.
 // Shapes: a Datum is one sequence of T aligned positions (input token t predicts target token t).
 import { existsSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { EngineError } from '../errors'
 import { Rng } from '../rng'
 import type { Tensor } from './backend'
-import { type LoraConfig, LORA_TARGETS, createLoraAdapter, loadLoraAdapter, saveLoraAdapter } from './lora'
+import { type LoraConfig, LORA_TARGETS, LoraAdapter, createLoraAdapter, loadLoraAdapter, saveLoraAdapter } from './lora'
 import { type LossConfig, tokenLoss } from './losses'
 import { type CausalLM, backward, forward, loadModel, logits, targetLogprobs, targetLogprobsBackward } from './model'
 import { AdamW, type OptimParams } from './optimizer'
@@ -51,6 +53,17 @@ export interface LearnerOptions {
   maxTokensPerPass?: number
 }
 
+/** Which policy the k3 KL is taken to: 'start' — the adapter the learner was constructed with, frozen (a fresh
+ *  adapter has B = 0, so this equals the base there); 'base' — the base model with the adapter off. */
+export type KlReference = 'start' | 'base'
+
+/** How log-probs are computed: at temperature T (log softmax(logits / T); default 1) and, for the KL, against which
+ *  reference (default 'start'). */
+export interface PolicyOptions {
+  temperature?: number
+  klReference?: KlReference
+}
+
 export const DEFAULT_LORA: LoraConfig = { rank: 32, alpha: 64, targets: [...LORA_TARGETS] }
 
 export class Learner {
@@ -58,6 +71,8 @@ export class Learner {
   private grads = new Map<string, Tensor>()
   private readonly baseName: string
   private readonly maxTokens: number
+  /** A frozen copy of the adapter the learner started with (undefined: it created a fresh one, B = 0 = the base). */
+  private startAdapter?: LoraAdapter
 
   constructor(
     readonly model: CausalLM,
@@ -65,6 +80,7 @@ export class Learner {
   ) {
     if (!model.adapter)
       model.adapter = createLoraAdapter(model.backend, model.config, opts.lora ?? DEFAULT_LORA, Rng.derive(opts.seed ?? 0, 'lora-init'))
+    else this.startAdapter = cloneAdapter(model)
     this.optimizer = new AdamW(model.backend)
     this.baseName = opts.baseModelNameOrPath ?? 'base'
     this.maxTokens = opts.maxTokensPerPass ?? 4096
@@ -77,20 +93,37 @@ export class Learner {
     return new Learner(model, { baseModelNameOrPath: modelDir, ...opts })
   }
 
-  /** log p(tokens[i+1] | tokens[..i]) for i = 0..T−2 (length T−1). useLora false gives the reference policy. */
-  computeLogprobs(tokens: readonly number[], opts: { useLora?: boolean } = {}): number[] {
+  /** Take the current adapter as the KL reference 'start' from now on (a frozen copy; the constructor does this for
+   *  an adapter the model came with). */
+  freezeReference(): void {
+    this.startAdapter = cloneAdapter(this.model)
+  }
+
+  /** The forward options of a reference policy: the frozen start adapter, or the base (also when there is none). */
+  private referenceForward(ref: KlReference): { useLora: boolean; adapter?: LoraAdapter } {
+    return ref === 'start' && this.startAdapter ? { useLora: true, adapter: this.startAdapter } : { useLora: false }
+  }
+
+  /** log p(tokens[i+1] | tokens[..i]) for i = 0..T−2 (length T−1), at temperature T (default 1). useLora false gives
+   *  the base model; reference gives that KL reference policy instead of the adapter being trained. */
+  computeLogprobs(tokens: readonly number[], opts: { useLora?: boolean; temperature?: number; reference?: KlReference } = {}): number[] {
     if (tokens.length < 2) return []
-    const f = forward(this.model, [{ tokens: tokens.slice(0, -1) }], { useLora: opts.useLora ?? true })
+    const fo = opts.reference ? this.referenceForward(opts.reference) : { useLora: opts.useLora ?? true }
+    const f = forward(this.model, [{ tokens: tokens.slice(0, -1) }], fo)
+    temper(this.model, f.hidden, opts.temperature)
     const lp = targetLogprobs(this.model, f.hidden, Int32Array.from(tokens.slice(1)))
     this.model.backend.release(f.hidden)
     return Array.from(lp)
   }
 
-  /** Log-probs of each datum's targets (no gradients); useLora false gives the reference policy. */
-  targetLogprobs(datums: readonly Datum[], opts: { useLora?: boolean } = {}): number[][] {
+  /** Log-probs of each datum's targets (no gradients) at temperature T; useLora false gives the base model, reference
+   *  a KL reference policy. */
+  targetLogprobs(datums: readonly Datum[], opts: { useLora?: boolean; temperature?: number; reference?: KlReference } = {}): number[][] {
     const out: number[][] = []
+    const fo = opts.reference ? this.referenceForward(opts.reference) : { useLora: opts.useLora ?? true }
     for (const pack of this.packs(datums)) {
-      const f = forward(this.model, pack.map((d) => ({ tokens: d.inputTokens })), { useLora: opts.useLora ?? true })
+      const f = forward(this.model, pack.map((d) => ({ tokens: d.inputTokens })), fo)
+      temper(this.model, f.hidden, opts.temperature)
       const lp = targetLogprobs(this.model, f.hidden, Int32Array.from(pack.flatMap((d) => d.targetTokens)))
       this.model.backend.release(f.hidden)
       let o = 0
@@ -102,16 +135,21 @@ export class Learner {
     return out
   }
 
-  /** Forward and backward over the datums; LoRA gradients accumulate until optimStep (or zeroGrad). */
-  forwardBackward(datums: readonly Datum[], loss: LossConfig): ForwardBackwardResult {
+  /** Forward and backward over the datums; LoRA gradients accumulate until optimStep (or zeroGrad). Log-probs (the
+   *  current policy's and the reference's) are taken at opts.temperature; the KL is to opts.klReference. */
+  forwardBackward(datums: readonly Datum[], loss: LossConfig, opts: PolicyOptions = {}): ForwardBackwardResult {
     datums.forEach((d, i) => validateDatum(d, i, loss))
+    const T = checkTemperature(opts.temperature)
+    const reference = opts.klReference ?? 'start'
     const needRef = (loss.klBeta ?? 0) > 0 && loss.name !== 'cross_entropy'
     const result: ForwardBackwardResult = { loss: 0, logprobs: [], metrics: { tokens: 0, meanRatio: 0, clipFraction: 0, meanKl: 0 } }
     let ratioSum = 0, clippedCount = 0, klSum = 0
     for (const pack of this.packs(datums)) {
       const targets = Int32Array.from(pack.flatMap((d) => d.targetTokens))
-      const ref = needRef ? this.targetLogprobs(pack, { useLora: false }) : undefined
+      const ref = needRef ? this.targetLogprobs(pack, { reference, temperature: T }) : undefined
       const f = forward(this.model, pack.map((d) => ({ tokens: d.inputTokens })), { keepTape: true })
+      // Logits / T = head(hidden / T): the hidden rows are scaled in place (backward reads the tape, not f.hidden).
+      temper(this.model, f.hidden, T)
       const lp = targetLogprobs(this.model, f.hidden, targets)
       const dlogp = new Float32Array(lp.length)
       let o = 0
@@ -131,6 +169,7 @@ export class Learner {
         o += T
       })
       const dHidden = targetLogprobsBackward(this.model, f.hidden, targets, dlogp)
+      temper(this.model, dHidden, T)
       backward(this.model, f, dHidden, this.grads, { releaseTape: true })
       this.model.backend.release(dHidden)
       this.model.backend.release(f.hidden)
@@ -148,14 +187,17 @@ export class Learner {
    * A position with mask 0 contributes no dL/dlogp, so its row is exactly zero. For tests and diagnostics: it builds
    * the full [T,V] logits, so keep the datums small.
    */
-  logitGradients(datums: readonly Datum[], loss: LossConfig): Float32Array[] {
+  logitGradients(datums: readonly Datum[], loss: LossConfig, opts: PolicyOptions = {}): Float32Array[] {
     datums.forEach((d, i) => validateDatum(d, i, loss))
     const needRef = (loss.klBeta ?? 0) > 0 && loss.name !== 'cross_entropy'
     const be = this.model.backend
     const V = this.model.config.vocabSize
+    const Tm = checkTemperature(opts.temperature)
     return datums.map((d) => {
-      const ref = needRef ? this.targetLogprobs([d], { useLora: false })[0] : undefined
+      const ref = needRef ? this.targetLogprobs([d], { reference: opts.klReference ?? 'start', temperature: Tm })[0] : undefined
       const f = forward(this.model, [{ tokens: d.inputTokens }])
+      // The gradient with respect to the scaled logits z/T (what the policy's softmax sees).
+      temper(this.model, f.hidden, Tm)
       const lt = logits(this.model, f.hidden)
       const z = be.toHost(lt)
       be.release(lt)
@@ -242,6 +284,30 @@ export class Learner {
     }
     if (cur.length > 0) yield cur
   }
+}
+
+/** A frozen copy of the model's adapter (same config, tensors copied on its backend). */
+function cloneAdapter(model: CausalLM): LoraAdapter {
+  const be = model.backend, ad = model.adapter!
+  const copy = (t: Tensor): Tensor => be.fromHost(be.toHost(t), t.shape.slice())
+  const layers = ad.layers.map((pairs) => {
+    const out: typeof pairs = {}
+    for (const t of LORA_TARGETS) if (pairs[t]) out[t] = { a: copy(pairs[t]!.a), b: copy(pairs[t]!.b) }
+    return out
+  })
+  return new LoraAdapter(ad.config, layers, ad.embed ? { table: copy(ad.embed.table), b: copy(ad.embed.b) } : undefined)
+}
+
+function checkTemperature(T: number | undefined): number {
+  const t = T ?? 1
+  if (!(t > 0 && Number.isFinite(t))) throw new EngineError('engine.temperature', `log-prob temperature must be > 0, got ${t}`)
+  return t
+}
+
+/** Rows scaled by 1/T in place (nothing at T = 1, so those numbers stay bit-identical): head(h/T) = logits/T. */
+function temper(model: CausalLM, rows: Tensor, T: number | undefined): void {
+  const t = checkTemperature(T)
+  if (t !== 1) model.backend.scaleInPlace(rows, 1 / t)
 }
 
 function validateDatum(d: Datum, i: number, loss: LossConfig): void {

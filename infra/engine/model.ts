@@ -215,8 +215,8 @@ function embedWithLora(model: CausalLM): Tensor {
 }
 
 /** Token ids → the embedding LoRA's delta rows scale · table[ids] · Bᵀ [N, C] and the looked-up rows table[ids] [N, r]. */
-function embedLoraForward(model: CausalLM, ids: Int32Array): { delta: Tensor; rows: Tensor } {
-  const be = model.backend, ad = model.adapter!
+function embedLoraForward(model: CausalLM, ids: Int32Array, ad: LoraAdapter = model.adapter!): { delta: Tensor; rows: Tensor } {
+  const be = model.backend
   const rows = be.embedding(ad.embed!.table, ids)
   const delta = be.linear(rows, ad.embed!.b)
   be.scaleInPlace(delta, ad.scale)
@@ -290,8 +290,11 @@ export interface SequenceInput {
 }
 
 export interface ForwardOptions {
-  /** Apply the adapter (default true); false runs the reference (base) policy. */
+  /** Apply the adapter (default true); false runs the base model. */
   useLora?: boolean
+  /** With useLora: apply this adapter instead of model.adapter (a frozen reference policy, e.g. the run's start
+   *  adapter). Inference only: not with keepTape (backward reads model.adapter). */
+  adapter?: LoraAdapter
   /** Keep the activations needed by backward(). Not allowed with caches. */
   keepTape?: boolean
 }
@@ -326,8 +329,8 @@ export interface ForwardResult {
   tape?: { layers: LayerTape[]; xFinal: Tensor; segs: Segment[]; useLora: boolean; embed?: { ids: Int32Array; rows: Tensor } }
 }
 
-function lora(model: CausalLM, useLora: boolean, l: number, t: LoraTarget) {
-  return useLora && model.adapter ? model.adapter.operand(l, t) : undefined
+function lora(model: CausalLM, useLora: boolean, l: number, t: LoraTarget, adapter: LoraAdapter | undefined = model.adapter) {
+  return useLora && adapter ? adapter.operand(l, t) : undefined
 }
 
 /** Run the decoder stack over a batch of sequences; caches (if any) are extended by the new tokens. */
@@ -335,6 +338,8 @@ export function forward(model: CausalLM, seqs: readonly SequenceInput[], opts: F
   const { config: c, backend: be, weights: w } = model
   const useLora = opts.useLora ?? true
   if (seqs.length === 0) throw new EngineError('engine.forward', 'forward needs at least one sequence')
+  if (opts.adapter && opts.keepTape) throw new EngineError('engine.forward', 'an adapter override is for inference only (keepTape trains model.adapter)')
+  const ad = opts.adapter ?? model.adapter
   const H = c.numHeads, KV = c.numKvHeads, D = c.headDim
   const segs: Segment[] = []
   const ids: number[] = []
@@ -357,8 +362,8 @@ export function forward(model: CausalLM, seqs: readonly SequenceInput[], opts: F
   const idArr = Int32Array.from(ids)
   let x = be.embedding(w.embed, idArr)
   let embedTape: { ids: Int32Array; rows: Tensor } | undefined
-  if (useLora && model.adapter?.embed) {
-    const e = embedLoraForward(model, idArr)
+  if (useLora && ad?.embed) {
+    const e = embedLoraForward(model, idArr, ad)
     const x0 = x
     x = be.add(x0, e.delta)
     be.release(x0)
@@ -370,9 +375,9 @@ export function forward(model: CausalLM, seqs: readonly SequenceInput[], opts: F
   for (let l = 0; l < c.numLayers; l++) {
     const lw = w.layers[l]
     const h1 = be.rmsnorm(x, lw.inputNorm, c.rmsNormEps)
-    const q = be.linear(h1, lw.q, lw.qBias, lora(model, useLora, l, 'q'))
-    const k = be.linear(h1, lw.k, lw.kBias, lora(model, useLora, l, 'k'))
-    const v = be.linear(h1, lw.v, lw.vBias, lora(model, useLora, l, 'v'))
+    const q = be.linear(h1, lw.q, lw.qBias, lora(model, useLora, l, 'q', ad))
+    const k = be.linear(h1, lw.k, lw.kBias, lora(model, useLora, l, 'k', ad))
+    const v = be.linear(h1, lw.v, lw.vBias, lora(model, useLora, l, 'v', ad))
     const qn = lw.qNorm ? be.rmsnorm(be.reshape(q, [N * H, D]), lw.qNorm, c.rmsNormEps) : q
     const kn = lw.kNorm ? be.rmsnorm(be.reshape(k, [N * KV, D]), lw.kNorm, c.rmsNormEps) : k
     const qr = be.rope(be.reshape(qn, [N, H, D]), pos, c.ropeTheta)
@@ -398,14 +403,14 @@ export function forward(model: CausalLM, seqs: readonly SequenceInput[], opts: F
     const attOwned = parts.length === 1 ? parts[0] : be.concatRows(parts)
     if (parts.length > 1) for (const p of parts) be.release(p)
     const att = be.reshape(attOwned, [N, H * D])
-    const oOut = be.linear(att, lw.o, lw.oBias, lora(model, useLora, l, 'o'))
+    const oOut = be.linear(att, lw.o, lw.oBias, lora(model, useLora, l, 'o', ad))
     const x2 = be.add(x, oOut)
     be.release(oOut)
     const h2 = be.rmsnorm(x2, lw.postNorm, c.rmsNormEps)
-    const gate = be.linear(h2, lw.gate, undefined, lora(model, useLora, l, 'gate'))
-    const up = be.linear(h2, lw.up, undefined, lora(model, useLora, l, 'up'))
+    const gate = be.linear(h2, lw.gate, undefined, lora(model, useLora, l, 'gate', ad))
+    const up = be.linear(h2, lw.up, undefined, lora(model, useLora, l, 'up', ad))
     const act = be.swiglu(gate, up)
-    const downOut = be.linear(act, lw.down, undefined, lora(model, useLora, l, 'down'))
+    const downOut = be.linear(act, lw.down, undefined, lora(model, useLora, l, 'down', ad))
     const x3 = be.add(x2, downOut)
     be.release(downOut)
     if (qn !== q) be.release(qn)
