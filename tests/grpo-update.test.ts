@@ -8,7 +8,7 @@ import { presetConfig } from '../infra/engine/config'
 import type { Backend } from '../infra/engine/backend'
 import { createRandomModel } from '../infra/engine/model'
 import { Learner } from '../infra/engine/learner'
-import { LORA_TARGETS, loadLoraAdapter } from '../infra/engine/lora'
+import { LORA_TARGETS, loadLoraAdapter, peftName } from '../infra/engine/lora'
 import { createTsBackend } from '../infra/engine/ts-backend'
 import { loadNativeAddon } from '../infra/engine/native/addon'
 import { createNativeBackend } from '../infra/engine/native/native-backend'
@@ -158,4 +158,32 @@ describe.each(backends)('log-probs at the sampling temperature (%s backend)', (_
     expect(Math.abs(m.meanRatio - 1)).toBeLessThan(1e-4)
     expect(m.clipFraction).toBe(0)
   })
+})
+
+test('the gradient at temperature T is the derivative of the loss at T (central finite differences on a LoRA B entry)', () => {
+  const l = sftLearner(6)
+  const T = 0.6
+  const items = batch(l, T).map((x, i) => ({ ...x, advantage: i % 3 === 0 ? 1.3 : -0.7 }))
+  const datums = buildDatums(items, 'token-mean')
+  const cfg = lossConfig({ ...opts, loss: 'importance_sampling', klBeta: 0.2 })
+  l.forwardBackward(datums, cfg, { temperature: T })
+  const g = l.gradient(peftName(0, 'down', 'B'))!
+  l.zeroGrad()
+  let i = 0
+  for (let j = 1; j < g.length; j++) if (Math.abs(g[j]) > Math.abs(g[i])) i = j
+  const be = l.model.backend
+  const pair = l.model.adapter!.layers[0].down!
+  const b0 = be.toHost(pair.b).slice()
+  const lossAt = (d: number): number => {
+    const b = b0.slice()
+    b[i] += d
+    pair.b = be.fromHost(b, pair.b.shape.slice())
+    const r = l.forwardBackward(datums, cfg, { temperature: T })
+    l.zeroGrad()
+    return r.loss
+  }
+  const h = 1e-2
+  const fd = (lossAt(h) - lossAt(-h)) / (2 * h)
+  expect(Math.abs(g[i])).toBeGreaterThan(1e-4)
+  expect(Math.abs(fd - g[i])).toBeLessThan(0.05 * Math.abs(g[i]) + 1e-5)
 })

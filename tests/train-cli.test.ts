@@ -1,7 +1,9 @@
 // tests/train-cli: `searchgym train` end to end through the real CLI on a tiny built world and a tiny random model
 // (world tokenizer): a two-step GRPO run (the CI run) with the TEST FIXTURE sampler (scripted replies carrying the
 // model's real log-probs, so groups have mixed rewards and real updates happen); a run SIGKILLed mid-step resumes
-// from its checkpoint and ends with metrics.jsonl and adapter bytes equal to the uninterrupted run's; `train report`
+// from its checkpoint and ends with metrics.jsonl and adapter bytes equal to the uninterrupted run's — with the issue-34
+// update keys on (an SFT-style start adapter as the KL reference, mini-batches × epochs, log-probs at T 0.8, overlong
+// filtering), so the frozen reference, the shuffles and the filter are all part of what resume must reproduce; `train report`
 // writes report.md with SVG curves; a larger --steps lengthens a finished run to what one longer run gives; bad input is a one-line error with a non-zero exit.
 import { spawn } from 'node:child_process'
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
@@ -9,6 +11,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { runCli } from './helpers/cli-process'
+import { Learner } from '../infra/engine/learner'
+import { loadModel } from '../infra/engine/model'
 
 const LONG = 600_000
 const BIN = fileURLToPath(new URL('../bin/searchgym.mjs', import.meta.url))
@@ -20,11 +24,17 @@ const world = join(root, 'world')
 const model = join(root, 'model')
 const cfgFile = join(root, 'ci.json')
 const replies = join(root, 'replies.json')
+const start = join(root, 'start-adapter')
 // CI size: 2 steps × 2 questions × N = 2, one turn of at most 16 tokens; em+format gives answered 0 / unanswered −0.1.
-const CI = { steps: 2, groupSize: 2, batchSize: 4, microBatch: 2, maxTurns: 1, maxTokensPerTurn: 16, lora: { rank: 4, alpha: 8 }, evalEvery: 0, heldOut: 0, checkpointEvery: 1, klBeta: 0, refillRounds: 0, lr: 0.01, gym: { reward: 'em+format' } }
+// The update keys of issue 34 at non-default values: unanswered episodes end on the turn budget and are filtered out;
+// the answered ones train in mini-batches of 1 for 2 epochs, with a KL to the start adapter, at temperature 0.8.
+const CI = {
+  steps: 2, groupSize: 2, batchSize: 4, microBatch: 2, maxTurns: 1, maxTokensPerTurn: 16, lora: { rank: 4, alpha: 8 }, evalEvery: 0, heldOut: 0, checkpointEvery: 1,
+  klBeta: 0.01, klReference: 'start', ppoMiniBatch: 1, ppoEpochs: 2, temperature: 0.8, overlongFilter: true, refillRounds: 0, lr: 0.01, gym: { reward: 'em+format' },
+}
 
 function trainArgs(out: string, curriculum = 'two-stage'): string[] {
-  return ['train', '--world', world, '--model', model, '--curriculum', curriculum, '--out', out, '--config', cfgFile, '--fixture-replies', replies, '--quiet']
+  return ['train', '--world', world, '--model', model, '--adapter', start, '--curriculum', curriculum, '--out', out, '--config', cfgFile, '--fixture-replies', replies, '--quiet']
 }
 
 beforeAll(async () => {
@@ -33,6 +43,11 @@ beforeAll(async () => {
   const m = await runCli(['model', 'init', '--preset', 'tiny', '--tokenizer', `world:${world}`, '--out', model, '--seed', '0'], 300_000)
   expect(m.code).toBe(0)
   writeFileSync(cfgFile, JSON.stringify(CI))
+  // A non-zero start adapter (one SFT-like step), as `train sft` would hand to GRPO.
+  const l = new Learner(loadModel(model), { lora: { rank: 4, alpha: 8, targets: ['q', 'k', 'v', 'o', 'gate', 'up', 'down'] }, seed: 1 })
+  l.forwardBackward([{ inputTokens: [1, 2, 3, 4, 5, 6], targetTokens: [2, 3, 4, 5, 6, 7] }], { name: 'cross_entropy' })
+  l.optimStep({ lr: 0.05 })
+  l.saveAdapter(start)
   writeFileSync(replies, JSON.stringify(['<answer>unknown</answer>', 'I am not sure.']))
 }, LONG)
 
@@ -50,6 +65,10 @@ describe('searchgym train (tiny world, tiny model, fixture sampler)', () => {
     expect(m.reduce((a, x) => a + x.groupsKept, 0)).toBeGreaterThan(0)
     expect(m.some((x) => x.gradNorm > 0 && x.trainedTokens > 0)).toBe(true)
     for (const x of m) expect(x.all0 + x.all1 + x.constant + x.groupsKept).toBe(x.questions)
+    // The update keys acted: unanswered (turn-budget) episodes filtered, several optimizer steps, a KL to the start.
+    expect(m.some((x) => x.overlongFiltered > 0)).toBe(true)
+    expect(m.some((x) => x.optimizerSteps > 1)).toBe(true)
+    expect(m.some((x) => x.kl > 0)).toBe(true)
     expect(lines(join(ref, 'timing.jsonl')).map((x) => x.step)).toEqual([1, 2])
     expect(existsSync(join(ref, 'adapter', 'adapter_model.safetensors'))).toBe(true)
     expect(existsSync(join(ref, 'checkpoints', 'step-000002', 'optimizer.safetensors'))).toBe(true)
