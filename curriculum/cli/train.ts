@@ -38,6 +38,10 @@ interface GrpoArgs {
   backend: string
   fixtureReplies?: string
   quiet: boolean
+  ppoMiniBatch?: number
+  ppoEpochs?: number
+  klReference?: string
+  overlongFilter?: boolean
 }
 
 const grpoCommand: Command = {
@@ -57,7 +61,12 @@ const grpoCommand: Command = {
       .option('backend', { type: 'string', default: 'auto', describe: 'engine backend: auto (native where it built, else ts) | native | ts | cuda' })
       .option('fixture-replies', { type: 'string', describe: 'TEST FIXTURE: JSON array of scripted replies (real log-probs) instead of sampling' })
       .option('quiet', { type: 'boolean', default: false, describe: 'no progress lines' })
-      .example('$0 train --world worlds/tiny --model models/tiny --adapter runs/sft/adapter --curriculum two-stage --out runs/grpo', ''),
+      .option('ppo-mini-batch', { type: 'number', describe: 'override config.ppoMiniBatch: trajectories per optimizer step (0 = the whole batch, one step)' })
+      .option('ppo-epochs', { type: 'number', describe: 'override config.ppoEpochs: passes over each rollout batch' })
+      .option('kl-reference', { type: 'string', describe: "override config.klReference: 'start' (the --adapter, frozen; default) or 'base'" })
+      .option('overlong-filter', { type: 'boolean', describe: 'override config.overlongFilter: leave budget-truncated trajectories out of the update (DAPO)' })
+      .example('$0 train --world worlds/tiny --model models/tiny --adapter runs/sft/adapter --curriculum two-stage --out runs/grpo', '')
+      .example('$0 train --world worlds/tiny --model models/tiny --adapter runs/sft/adapter --ppo-mini-batch 16 --ppo-epochs 2 --out runs/grpo-mb', 'PPO mini-batches × epochs'),
   handler: handler(async (argv: Record<string, unknown>) => {
     const a = argv as unknown as GrpoArgs
     for (const k of ['world', 'model', 'out', 'curriculum', 'config', 'adapter', 'reward'] as const)
@@ -66,6 +75,10 @@ const grpoCommand: Command = {
     if (a.steps !== undefined) overrides.push({ steps: a.steps })
     if (!a.access) overrides.push({ gym: { access: false } })
     if (a.reward !== undefined) overrides.push({ gym: { reward: a.reward } })
+    for (const k of ['ppoMiniBatch', 'ppoEpochs', 'klReference', 'overlongFilter'] as const) {
+      if (Array.isArray(a[k])) throw new ConfigError('train.flag', `give --${k.replace(/[A-Z]/g, (x) => '-' + x.toLowerCase())} once`)
+      if (a[k] !== undefined) overrides.push({ [k]: a[k] })
+    }
     const r = await runTraining({
       world: a.world,
       model: a.model,
