@@ -2,7 +2,7 @@
 // epochs the clip acts (ratio ≠ 1, clip fraction > 0 after the first optimizer step; one step per batch stays at
 // ratio 1); the KL to the frozen start adapter is 0 before any update and positive after one (while the base
 // reference is far from 0); the learner's log-probs at the sampling temperature equal the sampler's (EngineSampler)
-// on the ts and native backends, so an update on freshly sampled tokens starts at ratio 1.
+// on the ts, native and (emulated) cuda backends, so an update on freshly sampled tokens starts at ratio 1.
 import { Rng } from '../infra/rng'
 import { presetConfig } from '../infra/engine/config'
 import type { Backend } from '../infra/engine/backend'
@@ -12,6 +12,8 @@ import { LORA_TARGETS, loadLoraAdapter, peftName } from '../infra/engine/lora'
 import { createTsBackend } from '../infra/engine/ts-backend'
 import { loadNativeAddon } from '../infra/engine/native/addon'
 import { createNativeBackend } from '../infra/engine/native/native-backend'
+import { createCudaBackend } from '../infra/engine'
+import { spawnSync } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -131,6 +133,9 @@ const native = loadNativeAddon()
 const backends: [string, () => Backend][] = [['ts', createTsBackend]]
 if (native.addon) backends.push(['native', createNativeBackend])
 else test.skip(`native backend: log-probs at the sampling temperature (skipped: ${native.reason})`, () => {})
+// The cuda backend shares the learner's path; its emulation (same kernels, host memory) builds wherever g++ is.
+if (spawnSync('g++', ['--version']).status === 0) backends.push(['cuda (emulated)', () => createCudaBackend({ mode: 'emu' })])
+else test.skip('cuda (emulated) backend: log-probs at the sampling temperature (skipped: g++ is not on PATH)', () => {})
 
 describe.each(backends)('log-probs at the sampling temperature (%s backend)', (_name, make) => {
   test('the learner at T equals the sampler at T (float tolerance); an update on those samples starts at ratio 1', async () => {
