@@ -102,6 +102,7 @@ export async function runTraining(o: TrainRunOptions): Promise<TrainResult> {
       maxTurns: cfg.maxTurns,
       turnsPerHop: cfg.turnsPerHop,
     })
+    if (cfg.heldOut > 0) o.log?.(`train: ${source.heldOutLine()}`)
     const sampler = o.fixtureReplies ? new FixtureSampler(learner, codec, readReplies(o.fixtureReplies), cfg.temperature) : undefined
     return await train({ learner, codec, world, source, config: cfg, out: o.out, log: o.log, sampler })
   } finally {

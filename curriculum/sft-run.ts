@@ -98,7 +98,10 @@ export async function runSft(o: SftRunOptions): Promise<{ episodes: number; solv
     // The same held-out split as `train` (CurriculumSource with this seed and heldOut), so SFT never sees eval questions.
     const src = new CurriculumSource(curriculumPreset('mixed', 1), gw.listQa('train'), { seed: o.seed, heldOut: o.heldOut, turnBudget: 'fixed', maxTurns: 16, turnsPerHop: 2 })
     const held = new Set(src.heldOut().map((q) => q.id))
-    let qas = gw.listQa('train').filter((q) => !held.has(q.id) && (!o.maxHops || q.hops <= o.maxHops))
+    // What it leaves to train on is fact-disjoint from the slice (questions sharing an edge with it are left out too).
+    const trainable = new Set(src.trainingPool().map((q) => q.id))
+    o.log?.(`sft: ${src.heldOutLine()}`)
+    let qas = gw.listQa('train').filter((q) => trainable.has(q.id) && (!o.maxHops || q.hops <= o.maxHops))
     if (o.questions > 0) qas = qas.slice(0, o.questions)
     mkdirSync(o.out, { recursive: true })
     writeFileSync(join(o.out, 'heldout.json'), JSON.stringify(src.heldOut().map((q) => q.id)) + '\n')
@@ -121,7 +124,7 @@ export async function runSft(o: SftRunOptions): Promise<{ episodes: number; solv
     let firstTurns = 0
     if (o.firstTurns) {
       const inDemos = new Set(qas.map((q) => q.id))
-      const rest = gw.listQa('train').filter((q) => !held.has(q.id))
+      const rest = gw.listQa('train').filter((q) => trainable.has(q.id))
       const others = [...rest.filter((q) => !inDemos.has(q.id)), ...rest.filter((q) => inDemos.has(q.id))].slice(0, o.firstTurns)
       for (const qa of others) {
         const env = makeEnv(gw, qa, { ...o.gym, protocol })
@@ -135,7 +138,7 @@ export async function runSft(o: SftRunOptions): Promise<{ episodes: number; solv
     if (seqs.length === 0) throw new ConfigError('sft.no_data', `the oracle solved none of ${qas.length} training questions of ${o.world} within the model's context`)
     o.log?.(`sft: oracle solved ${solved}/${qas.length} training questions; ${seqs.reduce((a, s) => a + s.ids.length, 0)} tokens`)
     const r = sftTrain(learner, seqs, { epochs: o.epochs, batchSize: o.batchSize, microBatch: 16, lr: o.lr, seed: o.seed, out: o.out, answerWeight, log: o.log })
-    const info = { world: resolve(o.world), model: resolve(o.model), protocol, gym: o.gym ?? {}, maxHops: o.maxHops ?? 0, oraclePages: pages, oracleAnswer: answer, initAdapter: o.initAdapter ? resolve(o.initAdapter) : null, firstTurns, answerOnly: o.answerOnly === true, answerWeight, turn: o.turn ?? null, questions: qas.length, solved, heldOut: held.size, ...r }
+    const info = { world: resolve(o.world), model: resolve(o.model), protocol, gym: o.gym ?? {}, maxHops: o.maxHops ?? 0, oraclePages: pages, oracleAnswer: answer, initAdapter: o.initAdapter ? resolve(o.initAdapter) : null, firstTurns, answerOnly: o.answerOnly === true, answerWeight, turn: o.turn ?? null, questions: qas.length, solved, heldOut: held.size, heldOutFacts: src.heldOutInfo().heldFacts, heldOutExcluded: src.heldOutInfo().excluded, ...r }
     writeFileSync(join(o.out, 'sft.json'), JSON.stringify(info, null, 2) + '\n')
     return { episodes: qas.length, solved, ...r, adapterDir: join(o.out, 'adapter') }
   } finally {

@@ -2,10 +2,11 @@
 // order (one permutation per stage, a cursor through it; wraps around), type weights, the adaptive preset's
 // type × hops buckets sampled towards a pass rate near the target from an exponential moving average, the stage
 // switch rules (fixed steps, or a plateau gate on held-out F1), turn budgets (fixed or scaled with hops), and the
-// held-out slice of training questions used for evaluation. All of it checkpointable through state()/load().
+// held-out slice of training questions used for evaluation — fact-disjoint: no question left to train on shares an
+// edge with a held-out one. All of it checkpointable through state()/load().
 import { ConfigError } from '../infra/errors'
 import { Rng } from '../infra/rng'
-import type { Qa } from '../world'
+import { heldOutSlice, type Qa } from '../world'
 import type { QuestionOutcome, QuestionSource } from '../agent'
 import { bucketOf, inStage, type CurriculumSpec } from './stages'
 
@@ -17,6 +18,16 @@ export interface SourceOptions {
   turnBudget: 'fixed' | 'hop-scaled'
   maxTurns: number
   turnsPerHop: number
+}
+
+/** What holding out cost: the slice, its distinct edges, the training questions excluded for sharing one, the rest. */
+export interface HeldOutInfo {
+  heldOut: number
+  heldFacts: number
+  /** Training questions neither trained on nor evaluated: each shares an edge with a held-out question. */
+  excluded: number
+  /** Training questions left to draw from. */
+  train: number
 }
 
 interface State {
@@ -32,6 +43,7 @@ interface State {
 export class CurriculumSource implements QuestionSource {
   private readonly pool: Qa[]
   private readonly held: Qa[]
+  private readonly heldInfo: HeldOutInfo
   private readonly orders: Qa[][]
   private s: State
 
@@ -40,11 +52,12 @@ export class CurriculumSource implements QuestionSource {
     train: readonly Qa[],
     private readonly opts: SourceOptions,
   ) {
-    const sorted = [...train].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
-    const picked = Rng.derive(opts.seed, 'held-out').shuffle(sorted.slice()).slice(0, Math.min(opts.heldOut, Math.floor(sorted.length / 2)))
-    const heldIds = new Set(picked.map((q) => q.id))
-    this.held = sorted.filter((q) => heldIds.has(q.id))
-    this.pool = sorted.filter((q) => !heldIds.has(q.id))
+    // Held out by fact, not only by question: a training question that shares an edge with a held-out one is
+    // neither trained on nor evaluated (world/split/facts; the pick itself is the seeded one of before).
+    const slice = heldOutSlice(train, opts.heldOut, opts.seed)
+    this.held = slice.held
+    this.pool = slice.train
+    this.heldInfo = { heldOut: slice.held.length, heldFacts: slice.heldFacts, excluded: slice.excluded.length, train: slice.train.length }
     this.orders = spec.stages.map((st, i) => {
       const eligible = this.pool.filter((q) => inStage(q, st))
       if (eligible.length === 0)
@@ -60,6 +73,22 @@ export class CurriculumSource implements QuestionSource {
 
   heldOut(): Qa[] {
     return this.held
+  }
+
+  /** The training questions left after the held-out slice and its fact exclusion (the pool every stage draws from). */
+  trainingPool(): Qa[] {
+    return this.pool
+  }
+
+  heldOutInfo(): HeldOutInfo {
+    return { ...this.heldInfo }
+  }
+
+  /** One log line: the held-out slice and what its fact exclusion cost. */
+  heldOutLine(): string {
+    const h = this.heldInfo
+    const rest = h.excluded + h.train
+    return `held out ${h.heldOut} training questions (${h.heldFacts} edges); excluded ${h.excluded} of the other ${rest} (${rest ? ((100 * h.excluded) / rest).toFixed(1) : '0.0'}%) for sharing an edge with them; ${h.train} left to train on`
   }
 
   maxTurnsFor(qa: Qa): number {

@@ -1,5 +1,6 @@
 // world/config.test: presets and validation of WorldConfig (one-line ConfigErrors).
 import { ConfigError } from '../infra/errors'
+import { canonicalJson } from '../infra/hash'
 import { loadWorldConfig, presetConfig, resolveConfig, PRESETS } from './config'
 
 const total = (c: { entities: Record<string, number> }) => Object.values(c.entities).reduce((a, b) => a + b, 0)
@@ -51,4 +52,14 @@ test('scale presets: the paper entity mix ×10 / ×100, bigger QA pools, the sam
     expect(c.qa.target).toBe(target)
     expect(c.split).toEqual(paper.split)
   }
+})
+
+test('split.factDisjoint: off is absent from the canonical config (old manifests still match); on is kept; not a boolean is an error', () => {
+  const plain = canonicalJson(resolveConfig({ entities: { Person: 3 } }))
+  expect(plain).not.toContain('factDisjoint')
+  expect(canonicalJson(resolveConfig({ entities: { Person: 3 }, split: { factDisjoint: false } }))).toBe(plain)
+  expect(resolveConfig({ entities: { Person: 3 }, split: { factDisjoint: true } }).split.factDisjoint).toBe(true)
+  expect(canonicalJson(resolveConfig({ entities: { Person: 3 }, split: { factDisjoint: true } }))).toContain('"factDisjoint":true')
+  expect(() => resolveConfig({ entities: { Person: 3 }, split: { factDisjoint: 'yes' } })).toThrow(/config.split.factDisjoint must be true or false, got "yes"/)
+  expect(() => resolveConfig({ entities: { Person: 3 }, split: { factDisjoin: true } })).toThrow(/unknown config key 'config.split.factDisjoin'.*factDisjoint/)
 })

@@ -71,6 +71,13 @@ export interface WorldConfig {
     maxHops: number
     /** Bench/training disjointness criteria (strictness); a training item conflicting on any is dropped. */
     disjoint?: { question: boolean; path: boolean; startEntity: boolean }
+    /**
+     * Fact-disjoint training: every training question whose path shares an edge (a fact) with a bench question is
+     * excluded too (the bench itself is unchanged). Off by default. Off is the key's absence (undefined in the
+     * defaults: known to the strict merge, dropped by canonical JSON), so worlds built before the option keep their
+     * manifest, config.json and content hash.
+     */
+    factDisjoint?: boolean
   }
   /** The optional LLM writer (world/write): rewrites each template document through an OpenAI-compatible endpoint. */
   write: WriteConfig
@@ -97,7 +104,7 @@ export const DEFAULT_CONFIG: WorldConfig = {
     comboKinds: { compareChain: 0.65, param: 0.35 },
     headroom: 0.22,
   },
-  split: { bench: { simple: 462, parallel: 134, combo: 46 }, minHops: 1, maxHops: 12, disjoint: { question: true, path: true, startEntity: true } },
+  split: { bench: { simple: 462, parallel: 134, combo: 46 }, minHops: 1, maxHops: 12, disjoint: { question: true, path: true, startEntity: true }, factDisjoint: undefined },
   write: DEFAULT_WRITE_CONFIG,
 }
 
@@ -207,5 +214,9 @@ export function validateWorldConfig(cfg: WorldConfig): WorldConfig {
   if (v.minHits > v.queriesPerEdge)
     throw new ConfigError('config.range', `config.verification.minHits (${v.minHits}) cannot exceed queriesPerEdge (${v.queriesPerEdge})`)
   validateWriteConfig(cfg.write)
+  const fd = cfg.split.factDisjoint
+  if (fd !== undefined && typeof fd !== 'boolean') throw new ConfigError('config.type', `config.split.factDisjoint must be true or false, got ${JSON.stringify(fd)}`)
+  // Off is the absence of the key: the stored config (and so resuming a world built before the option) is unchanged.
+  if (fd === false) cfg.split.factDisjoint = undefined
   return cfg
 }

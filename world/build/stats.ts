@@ -1,7 +1,9 @@
-// world/build/stats: summary numbers of a world (counts by type and relation, degree histogram, document lengths, hash).
-// Reads the world database only.
+// world/build/stats: summary numbers of a world (counts by type and relation, degree histogram, document lengths, hash,
+// and how many facts — edges — the bench and a held-out slice share with the training questions). Reads the world
+// database only.
 import type { Db } from '../../infra/store'
-import { qaSummary } from '../qa/store'
+import { qaSummary, readQa, readSplitStats } from '../qa/store'
+import { factOverlap, heldOutSlice, type FactOverlap } from '../split/facts'
 
 export interface WorldStats {
   dir: string
@@ -32,6 +34,27 @@ export interface WorldStats {
   verification: { queriesPerEdge: number; minHits: number; topK: number; engine: string } | null
   /** QA of the world (absent before the qa stage): train/bench counts, by type and hop count (train + bench). */
   qa?: { train: number; bench: number; excluded: number; dropped: number; byType: Record<string, number>; byHops: Record<string, number> }
+  /** Facts (edges) the bench and a held-out slice share with the training questions (absent before the split). */
+  facts?: FactStats
+}
+
+export interface FactStats {
+  /** SearchGymBench against the world's training split. */
+  bench: FactOverlap
+  /**
+   * The held-out slice `train` / `train sft` take with this seed and size (pickHeldOut): its overlap with the rest of
+   * the training split as picked (`beforeExclusion`), what the fact exclusion removes, and its overlap with the pool
+   * left to train on (`afterExclusion`: 0 everywhere, by construction). Absent when heldOut.size is 0.
+   */
+  heldOut?: { size: number; seed: number; picked: number; heldFacts: number; excluded: number; train: number; beforeExclusion: FactOverlap; afterExclusion: FactOverlap }
+  /** The split's fact-disjoint option (config.split.factDisjoint): training questions it excluded; null when off. */
+  factDisjoint: { excluded: number; trainBefore: number; benchFacts: number } | null
+}
+
+export interface StatsOptions {
+  /** Size and seed of the held-out slice to probe (the train defaults: 64, seed 0); size 0 skips it. */
+  heldOut?: number
+  heldOutSeed?: number
 }
 
 const tableExists = (db: Db, name: string) => Boolean(db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(name))
@@ -43,7 +66,7 @@ function bucket(d: number): string {
   return `${lo}-${hi}`
 }
 
-export function computeStats(db: Db, dir: string, manifest: Record<string, string>, stages: Record<string, string>): WorldStats {
+export function computeStats(db: Db, dir: string, manifest: Record<string, string>, stages: Record<string, string>, opts: StatsOptions = {}): WorldStats {
   const count = (t: string) => (tableExists(db, t) ? (db.prepare(`SELECT count(*) AS n FROM ${t}`).get() as { n: number }).n : 0)
   const group = (sql: string, t: string) =>
     tableExists(db, t) ? Object.fromEntries((db.prepare(sql).all() as { k: string; n: number }[]).map((r) => [r.k, r.n])) : {}
@@ -97,7 +120,34 @@ export function computeStats(db: Db, dir: string, manifest: Record<string, strin
     checkedEdges: verified.n,
     verification: vs ? { queriesPerEdge: vs.queriesPerEdge, minHits: vs.minHits, topK: vs.topK, engine: vs.engine } : null,
     qa: qaSummary(db),
+    facts: factStats(db, opts),
   }
+}
+
+/** Bench and held-out fact overlap with the training split (undefined before the split labelled any bench question). */
+export function factStats(db: Db, opts: StatsOptions = {}): FactStats | undefined {
+  const bench = readQa(db, ['bench'])
+  if (bench.length === 0) return undefined
+  const train = readQa(db, ['train'])
+  const fd = readSplitStats(db)?.factDisjoint as FactStats['factDisjoint'] | undefined
+  const out: FactStats = { bench: factOverlap(bench, train), factDisjoint: fd ?? null }
+  const size = opts.heldOut ?? 64
+  const seed = opts.heldOutSeed ?? 0
+  if (size > 0) {
+    const s = heldOutSlice(train, size, seed)
+    const held = new Set(s.held.map((q) => q.id))
+    out.heldOut = {
+      size,
+      seed,
+      picked: s.held.length,
+      heldFacts: s.heldFacts,
+      excluded: s.excluded.length,
+      train: s.train.length,
+      beforeExclusion: factOverlap(s.held, train.filter((q) => !held.has(q.id))),
+      afterExclusion: factOverlap(s.held, s.train),
+    }
+  }
+  return out
 }
 
 /** Human-readable summary (fits one screen). */
@@ -116,5 +166,26 @@ export function formatStats(s: WorldStats): string {
       ? `verified   ${s.verifiedEdges} of ${s.edges} edges in G* (${s.edges ? ((100 * s.verifiedEdges) / s.edges).toFixed(1) : 0}%; ${s.checkedEdges} checked) — engine ${s.verification.engine}, d_v in top-${s.verification.topK} for >= ${s.verification.minHits} of ${s.verification.queriesPerEdge} queries`
       : `verified   not yet`,
     ...(s.qa ? [`qa         train ${s.qa.train}, bench ${s.qa.bench} (excluded ${s.qa.excluded}, dropped by the oracle check ${s.qa.dropped}); ${kv(s.qa.byType)}; hops ${kv(s.qa.byHops)}`] : []),
+    ...(s.facts ? formatFacts(s.facts) : []),
   ].join('\n')
+}
+
+function formatOverlap(o: FactOverlap): string {
+  return `every edge on a training path ${o.everyEdge} of ${o.questions} (inside one training path ${o.insideOne}), an edge a one-hop training question asks ${o.askedDirectly}, any edge shared ${o.anyEdge}`
+}
+
+function formatFacts(f: FactStats): string[] {
+  const h = f.heldOut
+  return [
+    `facts      bench vs train: ${formatOverlap(f.bench)}`,
+    ...(h
+      ? [
+          `           held-out ${h.picked} (seed ${h.seed}) vs the rest as picked: ${formatOverlap(h.beforeExclusion)}`,
+          `           its ${h.heldFacts} edges exclude ${h.excluded} of ${h.excluded + h.train} training questions; vs the ${h.train} left: ${formatOverlap(h.afterExclusion)}`,
+        ]
+      : []),
+    f.factDisjoint
+      ? `           split.factDisjoint: ${f.factDisjoint.excluded} of ${f.factDisjoint.trainBefore} training questions excluded for sharing one of the bench's ${f.factDisjoint.benchFacts} edges`
+      : `           split.factDisjoint off (training questions may share edges with the bench)`,
+  ]
 }

@@ -1,17 +1,27 @@
-// world/cli/stats: `searchgym world stats DIR [--json]` — counts, degree histogram, document lengths, hash.
+// world/cli/stats: `searchgym world stats DIR [--json] [--held-out N] [--held-out-seed S]` — counts, degree histogram,
+// document lengths, hash, and the facts (edges) the bench and a held-out slice share with the training questions.
 import { handler, type Command } from '../../infra/cli-util'
+import { ConfigError } from '../../infra/errors'
 import { openWorld } from '../store/open'
 import { computeStats, formatStats } from '../build/stats'
 
 export const statsCommand: Command = {
   command: 'stats <dir>',
   describe: 'summary of a world folder (an unfinished world is reported with complete=false and hash=null)',
-  builder: (y) => y.positional('dir', { type: 'string', demandOption: true, describe: 'world folder (written by world build --out)' }).option('json', { type: 'boolean', default: false, describe: 'one JSON object' }),
+  builder: (y) =>
+    y
+      .positional('dir', { type: 'string', demandOption: true, describe: 'world folder (written by world build --out)' })
+      .option('json', { type: 'boolean', default: false, describe: 'one JSON object' })
+      .option('held-out', { type: 'number', default: 64, describe: 'size of the held-out slice whose fact overlap is reported (as train --held-out / train sft --held-out; 0 = none)' })
+      .option('held-out-seed', { type: 'number', default: 0, describe: 'seed of that slice (the train run seed)' })
+      .example('searchgym world stats worlds/paper --json', '… "facts": {"bench": {"everyEdge", "askedDirectly", …}, "heldOut": {…}, "factDisjoint"}'),
   handler: handler(async (raw: object) => {
-    const a = raw as { dir: string; json: boolean }
+    const a = raw as { dir: string; json: boolean; 'held-out': number; 'held-out-seed': number }
+    for (const k of ['held-out', 'held-out-seed'] as const)
+      if (!Number.isInteger(a[k]) || a[k] < 0) throw new ConfigError('stats.held_out', `--${k} must be a non-negative integer, got ${a[k]}`)
     const w = openWorld(a.dir, { allowIncomplete: true })
     try {
-      const s = computeStats(w.db, a.dir, w.manifest, w.stages)
+      const s = computeStats(w.db, a.dir, w.manifest, w.stages, { heldOut: a['held-out'], heldOutSeed: a['held-out-seed'] })
       process.stdout.write((a.json ? JSON.stringify(s) : formatStats(s)) + '\n')
     } finally {
       w.close()

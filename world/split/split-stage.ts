@@ -45,6 +45,9 @@ export function formatSplitLine(s: ReturnType<typeof splitBench>['stats']): stri
   return (
     `split: bench ${s.bench} (${bt.simple} simple, ${bt.parallel} parallel, ${bt.combo} combo; hops ${Object.keys(s.benchByHops).join(',')}), ` +
     `train ${s.train}, excluded ${s.excluded} (question ${s.excludedBy.question}, path ${s.excludedBy.path}, start entity ${s.excludedBy.startEntity}); ` +
-    `overlap bench/train: question ${s.overlap.question}, path ${s.overlap.path}, sub-path ${s.overlap.subPath}, start entity ${s.overlap.startEntity}`
+    `overlap bench/train: question ${s.overlap.question}, path ${s.overlap.path}, sub-path ${s.overlap.subPath}, start entity ${s.overlap.startEntity}` +
+    (s.factDisjoint
+      ? `; fact-disjoint: ${s.factDisjoint.excluded} of ${s.factDisjoint.trainBefore} training questions share an edge with the bench (${s.factDisjoint.benchFacts} edges) and are excluded`
+      : '')
   )
 }

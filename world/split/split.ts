@@ -1,12 +1,14 @@
 // world/split/split: holding out SearchGymBench — per type and hop count quotas (default 462 Simple + 134 Parallel +
 // 46 Combo over hops 1–12), chosen to cost the training pool little, then every training item that shares a
-// question text, a path (full or sub-path edge sequence) or a start entity with the bench is dropped. The
+// question text, a path (full or sub-path edge sequence) or a start entity with the bench is dropped — and, with
+// config.split.factDisjoint, every training item that shares a single edge (a fact) with it. The
 // overlap statistics are recomputed from the final labels, not assumed. Knows QA only through SplitItem.
 import { Rng } from '../../infra/rng'
 import { WorldError } from '../../infra/errors'
 import type { WorldConfig } from '../config'
 import type { QaType } from '../types'
 import { apportion, MIN_HOPS, QA_TYPES } from '../qa/generate'
+import { factsOf } from './facts'
 
 export interface SplitItem {
   id: string
@@ -42,6 +44,12 @@ export interface SplitStats {
   disjoint: Disjointness
   /** Bench quota that could not be met (type → missing count). */
   shortfall: Record<QaType, number>
+  /**
+   * Only with config.split.factDisjoint: the training questions that shared an edge with the bench and were excluded
+   * for it (`excluded`, already counted in `excluded` above), of the `trainBefore` the other rules left, and the
+   * bench's distinct edges. Absent when the option is off (the stats, and so the content hash, are as before).
+   */
+  factDisjoint?: { excluded: number; trainBefore: number; benchFacts: number }
 }
 
 export interface SplitResult {
@@ -121,7 +129,21 @@ export function splitBench(items: SplitItem[], cfg: WorldConfig['split'], seed: 
     if (s) excludedBy.startEntity++
     labels.set(it.id, q || p || s ? 'excluded' : 'train')
   }
-  return { labels, stats: splitStats(items, labels, disjoint, excludedBy, shortfall) }
+  if (!cfg.factDisjoint) return { labels, stats: splitStats(items, labels, disjoint, excludedBy, shortfall) }
+  // Fact-disjoint: a training question that walks any edge of a bench question goes too (the bench is unchanged).
+  const benchFacts = factsOf(benchItems)
+  let trainBefore = 0
+  let factExcluded = 0
+  for (const it of items) {
+    if (labels.get(it.id) !== 'train') continue
+    trainBefore++
+    if (it.path.some((e) => benchFacts.has(e))) {
+      labels.set(it.id, 'excluded')
+      factExcluded++
+    }
+  }
+  const stats = splitStats(items, labels, disjoint, excludedBy, shortfall)
+  return { labels, stats: { ...stats, factDisjoint: { excluded: factExcluded, trainBefore, benchFacts: benchFacts.size } } }
 }
 
 /** Counts and the bench/training overlap by each criterion, computed from the labels alone. */
