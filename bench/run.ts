@@ -44,6 +44,8 @@ export interface RunResult {
   skipped: number
   /** True when a torn last line (a killed write) was found and cut off. */
   repairedTornLine: boolean
+  /** The error of every selected question lost to the endpoint (status infra_error), in question order. */
+  lostErrors: string[]
 }
 
 function checkResumable(path: string, config: BenchRunConfig): void {
@@ -179,7 +181,8 @@ export async function runBench(outDir: string, config: BenchRunConfig, deps: Run
     const all = latestById(loadTrajectories(trajPath).records)
     const records = questions.map((q) => all.get(q.id)).filter((r): r is TrajectoryRecord => r !== undefined)
     const summary = writeSummary(outDir, config, records)
-    return { outDir, summary, ran: pending.length, skipped, repairedTornLine: log.torn }
+    const lostErrors = records.filter((r) => r.status === 'infra_error').map((r) => r.error ?? 'unknown endpoint failure')
+    return { outDir, summary, ran: pending.length, skipped, repairedTornLine: log.torn, lostErrors }
   } finally {
     release()
   }

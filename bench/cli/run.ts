@@ -41,6 +41,7 @@ export interface RunArgs {
   adapter?: string
   backend?: string
   qaIds?: string
+  allowLost?: boolean
 }
 
 /** --gym-options: inline JSON or a JSON file (env budgets, faults, reward, topK, access); the gym validates keys. */
@@ -123,6 +124,33 @@ function readQaIds(file: string): string[] {
   return v as string[]
 }
 
+/** The cause of questions lost to the endpoint, in words a user acts on: connection refused, 401, timeout, … —
+ * the most frequent one among `errors` (the lost questions' recorded errors), with how many share it. */
+export function lostCause(errors: readonly string[], c: { baseURL: string; apiKeyEnv: string; timeoutMs: number }): string {
+  const counts = new Map<string, number>()
+  for (const e of errors) {
+    const cause = causeOf(e, c)
+    counts.set(cause, (counts.get(cause) ?? 0) + 1)
+  }
+  const [top, n] = [...counts].sort((a, b) => b[1] - a[1])[0] ?? ['unknown endpoint failure', 0]
+  return counts.size > 1 ? `${top} (${n} of them; ${counts.size - 1} other cause${counts.size > 2 ? 's' : ''} in trajectories.jsonl)` : top
+}
+
+function causeOf(e: string, c: { baseURL: string; apiKeyEnv: string; timeoutMs: number }): string {
+  const at = c.baseURL ? ` at ${c.baseURL}` : ''
+  if (/ECONNREFUSED/.test(e)) return `connection refused${at} (is the server running?)`
+  if (/ENOTFOUND|EAI_AGAIN/.test(e)) return `host not found${at}`
+  if (/ECONNRESET|EPIPE|socket hang up/.test(e)) return `connection reset by the server${at}`
+  if (/\b401\b/.test(e)) return `401 Unauthorized${at} (check the key in $${c.apiKeyEnv})`
+  if (/\b403\b/.test(e)) return `403 Forbidden${at} (check the key in $${c.apiKeyEnv})`
+  if (/\b404\b/.test(e)) return `404 Not Found${at} (check --base-url, usually ending in /v1, and --model)`
+  if (/\(timeout\)|timed out|ETIMEDOUT/i.test(e)) return `timeout${at} (no answer within --timeout-ms ${c.timeoutMs})`
+  if (/\(rate_limit\)|\b429\b/.test(e)) return `rate limited (429)${at}`
+  if (/\(server\)|\b5\d\d\b/.test(e)) return `server errors${at}`
+  if (/\(network\)|Connection error/i.test(e)) return `network error${at}`
+  return e.replace(/^chat request to \S+ \(model [^)]*\) /, '')
+}
+
 export async function runFromArgs(a: RunArgs, tuning: ClientTuning = {}): Promise<void> {
   if (typeof a.world !== 'string' || a.world === '') throw new BenchError('bench.args', 'give a world folder: searchgym bench run worlds/NAME --policy … --out runs/NAME')
   const world = await openBenchWorld(resolve(a.world))
@@ -144,6 +172,17 @@ export async function runFromArgs(a: RunArgs, tuning: ClientTuning = {}): Promis
       `  tools/question ${s.tools.toolCallsPerQuestion.toFixed(2)}, format valid ${(100 * s.tools.formatValidRate).toFixed(1)}%, endpoint retries ${s.endpoint.retries}, lost ${s.endpoint.failedQuestions}`,
     ]
     process.stdout.write(lines.join('\n') + '\n')
+    // A run that lost questions to the endpoint is not a result: scripts must see it (exit 1, the cause in one line).
+    const lost = res.lostErrors.length
+    if (lost > 0) {
+      const cause = lostCause(res.lostErrors, config)
+      if (a.allowLost) process.stderr.write(`searchgym: warning: ${lost} of ${s.questions} questions lost to the endpoint: ${cause}; kept (--allow-lost)\n`)
+      else
+        throw new BenchError(
+          'bench.lost',
+          `${lost} of ${s.questions} questions lost to the endpoint: ${cause}; rerun with --retry-errors once it is fixed, or pass --allow-lost to accept the partial run`,
+        )
+    }
   } finally {
     await world.close()
   }
@@ -184,6 +223,7 @@ export function runCommand(tuning: ClientTuning = {}): Command {
         .option('gym-options', { type: 'string', describe: 'env options as JSON or a JSON file: budgets, faults, reward, topK, access' })
         .option('bootstrap', { type: 'number', default: 1000, describe: 'bootstrap resamples for CIs' })
         .option('retry-errors', { type: 'boolean', default: false, describe: 're-run questions lost to endpoint failures' })
+        .option('allow-lost', { type: 'boolean', default: false, describe: 'exit 0 even when questions were lost to the endpoint (default: exit 1 naming the cause)' })
         .option('quiet', { type: 'boolean', default: false })
         .option('adapter', { type: 'string', describe: '--policy engine: PEFT adapter folder on the local --model folder' })
         .option('backend', { type: 'string', describe: '--policy engine: engine backend auto | native | ts | cuda (default auto)' })
