@@ -9,6 +9,7 @@ import { openBenchWorld } from '../gym-world'
 import { makeJudge, policyFactory, type ClientTuning } from '../policies'
 import { ci } from '../report'
 import { runBench } from '../run'
+import { LIMIT_MODES, type LimitMode } from '../sample'
 import { BENCH_PROTOCOLS, type BenchProtocol, type BenchRunConfig, type PolicyKind } from '../types'
 import { resolveGymOptions } from '../../gym'
 
@@ -20,6 +21,7 @@ export interface RunArgs {
   baseUrl?: string
   apiKeyEnv: string
   limit?: number
+  limitMode?: string
   concurrency: number
   protocol: string
   out: string
@@ -100,6 +102,7 @@ export function configFromArgs(a: RunArgs, worldId: string): BenchRunConfig {
     apiKeyEnv: a.apiKeyEnv,
     protocol: oracle ? 'hermes' : protocol,
     limit: a.limit ?? null,
+    ...(a.limit !== undefined ? { limitMode: limitMode(a.limitMode) } : {}),
     concurrency: a.concurrency,
     seed: a.seed,
     timeoutMs: a.timeoutMs,
@@ -115,6 +118,12 @@ export function configFromArgs(a: RunArgs, worldId: string): BenchRunConfig {
     ...(engine ? { model: resolve(a.model ?? ''), adapter: a.adapter ? resolve(a.adapter) : undefined, backend: a.backend ?? 'auto' } : {}),
     ...(a.qaIds !== undefined ? { qaIds: readQaIds(a.qaIds) } : {}),
   }
+}
+
+function limitMode(m: string | undefined): LimitMode {
+  const v = m ?? 'stratified'
+  if (!(LIMIT_MODES as readonly string[]).includes(v)) throw new BenchError('bench.args', `--limit-mode must be one of ${LIMIT_MODES.join(', ')}, got '${v}'`)
+  return v as LimitMode
 }
 
 /** --qa-ids FILE: a JSON array of question ids (e.g. `train sft`'s heldout.json). */
@@ -205,7 +214,8 @@ export function runCommand(tuning: ClientTuning = {}): Command {
         .option('model', { type: 'string', describe: 'model name sent to the endpoint (--policy engine: the local model folder)' })
         .option('base-url', { type: 'string', describe: 'OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1' })
         .option('api-key-env', { type: 'string', default: 'OPENAI_API_KEY', describe: 'environment variable holding the API key' })
-        .option('limit', { type: 'number', describe: 'only the first N questions of the split' })
+        .option('limit', { type: 'number', describe: 'only N questions: a seeded (--seed) sample stratified over type × hops, every type present from N ≥ 3' })
+        .option('limit-mode', { choices: ['stratified', 'first'] as const, default: 'stratified' as const, describe: 'how --limit picks: stratified sample, or the first N of the split' })
         .option('concurrency', { type: 'number', default: 8, describe: 'questions in flight' })
         .option('protocol', { type: 'string', default: 'openai', describe: 'gym protocol: openai (native tool_calls), hermes (<tool_call> tags in the text), search-r1 (--policy engine only)' })
         .option('out', { type: 'string', demandOption: true, describe: 'run directory, e.g. runs/NAME' })
