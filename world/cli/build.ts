@@ -31,7 +31,9 @@ export function buildCommand(stages: readonly Stage[]): Command {
       try {
         const s = computeStats(w.db, a.out, w.manifest, w.stages)
         process.stdout.write(formatStats(s) + '\n')
-        process.stdout.write(`built in ${res.seconds.toFixed(1)} s (${res.stages.map((r) => `${r.name} ${r.outcome === 'ran' ? r.seconds.toFixed(1) + ' s' : 'skipped'}`).join(', ')})\n`)
+        // A finished world rebuilt runs no stage: say so rather than "built in" the time its checks took.
+        if (res.stages.every((r) => r.outcome !== 'ran')) process.stdout.write(`already built: every stage found done (checked in ${res.seconds.toFixed(1)} s; nothing rebuilt)\n`)
+        else process.stdout.write(`built in ${res.seconds.toFixed(1)} s (${res.stages.map((r) => `${r.name} ${r.outcome === 'ran' ? r.seconds.toFixed(1) + ' s' : 'skipped'}`).join(', ')})\n`)
       } finally {
         w.close()
       }
