@@ -2,7 +2,7 @@
 // (tests serve a real tiny world: `searchgym world build --preset tiny` takes seconds); runs until SIGINT/SIGTERM. Every limit flag is range-checked before anything
 // starts: a server that would refuse or expire everything is a one-line error instead.
 import type { ArgumentsCamelCase } from 'yargs'
-import { handler, type Command } from '../../infra/cli-util'
+import { announceStop, handler, type Command } from '../../infra/cli-util'
 import { GymError } from '../../infra/errors'
 import { ENGINE_NAMES, type EngineName } from '../../world'
 import { openGymWorld } from '../open-gym-world'
@@ -99,6 +99,7 @@ export const serveCommand: Command = {
     }
     if (addressFile) process.once('exit', () => removeAddressFile(addressFile))
     process.stderr.write(`searchgym gym serve: ${world.name} (${world.listQa().length} QA) on ${s.url}${addressFile ? ` (address file ${addressFile})` : ''}\n`)
+    announceStop('searchgym gym serve')
     const stop = async () => {
       if (addressFile) removeAddressFile(addressFile)
       await s.close()

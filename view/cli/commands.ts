@@ -2,7 +2,7 @@
 // run folders (a missing or unfinished one is a one-line error before anything listens), serves the viewer, prints
 // its URL, and runs until SIGINT/SIGTERM.
 import type { ArgumentsCamelCase } from 'yargs'
-import { handler, type Command } from '../../infra/cli-util'
+import { announceStop, handler, type Command } from '../../infra/cli-util'
 import { ViewError } from '../errors'
 import { openRuns } from '../runs'
 import { startViewer } from '../server'
@@ -34,6 +34,7 @@ export const viewCommand: Command = {
     const world = a.world ? WorldData.open(a.world) : null
     const v = await startViewer({ world, runs }, { host: a.host, port: a.port })
     process.stdout.write(`searchgym view: ${v.url}\n`)
+    announceStop('searchgym view')
     const stop = async () => {
       await v.close()
       world?.close()

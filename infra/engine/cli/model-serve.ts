@@ -1,7 +1,7 @@
 // infra/engine/cli/model-serve: `searchgym model serve DIR` — flags → serveModel(); prints the base URL and runs until
 // SIGINT/SIGTERM. Thin.
 import type { Argv, Command } from '../../cli-util'
-import { handler } from '../../cli-util'
+import { announceStop, handler } from '../../cli-util'
 import { BACKEND_NAMES, type BackendName, parseBackendName } from '../create-backend'
 import { EngineError } from '../../errors'
 import { serveModel } from '../serve-model'
@@ -69,6 +69,7 @@ export const modelServeCommand: Command = {
     process.stdout.write(
       `model serve: listening on ${s.url}/v1 (models: ${s.modelIds.join(', ')})${s.fixture ? ' [FIXTURE REPLIES: not sampling]' : ''}\n`,
     )
+    announceStop('model serve')
     await new Promise<void>((done) => {
       const stop = () => {
         void s.close().then(done, done)
