@@ -23,7 +23,8 @@ export const viewCommand: Command = {
       .option('world', { type: 'string', describe: 'a built world folder (worlds/<name>)' })
       .option('runs', { type: 'string', array: true, describe: 'bench run folders and training run folders, several allowed' })
       .option('port', { type: 'number', default: 4173, describe: 'port to listen on (0: any free port)' })
-      .option('host', { type: 'string', default: '127.0.0.1', describe: 'address to bind; only loopback unless you name another' }),
+      .option('host', { type: 'string', default: '127.0.0.1', describe: 'address to bind; only loopback unless you name another' })
+      .example('searchgym view --world worlds/paper --runs runs/oracle runs/tiny', 'browse the world and the runs on http://127.0.0.1:4173'),
   handler: handler(async (raw: ArgumentsCamelCase) => {
     const a = raw as unknown as ViewArgs
     if (!Number.isInteger(a.port) || a.port < 0 || a.port > 65535) throw new ViewError('cli.bad_flag', `--port must be an integer in [0, 65535], got ${String(a.port)}`)

@@ -53,7 +53,9 @@ export const exportCommand: Command = {
         default: 'jsonl',
         describe: 'jsonl (world + QA), parquet (QA), search-r1 | verl | asearcher (QA as that trainer reads it, with its tool config / launch snippet)',
       })
-      .option('out', { type: 'string', demandOption: true, describe: 'output folder' }),
+      .option('out', { type: 'string', demandOption: true, describe: 'output folder' })
+      .example('searchgym world export worlds/paper --out exports/paper', 'entities, edges, docs and QA as JSON Lines')
+      .example('searchgym world export worlds/paper --format verl --out exports/verl', 'QA as verl reads it, with its tool config and launch script'),
   handler: handler(async (raw: object) => {
     const a = raw as { dir: string; format: string; out: string }
     if (!(QA_EXPORT_FORMATS as readonly string[]).includes(a.format))

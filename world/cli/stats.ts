@@ -6,7 +6,9 @@ import { computeStats, formatStats } from '../build/stats'
 export const statsCommand: Command = {
   command: 'stats <dir>',
   describe: 'summary of a world folder (an unfinished world is reported with complete=false and hash=null)',
-  builder: (y) => y.positional('dir', { type: 'string', demandOption: true, describe: 'world folder (written by world build --out)' }).option('json', { type: 'boolean', default: false, describe: 'one JSON object' }),
+  builder: (y) => y.positional('dir', { type: 'string', demandOption: true, describe: 'world folder (written by world build --out)' }).option('json', { type: 'boolean', default: false, describe: 'one JSON object' })
+      .example('searchgym world stats worlds/paper', 'counts, verification, QA by type and hops')
+      .example('searchgym world stats worlds/paper --json', 'one JSON object (hash included)'),
   handler: handler(async (raw: object) => {
     const a = raw as { dir: string; json: boolean }
     const w = openWorld(a.dir, { allowIncomplete: true })

@@ -40,7 +40,9 @@ export const modelServeCommand: Command = {
       .option('max-prompt-chars', { type: 'number', describe: 'longest prompt text read, in characters; longer is a 400 before tokenizing (default: context x 8)' })
       .option('max-body-bytes', { type: 'number', describe: 'largest request body (default: from --max-prompt-chars, at most 64 MiB)' })
       .option('quiet', { type: 'boolean', default: false, describe: 'no per-request log lines' })
-      .option('backend', { type: 'string', default: 'auto', describe: `engine backend: ${BACKEND_NAMES.join(' | ')} (auto = native where it built, else ts)` }),
+      .option('backend', { type: 'string', default: 'auto', describe: `engine backend: ${BACKEND_NAMES.join(' | ')} (auto = native where it built, else ts)` })
+      .example('searchgym model serve models/tiny-paper --port 8001', 'an OpenAI-compatible /v1/chat/completions')
+      .example('searchgym model serve models/tiny-tiny --adapter runs/grpo/adapter', 'the model with a trained adapter'),
   handler: handler(async (argv: Record<string, unknown>) => {
     const a = argv as unknown as ServeArgs
     if (!Number.isInteger(a.port) || a.port < 0 || a.port > 65535) throw new EngineError('engine.cli', `--port must be an integer in [0, 65535], got ${a.port}`)
