@@ -6,6 +6,7 @@
 import yargs, { type Argv } from 'yargs'
 import { hideBin } from 'yargs/helpers'
 import { fail, type Command } from './infra/cli-util'
+import { nearest } from './infra/did-you-mean'
 
 export interface CommandGroup {
   /** The top-level command as the package declares it (`world`, `score`, …). */
@@ -83,7 +84,8 @@ export async function makeCli(args: string[], opts: { loadAll?: boolean } = {}):
     if (opts.loadAll || name === word) commands.push(await g.load())
     else commands.push({ command: g.command, describe: g.describe, builder: (y: Argv) => y, handler: () => undefined })
   }
-  return yargs(args)
+  const y: Argv = yargs(args)
+  return y
     .scriptName('searchgym')
     .usage('$0 <command> [options]\n\nVerifiable synthetic worlds for training search agents.')
     .command(commands)
@@ -94,9 +96,27 @@ export async function makeCli(args: string[], opts: { loadAll?: boolean } = {}):
     .wrap(Math.min(110, process.stdout.columns || 100))
     .fail((msg, err) => {
       if (err) fail(err)
-      process.stderr.write(`searchgym: error: ${msg.replace(/\s*\n\s*/g, ' ')}\n`)
+      process.stderr.write(`searchgym: error: ${msg.replace(/\s*\n\s*/g, ' ')}${didYouMean(msg, args, y)}\n`)
       process.exit(2)
     })
+}
+
+/** ' (did you mean --limit?)' for yargs' "Unknown argument(s): limt": the nearest option of the command being parsed
+ *  (a flag) or the nearest command at that level (a word); '' when nothing is near. */
+function didYouMean(msg: string, args: string[], y: Argv): string {
+  const m = /^Unknown arguments?: (.+)$/.exec(msg.trim())
+  if (!m) return ''
+  // yargs reuses one instance for the command being run: at failure time it holds that command's options.
+  const inner = y as unknown as { getOptions(): { key: Record<string, unknown> }; getInternalMethods(): { getCommandInstance(): { getCommands(): string[] } } }
+  const flags = Object.keys(inner.getOptions().key)
+  const commands = inner.getInternalMethods().getCommandInstance().getCommands()
+  const hints: string[] = []
+  for (const word of m[1].split(', ')) {
+    const asFlag = args.some((a) => a === `--${word}` || a.startsWith(`--${word}=`) || a === `-${word}`)
+    const near = nearest(word, asFlag ? flags : commands.length > 0 ? commands : GROUPS.map((g) => g.command.split(' ')[0]))
+    if (near) hints.push(asFlag ? `--${near}` : near)
+  }
+  return hints.length > 0 ? ` (did you mean ${hints.join(', ')}?)` : ''
 }
 
 /** `searchgym ARGS`. A reader that closes the pipe early (`world verify | head`) ends the command quietly. */

@@ -16,6 +16,7 @@ import { writeReport } from './report'
 import { latestById, loadTrajectories, TrajectoryWriter } from './trajectory-log'
 import type { AnswerScorer, BenchRunConfig, BenchWorld, TrajectoryRecord } from './types'
 import { holdForTest } from '../infra/test-hold'
+import { limitQuestions, type LimitMode } from './sample'
 
 export const RUN_FILES = { config: 'config.json', trajectories: 'trajectories.jsonl', summary: 'summary.json', report: 'report.md', lock: '.lock' } as const
 
@@ -44,15 +45,22 @@ export interface RunResult {
   skipped: number
   /** True when a torn last line (a killed write) was found and cut off. */
   repairedTornLine: boolean
+  /** The error of every selected question lost to the endpoint (status infra_error), in question order. */
+  lostErrors: string[]
 }
 
 function checkResumable(path: string, config: BenchRunConfig): void {
   const old = JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>
+  // A run written before --limit-mode existed took the first N.
+  if (old.limit !== null && old.limit !== undefined && old.limitMode === undefined) old.limitMode = 'first'
   const now = config as unknown as Record<string, unknown>
   const keys = [...new Set([...Object.keys(old), ...Object.keys(now)])].sort()
   const diff = keys.filter((k) => !RESUMABLE_KEYS.has(k as keyof BenchRunConfig) && canonicalJson(old[k] ?? null) !== canonicalJson(now[k] ?? null))
   if (diff.length > 0)
-    throw new BenchError('bench.config_mismatch', `${path} holds a run with a different ${diff.join(', ')}; resume with the same settings or choose a new --out`)
+    throw new BenchError(
+      'bench.config_mismatch',
+      `${path} holds a run with a different ${diff.join(', ')}; resume with the same settings${diff.includes('limitMode') ? ` (--limit-mode ${String(old.limitMode ?? 'first')})` : ''} or choose a new --out`,
+    )
 }
 
 function isAlive(pid: number): boolean {
@@ -90,7 +98,7 @@ function takeLock(outDir: string): () => void {
   throw new BenchError('bench.locked', `cannot take the lock ${path}`)
 }
 
-export function selectQuestions(world: BenchWorld, split: string, limit: number | null, qaIds?: readonly string[]): Qa[] {
+export function selectQuestions(world: BenchWorld, split: string, limit: number | null, qaIds?: readonly string[], limitMode: LimitMode = 'first', seed = 0): Qa[] {
   let all = world.questions(split)
   if (all.length === 0) {
     const known = ['train', 'bench'].filter((s) => s !== split && world.questions(s).length > 0)
@@ -102,7 +110,7 @@ export function selectQuestions(world: BenchWorld, split: string, limit: number 
     if (missing.length > 0) throw new BenchError('bench.qa_ids', `${missing.length} of the --qa-ids are not questions of split '${split}' (first: ${missing[0]})`)
     all = qaIds.map((id) => byId.get(id)!)
   }
-  return limit !== null ? all.slice(0, limit) : all
+  return limitQuestions(all, limit, limitMode, seed)
 }
 
 export function writeSummary(outDir: string, config: BenchRunConfig, records: TrajectoryRecord[]): RunSummary {
@@ -115,7 +123,7 @@ export function writeSummary(outDir: string, config: BenchRunConfig, records: Tr
 export async function runBench(outDir: string, config: BenchRunConfig, deps: RunDeps): Promise<RunResult> {
   if (!Number.isInteger(config.concurrency) || config.concurrency < 1) throw new BenchError('bench.concurrency', `--concurrency must be a positive integer, got ${config.concurrency}`)
   // Everything that can be refused is checked before the run folder exists: a failed start writes nothing.
-  const questions = selectQuestions(deps.world, config.split, config.limit, config.qaIds)
+  const questions = selectQuestions(deps.world, config.split, config.limit, config.qaIds, config.limitMode ?? 'first', config.seed)
   mkdirSync(outDir, { recursive: true })
   const release = takeLock(outDir)
   try {
@@ -179,7 +187,8 @@ export async function runBench(outDir: string, config: BenchRunConfig, deps: Run
     const all = latestById(loadTrajectories(trajPath).records)
     const records = questions.map((q) => all.get(q.id)).filter((r): r is TrajectoryRecord => r !== undefined)
     const summary = writeSummary(outDir, config, records)
-    return { outDir, summary, ran: pending.length, skipped, repairedTornLine: log.torn }
+    const lostErrors = records.filter((r) => r.status === 'infra_error').map((r) => r.error ?? 'unknown endpoint failure')
+    return { outDir, summary, ran: pending.length, skipped, repairedTornLine: log.torn, lostErrors }
   } finally {
     release()
   }

@@ -32,6 +32,9 @@ export interface BenchRunConfig {
   apiKeyEnv: string
   protocol: BenchProtocol
   limit: number | null
+  /** How --limit picks: a seeded stratified sample over type × hops ('stratified', the CLI's default) or the first N
+   *  ('first'; also what a config without the key means, as runs before the sample did). */
+  limitMode?: 'stratified' | 'first'
   concurrency: number
   seed: number
   timeoutMs: number

@@ -23,3 +23,9 @@ export function fail(e: unknown, code = 1): never {
 }
 
 export type { Argv }
+
+/** One stderr line for a long-running server: its own process id and how to stop it. (`npx searchgym … &` gives the
+ *  shell npx's pid; killing that one leaves the server running.) */
+export function announceStop(name: string): void {
+  process.stderr.write(`${name}: pid ${process.pid}; stop it with: kill ${process.pid} (or Ctrl-C in its terminal)\n`)
+}

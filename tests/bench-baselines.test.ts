@@ -29,7 +29,7 @@ beforeAll(async () => {
 })
 
 async function cli(...args: string[]): Promise<string> {
-  const { stdout } = await run(process.execPath, ['bin/searchgym.mjs', 'bench', 'run', '--world', world, '--limit', '6', '--quiet', '--bootstrap', '200', ...args])
+  const { stdout } = await run(process.execPath, ['bin/searchgym.mjs', 'bench', 'run', '--world', world, '--limit', '6', '--limit-mode', 'first', '--quiet', '--bootstrap', '200', ...args])
   return stdout
 }
 

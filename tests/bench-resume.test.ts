@@ -43,7 +43,7 @@ it('resumes a SIGKILLed run without re-asking or double-scoring any question', a
   server = await startReplayServer(scriptedResponder((q) => ({ content: `<answer>${qaIn(qas, q)?.answer ?? 'unknown'}</answer>`, delayMs: 25 })))
   const out = join(dir, 'run')
   const traj = join(out, 'trajectories.jsonl')
-  const args = ['bench', 'run', '--world', world, '--policy', 'openai', '--model', 'replay', '--base-url', server.url, '--protocol', 'hermes', '--split', 'train', '--limit', '30', '--concurrency', '2', '--out', out, '--quiet', '--bootstrap', '100']
+  const args = ['bench', 'run', '--world', world, '--policy', 'openai', '--model', 'replay', '--base-url', server.url, '--protocol', 'hermes', '--split', 'train', '--limit', '30', '--limit-mode', 'first', '--concurrency', '2', '--out', out, '--quiet', '--bootstrap', '100']
 
   const first = runChild(args)
   const t0 = Date.now()

@@ -158,7 +158,7 @@ describe('the README tour', () => {
       // The two servers the tour starts answer on the URLs they printed.
       expect((await fetch(`${gymUrl}/health`)).status).toBe(200)
       const models = (await (await fetch(`${modelUrl}/v1/models`)).json()) as { data: { id: string }[] }
-      expect(models.data.map((m) => m.id)).toContain('tiny')
+      expect(models.data.map((m) => m.id)).toContain('tiny-paper')
       // The local-model run scored every question: none lost to the endpoint, each ended by the env or its context.
       const recs = readFileSync(join(cwd, 'runs/tiny/trajectories.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { status: string; stopReason: string | null; infra: { networkErrors: number } })
       expect(recs).toHaveLength(2)

@@ -31,7 +31,9 @@ export const checkCommand: Command = {
       .option('concurrency', { type: 'number', default: 8, describe: 'questions checked at once (in-process)' })
       .option('json', { type: 'string', describe: 'write the full report (every failure) to this JSON file' })
       .option('workers', { type: 'number', describe: 'worker threads over question shards (default: SEARCHGYM_WORKERS, else the cores up to 8; 1 = in-process with --concurrency)' })
-      .option('pages', { choices: ['all', 'needed'], default: 'needed', describe: 'how the oracle reads a paged document: only the pages a hop needs (page 1, then on until the fact is read) or all of them when it opens one' }),
+      .option('pages', { choices: ['all', 'needed'], default: 'needed', describe: 'how the oracle reads a paged document: only the pages a hop needs (page 1, then on until the fact is read) or all of them when it opens one' })
+      .example('searchgym gym check worlds/paper --split bench', 'the oracle solves every bench question through the env')
+      .example('searchgym gym check worlds/paper --limit 40 --json check.json', '40 questions, the report as JSON'),
   handler: handler(async (raw: ArgumentsCamelCase) => {
     const a = raw as unknown as CheckArgs
     if (a.limit !== undefined && (!Number.isInteger(a.limit) || a.limit < 1)) throw new GymError('cli.bad_limit', '--limit must be a positive integer')

@@ -59,7 +59,7 @@ export const modelInitCommand: Command = {
       .option('name-tokens', { type: 'boolean', default: false, describe: "world tokenizer: every entity name of the world is one token (with and without a leading space); give it room with world:DIR@VOCAB, e.g. @8192" })
       .option('tag-tokens', { type: 'boolean', default: false, describe: 'world tokenizer: the search-r1 tags (<search>, <access>, <information> and their ends) one token each' })
       .option('force', { type: 'boolean', default: false, describe: 'write into a non-empty folder' })
-      .option('backend', { type: 'string', default: 'ts', describe: `engine backend the weights pass through: ${BACKEND_NAMES.join(' | ')} (files are identical)` })
+      .option('backend', { type: 'string', default: 'auto', describe: `engine backend the weights pass through: ${BACKEND_NAMES.join(' | ')} (files are identical)` })
       .example('$0 model init --preset tiny --tokenizer world:worlds/tiny --out models/tiny-world', '')
       .example('$0 model init --preset small --tokenizer qwen3 --out models/small-qwen3 --seed 1', ''),
   handler: handler((argv: Record<string, unknown>) => {

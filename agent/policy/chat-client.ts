@@ -111,11 +111,15 @@ async function loadSdk(): Promise<Sdk> {
 
 /** ' (ECONNRESET)' etc.: the code of the socket error under a connection error, when the fetch layer gives one. */
 function causeCode(e: unknown): string {
+  let deepest = ''
   for (let c = (e as { cause?: unknown })?.cause, depth = 0; c && depth < 4; c = (c as { cause?: unknown }).cause, depth++) {
     const code = (c as { code?: unknown }).code
     if (typeof code === 'string') return ` (${code})`
+    const m = (c as { message?: unknown }).message
+    if (typeof m === 'string' && m !== 'fetch failed') deepest = m
   }
-  return ''
+  // No socket code (e.g. fetch's "bad port"): the innermost message says what went wrong.
+  return deepest ? ` (${deepest.split('\n')[0]})` : ''
 }
 
 function classify(e: unknown): TransientKind | 'permanent' | 'abort' {
@@ -243,7 +247,7 @@ export class ChatClient {
         if (kind === 'permanent' || attempt >= o.maxRetries) {
           record.latencyMs = performance.now() - t0
           const why = kind === 'permanent' ? 'failed' : `still failing (${kind}) after ${attempt + 1} attempts`
-          throw new EndpointError(`chat request to ${o.baseURL} (model ${o.model}) ${why}: ${msg.split('\n')[0]}`, kind, record, e)
+          throw new EndpointError(`chat request to ${o.baseURL} (model ${o.model}) ${why}: ${msg.split('\n')[0]}${causeCode(e)}`, kind, record, e)
         }
         const wait = Math.min(o.maxBackoffMs, Math.max(this.backoffMs(ctx.callKey ?? '', attempt), retryAfterMs(e) ?? 0))
         await sleep(wait, ctx.signal)

@@ -24,10 +24,11 @@ export const compareCommand: Command = {
   describe: 'paired differences of runs on the same questions (first run = baseline), with bootstrap CIs and p-values',
   builder: (y: Argv) =>
     y
-      .positional('runs', { type: 'string', array: true, describe: 'run directories' })
+      .positional('runs', { type: 'string', array: true, default: undefined, defaultDescription: 'none', describe: 'run directories, two or more; the first is the baseline' })
       .option('out', { type: 'string', describe: 'write compare.md, compare.svg and compare.json here' })
       .option('bootstrap', { type: 'number', default: 2000, describe: 'bootstrap resamples for the paired 95% CIs' })
       .option('seed', { type: 'number', default: 0, describe: 'seed of the bootstrap and permutation draws' })
-      .option('groups', { choices: ['all', 'every'] as const, default: 'every' as const, describe: "print only 'all' or also by type and hops" }),
+      .option('groups', { choices: ['all', 'every'] as const, default: 'every' as const, describe: "print only 'all' or also by type and hops" })
+      .example('searchgym bench compare runs/oracle runs/tiny --out runs/compare', 'paired differences against the first run, with bootstrap CIs'),
   handler: handler((a: unknown) => compareFromArgs(a as CompareArgs)),
 }

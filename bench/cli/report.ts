@@ -46,6 +46,7 @@ export const reportCommand: Command = {
   builder: (y: Argv) =>
     y
       .positional('run', { type: 'string', describe: "run folder written by 'bench run --out' (holds config.json and trajectories.jsonl)" })
-      .option('bootstrap', { type: 'number', describe: 'bootstrap resamples for the 95% CIs (default: the run\'s own, 1000)' }),
+      .option('bootstrap', { type: 'number', describe: 'bootstrap resamples for the 95% CIs (default: the run\'s own, 1000)' })
+      .example('searchgym bench report runs/tiny --bootstrap 5000', 'recompute summary.json, report.md and the charts'),
   handler: handler((a: unknown) => reportFromArgs(a as { run: string; bootstrap?: number })),
 }

@@ -9,6 +9,7 @@ import { openBenchWorld } from '../gym-world'
 import { makeJudge, policyFactory, type ClientTuning } from '../policies'
 import { ci } from '../report'
 import { runBench } from '../run'
+import { LIMIT_MODES, type LimitMode } from '../sample'
 import { BENCH_PROTOCOLS, type BenchProtocol, type BenchRunConfig, type PolicyKind } from '../types'
 import { resolveGymOptions } from '../../gym'
 
@@ -20,6 +21,7 @@ export interface RunArgs {
   baseUrl?: string
   apiKeyEnv: string
   limit?: number
+  limitMode?: string
   concurrency: number
   protocol: string
   out: string
@@ -41,6 +43,7 @@ export interface RunArgs {
   adapter?: string
   backend?: string
   qaIds?: string
+  allowLost?: boolean
 }
 
 /** --gym-options: inline JSON or a JSON file (env budgets, faults, reward, topK, access); the gym validates keys. */
@@ -99,6 +102,7 @@ export function configFromArgs(a: RunArgs, worldId: string): BenchRunConfig {
     apiKeyEnv: a.apiKeyEnv,
     protocol: oracle ? 'hermes' : protocol,
     limit: a.limit ?? null,
+    ...(a.limit !== undefined ? { limitMode: limitMode(a.limitMode) } : {}),
     concurrency: a.concurrency,
     seed: a.seed,
     timeoutMs: a.timeoutMs,
@@ -116,11 +120,44 @@ export function configFromArgs(a: RunArgs, worldId: string): BenchRunConfig {
   }
 }
 
+function limitMode(m: string | undefined): LimitMode {
+  const v = m ?? 'stratified'
+  if (!(LIMIT_MODES as readonly string[]).includes(v)) throw new BenchError('bench.args', `--limit-mode must be one of ${LIMIT_MODES.join(', ')}, got '${v}'`)
+  return v as LimitMode
+}
+
 /** --qa-ids FILE: a JSON array of question ids (e.g. `train sft`'s heldout.json). */
 function readQaIds(file: string): string[] {
   const v = readJsonFile(file, '--qa-ids file')
   if (!Array.isArray(v) || v.length === 0 || !v.every((x) => typeof x === 'string')) throw new BenchError('bench.args', `--qa-ids ${file} must hold a non-empty JSON array of question ids`)
   return v as string[]
+}
+
+/** The cause of questions lost to the endpoint, in words a user acts on: connection refused, 401, timeout, … —
+ * the most frequent one among `errors` (the lost questions' recorded errors), with how many share it. */
+export function lostCause(errors: readonly string[], c: { baseURL: string; apiKeyEnv: string; timeoutMs: number }): string {
+  const counts = new Map<string, number>()
+  for (const e of errors) {
+    const cause = causeOf(e, c)
+    counts.set(cause, (counts.get(cause) ?? 0) + 1)
+  }
+  const [top, n] = [...counts].sort((a, b) => b[1] - a[1])[0] ?? ['unknown endpoint failure', 0]
+  return counts.size > 1 ? `${top} (${n} of them; ${counts.size - 1} other cause${counts.size > 2 ? 's' : ''} in trajectories.jsonl)` : top
+}
+
+function causeOf(e: string, c: { baseURL: string; apiKeyEnv: string; timeoutMs: number }): string {
+  const at = c.baseURL ? ` at ${c.baseURL}` : ''
+  if (/ECONNREFUSED/.test(e)) return `connection refused${at} (is the server running?)`
+  if (/ENOTFOUND|EAI_AGAIN/.test(e)) return `host not found${at}`
+  if (/ECONNRESET|EPIPE|socket hang up/.test(e)) return `connection reset by the server${at}`
+  if (/\b401\b/.test(e)) return `401 Unauthorized${at} (check the key in $${c.apiKeyEnv})`
+  if (/\b403\b/.test(e)) return `403 Forbidden${at} (check the key in $${c.apiKeyEnv})`
+  if (/\b404\b/.test(e)) return `404 Not Found${at} (check --base-url, usually ending in /v1, and --model)`
+  if (/\(timeout\)|timed out|ETIMEDOUT/i.test(e)) return `timeout${at} (no answer within --timeout-ms ${c.timeoutMs})`
+  if (/\(rate_limit\)|\b429\b/.test(e)) return `rate limited (429)${at}`
+  if (/\(server\)|\b5\d\d\b/.test(e)) return `server errors${at}`
+  if (/\(network\)|Connection error/i.test(e)) return `network error${at}`
+  return e.replace(/^chat request to \S+ \(model [^)]*\) /, '')
 }
 
 export async function runFromArgs(a: RunArgs, tuning: ClientTuning = {}): Promise<void> {
@@ -144,6 +181,17 @@ export async function runFromArgs(a: RunArgs, tuning: ClientTuning = {}): Promis
       `  tools/question ${s.tools.toolCallsPerQuestion.toFixed(2)}, format valid ${(100 * s.tools.formatValidRate).toFixed(1)}%, endpoint retries ${s.endpoint.retries}, lost ${s.endpoint.failedQuestions}`,
     ]
     process.stdout.write(lines.join('\n') + '\n')
+    // A run that lost questions to the endpoint is not a result: scripts must see it (exit 1, the cause in one line).
+    const lost = res.lostErrors.length
+    if (lost > 0) {
+      const cause = lostCause(res.lostErrors, config)
+      if (a.allowLost) process.stderr.write(`searchgym: warning: ${lost} of ${s.questions} questions lost to the endpoint: ${cause}; kept (--allow-lost)\n`)
+      else
+        throw new BenchError(
+          'bench.lost',
+          `${lost} of ${s.questions} questions lost to the endpoint: ${cause}; rerun with --retry-errors once it is fixed, or pass --allow-lost to accept the partial run`,
+        )
+    }
   } finally {
     await world.close()
   }
@@ -166,7 +214,8 @@ export function runCommand(tuning: ClientTuning = {}): Command {
         .option('model', { type: 'string', describe: 'model name sent to the endpoint (--policy engine: the local model folder)' })
         .option('base-url', { type: 'string', describe: 'OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1' })
         .option('api-key-env', { type: 'string', default: 'OPENAI_API_KEY', describe: 'environment variable holding the API key' })
-        .option('limit', { type: 'number', describe: 'only the first N questions of the split' })
+        .option('limit', { type: 'number', describe: 'only N questions: a seeded (--seed) sample stratified over type × hops, every type present from N ≥ 3' })
+        .option('limit-mode', { choices: ['stratified', 'first'] as const, default: 'stratified' as const, describe: 'how --limit picks: stratified sample, or the first N of the split' })
         .option('concurrency', { type: 'number', default: 8, describe: 'questions in flight' })
         .option('protocol', { type: 'string', default: 'openai', describe: 'gym protocol: openai (native tool_calls), hermes (<tool_call> tags in the text), search-r1 (--policy engine only)' })
         .option('out', { type: 'string', demandOption: true, describe: 'run directory, e.g. runs/NAME' })
@@ -184,6 +233,7 @@ export function runCommand(tuning: ClientTuning = {}): Command {
         .option('gym-options', { type: 'string', describe: 'env options as JSON or a JSON file: budgets, faults, reward, topK, access' })
         .option('bootstrap', { type: 'number', default: 1000, describe: 'bootstrap resamples for CIs' })
         .option('retry-errors', { type: 'boolean', default: false, describe: 're-run questions lost to endpoint failures' })
+        .option('allow-lost', { type: 'boolean', default: false, describe: 'exit 0 even when questions were lost to the endpoint (default: exit 1 naming the cause)' })
         .option('quiet', { type: 'boolean', default: false })
         .option('adapter', { type: 'string', describe: '--policy engine: PEFT adapter folder on the local --model folder' })
         .option('backend', { type: 'string', describe: '--policy engine: engine backend auto | native | ts | cuda (default auto)' })

@@ -20,7 +20,8 @@ export const trainBudgetsCommand: Command = {
       .option('world', { type: 'string', demandOption: true, describe: 'built world folder' })
       .option('curriculum', { type: 'string', default: 'two-stage', describe: 'curriculum preset whose turn budgets to report' })
       .option('config', { type: 'string', describe: 'train config JSON (maxTurns, turnBudget, turnsPerHop, gym)' })
-      .option('out', { type: 'string', describe: 'write the JSON report here' }),
+      .option('out', { type: 'string', describe: 'write the JSON report here' })
+      .example('searchgym train budgets --world worlds/paper', 'which training questions each stage\'s turn budget lets the oracle solve'),
   handler: handler(async (argv: Record<string, unknown>) => {
     const cfg = resolveTrainConfig(readJsonFile(argv.config as string | undefined))
     const spec = curriculumPreset(String(argv.curriculum), cfg.switchSteps)

@@ -42,8 +42,9 @@ export const trainSftCommand: Command = {
       .option('held-out', { type: 'number', default: 64, describe: 'must equal the GRPO run heldOut' })
       .option('lora-rank', { type: 'number', default: 32, describe: 'LoRA rank of the adapter' })
       .option('lora-embed', { type: 'boolean', default: false, describe: 'LoRA on the input embedding too (PEFT target embed_tokens): learned token features for models whose embedding is random' })
-      .option('backend', { type: 'string', default: 'ts', describe: 'engine backend: ts | native | cuda | auto' })
-      .option('quiet', { type: 'boolean', default: false, describe: 'no progress lines' }),
+      .option('backend', { type: 'string', default: 'auto', describe: 'engine backend: auto (native where it built, else ts) | native | ts | cuda' })
+      .option('quiet', { type: 'boolean', default: false, describe: 'no progress lines' })
+      .example('searchgym train sft --world worlds/tiny --model models/tiny-tiny --out runs/sft --questions 8 --epochs 2 --batch 2', 'a LoRA warm start on oracle trajectories'),
   handler: handler(async (argv: Record<string, unknown>) => {
     const a = argv as Record<string, never>
     const r = await runSft({

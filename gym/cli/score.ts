@@ -9,7 +9,8 @@ export const scoreCommand: Command = {
   builder: (y) =>
     y
       .option('in', { type: 'string', demandOption: true, describe: 'input JSONL file' })
-      .option('out', { type: 'string', describe: 'output JSONL file (default: stdout)' }),
+      .option('out', { type: 'string', describe: 'output JSONL file (default: stdout)' })
+      .example('searchgym score --in predictions.jsonl --out scored.jsonl', 'each {"prediction","answers"} line back with "f1" and "em"'),
   handler: handler(async (raw: ArgumentsCamelCase) => {
     const a = raw as unknown as { in: string; out?: string }
     const s = await scoreJsonlFile(a.in, a.out)

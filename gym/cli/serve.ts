@@ -2,7 +2,7 @@
 // (tests serve a real tiny world: `searchgym world build --preset tiny` takes seconds); runs until SIGINT/SIGTERM. Every limit flag is range-checked before anything
 // starts: a server that would refuse or expire everything is a one-line error instead.
 import type { ArgumentsCamelCase } from 'yargs'
-import { handler, type Command } from '../../infra/cli-util'
+import { announceStop, handler, type Command } from '../../infra/cli-util'
 import { GymError } from '../../infra/errors'
 import { ENGINE_NAMES, type EngineName } from '../../world'
 import { openGymWorld } from '../open-gym-world'
@@ -62,7 +62,9 @@ export const serveCommand: Command = {
       .option('address-file', {
         type: 'string',
         describe: 'folder for an AReaL/ASearcher address file Host<ip>_IP<port>.txt (its $RAG_SERVER_ADDR_DIR); removed on exit',
-      }),
+      })
+      .example('searchgym gym serve worlds/paper --port 8000', 'envs, /v1/search, /v1/access, Search-R1 /retrieve on http://127.0.0.1:8000')
+      .example('SEARCHGYM_TOKEN=secret searchgym gym serve worlds/paper --host 0.0.0.0', 'every interface, bearer token required'),
   handler: handler(async (raw: ArgumentsCamelCase) => {
     const a = raw as unknown as ServeArgs
     if (!a.dir) throw new GymError('cli.missing_dir', 'give a world folder: searchgym gym serve worlds/NAME (a tiny one: searchgym world build --preset tiny --out worlds/tiny)')
@@ -99,6 +101,7 @@ export const serveCommand: Command = {
     }
     if (addressFile) process.once('exit', () => removeAddressFile(addressFile))
     process.stderr.write(`searchgym gym serve: ${world.name} (${world.listQa().length} QA) on ${s.url}${addressFile ? ` (address file ${addressFile})` : ''}\n`)
+    announceStop('searchgym gym serve')
     const stop = async () => {
       if (addressFile) removeAddressFile(addressFile)
       await s.close()

@@ -2,7 +2,7 @@
 // run folders (a missing or unfinished one is a one-line error before anything listens), serves the viewer, prints
 // its URL, and runs until SIGINT/SIGTERM.
 import type { ArgumentsCamelCase } from 'yargs'
-import { handler, type Command } from '../../infra/cli-util'
+import { announceStop, handler, type Command } from '../../infra/cli-util'
 import { ViewError } from '../errors'
 import { openRuns } from '../runs'
 import { startViewer } from '../server'
@@ -23,7 +23,8 @@ export const viewCommand: Command = {
       .option('world', { type: 'string', describe: 'a built world folder (worlds/<name>)' })
       .option('runs', { type: 'string', array: true, describe: 'bench run folders and training run folders, several allowed' })
       .option('port', { type: 'number', default: 4173, describe: 'port to listen on (0: any free port)' })
-      .option('host', { type: 'string', default: '127.0.0.1', describe: 'address to bind; only loopback unless you name another' }),
+      .option('host', { type: 'string', default: '127.0.0.1', describe: 'address to bind; only loopback unless you name another' })
+      .example('searchgym view --world worlds/paper --runs runs/oracle runs/tiny', 'browse the world and the runs on http://127.0.0.1:4173'),
   handler: handler(async (raw: ArgumentsCamelCase) => {
     const a = raw as unknown as ViewArgs
     if (!Number.isInteger(a.port) || a.port < 0 || a.port > 65535) throw new ViewError('cli.bad_flag', `--port must be an integer in [0, 65535], got ${String(a.port)}`)
@@ -34,6 +35,7 @@ export const viewCommand: Command = {
     const world = a.world ? WorldData.open(a.world) : null
     const v = await startViewer({ world, runs }, { host: a.host, port: a.port })
     process.stdout.write(`searchgym view: ${v.url}\n`)
+    announceStop('searchgym view')
     const stop = async () => {
       await v.close()
       world?.close()

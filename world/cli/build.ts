@@ -22,7 +22,12 @@ export function buildCommand(stages: readonly Stage[]): Command {
         .option('search', { type: 'string', choices: ['embedded', 'sqlite', 'meilisearch', 'dense', 'hybrid'], describe: 'search engine the world is verified with and served by (default embedded)' })
         .option('embedder', { type: 'string', describe: 'dense/hybrid: sentence-embedding model directory (model.onnx + tokenizer.json)' })
         .option('meili-url', { type: 'string', describe: 'URL of a running Meilisearch (key in $MEILI_MASTER_KEY); default: start a local one' })
-        .option('quiet', { type: 'boolean', describe: 'no progress output (also SEARCHGYM_QUIET=1)' }),
+        .option('quiet', { type: 'boolean', describe: 'no progress output (also SEARCHGYM_QUIET=1)' })
+        .group(['preset', 'out', 'config', 'seed'], 'World:')
+        .group(['search', 'embedder', 'meili-url'], 'Search engine:')
+        .group(['llm-base-url', 'llm-model', 'llm-key-env', 'llm-concurrency', 'llm-budget-tokens', 'llm-budget-usd', 'llm-price-in', 'llm-price-out', 'llm-max-tokens'], 'LLM rewriting (optional; off without --llm-base-url):')
+        .example('searchgym world build --preset paper --out worlds/paper', 'the paper-scale world (~30 s on an idle 2-core machine)')
+        .example('searchgym world build --preset tiny --seed 3 --out worlds/tiny-3', 'a tiny world with another seed'),
     handler: handler(async (raw: object) => {
       const a = raw as Args
       const config = applyLlmArgs(loadWorldConfig({ preset: a.preset, configFile: a.config, seed: a.seed, search: a.search, meiliUrl: a.meiliUrl, embedder: a.embedder }), a)
@@ -31,7 +36,9 @@ export function buildCommand(stages: readonly Stage[]): Command {
       try {
         const s = computeStats(w.db, a.out, w.manifest, w.stages)
         process.stdout.write(formatStats(s) + '\n')
-        process.stdout.write(`built in ${res.seconds.toFixed(1)} s (${res.stages.map((r) => `${r.name} ${r.outcome === 'ran' ? r.seconds.toFixed(1) + ' s' : 'skipped'}`).join(', ')})\n`)
+        // A finished world rebuilt runs no stage: say so rather than "built in" the time its checks took.
+        if (res.stages.every((r) => r.outcome !== 'ran')) process.stdout.write(`already built: every stage found done (checked in ${res.seconds.toFixed(1)} s; nothing rebuilt)\n`)
+        else process.stdout.write(`built in ${res.seconds.toFixed(1)} s (${res.stages.map((r) => `${r.name} ${r.outcome === 'ran' ? r.seconds.toFixed(1) + ' s' : 'skipped'}`).join(', ')})\n`)
       } finally {
         w.close()
       }

@@ -44,7 +44,7 @@ export async function exportWorldJsonl(dir: string, outDir: string): Promise<Rec
 
 export const exportCommand: Command = {
   command: 'export <dir>',
-  describe: 'export a finished world (entities, edges, docs with facts, manifest) as JSON Lines',
+  describe: 'export a finished world: JSON Lines (entities, edges, docs with facts, QA), Parquet (QA), or QA as Search-R1, verl or ASearcher read it',
   builder: (y) =>
     y
       .positional('dir', { type: 'string', demandOption: true, describe: 'world folder (written by world build --out)' })
@@ -53,7 +53,9 @@ export const exportCommand: Command = {
         default: 'jsonl',
         describe: 'jsonl (world + QA), parquet (QA), search-r1 | verl | asearcher (QA as that trainer reads it, with its tool config / launch snippet)',
       })
-      .option('out', { type: 'string', demandOption: true, describe: 'output folder' }),
+      .option('out', { type: 'string', demandOption: true, describe: 'output folder' })
+      .example('searchgym world export worlds/paper --out exports/paper', 'entities, edges, docs and QA as JSON Lines')
+      .example('searchgym world export worlds/paper --format verl --out exports/verl', 'QA as verl reads it, with its tool config and launch script'),
   handler: handler(async (raw: object) => {
     const a = raw as { dir: string; format: string; out: string }
     if (!(QA_EXPORT_FORMATS as readonly string[]).includes(a.format))
@@ -65,6 +67,8 @@ export const exportCommand: Command = {
     } finally {
       w.close()
     }
-    process.stdout.write(`exported to ${a.out}: ${Object.entries(n).map(([k, v]) => `${v} ${k}`).join(', ')}\n`)
+    // Data files with their row counts; a config file or launch script by its name alone (it has no rows).
+    const isConfig = (f: string) => /\.\w+$/.test(f) && !/\.(jsonl|parquet)$/.test(f)
+    process.stdout.write(`exported to ${a.out}: ${Object.entries(n).map(([k, v]) => (isConfig(k) ? k : `${v} ${k}`)).join(', ')}\n`)
   }),
 }

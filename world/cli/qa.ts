@@ -16,7 +16,9 @@ export function qaCommand(stages: readonly Stage[]): Command {
       y
         .positional('dir', { type: 'string', demandOption: true, describe: 'a built world folder' })
         .option('force', { type: 'boolean', default: false, describe: 'redraw the QA and the split even if they are done' })
-        .option('quiet', { type: 'boolean', default: false, describe: 'no progress output' }),
+        .option('quiet', { type: 'boolean', default: false, describe: 'no progress output' })
+        .example('searchgym world qa worlds/paper', 'draw the QA and the split of a built world')
+        .example('searchgym world qa worlds/paper --force', 'redraw them'),
     handler: handler(async (raw: object) => {
       const a = raw as { dir: string; force: boolean; quiet: boolean }
       const res = await runQaStages(a.dir, { stages, force: a.force, quiet: a.quiet })

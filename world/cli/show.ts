@@ -28,7 +28,9 @@ export const showCommand: Command = {
       .positional('ref', { type: 'string', describe: "an entity's id, URL or exact name (see --list), or the word qa" })
       .positional('id', { type: 'string', describe: 'QA id (with ref = qa; ids are in world export or world stats)' })
       .option('list', { type: 'boolean', default: false, describe: 'list some entities of each type (name, type, id) instead of showing one' })
-      .option('per-type', { type: 'number', default: 3, describe: 'with --list: how many entities of each type' }),
+      .option('per-type', { type: 'number', default: 3, describe: 'with --list: how many entities of each type' })
+      .example('searchgym world show worlds/paper --list', 'a few entity names of each type')
+      .example('searchgym world show worlds/paper "<a name from --list>"', 'an entity, its facts and its document'),
   handler: handler(async (raw: object) => {
     const a = raw as { dir: string; ref?: string; id?: string; list: boolean; perType: number }
     if (a.list) {

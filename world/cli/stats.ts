@@ -14,6 +14,7 @@ export const statsCommand: Command = {
       .option('json', { type: 'boolean', default: false, describe: 'one JSON object' })
       .option('held-out', { type: 'number', default: 64, describe: 'size of the held-out slice whose fact overlap is reported (as train --held-out / train sft --held-out; 0 = none)' })
       .option('held-out-seed', { type: 'number', default: 0, describe: 'seed of that slice (the train run seed)' })
+      .example('searchgym world stats worlds/paper', 'counts, verification, QA by type and hops')
       .example('searchgym world stats worlds/paper --json', '… "facts": {"bench": {"everyEdge", "askedDirectly", …}, "heldOut": {…}, "factDisjoint"}'),
   handler: handler(async (raw: object) => {
     const a = raw as { dir: string; json: boolean; 'held-out': number; 'held-out-seed': number }

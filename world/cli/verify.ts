@@ -27,7 +27,9 @@ export function verifyCommand(stages: readonly Stage[]): Command {
         .option('meili-url', { type: 'string', describe: 'Meilisearch URL for a meilisearch world (default: the config, else a local server)' })
         .option('failed', { type: 'number', default: 20, describe: 'failed edges to print (all are in the report file, up to 200)' })
         .option('json', { type: 'boolean', default: false, describe: 'print the report as JSON' })
-        .option('quiet', { type: 'boolean', describe: 'no progress output (also SEARCHGYM_QUIET=1)' }),
+        .option('quiet', { type: 'boolean', describe: 'no progress output (also SEARCHGYM_QUIET=1)' })
+        .example('searchgym world verify worlds/paper', 're-check every edge by search (stored results reused)')
+        .example('searchgym world verify worlds/paper --fresh --json', 'verify everything again, report as JSON'),
     handler: handler(async (raw: object) => {
       const a = raw as Args
       const lock = lockDir(a.dir, 'world verify')

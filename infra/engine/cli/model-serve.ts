@@ -1,7 +1,7 @@
 // infra/engine/cli/model-serve: `searchgym model serve DIR` — flags → serveModel(); prints the base URL and runs until
 // SIGINT/SIGTERM. Thin.
 import type { Argv, Command } from '../../cli-util'
-import { handler } from '../../cli-util'
+import { announceStop, handler } from '../../cli-util'
 import { BACKEND_NAMES, type BackendName, parseBackendName } from '../create-backend'
 import { EngineError } from '../../errors'
 import { serveModel } from '../serve-model'
@@ -40,7 +40,9 @@ export const modelServeCommand: Command = {
       .option('max-prompt-chars', { type: 'number', describe: 'longest prompt text read, in characters; longer is a 400 before tokenizing (default: context x 8)' })
       .option('max-body-bytes', { type: 'number', describe: 'largest request body (default: from --max-prompt-chars, at most 64 MiB)' })
       .option('quiet', { type: 'boolean', default: false, describe: 'no per-request log lines' })
-      .option('backend', { type: 'string', default: 'auto', describe: `engine backend: ${BACKEND_NAMES.join(' | ')} (auto = native where it built, else ts)` }),
+      .option('backend', { type: 'string', default: 'auto', describe: `engine backend: ${BACKEND_NAMES.join(' | ')} (auto = native where it built, else ts)` })
+      .example('searchgym model serve models/tiny-paper --port 8001', 'an OpenAI-compatible /v1/chat/completions')
+      .example('searchgym model serve models/tiny-tiny --adapter runs/grpo/adapter', 'the model with a trained adapter'),
   handler: handler(async (argv: Record<string, unknown>) => {
     const a = argv as unknown as ServeArgs
     if (!Number.isInteger(a.port) || a.port < 0 || a.port > 65535) throw new EngineError('engine.cli', `--port must be an integer in [0, 65535], got ${a.port}`)
@@ -69,6 +71,7 @@ export const modelServeCommand: Command = {
     process.stdout.write(
       `model serve: listening on ${s.url}/v1 (models: ${s.modelIds.join(', ')})${s.fixture ? ' [FIXTURE REPLIES: not sampling]' : ''}\n`,
     )
+    announceStop('model serve')
     await new Promise<void>((done) => {
       const stop = () => {
         void s.close().then(done, done)
