@@ -28,7 +28,7 @@ export interface QuestionFilters {
 export function paging(offset: unknown, limit: unknown, def = 50): { offset: number; limit: number } {
   const o = Number(offset ?? 0)
   const l = Number(limit ?? def)
-  if (!Number.isInteger(o) || o < 0) throw new HttpError(400, 'view.bad_offset', `offset must be a non-negative integer, got ${JSON.stringify(offset)}`, 'offset')
+  if (!Number.isSafeInteger(o) || o < 0) throw new HttpError(400, 'view.bad_offset', `offset must be a non-negative integer, got ${JSON.stringify(offset)}`, 'offset')
   if (!Number.isInteger(l) || l < 1 || l > MAX_LIMIT) throw new HttpError(400, 'view.bad_limit', `limit must be an integer in [1, ${MAX_LIMIT}], got ${JSON.stringify(limit)}`, 'limit')
   return { offset: o, limit: l }
 }
