@@ -2,7 +2,8 @@
 // indexed summaries, B against A as baseline) and the per-question wins, losses and ties on F1, filterable by type
 // and hops. Knows nothing of HTTP or the page.
 import { compareRuns, type TrajectoryRecord } from '../bench'
-import type { Indexed, RunFolder } from './runs'
+import type { Indexed } from './records'
+import type { RunFolder } from './runs'
 import type { PairedComparison, PairedQuestion } from './types'
 
 export interface PairFilters {

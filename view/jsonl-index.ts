@@ -1,19 +1,16 @@
-// view/jsonl-index: an append-aware, asynchronous reader of one JSONL file — read in 1 MB chunks off the event loop's
-// path (each chunk's lines parsed, then the next read awaited), cached by size and mtime: an unchanged file is never
-// read again, a grown one (a run still writing) is read from where the last pass stopped, a shrunk or rewritten one
-// from the start. A line that is not JSON, or that `accept` refuses, is flagged (line number, byte offset, reason)
-// and skipped; a torn last line (a writer mid-line) waits for the next pass. Knows nothing of what the lines mean.
+// view/jsonl-index: an append-aware, background index of one JSONL file — the reading, parsing and checking happen on
+// the indexing worker thread (view/index-worker-main), this thread only takes the checked entries; cached by size
+// and mtime: an unchanged file is never read again, a grown one (a run still writing) is read from where the last
+// pass stopped, a shrunk or rewritten one from the start. A line that is not JSON, or that view/records refuses, is
+// flagged (line number, byte offset, reason) and skipped; a torn last line (a writer mid-line) waits for the next
+// pass. Knows nothing of what the entries mean.
 import { existsSync, statSync } from 'node:fs'
-import { open } from 'node:fs/promises'
+import { Worker } from 'node:worker_threads'
+import { workerEntry } from '../infra/worker-bundle'
+import type { ReadJob, WorkerFlag, WorkerMessage } from './index-worker-main'
+import type { RecordMode } from './records'
 
-export interface FlaggedLine {
-  /** 1-based line number in the file. */
-  line: number
-  offset: number
-  reason: string
-  /** The line's first characters. */
-  preview: string
-}
+export type FlaggedLine = WorkerFlag
 
 export interface IndexProgress {
   /** Bytes read so far / the file's size when the pass started. */
@@ -22,10 +19,61 @@ export interface IndexProgress {
   complete: boolean
 }
 
-/** What a consumer does with each parsed line: return a reason string to flag it, anything else to accept it. */
-export type LineSink = (value: unknown, start: number, end: number) => string | void
+type Handler = (m: WorkerMessage) => void
 
-const CHUNK = 1 << 20
+/** An indexing thread, started on first use; it does not keep the process alive. */
+class IndexThread {
+  private worker: Promise<Worker> | null = null
+  private jobs = new Map<number, Handler>()
+  private next = 1
+
+  private start(): Promise<Worker> {
+    this.worker ??= workerEntry(new URL('./index-worker-main.ts', import.meta.url), new URL('./index-worker.mjs', import.meta.url)).then((entry) => {
+      const w = new Worker(entry)
+      w.unref()
+      w.on('message', (m: WorkerMessage) => this.jobs.get(m.job)?.(m))
+      const fail = (why: string) => {
+        for (const [job, h] of this.jobs) h({ kind: 'failed', job, message: `indexing worker: ${why}` })
+        this.jobs.clear()
+        this.worker = null
+      }
+      w.on('error', (e) => fail(e.message))
+      w.on('exit', (code) => fail(`it exited (code ${code})`))
+      return w
+    })
+    return this.worker
+  }
+
+  async read(job: Omit<ReadJob, 'kind' | 'job'>, onBatch: (m: Extract<WorkerMessage, { kind: 'batch' }>) => void): Promise<void> {
+    const w = await this.start()
+    const id = this.next++
+    return new Promise((resolve, reject) => {
+      this.jobs.set(id, (m) => {
+        if (m.kind === 'batch') onBatch(m)
+        else {
+          this.jobs.delete(id)
+          if (m.kind === 'done') resolve()
+          else reject(new Error(m.message))
+        }
+      })
+      w.postMessage({ kind: 'read', job: id, ...job } satisfies ReadJob)
+    })
+  }
+
+  async stop(): Promise<void> {
+    const w = this.worker
+    this.worker = null
+    if (w) await (await w).terminate()
+  }
+}
+
+// Two threads: metrics files (small, what the runs page draws first) never queue behind a 400 MB trajectories file.
+const threads: Record<RecordMode, IndexThread> = { metrics: new IndexThread(), trajectories: new IndexThread() }
+
+/** Stop the indexing threads (a later index starts new ones). */
+export async function stopIndexing(): Promise<void> {
+  await Promise.all(Object.values(threads).map((t) => t.stop()))
+}
 
 export class JsonlIndex {
   readonly flagged: FlaggedLine[] = []
@@ -36,10 +84,14 @@ export class JsonlIndex {
   private total = 0
   private pass: Promise<void> | null = null
   private error: Error | null = null
+  /** Bumped when the index starts over, so batches of an older pass are dropped. */
+  private epoch = 0
 
   constructor(
     readonly path: string,
-    private readonly sink: LineSink,
+    private readonly mode: RecordMode,
+    /** Takes one checked entry (view/records' answer for this mode). */
+    private readonly sink: (entry: unknown) => void,
     /** Called before a pass that starts over (the file shrank or was rewritten): forget everything indexed. */
     private readonly reset: () => void,
   ) {}
@@ -57,7 +109,7 @@ export class JsonlIndex {
   refresh(): void {
     if (this.pass) return
     if (!existsSync(this.path)) {
-      if (this.size !== -1 || this.bytes) this.startOver()
+      if (this.size > 0 || this.bytes) this.startOver()
       this.size = 0
       return
     }
@@ -67,15 +119,24 @@ export class JsonlIndex {
     this.size = st.size
     this.mtimeMs = st.mtimeMs
     this.total = st.size
-    this.pass = this.read(st.size).then(
-      () => {
-        this.pass = null
-      },
-      (e: Error) => {
-        this.error = e
-        this.pass = null
-      },
-    )
+    const epoch = this.epoch
+    this.pass = threads[this.mode]
+      .read({ path: this.path, mode: this.mode, from: this.bytes, to: st.size, lineBase: this.lines }, (b) => {
+        if (epoch !== this.epoch) return
+        for (const e of b.items) this.sink(e)
+        this.flagged.push(...b.flagged)
+        this.bytes = b.bytes
+        this.lines = b.lines
+      })
+      .then(
+        () => {
+          this.pass = null
+        },
+        (e: Error) => {
+          this.error = e
+          this.pass = null
+        },
+      )
   }
 
   /** Refresh, then wait until the file is read to its current end. */
@@ -85,71 +146,11 @@ export class JsonlIndex {
   }
 
   private startOver(): void {
+    this.epoch++
     this.bytes = 0
     this.lines = 0
     this.flagged.length = 0
     this.error = null
     this.reset()
-  }
-
-  private flag(start: number, reason: string, line: Buffer): void {
-    this.flagged.push({ line: this.lines, offset: start, reason, preview: line.subarray(0, 160).toString('utf8') })
-  }
-
-  private take(buf: Buffer, from: number, to: number, base: number): void {
-    this.lines++
-    const line = buf.subarray(from, to)
-    let blank = true
-    for (let i = 0; i < line.length && blank; i++) if (line[i] !== 32 && line[i] !== 9 && line[i] !== 13) blank = false
-    if (blank) return
-    let value: unknown
-    try {
-      value = JSON.parse(line.toString('utf8'))
-    } catch (e) {
-      this.flag(base + from, `not JSON: ${(e as Error).message}`, line)
-      return
-    }
-    const why = this.sink(value, base + from, base + to)
-    if (typeof why === 'string') this.flag(base + from, why, line)
-  }
-
-  private async read(upTo: number): Promise<void> {
-    const fh = await open(this.path, 'r')
-    try {
-      let carry: Buffer = Buffer.alloc(0)
-      let carryStart = this.bytes
-      let pos = this.bytes
-      while (pos < upTo) {
-        const chunk = Buffer.allocUnsafe(Math.min(CHUNK, upTo - pos))
-        const { bytesRead } = await fh.read(chunk, 0, chunk.length, pos)
-        if (bytesRead === 0) break
-        pos += bytesRead
-        const buf = carry.length ? Buffer.concat([carry, chunk.subarray(0, bytesRead)]) : chunk.subarray(0, bytesRead)
-        let start = 0
-        for (;;) {
-          const nl = buf.indexOf(10, start)
-          if (nl < 0) break
-          this.take(buf, start, nl, carryStart)
-          start = nl + 1
-        }
-        carry = buf.subarray(start)
-        carryStart += start
-        this.bytes = carryStart
-        // Let requests in between chunks even when the disk answers from cache.
-        await new Promise((r) => setImmediate(r))
-      }
-      // A last line without a newline: taken when it parses (a finished file), else left for the next pass (torn).
-      if (carry.length) {
-        try {
-          JSON.parse(carry.toString('utf8'))
-          this.take(carry, 0, carry.length, carryStart)
-          this.bytes = carryStart + carry.length
-        } catch {
-          // a writer mid-line
-        }
-      }
-    } finally {
-      await fh.close()
-    }
   }
 }

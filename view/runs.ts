@@ -10,6 +10,7 @@ import type { TrajectoryRecord } from '../agent'
 import { HttpError } from '../infra/http/errors'
 import { ViewError } from './errors'
 import { JsonlIndex, type FlaggedLine } from './jsonl-index'
+import type { Indexed, MetricBatch } from './records'
 import type { CurveSeries, ListPage, RunCurves, RunInfo, TrajectoryPage, TrajectorySummary } from './types'
 
 export type Outcome = 'correct' | 'partial' | 'wrong' | 'error'
@@ -27,47 +28,6 @@ export const OUTCOMES: readonly Outcome[] = ['correct', 'partial', 'wrong', 'err
 export function outcomeOf(t: Pick<TrajectorySummary, 'status' | 'em' | 'f1'>): Outcome {
   if (t.status !== 'ok') return 'error'
   return t.em >= 1 ? 'correct' : t.f1 > 0 ? 'partial' : 'wrong'
-}
-
-export interface Indexed extends TrajectorySummary {
-  start: number
-  end: number
-  /** The judge's verdict when the run was judged (1/0), undefined otherwise; judgeError: the judge failed. */
-  judge?: number
-  judgeError?: boolean
-}
-
-const isNum = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v)
-const kindOf = (v: unknown) => (v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v === 'string' ? `a string (${JSON.stringify(v.slice(0, 20))})` : `a ${typeof v}`)
-
-/** One trajectories.jsonl line as an index entry, or why it cannot be one. */
-export function summarize(v: unknown, start: number, end: number): Indexed | string {
-  if (typeof v !== 'object' || v === null || Array.isArray(v)) return `a record must be a JSON object, got ${kindOf(v)}`
-  const r = v as Record<string, unknown>
-  if (typeof r.id !== 'string' || r.id === '') return `"id" must be a non-empty string, got ${kindOf(r.id)}`
-  for (const k of ['question', 'type', 'status'] as const) if (typeof r[k] !== 'string') return `"${k}" must be a string, got ${kindOf(r[k])}`
-  if (!Number.isInteger(r.hops)) return `"hops" must be an integer, got ${kindOf(r.hops)}`
-  for (const k of ['f1', 'em'] as const) if (r[k] !== undefined && !isNum(r[k])) return `"${k}" must be a number, got ${kindOf(r[k])}`
-  if (r.turns !== undefined && !Array.isArray(r.turns)) return `"turns" must be an array, got ${kindOf(r.turns)}`
-  if (r.prediction !== undefined && r.prediction !== null && typeof r.prediction !== 'string') return `"prediction" must be a string or null, got ${kindOf(r.prediction)}`
-  if (r.stopReason !== undefined && r.stopReason !== null && typeof r.stopReason !== 'string') return `"stopReason" must be a string or null, got ${kindOf(r.stopReason)}`
-  const judge = r.judge as { correct?: unknown } | undefined
-  return {
-    id: r.id,
-    type: r.type as string,
-    hops: r.hops as number,
-    question: r.question as string,
-    status: r.status as string,
-    stopReason: (r.stopReason as string | null | undefined) ?? null,
-    f1: (r.f1 as number | undefined) ?? 0,
-    em: (r.em as number | undefined) ?? 0,
-    prediction: (r.prediction as string | null | undefined) ?? null,
-    turns: Array.isArray(r.turns) ? r.turns.length : 0,
-    start,
-    end,
-    judge: judge && typeof judge === 'object' && typeof judge.correct === 'boolean' ? (judge.correct ? 1 : 0) : undefined,
-    judgeError: r.judgeError !== undefined,
-  }
 }
 
 function readJson(path: string): Record<string, unknown> | null {
@@ -105,20 +65,21 @@ class MetricColumns {
   constructor(path: string, stageKey: boolean) {
     this.index = new JsonlIndex(
       path,
-      (v) => {
-        if (typeof v !== 'object' || v === null || Array.isArray(v)) return `a metrics row must be a JSON object, got ${kindOf(v)}`
-        const r = v as Record<string, unknown>
-        if (!isNum(r.step)) return `"step" must be a number, got ${kindOf(r.step)}`
-        const i = this.steps.length
-        this.steps.push(r.step)
-        for (const [k, x] of Object.entries(r)) {
-          if (k === 'step' || !isNum(x)) continue
+      'metrics',
+      (e) => {
+        const b = e as MetricBatch
+        const base = this.steps.length
+        for (const [k, xs] of Object.entries(b.cols)) {
           let col = this.cols.get(k)
           if (!col) this.cols.set(k, (col = []))
-          while (col.length < i) col.push(NaN)
-          col.push(x)
+          while (col.length < base) col.push(NaN)
+          for (const x of xs) col.push(x)
         }
-        if (stageKey && typeof r.stage === 'string' && r.stage !== this.stages.at(-1)?.stage) this.stages.push({ step: r.step, stage: r.stage })
+        b.steps.forEach((step, i) => {
+          const stage = b.stages[i]
+          if (stageKey && stage !== null && stage !== this.stages.at(-1)?.stage) this.stages.push({ step, stage })
+          this.steps.push(step)
+        })
       },
       () => {
         this.steps.length = 0
@@ -190,10 +151,10 @@ export class RunFolder {
     this.kind = kind
     this.traj = new JsonlIndex(
       this.path('trajectories.jsonl'),
-      (v, start, end) => {
-        const s = summarize(v, start, end)
-        if (typeof s === 'string') return s
-        this.byId.set(s.id, s)
+      'trajectories',
+      (e) => {
+        const t = e as Indexed
+        this.byId.set(t.id, t)
       },
       () => {
         this.byId.clear()
@@ -326,6 +287,16 @@ export class RunFolder {
    */
   async curves(keys: string[], x: 'step' | 'time', points: number): Promise<RunCurves> {
     await Promise.all([this.metrics.index.ready(), this.timing.index.ready()])
+    const key = `${keys.join(',')}|${x}|${points}|${this.metrics.steps.length}|${this.timing.steps.length}`
+    if (this.curveCache?.key === key) return this.curveCache.value
+    const value = await this.computeCurves(keys, x, points)
+    this.curveCache = { key, value }
+    return value
+  }
+
+  private curveCache: { key: string; value: RunCurves } | null = null
+
+  private async computeCurves(keys: string[], x: 'step' | 'time', points: number): Promise<RunCurves> {
     const clock = new Map<number, number>()
     if (x === 'time') {
       const secs = this.timing.column('seconds')

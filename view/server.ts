@@ -11,6 +11,7 @@ import { SearchGymError, oneLine } from '../infra/errors'
 import { errorBody, HttpError } from '../infra/http/errors'
 import { hostGuard } from '../infra/http/host-guard'
 import { pairedComparison, type PairFilters } from './compare'
+import { stopIndexing } from './jsonl-index'
 import { ensurePageBundle, PAGE_FILES } from './bundle'
 import { OracleTracer } from './oracle-trace'
 import { OUTCOMES, type Outcome, type RunFolder } from './runs'
@@ -175,7 +176,13 @@ export function createViewApp(src: ViewSources, guard: ViewGuard = { bindHost: '
   app.get('/favicon.ico', icon)
   app.get('/favicon.svg', icon)
 
-  return { app, close: async () => tracer?.close() }
+  return {
+    app,
+    close: async () => {
+      await tracer?.close()
+      await stopIndexing()
+    },
+  }
 }
 
 export interface RunningViewer {

@@ -20,6 +20,8 @@ export interface EntitySummary {
 export interface DocSpan {
   text: string
   fact?: number
+  /** Every fact this stretch states, when more than one (a list sentence naming several neighbours). */
+  facts?: number[]
 }
 
 export interface FactView {

@@ -83,7 +83,7 @@ function pager<T>(p: ListPage<T>, go: (offset: number) => string): HTMLElement {
 }
 
 function spansEl(spans: DocSpan[], cls: (fact: number) => string): HTMLElement {
-  return h('div', { class: 'doc' }, ...spans.map((s) => (s.fact === undefined ? s.text : h('mark', { class: cls(s.fact), 'data-fact': String(s.fact) }, s.text))))
+  return h('div', { class: 'doc' }, ...spans.map((s) => (s.fact === undefined ? s.text : h('mark', s.facts ? { class: cls(s.fact), 'data-fact': String(s.fact), 'data-facts': s.facts.join(','), title: `states ${s.facts.length} facts` } : { class: cls(s.fact), 'data-fact': String(s.fact) }, s.text))))
 }
 
 /** Draw a server-laid-out graph with sigma; clicking a node opens its entity. Falls back to a note without WebGL. */
@@ -432,7 +432,7 @@ async function runView(name: string, p: URLSearchParams): Promise<HTMLElement> {
   const offset = Number(p.get('offset') ?? 0)
   const [page, flagged] = await Promise.all([api<TrajectoryPage>(`/api/runs/${enc(name)}/trajectories${qs({ ...f, offset, limit: 50 })}`), api<FlaggedRow[]>(`/api/runs/${enc(name)}/flagged`)])
   const go = (o: number, v: Record<string, string> = f) => `#/run/${enc(name)}${qs({ ...v, offset: o || undefined })}`
-  const top = info.kind === 'train' ? await curvesEl([name], p) : await summariesEl([info])
+  const top = later(() => (info.kind === 'train' ? curvesEl([name], p) : summariesEl([info])))
   return h(
     'div',
     {},
@@ -595,9 +595,18 @@ async function runsView(p: URLSearchParams): Promise<HTMLElement> {
       h('button', { type: 'submit' }, 'Overlay'),
     ),
     bench.length >= 2 ? h('p', {}, link(`#/compare${qs({ a: bench[0].name, b: bench[1].name })}`, 'Paired comparison of two runs, question by question →', { 'data-testid': 'to-compare' })) : null,
-    train.length ? await curvesEl(train.map((r) => r.name), p) : null,
-    await summariesEl(picked),
+    train.length ? later(() => curvesEl(train.map((r) => r.name), p)) : null,
+    later(() => summariesEl(picked)),
   )
+}
+
+/** A part of a page drawn when its data arrives (the page around it renders first). */
+function later(make: () => Promise<HTMLElement>): HTMLElement {
+  const box = h('div', { class: 'later' }, h('p', { class: 'muted' }, 'loading…'))
+  make()
+    .then((el) => box.replaceChildren(el))
+    .catch((e: unknown) => box.replaceChildren(errorView(e)))
+  return box
 }
 
 const RESULTS = ['win', 'loss', 'tie', 'changed']
