@@ -116,7 +116,7 @@ export function downsample(xs: number[], ys: number[], points: number): CurveSer
       if (v > hi) hi = v
       sum += v
     }
-    out.x.push(X[to - 1])
+    out.x.push(b === 0 ? X[0] : X[to - 1])
     out.y.push(sum / (to - from))
     out.lo.push(lo)
     out.hi.push(hi)

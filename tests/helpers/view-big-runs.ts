@@ -1,7 +1,7 @@
 // tests/helpers/view-big-runs: big run folders for the viewer's load tests, written straight to disk (no model, no
 // world): a training run of STEPS metrics.jsonl + timing.jsonl rows (every StepMetrics/StepTiming key, two stages),
 // and a bench run whose trajectories.jsonl grows to about MB megabytes of ordinary 4–8 KB records, with one
-// 5,000-turn record three quarters of the way in and one malformed record (`"f1":"0.5"`). Deterministic: every value
+// 5,000-turn record three quarters of the way in (its first turn's text 50,000 characters) and one malformed record (`"f1":"0.5"`). Deterministic: every value
 // is a function of the row number (no random draws).
 import { closeSync, mkdirSync, openSync, writeFileSync, writeSync } from 'node:fs'
 import { join } from 'node:path'
@@ -39,7 +39,8 @@ function record(i: number, turns: number): Record<string, unknown> {
     f1: (i % 5) / 4,
     em: i % 5 === 4 ? 1 : 0,
     prediction: `City ${(i * 3) % 500}`,
-    turns: Array.from({ length: turns }, (_, k) => turn(i, k)),
+    // The long record's first turn has a 50,000-character text (the page collapses it; the API cuts it at 20,000).
+    turns: Array.from({ length: turns }, (_, k) => (turns > 1000 && k === 0 ? { ...turn(i, k), text: `${turn(i, k).text as string} ${'long thought '.repeat(3846)}`.slice(0, 50_000) } : turn(i, k))),
   }
 }
 
