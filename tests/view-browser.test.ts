@@ -3,7 +3,7 @@
 // view, clicks entity → question → trajectory, asserts on the rendered text, and saves screenshots under
 // test-artifacts/view/ (path printed). Reports itself skipped, with how to install a browser, where none is found.
 import { spawn, type ChildProcess } from 'node:child_process'
-import { existsSync, mkdirSync, rmSync } from 'node:fs'
+import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import Database from 'better-sqlite3'
@@ -33,6 +33,8 @@ maybe('searchgym view in headless Chromium', () => {
   let browser: Browser
   let page: Page
   let shots = 0
+  let changed: string
+  let differ: string[]
 
   const shot = async (name: string) => {
     const path = join(ARTIFACTS, `${String(++shots).padStart(2, '0')}-${name}.png`)
@@ -50,7 +52,13 @@ maybe('searchgym view in headless Chromium', () => {
     rmSync(ARTIFACTS, { recursive: true, force: true })
     mkdirSync(ARTIFACTS, { recursive: true })
     runs = await makeViewRuns({ train: true })
-    server = spawn(process.execPath, [BIN, 'view', '--world', runs.world, '--runs', runs.bench, runs.train!, '--port', '0'], { cwd: ROOT })
+    changed = join(runs.root, 'oracle-changed')
+    mkdirSync(changed)
+    copyFileSync(join(runs.bench, 'config.json'), join(changed, 'config.json'))
+    const lines = readFileSync(join(runs.bench, 'trajectories.jsonl'), 'utf8').split('\n').filter(Boolean)
+    writeFileSync(join(changed, 'trajectories.jsonl'), lines.map((l, i) => (i % 2 === 0 && i < 6 ? JSON.stringify({ ...JSON.parse(l), f1: 0, em: 0, prediction: 'nobody' }) : l)).join('\n') + '\n')
+    differ = lines.filter((_, i) => i % 2 === 0 && i < 6).map((l) => (JSON.parse(l) as { id: string }).id).sort()
+    server = spawn(process.execPath, [BIN, 'view', '--world', runs.world, '--runs', runs.bench, runs.train!, changed, '--port', '0'], { cwd: ROOT })
     url = await new Promise<string>((resolve, reject) => {
       let out = ''
       let err = ''
@@ -147,7 +155,7 @@ maybe('searchgym view in headless Chromium', () => {
     'runs: training curves with stage markers, bench summary with CIs, trajectory filters; bad ids give a clear page',
     async () => {
       await open('#/runs', '[data-testid=curves] svg[data-curve=rewardMean]')
-      expect(await page.$$eval('svg[data-curve] polyline[data-run=two-step-train]', (l) => l.length)).toBeGreaterThanOrEqual(4)
+      expect(await page.$$eval('svg[data-curve] path[data-run=two-step-train]', (l) => l.length)).toBeGreaterThanOrEqual(4)
       expect(await text('[data-testid=bench-summary]')).toMatch(/overall\s+100\.0 \[100\.0, 100\.0\]\s+100\.0 \[100\.0, 100\.0\]/)
       expect(await text('[data-testid=curves]')).toMatch(/two-step-train \(stages: stage1@1/)
       await shot('runs')
@@ -164,10 +172,28 @@ maybe('searchgym view in headless Chromium', () => {
       expect(await text('[data-testid=error-message]')).toBe("no entity with id 'no-such-entity' in this world; search for it by name on the entities page")
       await shot('error-entity')
       await open('#/run/no-such-run', '[data-testid=error]')
-      expect(await text('[data-testid=error-message]')).toMatch(/^no run named 'no-such-run'; loaded runs: oracle-bench, two-step-train$/)
+      expect(await text('[data-testid=error-message]')).toMatch(/^no run named 'no-such-run'; loaded runs: oracle-bench, two-step-train, oracle-changed$/)
       await open('#/question/no-such-question', '[data-testid=error]')
       expect(await text('[data-testid=error-message]')).toMatch(/no question with id 'no-such-question'/)
       expect(await text('main')).not.toMatch(/    at |Error:/)
+    },
+    LONG,
+  )
+
+  test(
+    'paired comparison: the bench compare table, exactly the questions whose F1 differs, one question side by side',
+    async () => {
+      await open('#/compare?a=oracle-bench&b=oracle-changed', '[data-testid=compare-table]')
+      expect(await text('[data-testid=compare-table]')).toMatch(/all\s+F1\s+12\s+100\.0\s+75\.0\s+-25\.0 \[/)
+      expect(await text('main')).toContain('0 wins, 3 losses, 9 ties for oracle-changed')
+      await shot('compare')
+      await open('#/compare?a=oracle-bench&b=oracle-changed&result=changed', '[data-testid=pair-list]')
+      const listed = await page.$$eval('[data-testid=pair-list] tr[data-pair]', (r) => r.map((x) => x.getAttribute('data-pair')!))
+      expect(listed.sort()).toEqual(differ)
+      await page.click(`[data-testid=pair-list] tr[data-pair="${differ[0]}"] a`)
+      await page.waitForSelector('body[data-state=ready] [data-testid=pair] [data-side=oracle-changed] [data-testid=trajectory]')
+      expect(await page.$$eval('[data-testid=pair] [data-testid=outcome]', (o) => o.map((x) => x.textContent))).toEqual(['correct', 'wrong'])
+      await shot('pair')
     },
     LONG,
   )

@@ -68,7 +68,10 @@ describe('searchgym view API', () => {
     expect(v.entity.id).toBe(hub.id)
     expect(v.doc!.facts.length).toBeGreaterThan(0)
     expect(v.doc!.spans.map((s) => s.text).join('')).toBe(data.world.docOf(hub.id)!.text)
-    expect(v.doc!.facts.filter((f) => f.located).length).toBe(v.doc!.spans.filter((s) => s.fact !== undefined).length)
+    // Every located fact is marked once, alone or in a shared list sentence (the hub's count is of facts, not marks).
+    const marked = v.doc!.spans.flatMap((s) => s.facts ?? (s.fact !== undefined ? [s.fact] : []))
+    expect(new Set(marked).size).toBe(marked.length)
+    expect(v.doc!.facts.filter((f) => f.located).length).toBe(marked.length)
     expect(v.edges.items).toHaveLength(3)
     expect(v.edges.total).toBe(count('SELECT COUNT(*) AS n FROM edges WHERE source = ? OR target = ?', hub.id, hub.id))
     const e = v.edges.items[0]

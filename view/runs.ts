@@ -1,12 +1,17 @@
 // view/runs: the run folders the viewer was given — bench runs (config.json, trajectories.jsonl, summary.json) and
 // training runs (config.json, metrics.jsonl, timing.jsonl, checkpoints/; a trajectories.jsonl too when one was
-// saved). Trajectories are indexed once (byte offsets and a summary per question) and read one at a time.
-import { closeSync, existsSync, openSync, readFileSync, readSync, statSync } from 'node:fs'
-import { basename, resolve } from 'node:path'
+// saved). Every JSONL file is indexed in the background (view/jsonl-index: chunked, cached by size and mtime, a grown
+// file read from where it stopped); trajectories are kept as byte offsets plus a summary per question and read one
+// at a time; a malformed record is flagged and skipped. Knows nothing of HTTP routes or the page.
+import { existsSync, readFileSync, statSync } from 'node:fs'
+import { open } from 'node:fs/promises'
+import { basename, dirname, resolve } from 'node:path'
 import type { TrajectoryRecord } from '../agent'
 import { HttpError } from '../infra/http/errors'
 import { ViewError } from './errors'
-import type { CurvePoint, ListPage, RunCurves, RunInfo, TrajectorySummary } from './types'
+import { JsonlIndex, type FlaggedLine } from './jsonl-index'
+import type { Indexed, MetricBatch } from './records'
+import type { CurveSeries, ListPage, RunCurves, RunInfo, TrajectoryPage, TrajectorySummary } from './types'
 
 export type Outcome = 'correct' | 'partial' | 'wrong' | 'error'
 
@@ -25,11 +30,6 @@ export function outcomeOf(t: Pick<TrajectorySummary, 'status' | 'em' | 'f1'>): O
   return t.em >= 1 ? 'correct' : t.f1 > 0 ? 'partial' : 'wrong'
 }
 
-interface Indexed extends TrajectorySummary {
-  start: number
-  end: number
-}
-
 function readJson(path: string): Record<string, unknown> | null {
   if (!existsSync(path)) return null
   try {
@@ -39,32 +39,132 @@ function readJson(path: string): Record<string, unknown> | null {
   }
 }
 
-/** Lines of a JSONL file as parsed objects; a torn last line (a killed writer) is left out. */
-function readJsonl(path: string): Record<string, unknown>[] {
-  if (!existsSync(path)) return []
-  const out: Record<string, unknown>[] = []
-  for (const line of readFileSync(path, 'utf8').split('\n')) {
-    if (!line.trim()) continue
-    try {
-      out.push(JSON.parse(line) as Record<string, unknown>)
-    } catch {
-      // torn line
+/** A small JSON file (config.json, summary.json) read again only when its size or mtime changed. */
+class JsonFile {
+  private stamp = ''
+  private value: Record<string, unknown> | null = null
+  constructor(readonly path: string) {}
+  get(): Record<string, unknown> | null {
+    if (!existsSync(this.path)) return null
+    const st = statSync(this.path)
+    const stamp = `${st.size}:${st.mtimeMs}`
+    if (stamp !== this.stamp) {
+      this.value = readJson(this.path)
+      this.stamp = stamp
     }
+    return this.value
+  }
+}
+
+/** metrics.jsonl / timing.jsonl as columns: one array of steps, one array per numeric key (NaN where absent). */
+class MetricColumns {
+  readonly steps: number[] = []
+  readonly cols = new Map<string, number[]>()
+  readonly stages: { step: number; stage: string }[] = []
+  readonly index: JsonlIndex
+  constructor(path: string, stageKey: boolean) {
+    this.index = new JsonlIndex(
+      path,
+      'metrics',
+      (e) => {
+        const b = e as MetricBatch
+        const base = this.steps.length
+        for (const [k, xs] of Object.entries(b.cols)) {
+          let col = this.cols.get(k)
+          if (!col) this.cols.set(k, (col = []))
+          while (col.length < base) col.push(NaN)
+          for (const x of xs) col.push(x)
+        }
+        b.steps.forEach((step, i) => {
+          const stage = b.stages[i]
+          if (stageKey && stage !== null && stage !== this.stages.at(-1)?.stage) this.stages.push({ step, stage })
+          this.steps.push(step)
+        })
+      },
+      () => {
+        this.steps.length = 0
+        this.cols.clear()
+        this.stages.length = 0
+      },
+    )
+  }
+  column(k: string): number[] {
+    const c = this.cols.get(k) ?? []
+    while (c.length < this.steps.length) c.push(NaN)
+    return c
+  }
+}
+
+/** min/max/mean per bucket of at most `points` buckets over x (x ascending); fewer points pass through as they are. */
+export function downsample(xs: number[], ys: number[], points: number): CurveSeries {
+  const X: number[] = []
+  const Y: number[] = []
+  for (let i = 0; i < xs.length; i++) if (Number.isFinite(ys[i]) && Number.isFinite(xs[i])) (X.push(xs[i]), Y.push(ys[i]))
+  if (X.length <= points) return { x: X, y: Y, lo: Y, hi: Y, n: X.length }
+  const out: CurveSeries = { x: [], y: [], lo: [], hi: [], n: X.length }
+  const per = X.length / points
+  for (let b = 0; b < points; b++) {
+    const from = Math.floor(b * per)
+    const to = Math.min(X.length, Math.floor((b + 1) * per))
+    if (to <= from) continue
+    let lo = Infinity
+    let hi = -Infinity
+    let sum = 0
+    for (let i = from; i < to; i++) {
+      const v = Y[i]
+      if (v < lo) lo = v
+      if (v > hi) hi = v
+      sum += v
+    }
+    out.x.push(b === 0 ? X[0] : X[to - 1])
+    out.y.push(sum / (to - from))
+    out.lo.push(lo)
+    out.hi.push(hi)
   }
   return out
+}
+
+/** The experiment a run belongs to: its folder name without a trailing -seedN / -sN / -N, or its parent folder when
+ *  that holds an experiment report. */
+export function experimentOf(name: string, dir: string): string {
+  if (existsSync(`${dirname(resolve(dir))}/report.json`)) return basename(dirname(resolve(dir)))
+  const m = /^(.+?)[-_](?:seed|s|rep|r)?\d+$/.exec(name)
+  return m ? m[1] : name
 }
 
 export class RunFolder {
   readonly name: string
   readonly dir: string
   readonly kind: 'bench' | 'train'
-  private index: Indexed[] | null = null
   private byId = new Map<string, Indexed>()
+  private readonly traj: JsonlIndex
+  private readonly metrics: MetricColumns
+  private readonly timing: MetricColumns
+  private readonly config: JsonFile
+  private readonly summaryFile: JsonFile
+  /** The last few records read in full, by id (a 5,000-turn record is parsed once, then paged). */
+  private recent = new Map<string, { start: number; record: TrajectoryRecord }>()
 
   private constructor(name: string, dir: string, kind: 'bench' | 'train') {
     this.name = name
     this.dir = dir
     this.kind = kind
+    this.traj = new JsonlIndex(
+      this.path('trajectories.jsonl'),
+      'trajectories',
+      (e) => {
+        const t = e as Indexed
+        this.byId.set(t.id, t)
+      },
+      () => {
+        this.byId.clear()
+        this.recent.clear()
+      },
+    )
+    this.metrics = new MetricColumns(this.path('metrics.jsonl'), true)
+    this.timing = new MetricColumns(this.path('timing.jsonl'), false)
+    this.config = new JsonFile(this.path('config.json'))
+    this.summaryFile = new JsonFile(this.path('summary.json'))
   }
 
   /** A bench or training run folder; anything else is a ViewError naming what is missing. */
@@ -81,105 +181,147 @@ export class RunFolder {
     return `${this.dir}/${f}`
   }
 
-  /** Index trajectories.jsonl: one summary per question (a later line for the same id supersedes an earlier one). */
-  private trajectories(): Indexed[] {
-    if (this.index) return this.index
-    const p = this.path('trajectories.jsonl')
-    const byId = new Map<string, Indexed>()
-    if (existsSync(p)) {
-      const buf = readFileSync(p)
-      let start = 0
-      while (start < buf.length) {
-        let end = buf.indexOf(10, start)
-        if (end < 0) end = buf.length
-        const line = buf.subarray(start, end).toString('utf8')
-        if (line.trim()) {
-          try {
-            const r = JSON.parse(line) as TrajectoryRecord
-            if (typeof r.id === 'string')
-              byId.set(r.id, {
-                id: r.id,
-                type: r.type,
-                hops: r.hops,
-                question: r.question,
-                status: r.status,
-                stopReason: r.stopReason ?? null,
-                f1: r.f1 ?? 0,
-                em: r.em ?? 0,
-                prediction: r.prediction ?? null,
-                turns: Array.isArray(r.turns) ? r.turns.length : 0,
-                start,
-                end,
-              })
-          } catch {
-            // a torn last line (a killed run): bench run cuts it off on resume
-          }
-        }
-        start = end + 1
-      }
-    }
-    this.byId = byId
-    this.index = [...byId.values()]
-    return this.index
+  /** Start (or continue) indexing every file of the run in the background; returns at once. */
+  refresh(): void {
+    this.traj.refresh()
+    this.metrics.index.refresh()
+    this.timing.index.refresh()
   }
 
+  /** Wait until every file is indexed to its current end. */
+  async ready(): Promise<void> {
+    await Promise.all([this.traj.ready(), this.metrics.index.ready(), this.timing.index.ready()])
+  }
+
+  /** The run as it stands now (never waits for indexing; `indexing` says how far it got). */
   info(): RunInfo {
-    const metrics = this.kind === 'train' ? readJsonl(this.path('metrics.jsonl')).length : 0
-    return { name: this.name, dir: this.dir, kind: this.kind, trajectories: this.trajectories().length, steps: metrics, config: readJson(this.path('config.json')) }
+    this.refresh()
+    const p = this.traj.progress()
+    const config = this.config.get()
+    return {
+      name: this.name,
+      dir: this.dir,
+      kind: this.kind,
+      experiment: experimentOf(this.name, this.dir),
+      trajectories: this.byId.size,
+      steps: this.metrics.steps.length,
+      config,
+      closedBook: config?.policy === 'closed-book',
+      indexing: { bytes: p.bytes, total: p.total, complete: p.complete && this.metrics.index.progress().complete },
+      flagged: this.traj.flagged.length + this.metrics.index.flagged.length + this.timing.index.flagged.length,
+    }
   }
 
-  listTrajectories(f: TrajectoryFilters, offset: number, limit: number): ListPage<TrajectorySummary> {
-    const all = this.trajectories().filter(
-      (t) => (!f.outcome || outcomeOf(t) === f.outcome) && (!f.type || t.type === f.type) && (f.hops === undefined || t.hops === f.hops) && (!f.id || t.id === f.id),
-    )
-    const items = all.slice(offset, offset + limit).map(({ start: _s, end: _e, ...t }) => t)
-    return { items, total: all.length, offset, limit }
+  /** Malformed lines of every file of the run (file, line, reason). */
+  flaggedLines(): (FlaggedLine & { file: string })[] {
+    return [
+      ...this.traj.flagged.map((f) => ({ ...f, file: 'trajectories.jsonl' })),
+      ...this.metrics.index.flagged.map((f) => ({ ...f, file: 'metrics.jsonl' })),
+      ...this.timing.index.flagged.map((f) => ({ ...f, file: 'timing.jsonl' })),
+    ]
   }
 
-  has(id: string): TrajectorySummary | undefined {
-    this.trajectories()
+  /** One page of the trajectories indexed so far (`complete`: the whole file is indexed). */
+  listTrajectories(f: TrajectoryFilters, offset: number, limit: number): TrajectoryPage {
+    this.refresh()
+    const items: TrajectorySummary[] = []
+    let total = 0
+    for (const t of this.byId.values()) {
+      if ((f.outcome && outcomeOf(t) !== f.outcome) || (f.type && t.type !== f.type) || (f.hops !== undefined && t.hops !== f.hops) || (f.id && t.id !== f.id)) continue
+      if (total >= offset && items.length < limit) items.push(strip(t))
+      total++
+    }
+    const p = this.traj.progress()
+    return { items, total, offset, limit, complete: p.complete, indexed: p, flagged: this.traj.flagged.slice(0, 50), flaggedTotal: this.traj.flagged.length }
+  }
+
+  /** Every indexed summary (after indexing finishes), for paired comparisons. */
+  async summaries(): Promise<Map<string, Indexed>> {
+    await this.traj.ready()
+    return this.byId
+  }
+
+  /** The summary of one question, or undefined (waits for indexing). */
+  async has(id: string): Promise<TrajectorySummary | undefined> {
+    await this.traj.ready()
     return this.byId.get(id)
   }
 
-  /** One full trajectory record, read from its line. */
-  trajectory(id: string): TrajectoryRecord {
-    this.trajectories()
-    const t = this.byId.get(id)
-    if (!t) throw new HttpError(404, 'view.unknown_trajectory', `run '${this.name}' has no trajectory for question '${id}'${this.index!.length === 0 ? ' (this run saved no trajectories.jsonl)' : ''}`)
-    const fd = openSync(this.path('trajectories.jsonl'), 'r')
+  /** One full trajectory record, read from its line (waits for indexing only when the id is not indexed yet). */
+  async trajectory(id: string): Promise<TrajectoryRecord> {
+    let t = this.byId.get(id)
+    if (!t) {
+      await this.traj.ready()
+      t = this.byId.get(id)
+    }
+    if (!t) throw new HttpError(404, 'view.unknown_trajectory', `run '${this.name}' has no trajectory for question '${id}'${this.byId.size === 0 ? ' (this run saved no trajectories.jsonl)' : ''}`)
+    const hit = this.recent.get(id)
+    if (hit && hit.start === t.start) return hit.record
+    const fh = await open(this.path('trajectories.jsonl'), 'r')
+    let record: TrajectoryRecord
     try {
       const buf = Buffer.alloc(t.end - t.start)
-      readSync(fd, buf, 0, buf.length, t.start)
-      return JSON.parse(buf.toString('utf8')) as TrajectoryRecord
+      await fh.read(buf, 0, buf.length, t.start)
+      record = JSON.parse(buf.toString('utf8')) as TrajectoryRecord
     } finally {
-      closeSync(fd)
+      await fh.close()
     }
+    this.recent.set(id, { start: t.start, record })
+    if (this.recent.size > 4) this.recent.delete(this.recent.keys().next().value!)
+    return record
   }
 
   summary(): Record<string, unknown> | null {
-    return readJson(this.path('summary.json'))
+    return this.summaryFile.get()
   }
 
-  /** Training curves: every numeric field of metrics.jsonl and timing.jsonl by step, and the stage switches. */
-  curves(): RunCurves {
-    const series: Record<string, CurvePoint[]> = {}
-    const stageSwitches: RunCurves['stageSwitches'] = []
-    let last: string | undefined
-    const add = (rows: Record<string, unknown>[], prefix: string) => {
-      for (const r of rows) {
-        const step = Number(r.step)
-        if (!Number.isFinite(step)) continue
-        for (const [k, v] of Object.entries(r)) if (k !== 'step' && typeof v === 'number' && Number.isFinite(v)) (series[prefix + k] ??= []).push({ step, value: v })
-        if (prefix === '' && typeof r.stage === 'string' && r.stage !== last) {
-          stageSwitches.push({ step, stage: r.stage })
-          last = r.stage
-        }
-      }
-    }
-    add(readJsonl(this.path('metrics.jsonl')), '')
-    add(readJsonl(this.path('timing.jsonl')), 'timing/')
-    return { run: this.name, series, stageSwitches }
+  /** Every numeric key this run has curves for (metrics.jsonl, then timing.jsonl as timing/KEY). */
+  async curveKeys(): Promise<string[]> {
+    await Promise.all([this.metrics.index.ready(), this.timing.index.ready()])
+    return [...this.metrics.cols.keys(), ...[...this.timing.cols.keys()].map((k) => `timing/${k}`)]
   }
+
+  /**
+   * Curves of `keys` (all when empty) against the step or the wall clock (cumulative timing.jsonl seconds at each
+   * step), each downsampled to at most `points` min/max/mean buckets.
+   */
+  async curves(keys: string[], x: 'step' | 'time', points: number): Promise<RunCurves> {
+    await Promise.all([this.metrics.index.ready(), this.timing.index.ready()])
+    const key = `${keys.join(',')}|${x}|${points}|${this.metrics.steps.length}|${this.timing.steps.length}`
+    if (this.curveCache?.key === key) return this.curveCache.value
+    const value = await this.computeCurves(keys, x, points)
+    this.curveCache = { key, value }
+    return value
+  }
+
+  private curveCache: { key: string; value: RunCurves } | null = null
+
+  private async computeCurves(keys: string[], x: 'step' | 'time', points: number): Promise<RunCurves> {
+    const clock = new Map<number, number>()
+    if (x === 'time') {
+      const secs = this.timing.column('seconds')
+      let sum = 0
+      this.timing.steps.forEach((s, i) => {
+        if (Number.isFinite(secs[i])) sum += secs[i]
+        clock.set(s, sum)
+      })
+    }
+    const xs = (steps: number[]) => (x === 'step' ? steps : steps.map((s) => clock.get(s) ?? NaN))
+    const all = await this.curveKeys()
+    const want = keys.length ? keys.filter((k) => all.includes(k)) : all
+    const series: Record<string, CurveSeries> = {}
+    for (const k of want) {
+      const src = k.startsWith('timing/') ? this.timing : this.metrics
+      const col = src.column(k.startsWith('timing/') ? k.slice(7) : k)
+      series[k] = downsample(xs(src.steps), col, points)
+    }
+    const at = (s: number) => (x === 'step' ? s : (clock.get(s) ?? NaN))
+    return { run: this.name, x, keys: all, series, stageSwitches: this.metrics.stages.map((s) => ({ ...s, x: at(s.step) })) }
+  }
+}
+
+function strip(t: Indexed): TrajectorySummary {
+  return { id: t.id, type: t.type, hops: t.hops, question: t.question, status: t.status, stopReason: t.stopReason, f1: t.f1, em: t.em, prediction: t.prediction, turns: t.turns }
 }
 
 /** Open every run folder, giving each a unique name (folder name, then name-2, name-3 …). */
@@ -193,3 +335,5 @@ export function openRuns(dirs: string[]): RunFolder[] {
     return RunFolder.open(d, name)
   })
 }
+
+export type { ListPage }

@@ -1,17 +1,22 @@
 // view/server: the viewer's HTTP side (hono on @hono/node-server) — the JSON API over one world and the run folders,
-// and the page's static files. Binds 127.0.0.1 unless told otherwise. Every error is JSON {error: {message, code}}
-// with a 4xx/5xx status (infra/http's kit), never a stack trace.
+// and the page's static files. Binds 127.0.0.1 unless told otherwise; every request passes infra/http's Host/Origin
+// allowlist, every answer carries CSP, nosniff and frame-ancestors 'none', and the live oracle (it runs the env) only
+// answers same-origin pages. Every error is JSON {error: {message, code}} with a 4xx/5xx status, never a stack trace.
+// Run files are indexed in the background (view/runs); no request reads a whole trajectories.jsonl.
 import { readFileSync } from 'node:fs'
 import type { AddressInfo } from 'node:net'
 import { serve } from '@hono/node-server'
 import { Hono, type Context } from 'hono'
 import { SearchGymError, oneLine } from '../infra/errors'
 import { errorBody, HttpError } from '../infra/http/errors'
+import { hostGuard } from '../infra/http/host-guard'
+import { pairedComparison, type PairFilters } from './compare'
+import { stopIndexing } from './jsonl-index'
 import { ensurePageBundle, PAGE_FILES } from './bundle'
 import { OracleTracer } from './oracle-trace'
 import { OUTCOMES, type Outcome, type RunFolder } from './runs'
-import { trajectoryView } from './trajectory'
-import type { QuestionView } from './types'
+import { trajectoryView, windowed } from './trajectory'
+import type { QuestionView, TrajectoryView } from './types'
 import { paging, type WorldData } from './world-data'
 
 export interface ViewSources {
@@ -26,8 +31,28 @@ function intParam(v: string | undefined, name: string): number | undefined {
   return n
 }
 
-export function createViewApp(src: ViewSources): { app: Hono; close(): Promise<void> } {
+export interface ViewGuard {
+  /** The address the server is bound to (decides which Host names are its own). */
+  bindHost: string
+  /** Extra Host names to accept (--allow-host; '*' any). */
+  allowHosts?: string[]
+}
+
+const CSP = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+const FAVICON = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><rect width="16" height="16" rx="3" fill="#243447"/><circle cx="7" cy="7" r="3.5" fill="none" stroke="#f28e2b" stroke-width="1.8"/><path d="M9.6 9.6 13 13" stroke="#f28e2b" stroke-width="1.8" stroke-linecap="round"/></svg>'
+
+export function createViewApp(src: ViewSources, guard: ViewGuard = { bindHost: '127.0.0.1' }): { app: Hono; close(): Promise<void> } {
   const app = new Hono()
+  app.use('*', async (c, next) => {
+    await next()
+    c.header('content-security-policy', CSP)
+    c.header('x-content-type-options', 'nosniff')
+    c.header('x-frame-options', 'DENY')
+    c.header('referrer-policy', 'no-referrer')
+    c.header('cross-origin-resource-policy', 'same-origin')
+  })
+  app.use('*', hostGuard({ bindHost: guard.bindHost, allowHosts: guard.allowHosts }))
+  for (const r of src.runs) r.refresh()
   const tracer = src.world ? new OracleTracer(src.world) : null
   const needWorld = (): WorldData => {
     if (!src.world) throw new HttpError(404, 'view.no_world', 'no world loaded: start the viewer with --world DIR (a built world folder)')
@@ -63,15 +88,19 @@ export function createViewApp(src: ViewSources): { app: Hono; close(): Promise<v
     const q = c.req.query()
     return c.json(needWorld().questions({ split: q.split || undefined, type: q.type || undefined, hops: intParam(q.hops, 'hops'), entity: q.entity || undefined, text: q.text || undefined }, offset, limit))
   })
-  app.get('/api/questions/:id', (c) => {
+  app.get('/api/questions/:id', async (c) => {
     const id = c.req.param('id')
-    const runs: QuestionView['runs'] = src.runs.flatMap((r) => {
-      const t = r.has(id)
-      return t ? [{ run: r.name, f1: t.f1, em: t.em, status: t.status, stopReason: t.stopReason }] : []
-    })
-    return c.json(needWorld().question(id, runs))
+    const w = needWorld()
+    const runs: QuestionView['runs'] = (await Promise.all(src.runs.map(async (r) => [r, await r.has(id)] as const))).flatMap(([r, t]) =>
+      t ? [{ run: r.name, f1: t.f1, em: t.em, status: t.status, stopReason: t.stopReason }] : [],
+    )
+    return c.json(w.question(id, runs))
   })
   app.get('/api/questions/:id/oracle', async (c) => {
+    // It runs the env: only the viewer's own pages (a browser says where a request comes from) or a non-browser client.
+    const site = c.req.header('sec-fetch-site')
+    if (site !== undefined && site !== 'same-origin' && site !== 'none')
+      return c.json(errorBody(403, 'view.cross_site', `the live oracle answers only the viewer's own pages (Sec-Fetch-Site: ${site.slice(0, 40)})`), 403)
     const w = needWorld()
     const qa = w.qaRow(c.req.param('id'))
     if (!qa) throw new HttpError(404, 'view.unknown_question', `no question with id '${c.req.param('id')}' in this world`)
@@ -79,6 +108,7 @@ export function createViewApp(src: ViewSources): { app: Hono; close(): Promise<v
   })
 
   app.get('/api/runs', (c) => c.json(src.runs.map((r) => r.info())))
+  app.get('/api/runs/:run/flagged', (c) => c.json(runByName(c.req.param('run')).flaggedLines()))
   app.get('/api/runs/:run/trajectories', (c) => {
     const r = runByName(c.req.param('run'))
     const { offset, limit } = page(c)
@@ -86,11 +116,35 @@ export function createViewApp(src: ViewSources): { app: Hono; close(): Promise<v
     if (q.outcome && !OUTCOMES.includes(q.outcome as Outcome)) throw new HttpError(400, 'view.bad_param', `outcome must be one of ${OUTCOMES.join(', ')}, got ${JSON.stringify(q.outcome)}`, 'outcome')
     return c.json(r.listTrajectories({ outcome: (q.outcome || undefined) as Outcome | undefined, type: q.type || undefined, hops: intParam(q.hops, 'hops') }, offset, limit))
   })
-  app.get('/api/runs/:run/trajectories/:id', (c) => {
+  // Whole views of the last few trajectories opened (a 5,000-turn record is parsed and laid out once, then paged).
+  const views = new Map<string, { rec: object; view: TrajectoryView }>()
+  app.get('/api/runs/:run/trajectories/:id', async (c) => {
     const r = runByName(c.req.param('run'))
-    const rec = r.trajectory(c.req.param('id'))
-    const gold = src.world?.qaRow(rec.id)?.docs ?? []
-    return c.json(trajectoryView(r.name, rec, gold))
+    const rec = await r.trajectory(c.req.param('id'))
+    const key = `${r.name}\u0000${rec.id}`
+    let hit = views.get(key)
+    if (!hit || hit.rec !== rec) {
+      const gold = src.world?.qaRow(rec.id)?.docs ?? []
+      hit = { rec, view: trajectoryView(r.name, rec, gold, { closedBook: r.info().closedBook }) }
+      views.set(key, hit)
+      if (views.size > 4) views.delete(views.keys().next().value!)
+    }
+    const q = c.req.query()
+    const { offset, limit } = paging(q.turnOffset, q.turnLimit, 100)
+    return c.json(windowed(hit.view, { offset, limit, full: q.full === '1' }))
+  })
+  app.get('/api/compare', async (c) => {
+    const q = c.req.query()
+    if (!q.a || !q.b) throw new HttpError(400, 'view.bad_param', 'give two runs: /api/compare?a=RUN&b=RUN (b is compared against a)')
+    const [a, b] = [runByName(q.a), runByName(q.b)]
+    if (q.result && !['win', 'loss', 'tie', 'changed'].includes(q.result)) throw new HttpError(400, 'view.bad_param', `result must be one of win, loss, tie, changed, got ${JSON.stringify(q.result)}`, 'result')
+    const { offset, limit } = page(c)
+    try {
+      return c.json(await pairedComparison(a, b, { type: q.type || undefined, hops: intParam(q.hops, 'hops'), result: (q.result || undefined) as PairFilters['result'] }, offset, limit))
+    } catch (e) {
+      if (e instanceof SearchGymError) throw new HttpError(400, e.code, oneLine(e))
+      throw e
+    }
   })
   app.get('/api/runs/:run/summary', (c) => {
     const r = runByName(c.req.param('run'))
@@ -98,9 +152,16 @@ export function createViewApp(src: ViewSources): { app: Hono; close(): Promise<v
     if (!s) throw new HttpError(404, 'view.no_summary', `run '${r.name}' has no summary.json${r.kind === 'bench' ? ' yet: run searchgym bench report ' + r.dir : ' (a training run)'}`)
     return c.json(s)
   })
-  app.get('/api/curves', (c) => {
-    const names = (c.req.query('runs') ?? '').split(',').filter(Boolean)
-    return c.json((names.length ? names.map(runByName) : src.runs.filter((r) => r.kind === 'train')).map((r) => r.curves()))
+  app.get('/api/curves', async (c) => {
+    const q = c.req.query()
+    const names = (q.runs ?? '').split(',').filter(Boolean)
+    const x = q.x || 'step'
+    if (x !== 'step' && x !== 'time') throw new HttpError(400, 'view.bad_param', `x must be step or time, got ${JSON.stringify(x)}`, 'x')
+    const points = intParam(q.points, 'points') ?? 600
+    if (points < 2 || points > 5000) throw new HttpError(400, 'view.bad_param', `points must be in [2, 5000], got ${points}`, 'points')
+    const keys = (q.keys ?? '').split(',').filter(Boolean)
+    const picked = names.length ? names.map(runByName) : src.runs.filter((r) => r.kind === 'train')
+    return c.json(await Promise.all(picked.map((r) => r.curves(keys, x, points))))
   })
 
   const types: Record<string, string> = { html: 'text/html; charset=utf-8', js: 'text/javascript; charset=utf-8', css: 'text/css; charset=utf-8' }
@@ -111,25 +172,42 @@ export function createViewApp(src: ViewSources): { app: Hono; close(): Promise<v
   app.get('/', file('index.html'))
   app.get('/app.js', file('app.js'))
   app.get('/app.css', file('app.css'))
+  const icon = (c: Context) => c.body(FAVICON, 200, { 'content-type': 'image/svg+xml', 'cache-control': 'max-age=86400' })
+  app.get('/favicon.ico', icon)
+  app.get('/favicon.svg', icon)
 
-  return { app, close: async () => tracer?.close() }
+  return {
+    app,
+    close: async () => {
+      await tracer?.close()
+      await stopIndexing()
+    },
+  }
 }
 
 export interface RunningViewer {
   url: string
   port: number
+  /** Bound beyond loopback: a one-line warning for the console (else null). */
+  warning: string | null
   close(): Promise<void>
 }
 
+const isLoopback = (h: string) => h === 'localhost' || h === '::1' || /^127\./.test(h)
+
 /** Bundle the page if needed, then listen on host:port (port 0: any free port). */
-export async function startViewer(src: ViewSources, opts: { host: string; port: number }): Promise<RunningViewer> {
+export async function startViewer(src: ViewSources, opts: { host: string; port: number; allowHosts?: string[] }): Promise<RunningViewer> {
   await ensurePageBundle()
-  const { app, close } = createViewApp(src)
+  const { app, close } = createViewApp(src, { bindHost: opts.host, allowHosts: opts.allowHosts })
   return new Promise((resolve, reject) => {
     const srv = serve({ fetch: app.fetch, hostname: opts.host, port: opts.port }, (info: AddressInfo) => {
-      const host = opts.host.includes(':') ? `[${opts.host}]` : opts.host
+      // A wildcard address is not one a browser can open: print the loopback URL.
+      const shown = opts.host === '0.0.0.0' ? '127.0.0.1' : opts.host === '::' ? '[::1]' : opts.host.includes(':') ? `[${opts.host}]` : opts.host
       resolve({
-        url: `http://${host}:${info.port}/`,
+        url: `http://${shown}:${info.port}/`,
+        warning: isLoopback(opts.host)
+          ? null
+          : `warning: bound to ${opts.host}: anyone who can reach this machine on port ${info.port} can read the world and the runs (absolute paths, full trajectories); the viewer has no login`,
         port: info.port,
         close: async () => {
           await new Promise<void>((done) => srv.close(() => done()))

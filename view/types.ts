@@ -20,6 +20,8 @@ export interface EntitySummary {
 export interface DocSpan {
   text: string
   fact?: number
+  /** Every fact this stretch states, when more than one (a list sentence naming several neighbours). */
+  facts?: number[]
 }
 
 export interface FactView {
@@ -102,6 +104,10 @@ export interface ToolCallView {
 export interface TurnView {
   index: number
   text: string
+  /** The text's full length when the server cut it (ask for the turn alone with full=1 to get all of it). */
+  cut?: number
+  /** The turn could not be read (a malformed record): why. */
+  bad?: string
   calls: ToolCallView[]
   answer: string | null
   malformed: string | null
@@ -127,6 +133,10 @@ export interface TrajectorySummary {
 
 export interface TrajectoryView extends TrajectorySummary {
   run: string
+  /** The turns in turns_ are turnOffset … turnOffset + turns_.length - 1 of `turns`. */
+  turnOffset: number
+  /** A closed-book run: it searches and opens nothing, so its gold documents are listed without a status. */
+  closedBook?: boolean
   golds: string[]
   /** Gold documents of the question (from the world) and whether the agent opened them, saw them in results, or missed them. */
   goldDocs: { url: string; status: GoldStatus }[]
@@ -138,21 +148,77 @@ export interface RunInfo {
   name: string
   dir: string
   kind: 'bench' | 'train'
-  /** Questions in trajectories.jsonl (0 when the run saved none). */
+  /** Runs of one experiment share this (the folder name without a trailing -seedN / -N, or the folder holding an
+   *  experiment's report.json). */
+  experiment: string
+  /** Questions indexed so far from trajectories.jsonl (0 when the run saved none). */
   trajectories: number
-  /** Training steps in metrics.jsonl. */
+  /** Training steps in metrics.jsonl (indexed so far). */
   steps: number
   config: Record<string, unknown> | null
+  /** A closed-book bench run: it opens no documents, so gold documents are not "missed". */
+  closedBook: boolean
+  /** How far the background indexing of trajectories.jsonl got (bytes of total), and whether every file is done. */
+  indexing: { bytes: number; total: number; complete: boolean }
+  /** Malformed lines skipped (every JSONL file of the run). */
+  flagged: number
 }
 
-export interface CurvePoint {
-  step: number
-  value: number
+export interface FlaggedRow {
+  file?: string
+  line: number
+  offset: number
+  reason: string
+  preview: string
+}
+
+/** A page of a run's trajectories, over what is indexed so far. */
+export interface TrajectoryPage extends ListPage<TrajectorySummary> {
+  complete: boolean
+  indexed: { bytes: number; total: number; complete: boolean }
+  /** The first malformed lines of trajectories.jsonl (skipped), and how many there are. */
+  flagged: FlaggedRow[]
+  flaggedTotal: number
+}
+
+/** One curve: x (step or seconds) with the bucket mean y and the bucket's min (lo) and max (hi); n raw points. */
+export interface CurveSeries {
+  x: number[]
+  y: number[]
+  lo: number[]
+  hi: number[]
+  n: number
 }
 
 export interface RunCurves {
   run: string
-  series: Record<string, CurvePoint[]>
-  /** Steps where the curriculum stage changed, with the new stage. */
-  stageSwitches: { step: number; stage: string }[]
+  x: 'step' | 'time'
+  /** Every numeric key the run has (the series hold the asked ones). */
+  keys: string[]
+  series: Record<string, CurveSeries>
+  /** Steps where the curriculum stage changed, with the new stage and its x. */
+  stageSwitches: { step: number; stage: string; x: number }[]
+}
+
+/** One question of a paired comparison: both runs' scores and who won on F1. */
+export interface PairedQuestion {
+  id: string
+  type: string
+  hops: number
+  question: string
+  a: { f1: number; em: number; prediction: string | null; status: string }
+  b: { f1: number; em: number; prediction: string | null; status: string }
+  /** B against A on F1. */
+  result: 'win' | 'loss' | 'tie'
+}
+
+export interface PairedComparison {
+  a: string
+  b: string
+  /** bench compare's table rows (B − A over the paired questions): group, metric, n, means, diff with CI, W/L/T, p. */
+  table: { group: string; metric: string; n: number; aMean: number; bMean: number; diff: number; lo: number; hi: number; wins: number; losses: number; ties: number; pPermutation: number; pSign: number }[]
+  paired: number
+  unpaired: number
+  counts: { win: number; loss: number; tie: number }
+  questions: ListPage<PairedQuestion>
 }

@@ -11,6 +11,13 @@ describe('docSpans', () => {
     expect(located).toEqual([true, true, true, false])
     expect(spans.filter((s) => s.fact !== undefined).map((s) => s.fact)).toEqual([1, 0, 2])
   })
+  it('a sentence stating several facts is marked once and counts for each (a hub\'s list sentence)', () => {
+    const text = 'H borders X, Y and Z. H is big.'
+    const { spans, located } = docSpans(text, ['H borders X, Y and Z.', 'H borders X, Y and Z.', 'X, Y and Z', 'H is big.'])
+    expect(located).toEqual([true, true, true, true])
+    expect(spans.map((s) => s.text).join('')).toBe(text)
+    expect(spans.filter((s) => s.fact !== undefined).map((s) => s.facts ?? [s.fact])).toEqual([[0, 1, 2], [3]])
+  })
   it('leaves a document without facts whole', () => {
     expect(docSpans('plain', []).spans).toEqual([{ text: 'plain' }])
   })
@@ -27,6 +34,7 @@ describe('paging', () => {
     ['0', '0'],
     ['0', '201'],
     ['0', '2.5'],
+    ['1e300', '5'],
   ])('refuses offset %s limit %s with a 400', (o, l) => {
     expect(() => paging(o, l)).toThrow(HttpError)
     try {

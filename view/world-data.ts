@@ -28,34 +28,39 @@ export interface QuestionFilters {
 export function paging(offset: unknown, limit: unknown, def = 50): { offset: number; limit: number } {
   const o = Number(offset ?? 0)
   const l = Number(limit ?? def)
-  if (!Number.isInteger(o) || o < 0) throw new HttpError(400, 'view.bad_offset', `offset must be a non-negative integer, got ${JSON.stringify(offset)}`, 'offset')
+  if (!Number.isSafeInteger(o) || o < 0) throw new HttpError(400, 'view.bad_offset', `offset must be a non-negative integer, got ${JSON.stringify(offset)}`, 'offset')
   if (!Number.isInteger(l) || l < 1 || l > MAX_LIMIT) throw new HttpError(400, 'view.bad_limit', `limit must be an integer in [1, ${MAX_LIMIT}], got ${JSON.stringify(limit)}`, 'limit')
   return { offset: o, limit: l }
 }
 
-/** The document text cut into plain stretches and fact sentences (each fact's first unclaimed occurrence). */
+/** The document text cut into plain stretches and fact sentences (each fact's first unclaimed occurrence; a fact
+ *  whose sentence only occurs inside another fact's mark — one list sentence stating several facts — shares it). */
 export function docSpans(text: string, sentences: string[]): { spans: DocSpan[]; located: boolean[] } {
-  const marks: { start: number; end: number; fact: number }[] = []
+  const marks: { start: number; end: number; fact: number; facts: number[] }[] = []
   const located = sentences.map((s, fact) => {
     if (!s) return false
     let from = 0
     for (;;) {
       const at = text.indexOf(s, from)
-      if (at < 0) return false
+      if (at < 0) break
       const end = at + s.length
       if (!marks.some((m) => at < m.end && end > m.start)) {
-        marks.push({ start: at, end, fact })
+        marks.push({ start: at, end, fact, facts: [fact] })
         return true
       }
       from = at + 1
     }
+    const at = text.indexOf(s)
+    if (at < 0) return false
+    marks.find((m) => at < m.end && at + s.length > m.start)!.facts.push(fact)
+    return true
   })
   marks.sort((a, b) => a.start - b.start)
   const spans: DocSpan[] = []
   let pos = 0
   for (const m of marks) {
     if (m.start > pos) spans.push({ text: text.slice(pos, m.start) })
-    spans.push({ text: text.slice(m.start, m.end), fact: m.fact })
+    spans.push(m.facts.length > 1 ? { text: text.slice(m.start, m.end), fact: m.fact, facts: m.facts } : { text: text.slice(m.start, m.end), fact: m.fact })
     pos = m.end
   }
   if (pos < text.length) spans.push({ text: text.slice(pos) })

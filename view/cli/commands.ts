@@ -1,6 +1,7 @@
-// view/cli/commands: `searchgym view [--world DIR] [--runs DIR...] [--port P] [--host H]` — opens the world and the
-// run folders (a missing or unfinished one is a one-line error before anything listens), serves the viewer, prints
-// its URL, and runs until SIGINT/SIGTERM.
+// view/cli/commands: `searchgym view [--world DIR] [--runs DIR...] [--port P] [--host H] [--allow-host NAME...]` —
+// opens the world and the run folders (a missing or unfinished one is a one-line error before anything listens),
+// serves the viewer, prints a URL a browser can open (and a warning when bound beyond loopback), and runs until
+// SIGINT/SIGTERM. The run files are indexed in the background after the URL is printed.
 import type { ArgumentsCamelCase } from 'yargs'
 import { announceStop, handler, type Command } from '../../infra/cli-util'
 import { ViewError } from '../errors'
@@ -13,6 +14,7 @@ interface ViewArgs {
   runs?: string[]
   port: number
   host: string
+  allowHost?: string[]
 }
 
 export const viewCommand: Command = {
@@ -23,8 +25,10 @@ export const viewCommand: Command = {
       .option('world', { type: 'string', describe: 'a built world folder (worlds/<name>)' })
       .option('runs', { type: 'string', array: true, describe: 'bench run folders and training run folders, several allowed' })
       .option('port', { type: 'number', default: 4173, describe: 'port to listen on (0: any free port)' })
-      .option('host', { type: 'string', default: '127.0.0.1', describe: 'address to bind; only loopback unless you name another' })
-      .example('searchgym view --world worlds/paper --runs runs/oracle runs/tiny', 'browse the world and the runs on http://127.0.0.1:4173'),
+      .option('host', { type: 'string', default: '127.0.0.1', describe: 'address to bind; only loopback unless you name another (a warning is printed then)' })
+      .option('allow-host', { type: 'string', array: true, describe: "extra Host names the viewer answers to (behind a proxy or an SSH tunnel under another name; '*': any). Loopback names and the bound address always work" })
+      .example('searchgym view --world worlds/tiny --runs runs/oracle runs/closed-book', 'browse a world and two bench runs on http://127.0.0.1:4173/')
+      .example('searchgym view --runs runs/a --host 0.0.0.0 --allow-host gpu-box.lan', 'serve on every interface, reachable as http://gpu-box.lan:4173/'),
   handler: handler(async (raw: ArgumentsCamelCase) => {
     const a = raw as unknown as ViewArgs
     if (!Number.isInteger(a.port) || a.port < 0 || a.port > 65535) throw new ViewError('cli.bad_flag', `--port must be an integer in [0, 65535], got ${String(a.port)}`)
@@ -33,8 +37,9 @@ export const viewCommand: Command = {
     if (a.world !== undefined && (typeof a.world !== 'string' || a.world.trim() === '')) throw new ViewError('cli.bad_flag', '--world must be a world folder')
     const runs = openRuns((a.runs ?? []).map(String))
     const world = a.world ? WorldData.open(a.world) : null
-    const v = await startViewer({ world, runs }, { host: a.host, port: a.port })
+    const v = await startViewer({ world, runs }, { host: a.host, port: a.port, allowHosts: (a.allowHost ?? []).map(String) })
     process.stdout.write(`searchgym view: ${v.url}\n`)
+    if (v.warning) process.stderr.write(`searchgym view: ${v.warning}\n`)
     announceStop('searchgym view')
     const stop = async () => {
       await v.close()

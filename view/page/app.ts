@@ -14,10 +14,13 @@ import type {
   QuestionView,
   RunCurves,
   RunInfo,
-  TrajectorySummary,
   TrajectoryView,
   DocSpan,
+  FlaggedRow,
+  PairedComparison,
+  TrajectoryPage,
 } from '../types'
+import { chart, COLORS, type ChartOptions } from './curves'
 
 type Child = Node | string | null | undefined | false
 type Attrs = Record<string, string | ((e: Event) => void)>
@@ -80,7 +83,7 @@ function pager<T>(p: ListPage<T>, go: (offset: number) => string): HTMLElement {
 }
 
 function spansEl(spans: DocSpan[], cls: (fact: number) => string): HTMLElement {
-  return h('div', { class: 'doc' }, ...spans.map((s) => (s.fact === undefined ? s.text : h('mark', { class: cls(s.fact), 'data-fact': String(s.fact) }, s.text))))
+  return h('div', { class: 'doc' }, ...spans.map((s) => (s.fact === undefined ? s.text : h('mark', s.facts ? { class: cls(s.fact), 'data-fact': String(s.fact), 'data-facts': s.facts.join(','), title: `states ${s.facts.length} facts` } : { class: cls(s.fact), 'data-fact': String(s.fact) }, s.text))))
 }
 
 /** Draw a server-laid-out graph with sigma; clicking a node opens its entity. Falls back to a note without WebGL. */
@@ -171,14 +174,45 @@ async function homeView(): Promise<HTMLElement> {
   )
 }
 
-function runsTable(): HTMLElement {
-  if (!runs.length) return h('p', { class: 'muted' }, 'No runs loaded (start with --runs DIR...).')
-  return h(
-    'table',
-    { 'data-testid': 'runs' },
-    h('tr', {}, h('th', {}, 'run'), h('th', {}, 'kind'), h('th', {}, 'trajectories'), h('th', {}, 'steps'), h('th', {}, 'folder')),
-    ...runs.map((r) => h('tr', {}, h('td', {}, link(`#/run/${enc(r.name)}`, r.name)), h('td', {}, r.kind), h('td', {}, String(r.trajectories)), h('td', {}, String(r.steps)), h('td', { class: 'muted' }, r.dir))),
-  )
+function runsTable(list: RunInfo[] = runs): HTMLElement {
+  if (!list.length) return h('p', { class: 'muted' }, 'No runs loaded (start with --runs DIR...).')
+  // Runs of one experiment (a shared prefix, or one report folder) sit together under its name.
+  const groups = new Map<string, RunInfo[]>()
+  for (const r of list) groups.set(r.experiment, [...(groups.get(r.experiment) ?? []), r])
+  const rows: HTMLElement[] = []
+  for (const [exp, rs] of groups) {
+    if (rs.length > 1) rows.push(h('tr', { class: 'group', 'data-experiment': exp }, h('th', { colspan: '6' }, `experiment ${exp} (${rs.length} runs) `, link(`#/runs${qs({ runs: rs.map((r) => r.name).join(',') })}`, 'overlay'))))
+    for (const r of rs) {
+      const idx = r.indexing.complete ? '' : ` (indexing ${r.indexing.total ? Math.floor((100 * r.indexing.bytes) / r.indexing.total) : 0} %)`
+      rows.push(
+        h(
+          'tr',
+          { 'data-run': r.name },
+          h('td', {}, link(`#/run/${enc(r.name)}`, r.name)),
+          h('td', {}, r.kind + (r.closedBook ? ' (closed-book)' : '')),
+          h('td', { 'data-testid': 'run-trajectories' }, `${r.trajectories}${idx}`),
+          h('td', {}, String(r.steps)),
+          h('td', {}, r.flagged ? link(`#/run/${enc(r.name)}`, `${r.flagged} malformed`, { class: 'flag', 'data-testid': 'run-flagged' }) : ''),
+          h('td', { class: 'muted' }, r.dir),
+        ),
+      )
+    }
+  }
+  const table = h('table', { 'data-testid': 'runs' }, h('tr', {}, h('th', {}, 'run'), h('th', {}, 'kind'), h('th', {}, 'trajectories'), h('th', {}, 'steps'), h('th', {}, 'flagged'), h('th', {}, 'folder')), ...rows)
+  // While a run is still being indexed, refresh the table in place every second.
+  if (list.some((r) => !r.indexing.complete)) {
+    const hash = location.hash
+    setTimeout(() => {
+      if (location.hash !== hash || !table.isConnected) return
+      api<RunInfo[]>('/api/runs')
+        .then((fresh) => {
+          runs = fresh
+          if (table.isConnected) table.replaceWith(runsTable(fresh))
+        })
+        .catch(() => undefined)
+    }, 1000)
+  }
+  return table
 }
 
 async function entitiesView(p: URLSearchParams): Promise<HTMLElement> {
@@ -306,8 +340,50 @@ async function questionView(id: string): Promise<HTMLElement> {
   )
 }
 
-function trajectoryBody(t: TrajectoryView): HTMLElement {
+const COLLAPSE = 1200
+
+/** A long text shows its first COLLAPSE characters and a button for the rest (fetched when the server cut it). */
+function textEl(text: string, full: number | undefined, more: (() => Promise<string>) | null): HTMLElement {
+  const len = Math.max(full ?? 0, text.length)
+  if (len <= COLLAPSE) return h('pre', {}, text)
+  const pre = h('pre', { 'data-collapsed': 'true' }, text.slice(0, COLLAPSE) + ' …')
+  const btn = h('button', {
+    type: 'button',
+    class: 'more',
+    onclick: async () => {
+      const all = full && full > text.length && more ? await more() : text
+      pre.textContent = all
+      pre.setAttribute('data-collapsed', 'false')
+      btn.remove()
+    },
+  }, `show all ${len.toLocaleString()} characters`)
+  return h('div', {}, pre, btn)
+}
+
+function turnEl(t: TrajectoryView, turn: TrajectoryView['turns_'][number]): HTMLElement {
+  const more = (pick: (x: TrajectoryView['turns_'][number]) => string) => async () => {
+    const one = await api<TrajectoryView>(`/api/runs/${enc(t.run)}/trajectories/${enc(t.id)}${qs({ turnOffset: turn.index, turnLimit: 1, full: 1 })}`)
+    return pick(one.turns_[0])
+  }
+  if (turn.bad) return h('div', { class: 'turn flagged', 'data-turn': String(turn.index + 1) }, h('b', {}, `Turn ${turn.index + 1}`), h('p', { class: 'outcome-wrong' }, `unreadable turn: ${turn.bad}`))
+  return h(
+    'div',
+    { class: 'turn', 'data-turn': String(turn.index + 1) },
+    h('b', {}, `Turn ${turn.index + 1}`),
+    ` · reward ${turn.reward}`,
+    textEl(turn.text, turn.cut, t.run.startsWith('oracle (live)') ? null : more((x) => x.text)),
+    ...turn.calls.map((c) => h('span', { class: 'call', 'data-call': c.name }, `${c.name}: ${c.argument}`, ...c.gold.map((g) => h('span', { class: 'gold opened' }, ` gold ${g.replace(/^.*\/wiki\//, '')}`)))),
+    turn.answer !== null ? h('p', {}, 'Answer: ', h('b', {}, turn.answer)) : null,
+    turn.malformed ? h('p', { class: 'outcome-wrong' }, `malformed: ${turn.malformed}`) : null,
+    turn.observation.length
+      ? h('details', { class: 'obs' }, h('summary', {}, `observation (${turn.observation.map((o) => o.name ?? o.role).join(', ')})`), ...turn.observation.map((o, k) => textEl(o.content, turn.cut, more((x) => x.observation[k]?.content ?? ''))))
+      : null,
+  )
+}
+
+function trajectoryBody(t: TrajectoryView, go?: (turnOffset: number) => string): HTMLElement {
   const outcome = t.status !== 'ok' ? 'error' : t.em >= 1 ? 'correct' : t.f1 > 0 ? 'partial' : 'wrong'
+  const turnPage: ListPage<unknown> = { items: t.turns_, total: t.turns, offset: t.turnOffset, limit: TURN_PAGE }
   return h(
     'div',
     { 'data-testid': 'trajectory' },
@@ -319,46 +395,54 @@ function trajectoryBody(t: TrajectoryView): HTMLElement {
       h('q', { 'data-testid': 'prediction' }, t.prediction ?? '—'),
       ` · gold ${t.golds.join(' / ')} · F1 ${t.f1.toFixed(3)} EM ${t.em} · stop ${t.stopReason ?? '—'} · ${t.turns} turns${t.error ? ` · ${t.error}` : ''}`,
     ),
-    t.goldDocs.length
-      ? h('p', { 'data-testid': 'gold-docs' }, 'Gold documents: ', ...t.goldDocs.map((g) => h('span', { class: `gold ${g.status}`, title: g.url, 'data-gold': g.status }, `${g.url.replace(/^.*\/wiki\//, '')} ${g.status}`)), ' ')
-      : h('p', { class: 'muted' }, 'Gold documents unknown (no world loaded, or the question is not in it).'),
-    ...t.turns_.map((turn) =>
-      h(
-        'div',
-        { class: 'turn', 'data-turn': String(turn.index + 1) },
-        h('b', {}, `Turn ${turn.index + 1}`),
-        ` · reward ${turn.reward}`,
-        h('pre', {}, turn.text),
-        ...turn.calls.map((c) => h('span', { class: 'call', 'data-call': c.name }, `${c.name}: ${c.argument}`, ...c.gold.map((g) => h('span', { class: 'gold opened' }, ` gold ${g.replace(/^.*\/wiki\//, '')}`)))),
-        turn.answer !== null ? h('p', {}, 'Answer: ', h('b', {}, turn.answer)) : null,
-        turn.malformed ? h('p', { class: 'outcome-wrong' }, `malformed: ${turn.malformed}`) : null,
-        turn.observation.length ? h('details', { class: 'obs' }, h('summary', {}, `observation (${turn.observation.map((o) => o.name ?? o.role).join(', ')})`), ...turn.observation.map((o) => h('pre', {}, o.content))) : null,
-      ),
-    ),
+    t.closedBook
+      ? h('p', { class: 'muted', 'data-testid': 'closed-book' }, 'Closed-book run: it searches and opens nothing, so gold documents get no opened / seen / missed mark.')
+      : t.goldDocs.length
+        ? h('p', { 'data-testid': 'gold-docs' }, 'Gold documents: ', ...t.goldDocs.map((g) => h('span', { class: `gold ${g.status}`, title: g.url, 'data-gold': g.status }, `${g.url.replace(/^.*\/wiki\//, '')} ${g.status}`)), ' ')
+        : h('p', { class: 'muted' }, 'Gold documents unknown (no world loaded, or the question is not in it).'),
+    go && t.turns > t.turns_.length ? pager(turnPage, go) : null,
+    ...t.turns_.map((turn) => turnEl(t, turn)),
+    go && t.turns > t.turns_.length ? pager(turnPage, go) : null,
   )
 }
 
-async function trajectoryView(run: string, id: string): Promise<HTMLElement> {
-  const t = await api<TrajectoryView>(`/api/runs/${enc(run)}/trajectories/${enc(id)}`)
-  return h('div', {}, h('p', {}, link(`#/run/${enc(run)}`, `← ${run}`), ' · ', link(`#/question/${enc(id)}`, 'the question')), h('h1', { 'data-testid': 'trajectory-question' }, t.question), trajectoryBody(t))
+const TURN_PAGE = 100
+
+async function trajectoryView(run: string, id: string, p: URLSearchParams): Promise<HTMLElement> {
+  const turnOffset = Number(p.get('turns') ?? 0)
+  const t = await api<TrajectoryView>(`/api/runs/${enc(run)}/trajectories/${enc(id)}${qs({ turnOffset: turnOffset || undefined, turnLimit: TURN_PAGE })}`)
+  const go = (o: number) => `#/trajectory/${enc(run)}/${enc(id)}${qs({ turns: o || undefined })}`
+  return h('div', {}, h('p', {}, link(`#/run/${enc(run)}`, `← ${run}`), ' · ', link(`#/question/${enc(id)}`, 'the question')), h('h1', { 'data-testid': 'trajectory-question' }, t.question), trajectoryBody(t, go))
+}
+
+function flaggedEl(rows: FlaggedRow[], total: number): HTMLElement | null {
+  if (!total) return null
+  return h(
+    'div',
+    { 'data-testid': 'flagged' },
+    h('h2', {}, `Malformed records skipped (${total})`),
+    h('table', {}, h('tr', {}, h('th', {}, 'file'), h('th', {}, 'line'), h('th', {}, 'why'), h('th', {}, 'starts with')), ...rows.map((f) => h('tr', { class: 'flagged' }, h('td', {}, f.file ?? 'trajectories.jsonl'), h('td', {}, String(f.line)), h('td', {}, f.reason), h('td', { class: 'muted' }, h('code', {}, f.preview))))),
+  )
 }
 
 async function runView(name: string, p: URLSearchParams): Promise<HTMLElement> {
-  const info = runs.find((r) => r.name === name)
+  const info = (await api<RunInfo[]>('/api/runs')).find((r) => r.name === name)
   if (!info) throw new ApiError(404, 'view.unknown_run', `no run named '${name}'; loaded runs: ${runs.map((r) => r.name).join(', ') || 'none'}`)
   const f = { outcome: p.get('outcome') ?? '', type: p.get('type') ?? '', hops: p.get('hops') ?? '' }
   const offset = Number(p.get('offset') ?? 0)
-  const page = await api<ListPage<TrajectorySummary>>(`/api/runs/${enc(name)}/trajectories${qs({ ...f, offset, limit: 50 })}`)
+  const [page, flagged] = await Promise.all([api<TrajectoryPage>(`/api/runs/${enc(name)}/trajectories${qs({ ...f, offset, limit: 50 })}`), api<FlaggedRow[]>(`/api/runs/${enc(name)}/flagged`)])
   const go = (o: number, v: Record<string, string> = f) => `#/run/${enc(name)}${qs({ ...v, offset: o || undefined })}`
-  const top = info.kind === 'train' ? await curvesEl([name]) : await summariesEl([info])
+  const top = later(() => (info.kind === 'train' ? curvesEl([name], p) : summariesEl([info])))
   return h(
     'div',
     {},
     h('h1', {}, `${info.kind === 'train' ? 'Training run' : 'Bench run'} ${name}`),
     h('p', { class: 'muted' }, info.dir),
+    flaggedEl(flagged.slice(0, 100), flagged.length),
     top,
-    h('h2', {}, `Trajectories (${info.trajectories})`),
-    info.trajectories === 0
+    h('h2', {}, `Trajectories (${page.complete ? info.trajectories : `${page.indexed.total ? Math.floor((100 * page.indexed.bytes) / page.indexed.total) : 0} % indexed`})`),
+    !page.complete ? h('p', { class: 'muted', 'data-testid': 'indexing' }, 'The run is still being indexed: the list shows what is read so far; reload for more.') : null,
+    page.complete && page.total === 0 && !f.outcome && !f.type && !f.hops
       ? h('p', { class: 'muted', 'data-testid': 'no-trajectories' }, info.kind === 'train' ? 'This training run saved no trajectories.jsonl (searchgym train does not write one); its curves are above.' : 'No trajectories.jsonl in this run.')
       : h(
           'div',
@@ -432,93 +516,168 @@ async function summariesEl(infos: RunInfo[]): Promise<HTMLElement> {
   )
 }
 
-const CURVES: [string, string][] = [
-  ['rewardMean', 'reward'],
-  ['f1', 'F1'],
-  ['kl', 'KL'],
-  ['clipFraction', 'clip fraction'],
-  ['timing/tokensPerS', 'tokens/s'],
-  ['loss', 'loss'],
-  ['entropy', 'entropy'],
-  ['formatValid', 'format valid'],
-]
-const COLORS = ['#4e79a7', '#e15759', '#59a14f', '#f28e2b', '#b07aa1', '#76b7b2']
+const DEFAULT_CURVES = ['rewardMean', 'f1', 'kl', 'clipFraction', 'timing/tokensPerS', 'loss', 'entropy', 'formatValid']
+const TITLES: Record<string, string> = { rewardMean: 'reward', f1: 'F1', kl: 'KL', clipFraction: 'clip fraction', 'timing/tokensPerS': 'tokens/s', loss: 'loss', entropy: 'entropy', formatValid: 'format valid' }
 
-function svgEl(tag: string, attrs: Record<string, string | number>, ...children: (SVGElement | string)[]): SVGElement {
-  const el = document.createElementNS('http://www.w3.org/2000/svg', tag)
-  for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, String(v))
-  el.append(...children)
-  return el
-}
-
-function chart(title: string, key: string, curves: RunCurves[]): SVGElement {
-  const W = 300
-  const H = 170
-  const P = { l: 44, r: 8, t: 20, b: 22 }
-  const pts = curves.flatMap((c) => c.series[key] ?? [])
-  const x0 = Math.min(...pts.map((p) => p.step))
-  const x1 = Math.max(...pts.map((p) => p.step), x0 + 1)
-  let y0 = Math.min(...pts.map((p) => p.value))
-  let y1 = Math.max(...pts.map((p) => p.value))
-  if (y0 === y1) [y0, y1] = [y0 - 0.5, y1 + 0.5]
-  const X = (s: number) => P.l + ((s - x0) / (x1 - x0)) * (W - P.l - P.r)
-  const Y = (v: number) => H - P.b - ((v - y0) / (y1 - y0)) * (H - P.t - P.b)
-  const parts: SVGElement[] = [
-    svgEl('text', { x: P.l, y: 13, 'font-size': 12, 'font-weight': 600 }, title),
-    svgEl('line', { x1: P.l, y1: H - P.b, x2: W - P.r, y2: H - P.b, stroke: '#999' }),
-    svgEl('line', { x1: P.l, y1: P.t, x2: P.l, y2: H - P.b, stroke: '#999' }),
-    svgEl('text', { x: P.l - 4, y: Y(y1) + 4, 'font-size': 10, 'text-anchor': 'end' }, y1.toPrecision(3)),
-    svgEl('text', { x: P.l - 4, y: Y(y0) + 4, 'font-size': 10, 'text-anchor': 'end' }, y0.toPrecision(3)),
-    svgEl('text', { x: P.l, y: H - 6, 'font-size': 10 }, `step ${x0}`),
-    svgEl('text', { x: W - P.r, y: H - 6, 'font-size': 10, 'text-anchor': 'end' }, `${x1}`),
-  ]
-  curves.forEach((c, i) => {
-    const s = c.series[key] ?? []
-    const color = COLORS[i % COLORS.length]
-    for (const sw of c.stageSwitches.slice(1)) parts.push(svgEl('line', { x1: X(sw.step), x2: X(sw.step), y1: P.t, y2: H - P.b, stroke: color, 'stroke-dasharray': '3 3', opacity: 0.6 }, svgEl('title', {}, `${c.run}: ${sw.stage} from step ${sw.step}`)))
-    if (s.length) parts.push(svgEl('polyline', { points: s.map((p) => `${X(p.step)},${Y(p.value)}`).join(' '), fill: 'none', stroke: color, 'stroke-width': 1.8, 'data-run': c.run }))
-    for (const p of s) parts.push(svgEl('circle', { cx: X(p.step), cy: Y(p.value), r: 2.2, fill: color }, svgEl('title', {}, `${c.run} step ${p.step}: ${p.value}`)))
-  })
-  return svgEl('svg', { class: 'chart', width: W, height: H, 'data-curve': key }, ...parts)
-}
-
-async function curvesEl(names: string[]): Promise<HTMLElement> {
-  const curves = await api<RunCurves[]>(`/api/curves${qs({ runs: names.join(',') })}`)
-  const shown = CURVES.filter(([k]) => curves.some((c) => c.series[k]?.length))
+/** Curves of `names` with the chart settings of the page's query (keys, smooth, log, x), and a form to change them. */
+async function curvesEl(names: string[], p: URLSearchParams): Promise<HTMLElement> {
+  const asked = (p.get('keys') ?? '').split(',').filter(Boolean)
+  const o: ChartOptions = { smooth: Math.min(0.99, Math.max(0, Number(p.get('smooth') ?? 0) || 0)), log: p.get('log') === '1', x: p.get('x') === 'time' ? 'time' : 'step' }
+  const curves = await api<RunCurves[]>(`/api/curves${qs({ runs: names.join(','), keys: (asked.length ? asked : DEFAULT_CURVES).join(','), x: o.x })}`)
+  const available = [...new Set(curves.flatMap((c) => c.keys))]
+  const keys = (asked.length ? asked : DEFAULT_CURVES).filter((k) => curves.some((c) => c.series[k]?.x.length))
+  const set = (change: Record<string, string | undefined>) => {
+    const q = new URLSearchParams(location.hash.split('?')[1] ?? '')
+    for (const [k, v] of Object.entries(change)) if (v === undefined || v === '') q.delete(k)
+    else q.set(k, v)
+    location.hash = `${location.hash.split('?')[0]}?${q.toString()}`
+  }
+  const picker = h(
+    'details',
+    { class: 'metric-picker' },
+    h('summary', {}, `metrics (${keys.length} of ${available.length} shown)`),
+    h(
+      'div',
+      { class: 'metric-list' },
+      ...available.map((k) =>
+        h('label', {}, h('input', { type: 'checkbox', 'data-key': k, ...(keys.includes(k) ? { checked: 'checked' } : {}), onchange: () => set({ keys: [...picker.querySelectorAll<HTMLInputElement>('input[data-key]:checked')].map((i) => i.dataset.key!).join(',') || undefined }) }), ` ${k}`),
+      ),
+    ),
+  )
+  const controls = h(
+    'div',
+    { class: 'chart-controls', 'data-testid': 'chart-controls' },
+    picker,
+    h('label', {}, 'smoothing ', h('input', { type: 'range', min: '0', max: '0.99', step: '0.01', value: String(o.smooth), 'data-testid': 'smooth', onchange: (e: Event) => set({ smooth: (e.target as HTMLInputElement).value === '0' ? undefined : (e.target as HTMLInputElement).value }) }), ` ${o.smooth.toFixed(2)}`),
+    h('label', {}, h('input', { type: 'checkbox', 'data-testid': 'log', ...(o.log ? { checked: 'checked' } : {}), onchange: (e: Event) => set({ log: (e.target as HTMLInputElement).checked ? '1' : undefined }) }), ' log scale'),
+    h(
+      'label',
+      {},
+      'x axis ',
+      h('select', { 'data-testid': 'x-axis', onchange: (e: Event) => set({ x: (e.target as HTMLSelectElement).value === 'time' ? 'time' : undefined }) }, h('option', o.x === 'step' ? { value: 'step', selected: 'selected' } : { value: 'step' }, 'step'), h('option', o.x === 'time' ? { value: 'time', selected: 'selected' } : { value: 'time' }, 'wall clock')),
+    ),
+  )
   return h(
     'div',
     { 'data-testid': 'curves' },
     h('h2', {}, 'Training curves'),
+    controls,
     h('p', { class: 'legend' }, ...curves.map((c, i) => h('span', {}, h('i', { style: `background:${COLORS[i % COLORS.length]}` }), c.run, c.stageSwitches.length ? ` (stages: ${c.stageSwitches.map((s) => `${s.stage}@${s.step}`).join(', ')})` : ''))),
-    ...shown.map(([k, title]) => chart(title, k, curves)),
+    ...keys.map((k) => chart(TITLES[k] ?? k, k, curves, o)),
   )
 }
 
 async function runsView(p: URLSearchParams): Promise<HTMLElement> {
+  runs = await api<RunInfo[]>('/api/runs')
   const chosen = (p.get('runs') ?? '').split(',').filter(Boolean)
   const picked = chosen.length ? runs.filter((r) => chosen.includes(r.name)) : runs
   const boxes = runs.map((r) => h('label', {}, h('input', { type: 'checkbox', name: r.name, ...(picked.includes(r) ? { checked: 'checked' } : {}) }), ` ${r.name} (${r.kind}) `))
   const train = picked.filter((r) => r.kind === 'train')
+  const bench = runs.filter((r) => r.kind === 'bench' || r.trajectories > 0)
   return h(
     'div',
     {},
     h('h1', {}, 'Runs'),
     runsTable(),
-    h('h2', {}, 'Compare'),
+    h('h2', {}, 'Overlay'),
     h(
       'form',
       {
         class: 'filters',
         onsubmit: (ev: Event) => {
           ev.preventDefault()
-          location.hash = `#/runs${qs({ runs: boxes.map((b) => b.querySelector('input')!).filter((i) => i.checked).map((i) => i.name).join(',') })}`
+          const q = new URLSearchParams(location.hash.split('?')[1] ?? '')
+          q.set('runs', boxes.map((b) => b.querySelector('input')!).filter((i) => i.checked).map((i) => i.name).join(','))
+          location.hash = `#/runs?${q.toString()}`
         },
       },
       ...boxes,
       h('button', { type: 'submit' }, 'Overlay'),
     ),
-    train.length ? await curvesEl(train.map((r) => r.name)) : null,
-    await summariesEl(picked),
+    bench.length >= 2 ? h('p', {}, link(`#/compare${qs({ a: bench[0].name, b: bench[1].name })}`, 'Paired comparison of two runs, question by question →', { 'data-testid': 'to-compare' })) : null,
+    train.length ? later(() => curvesEl(train.map((r) => r.name), p)) : null,
+    later(() => summariesEl(picked)),
+  )
+}
+
+/** A part of a page drawn when its data arrives (the page around it renders first). */
+function later(make: () => Promise<HTMLElement>): HTMLElement {
+  const box = h('div', { class: 'later' }, h('p', { class: 'muted' }, 'loading…'))
+  make()
+    .then((el) => box.replaceChildren(el))
+    .catch((e: unknown) => box.replaceChildren(errorView(e)))
+  return box
+}
+
+const RESULTS = ['win', 'loss', 'tie', 'changed']
+
+async function compareView(p: URLSearchParams): Promise<HTMLElement> {
+  const withTraj = runs.filter((r) => r.trajectories > 0 || r.kind === 'bench')
+  const f = { a: p.get('a') ?? withTraj[0]?.name ?? '', b: p.get('b') ?? withTraj[1]?.name ?? '', type: p.get('type') ?? '', hops: p.get('hops') ?? '', result: p.get('result') ?? '' }
+  const offset = Number(p.get('offset') ?? 0)
+  const go = (o: number, v: Record<string, string> = f) => `#/compare${qs({ ...v, offset: o || undefined })}`
+  const form = filterForm(
+    [
+      { name: 'a', label: 'run A (baseline)', value: f.a, options: withTraj.map((r) => r.name) },
+      { name: 'b', label: 'run B', value: f.b, options: withTraj.map((r) => r.name) },
+      { name: 'type', label: 'type', value: f.type, options: world?.qaTypes ?? ['simple', 'parallel', 'combo'] },
+      { name: 'hops', label: 'hops', value: f.hops, options: (world?.hops ?? [1, 2, 3, 4, 5, 6]).map(String) },
+      { name: 'result', label: 'B vs A on F1', value: f.result, options: RESULTS },
+    ],
+    (v) => (location.hash = go(0, v)),
+  )
+  if (!f.a || !f.b) return h('div', {}, h('h1', {}, 'Paired comparison'), form, h('p', { class: 'muted' }, 'Pick two runs with trajectories.'))
+  const c = await api<PairedComparison>(`/api/compare${qs({ ...f, offset, limit: 50 })}`)
+  const sign = (x: number) => `${x >= 0 ? '+' : ''}${pct(x)}`
+  const pv = (x: number) => (x < 0.001 ? '<0.001' : x.toFixed(3))
+  return h(
+    'div',
+    {},
+    h('h1', {}, `Paired comparison: ${c.b} against ${c.a}`),
+    form,
+    h('p', {}, `${c.paired} questions scored in both runs${c.unpaired ? `; ${c.unpaired} left out (in one run only, or lost to the endpoint)` : ''}. Differences are B − A in percentage points with paired bootstrap 95% CIs (bench compare's own computation).`),
+    h(
+      'table',
+      { 'data-testid': 'compare-table' },
+      h('tr', {}, ...['group', 'metric', 'n', `${c.a} %`, `${c.b} %`, 'diff pp [95% CI]', 'win/loss/tie', 'p (perm)', 'p (sign)'].map((x) => h('th', {}, x))),
+      ...c.table.map((r) => h('tr', {}, h('td', {}, r.group), h('td', {}, r.metric.toUpperCase()), h('td', {}, String(r.n)), h('td', {}, pct(r.aMean)), h('td', {}, pct(r.bMean)), h('td', {}, `${sign(r.diff)} [${pct(r.lo)}, ${pct(r.hi)}]`), h('td', {}, `${r.wins}/${r.losses}/${r.ties}`), h('td', {}, pv(r.pPermutation)), h('td', {}, pv(r.pSign)))),
+    ),
+    h('h2', {}, `Questions${f.type || f.hops ? ' (filtered)' : ''}: ${c.counts.win} wins, ${c.counts.loss} losses, ${c.counts.tie} ties for ${c.b}`),
+    h(
+      'table',
+      { 'data-testid': 'pair-list' },
+      h('tr', {}, ...['', 'question', 'type', 'hops', `${c.a} F1`, `${c.b} F1`, `${c.a} answer`, `${c.b} answer`].map((x) => h('th', {}, x))),
+      ...c.questions.items.map((q) =>
+        h(
+          'tr',
+          { 'data-pair': q.id, 'data-result': q.result },
+          h('td', { class: `result-${q.result}` }, q.result),
+          h('td', {}, link(`#/pair/${enc(c.a)}/${enc(c.b)}/${enc(q.id)}`, q.question)),
+          h('td', {}, q.type),
+          h('td', {}, String(q.hops)),
+          h('td', {}, q.a.f1.toFixed(2)),
+          h('td', {}, q.b.f1.toFixed(2)),
+          h('td', {}, q.a.prediction ?? '—'),
+          h('td', {}, q.b.prediction ?? '—'),
+        ),
+      ),
+    ),
+    pager(c.questions, (o) => go(o)),
+  )
+}
+
+async function pairView(a: string, b: string, id: string): Promise<HTMLElement> {
+  const [ta, tb] = await Promise.all([a, b].map((r) => api<TrajectoryView>(`/api/runs/${enc(r)}/trajectories/${enc(id)}${qs({ turnLimit: TURN_PAGE })}`)))
+  return h(
+    'div',
+    {},
+    h('p', {}, link(`#/compare${qs({ a, b })}`, '← the comparison'), ' · ', link(`#/question/${enc(id)}`, 'the question')),
+    h('h1', { 'data-testid': 'trajectory-question' }, ta.question),
+    h(
+      'div',
+      { class: 'cols', 'data-testid': 'pair' },
+      ...[ta, tb].map((t) => h('div', { 'data-side': t.run }, h('h2', {}, link(`#/trajectory/${enc(t.run)}/${enc(id)}`, t.run)), trajectoryBody(t))),
+    ),
   )
 }
 
@@ -547,7 +706,9 @@ async function route(): Promise<void> {
     else if (parts[0] === 'question' && parts[1]) view = await questionView(parts[1])
     else if (parts[0] === 'runs') view = await runsView(p)
     else if (parts[0] === 'run' && parts[1]) view = await runView(parts[1], p)
-    else if (parts[0] === 'trajectory' && parts[1] && parts[2]) view = await trajectoryView(parts[1], parts[2])
+    else if (parts[0] === 'trajectory' && parts[1] && parts[2]) view = await trajectoryView(parts[1], parts[2], p)
+    else if (parts[0] === 'compare') view = await compareView(p)
+    else if (parts[0] === 'pair' && parts[1] && parts[2] && parts[3]) view = await pairView(parts[1], parts[2], parts[3])
     else throw new ApiError(404, 'view.not_found', `no page at #${path}`)
   } catch (e) {
     view = errorView(e)
