@@ -17,9 +17,12 @@ import { errorBody, HttpError, type HttpStatus } from '../infra/http/errors'
 import { checkBody, gymSchemas, toAction } from './server-schemas'
 import { parseJsonBody, type Body } from './server-validate'
 import type { GymWorld, SearchResult } from './world-view'
+import { extraFieldNotes, IGNORED_FIELDS_HEADER } from './extra-fields'
+import { getPathWithoutToken, pathToken, rawPath } from './path-token'
 
 export interface GymServerOptions {
-  /** Bearer token required on every route but /health; empty: no auth. */
+  /** Token required on every route but /health — as `Authorization: Bearer TOKEN` or as the path prefix `/t/TOKEN/`
+   * (gym/path-token; for engines that send no header); empty: no auth. */
   token: string
   maxBodyBytes: number
   maxQueryChars: number
@@ -112,7 +115,9 @@ export function createGymServer(world: GymWorld, options: Partial<GymServerOptio
     if (!l) splits.set(key, (l = world.listQa(split)))
     return l
   }
-  const app = new Hono()
+  // Routes match with a leading /t/TOKEN cut off (gym/path-token); the auth middleware checks that token.
+  const app = new Hono({ getPath: getPathWithoutToken })
+  const loggedFields = new Set<string>()
   const tokenDigest = o.token ? digest(o.token) : undefined
 
   app.onError((err, c) => {
@@ -133,8 +138,9 @@ export function createGymServer(world: GymWorld, options: Partial<GymServerOptio
     if (tokenDigest && c.req.path !== '/health') {
       const h = c.req.header('authorization') ?? ''
       const m = /^Bearer\s+(.+)$/i.exec(h)
-      if (!m || !timingSafeEqual(digest(m[1].trim()), tokenDigest))
-        return c.json(errorBody(401, 'auth.unauthorized', 'missing or wrong bearer token (Authorization: Bearer TOKEN)'), 401)
+      const given = m ? m[1].trim() : pathToken(rawPath(c.req.url))
+      if (given === undefined || !timingSafeEqual(digest(given), tokenDigest))
+        return c.json(errorBody(401, 'auth.unauthorized', 'missing or wrong token (Authorization: Bearer TOKEN, or the URL path prefix /t/TOKEN/)'), 401)
     }
     await next()
   })
@@ -235,7 +241,10 @@ export function createGymServer(world: GymWorld, options: Partial<GymServerOptio
   // One bad item never fails the batch: a non-string is answered [], an over-long query is cut, queries past
   // maxBatchQueries are answered [] — each noted in `notes` and counted in the x-searchgym-retrieve-notes header.
   app.post('/retrieve', async (c) => {
-    const b = checkBody(schemas.retrieve, await body(c))
+    const raw = await body(c)
+    const b = checkBody(schemas.retrieve, raw)
+    const ignored = extraFieldNotes(loggedFields, '/retrieve', raw)
+    if (ignored) c.header(IGNORED_FIELDS_HEADER, ignored)
     const qs = b.queries
     const topk = b.topk ?? DEFAULT_RETRIEVE_TOPK
     const withScores = b.return_scores ?? false
@@ -282,7 +291,10 @@ export function createGymServer(world: GymWorld, options: Partial<GymServerOptio
   // page (or a non-string / over-long url) is null with 200: ASearcher retries a 404 or a missing key ten times and
   // then stops the run. `contents` is title + "\n" + text, the same as a /retrieve hit.
   app.post('/access', async (c) => {
-    const { urls } = checkBody(schemas.accessMany, await body(c))
+    const raw = await body(c)
+    const { urls } = checkBody(schemas.accessMany, raw)
+    const ignored = extraFieldNotes(loggedFields, '/access', raw)
+    if (ignored) c.header(IGNORED_FIELDS_HEADER, ignored)
     if (urls.length > o.maxBatchQueries)
       throw new HttpError(400, 'request.too_many', `at most ${o.maxBatchQueries} urls per /access call, got ${urls.length} (gym serve --max-batch-queries)`, 'urls')
     const result = await Promise.all(
