@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { liveAddresses } from '../gym/address-file'
+import { runCli } from './helpers/cli-process'
 import { sharedTinyWorld } from './helpers/shared-world'
 import { startGymServe, type GymServeProcess } from './helpers/outside-clients'
 
@@ -149,5 +150,32 @@ describe('address files of a killed server', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true })
     }
+  })
+})
+
+describe('gym check --profile', () => {
+  it("reports the oracle's solvable fraction by type and hops under an engine's stock limits and under --set overrides", async () => {
+    const world = await sharedTinyWorld()
+    const parse = (out: string) => {
+      const m = /: (\d+)\/(\d+) solvable \(/.exec(out)
+      expect(m).not.toBeNull()
+      return { solved: Number(m![1]), total: Number(m![2]) }
+    }
+    const stock = await runCli(['gym', 'check', world.dir, '--profile', 'verl', '--limit', '60'], 120_000)
+    expect(stock.code).toBe(0)
+    expect(stock.stdout).toMatch(/^oracle under verl limits \(toolCalls 1, topk 3, obs 256, docChars 0, context 3000, access false\)/)
+    expect(stock.stdout).toMatch(/\n {2}by type: .*simple \d+\/\d+/)
+    expect(stock.stdout).toMatch(/\n {2}by hops: 1 \d+\/\d+/)
+    expect(stock.stdout).toMatch(/not solvable by cause: turns \d+/)
+    const raised = await runCli(['gym', 'check', world.dir, '--profile', 'verl', '--limit', '60', '--set', 'toolCalls=8', '--set', 'obs=4096', '--set', 'context=13023'], 120_000)
+    expect(raised.code).toBe(0)
+    const a = parse(stock.stdout)
+    const b = parse(raised.stdout)
+    expect(a.total).toBe(60)
+    expect(a.solved).toBeLessThan(0.2 * a.total)
+    expect(b.solved).toBeGreaterThanOrEqual(0.95 * b.total)
+    const bad = await runCli(['gym', 'check', world.dir, '--profile', 'verl', '--set', 'turns=3'], 60_000)
+    expect(bad.code).not.toBe(0)
+    expect(bad.stderr.trim()).toMatch(/^searchgym: error: --set wants key=value with a key among toolCalls/)
   })
 })

@@ -10,6 +10,8 @@ import { openWorld } from '../store/open'
 import { iterateDocs } from '../store/store'
 import { exportQa, QA_EXPORT_FORMATS, type QaExportFormat } from '../qa/export'
 import { hasQaTable } from '../qa/store'
+import { ENGINE_PROFILE_NAMES, type EngineProfileName, type ExportTuner } from '../qa/engine-profiles'
+import type { Qa } from '../types'
 
 async function writeLines(path: string, rows: Iterable<unknown>): Promise<number> {
   const s = createWriteStream(path)
@@ -42,7 +44,9 @@ export async function exportWorldJsonl(dir: string, outDir: string): Promise<Rec
   }
 }
 
-export const exportCommand: Command = {
+/** `world export`; `tuner` (the root CLI passes agent's) runs the oracle through the engine's limits for the
+ * search-r1 / verl / asearcher formats, so the launch settings written make the exported questions solvable. */
+export const exportCommandWith = (tuner?: ExportTuner): Command => ({
   command: 'export <dir>',
   describe: 'export a finished world (entities, edges, docs with facts, manifest) as JSON Lines',
   builder: (y) =>
@@ -61,10 +65,15 @@ export const exportCommand: Command = {
     const n = a.format === 'jsonl' ? await exportWorldJsonl(a.dir, a.out) : {}
     const w = openWorld(a.dir)
     try {
-      if (a.format !== 'jsonl' || hasQaTable(w.db)) Object.assign(n, await exportQa(w.db, a.out, a.format as QaExportFormat, { world: basename(resolve(a.dir)), hash: w.manifest.content_hash ?? '' }))
+      const engine = (ENGINE_PROFILE_NAMES as readonly string[]).includes(a.format) ? (a.format as EngineProfileName) : undefined
+      const tune = engine && tuner ? (qas: Qa[]) => tuner(a.dir, engine, qas) : undefined
+      if (a.format !== 'jsonl' || hasQaTable(w.db))
+        Object.assign(n, await exportQa(w.db, a.out, a.format as QaExportFormat, { world: basename(resolve(a.dir)), hash: w.manifest.content_hash ?? '' }, tune))
     } finally {
       w.close()
     }
     process.stdout.write(`exported to ${a.out}: ${Object.entries(n).map(([k, v]) => `${v} ${k}`).join(', ')}\n`)
   }),
-}
+})
+
+export const exportCommand = exportCommandWith()
