@@ -19,6 +19,7 @@ import { parseJsonBody, type Body } from './server-validate'
 import type { GymWorld, SearchResult } from './world-view'
 import { extraFieldNotes, IGNORED_FIELDS_HEADER } from './extra-fields'
 import { getPathWithoutToken, pathToken, rawPath } from './path-token'
+import { passageResults, passageRetriever, type RetrieveUnit } from './passages'
 
 export interface GymServerOptions {
   /** Token required on every route but /health — as `Authorization: Bearer TOKEN` or as the path prefix `/t/TOKEN/`
@@ -35,6 +36,8 @@ export interface GymServerOptions {
   maxBatchQueries: number
   /** Options every created env starts from; a create request may override them. */
   envDefaults: Partial<GymOptions>
+  /** What a /retrieve hit is: a whole page (default) or a ~100-word passage with the title as first line (gym/passages). */
+  retrieveUnit: RetrieveUnit
 }
 
 export const DEFAULT_SERVER_OPTIONS: GymServerOptions = {
@@ -49,6 +52,7 @@ export const DEFAULT_SERVER_OPTIONS: GymServerOptions = {
   maxTopK: 50,
   maxBatchQueries: 16_384,
   envDefaults: {},
+  retrieveUnit: 'page',
 }
 
 /** `topk` of a /retrieve call that gives none (Search-R1's retrieval server default). */
@@ -62,7 +66,7 @@ export interface GymServer {
 }
 
 /** Ranges of the numeric server options (the same rules `gym serve` applies to its flags). */
-export const SERVER_OPTION_RANGES: Record<Exclude<keyof GymServerOptions, 'token' | 'envDefaults'>, [number, number]> = {
+export const SERVER_OPTION_RANGES: Record<Exclude<keyof GymServerOptions, 'token' | 'envDefaults' | 'retrieveUnit'>, [number, number]> = {
   maxBodyBytes: [1024, 1 << 30],
   maxQueryChars: [1, 1_000_000],
   maxUrlChars: [1, 1_000_000],
@@ -119,6 +123,8 @@ export function createGymServer(world: GymWorld, options: Partial<GymServerOptio
   const app = new Hono({ getPath: getPathWithoutToken })
   const loggedFields = new Set<string>()
   const tokenDigest = o.token ? digest(o.token) : undefined
+  if (o.retrieveUnit !== 'page' && o.retrieveUnit !== 'passage') throw new ConfigError('server.bad_option', `server option retrieveUnit must be page or passage, got ${String(o.retrieveUnit)}`)
+  const passages = o.retrieveUnit === 'passage' ? passageRetriever(world) : undefined
 
   app.onError((err, c) => {
     const s = statusOf(err)
@@ -262,6 +268,11 @@ export function createGymServer(world: GymWorld, options: Partial<GymServerOptio
         queries[i] = q.slice(0, o.maxQueryChars)
         notes.push({ index: i, note: `cut from ${q.length} to ${o.maxQueryChars} characters (gym serve --max-query-chars)` })
       } else queries[i] = q
+    }
+    if (passages) {
+      const result = await passageResults(passages, queries, topk, withScores)
+      if (notes.length === 0) return c.json({ result })
+      return c.json({ result, notes }, 200, { 'x-searchgym-retrieve-notes': String(notes.length) })
     }
     const hits: SearchResult[][] = world.searchMany
       ? await world.searchMany(queries, topk)

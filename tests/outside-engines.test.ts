@@ -179,3 +179,29 @@ describe('gym check --profile', () => {
     expect(bad.stderr.trim()).toMatch(/^searchgym: error: --set wants key=value with a key among toolCalls/)
   })
 })
+
+describe('gym serve --retrieve-unit passage', () => {
+  it('serves ~100-word passages (title first line) to the Search-R1 and ASearcher replicas; their urls open the page', async () => {
+    const world = await sharedTinyWorld()
+    const dir = mkdtempSync(join(tmpdir(), 'sg-engines-passage-'))
+    const s = await startGymServe(world.dir, ['--retrieve-unit', 'passage', '--address-file', dir])
+    try {
+      expect(s.stderr()).toMatch(/\/retrieve serves passages/)
+      const qa = (await (await fetch(`${s.url}/v1/qa?limit=1`)).json()) as { items: { question: string }[] }
+      const r = await replica('search-r1', { url: `${s.url}/retrieve`, queries: [qa.items[0].question], topk: 3 })
+      expect(r.ok).toBe(true)
+      const docs = (r.passages[0] as string).trim().split('\n')
+      expect(docs).toHaveLength(3) // one line per passage: no newline inside a chunk
+      for (const d of docs) expect(d.replace(/^Doc \d+\(Title: [^)]*\) /, '').split(/\s+/).length).toBeLessThanOrEqual(100)
+      const a = await replica('asearcher', { addr_dir: dir, query: qa.items[0].question, topk: 5, access: '' })
+      expect(a.search[0].documents).toHaveLength(5)
+      const page = await replica('asearcher', { addr_dir: dir, access: a.search[0].urls[0], patched: true })
+      expect(page.page.split('\n')[0]).toBe(a.search[0].documents[0].split('\n')[0])
+      const norm = (t: string) => t.replace(/\s+/g, ' ')
+      expect(norm(page.page)).toContain(norm(a.search[0].documents[0].split('\n')[1])) // the passage is a piece of its page
+    } finally {
+      await s.stop()
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+})

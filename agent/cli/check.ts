@@ -22,6 +22,7 @@ interface CheckArgs {
   pages: 'all' | 'needed'
   profile?: string
   set?: string[]
+  unit: 'page' | 'passage'
 }
 
 export const checkCommand: Command = {
@@ -40,11 +41,13 @@ export const checkCommand: Command = {
         describe: "run the oracle through an outside engine's stock limits (turns, observation cut, context, topk; world/qa/engine-profiles) and report the fraction solvable by type and hops",
       })
       .option('set', { type: 'string', array: true, describe: 'with --profile: override a limit, key=value (toolCalls, topk, obs, docChars, context, access); repeatable' })
+      .option('unit', { choices: ['page', 'passage'], default: 'page', describe: 'with --profile: what /retrieve serves (gym serve --retrieve-unit): whole pages or ~100-word passages' })
       .example('$0 gym check worlds/tiny --profile verl --set toolCalls=4 --set obs=4096', 'the oracle under verl with 4 tool calls and 4,096 characters of tool output')
       .option('pages', { choices: ['all', 'needed'], default: 'needed', describe: 'how the oracle reads a paged document: only the pages a hop needs (page 1, then on until the fact is read) or all of them when it opens one' }),
   handler: handler(async (raw: ArgumentsCamelCase) => {
     const a = raw as unknown as CheckArgs
     if (a.limit !== undefined && (!Number.isInteger(a.limit) || a.limit < 1)) throw new GymError('cli.bad_limit', '--limit must be a positive integer')
+    if (a.unit === 'passage' && !a.profile) throw new GymError('cli.bad_flag', '--unit needs --profile NAME')
     if (a.set?.length && !a.profile) throw new GymError('cli.bad_flag', '--set needs --profile NAME')
     let limits
     if (a.profile) {
@@ -61,7 +64,7 @@ export const checkCommand: Command = {
       if (a.limit !== undefined) qas = qas.slice(0, a.limit)
       if (qas.length === 0) throw new GymError('check.no_qa', `world ${a.dir} has no QA${a.split === 'all' ? '' : ` in split ${a.split}`}`)
       if (a.profile && limits) {
-        const r = await profileCheck(gymWorld, worldOracleKnowledge(w), qas, engineProfile(a.profile), limits)
+        const r = await profileCheck(gymWorld, worldOracleKnowledge(w), qas, engineProfile(a.profile), limits, { unit: a.unit })
         process.stdout.write(formatProfileReport(a.dir, r))
         if (a.json) writeFileSync(a.json, JSON.stringify(r, null, 2) + '\n')
         return
@@ -93,7 +96,7 @@ const pct = (n: number, d: number) => (d === 0 ? '-' : `${((100 * n) / d).toFixe
 export function formatProfileReport(dir: string, r: ProfileReport): string {
   const l = r.limits
   const lines = [
-    `oracle under ${r.profile} limits (toolCalls ${l.toolCalls}, topk ${l.topk}, obs ${l.obs}, docChars ${l.docChars}, context ${l.context}, access ${l.access}) on ${dir}: ${r.solved}/${r.total} solvable (${pct(r.solved, r.total)})`,
+    `oracle under ${r.profile} limits${r.unit === 'passage' ? ' through passages' : ''} (toolCalls ${l.toolCalls}, topk ${l.topk}, obs ${l.obs}, docChars ${l.docChars}, context ${l.context}, access ${l.access}) on ${dir}: ${r.solved}/${r.total} solvable (${pct(r.solved, r.total)})`,
   ]
   for (const [name, m] of [['type', r.byType], ['hops', r.byHops]] as const)
     lines.push(`  by ${name}: ${Object.entries(m).sort(([x], [y]) => (x < y ? -1 : 1)).map(([k, c]) => `${k} ${c.solved}/${c.total} (${pct(c.solved, c.total)})`).join(', ')}`)

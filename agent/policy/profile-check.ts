@@ -4,7 +4,7 @@
 // visible of a page. Reports the fraction solvable by type and hops, and picks raised limits under which ≥ 95 % are.
 // Knows no HTTP (it calls the GymWorld in process, as /retrieve does) and no launch scripts.
 import { approxTokens, scoreAnswer, type GymWorld, type TokenCounter } from '../../gym'
-import { openGymWorld } from '../../gym'
+import { openGymWorld, passageRetriever, type RetrieveUnit } from '../../gym'
 import { engineProfile, openWorld, searchR1Prompt, verlPrompt, type EngineLimits, type EngineProfile, type ExportTuner, type Qa } from '../../world'
 import { worldOracleKnowledge } from './oracle-knowledge'
 import { OracleFailure, oraclePlan, ORACLE_MAX_QUERIES_PER_PAGE, type OracleKnowledge } from './oracle-plan'
@@ -22,6 +22,7 @@ export interface ProfileRun {
 
 export interface ProfileReport {
   profile: string
+  unit: RetrieveUnit
   limits: EngineLimits
   total: number
   solved: number
@@ -42,6 +43,18 @@ export interface RetrievedDoc {
 
 /** A document source: what /retrieve would answer for a query (page-level by default). */
 export type Retriever = (query: string, topk: number) => Promise<RetrievedDoc[]>
+
+/** Passages as retrieved documents (gym/passages; cached per query like pageRetriever). */
+export function passageDocs(world: GymWorld): Retriever {
+  const r = passageRetriever(world)
+  const cache = new Map<string, Promise<RetrievedDoc[]>>()
+  return (query, topk) => {
+    const key = `${topk}\t${query}`
+    let p = cache.get(key)
+    if (!p) cache.set(key, (p = r(query, topk)))
+    return p
+  }
+}
 
 export function pageRetriever(world: GymWorld): Retriever {
   const cache = new Map<string, Promise<RetrievedDoc[]>>()
@@ -147,7 +160,9 @@ export function renderSearch(p: EngineProfile, l: EngineLimits, docs: RetrievedD
     const headKept = inter(b.head).reduce((n, [s, e]) => n + e - s, 0) === b.head[1] - b.head[0]
     if (!headKept) continue
     titles.push(b.url)
-    visible.set(b.url, [b.title, inter(b.body).map(([s, e]) => text.slice(s, e)).join('\n')])
+    const t = inter(b.body).map(([s, e]) => text.slice(s, e)).join('\n')
+    const prev = visible.get(b.url)?.[1]
+    visible.set(b.url, [b.title, prev ? `${prev}\n${t}` : t]) // passages of one page: all of them
   }
   return { visible, titles, tokens }
 }
@@ -192,7 +207,10 @@ export async function runProfile(
         const s = renderSearch(p, l, await retrieve(call.arguments.query, l.topk), count, cutTokens)
         context += count(`<search> ${call.arguments.query} </search>`) + s.tokens
         if (context > l.context) return stop('context', `search ${calls} brings the episode to ${context} tokens (limit ${l.context})`)
-        for (const [u, t] of s.visible) if (t[1].length > (seen.get(u)?.[1].length ?? -1)) seen.set(u, t)
+        for (const [u, t] of s.visible) {
+          const prev = seen.get(u)?.[1]
+          seen.set(u, [t[0], prev === undefined || prev.includes(t[1]) ? (prev ?? t[1]) : `${prev}\n${t[1]}`])
+        }
         obs = s.titles.map((u) => `URL: ${u}`).join('\n')
       } else if (l.access) {
         if (++calls > l.toolCalls) return stop('turns', `needs more than ${l.toolCalls} tool calls`)
@@ -216,6 +234,8 @@ export async function runProfile(
 
 export interface ProfileCheckOptions {
   retrieve?: Retriever
+  /** The /retrieve unit the check reads through (default page); `retrieve`, when given, must serve that unit. */
+  unit?: RetrieveUnit
   count?: TokenCounter
   /** Characters of `s` its first n tokens cover (Search-R1's token cut); default: the Qwen3 tokenizer. */
   cutTokens?: (s: string, n: number) => number
@@ -244,15 +264,15 @@ export async function qwenTokenCut(): Promise<(s: string, n: number) => number> 
 }
 
 export async function profileCheck(world: GymWorld, k: OracleKnowledge, qas: Qa[], p: EngineProfile, l: EngineLimits, o: ProfileCheckOptions = {}): Promise<ProfileReport> {
-  const retrieve = o.retrieve ?? pageRetriever(world)
+  const retrieve = o.retrieve ?? (o.unit === 'passage' ? passageDocs(world) : pageRetriever(world))
   const count = o.count ?? approxTokens
   const cut = o.cutTokens ?? (await qwenTokenCut())
   const runs: ProfileRun[] = []
   for (const qa of qas) runs.push(await runProfile(qa, k, retrieve, world, p, l, count, cut))
-  return summarise(p.name, l, qas, runs)
+  return summarise(p.name, o.unit ?? 'page', l, qas, runs)
 }
 
-function summarise(profile: string, limits: EngineLimits, qas: Qa[], runs: ProfileRun[]): ProfileReport {
+function summarise(profile: string, unit: RetrieveUnit, limits: EngineLimits, qas: Qa[], runs: ProfileRun[]): ProfileReport {
   const byType: ProfileReport['byType'] = {}
   const byHops: ProfileReport['byHops'] = {}
   const byCause: ProfileReport['byCause'] = {}
@@ -270,7 +290,7 @@ function summarise(profile: string, limits: EngineLimits, qas: Qa[], runs: Profi
   })
   const calls = runs.filter((r) => r.solved).map((r) => r.calls).sort((a, b) => a - b)
   const q = (f: number) => (calls.length ? calls[Math.min(calls.length - 1, Math.floor(f * calls.length))] : 0)
-  return { profile, limits, total: runs.length, solved: runs.filter((r) => r.solved).length, byType, byHops, byCause, calls: { p50: q(0.5), p95: q(0.95), max: calls.at(-1) ?? 0 }, runs }
+  return { profile, unit, limits, total: runs.length, solved: runs.filter((r) => r.solved).length, byType, byHops, byCause, calls: { p50: q(0.5), p95: q(0.95), max: calls.at(-1) ?? 0 }, runs }
 }
 
 export const SHIP_TARGET = 0.95
@@ -326,16 +346,19 @@ export async function chooseShippedLimits(
 }
 
 /** The world export's tuner: stock limits, then the cheapest raised ones under which ≥ 95 % of the questions are solvable. */
-export const exportTuner: ExportTuner = async (dir, profile, qas) => {
+export const exportTuner: ExportTuner = async (dir, profile, qas, unit = 'page') => {
   const gw = await openGymWorld(dir)
   const w = openWorld(dir)
   try {
     const p = engineProfile(profile)
     const k = worldOracleKnowledge(w)
-    const stock = await profileCheck(gw, k, qas, p, p.stock)
-    const shipped = stock.solved >= SHIP_TARGET * stock.total ? stock : await chooseShippedLimits(gw, k, qas, p, {}, stock)
+    // One retriever for every run: its caches make the ladder's repeated searches free.
+    const o: ProfileCheckOptions = { unit, retrieve: unit === 'passage' ? passageDocs(gw) : pageRetriever(gw) }
+    const stock = await profileCheck(gw, k, qas, p, p.stock, o)
+    const shipped = stock.solved >= SHIP_TARGET * stock.total ? stock : await chooseShippedLimits(gw, k, qas, p, o, stock)
     return {
       profile,
+      unit,
       stock: { limits: stock.limits, solved: stock.solved, total: stock.total },
       shipped: { limits: shipped.limits, solved: shipped.solved, total: shipped.total },
       solvable: new Set(shipped.runs.filter((r) => r.solved).map((r) => r.qaId)),

@@ -21,6 +21,7 @@ interface ServeArgs {
   maxQueryChars: number
   maxBodyBytes: number
   maxTopk: number
+  retrieveUnit: string
   engine?: string
   embedder?: string
   allowEngineMismatch: boolean
@@ -65,6 +66,11 @@ export const serveCommand: Command = {
         default: DEFAULT_SERVER_OPTIONS.maxTopK,
         describe: 'largest topk a /retrieve call (or k a /v1/search call) may ask for; larger is a 400',
       })
+      .option('retrieve-unit', {
+        choices: ['page', 'passage'],
+        default: 'page',
+        describe: '/retrieve hits: whole pages, or ~100-word passages (title as first line) like the corpora Search-R1/verl/ASearcher were built on',
+      })
       .option('max-body-bytes', { type: 'number', default: DEFAULT_SERVER_OPTIONS.maxBodyBytes, describe: 'largest request body' })
       .option('engine', { type: 'string', choices: [...ENGINE_NAMES], describe: 'search engine (default: the one the world was verified with)' })
       .option('embedder', { type: 'string', describe: 'dense/hybrid: embedder model directory (default: the one the world was built with)' })
@@ -97,6 +103,7 @@ export const serveCommand: Command = {
       port,
       token,
       maxTopK,
+      retrieveUnit: a.retrieveUnit === 'passage' ? 'passage' : 'page',
       maxEnvs,
       envIdleMs: Math.round(idle * 1000),
       maxBatchQueries,
@@ -116,7 +123,7 @@ export const serveCommand: Command = {
       throw e
     }
     if (addressFile) process.once('exit', () => removeAddressFile(addressFile))
-    process.stderr.write(`searchgym gym serve: ${world.name} (${world.listQa().length} QA) on ${s.url}${addressFile ? ` (address file ${addressFile})` : ''}\n`)
+    process.stderr.write(`searchgym gym serve: ${world.name} (${world.listQa().length} QA${a.retrieveUnit === 'passage' ? ', /retrieve serves passages' : ''}) on ${s.url}${addressFile ? ` (address file ${addressFile})` : ''}\n`)
     const stop = async () => {
       if (addressFile) removeAddressFile(addressFile)
       await s.close()

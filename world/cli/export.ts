@@ -57,16 +57,21 @@ export const exportCommandWith = (tuner?: ExportTuner): Command => ({
         default: 'jsonl',
         describe: 'jsonl (world + QA), parquet (QA), search-r1 | verl | asearcher (QA as that trainer reads it, with its tool config / launch snippet)',
       })
-      .option('out', { type: 'string', demandOption: true, describe: 'output folder' }),
+      .option('out', { type: 'string', demandOption: true, describe: 'output folder' })
+      .option('unit', {
+        choices: ['page', 'passage'],
+        default: 'page',
+        describe: 'search-r1 | verl | asearcher: what /retrieve serves the trainer (gym serve --retrieve-unit); the oracle check runs through that unit',
+      }),
   handler: handler(async (raw: object) => {
-    const a = raw as { dir: string; format: string; out: string }
+    const a = raw as { dir: string; format: string; out: string; unit: 'page' | 'passage' }
     if (!(QA_EXPORT_FORMATS as readonly string[]).includes(a.format))
       throw new ConfigError('export.format', `unknown export format '${a.format}' (supported: ${QA_EXPORT_FORMATS.join(', ')})`)
     const n = a.format === 'jsonl' ? await exportWorldJsonl(a.dir, a.out) : {}
     const w = openWorld(a.dir)
     try {
       const engine = (ENGINE_PROFILE_NAMES as readonly string[]).includes(a.format) ? (a.format as EngineProfileName) : undefined
-      const tune = engine && tuner ? (qas: Qa[]) => tuner(a.dir, engine, qas) : undefined
+      const tune = engine && tuner ? (qas: Qa[]) => tuner(a.dir, engine, qas, a.unit) : undefined
       if (a.format !== 'jsonl' || hasQaTable(w.db))
         Object.assign(n, await exportQa(w.db, a.out, a.format as QaExportFormat, { world: basename(resolve(a.dir)), hash: w.manifest.content_hash ?? '' }, tune))
     } finally {

@@ -182,6 +182,8 @@ export function launchFlags(profile: EngineProfileName, l: EngineLimits, b: Batc
  * the root CLI): the limits to ship and which questions are solvable under them. */
 export interface ExportTuning {
   profile: EngineProfileName
+  /** The /retrieve unit the launch script serves and the check read through. */
+  unit: 'page' | 'passage'
   stock: { limits: EngineLimits; solved: number; total: number }
   shipped: { limits: EngineLimits; solved: number; total: number }
   /** Ids of the questions solvable under the shipped limits. */
@@ -189,4 +191,4 @@ export interface ExportTuning {
 }
 
 /** Runs the oracle for an export: (world folder, profile, every question to export) → tuning. */
-export type ExportTuner = (dir: string, profile: EngineProfileName, qas: import('../types').Qa[]) => Promise<ExportTuning>
+export type ExportTuner = (dir: string, profile: EngineProfileName, qas: import('../types').Qa[], unit?: 'page' | 'passage') => Promise<ExportTuning>

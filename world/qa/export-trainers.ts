@@ -181,11 +181,12 @@ tools:
 `
 }
 
-const SERVE = (port: number) => `npx searchgym gym serve "$WORLD" --host 127.0.0.1 --port ${port} &`
+const SERVE = (port: number, extra = '') => `npx searchgym gym serve "$WORLD" --host 127.0.0.1 --port ${port}${extra} &`
 
 /** Launch snippets; DATA is the export folder, WORLD the world folder. Trainer flags beyond the data/tool keys are the
  * trainers' own stock scripts' (model, batch sizes) and are left to them. */
-export function launchSnippet(format: 'search-r1' | 'verl' | 'asearcher', outDir: string, flags: string[] = []): string {
+export function launchSnippet(format: 'search-r1' | 'verl' | 'asearcher', outDir: string, flags: string[] = [], unit: 'page' | 'passage' = 'page'): string {
+  const serveUnit = unit === 'passage' ? ' --retrieve-unit passage' : ''
   const extra = flags.map((f) => `  ${f} \\\n`).join('')
   const head = `#!/usr/bin/env bash
 # Launch snippet written by searchgym world export --format ${format}; see docs/train-elsewhere.md.
@@ -195,7 +196,7 @@ WORLD=\${WORLD:?set WORLD to the world folder}
 DATA=\${DATA:-${outDir}}
 `
   if (format === 'search-r1')
-    return `${head}${SERVE(8000)}
+    return `${head}${SERVE(8000, serveUnit)}
 # In a Search-R1 (a14dc3a) checkout, its train_grpo.sh / train_ppo.sh with these keys changed:
 python3 -m verl.trainer.main_ppo \\
   data.train_files="$DATA/train.parquet" data.val_files="$DATA/test.parquet" \\
@@ -203,7 +204,7 @@ python3 -m verl.trainer.main_ppo \\
 ${extra || '  retriever.topk=3 max_turns=4 \\\n'}  "$@"
 `
   if (format === 'verl')
-    return `${head}${SERVE(8000)}
+    return `${head}${SERVE(8000, serveUnit)}
 # In a verl (b178a3c) checkout, its examples/sglang_multiturn/search_r1_like run script with these keys changed:
 python3 -m verl.trainer.main_ppo \\
   --config-path="$PWD/examples/sglang_multiturn/config" --config-name=search_multiturn_grpo \\
@@ -213,7 +214,7 @@ python3 -m verl.trainer.main_ppo \\
 ${extra}  "$@"
 `
   return `${head}export RAG_SERVER_ADDR_DIR=\${RAG_SERVER_ADDR_DIR:-$DATA/rag-addr}
-npx searchgym gym serve "$WORLD" --host 127.0.0.1 --port 8000 --address-file "$RAG_SERVER_ADDR_DIR" &
+npx searchgym gym serve "$WORLD" --host 127.0.0.1 --port 8000${serveUnit} --address-file "$RAG_SERVER_ADDR_DIR" &
 # In an ASearcher (813e804, AReaL 0.3.4) checkout, local knowledge-base training (search only unless its access branch
 # is patched in; see docs/train-elsewhere.md):
 python3 -m areal.launcher.local ASearcher/train/asearcher.py \\
@@ -264,7 +265,7 @@ export async function exportForTrainer(
     Object.assign(out, { 'train.jsonl': train.length, 'test.jsonl': bench.length })
   }
   const launch = `launch-${format}.sh`
-  writeFileSync(join(outDir, launch), launchSnippet(format, outDir, flags), { mode: 0o755 })
+  writeFileSync(join(outDir, launch), launchSnippet(format, outDir, flags, tuning?.unit), { mode: 0o755 })
   out[launch] = 0
   return out
 }
@@ -275,6 +276,7 @@ function profileRecord(t: ExportTuning, b: BatchSizes, total: number, trainRows:
   const frac = (x: { solved: number; total: number }) => Number((x.solved / Math.max(1, x.total)).toFixed(4))
   return {
     profile: t.profile,
+    unit: t.unit,
     stock: { ...t.stock, fraction: frac(t.stock) },
     shipped: { ...t.shipped, fraction: frac(t.shipped) },
     target: 0.95,
