@@ -28,8 +28,9 @@ export const GROUPS: CommandGroup[] = [
     load: async () => {
       // One after the other: agent imports world (concurrent imports of one graph trip jest's ESM loader).
       const { CHECKED_WORLD_STAGES, exportTuner } = await import('./agent')
+      const { exportStager } = await import('./curriculum')
       const { worldCommands } = await import('./world')
-      return named(worldCommands(CHECKED_WORLD_STAGES, exportTuner), 'world')
+      return named(worldCommands(CHECKED_WORLD_STAGES, exportTuner, exportStager), 'world')
     },
   },
   {

@@ -157,4 +157,28 @@ describe('world export for outside trainers', () => {
       }
     }
   })
+
+  it('--curriculum two-stage: stage files partition the training pool by the preset\'s filters; the phases chain with a resume', async () => {
+    const dir = join(out, 'asearcher-two-stage')
+    const r = await runCli(['world', 'export', world.dir, '--format', 'asearcher', '--curriculum', 'two-stage', '--stage1-steps', '40', '--out', dir])
+    expect(r.code).toBe(0)
+    const pool = readJsonl(join(dir, 'train.jsonl'))
+    const s1 = readJsonl(join(dir, 'stage1-stage1.jsonl'))
+    const s2 = readJsonl(join(dir, 'stage2-stage2.jsonl'))
+    // curriculum/stages.ts two-stage: stage 1 = simple, 1-6 hops; stage 2 = every type, 1-12 hops.
+    expect(s1.length).toBeGreaterThan(0)
+    expect(s2.length).toBeGreaterThan(0)
+    for (const q of s1) expect(q.type === 'simple' && q.hops >= 1 && q.hops <= 6).toBe(true)
+    for (const q of s2) expect(!(q.type === 'simple' && q.hops <= 6) && q.hops <= 12).toBe(true)
+    const ids = [...s1, ...s2].map((q) => q.id)
+    expect(new Set(ids).size).toBe(ids.length) // disjoint
+    expect(ids.sort()).toEqual(pool.map((q) => q.id).sort()) // and together the whole pool
+    expect(readJsonl(join(dir, 'phase2.jsonl')).map((q) => q.id).sort()).toEqual(pool.map((q) => q.id).sort())
+    const launch = readFileSync(join(dir, 'launch-asearcher-two-stage.sh'), 'utf8')
+    expect(launch).toMatch(/train_dataset\.path="\$DATA\/phase1\.jsonl".* total_train_steps=40 /)
+    expect(launch).toMatch(/train_dataset\.path="\$DATA\/phase2\.jsonl" actor\.path="\$\{STAGE1_MODEL:\?[^}]*\}" recover_start_step=40 /)
+    const bad = await runCli(['world', 'export', world.dir, '--format', 'verl', '--curriculum', 'adaptive', '--out', join(out, 'x')])
+    expect(bad.code).not.toBe(0)
+    expect(bad.stderr.trim()).toMatch(/^searchgym: error: 'adaptive' samples adaptively/)
+  })
 })

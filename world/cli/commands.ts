@@ -9,18 +9,19 @@ import { statsCommand } from './stats'
 import { showCommand } from './show'
 import { exportCommandWith } from './export'
 import type { ExportTuner } from '../qa/engine-profiles'
+import type { ExportStager } from '../qa/export-stages'
 import { verifyCommand } from './verify'
 import { qaCommand } from './qa'
 
 /** `searchgym world build|stats|show|export|verify|qa`, building and re-hashing with `stages`. */
-export function worldCommands(stages: readonly Stage[] = WORLD_STAGES, tuner?: ExportTuner): Command[] {
+export function worldCommands(stages: readonly Stage[] = WORLD_STAGES, tuner?: ExportTuner, stager?: ExportStager): Command[] {
   return [
     {
       command: 'world',
       describe: 'build and inspect worlds (graph, documents, world file)',
       builder: (y) =>
         y
-          .command([buildCommand(stages), statsCommand, showCommand, exportCommandWith(tuner), verifyCommand(stages), qaCommand(stages)])
+          .command([buildCommand(stages), statsCommand, showCommand, exportCommandWith(tuner, stager), verifyCommand(stages), qaCommand(stages)])
           .demandCommand(1, 'give a world sub-command; see searchgym world --help'),
       handler: () => undefined,
     },

@@ -11,6 +11,7 @@ import { iterateDocs } from '../store/store'
 import { exportQa, QA_EXPORT_FORMATS, type QaExportFormat } from '../qa/export'
 import { hasQaTable } from '../qa/store'
 import { ENGINE_PROFILE_NAMES, type EngineProfileName, type ExportTuner } from '../qa/engine-profiles'
+import type { ExportStager } from '../qa/export-stages'
 import type { Qa } from '../types'
 
 async function writeLines(path: string, rows: Iterable<unknown>): Promise<number> {
@@ -46,7 +47,7 @@ export async function exportWorldJsonl(dir: string, outDir: string): Promise<Rec
 
 /** `world export`; `tuner` (the root CLI passes agent's) runs the oracle through the engine's limits for the
  * search-r1 / verl / asearcher formats, so the launch settings written make the exported questions solvable. */
-export const exportCommandWith = (tuner?: ExportTuner): Command => ({
+export const exportCommandWith = (tuner?: ExportTuner, stager?: ExportStager): Command => ({
   command: 'export <dir>',
   describe: 'export a finished world (entities, edges, docs with facts, manifest) as JSON Lines',
   builder: (y) =>
@@ -58,13 +59,24 @@ export const exportCommandWith = (tuner?: ExportTuner): Command => ({
         describe: 'jsonl (world + QA), parquet (QA), search-r1 | verl | asearcher (QA as that trainer reads it, with its tool config / launch snippet)',
       })
       .option('out', { type: 'string', demandOption: true, describe: 'output folder' })
+      .option('curriculum', {
+        type: 'string',
+        describe: 'search-r1 | verl | asearcher: also write one data file per stage of this curriculum preset (e.g. two-stage) and launch-<format>-<preset>.sh chaining the phases',
+      })
+      .option('stage1-steps', { type: 'number', default: 100, describe: 'with --curriculum: training steps of each phase but the last (the preset\'s switch)' })
       .option('unit', {
         choices: ['page', 'passage'],
         default: 'page',
         describe: 'search-r1 | verl | asearcher: what /retrieve serves the trainer (gym serve --retrieve-unit); the oracle check runs through that unit',
       }),
   handler: handler(async (raw: object) => {
-    const a = raw as { dir: string; format: string; out: string; unit: 'page' | 'passage' }
+    const a = raw as { dir: string; format: string; out: string; unit: 'page' | 'passage'; curriculum?: string; stage1Steps: number }
+    let curriculum
+    if (a.curriculum !== undefined) {
+      if (!stager) throw new ConfigError('export.curriculum', '--curriculum needs the curriculum presets (run through the searchgym CLI)')
+      if (!Number.isInteger(a.stage1Steps) || a.stage1Steps < 1) throw new ConfigError('export.curriculum', `--stage1-steps must be a positive integer, got ${String(a.stage1Steps)}`)
+      curriculum = stager(a.curriculum, a.stage1Steps)
+    }
     if (!(QA_EXPORT_FORMATS as readonly string[]).includes(a.format))
       throw new ConfigError('export.format', `unknown export format '${a.format}' (supported: ${QA_EXPORT_FORMATS.join(', ')})`)
     const n = a.format === 'jsonl' ? await exportWorldJsonl(a.dir, a.out) : {}
@@ -73,7 +85,7 @@ export const exportCommandWith = (tuner?: ExportTuner): Command => ({
       const engine = (ENGINE_PROFILE_NAMES as readonly string[]).includes(a.format) ? (a.format as EngineProfileName) : undefined
       const tune = engine && tuner ? (qas: Qa[]) => tuner(a.dir, engine, qas, a.unit) : undefined
       if (a.format !== 'jsonl' || hasQaTable(w.db))
-        Object.assign(n, await exportQa(w.db, a.out, a.format as QaExportFormat, { world: basename(resolve(a.dir)), hash: w.manifest.content_hash ?? '' }, tune))
+        Object.assign(n, await exportQa(w.db, a.out, a.format as QaExportFormat, { world: basename(resolve(a.dir)), hash: w.manifest.content_hash ?? '' }, tune, curriculum))
     } finally {
       w.close()
     }

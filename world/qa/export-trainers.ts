@@ -8,6 +8,7 @@ import { join } from 'node:path'
 import type { Qa } from '../types'
 import { I32, I64, LIST, S, STRLIST, STRUCT, writeParquet, type SchemaElement } from './parquet'
 import { batchSizes, launchFlags, type BatchSizes, type ExportTuning } from './engine-profiles'
+import { partitionByStages, phaseFile, stageFile, writeCurriculumLaunch, type ExportCurriculum } from './export-stages'
 
 /** Who the rows come from: kept in every exported row (the trainers' data_source must be one of their own names). */
 export interface WorldIdentity {
@@ -233,6 +234,7 @@ export async function exportForTrainer(
   id: WorldIdentity,
   writeJsonl: (path: string, rows: unknown[]) => Promise<void>,
   tuning?: ExportTuning,
+  curriculum?: ExportCurriculum,
 ): Promise<Record<string, number>> {
   const out: Record<string, number> = {}
   let flags: string[] = []
@@ -263,6 +265,24 @@ export async function exportForTrainer(
     await writeJsonl(join(outDir, 'train.jsonl'), asearcherRows(train, id))
     await writeJsonl(join(outDir, 'test.jsonl'), asearcherRows(bench, id))
     Object.assign(out, { 'train.jsonl': train.length, 'test.jsonl': bench.length })
+  }
+  if (curriculum) {
+    // One file per stage (the training pool split by the stages' filters) and the phases' launch script; the mixed
+    // pool is train.* above.
+    const { byStage, unmatched } = partitionByStages(train, curriculum.stages)
+    for (const [i, st] of curriculum.stages.entries()) {
+      const file = stageFile(format, i, st.name)
+      if (format === 'search-r1') writeSearchR1Parquet(join(outDir, file), byStage[i], 'train', id)
+      else if (format === 'verl') writeVerlParquet(join(outDir, file), byStage[i], 'train', id)
+      else {
+        await writeJsonl(join(outDir, file), asearcherRows(byStage[i], id))
+        await writeJsonl(join(outDir, phaseFile(i)), asearcherRows(byStage.slice(0, i + 1).flat(), id))
+        out[phaseFile(i)] = byStage.slice(0, i + 1).flat().length
+      }
+      out[file] = byStage[i].length
+    }
+    if (unmatched.length > 0) out[`training questions in no stage of ${curriculum.name}`] = unmatched.length
+    out[writeCurriculumLaunch(format, curriculum, outDir, flags)] = 0
   }
   const launch = `launch-${format}.sh`
   writeFileSync(join(outDir, launch), launchSnippet(format, outDir, flags, tuning?.unit), { mode: 0o755 })

@@ -11,6 +11,7 @@ import type { Qa } from '../types'
 import { readQa } from './store'
 import { exportForTrainer, type WorldIdentity } from './export-trainers'
 import type { ExportTuning } from './engine-profiles'
+import type { ExportCurriculum } from './export-stages'
 
 export const QA_EXPORT_FORMATS = ['jsonl', 'parquet', 'search-r1', 'verl', 'asearcher'] as const
 export type QaExportFormat = (typeof QA_EXPORT_FORMATS)[number]
@@ -51,6 +52,7 @@ export async function exportQa(
   id: WorldIdentity = { world: 'searchgym', hash: '' },
   /** Outside-engine formats: run the oracle through the engine's limits over the questions to export. */
   tune?: (qas: Qa[]) => Promise<ExportTuning>,
+  curriculum?: ExportCurriculum,
 ): Promise<Record<string, number>> {
   const all = readQa(db)
   if (all.length === 0) throw new WorldError('qa.none', 'this world has no QA: run `searchgym world qa DIR` (or build with the qa and split stages) first')
@@ -61,6 +63,7 @@ export async function exportQa(
   } catch (e) {
     throw new WorldError('qa.export_out', `cannot create export folder ${outDir}: ${(e as NodeJS.ErrnoException).code}`, { cause: e })
   }
+  if (curriculum && (format === 'jsonl' || format === 'parquet')) throw new WorldError('qa.export_curriculum', `--curriculum needs --format search-r1, verl or asearcher (got ${format})`)
   if (format === 'jsonl') {
     await writeJsonl(join(outDir, 'qa.train.jsonl'), train)
     await writeJsonl(join(outDir, 'bench.jsonl'), bench)
@@ -72,5 +75,5 @@ export async function exportQa(
     return { 'qa.train.parquet': train.length, 'bench.parquet': bench.length }
   }
   const tuning = tune ? await tune([...train, ...bench]) : undefined
-  return exportForTrainer(format, outDir, train, bench, id, writeJsonl, tuning)
+  return exportForTrainer(format, outDir, train, bench, id, writeJsonl, tuning, curriculum)
 }
