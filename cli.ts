@@ -28,9 +28,10 @@ export const GROUPS: CommandGroup[] = [
     describe: 'build and inspect worlds (graph, documents, world file)',
     load: async () => {
       // One after the other: agent imports world (concurrent imports of one graph trip jest's ESM loader).
-      const { CHECKED_WORLD_STAGES } = await import('./agent')
+      const { CHECKED_WORLD_STAGES, exportTuner } = await import('./agent')
+      const { exportStager } = await import('./curriculum')
       const { worldCommands } = await import('./world')
-      return named(worldCommands(CHECKED_WORLD_STAGES), 'world')
+      return named(worldCommands(CHECKED_WORLD_STAGES, exportTuner, exportStager), 'world')
     },
   },
   {

@@ -68,3 +68,17 @@ export function inStage(qa: Qa, s: StageSpec): boolean {
 export function bucketOf(qa: Qa): string {
   return `${qa.type}:${qa.hops}`
 }
+
+/** A preset as `world export --curriculum` writes it: each stage's filter, and the steps of each phase a steps rule ends. */
+export function exportStager(preset: string, switchSteps: number): { name: string; stages: { name: string; test(qa: Qa): boolean; steps?: number }[] } {
+  const spec = curriculumPreset(preset, switchSteps)
+  if (spec.adaptive) throw new ConfigError('curriculum.export', `'${preset}' samples adaptively by pass rate: an outside engine cannot run it from fixed stage files`)
+  return {
+    name: spec.name,
+    stages: spec.stages.map((s, i) => {
+      const sw = spec.switches[i]
+      if (sw && sw.kind !== 'steps') throw new ConfigError('curriculum.export', `'${preset}' switches stages on a plateau: export a preset with a steps switch (e.g. two-stage)`)
+      return { name: s.name, test: (qa: Qa) => inStage(qa, s), steps: sw?.steps }
+    }),
+  }
+}

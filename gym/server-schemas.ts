@@ -49,8 +49,9 @@ export function gymSchemas(l: SchemaLimits) {
     access: z.object({ url: z.string().max(l.maxUrlChars) }).strict(),
     // Items are not checked here: one bad query never fails a batch (the route cuts or answers it empty).
     // ASearcher's batch access; items are judged by the route (a bad one is answered null).
-    accessMany: z.object({ urls: z.array(z.unknown()) }).strict(),
-    retrieve: z.object({ queries: z.array(z.unknown()), topk: int(1, l.maxTopK).nullish(), return_scores: z.boolean().nullish() }).strict(),
+    // Outside engines add fields to these two bodies: unknown ones are let through (the route notes them).
+    accessMany: z.object({ urls: z.array(z.unknown()) }).loose(),
+    retrieve: z.object({ queries: z.array(z.unknown()), topk: int(1, l.maxTopK).nullish(), return_scores: z.boolean().nullish() }).loose(),
   }
 }
 

@@ -17,9 +17,13 @@ import { errorBody, HttpError, type HttpStatus } from '../infra/http/errors'
 import { checkBody, gymSchemas, toAction } from './server-schemas'
 import { parseJsonBody, type Body } from './server-validate'
 import type { GymWorld, SearchResult } from './world-view'
+import { extraFieldNotes, IGNORED_FIELDS_HEADER } from './extra-fields'
+import { getPathWithoutToken, pathToken, rawPath } from './path-token'
+import { passageResults, passageRetriever, type RetrieveUnit } from './passages'
 
 export interface GymServerOptions {
-  /** Bearer token required on every route but /health; empty: no auth. */
+  /** Token required on every route but /health — as `Authorization: Bearer TOKEN` or as the path prefix `/t/TOKEN/`
+   * (gym/path-token; for engines that send no header); empty: no auth. */
   token: string
   maxBodyBytes: number
   maxQueryChars: number
@@ -32,6 +36,8 @@ export interface GymServerOptions {
   maxBatchQueries: number
   /** Options every created env starts from; a create request may override them. */
   envDefaults: Partial<GymOptions>
+  /** What a /retrieve hit is: a whole page (default) or a ~100-word passage with the title as first line (gym/passages). */
+  retrieveUnit: RetrieveUnit
 }
 
 export const DEFAULT_SERVER_OPTIONS: GymServerOptions = {
@@ -46,6 +52,7 @@ export const DEFAULT_SERVER_OPTIONS: GymServerOptions = {
   maxTopK: 50,
   maxBatchQueries: 16_384,
   envDefaults: {},
+  retrieveUnit: 'page',
 }
 
 /** `topk` of a /retrieve call that gives none (Search-R1's retrieval server default). */
@@ -59,7 +66,7 @@ export interface GymServer {
 }
 
 /** Ranges of the numeric server options (the same rules `gym serve` applies to its flags). */
-export const SERVER_OPTION_RANGES: Record<Exclude<keyof GymServerOptions, 'token' | 'envDefaults'>, [number, number]> = {
+export const SERVER_OPTION_RANGES: Record<Exclude<keyof GymServerOptions, 'token' | 'envDefaults' | 'retrieveUnit'>, [number, number]> = {
   maxBodyBytes: [1024, 1 << 30],
   maxQueryChars: [1, 1_000_000],
   maxUrlChars: [1, 1_000_000],
@@ -112,8 +119,12 @@ export function createGymServer(world: GymWorld, options: Partial<GymServerOptio
     if (!l) splits.set(key, (l = world.listQa(split)))
     return l
   }
-  const app = new Hono()
+  // Routes match with a leading /t/TOKEN cut off (gym/path-token); the auth middleware checks that token.
+  const app = new Hono({ getPath: getPathWithoutToken })
+  const loggedFields = new Set<string>()
   const tokenDigest = o.token ? digest(o.token) : undefined
+  if (o.retrieveUnit !== 'page' && o.retrieveUnit !== 'passage') throw new ConfigError('server.bad_option', `server option retrieveUnit must be page or passage, got ${String(o.retrieveUnit)}`)
+  const passages = o.retrieveUnit === 'passage' ? passageRetriever(world) : undefined
 
   app.onError((err, c) => {
     const s = statusOf(err)
@@ -133,8 +144,9 @@ export function createGymServer(world: GymWorld, options: Partial<GymServerOptio
     if (tokenDigest && c.req.path !== '/health') {
       const h = c.req.header('authorization') ?? ''
       const m = /^Bearer\s+(.+)$/i.exec(h)
-      if (!m || !timingSafeEqual(digest(m[1].trim()), tokenDigest))
-        return c.json(errorBody(401, 'auth.unauthorized', 'missing or wrong bearer token (Authorization: Bearer TOKEN)'), 401)
+      const given = m ? m[1].trim() : pathToken(rawPath(c.req.url))
+      if (given === undefined || !timingSafeEqual(digest(given), tokenDigest))
+        return c.json(errorBody(401, 'auth.unauthorized', 'missing or wrong token (Authorization: Bearer TOKEN, or the URL path prefix /t/TOKEN/)'), 401)
     }
     await next()
   })
@@ -235,7 +247,10 @@ export function createGymServer(world: GymWorld, options: Partial<GymServerOptio
   // One bad item never fails the batch: a non-string is answered [], an over-long query is cut, queries past
   // maxBatchQueries are answered [] — each noted in `notes` and counted in the x-searchgym-retrieve-notes header.
   app.post('/retrieve', async (c) => {
-    const b = checkBody(schemas.retrieve, await body(c))
+    const raw = await body(c)
+    const b = checkBody(schemas.retrieve, raw)
+    const ignored = extraFieldNotes(loggedFields, '/retrieve', raw)
+    if (ignored) c.header(IGNORED_FIELDS_HEADER, ignored)
     const qs = b.queries
     const topk = b.topk ?? DEFAULT_RETRIEVE_TOPK
     const withScores = b.return_scores ?? false
@@ -253,6 +268,11 @@ export function createGymServer(world: GymWorld, options: Partial<GymServerOptio
         queries[i] = q.slice(0, o.maxQueryChars)
         notes.push({ index: i, note: `cut from ${q.length} to ${o.maxQueryChars} characters (gym serve --max-query-chars)` })
       } else queries[i] = q
+    }
+    if (passages) {
+      const result = await passageResults(passages, queries, topk, withScores)
+      if (notes.length === 0) return c.json({ result })
+      return c.json({ result, notes }, 200, { 'x-searchgym-retrieve-notes': String(notes.length) })
     }
     const hits: SearchResult[][] = world.searchMany
       ? await world.searchMany(queries, topk)
@@ -282,7 +302,10 @@ export function createGymServer(world: GymWorld, options: Partial<GymServerOptio
   // page (or a non-string / over-long url) is null with 200: ASearcher retries a 404 or a missing key ten times and
   // then stops the run. `contents` is title + "\n" + text, the same as a /retrieve hit.
   app.post('/access', async (c) => {
-    const { urls } = checkBody(schemas.accessMany, await body(c))
+    const raw = await body(c)
+    const { urls } = checkBody(schemas.accessMany, raw)
+    const ignored = extraFieldNotes(loggedFields, '/access', raw)
+    if (ignored) c.header(IGNORED_FIELDS_HEADER, ignored)
     if (urls.length > o.maxBatchQueries)
       throw new HttpError(400, 'request.too_many', `at most ${o.maxBatchQueries} urls per /access call, got ${urls.length} (gym serve --max-batch-queries)`, 'urls')
     const result = await Promise.all(

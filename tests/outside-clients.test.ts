@@ -85,7 +85,7 @@ describe('outside trainers against a real gym serve', () => {
   })
 
   it('ASearcher: finds the server through its address file, searches one query, accesses hit urls and unknown pages', async () => {
-    const files = readdirSync(addrDir)
+    const files = readdirSync(addrDir).filter((f) => !f.startsWith('.')) // .Host…txt.pid: the writer's pid sidecar
     const port = new URL(s.url).port
     expect(files).toEqual([`Host127.0.0.1_IP${port}.txt`])
     const addr = asearcherServerAddr(addrDir)
@@ -117,9 +117,10 @@ describe('outside trainers against a real gym serve', () => {
   })
 
   it('gym serve removes the address file when it stops', async () => {
-    const file = join(addrDir, readdirSync(addrDir)[0])
+    const file = join(addrDir, readdirSync(addrDir).filter((f) => f.startsWith('Host'))[0])
     expect(readFileSync(file, 'utf8')).toMatch(/^127\.0\.0\.1:\d+$/)
     expect(await s.stop()).toBe(0)
     expect(existsSync(file)).toBe(false)
+    expect(readdirSync(addrDir)).toEqual([]) // the pid sidecar too
   })
 })

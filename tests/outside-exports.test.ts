@@ -27,14 +27,21 @@ function searchR1Extract(text: string): string | null {
   return m.length <= 1 ? null : m[m.length - 1][1].trim()
 }
 
+/** `key=value` flags of a launch script, as numbers. */
+const flagsOf = (script: string): Record<string, number> =>
+  Object.fromEntries([...script.matchAll(/^\s+([\w.]+)=(\d+) \\$/gm)].map((m) => [m[1], Number(m[2])]))
+
 describe('world export for outside trainers', () => {
   let world: SharedWorld
   let out: string
+  const done = new Map<string, string>()
   const exported = async (format: string) => {
+    if (done.has(format)) return done.get(format)!
     const dir = join(out, format)
     const r = await runCli(['world', 'export', world.dir, '--format', format, '--out', dir])
     expect(r.stderr.trim()).toBe('')
     expect(r.code).toBe(0)
+    done.set(format, dir)
     return dir
   }
   beforeAll(async () => {
@@ -108,5 +115,70 @@ describe('world export for outside trainers', () => {
     const launch = join(dir, 'launch-asearcher.sh')
     expect(readFileSync(launch, 'utf8')).toMatch(/--address-file "\$RAG_SERVER_ADDR_DIR"/)
     expect(statSync(launch).mode & 0o111).not.toBe(0)
+  })
+
+  it('each launch script: batch sizes the trainer accepts for the exported rows, and the shipped limits of engine-profile.json', async () => {
+    for (const format of ['search-r1', 'verl', 'asearcher']) {
+      const dir = await exported(format)
+      const prof = JSON.parse(readFileSync(join(dir, 'engine-profile.json'), 'utf8')) as J
+      const trainRows = format === 'asearcher' ? readJsonl(join(dir, 'train.jsonl')).length : (await readParquet(join(dir, 'train.parquet'))).length
+      const testRows = format === 'asearcher' ? readJsonl(join(dir, 'test.jsonl')).length : (await readParquet(join(dir, 'test.parquet'))).length
+      expect(prof.rows).toEqual({ train: trainRows, test: testRows })
+      // >= 95 % solvable under the shipped limits, or only the solvable ones exported (and counted).
+      expect(prof.shipped.fraction >= 0.95 || prof.filtered === prof.shipped.total - prof.shipped.solved).toBe(true)
+      expect(prof.stock.total).toBe(trainRows + testRows + prof.filtered)
+      const f = flagsOf(readFileSync(join(dir, `launch-${format}.sh`), 'utf8'))
+      const L = prof.shipped.limits
+      if (format === 'asearcher') {
+        // AReaL's dataloader drops the last partial batch: at least one full one (ASearcher/configs/asearcher_local.yaml:108).
+        expect(f['train_dataset.batch_size']).toBeLessThanOrEqual(trainRows)
+        expect(f).toMatchObject({ max_turns: L.toolCalls + 1, topk: L.topk, 'actor.mb_spec.max_tokens_per_mb': L.context + 1024 })
+        continue
+      }
+      // Search-R1 a14dc3a verl/trainer/ppo/ray_trainer.py:390-418 and verl b178a3c ray_trainer.py:346-367: training
+      // drop_last=True (>= 1 batch asserted); Search-R1's validation drop_last=True too (no row may be left out).
+      const tb = f['data.train_batch_size']
+      const vb = f['data.val_batch_size']
+      expect(Math.floor(trainRows / tb)).toBeGreaterThanOrEqual(1)
+      expect(tb % f['actor_rollout_ref.actor.ppo_mini_batch_size']).toBe(0)
+      expect(Math.floor(testRows / vb)).toBeGreaterThanOrEqual(1)
+      expect(testRows % vb).toBe(0)
+      if (format === 'search-r1') {
+        expect(f).toMatchObject({ max_turns: L.toolCalls, 'data.max_obs_length': L.obs, 'data.max_prompt_length': L.context, 'retriever.topk': L.topk })
+        // train_grpo.sh:27: max_prompt_length >= max_start_length + max_response_length * (max_turns - 1) + max_obs_length * max_turns
+        expect(L.context).toBeGreaterThanOrEqual(2048 + 500 * (L.toolCalls - 1) + L.obs * L.toolCalls)
+      } else {
+        expect(f).toMatchObject({
+          'actor_rollout_ref.rollout.multi_turn.max_assistant_turns': L.toolCalls + 1,
+          'actor_rollout_ref.rollout.multi_turn.max_tool_response_length': L.obs,
+          'data.max_response_length': L.context,
+        })
+        expect(readFileSync(join(dir, 'search_tool_config.yaml'), 'utf8')).toContain(`topk: ${L.topk}\n`)
+      }
+    }
+  })
+
+  it('--curriculum two-stage: stage files partition the training pool by the preset\'s filters; the phases chain with a resume', async () => {
+    const dir = join(out, 'asearcher-two-stage')
+    const r = await runCli(['world', 'export', world.dir, '--format', 'asearcher', '--curriculum', 'two-stage', '--stage1-steps', '40', '--out', dir])
+    expect(r.code).toBe(0)
+    const pool = readJsonl(join(dir, 'train.jsonl'))
+    const s1 = readJsonl(join(dir, 'stage1-stage1.jsonl'))
+    const s2 = readJsonl(join(dir, 'stage2-stage2.jsonl'))
+    // curriculum/stages.ts two-stage: stage 1 = simple, 1-6 hops; stage 2 = every type, 1-12 hops.
+    expect(s1.length).toBeGreaterThan(0)
+    expect(s2.length).toBeGreaterThan(0)
+    for (const q of s1) expect(q.type === 'simple' && q.hops >= 1 && q.hops <= 6).toBe(true)
+    for (const q of s2) expect(!(q.type === 'simple' && q.hops <= 6) && q.hops <= 12).toBe(true)
+    const ids = [...s1, ...s2].map((q) => q.id)
+    expect(new Set(ids).size).toBe(ids.length) // disjoint
+    expect(ids.sort()).toEqual(pool.map((q) => q.id).sort()) // and together the whole pool
+    expect(readJsonl(join(dir, 'phase2.jsonl')).map((q) => q.id).sort()).toEqual(pool.map((q) => q.id).sort())
+    const launch = readFileSync(join(dir, 'launch-asearcher-two-stage.sh'), 'utf8')
+    expect(launch).toMatch(/train_dataset\.path="\$DATA\/phase1\.jsonl".* total_train_steps=40 /)
+    expect(launch).toMatch(/train_dataset\.path="\$DATA\/phase2\.jsonl" actor\.path="\$\{STAGE1_MODEL:\?[^}]*\}" recover_start_step=40 /)
+    const bad = await runCli(['world', 'export', world.dir, '--format', 'verl', '--curriculum', 'adaptive', '--out', join(out, 'x')])
+    expect(bad.code).not.toBe(0)
+    expect(bad.stderr.trim()).toMatch(/^searchgym: error: 'adaptive' samples adaptively/)
   })
 })

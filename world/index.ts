@@ -15,3 +15,6 @@ export { openSearchIndex, worldEngine, type OpenSearchOptions } from './indexing
 export type { SearchDoc, SearchHit, SearchIndex, SearchOptions } from './search/types'
 export { worldCommands } from './cli/commands'
 export { ENGINE_NAMES, type EngineName } from './search/engine-names'
+export { searchR1Prompt, verlPrompt } from './qa/export-trainers'
+export { ENGINE_PROFILES, ENGINE_PROFILE_NAMES, engineProfile, limitsWith, batchSizes, launchFlags, validationBatch, type EngineLimits, type EngineProfile, type EngineProfileName, type BatchSizes, type ExportTuning, type ExportTuner } from './qa/engine-profiles'
+export { partitionByStages, curriculumLaunch, stageFile, type ExportStage, type ExportCurriculum, type ExportStager } from './qa/export-stages'

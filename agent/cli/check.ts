@@ -9,6 +9,8 @@ import { openGymWorld } from '../../gym'
 import { openWorld } from '../../world'
 import { checkWithOracle, checkWorldFolder } from '../policy/oracle-check'
 import { worldOracleKnowledge } from '../policy/oracle-knowledge'
+import { ENGINE_PROFILE_NAMES, engineProfile, limitsWith } from '../../world'
+import { profileCheck, type ProfileReport } from '../policy/profile-check'
 
 interface CheckArgs {
   dir: string
@@ -18,6 +20,9 @@ interface CheckArgs {
   json?: string
   workers?: number
   pages: 'all' | 'needed'
+  profile?: string
+  set?: string[]
+  unit: 'page' | 'passage'
 }
 
 export const checkCommand: Command = {
@@ -31,18 +36,41 @@ export const checkCommand: Command = {
       .option('concurrency', { type: 'number', default: 8, describe: 'questions checked at once (in-process)' })
       .option('json', { type: 'string', describe: 'write the full report (every failure) to this JSON file' })
       .option('workers', { type: 'number', describe: 'worker threads over question shards (default: SEARCHGYM_WORKERS, else the cores up to 8; 1 = in-process with --concurrency)' })
+      .option('profile', {
+        choices: [...ENGINE_PROFILE_NAMES],
+        describe: "run the oracle through an outside engine's stock limits (turns, observation cut, context, topk; world/qa/engine-profiles) and report the fraction solvable by type and hops",
+      })
+      .option('set', { type: 'string', array: true, describe: 'with --profile: override a limit, key=value (toolCalls, topk, obs, docChars, context, access); repeatable' })
+      .option('unit', { choices: ['page', 'passage'], default: 'page', describe: 'with --profile: what /retrieve serves (gym serve --retrieve-unit): whole pages or ~100-word passages' })
+      .example('$0 gym check worlds/tiny --profile verl --set toolCalls=4 --set obs=4096', 'the oracle under verl with 4 tool calls and 4,096 characters of tool output')
       .option('pages', { choices: ['all', 'needed'], default: 'needed', describe: 'how the oracle reads a paged document: only the pages a hop needs (page 1, then on until the fact is read) or all of them when it opens one' })
       .example('searchgym gym check worlds/paper --split bench', 'the oracle solves every bench question through the env')
       .example('searchgym gym check worlds/paper --limit 40 --json check.json', '40 questions, the report as JSON'),
   handler: handler(async (raw: ArgumentsCamelCase) => {
     const a = raw as unknown as CheckArgs
     if (a.limit !== undefined && (!Number.isInteger(a.limit) || a.limit < 1)) throw new GymError('cli.bad_limit', '--limit must be a positive integer')
+    if (a.unit === 'passage' && !a.profile) throw new GymError('cli.bad_flag', '--unit needs --profile NAME')
+    if (a.set?.length && !a.profile) throw new GymError('cli.bad_flag', '--set needs --profile NAME')
+    let limits
+    if (a.profile) {
+      try {
+        limits = limitsWith(engineProfile(a.profile).stock, a.set ?? [])
+      } catch (e) {
+        throw new GymError('cli.bad_flag', (e as Error).message)
+      }
+    }
     const gymWorld = await openGymWorld(a.dir)
     const w = openWorld(a.dir)
     try {
       let qas = gymWorld.listQa(a.split === 'all' ? undefined : a.split)
       if (a.limit !== undefined) qas = qas.slice(0, a.limit)
       if (qas.length === 0) throw new GymError('check.no_qa', `world ${a.dir} has no QA${a.split === 'all' ? '' : ` in split ${a.split}`}`)
+      if (a.profile && limits) {
+        const r = await profileCheck(gymWorld, worldOracleKnowledge(w), qas, engineProfile(a.profile), limits, { unit: a.unit })
+        process.stdout.write(formatProfileReport(a.dir, r))
+        if (a.json) writeFileSync(a.json, JSON.stringify(r, null, 2) + '\n')
+        return
+      }
       if (a.workers !== undefined && (!Number.isInteger(a.workers) || a.workers < 1)) throw new GymError('cli.bad_workers', '--workers must be a positive integer')
       const r =
         a.workers === 1
@@ -62,4 +90,19 @@ export const checkCommand: Command = {
       await gymWorld.close()
     }
   }),
+}
+
+const pct = (n: number, d: number) => (d === 0 ? '-' : `${((100 * n) / d).toFixed(1)}%`)
+
+/** The profile report as `gym check --profile` prints it. */
+export function formatProfileReport(dir: string, r: ProfileReport): string {
+  const l = r.limits
+  const lines = [
+    `oracle under ${r.profile} limits${r.unit === 'passage' ? ' through passages' : ''} (toolCalls ${l.toolCalls}, topk ${l.topk}, obs ${l.obs}, docChars ${l.docChars}, context ${l.context}, access ${l.access}) on ${dir}: ${r.solved}/${r.total} solvable (${pct(r.solved, r.total)})`,
+  ]
+  for (const [name, m] of [['type', r.byType], ['hops', r.byHops]] as const)
+    lines.push(`  by ${name}: ${Object.entries(m).sort(([x], [y]) => (x < y ? -1 : 1)).map(([k, c]) => `${k} ${c.solved}/${c.total} (${pct(c.solved, c.total)})`).join(', ')}`)
+  if (r.solved < r.total) lines.push(`  not solvable by cause: ${Object.entries(r.byCause).map(([c, n]) => `${c} ${n}`).join(', ')}`)
+  lines.push(`  oracle tool calls of the solvable: p50 ${r.calls.p50}, p95 ${r.calls.p95}, max ${r.calls.max}`)
+  return lines.join('\n') + '\n'
 }

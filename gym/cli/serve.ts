@@ -6,7 +6,8 @@ import { announceStop, handler, type Command } from '../../infra/cli-util'
 import { GymError } from '../../infra/errors'
 import { ENGINE_NAMES, type EngineName } from '../../world'
 import { openGymWorld } from '../open-gym-world'
-import { removeAddressFile, writeAddressFile } from '../address-file'
+import { removeAddressFile, removeStaleAddressFiles, writeAddressFile } from '../address-file'
+import { pathPrefixFor } from '../path-token'
 import { DEFAULT_SERVER_OPTIONS, SERVER_OPTION_RANGES, startGymServer } from '../server'
 
 interface ServeArgs {
@@ -19,6 +20,8 @@ interface ServeArgs {
   maxBatchQueries: number
   maxQueryChars: number
   maxBodyBytes: number
+  maxTopk: number
+  retrieveUnit: string
   engine?: string
   embedder?: string
   allowEngineMismatch: boolean
@@ -42,7 +45,10 @@ export const serveCommand: Command = {
       .positional('dir', { type: 'string', describe: 'world folder (worlds/<name>)' })
       .option('port', { type: 'number', default: 8000, describe: 'TCP port (0 = any free port; the URL is printed)' })
       .option('host', { type: 'string', default: '127.0.0.1', describe: 'interface to listen on (0.0.0.0: every interface; set --token then)' })
-      .option('token', { type: 'string', describe: 'bearer token required on every route but /health (default: $SEARCHGYM_TOKEN)' })
+      .option('token', {
+        type: 'string',
+        describe: 'token required on every route but /health, as Authorization: Bearer TOKEN or as the URL path prefix http://HOST:PORT/t/TOKEN/... (for engines that send no header) (default: $SEARCHGYM_TOKEN)',
+      })
       .option('max-envs', { type: 'number', default: DEFAULT_SERVER_OPTIONS.maxEnvs, describe: 'most envs open at once' })
       .option('idle-seconds', { type: 'number', default: DEFAULT_SERVER_OPTIONS.envIdleMs / 1000, describe: 'close envs idle this long' })
       .option('max-batch-queries', {
@@ -55,13 +61,24 @@ export const serveCommand: Command = {
         default: DEFAULT_SERVER_OPTIONS.maxQueryChars,
         describe: 'longest query; /retrieve cuts longer ones (with a note), /v1/search refuses them',
       })
+      .option('max-topk', {
+        type: 'number',
+        default: DEFAULT_SERVER_OPTIONS.maxTopK,
+        describe: 'largest topk a /retrieve call (or k a /v1/search call) may ask for; larger is a 400',
+      })
+      .option('retrieve-unit', {
+        choices: ['page', 'passage'],
+        default: 'page',
+        describe: '/retrieve hits: whole pages, or ~100-word passages (title as first line) like the corpora Search-R1/verl/ASearcher were built on',
+      })
       .option('max-body-bytes', { type: 'number', default: DEFAULT_SERVER_OPTIONS.maxBodyBytes, describe: 'largest request body' })
       .option('engine', { type: 'string', choices: [...ENGINE_NAMES], describe: 'search engine (default: the one the world was verified with)' })
       .option('embedder', { type: 'string', describe: 'dense/hybrid: embedder model directory (default: the one the world was built with)' })
       .option('allow-engine-mismatch', { type: 'boolean', default: false, describe: 'serve with an engine or embedder other than the one the world was verified with' })
       .option('address-file', {
         type: 'string',
-        describe: 'folder for an AReaL/ASearcher address file Host<ip>_IP<port>.txt (its $RAG_SERVER_ADDR_DIR); removed on exit',
+        describe:
+          'folder for an AReaL/ASearcher address file Host<ip>_IP<port>.txt (its $RAG_SERVER_ADDR_DIR); removed on exit; files of dead servers there are removed at start; with --token the line carries /t/TOKEN',
       })
       .example('searchgym gym serve worlds/paper --port 8000', 'envs, /v1/search, /v1/access, Search-R1 /retrieve on http://127.0.0.1:8000')
       .example('SEARCHGYM_TOKEN=secret searchgym gym serve worlds/paper --host 0.0.0.0', 'every interface, bearer token required'),
@@ -78,13 +95,17 @@ export const serveCommand: Command = {
     const maxBatchQueries = intFlag('max-batch-queries', a.maxBatchQueries, ...range('maxBatchQueries'))
     const maxQueryChars = intFlag('max-query-chars', a.maxQueryChars, ...range('maxQueryChars'))
     const maxBodyBytes = intFlag('max-body-bytes', a.maxBodyBytes, ...range('maxBodyBytes'))
+    const maxTopK = intFlag('max-topk', a.maxTopk, ...range('maxTopK'))
     if (a.addressFile !== undefined && (typeof a.addressFile !== 'string' || a.addressFile.trim() === ''))
       throw new GymError('cli.bad_flag', '--address-file must be a folder, e.g. --address-file $RAG_SERVER_ADDR_DIR')
     const world = await openGymWorld(a.dir, { engine: a.engine as EngineName | undefined, embedder: a.embedder, allowEngineMismatch: a.allowEngineMismatch })
+    const token = a.token ?? process.env.SEARCHGYM_TOKEN ?? ''
     const s = await startGymServer(world, {
       host: a.host,
       port,
-      token: a.token ?? process.env.SEARCHGYM_TOKEN ?? '',
+      token,
+      maxTopK,
+      retrieveUnit: a.retrieveUnit === 'passage' ? 'passage' : 'page',
       maxEnvs,
       envIdleMs: Math.round(idle * 1000),
       maxBatchQueries,
@@ -93,14 +114,18 @@ export const serveCommand: Command = {
     })
     let addressFile: string | undefined
     try {
-      if (a.addressFile) addressFile = writeAddressFile(a.addressFile, a.host, s.port)
+      if (a.addressFile) {
+        for (const st of removeStaleAddressFiles(a.addressFile))
+          process.stderr.write(`searchgym gym serve: removed the stale address file ${st.path} (its server, pid ${st.pid}, no longer runs)\n`)
+        addressFile = writeAddressFile(a.addressFile, a.host, s.port, token ? pathPrefixFor(token) : '')
+      }
     } catch (e) {
       await s.close()
       await world.close()
       throw e
     }
     if (addressFile) process.once('exit', () => removeAddressFile(addressFile))
-    process.stderr.write(`searchgym gym serve: ${world.name} (${world.listQa().length} QA) on ${s.url}${addressFile ? ` (address file ${addressFile})` : ''}\n`)
+    process.stderr.write(`searchgym gym serve: ${world.name} (${world.listQa().length} QA${a.retrieveUnit === 'passage' ? ', /retrieve serves passages' : ''}) on ${s.url}${addressFile ? ` (address file ${addressFile})` : ''}\n`)
     announceStop('searchgym gym serve')
     const stop = async () => {
       if (addressFile) removeAddressFile(addressFile)

@@ -16,6 +16,8 @@ export interface GymServeProcess {
   proc: ChildProcess
   /** SIGTERM to this process id; resolves with its exit code. */
   stop(): Promise<number | null>
+  /** Everything it wrote on stderr so far. */
+  stderr(): string
 }
 
 /** `searchgym gym serve DIR --port 0 ARGS`, resolved once it prints the URL it listens on. */
@@ -33,7 +35,7 @@ export function startGymServe(dir: string, args: string[] = [], timeoutMs = 60_0
       if (m) {
         clearTimeout(timer)
         const exited = new Promise<number | null>((res) => p.once('exit', (code) => res(code)))
-        resolve({ url: m[1], proc: p, stop: () => (p.kill('SIGTERM'), exited) })
+        resolve({ url: m[1], proc: p, stop: () => (p.kill('SIGTERM'), exited), stderr: () => err })
       }
     })
     p.once('exit', (code) => {

@@ -7,6 +7,8 @@ import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Qa } from '../types'
 import { I32, I64, LIST, S, STRLIST, STRUCT, writeParquet, type SchemaElement } from './parquet'
+import { batchSizes, launchFlags, type BatchSizes, type ExportTuning } from './engine-profiles'
+import { partitionByStages, phaseFile, stageFile, writeCurriculumLaunch, type ExportCurriculum } from './export-stages'
 
 /** Who the rows come from: kept in every exported row (the trainers' data_source must be one of their own names). */
 export interface WorldIdentity {
@@ -148,7 +150,7 @@ export function asearcherRows(qas: Qa[], id: WorldIdentity): Record<string, unkn
 }
 
 /** The verl tool config: verl's SearchTool posting to the gym server's /retrieve. */
-export function verlToolConfig(retrieveUrl: string): string {
+export function verlToolConfig(retrieveUrl: string, topk = 3): string {
   return `# verl tool config for a SearchGym.ts world (written by searchgym world export --format verl).
 # verl's SearchTool posts {"queries", "topk", "return_scores": true} to retrieval_service_url; serve the world with
 #   npx searchgym gym serve WORLD --host 127.0.0.1 --port 8000
@@ -160,6 +162,7 @@ tools:
       num_workers: 120
       rate_limit: 120
       timeout: 30
+      topk: ${topk}
       type: native
     tool_schema:
       type: function
@@ -179,41 +182,46 @@ tools:
 `
 }
 
-const SERVE = (port: number) => `npx searchgym gym serve "$WORLD" --host 127.0.0.1 --port ${port} &`
+const SERVE = (port: number, extra = '') => `npx searchgym gym serve "$WORLD" --host 127.0.0.1 --port ${port}${extra} &`
 
 /** Launch snippets; DATA is the export folder, WORLD the world folder. Trainer flags beyond the data/tool keys are the
  * trainers' own stock scripts' (model, batch sizes) and are left to them. */
-export function launchSnippet(format: 'search-r1' | 'verl' | 'asearcher', outDir: string): string {
+export function launchSnippet(format: 'search-r1' | 'verl' | 'asearcher', outDir: string, flags: string[] = [], unit: 'page' | 'passage' = 'page'): string {
+  const serveUnit = unit === 'passage' ? ' --retrieve-unit passage' : ''
+  const extra = flags.map((f) => `  ${f} \\\n`).join('')
   const head = `#!/usr/bin/env bash
 # Launch snippet written by searchgym world export --format ${format}; see docs/train-elsewhere.md.
+# Limits and batch sizes below: from engine-profile.json (the oracle run through this engine's limits).
 set -euo pipefail
 WORLD=\${WORLD:?set WORLD to the world folder}
 DATA=\${DATA:-${outDir}}
 `
   if (format === 'search-r1')
-    return `${head}${SERVE(8000)}
+    return `${head}${SERVE(8000, serveUnit)}
 # In a Search-R1 (a14dc3a) checkout, its train_grpo.sh / train_ppo.sh with these keys changed:
 python3 -m verl.trainer.main_ppo \\
   data.train_files="$DATA/train.parquet" data.val_files="$DATA/test.parquet" \\
-  retriever.url="http://127.0.0.1:8000/retrieve" retriever.topk=3 \\
-  max_turns=4 "$@"
+  retriever.url="http://127.0.0.1:8000/retrieve" \\
+${extra || '  retriever.topk=3 max_turns=4 \\\n'}  "$@"
 `
   if (format === 'verl')
-    return `${head}${SERVE(8000)}
+    return `${head}${SERVE(8000, serveUnit)}
 # In a verl (b178a3c) checkout, its examples/sglang_multiturn/search_r1_like run script with these keys changed:
 python3 -m verl.trainer.main_ppo \\
   --config-path="$PWD/examples/sglang_multiturn/config" --config-name=search_multiturn_grpo \\
   data.train_files="$DATA/train.parquet" data.val_files="$DATA/test.parquet" data.return_raw_chat=True \\
   actor_rollout_ref.rollout.multi_turn.enable=True actor_rollout_ref.rollout.multi_turn.format=hermes \\
-  actor_rollout_ref.rollout.multi_turn.tool_config_path="$DATA/search_tool_config.yaml" "$@"
+  actor_rollout_ref.rollout.multi_turn.tool_config_path="$DATA/search_tool_config.yaml" \\
+${extra}  "$@"
 `
   return `${head}export RAG_SERVER_ADDR_DIR=\${RAG_SERVER_ADDR_DIR:-$DATA/rag-addr}
-npx searchgym gym serve "$WORLD" --host 127.0.0.1 --port 8000 --address-file "$RAG_SERVER_ADDR_DIR" &
+npx searchgym gym serve "$WORLD" --host 127.0.0.1 --port 8000${serveUnit} --address-file "$RAG_SERVER_ADDR_DIR" &
 # In an ASearcher (813e804, AReaL 0.3.4) checkout, local knowledge-base training (search only unless its access branch
 # is patched in; see docs/train-elsewhere.md):
 python3 -m areal.launcher.local ASearcher/train/asearcher.py \\
   --config ASearcher/configs/asearcher_local.yaml \\
-  train_dataset.path="$DATA/train.jsonl" "$@"
+  train_dataset.path="$DATA/train.jsonl" search_client_type=async-search-access \\
+${extra}  "$@"
 `
 }
 
@@ -225,8 +233,25 @@ export async function exportForTrainer(
   bench: Qa[],
   id: WorldIdentity,
   writeJsonl: (path: string, rows: unknown[]) => Promise<void>,
+  tuning?: ExportTuning,
+  curriculum?: ExportCurriculum,
 ): Promise<Record<string, number>> {
   const out: Record<string, number> = {}
+  let flags: string[] = []
+  if (tuning) {
+    // Below the 95 % target even with raised limits: export only the questions solvable under the shipped limits.
+    const total = train.length + bench.length
+    const target = tuning.shipped.solved >= 0.95 * tuning.shipped.total
+    if (!target) {
+      train = train.filter((q) => tuning.solvable.has(q.id))
+      bench = bench.filter((q) => tuning.solvable.has(q.id))
+    }
+    const batches = batchSizes(format, train.length, bench.length)
+    flags = launchFlags(format, tuning.shipped.limits, batches)
+    writeFileSync(join(outDir, 'engine-profile.json'), JSON.stringify(profileRecord(tuning, batches, total, train.length, bench.length, target), null, 2) + '\n')
+    out['engine-profile.json'] = 0
+    if (!target) out[`questions left out (not solvable under the shipped ${format} limits)`] = total - train.length - bench.length
+  }
   if (format === 'search-r1') {
     writeSearchR1Parquet(join(outDir, 'train.parquet'), train, 'train', id)
     writeSearchR1Parquet(join(outDir, 'test.parquet'), bench, 'test', id)
@@ -234,15 +259,49 @@ export async function exportForTrainer(
   } else if (format === 'verl') {
     writeVerlParquet(join(outDir, 'train.parquet'), train, 'train', id)
     writeVerlParquet(join(outDir, 'test.parquet'), bench, 'test', id)
-    writeFileSync(join(outDir, 'search_tool_config.yaml'), verlToolConfig('http://127.0.0.1:8000/retrieve'))
+    writeFileSync(join(outDir, 'search_tool_config.yaml'), verlToolConfig('http://127.0.0.1:8000/retrieve', tuning?.shipped.limits.topk ?? 3))
     Object.assign(out, { 'train.parquet': train.length, 'test.parquet': bench.length, 'search_tool_config.yaml': 0 })
   } else {
     await writeJsonl(join(outDir, 'train.jsonl'), asearcherRows(train, id))
     await writeJsonl(join(outDir, 'test.jsonl'), asearcherRows(bench, id))
     Object.assign(out, { 'train.jsonl': train.length, 'test.jsonl': bench.length })
   }
+  if (curriculum) {
+    // One file per stage (the training pool split by the stages' filters) and the phases' launch script; the mixed
+    // pool is train.* above.
+    const { byStage, unmatched } = partitionByStages(train, curriculum.stages)
+    for (const [i, st] of curriculum.stages.entries()) {
+      const file = stageFile(format, i, st.name)
+      if (format === 'search-r1') writeSearchR1Parquet(join(outDir, file), byStage[i], 'train', id)
+      else if (format === 'verl') writeVerlParquet(join(outDir, file), byStage[i], 'train', id)
+      else {
+        await writeJsonl(join(outDir, file), asearcherRows(byStage[i], id))
+        await writeJsonl(join(outDir, phaseFile(i)), asearcherRows(byStage.slice(0, i + 1).flat(), id))
+        out[phaseFile(i)] = byStage.slice(0, i + 1).flat().length
+      }
+      out[file] = byStage[i].length
+    }
+    if (unmatched.length > 0) out[`training questions in no stage of ${curriculum.name}`] = unmatched.length
+    out[writeCurriculumLaunch(format, curriculum, outDir, flags)] = 0
+  }
   const launch = `launch-${format}.sh`
-  writeFileSync(join(outDir, launch), launchSnippet(format, outDir), { mode: 0o755 })
+  writeFileSync(join(outDir, launch), launchSnippet(format, outDir, flags, tuning?.unit), { mode: 0o755 })
   out[launch] = 0
   return out
+}
+
+/** engine-profile.json: the profile used, stock and shipped limits with the fraction solvable under each, the batch
+ * sizes, and how many questions were left out (0 unless the shipped limits stay under 95 %). */
+function profileRecord(t: ExportTuning, b: BatchSizes, total: number, trainRows: number, benchRows: number, target: boolean) {
+  const frac = (x: { solved: number; total: number }) => Number((x.solved / Math.max(1, x.total)).toFixed(4))
+  return {
+    profile: t.profile,
+    unit: t.unit,
+    stock: { ...t.stock, fraction: frac(t.stock) },
+    shipped: { ...t.shipped, fraction: frac(t.shipped) },
+    target: 0.95,
+    filtered: target ? 0 : total - trainRows - benchRows,
+    rows: { train: trainRows, test: benchRows },
+    batches: b,
+  }
 }

