@@ -14,6 +14,7 @@ import type { Split } from '../world'
 import { EnvRegistry } from './env-registry'
 import { makeEnv, resolveGymOptions, type GymOptions } from './make-env'
 import { errorBody, HttpError, type HttpStatus } from '../infra/http/errors'
+import { hostGuard, requireJson } from '../infra/http/host-guard'
 import { checkBody, gymSchemas, toAction } from './server-schemas'
 import { parseJsonBody, type Body } from './server-validate'
 import type { GymWorld, SearchResult } from './world-view'
@@ -32,6 +33,10 @@ export interface GymServerOptions {
   maxBatchQueries: number
   /** Options every created env starts from; a create request may override them. */
   envDefaults: Partial<GymOptions>
+  /** The interface the server listens on: its name is an accepted Host (infra/http/host-guard). */
+  bindHost: string
+  /** Extra Host names accepted besides loopback and bindHost (gym serve --allow-host; '*': any). */
+  allowHosts: string[]
 }
 
 export const DEFAULT_SERVER_OPTIONS: GymServerOptions = {
@@ -46,6 +51,8 @@ export const DEFAULT_SERVER_OPTIONS: GymServerOptions = {
   maxTopK: 50,
   maxBatchQueries: 16_384,
   envDefaults: {},
+  bindHost: '127.0.0.1',
+  allowHosts: [],
 }
 
 /** `topk` of a /retrieve call that gives none (Search-R1's retrieval server default). */
@@ -59,7 +66,7 @@ export interface GymServer {
 }
 
 /** Ranges of the numeric server options (the same rules `gym serve` applies to its flags). */
-export const SERVER_OPTION_RANGES: Record<Exclude<keyof GymServerOptions, 'token' | 'envDefaults'>, [number, number]> = {
+export const SERVER_OPTION_RANGES: Record<Exclude<keyof GymServerOptions, 'token' | 'envDefaults' | 'bindHost' | 'allowHosts'>, [number, number]> = {
   maxBodyBytes: [1024, 1 << 30],
   maxQueryChars: [1, 1_000_000],
   maxUrlChars: [1, 1_000_000],
@@ -129,6 +136,10 @@ export function createGymServer(world: GymWorld, options: Partial<GymServerOptio
     const hasBody = Number(c.req.header('content-length') ?? 0) > 0 || c.req.header('transfer-encoding') !== undefined
     if (hasBody && !c.req.raw.bodyUsed) c.res.headers.set('connection', 'close')
   })
+  // DNS rebinding and blind cross-site POSTs: a foreign Host or Origin is refused; a POST with a body must be JSON.
+  app.use('*', hostGuard({ bindHost: o.bindHost, allowHosts: o.allowHosts }))
+  const jsonOnly = requireJson()
+  app.use('*', (c, next) => (c.req.header('content-type') !== undefined || Number(c.req.header('content-length') ?? 0) > 0 || c.req.header('transfer-encoding') !== undefined ? jsonOnly(c, next) : next()))
   app.use('*', async (c, next) => {
     if (tokenDigest && c.req.path !== '/health') {
       const h = c.req.header('authorization') ?? ''
@@ -316,6 +327,9 @@ function mergeOverrides(base: GymOptions, over: Body): Body {
   return out
 }
 
+/** How long an idle keep-alive connection stays open. */
+export const GYM_KEEP_ALIVE_MS = 65_000
+
 export interface RunningGymServer {
   url: string
   port: number
@@ -329,7 +343,7 @@ export async function startGymServer(
   opts: Partial<GymServerOptions> & { host?: string; port?: number } = {},
 ): Promise<RunningGymServer> {
   const { host = '127.0.0.1', port = 0, ...rest } = opts
-  const gs = createGymServer(world, rest)
+  const gs = createGymServer(world, { bindHost: host, ...rest })
   return new Promise((resolve, reject) => {
     const srv = serve({ fetch: gs.app.fetch, hostname: host, port }, (info: AddressInfo) => {
       const h = host.includes(':') ? `[${host}]` : host
@@ -345,6 +359,11 @@ export async function startGymServer(
           }),
       })
     })
+    // Node's 5 s keep-alive resets reused connections of clients starved past undici's 4 s reuse window (a loaded
+    // trainer); idle sockets stay open 65 s, as in model serve.
+    const http = srv as unknown as { keepAliveTimeout: number; headersTimeout: number }
+    http.keepAliveTimeout = GYM_KEEP_ALIVE_MS
+    http.headersTimeout = GYM_KEEP_ALIVE_MS + 1000
     srv.once('error', (e) => reject(new GymError('server.listen', `cannot listen on ${host}:${port}: ${e.message}`)))
   })
 }

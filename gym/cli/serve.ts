@@ -23,6 +23,7 @@ interface ServeArgs {
   embedder?: string
   allowEngineMismatch: boolean
   addressFile?: string
+  allowHost?: string[]
 }
 
 /** A flag's value must be an integer in [lo, hi] (yargs turns `--port abc` into NaN). */
@@ -59,6 +60,11 @@ export const serveCommand: Command = {
       .option('engine', { type: 'string', choices: [...ENGINE_NAMES], describe: 'search engine (default: the one the world was verified with)' })
       .option('embedder', { type: 'string', describe: 'dense/hybrid: embedder model directory (default: the one the world was built with)' })
       .option('allow-engine-mismatch', { type: 'boolean', default: false, describe: 'serve with an engine or embedder other than the one the world was verified with' })
+      .option('allow-host', {
+        type: 'string',
+        array: true,
+        describe: 'also accept requests whose Host is NAME (loopback names and --host are always accepted; * accepts any, e.g. behind a proxy)',
+      })
       .option('address-file', {
         type: 'string',
         describe: 'folder for an AReaL/ASearcher address file Host<ip>_IP<port>.txt (its $RAG_SERVER_ADDR_DIR); removed on exit',
@@ -78,6 +84,9 @@ export const serveCommand: Command = {
     const maxBodyBytes = intFlag('max-body-bytes', a.maxBodyBytes, ...range('maxBodyBytes'))
     if (a.addressFile !== undefined && (typeof a.addressFile !== 'string' || a.addressFile.trim() === ''))
       throw new GymError('cli.bad_flag', '--address-file must be a folder, e.g. --address-file $RAG_SERVER_ADDR_DIR')
+    const allowHosts = (a.allowHost ?? []).map(String)
+    if (allowHosts.some((h) => h.trim() === '' || /[\s/]/.test(h.trim())))
+      throw new GymError('cli.bad_flag', '--allow-host must be a host name or address without scheme or path, e.g. --allow-host gpu-node-3')
     const world = await openGymWorld(a.dir, { engine: a.engine as EngineName | undefined, embedder: a.embedder, allowEngineMismatch: a.allowEngineMismatch })
     const s = await startGymServer(world, {
       host: a.host,
@@ -88,6 +97,7 @@ export const serveCommand: Command = {
       maxBatchQueries,
       maxQueryChars,
       maxBodyBytes,
+      allowHosts,
     })
     let addressFile: string | undefined
     try {
