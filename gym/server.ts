@@ -17,6 +17,7 @@ import { errorBody, HttpError, type HttpStatus } from '../infra/http/errors'
 import { hostGuard, requireJson } from '../infra/http/host-guard'
 import { checkBody, gymSchemas, toAction } from './server-schemas'
 import { parseJsonBody, type Body } from './server-validate'
+import { checkRetrieveWork, retrieveResultParts, streamJson } from './retrieve-batch'
 import type { GymWorld, SearchResult } from './world-view'
 
 export interface GymServerOptions {
@@ -31,6 +32,10 @@ export interface GymServerOptions {
   maxTopK: number
   /** Queries answered per /retrieve call; the rest of a longer batch is answered empty, with a note. */
   maxBatchQueries: number
+  /** Most hits (queries x topk) one /retrieve call may ask for; more is a 413 before any search. */
+  maxRetrieveHits: number
+  /** Largest /retrieve answer in bytes; a bigger one is a 413. */
+  maxResponseBytes: number
   /** Options every created env starts from; a create request may override them. */
   envDefaults: Partial<GymOptions>
   /** The interface the server listens on: its name is an accepted Host (infra/http/host-guard). */
@@ -50,6 +55,9 @@ export const DEFAULT_SERVER_OPTIONS: GymServerOptions = {
   envIdleMs: 10 * 60_000,
   maxTopK: 50,
   maxBatchQueries: 16_384,
+  // 2,560 x 25 or 16,384 x 4: Search-R1's stock batch at any topk it uses; 16,384 x 50 (~2 GB of answer) is refused.
+  maxRetrieveHits: 65_536,
+  maxResponseBytes: 256 << 20,
   envDefaults: {},
   bindHost: '127.0.0.1',
   allowHosts: [],
@@ -75,6 +83,8 @@ export const SERVER_OPTION_RANGES: Record<Exclude<keyof GymServerOptions, 'token
   envIdleMs: [10, 7 * 24 * 3600_000],
   maxTopK: [1, 1000],
   maxBatchQueries: [1, 10_000_000],
+  maxRetrieveHits: [1, 100_000_000],
+  maxResponseBytes: [1024, 1 << 30],
 }
 
 /** Check every numeric server option against its range; a bad one is a ConfigError naming it. */
@@ -265,28 +275,14 @@ export function createGymServer(world: GymWorld, options: Partial<GymServerOptio
         notes.push({ index: i, note: `cut from ${q.length} to ${o.maxQueryChars} characters (gym serve --max-query-chars)` })
       } else queries[i] = q
     }
-    const hits: SearchResult[][] = world.searchMany
-      ? await world.searchMany(queries, topk)
-      : await Promise.all(queries.map((q) => (q.trim() ? world.search(q, topk) : Promise.resolve([]))))
-    // Two shapes, as the trainers read them: with scores (Search-R1, verl) `{document: {id, contents, url}, score}`;
-    // without (AReaL/ASearcher's local knowledge base) flat items `{id, contents, url, title, text}`. `contents` is
-    // title + "\n" + page text (verl and Search-R1 take the first line as the title); `url` is accepted by /access.
-    const result = await Promise.all(
-      hits.map(async (list) =>
-        Promise.all(
-          list.map(async (h, rank) => {
-            const page = await world.access(h.url)
-            const text = page?.text ?? h.snippet
-            const contents = `${h.title}\n${text}`
-            // Without an engine score, a rank-based one keeps the order visible to clients that sort.
-            if (withScores) return { document: { id: h.url, contents, url: h.url }, score: h.score ?? 1 / (rank + 1) }
-            return { id: h.url, contents, url: h.url, title: h.title, text }
-          }),
-        ),
-      ),
-    )
-    if (notes.length === 0) return c.json({ result })
-    return c.json({ result, notes }, 200, { 'x-searchgym-retrieve-notes': String(notes.length) })
+    // Bounded up front, searched a slice at a time off the event loop, streamed: one batch never stalls /health or
+    // another env's steps (gym/retrieve-batch).
+    const work = { maxHits: o.maxRetrieveHits, maxResponseBytes: o.maxResponseBytes }
+    checkRetrieveWork(Math.min(qs.length, o.maxBatchQueries), topk, work)
+    // Shapes (Search-R1/verl with scores, AReaL/ASearcher flat items): gym/retrieve-batch.
+    const parts = await retrieveResultParts(world, queries, topk, withScores, work)
+    if (notes.length === 0) return streamJson(parts, {})
+    return streamJson(parts, { notes }, { 'x-searchgym-retrieve-notes': String(notes.length) })
   })
 
   // AReaL/ASearcher's access call: {"urls": [...]} → {"result": [page | null]}, one entry per url in order. An unknown

@@ -11,6 +11,7 @@ export { openWorld, worldReader, type World, type WorldReader } from './store/op
 export { worldTexts, countWorldDocs, worldEntityNames } from './store/texts'
 export { readQa, readQaIds, readQaById, readQaByIds, hasQaTable, type StoredSplit } from './qa/store'
 export { openSearchIndex, worldEngine, type OpenSearchOptions } from './indexing/open'
+export { SearchPool, POOLABLE_ENGINES } from './indexing/search-pool'
 export type { SearchDoc, SearchHit, SearchIndex, SearchOptions } from './search/types'
 export { worldCommands } from './cli/commands'
 export { ENGINE_NAMES, type EngineName } from './search/engine-names'
