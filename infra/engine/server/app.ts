@@ -59,7 +59,7 @@ export function createServerApp(service: ChatService, opts: AppOptions = {}): Ho
     return streamingLimit(c, next)
   })
 
-  app.get('/health', (c) => c.json({ status: 'ok', models: service.modelIds(), queue: service.queue.depth, dropped: service.queue.dropped }))
+  app.get('/health', (c) => c.json({ status: 'ok', models: service.modelIds(), queue: service.queue.depth, dropped: service.queue.dropped, cancelled: service.queue.cancelled }))
 
   app.get('/v1/models', (c) =>
     c.json({ object: 'list', data: service.modelIds().map((id) => ({ id, object: 'model', created: 0, owned_by: 'searchgym' })) }),
@@ -93,7 +93,7 @@ export function createServerApp(service: ChatService, opts: AppOptions = {}): Ho
     } catch (e) {
       throw new ApiError(400, 'invalid_json', `the request body is not valid JSON: ${oneLine(e)}`)
     }
-    const r = await completeTokens(service, parseTokenCompletionRequest(body, service.opts.tokenizer.vocabSize, limits.maxN))
+    const r = await completeTokens(service, parseTokenCompletionRequest(body, service.opts.tokenizer.vocabSize, limits.maxN), c.req.raw.signal)
     opts.onRequest?.({ path: c.req.path, status: 200, ms: performance.now() - t0, promptTokens: r.usage.prompt_tokens, completionTokens: r.usage.completion_tokens })
     return c.json(r)
   })
