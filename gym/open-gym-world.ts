@@ -18,7 +18,8 @@ export interface OpenGymWorldOptions extends OpenSearchOptions {
 
 export async function openGymWorld(dir: string, opts: OpenGymWorldOptions = {}): Promise<GymWorld & { searchThreads: number }> {
   const { searchThreads = 0, ...searchOpts } = opts
-  const world = openWorld(dir)
+  // A corrupted file is refused here (one line) rather than served.
+  const world = openWorld(dir, { check: true })
   let qas, index, engine
   try {
     qas = readServedQa(world.db, dir)

@@ -88,8 +88,9 @@ test.each(Object.entries(long))('%s: a client that leaves mid-generation frees t
   expect(h.queue).toBe(0)
   expect(h.cancelled).toBe(before.cancelled + 1)
   expect(h.dropped).toBe(before.dropped)
-  // Disconnect detection and the /health polls on a loaded machine take tens of ms; the cut itself is one step.
-  expect(freedMs).toBeLessThan(2 * stepMs + 250)
+  // The cut itself is one step; seeing the disconnect and the /health polls take tens to hundreds of ms on a loaded
+  // shared machine (measured here: 40-290 ms), so the bound is generous; what would fail is a generation run out.
+  expect(freedMs).toBeLessThan(2 * stepMs + 500)
   expect(fullMs).toBeGreaterThan(5 * freedMs)
   // The next request is served at once.
   const next = await post('/v1/completions', { prompt: [1, 2, 3], max_tokens: 4, seed: 1 })

@@ -9,7 +9,7 @@ export const statsCommand: Command = {
   builder: (y) => y.positional('dir', { type: 'string', demandOption: true, describe: 'world folder (written by world build --out)' }).option('json', { type: 'boolean', default: false, describe: 'one JSON object' }),
   handler: handler(async (raw: object) => {
     const a = raw as { dir: string; json: boolean }
-    const w = openWorld(a.dir, { allowIncomplete: true })
+    const w = openWorld(a.dir, { allowIncomplete: true, check: true })
     try {
       const s = computeStats(w.db, a.dir, w.manifest, w.stages)
       process.stdout.write((a.json ? JSON.stringify(s) : formatStats(s)) + '\n')
