@@ -4,6 +4,7 @@
 import { availableParallelism } from 'node:os'
 import type { ArgumentsCamelCase } from 'yargs'
 import { handler, type Command } from '../../infra/cli-util'
+import { showValue } from '../../infra/show-value'
 import { GymError } from '../../infra/errors'
 import { ENGINE_NAMES, type EngineName } from '../../world'
 import { openGymWorld } from '../open-gym-world'
@@ -33,7 +34,7 @@ interface ServeArgs {
 /** A flag's value must be an integer in [lo, hi] (yargs turns `--port abc` into NaN). */
 function intFlag(flag: string, v: unknown, lo: number, hi: number): number {
   if (typeof v !== 'number' || !Number.isInteger(v) || v < lo || v > hi)
-    throw new GymError('cli.bad_flag', `--${flag} must be an integer in [${lo}, ${hi}], got ${JSON.stringify(v) ?? String(v)}`)
+    throw new GymError('cli.bad_flag', `--${flag} must be an integer in [${lo}, ${hi}], got ${showValue(v)}`)
   return v
 }
 

@@ -67,12 +67,7 @@ export function createServerApp(service: ChatService, opts: AppOptions = {}): Ho
 
   app.post('/v1/chat/completions', async (c) => {
     const t0 = performance.now()
-    let body: unknown
-    try {
-      body = JSON.parse(await c.req.text())
-    } catch (e) {
-      throw new ApiError(400, 'invalid_json', `the request body is not valid JSON: ${oneLine(e)}`)
-    }
+    const body = parseJsonBody(await c.req.text())
     const completion = await service.complete(parseChatRequest(body, limits), c.req.raw.signal)
     opts.onRequest?.({
       path: c.req.path,
@@ -87,12 +82,7 @@ export function createServerApp(service: ChatService, opts: AppOptions = {}): Ho
   // Token-id prompts with per-token log-probs (vLLM/SGLang shape) for RL samplers: see completions.ts.
   app.post('/v1/completions', async (c) => {
     const t0 = performance.now()
-    let body: unknown
-    try {
-      body = JSON.parse(await c.req.text())
-    } catch (e) {
-      throw new ApiError(400, 'invalid_json', `the request body is not valid JSON: ${oneLine(e)}`)
-    }
+    const body = parseJsonBody(await c.req.text())
     const r = await completeTokens(service, parseTokenCompletionRequest(body, service.opts.tokenizer.vocabSize, limits.maxN), c.req.raw.signal)
     opts.onRequest?.({ path: c.req.path, status: 200, ms: performance.now() - t0, promptTokens: r.usage.prompt_tokens, completionTokens: r.usage.completion_tokens })
     return c.json(r)
@@ -111,6 +101,29 @@ export function createServerApp(service: ChatService, opts: AppOptions = {}): Ho
   })
 
   return app
+}
+
+/** Deepest nesting a request body may have: tool schemas and arguments are a few levels; 20,000 would overflow the
+ *  stack of every recursive walk after the parse (a 500). */
+export const MAX_JSON_DEPTH = 64
+
+/** The body as JSON, refused (400) when it is not JSON or nests deeper than MAX_JSON_DEPTH. */
+function parseJsonBody(text: string): unknown {
+  let body: unknown
+  try {
+    body = JSON.parse(text)
+  } catch (e) {
+    throw new ApiError(400, 'invalid_json', `the request body is not valid JSON: ${oneLine(e)}`)
+  }
+  // Iterative, so the check itself cannot overflow.
+  const stack: [unknown, number][] = [[body, 1]]
+  while (stack.length > 0) {
+    const [v, d] = stack.pop()!
+    if (typeof v !== 'object' || v === null) continue
+    if (d > MAX_JSON_DEPTH) throw new ApiError(400, 'invalid_value', `the request body nests deeper than ${MAX_JSON_DEPTH} levels`, 'body')
+    for (const x of Array.isArray(v) ? v : Object.values(v)) if (typeof x === 'object' && x !== null) stack.push([x, d + 1])
+  }
+  return body
 }
 
 export function defaultMaxBodyBytes(maxPromptChars: number): number {
