@@ -2,7 +2,7 @@
 // question), summary.json and report.md. A killed run continues where it stopped; no question is scored twice.
 // It drives any Policy over any BenchWorld; which policy and which world is the caller's business.
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, unlinkSync, writeFileSync, writeSync } from 'node:fs'
-import { join } from 'node:path'
+import { join, dirname, resolve } from 'node:path'
 import pMap from 'p-map'
 import type { Policy } from '../gym'
 import type { Qa } from '../world'
@@ -120,11 +120,32 @@ export function writeSummary(outDir: string, config: BenchRunConfig, records: Tr
   return summary
 }
 
+/** mkdir -p one level at a time, so a read-only or unwritable parent is reported by its own code (EROFS, EACCES):
+ *  Node's recursive mkdir says ENOENT there. */
+function makeRunDir(outDir: string): void {
+  const missing: string[] = []
+  for (let d = resolve(outDir); !existsSync(d); ) {
+    missing.push(d)
+    const up = dirname(d)
+    if (up === d) break
+    d = up
+  }
+  for (const m of missing.reverse()) {
+    try {
+      mkdirSync(m)
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code
+      if (code === 'EEXIST') continue
+      throw new BenchError('bench.out_unwritable', `cannot create the run folder ${m} (${code ?? (e as Error).message}${code === 'EROFS' ? ': a read-only file system' : ''}); choose a writable --out`, { cause: e })
+    }
+  }
+}
+
 export async function runBench(outDir: string, config: BenchRunConfig, deps: RunDeps): Promise<RunResult> {
   if (!Number.isInteger(config.concurrency) || config.concurrency < 1) throw new BenchError('bench.concurrency', `--concurrency must be a positive integer, got ${config.concurrency}`)
   // Everything that can be refused is checked before the run folder exists: a failed start writes nothing.
   const questions = selectQuestions(deps.world, config.split, config.limit, config.qaIds, config.limitMode ?? 'first', config.seed)
-  mkdirSync(outDir, { recursive: true })
+  makeRunDir(outDir)
   const release = takeLock(outDir)
   try {
     const configPath = join(outDir, RUN_FILES.config)

@@ -12,7 +12,8 @@ export interface SchemaLimits {
   maxTopK: number
 }
 
-const int = (lo: number, hi: number) => z.number().int().min(lo).max(hi)
+// Range before integrality: 1e20 is told the field's bound (e.g. <= 50), not zod's safe-integer one.
+const int = (lo: number, hi: number) => z.number().min(lo).max(hi).int()
 
 const toolCall = z.object({
   id: z.string().nullish(),

@@ -14,8 +14,10 @@ import type { Split } from '../world'
 import { EnvRegistry } from './env-registry'
 import { makeEnv, resolveGymOptions, type GymOptions } from './make-env'
 import { errorBody, HttpError, type HttpStatus } from '../infra/http/errors'
+import { hostGuard, requireJson } from '../infra/http/host-guard'
 import { checkBody, gymSchemas, toAction } from './server-schemas'
 import { parseJsonBody, type Body } from './server-validate'
+import { checkRetrieveWork, retrieveResultParts, streamJson } from './retrieve-batch'
 import type { GymWorld, SearchResult } from './world-view'
 import { extraFieldNotes, IGNORED_FIELDS_HEADER } from './extra-fields'
 import { getPathWithoutToken, pathToken, rawPath } from './path-token'
@@ -34,10 +36,18 @@ export interface GymServerOptions {
   maxTopK: number
   /** Queries answered per /retrieve call; the rest of a longer batch is answered empty, with a note. */
   maxBatchQueries: number
+  /** Most hits (queries x topk) one /retrieve call may ask for; more is a 413 before any search. */
+  maxRetrieveHits: number
+  /** Largest /retrieve answer in bytes; a bigger one is a 413. */
+  maxResponseBytes: number
   /** Options every created env starts from; a create request may override them. */
   envDefaults: Partial<GymOptions>
   /** What a /retrieve hit is: a whole page (default) or a ~100-word passage with the title as first line (gym/passages). */
   retrieveUnit: RetrieveUnit
+  /** The interface the server listens on: its name is an accepted Host (infra/http/host-guard). */
+  bindHost: string
+  /** Extra Host names accepted besides loopback and bindHost (gym serve --allow-host; '*': any). */
+  allowHosts: string[]
 }
 
 export const DEFAULT_SERVER_OPTIONS: GymServerOptions = {
@@ -51,8 +61,13 @@ export const DEFAULT_SERVER_OPTIONS: GymServerOptions = {
   envIdleMs: 10 * 60_000,
   maxTopK: 50,
   maxBatchQueries: 16_384,
+  // 2,560 x 25 or 16,384 x 4: Search-R1's stock batch at any topk it uses; 16,384 x 50 (~2 GB of answer) is refused.
+  maxRetrieveHits: 65_536,
+  maxResponseBytes: 256 << 20,
   envDefaults: {},
   retrieveUnit: 'page',
+  bindHost: '127.0.0.1',
+  allowHosts: [],
 }
 
 /** `topk` of a /retrieve call that gives none (Search-R1's retrieval server default). */
@@ -66,7 +81,7 @@ export interface GymServer {
 }
 
 /** Ranges of the numeric server options (the same rules `gym serve` applies to its flags). */
-export const SERVER_OPTION_RANGES: Record<Exclude<keyof GymServerOptions, 'token' | 'envDefaults' | 'retrieveUnit'>, [number, number]> = {
+export const SERVER_OPTION_RANGES: Record<Exclude<keyof GymServerOptions, 'token' | 'envDefaults' | 'retrieveUnit' | 'bindHost' | 'allowHosts'>, [number, number]> = {
   maxBodyBytes: [1024, 1 << 30],
   maxQueryChars: [1, 1_000_000],
   maxUrlChars: [1, 1_000_000],
@@ -75,6 +90,8 @@ export const SERVER_OPTION_RANGES: Record<Exclude<keyof GymServerOptions, 'token
   envIdleMs: [10, 7 * 24 * 3600_000],
   maxTopK: [1, 1000],
   maxBatchQueries: [1, 10_000_000],
+  maxRetrieveHits: [1, 100_000_000],
+  maxResponseBytes: [1024, 1 << 30],
 }
 
 /** Check every numeric server option against its range; a bad one is a ConfigError naming it. */
@@ -140,6 +157,10 @@ export function createGymServer(world: GymWorld, options: Partial<GymServerOptio
     const hasBody = Number(c.req.header('content-length') ?? 0) > 0 || c.req.header('transfer-encoding') !== undefined
     if (hasBody && !c.req.raw.bodyUsed) c.res.headers.set('connection', 'close')
   })
+  // DNS rebinding and blind cross-site POSTs: a foreign Host or Origin is refused; a POST with a body must be JSON.
+  app.use('*', hostGuard({ bindHost: o.bindHost, allowHosts: o.allowHosts }))
+  const jsonOnly = requireJson()
+  app.use('*', (c, next) => (c.req.header('content-type') !== undefined || Number(c.req.header('content-length') ?? 0) > 0 || c.req.header('transfer-encoding') !== undefined ? jsonOnly(c, next) : next()))
   app.use('*', async (c, next) => {
     if (tokenDigest && c.req.path !== '/health') {
       const h = c.req.header('authorization') ?? ''
@@ -269,33 +290,20 @@ export function createGymServer(world: GymWorld, options: Partial<GymServerOptio
         notes.push({ index: i, note: `cut from ${q.length} to ${o.maxQueryChars} characters (gym serve --max-query-chars)` })
       } else queries[i] = q
     }
+    // Bounded up front (both units): one batch never stalls /health or another env's steps.
+    const work = { maxHits: o.maxRetrieveHits, maxResponseBytes: o.maxResponseBytes }
+    checkRetrieveWork(Math.min(qs.length, o.maxBatchQueries), topk, work)
     if (passages) {
       const result = await passageResults(passages, queries, topk, withScores)
       if (notes.length === 0) return c.json({ result })
       return c.json({ result, notes }, 200, { 'x-searchgym-retrieve-notes': String(notes.length) })
     }
-    const hits: SearchResult[][] = world.searchMany
-      ? await world.searchMany(queries, topk)
-      : await Promise.all(queries.map((q) => (q.trim() ? world.search(q, topk) : Promise.resolve([]))))
-    // Two shapes, as the trainers read them: with scores (Search-R1, verl) `{document: {id, contents, url}, score}`;
-    // without (AReaL/ASearcher's local knowledge base) flat items `{id, contents, url, title, text}`. `contents` is
-    // title + "\n" + page text (verl and Search-R1 take the first line as the title); `url` is accepted by /access.
-    const result = await Promise.all(
-      hits.map(async (list) =>
-        Promise.all(
-          list.map(async (h, rank) => {
-            const page = await world.access(h.url)
-            const text = page?.text ?? h.snippet
-            const contents = `${h.title}\n${text}`
-            // Without an engine score, a rank-based one keeps the order visible to clients that sort.
-            if (withScores) return { document: { id: h.url, contents, url: h.url }, score: h.score ?? 1 / (rank + 1) }
-            return { id: h.url, contents, url: h.url, title: h.title, text }
-          }),
-        ),
-      ),
-    )
-    if (notes.length === 0) return c.json({ result })
-    return c.json({ result, notes }, 200, { 'x-searchgym-retrieve-notes': String(notes.length) })
+    // Pages: searched a slice at a time off the event loop, streamed (gym/retrieve-batch). Shapes (Search-R1/verl with scores, AReaL/ASearcher flat items): gym/retrieve-batch.
+    // A streamed Response bypasses c.header(): the ignored-fields header goes in explicitly.
+    const parts = await retrieveResultParts(world, queries, topk, withScores, work)
+    const headers: Record<string, string> = ignored ? { [IGNORED_FIELDS_HEADER]: ignored } : {}
+    if (notes.length === 0) return streamJson(parts, {}, headers)
+    return streamJson(parts, { notes }, { ...headers, 'x-searchgym-retrieve-notes': String(notes.length) })
   })
 
   // AReaL/ASearcher's access call: {"urls": [...]} → {"result": [page | null]}, one entry per url in order. An unknown
@@ -339,6 +347,9 @@ function mergeOverrides(base: GymOptions, over: Body): Body {
   return out
 }
 
+/** How long an idle keep-alive connection stays open. */
+export const GYM_KEEP_ALIVE_MS = 65_000
+
 export interface RunningGymServer {
   url: string
   port: number
@@ -352,7 +363,7 @@ export async function startGymServer(
   opts: Partial<GymServerOptions> & { host?: string; port?: number } = {},
 ): Promise<RunningGymServer> {
   const { host = '127.0.0.1', port = 0, ...rest } = opts
-  const gs = createGymServer(world, rest)
+  const gs = createGymServer(world, { bindHost: host, ...rest })
   return new Promise((resolve, reject) => {
     const srv = serve({ fetch: gs.app.fetch, hostname: host, port }, (info: AddressInfo) => {
       const h = host.includes(':') ? `[${host}]` : host
@@ -368,6 +379,11 @@ export async function startGymServer(
           }),
       })
     })
+    // Node's 5 s keep-alive resets reused connections of clients starved past undici's 4 s reuse window (a loaded
+    // trainer); idle sockets stay open 65 s, as in model serve.
+    const http = srv as unknown as { keepAliveTimeout: number; headersTimeout: number }
+    http.keepAliveTimeout = GYM_KEEP_ALIVE_MS
+    http.headersTimeout = GYM_KEEP_ALIVE_MS + 1000
     srv.once('error', (e) => reject(new GymError('server.listen', `cannot listen on ${host}:${port}: ${e.message}`)))
   })
 }

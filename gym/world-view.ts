@@ -25,10 +25,20 @@ export interface GymWorld {
   search(query: string, k: number): Promise<SearchResult[]>
   /** Several queries at once (engines that batch); optional, the server falls back to search(). */
   searchMany?(queries: string[], k: number): Promise<SearchResult[][]>
+  /** Worker threads that answer whole /retrieve slices off the server's event loop (openGymWorld searchThreads). */
+  readonly retrieveSlices?: SliceAnswerer
   /** The full document at a URL, or undefined when there is no such page. */
   access(url: string): Promise<Page | undefined>
   qa(id: string): Qa | undefined
   /** All QA, or one split, in a stable order. */
   listQa(split?: Split): Qa[]
   close(): Promise<void>
+}
+
+/** Answers /retrieve slices (search + page text + JSON) on worker threads: gym/retrieve-workers. */
+export interface SliceAnswerer {
+  /** Worker threads answering slices in parallel. */
+  readonly threads: number
+  /** The comma-joined JSON of these queries' /retrieve result lists, in order. */
+  sliceJson(queries: string[], topk: number, withScores: boolean): Promise<string>
 }

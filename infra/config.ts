@@ -1,4 +1,5 @@
 // infra/config: typed option objects with defaults spread in and unknown keys rejected (a typo is an error, not ignored).
+import { showValue } from './show-value'
 import { readFileSync, existsSync } from 'node:fs'
 import { ConfigError } from './errors'
 
@@ -46,11 +47,11 @@ function checkType(path: string, def: unknown, value: unknown): void {
   }
   if (typeof def === 'number') {
     if (typeof value !== 'number' || !Number.isFinite(value))
-      throw new ConfigError('config.type', `${path} must be a number, got ${JSON.stringify(value)}`)
+      throw new ConfigError('config.type', `${path} must be a number, got ${showValue(value)}`)
     return
   }
   if (typeof value !== typeof def)
-    throw new ConfigError('config.type', `${path} must be a ${typeof def}, got ${JSON.stringify(value)}`)
+    throw new ConfigError('config.type', `${path} must be a ${typeof def}, got ${showValue(value)}`)
 }
 
 export function requireNonNegativeInt(path: string, v: unknown): number {

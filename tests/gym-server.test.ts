@@ -113,7 +113,7 @@ describe('gym server', () => {
         else ctl.close()
       },
     })
-    const chunked = await fetch(`${s.url}/v1/search`, { method: 'POST', body: stream, duplex: 'half' } as RequestInit)
+    const chunked = await fetch(`${s.url}/v1/search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: stream, duplex: 'half' } as RequestInit)
     expect(chunked.status).toBe(413)
     expect(((await chunked.json()) as J).error.code).toBe('request.too_large')
     const small = new ReadableStream<Uint8Array>({
@@ -122,7 +122,7 @@ describe('gym server', () => {
         ctl.close()
       },
     })
-    const ok = await fetch(`${s.url}/v1/search`, { method: 'POST', body: small, duplex: 'half' } as RequestInit)
+    const ok = await fetch(`${s.url}/v1/search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: small, duplex: 'half' } as RequestInit)
     expect(ok.status).toBe(200)
     const k = await call(s, 'POST', '/v1/search', { query: 'x', k: 1000 })
     expect(k.json.error.code).toBe('request.bad_field')

@@ -57,7 +57,7 @@ describe('gym on a tiny world', () => {
     const s = await startGymServer(world)
     try {
       const q = world.listQa()[0].question
-      const res = await fetch(`${s.url}/retrieve`, { method: 'POST', body: JSON.stringify({ queries: [q], topk: 3, return_scores: true }) })
+      const res = await fetch(`${s.url}/retrieve`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ queries: [q], topk: 3, return_scores: true }) })
       const j = (await res.json()) as { result: { document: { id: string; contents: string }; score: number }[][] }
       expect(j.result[0]).toHaveLength(3)
       const page = await world.access(j.result[0][0].document.id)

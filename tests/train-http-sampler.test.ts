@@ -35,10 +35,10 @@ it('/v1/completions answers token-id prompts with the ids and log-probs the in-p
   a[0].forEach((s, i) => s.logprobs.forEach((lp, t) => expect(lp).toBeCloseTo(b[0][i].logprobs[t], 4)))
   expect(a[0][0].tokenIds.length).toBeGreaterThan(0)
 
-  const bad = await fetch(`${server.url}/v1/completions`, { method: 'POST', body: JSON.stringify({ prompt: 'text, not ids', max_tokens: 4 }) })
+  const bad = await fetch(`${server.url}/v1/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ prompt: 'text, not ids', max_tokens: 4 }) })
   expect(bad.status).toBe(400)
   expect(JSON.stringify(await bad.json())).toMatch(/token ids, not text/)
-  const unk = await fetch(`${server.url}/v1/completions`, { method: 'POST', body: JSON.stringify({ prompt, bogus: 1 }) })
+  const unk = await fetch(`${server.url}/v1/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ prompt, bogus: 1 }) })
   expect(unk.status).toBe(400)
   expect(JSON.stringify(await unk.json())).toMatch(/unknown parameter 'bogus'/)
 }, 300_000)

@@ -1,6 +1,7 @@
 // world/config: WorldConfig (plain JSON, unknown keys rejected), its defaults and the presets tiny/small/paper and
 // paper-x10/paper-x100 (the paper's entity mix ×10 / ×100 for scale studies).
 // Each build stage reads its own section; the whole resolved config is stored in the world's manifest.
+import { showValue } from '../infra/show-value'
 import { mergeStrict, readJsonFile, requireNonNegativeInt } from '../infra/config'
 import { ConfigError } from '../infra/errors'
 import { knownLocale } from './names'
@@ -164,8 +165,8 @@ export function loadWorldConfig(opts: { preset?: string; configFile?: string; se
   const input = opts.configFile !== undefined ? readJsonFile(opts.configFile) : undefined
   const cfg = mergeStrict(base, input, 'config', OPEN_PATHS)
   if (opts.seed !== undefined) {
-    if (typeof opts.seed !== 'number' || !Number.isInteger(opts.seed) || opts.seed < 0)
-      throw new ConfigError('config.seed', `--seed must be a non-negative integer, got ${JSON.stringify(opts.seed)}`)
+    if (typeof opts.seed !== 'number' || !Number.isSafeInteger(opts.seed) || opts.seed < 0)
+      throw new ConfigError('config.seed', `--seed must be an integer in [0, ${Number.MAX_SAFE_INTEGER}], got ${showValue(opts.seed)}`)
     cfg.seed = opts.seed
   }
   if (opts.search !== undefined) cfg.search.engine = opts.search as WorldConfig['search']['engine'] // validated below
@@ -187,7 +188,7 @@ export function loadWorldConfig(opts: { preset?: string; configFile?: string; se
 
 /** Checks that mergeStrict cannot: known entity types, counts, ranges, locales. Returns the config. */
 export function validateWorldConfig(cfg: WorldConfig): WorldConfig {
-  if (!Number.isInteger(cfg.seed) || cfg.seed < 0) throw new ConfigError('config.seed', `config.seed must be a non-negative integer, got ${JSON.stringify(cfg.seed)}`)
+  if (!Number.isSafeInteger(cfg.seed) || cfg.seed < 0) throw new ConfigError('config.seed', `config.seed must be an integer in [0, ${Number.MAX_SAFE_INTEGER}], got ${showValue(cfg.seed)}`)
   const known = ENTITY_TYPES.map((t) => t.name)
   let total = 0
   for (const [type, n] of Object.entries(cfg.entities)) {
@@ -196,7 +197,7 @@ export function validateWorldConfig(cfg: WorldConfig): WorldConfig {
   }
   if (total === 0) throw new ConfigError('config.empty', 'config.entities gives no entities: set a positive count for at least one type (or use --preset)')
   const nonNeg = (path: string, v: number) => {
-    if (!(v >= 0)) throw new ConfigError('config.range', `${path} must be >= 0, got ${JSON.stringify(v)}`)
+    if (!(v >= 0)) throw new ConfigError('config.range', `${path} must be >= 0, got ${showValue(v)}`)
   }
   nonNeg('config.graph.zipfExponent', cfg.graph.zipfExponent)
   nonNeg('config.graph.edgesPerEntity', cfg.graph.edgesPerEntity)
@@ -210,7 +211,7 @@ export function validateWorldConfig(cfg: WorldConfig): WorldConfig {
     throw new ConfigError('config.search_engine', `config.search.engine must be one of ${ENGINE_NAMES.join(', ')}, got ${JSON.stringify(cfg.search.engine)}`)
   const v = cfg.verification
   for (const k of ['queriesPerEdge', 'minHits', 'topK'] as const)
-    if (!Number.isInteger(v[k]) || v[k] < 1) throw new ConfigError('config.range', `config.verification.${k} must be a positive integer, got ${JSON.stringify(v[k])}`)
+    if (!Number.isInteger(v[k]) || v[k] < 1) throw new ConfigError('config.range', `config.verification.${k} must be a positive integer, got ${showValue(v[k])}`)
   if (v.minHits > v.queriesPerEdge)
     throw new ConfigError('config.range', `config.verification.minHits (${v.minHits}) cannot exceed queriesPerEdge (${v.queriesPerEdge})`)
   validateWriteConfig(cfg.write)

@@ -143,7 +143,7 @@ async function remoteWorkload(url: string): Promise<{ queries: string[]; urls: s
   const queries = qa.items.map((q) => q.question)
   const urls = new Set<string>()
   for (const q of queries.slice(0, 300)) {
-    const r = (await (await fetch(`${url}/v1/search`, { method: 'POST', body: JSON.stringify({ query: q }) })).json()) as { results: { url: string }[] }
+    const r = (await (await fetch(`${url}/v1/search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: q }) })).json()) as { results: { url: string }[] }
     for (const h of r.results) urls.add(h.url)
   }
   return { queries, urls: [...urls] }

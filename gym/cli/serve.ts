@@ -1,8 +1,10 @@
 // gym/cli/serve: `searchgym gym serve DIR [--port P] [--token T] [--host H] [--address-file DIR]` — the gym server over a built world
 // (tests serve a real tiny world: `searchgym world build --preset tiny` takes seconds); runs until SIGINT/SIGTERM. Every limit flag is range-checked before anything
 // starts: a server that would refuse or expire everything is a one-line error instead.
+import { availableParallelism } from 'node:os'
 import type { ArgumentsCamelCase } from 'yargs'
 import { announceStop, handler, type Command } from '../../infra/cli-util'
+import { showValue } from '../../infra/show-value'
 import { GymError } from '../../infra/errors'
 import { ENGINE_NAMES, type EngineName } from '../../world'
 import { openGymWorld } from '../open-gym-world'
@@ -26,12 +28,16 @@ interface ServeArgs {
   embedder?: string
   allowEngineMismatch: boolean
   addressFile?: string
+  allowHost?: string[]
+  searchThreads?: number
+  maxRetrieveHits: number
+  maxResponseBytes: number
 }
 
 /** A flag's value must be an integer in [lo, hi] (yargs turns `--port abc` into NaN). */
 function intFlag(flag: string, v: unknown, lo: number, hi: number): number {
   if (typeof v !== 'number' || !Number.isInteger(v) || v < lo || v > hi)
-    throw new GymError('cli.bad_flag', `--${flag} must be an integer in [${lo}, ${hi}], got ${JSON.stringify(v) ?? String(v)}`)
+    throw new GymError('cli.bad_flag', `--${flag} must be an integer in [${lo}, ${hi}], got ${showValue(v)}`)
   return v
 }
 
@@ -71,10 +77,25 @@ export const serveCommand: Command = {
         default: 'page',
         describe: '/retrieve hits: whole pages, or ~100-word passages (title as first line) like the corpora Search-R1/verl/ASearcher were built on',
       })
+.option('max-retrieve-hits', {
+        type: 'number',
+        default: DEFAULT_SERVER_OPTIONS.maxRetrieveHits,
+        describe: '/retrieve: most hits (queries x topk) one call may ask for; more is a 413 before any search',
+      })
+      .option('max-response-bytes', { type: 'number', default: DEFAULT_SERVER_OPTIONS.maxResponseBytes, describe: '/retrieve: largest answer in bytes (413 above)' })
+      .option('search-threads', {
+        type: 'number',
+        describe: '/retrieve: worker threads searching batches off the event loop, each with its own index (default: cores - 1, 1 to 4; 0: none)',
+      })
       .option('max-body-bytes', { type: 'number', default: DEFAULT_SERVER_OPTIONS.maxBodyBytes, describe: 'largest request body' })
       .option('engine', { type: 'string', choices: [...ENGINE_NAMES], describe: 'search engine (default: the one the world was verified with)' })
       .option('embedder', { type: 'string', describe: 'dense/hybrid: embedder model directory (default: the one the world was built with)' })
       .option('allow-engine-mismatch', { type: 'boolean', default: false, describe: 'serve with an engine or embedder other than the one the world was verified with' })
+      .option('allow-host', {
+        type: 'string',
+        array: true,
+        describe: 'also accept requests whose Host is NAME (loopback names and --host are always accepted; * accepts any, e.g. behind a proxy)',
+      })
       .option('address-file', {
         type: 'string',
         describe:
@@ -96,9 +117,15 @@ export const serveCommand: Command = {
     const maxQueryChars = intFlag('max-query-chars', a.maxQueryChars, ...range('maxQueryChars'))
     const maxBodyBytes = intFlag('max-body-bytes', a.maxBodyBytes, ...range('maxBodyBytes'))
     const maxTopK = intFlag('max-topk', a.maxTopk, ...range('maxTopK'))
+    const maxRetrieveHits = intFlag('max-retrieve-hits', a.maxRetrieveHits, ...range('maxRetrieveHits'))
+    const maxResponseBytes = intFlag('max-response-bytes', a.maxResponseBytes, ...range('maxResponseBytes'))
+    const searchThreads = a.searchThreads === undefined ? Math.max(1, Math.min(4, availableParallelism() - 1)) : intFlag('search-threads', a.searchThreads, 0, 64)
     if (a.addressFile !== undefined && (typeof a.addressFile !== 'string' || a.addressFile.trim() === ''))
       throw new GymError('cli.bad_flag', '--address-file must be a folder, e.g. --address-file $RAG_SERVER_ADDR_DIR')
-    const world = await openGymWorld(a.dir, { engine: a.engine as EngineName | undefined, embedder: a.embedder, allowEngineMismatch: a.allowEngineMismatch })
+    const allowHosts = (a.allowHost ?? []).map(String)
+    if (allowHosts.some((h) => h.trim() === '' || /[\s/]/.test(h.trim())))
+      throw new GymError('cli.bad_flag', '--allow-host must be a host name or address without scheme or path, e.g. --allow-host gpu-node-3')
+    const world = await openGymWorld(a.dir, { engine: a.engine as EngineName | undefined, embedder: a.embedder, allowEngineMismatch: a.allowEngineMismatch, searchThreads })
     const token = a.token ?? process.env.SEARCHGYM_TOKEN ?? ''
     const s = await startGymServer(world, {
       host: a.host,
@@ -111,6 +138,9 @@ export const serveCommand: Command = {
       maxBatchQueries,
       maxQueryChars,
       maxBodyBytes,
+      maxRetrieveHits,
+      maxResponseBytes,
+      allowHosts,
     })
     let addressFile: string | undefined
     try {
@@ -125,7 +155,7 @@ export const serveCommand: Command = {
       throw e
     }
     if (addressFile) process.once('exit', () => removeAddressFile(addressFile))
-    process.stderr.write(`searchgym gym serve: ${world.name} (${world.listQa().length} QA${a.retrieveUnit === 'passage' ? ', /retrieve serves passages' : ''}) on ${s.url}${addressFile ? ` (address file ${addressFile})` : ''}\n`)
+    process.stderr.write(`searchgym gym serve: ${world.name} (${world.listQa().length} QA, ${world.searchThreads} search threads${a.retrieveUnit === 'passage' ? ', /retrieve serves passages' : ''}) on ${s.url}${addressFile ? ` (address file ${addressFile})` : ''}\n`)
     announceStop('searchgym gym serve')
     const stop = async () => {
       if (addressFile) removeAddressFile(addressFile)

@@ -29,6 +29,9 @@ export interface SamplingParams {
   /** Keep the samples' KV caches here and continue prompts that extend a kept sequence from where it ended (the
    *  rollout's next turn prefills only the new tokens). Entries computed with other weights are dropped. */
   prefixCache?: KvPrefixCache
+  /** Checked before every decode step: true ends sampling there (the caller's client left); the samples so far are
+   *  returned as they are. */
+  shouldStop?: () => boolean
 }
 
 export interface SampledSequence {
@@ -55,6 +58,7 @@ interface Resolved {
   eos: Set<number>
   useLora: boolean
   prefixCache?: KvPrefixCache
+  shouldStop?: () => boolean
 }
 
 function resolve(model: CausalLM, p: SamplingParams): Resolved {
@@ -69,6 +73,7 @@ function resolve(model: CausalLM, p: SamplingParams): Resolved {
     eos: new Set(p.eosTokenIds ?? model.config.eosTokenIds),
     useLora: p.useLora ?? true,
     prefixCache: p.prefixCache,
+    shouldStop: p.shouldStop,
   }
   const bad = (what: string): never => {
     throw new EngineError('engine.sampling_params', what)
@@ -270,6 +275,7 @@ function generateWith(model: CausalLM, prompts: readonly (readonly number[])[], 
   const lmHead = model.weights.lmHead
   let active = live.filter((s) => !s.done)
   while (active.length > 0) {
+    if (r.shouldStop?.()) break
     const R = active.length
     const stepIds = new Int32Array(R), starts = new Int32Array(R), u = new Float64Array(R)
     const caches: KvCache[] = new Array(R)

@@ -36,6 +36,10 @@ export interface ServeModelOptions {
   maxPromptChars?: number
   /** Largest request body; default from maxPromptChars (see server/app.ts). */
   maxBodyBytes?: number
+  /** Extra Host names accepted besides loopback and --host (model serve --allow-host; '*': any). */
+  allowHosts?: string[]
+  /** Bearer token required on every route but /health (model serve --token); absent: no auth. */
+  token?: string
   /** A line per request (method, status, tokens, ms). */
   log?: (line: string) => void
   /** Sample on the server's own thread instead of a worker (blocks the event loop while sampling; for debugging). */
@@ -103,6 +107,9 @@ export async function serveModel(opts: ServeModelOptions): Promise<ServedModel> 
   })
   const log = opts.log
   const app = createServerApp(service, {
+    bindHost: opts.host ?? '127.0.0.1',
+    ...(opts.allowHosts ? { allowHosts: opts.allowHosts } : {}),
+    ...(opts.token ? { token: opts.token } : {}),
     ...(opts.maxBodyBytes !== undefined ? { maxBodyBytes: opts.maxBodyBytes } : {}),
     limits: { maxN: opts.maxN ?? DEFAULT_LIMITS.maxN, defaultMaxTokens: opts.defaultMaxTokens ?? DEFAULT_LIMITS.defaultMaxTokens },
     onRequest: log

@@ -20,7 +20,7 @@ export const statsCommand: Command = {
     const a = raw as { dir: string; json: boolean; 'held-out': number; 'held-out-seed': number }
     for (const k of ['held-out', 'held-out-seed'] as const)
       if (!Number.isInteger(a[k]) || a[k] < 0) throw new ConfigError('stats.held_out', `--${k} must be a non-negative integer, got ${a[k]}`)
-    const w = openWorld(a.dir, { allowIncomplete: true })
+    const w = openWorld(a.dir, { allowIncomplete: true, check: true })
     try {
       const s = computeStats(w.db, a.dir, w.manifest, w.stages, { heldOut: a['held-out'], heldOutSeed: a['held-out-seed'] })
       process.stdout.write((a.json ? JSON.stringify(s) : formatStats(s)) + '\n')

@@ -12,8 +12,10 @@ import { formatVerifyReport, verificationReport } from '../verify/verify-report'
 import { setManifest } from '../store/store'
 import { tx } from '../../infra/store'
 import type { Stage, StageContext } from '../stage'
+import { deepCheck } from '../store/integrity'
+import { WorldError } from '../../infra/errors'
 
-interface Args { dir: string; fresh: boolean; meiliUrl?: string; quiet?: boolean; json: boolean; failed: number }
+interface Args { dir: string; fresh: boolean; meiliUrl?: string; quiet?: boolean; json: boolean; failed: number; deep: boolean }
 
 /** `world verify` over the stage list the world was built with (its content hash covers every stage it ran). */
 export function verifyCommand(stages: readonly Stage[]): Command {
@@ -27,11 +29,17 @@ export function verifyCommand(stages: readonly Stage[]): Command {
         .option('meili-url', { type: 'string', describe: 'Meilisearch URL for a meilisearch world (default: the config, else a local server)' })
         .option('failed', { type: 'number', default: 20, describe: 'failed edges to print (all are in the report file, up to 200)' })
         .option('json', { type: 'boolean', default: false, describe: 'print the report as JSON' })
+        .option('deep', {
+          type: 'boolean',
+          default: false,
+          describe: 'check the file instead: SQLite integrity_check and the content hash recomputed from the rows; prints each problem, exit 1 if any (read-only)',
+        })
         .option('quiet', { type: 'boolean', describe: 'no progress output (also SEARCHGYM_QUIET=1)' })
         .example('searchgym world verify worlds/paper', 're-check every edge by search (stored results reused)')
         .example('searchgym world verify worlds/paper --fresh --json', 'verify everything again, report as JSON'),
     handler: handler(async (raw: object) => {
       const a = raw as Args
+      if (a.deep) return deepVerify(a.dir, stages, a.json)
       const lock = lockDir(a.dir, 'world verify')
       const w = openWorld(a.dir, { readonly: false, allowIncomplete: true })
       try {
@@ -60,5 +68,19 @@ export function verifyCommand(stages: readonly Stage[]): Command {
         lock.release()
       }
     }),
+  }
+}
+
+/** `world verify --deep`: read-only; one line per problem on stdout, then a one-line error (exit 1) if there was any. */
+function deepVerify(dir: string, stages: readonly Stage[], json: boolean): void {
+  const w = openWorld(dir, { allowIncomplete: true })
+  try {
+    const r = deepCheck(w.db, w.complete ? w.hash : null, (db) => contentHash(db, stages))
+    if (json) process.stdout.write(JSON.stringify({ dir, ok: r.problems.length === 0, ...r }) + '\n')
+    else if (r.problems.length === 0) process.stdout.write(`ok: SQLite integrity_check passes and the rows hash to the manifest's ${r.manifestHash}\n`)
+    else for (const p of r.problems) process.stdout.write(`${p}\n`)
+    if (r.problems.length > 0) throw new WorldError('world.corrupt', `${dir}: ${r.problems.length} problem(s): ${r.problems[0].slice(0, 200)}`)
+  } finally {
+    w.close()
   }
 }

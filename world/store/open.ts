@@ -7,6 +7,7 @@ import { openDb, type Db } from '../../infra/store'
 import type { WorldConfig } from '../config'
 import { readDocWhere, readEdges, readEdgesWhere, readEntities, readEntitiesWhere, readManifest, stageStatus, WORLD_FILE } from './store'
 import type { Doc, Edge, Entity } from '../types'
+import { sqliteCheck } from './integrity'
 
 /** Accessors over a world database (also usable by stages on their StageContext.db). */
 export interface WorldReader {
@@ -63,9 +64,10 @@ export function worldReader(db: Db): WorldReader {
 
 /**
  * Open the world in `dir` (read-only by default). Throws WorldError if the folder is missing, holds no world
- * file, or the world is unfinished (unless `allowIncomplete`).
+ * file, or the world is unfinished (unless `allowIncomplete`). With `check` (serving, benching, stats), a file that
+ * fails SQLite's quick_check is refused too (world.corrupt, one line).
  */
-export function openWorld(dir: string, opts: { readonly?: boolean; allowIncomplete?: boolean } = {}): World {
+export function openWorld(dir: string, opts: { readonly?: boolean; allowIncomplete?: boolean; check?: boolean } = {}): World {
   if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new WorldError('world.missing', `no world folder at ${dir}`)
   const dbPath = join(dir, WORLD_FILE)
   if (!existsSync(dbPath)) throw new WorldError('world.not_world', `${dir} is not a world folder (no ${WORLD_FILE}); build one with: searchgym world build --out ${dir}`)
@@ -74,9 +76,17 @@ export function openWorld(dir: string, opts: { readonly?: boolean; allowIncomple
   let stages: Record<string, string>
   try {
     db = openDb(dbPath, { readonly: opts.readonly ?? true, mustExist: true })
+    if (opts.check) {
+      const bad = sqliteCheck(db, 'quick_check', 3)
+      if (bad.length > 0) {
+        db.close()
+        throw new WorldError('world.corrupt', `${dbPath} is corrupted (SQLite quick_check: ${bad[0].slice(0, 200)}); see searchgym world verify --deep ${dir}, and rebuild or re-copy the world`)
+      }
+    }
     manifest = readManifest(db)
     stages = stageStatus(db)
   } catch (e) {
+    if (e instanceof WorldError) throw e
     throw new WorldError('world.not_world', `${dbPath} is not a readable world file: ${(e as Error).message.split('\n')[0]}`, { cause: e })
   }
   const complete = manifest.complete === '1' && typeof manifest.content_hash === 'string'

@@ -1,5 +1,6 @@
 // world/write/write-config: the `write` section of WorldConfig (the optional LLM writer) — its defaults and the checks
 // mergeStrict cannot make. Plain data; knows nothing of HTTP or documents.
+import { showValue } from '../../infra/show-value'
 import { ConfigError } from '../../infra/errors'
 
 export interface WriteConfig {
@@ -54,14 +55,14 @@ export function validateWriteConfig(w: WriteConfig): WriteConfig {
     throw new ConfigError('config.write', `${at('keyEnv')} must name an environment variable, got ${JSON.stringify(w.keyEnv)}`)
   if (typeof w.questions !== 'boolean') throw new ConfigError('config.write', `${at('questions')} must be true or false, got ${JSON.stringify(w.questions)}`)
   const posInt = (k: string, v: number) => {
-    if (!Number.isInteger(v) || v < 1) throw new ConfigError('config.range', `${at(k)} must be a positive integer, got ${JSON.stringify(v)}`)
+    if (!Number.isInteger(v) || v < 1) throw new ConfigError('config.range', `${at(k)} must be a positive integer, got ${showValue(v)}`)
   }
   const nonNeg = (k: string, v: number) => {
-    if (typeof v !== 'number' || !(v >= 0) || !Number.isFinite(v)) throw new ConfigError('config.range', `${at(k)} must be a number >= 0, got ${JSON.stringify(v)}`)
+    if (typeof v !== 'number' || !(v >= 0) || !Number.isFinite(v)) throw new ConfigError('config.range', `${at(k)} must be a number >= 0, got ${showValue(v)}`)
   }
   posInt('concurrency', w.concurrency)
   posInt('maxTokensPerCall', w.maxTokensPerCall)
-  if (!Number.isInteger(w.maxRetries) || w.maxRetries < 0) throw new ConfigError('config.range', `${at('maxRetries')} must be an integer >= 0, got ${JSON.stringify(w.maxRetries)}`)
+  if (!Number.isInteger(w.maxRetries) || w.maxRetries < 0) throw new ConfigError('config.range', `${at('maxRetries')} must be an integer >= 0, got ${showValue(w.maxRetries)}`)
   nonNeg('backoffMs', w.backoffMs)
   nonNeg('temperature', w.temperature)
   nonNeg('budget.tokens', w.budget.tokens)

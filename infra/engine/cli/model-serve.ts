@@ -19,6 +19,8 @@ interface ServeArgs {
   'max-body-bytes'?: number
   quiet: boolean
   backend: string
+  token?: string
+  'allow-host'?: string[]
 }
 
 export const modelServeCommand: Command = {
@@ -39,6 +41,12 @@ export const modelServeCommand: Command = {
       })
       .option('max-prompt-chars', { type: 'number', describe: 'longest prompt text read, in characters; longer is a 400 before tokenizing (default: context x 8)' })
       .option('max-body-bytes', { type: 'number', describe: 'largest request body (default: from --max-prompt-chars, at most 64 MiB)' })
+      .option('token', { type: 'string', describe: 'bearer token required on every route but /health (OpenAI clients send it as their api key)' })
+      .option('allow-host', {
+        type: 'string',
+        array: true,
+        describe: 'also accept requests whose Host is NAME (loopback names and --host are always accepted; * accepts any)',
+      })
       .option('quiet', { type: 'boolean', default: false, describe: 'no per-request log lines' })
       .option('backend', { type: 'string', default: 'auto', describe: `engine backend: ${BACKEND_NAMES.join(' | ')} (auto = native where it built, else ts)` })
       .example('searchgym model serve models/tiny-paper --port 8001', 'an OpenAI-compatible /v1/chat/completions')
@@ -53,6 +61,10 @@ export const modelServeCommand: Command = {
       const v = a[f]
       if (v !== undefined && (!Number.isInteger(v) || v < 1 || v > 1 << 30)) throw new EngineError('engine.cli', `--${f} must be an integer in [1, ${1 << 30}], got ${v}`)
     }
+    if (a.token !== undefined && (typeof a.token !== 'string' || a.token.trim() === '')) throw new EngineError('engine.cli', '--token must be a non-empty string')
+    const allowHosts = (a['allow-host'] ?? []).map(String)
+    if (allowHosts.some((h) => h.trim() === '' || /[\s/]/.test(h.trim())))
+      throw new EngineError('engine.cli', '--allow-host must be a host name or address without scheme or path, e.g. --allow-host gpu-node-3')
     const backend: BackendName = parseBackendName(a.backend)
     const s = await serveModel({
       backend,
@@ -66,6 +78,8 @@ export const modelServeCommand: Command = {
       fixtureRepliesFile: a['fixture-replies'],
       maxPromptChars: a['max-prompt-chars'],
       maxBodyBytes: a['max-body-bytes'],
+      allowHosts,
+      ...(a.token ? { token: a.token } : {}),
       log: a.quiet ? undefined : (line) => process.stderr.write(`model serve: ${line}\n`),
     })
     process.stdout.write(

@@ -195,3 +195,16 @@ describe('GET routes', () => {
     expect(health).toMatchObject({ status: 'ok', queue: 0 })
   })
 })
+
+describe('bodies that nest too deep', () => {
+  it('tool-call arguments 20,000 levels deep are a 400 naming the bound, not a stack overflow (500)', async () => {
+    const { app } = setup(new Scripted(['ok']))
+    const deep = '{"a":'.repeat(20_000) + '1' + '}'.repeat(20_000)
+    const body = `{"messages":[{"role":"user","content":"hi"},{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"search","arguments":${deep}}}]},{"role":"tool","tool_call_id":"c1","content":"x"}],"max_tokens":2}`
+    for (const path of ['/v1/chat/completions', '/v1/completions']) {
+      const res = await app.request(path, { method: 'POST', body: path === '/v1/completions' ? `{"prompt":[1],"x":${deep}}` : body, headers: { 'content-type': 'application/json' } })
+      expect(res.status).toBe(400)
+      expect(((await res.json()) as { error: { message: string } }).error.message).toContain('nests deeper than 64 levels')
+    }
+  })
+})

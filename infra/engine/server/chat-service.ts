@@ -61,7 +61,8 @@ export class ChatService {
     return this.opts.maxPromptChars ?? this.opts.maxContext * 8
   }
 
-  /** One completion; `signal` (the client's connection) drops the request if it fires while it waits its turn. */
+  /** One completion; `signal` (the client's connection) drops the request if it fires while it waits its turn, and
+   *  stops its generation within one decode step if it fires while it samples. */
   async complete(req: ChatRequest, signal?: AbortSignal): Promise<ChatCompletion> {
     const { tokenizer: tok } = this.opts
     const useAdapter = this.resolveModel(req.model)
@@ -100,7 +101,7 @@ export class ChatService {
         stopTokenIds: tok.special.stop,
         stopStrings: req.stop,
         useAdapter,
-      }),
+      }, signal),
       signal,
     )
     const id = `chatcmpl-${sha256(`${this.opts.seed ?? 0}:${requestNo}:${seed}`).slice(0, 24)}`

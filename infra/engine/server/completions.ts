@@ -51,15 +51,17 @@ export function parseTokenCompletionRequest(body: unknown, vocabSize: number, ma
   return req
 }
 
-/** Sample through the chat service's generator and queue (same weights, same serialisation as chat). */
-export async function completeTokens(service: ChatService, req: TokenCompletionRequest) {
+/** Sample through the chat service's generator and queue (same weights, same serialisation as chat); `signal` (the
+ *  client's connection) drops the request while queued and stops its generation while it samples. */
+export async function completeTokens(service: ChatService, req: TokenCompletionRequest, signal?: AbortSignal) {
   const o = service.opts
   const useAdapter = service.resolveModelName(req.model)
   const room = o.maxContext - req.prompt.length
   if (room < 1) throw new ApiError(400, 'context_length_exceeded', `the prompt has ${req.prompt.length} tokens; the model's context is ${o.maxContext}`, 'prompt')
   const seed = req.seed ?? service.drawSeed()
   const samples = await service.queue.run(() =>
-    o.generator.generate({ promptIds: req.prompt, n: req.n, maxTokens: Math.min(req.maxTokens, room), temperature: req.temperature, topP: req.topP, topK: req.topK, seed, stopTokenIds: o.tokenizer.special.stop, stopStrings: [], useAdapter }),
+    o.generator.generate({ promptIds: req.prompt, n: req.n, maxTokens: Math.min(req.maxTokens, room), temperature: req.temperature, topP: req.topP, topK: req.topK, seed, stopTokenIds: o.tokenizer.special.stop, stopStrings: [], useAdapter }, signal),
+    signal,
   )
   const id = `cmpl-${sha256(`${o.seed ?? 0}:${seed}:${req.prompt.length}:${req.prompt.slice(-8).join(',')}`).slice(0, 24)}`
   let completionTokens = 0

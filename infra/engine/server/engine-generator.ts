@@ -13,7 +13,13 @@ export class EngineChatGenerator implements ChatGenerator {
     private readonly tok: TextTokenizer,
   ) {}
 
+  /** On the server's own thread a signal cannot fire while sampling runs; only the worker (worker-generator) cancels. */
   async generate(p: GenerateParams): Promise<GeneratedSample[]> {
+    return this.generateUntil(p)
+  }
+
+  /** `shouldStop` (a worker's cancel flag) is checked before every decode step; true ends sampling there. */
+  async generateUntil(p: GenerateParams, shouldStop?: () => boolean): Promise<GeneratedSample[]> {
     // Stop strings end sampling when their usual tokenisation appears; the server also cuts the decoded text, which
     // catches other tokenisations of the same string (at the cost of sampling on to max_tokens in that case).
     const stopSequences = p.stopStrings.map((s) => this.tok.encode(s)).filter((ids) => ids.length > 0)
@@ -27,6 +33,7 @@ export class EngineChatGenerator implements ChatGenerator {
       stopSequences,
       eosTokenIds: p.stopTokenIds,
       useLora: p.useAdapter && this.model.adapter !== undefined,
+      shouldStop,
     })
     // OpenAI/vLLM report the model's own log-probabilities (temperature 1, nothing truncated), not the sampling policy's.
     return samples.map((s) => ({ tokenIds: s.tokens, logprobs: s.modelLogprobs, finish: s.finishReason === 'length' ? 'length' : 'stop' }))

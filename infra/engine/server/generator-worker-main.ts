@@ -22,8 +22,17 @@ try {
   port.postMessage({ kind: 'failed', message: (e as Error).message, code: (e as { code?: string }).code } satisfies WorkerReply)
   process.exit(0)
 }
+// The server writes a job's id here when its client leaves; sampling checks it before every decode step.
+const cancel = new Int32Array(data.cancel)
 port.on('message', (m: WorkerRequest) => {
-  const run = m.kind === 'generate' ? engine.generate(m.params) : engine.score(m.promptIds, m.completionIds, m.useAdapter)
+  const stop = () => Atomics.load(cancel, 0) === m.id + 1
+  const run =
+    m.kind === 'generate'
+      ? engine.generateUntil(m.params, stop).then((v) => {
+          if (stop()) throw Object.assign(new Error('the client disconnected; its generation was stopped'), { code: 'client_gone' })
+          return v
+        })
+      : engine.score(m.promptIds, m.completionIds, m.useAdapter)
   run.then(
     (value) => port.postMessage({ kind: 'result', id: m.id, value } satisfies WorkerReply),
     (e: Error) => port.postMessage({ kind: 'error', id: m.id, message: e.message, code: (e as { code?: string }).code } satisfies WorkerReply),

@@ -9,6 +9,8 @@ export class SerialQueue {
   private running = false
   /** Jobs dropped because their caller went away before their turn. */
   dropped = 0
+  /** Jobs stopped while running because their caller went away (the generator saw the signal). */
+  cancelled = 0
 
   /** Jobs accepted but not finished (including the running one). */
   get depth(): number {
@@ -29,6 +31,9 @@ export class SerialQueue {
       this.running = true
       try {
         return await job()
+      } catch (e) {
+        if (signal?.aborted) this.cancelled++
+        throw e
       } finally {
         this.running = false
       }

@@ -54,7 +54,9 @@ export interface GeneratedSample {
 
 /** The engine as the server sees it. Calls are serialised by the server: one generate at a time. */
 export interface ChatGenerator {
-  generate(p: GenerateParams): Promise<GeneratedSample[]>
+  /** `signal` (the client's connection): a generator that can stops sampling within one decode step when it fires
+   *  and rejects with HttpError 'client_gone'. */
+  generate(p: GenerateParams, signal?: AbortSignal): Promise<GeneratedSample[]>
 }
 
 export interface ChoiceLogprob {
