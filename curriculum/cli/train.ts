@@ -6,6 +6,7 @@ import { handler } from '../../infra/cli-util'
 import { ConfigError } from '../../infra/errors'
 import { runTraining } from '../run'
 import { presetNames } from '../stages'
+import { worldArgs } from '../world-pool'
 import { trainSftCommand } from './train-sft'
 import { trainReportCommand } from './train-report'
 import { trainBudgetsCommand } from './train-budgets'
@@ -26,7 +27,8 @@ export function readJsonFile(file: string | undefined): unknown {
 }
 
 interface GrpoArgs {
-  world: string
+  world?: string | string[]
+  worlds?: string
   model: string
   adapter?: string
   curriculum: string
@@ -45,7 +47,8 @@ const grpoCommand: Command = {
   describe: 'GRPO on a world with a curriculum preset (resumes from runs/NAME/checkpoints)',
   builder: (y: Argv) =>
     y
-      .option('world', { type: 'string', demandOption: true, describe: 'built world folder' })
+      .option('world', { type: 'string', describe: 'built world folder; repeat for a pool of worlds (each question searches its own world)' })
+      .option('worlds', { type: 'string', describe: 'JSON file: a list of world folders, or a recipe {preset, config, seeds, cache} built on demand' })
       .option('model', { type: 'string', demandOption: true, describe: 'model folder (config.json, safetensors, tokenizer)' })
       .option('adapter', { type: 'string', describe: 'PEFT adapter to start from (e.g. a `train sft` output)' })
       .option('curriculum', { type: 'string', default: 'two-stage', describe: `preset: ${presetNames().join(', ')}` })
@@ -57,17 +60,20 @@ const grpoCommand: Command = {
       .option('backend', { type: 'string', default: 'auto', describe: 'engine backend: auto (native where it built, else ts) | native | ts | cuda' })
       .option('fixture-replies', { type: 'string', describe: 'TEST FIXTURE: JSON array of scripted replies (real log-probs) instead of sampling' })
       .option('quiet', { type: 'boolean', default: false, describe: 'no progress lines' })
-      .example('$0 train --world worlds/tiny --model models/tiny --adapter runs/sft/adapter --curriculum two-stage --out runs/grpo', ''),
+      .example('$0 train --world worlds/tiny --model models/tiny --adapter runs/sft/adapter --curriculum two-stage --out runs/grpo', '')
+      .example('$0 train --world worlds/t5 --world worlds/t6 --model models/tiny --out runs/grpo-pool', 'a pool of two worlds'),
   handler: handler(async (argv: Record<string, unknown>) => {
     const a = argv as unknown as GrpoArgs
-    for (const k of ['world', 'model', 'out', 'curriculum', 'config', 'adapter', 'reward'] as const)
+    for (const k of ['model', 'out', 'curriculum', 'config', 'adapter', 'reward'] as const)
       if (Array.isArray(a[k])) throw new ConfigError('train.flag', `give --${k} once`)
     const overrides: unknown[] = []
     if (a.steps !== undefined) overrides.push({ steps: a.steps })
     if (!a.access) overrides.push({ gym: { access: false } })
     if (a.reward !== undefined) overrides.push({ gym: { reward: a.reward } })
+    const log = a.quiet ? undefined : (l: string) => process.stderr.write(l + '\n')
+    const worlds = await worldArgs(a.world, a.worlds, log)
     const r = await runTraining({
-      world: a.world,
+      world: worlds.length === 1 ? worlds[0] : worlds,
       model: a.model,
       adapter: a.adapter,
       curriculum: a.curriculum,
@@ -76,7 +82,7 @@ const grpoCommand: Command = {
       overrides,
       backend: a.backend,
       fixtureReplies: a.fixtureReplies,
-      log: a.quiet ? undefined : (l) => process.stderr.write(l + '\n'),
+      log,
     })
     process.stdout.write(`train: ${r.steps} steps${r.resumedFrom > 0 ? ` (resumed from step ${r.resumedFrom})` : ''}; adapter ${r.adapterDir}\n`)
   }),
