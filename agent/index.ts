@@ -29,3 +29,4 @@ export { turnAdvantages, fewestRetrievalsBonus } from './grpo/turn-credit'
 export { scriptedPolicy, wandererPolicy, spammerPolicy, noSearchPolicy, searchTurn, accessTurn, answerTurn } from './policy/scripted'
 // A local model (+ adapter) as an evaluation policy (bench run --policy engine).
 export { openLocalEngine, type LocalEngine, type LocalEngineOptions } from './policy/local-engine'
+export { tokenizerSourceOf } from './cli/model-init'
