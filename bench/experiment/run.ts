@@ -155,13 +155,13 @@ export async function runExperiment(s: ExperimentSpec, out: string, o: Experimen
   return { report: join(p.out, 'report.md'), ran, skipped: phases.length - ran }
 }
 
-/** ' (elapsed …, ETA …)': remaining phases × the mean time of phases of their kind run so far. */
+/** ' (ETA … s)': the remaining train and bench phases × the mean time of phases of their kind run so far (setup and
+ *  report phases are short); nothing until both kinds have been timed. */
 function eta(rest: Phase[], done: Set<string>, spent: Record<Phase['kind'], number[]>): string {
-  const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : NaN)
-  let s = 0
-  for (const ph of rest) if (!done.has(ph.name)) s += mean(spent[ph.kind]) || 0
-  const known = rest.every((ph) => done.has(ph.name) || spent[ph.kind].length > 0)
-  return known && s > 0 ? ` (ETA ${s.toFixed(0)} s)` : ''
+  const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length
+  const todo = rest.filter((ph) => !done.has(ph.name) && (ph.kind === 'train' || ph.kind === 'bench'))
+  if (todo.some((ph) => spent[ph.kind].length === 0)) return ''
+  return ` (ETA ${todo.reduce((a, ph) => a + mean(spent[ph.kind]), 0).toFixed(0)} s)`
 }
 
 function writeAtomic(path: string, text: string): void {
