@@ -45,7 +45,9 @@ export async function runExperiment(s: ExperimentSpec, out: string, o: Experimen
 
   let trainWorlds: string[] = []
   let evalWorlds: string[] = []
-  const startAdapter = s.start.adapter || join(p.start, 'adapter')
+  // The start: a given adapter, or the last SFT phase's (start/, then start/phase-1, …).
+  const phaseDir = (k: number) => (k === 0 ? p.start : join(p.start, `phase-${k}`))
+  const startAdapter = s.start.adapter || join(phaseDir(s.start.phases.length), 'adapter')
   const worldsOf = (set: EvalSetSpec) => (set.worlds === 'eval' ? evalWorlds : trainWorlds)
 
   const phases: Phase[] = []
@@ -69,7 +71,7 @@ export async function runExperiment(s: ExperimentSpec, out: string, o: Experimen
         arch: 'qwen3',
         preset: s.model.preset,
         // The first training world's documents: names of the other worlds are spelled in the pieces it learned.
-        tokenizer: tokenizerSourceOf({ kind: 'world', dir: trainWorlds[0], vocabSize: s.model.vocab }),
+        tokenizer: tokenizerSourceOf({ kind: 'world', dir: trainWorlds[0], vocabSize: s.model.vocab }, { names: s.model.nameTokens, tags: s.model.nameTokens }),
         out: tmp,
         seed: s.model.seed,
         embedStd: s.model.embedStd,
@@ -79,35 +81,43 @@ export async function runExperiment(s: ExperimentSpec, out: string, o: Experimen
       renameSync(tmp, p.model)
     },
   })
-  if (!s.start.adapter)
+  if (!s.start.adapter) {
+    const sft = s.start.sft
+    const c = trainConfigOf(s, s.model.seed, s.arms[0])
+    // SFT across the training worlds with the GRPO runs' protocol and gym options; the held-out slice is the runs'.
+    const common = { model: p.model, seed: s.model.seed, heldOut: c.heldOut, loraRank: sft.loraRank, loraEmbed: sft.loraEmbed, backend: s.backend, protocol: s.protocol, gym: s.gym, oracleAnswer: sft.oracleAnswer }
     phases.push({
       name: 'start',
       kind: 'train',
       run: async () => {
-        const c = trainConfigOf(s, s.model.seed, s.arms[0])
-        const sft = s.start.sft
-        await runSft({
-          world: trainWorlds,
-          model: p.model,
-          out: p.start,
-          questions: sft.questions,
-          epochs: sft.epochs,
-          batchSize: sft.batch,
-          lr: sft.lr,
-          seed: s.model.seed,
-          heldOut: c.heldOut,
-          loraRank: sft.loraRank,
-          loraEmbed: sft.loraEmbed,
-          backend: s.backend,
-          protocol: s.protocol,
-          gym: s.gym,
-          maxHops: sft.maxHops,
-          oracleAnswer: sft.oracleAnswer,
-          firstTurns: sft.firstTurns,
-          log: (l) => log(`  start: ${l}`),
-        })
+        await runSft({ ...common, world: trainWorlds, out: phaseDir(0), questions: sft.questions, epochs: sft.epochs, batchSize: sft.batch, lr: sft.lr, maxHops: sft.maxHops, firstTurns: sft.firstTurns, log: (l) => log(`  start: ${l}`) })
       },
     })
+    s.start.phases.forEach((ph, i) =>
+      phases.push({
+        name: `start:phase-${i + 1}`,
+        kind: 'train',
+        run: async () => {
+          await runSft({
+            ...common,
+            world: trainWorlds,
+            out: phaseDir(i + 1),
+            initAdapter: join(phaseDir(i), 'adapter'),
+            questions: ph.questions,
+            epochs: ph.epochs,
+            batchSize: ph.batch,
+            lr: ph.lr,
+            maxHops: ph.maxHops,
+            firstTurns: ph.firstTurns,
+            ...(ph.turn > 0 ? { turn: ph.turn } : {}),
+            ...(ph.answerOnly ? { answerOnly: true } : {}),
+            ...(ph.answerWeight !== 1 ? { answerWeight: ph.answerWeight } : {}),
+            log: (l) => log(`  start phase ${i + 1}: ${l}`),
+          })
+        },
+      }),
+    )
+  }
   for (const set of s.eval.sets)
     phases.push({ name: `eval:${set.name}`, kind: 'setup', run: async () => writeEvalIds(p.evalDir, set, worldsOf(set)) })
   const benchPhase = (label: string, adapter: string, set: EvalSetSpec, access: boolean): Phase => ({

@@ -49,11 +49,17 @@ export interface ExperimentSpec {
     vocab: number
     embedStd: number
     qkNormWeight: number
+    /** Every entity name of the first training world and every search-r1 tag one token (model init --name-tokens --tag-tokens). */
+    nameTokens: boolean
   }
   start: {
     /** An existing adapter of this model ('' = SFT below); relative to the experiment file's folder. */
     adapter: string
     sft: { questions: number; epochs: number; batch: number; lr: number; maxHops: number; loraRank: number; loraEmbed: boolean; oracleAnswer: 'open' | 'read'; firstTurns: number }
+    /** More SFT phases, each from the previous phase's adapter (train sft --init-adapter): keys of sft (those not given
+     *  are sft's) plus turn (0: whole demonstrations), answerOnly and answerWeight — e.g. a first-turn copy phase, then
+     *  a polish phase. The last phase's adapter is the start. */
+    phases: SftPhase[]
   }
   protocol: 'hermes' | 'search-r1'
   /** Gym options of SFT, GRPO and evaluation (topK, observationCap, prompt, accessByTitle, budgets …); not reward/access. */
@@ -69,14 +75,26 @@ export interface ExperimentSpec {
   backend: string
 }
 
+export interface SftPhase {
+  questions: number
+  epochs: number
+  batch: number
+  lr: number
+  maxHops: number
+  firstTurns: number
+  turn: number
+  answerOnly: boolean
+  answerWeight: number
+}
+
 export const DEFAULT_ARM: ArmSpec = { name: '', curriculum: 'two-stage', reward: 'f1', access: true }
 export const DEFAULT_EVAL_SET: EvalSetSpec = { name: 'unseen', worlds: 'eval', split: 'train', maxHops: 0, perWorld: 0 }
 
 export const DEFAULT_EXPERIMENT: ExperimentSpec = {
   name: 'experiment',
   worlds: { preset: 'tiny', config: {}, trainSeeds: [], evalSeeds: [], cache: '' },
-  model: { preset: 'tiny', seed: 0, vocab: 4096, embedStd: 0.25, qkNormWeight: 2.5 },
-  start: { adapter: '', sft: { questions: 0, epochs: 2, batch: 8, lr: 1e-3, maxHops: 0, loraRank: 64, loraEmbed: true, oracleAnswer: 'read', firstTurns: 0 } },
+  model: { preset: 'tiny', seed: 0, vocab: 4096, embedStd: 0.25, qkNormWeight: 2.5, nameTokens: false },
+  start: { adapter: '', sft: { questions: 0, epochs: 2, batch: 8, lr: 1e-3, maxHops: 0, loraRank: 64, loraEmbed: true, oracleAnswer: 'read', firstTurns: 0 }, phases: [] },
   protocol: 'search-r1',
   gym: { topK: 3, observationCap: 2000, prompt: 'brief', accessByTitle: true },
   train: {},
@@ -112,6 +130,11 @@ export function resolveExperiment(raw: unknown, base: string): ExperimentSpec {
   if (s.start.adapter) s.start.adapter = resolve(base, s.start.adapter)
   if (!['tiny', 'small'].includes(s.model.preset)) throw new ConfigError('experiment.model', `${where}.model.preset must be tiny or small, got '${s.model.preset}'`)
   if (!['hermes', 'search-r1'].includes(s.protocol)) throw new ConfigError('experiment.protocol', `${where}.protocol must be hermes or search-r1, got '${s.protocol}'`)
+  const sft = s.start.sft
+  s.start.phases = s.start.phases.map((ph, i) =>
+    mergeStrict<SftPhase>({ questions: sft.questions, epochs: sft.epochs, batch: sft.batch, lr: sft.lr, maxHops: sft.maxHops, firstTurns: 0, turn: 0, answerOnly: false, answerWeight: 1 }, ph, `${where}.start.phases[${i}]`),
+  )
+  if (s.start.adapter && s.start.phases.length > 0) throw new ConfigError('experiment.start', `${where}.start: give an adapter or SFT phases, not both`)
   if (!['open', 'read'].includes(s.start.sft.oracleAnswer)) throw new ConfigError('experiment.start', `${where}.start.sft.oracleAnswer must be open or read`)
   for (const k of ['protocol', 'reward', 'access'])
     if (Object.prototype.hasOwnProperty.call(s.gym, k)) throw new ConfigError('experiment.gym', `${where}.gym.${k}: set ${k === 'protocol' ? 'protocol at the top level' : `${k} per arm`}`)
