@@ -37,9 +37,9 @@ describe('searchgym experiment (tiny worlds, tiny model)', () => {
   it('runs two arms × two seeds × two steps end to end: worlds, start, runs, benches, one report', async () => {
     const r = await runCli(['experiment', 'run', spec, '--out', ref], LONG)
     expect(r.code).toBe(0)
-    expect(r.stdout).toMatch(/experiment tiny: 20 phases run, 0 found done/)
+    expect(r.stdout).toMatch(/experiment tiny: 21 phases run, 0 found done/)
     // Progress lines name the phase, its index and (once times are known) an ETA; train runs show their steps.
-    expect(r.stderr).toMatch(/experiment tiny: \[8\/20\] train:two-stage-s0/)
+    expect(r.stderr).toMatch(/experiment tiny: \[9\/21\] train:two-stage-s0/)
     expect(r.stderr).toMatch(/two-stage-s0: step 2\/2/)
     expect(r.stderr).toMatch(/\(ETA \d+ s\)/)
     for (const f of REPORT_FILES) expect(existsSync(join(ref, f))).toBe(true)
@@ -61,7 +61,9 @@ describe('searchgym experiment (tiny worlds, tiny model)', () => {
     // Every run trained from the shared start on both training worlds (a pool: ids WORLD/ID).
     const cfg = JSON.parse(readFileSync(join(ref, 'runs', 'mixed-s1', 'config.json'), 'utf8')) as { world: string[]; adapter: string; train: { seed: number } }
     expect(cfg.world.map((w) => w.slice(-3))).toEqual(['-s5', '-s6'])
-    expect(cfg.adapter).toBe(join(ref, 'start', 'adapter'))
+    // The start is the last SFT phase's adapter (phase 1: the first turns alone, from the first phase's adapter).
+    expect(cfg.adapter).toBe(join(ref, 'start', 'phase-1', 'adapter'))
+    expect((JSON.parse(readFileSync(join(ref, 'start', 'phase-1', 'sft.json'), 'utf8')) as { turn: number; initAdapter: string })).toMatchObject({ turn: 1, initAdapter: join(ref, 'start', 'adapter') })
     expect(cfg.train.seed).toBe(1)
     // At this size the start never writes a valid turn (every group is constant, so no GRPO update happens: the
     // update itself is covered by tests/train-cli.test.ts with its fixture sampler); the reward is the arm's em+format.
@@ -91,7 +93,7 @@ describe('searchgym experiment (tiny worlds, tiny model)', () => {
     expect(existsSync(join(out, 'report.json'))).toBe(false)
     const r = await runCli(['experiment', 'run', spec, '--out', out], LONG)
     expect(r.code).toBe(0)
-    expect(r.stdout).toMatch(/experiment tiny: 13 phases run, 7 found done/)
+    expect(r.stdout).toMatch(/experiment tiny: 13 phases run, 8 found done/)
     for (const f of REPORT_FILES) expect(readFileSync(join(out, f)).equals(readFileSync(join(ref, f)))).toBe(true)
     for (const run of RUNS) {
       expect(readFileSync(join(out, 'runs', run, 'metrics.jsonl')).equals(readFileSync(join(ref, 'runs', run, 'metrics.jsonl')))).toBe(true)
@@ -123,6 +125,22 @@ describe('searchgym experiment (tiny worlds, tiny model)', () => {
     } finally {
       await pool.close()
     }
+    // bench run over a pool (repeated --world): the oracle solves questions of both worlds, each in its own world.
+    const b = await runCli(['bench', 'run', '--world', w5, '--world', w6, '--split', 'bench', '--policy', 'oracle', '--concurrency', '1', '--out', join(root, 'bench-pool'), '--quiet'])
+    expect(b.code).toBe(0)
+    const recs = readFileSync(join(root, 'bench-pool', 'trajectories.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { id: string; f1: number })
+    expect(new Set(recs.map((r) => r.id.split('/')[0]))).toEqual(new Set([w5, w6].map((w) => w.split('/').pop())))
+    expect(recs.every((r) => r.f1 === 1)).toBe(true)
+    // train sft --worlds RECIPE: the recipe's worlds are the experiment's cached ones (same preset, config and seeds:
+    // nothing is built), SFT plays demonstrations of both.
+    const recipe = join(root, 'recipe.json')
+    writeFileSync(recipe, JSON.stringify({ preset: 'tiny', seeds: [5, 6], cache: 'worlds' }))
+    const sftOut = join(root, 'sft-pool')
+    const sft = await runCli(['train', 'sft', '--worlds', recipe, '--model', join(ref, 'model'), '--out', sftOut, '--questions', '2', '--epochs', '1', '--batch', '2', '--lora-rank', '4', '--held-out', '4', '--backend', 'auto', '--quiet'])
+    expect(sft.code).toBe(0)
+    expect((JSON.parse(readFileSync(join(sftOut, 'sft.json'), 'utf8')) as { world: string[] }).world).toEqual([w5, w6])
+    const held = JSON.parse(readFileSync(join(sftOut, 'heldout.json'), 'utf8')) as string[]
+    expect(held.every((id) => /^tiny-[0-9a-f]{8}-s[56]\//.test(id))).toBe(true)
     expect(() => checkHeldOutWorlds([w5, w6], [w7])).not.toThrow()
     // A copy of a training world (same seed, same content) as an evaluation world is refused with one line.
     const copy = join(root, 'copy-s5')
