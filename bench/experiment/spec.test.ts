@@ -13,6 +13,7 @@ it('the shipped experiment files resolve; the paper ablation has the five arms, 
   const paper = resolveExperiment(file('paper-ablation.json'), '/x')
   expect(paper.arms.map((a) => [a.curriculum, a.access])).toEqual([['two-stage', true], ['mixed', true], ['stage1-only', true], ['adaptive', true], ['two-stage', false]])
   expect(paper.seeds.length).toBeGreaterThanOrEqual(3)
+  expect(resolveExperiment(file('reward-ablation.json'), '/x').arms.map((a) => a.reward)).toEqual(['f1', 'process', 'cost'])
   expect(paper.worlds.evalSeeds.filter((s) => paper.worlds.trainSeeds.includes(s))).toEqual([])
   // One run's GRPO config: the arm's reward and Access, the seed, the experiment's protocol and gym.
   const c = trainConfigOf(paper, 2, paper.arms[4])
