@@ -24,7 +24,7 @@ import { trainConfigOf, type EvalSetSpec, type ExperimentSpec } from './spec'
 
 interface Phase {
   name: string
-  kind: 'setup' | 'train' | 'bench' | 'report'
+  kind: 'setup' | 'sft' | 'train' | 'bench' | 'report'
   run: () => Promise<void>
 }
 
@@ -88,7 +88,7 @@ export async function runExperiment(s: ExperimentSpec, out: string, o: Experimen
     const common = { model: p.model, seed: s.model.seed, heldOut: c.heldOut, loraRank: sft.loraRank, loraEmbed: sft.loraEmbed, backend: s.backend, protocol: s.protocol, gym: s.gym, oracleAnswer: sft.oracleAnswer }
     phases.push({
       name: 'start',
-      kind: 'train',
+      kind: 'sft',
       run: async () => {
         await runSft({ ...common, world: trainWorlds, out: phaseDir(0), questions: sft.questions, epochs: sft.epochs, batchSize: sft.batch, lr: sft.lr, maxHops: sft.maxHops, firstTurns: sft.firstTurns, log: (l) => log(`  start: ${l}`) })
       },
@@ -96,7 +96,7 @@ export async function runExperiment(s: ExperimentSpec, out: string, o: Experimen
     s.start.phases.forEach((ph, i) =>
       phases.push({
         name: `start:phase-${i + 1}`,
-        kind: 'train',
+        kind: 'sft',
         run: async () => {
           await runSft({
             ...common,
@@ -143,7 +143,7 @@ export async function runExperiment(s: ExperimentSpec, out: string, o: Experimen
   phases.push({ name: 'report', kind: 'report', run: async () => void writeExperimentReport(p.out) })
 
   const t0 = performance.now()
-  const spent: Record<Phase['kind'], number[]> = { setup: [], train: [], bench: [], report: [] }
+  const spent: Record<Phase['kind'], number[]> = { setup: [], sft: [], train: [], bench: [], report: [] }
   let ran = 0
   for (let i = 0; i < phases.length; i++) {
     const ph = phases[i]
@@ -165,8 +165,8 @@ export async function runExperiment(s: ExperimentSpec, out: string, o: Experimen
   return { report: join(p.out, 'report.md'), ran, skipped: phases.length - ran }
 }
 
-/** ' (ETA … s)': the remaining train and bench phases × the mean time of phases of their kind run so far (setup and
- *  report phases are short); nothing until both kinds have been timed. */
+/** ' (ETA … s)': the remaining GRPO (train) and bench phases × the mean time of phases of their kind run so far (the
+ *  setup, SFT and report phases come first or are short); nothing until both kinds have been timed. */
 function eta(rest: Phase[], done: Set<string>, spent: Record<Phase['kind'], number[]>): string {
   const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length
   const todo = rest.filter((ph) => !done.has(ph.name) && (ph.kind === 'train' || ph.kind === 'bench'))
