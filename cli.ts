@@ -64,6 +64,11 @@ export const GROUPS: CommandGroup[] = [
     load: async () => named((await import('./bench')).benchCommands(), 'bench'),
   },
   {
+    command: 'experiment',
+    describe: 'curriculum ablations as one resumable command: world recipe, shared start, arms × seeds, report',
+    load: async () => named((await import('./bench')).experimentCommands(), 'experiment'),
+  },
+  {
     command: 'view',
     describe: 'a local web viewer: entities, documents and verification, questions, trajectories, training curves',
     load: async () => named((await import('./view')).viewCommands(), 'view'),

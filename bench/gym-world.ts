@@ -4,6 +4,8 @@
 import { makeEnv, openGymWorld, type GymWorld } from '../gym'
 import { oraclePolicy, worldOracleKnowledge, type OracleKnowledge } from '../agent'
 import { openWorld, type Split } from '../world'
+import { WorldPool } from '../curriculum'
+import { sha256 } from '../infra/hash'
 import type { BenchWorld } from './types'
 
 /** A BenchWorld over any GymWorld; `oracle` (the gold graph) enables --policy oracle. */
@@ -30,5 +32,25 @@ export async function openBenchWorld(dir: string): Promise<BenchWorld> {
   } catch (e) {
     w.close()
     throw e
+  }
+}
+
+/** Several built worlds as one BenchWorld (a pool): question ids are WORLD/ID, each question's env and oracle are its
+ *  own world's; the id is a hash of the member worlds' content hashes in order. One folder: openBenchWorld. */
+export async function openBenchWorlds(dirs: readonly string[]): Promise<BenchWorld> {
+  if (dirs.length === 1) return openBenchWorld(dirs[0])
+  const pool = await WorldPool.open(dirs)
+  const opened = pool.members.map((m) => openWorld(m.dir))
+  const knowledge = new Map(pool.members.map((m, i) => [m.name, worldOracleKnowledge(opened[i])]))
+  return {
+    dir: pool.members.map((m) => m.dir).join(','),
+    id: sha256(opened.map((w) => w.hash).join(',')),
+    questions: (split) => pool.listQa(split as Split),
+    makeEnv: async (qa, opts) => makeEnv(pool.worldFor(qa), qa, { ...(opts.gym ?? {}), protocol: opts.protocol }),
+    oracle: (qa) => oraclePolicy({ ...qa, id: pool.localId(qa) }, knowledge.get(pool.memberOf(qa).name)!),
+    close: async () => {
+      await pool.close()
+      for (const w of opened) w.close()
+    },
   }
 }

@@ -22,7 +22,7 @@ export const RUN_FILES = { config: 'config.json', trajectories: 'trajectories.js
 
 /** Config keys that may differ when a run is resumed (they change how, not what, is measured). */
 /** `world` (a path) may move; the world's identity is `worldId`. */
-const RESUMABLE_KEYS = new Set<keyof BenchRunConfig>(['concurrency', 'limit', 'timeoutMs', 'maxRetries', 'bootstrap', 'baseURL', 'apiKeyEnv', 'world'])
+const RESUMABLE_KEYS = new Set<keyof BenchRunConfig>(['concurrency', 'limit', 'timeoutMs', 'maxRetries', 'bootstrap', 'baseURL', 'apiKeyEnv', 'world', 'worlds'])
 
 export interface RunDeps {
   world: BenchWorld

@@ -1,5 +1,5 @@
 // bench/stats.test: the statistics on cases whose answers are known exactly or analytically.
-import { bootstrapMean, pairedDifference, permutationPValue, quantileSorted, signTest } from './stats'
+import { bootstrapMean, bootstrapSeedsQuestions, pairedDifference, permutationPValue, quantileSorted, signTest } from './stats'
 import { Rng } from '../infra/rng'
 
 const B = { resamples: 4000, seed: 11, label: 't' }
@@ -62,4 +62,31 @@ it('a constant paired shift is recovered exactly, with a zero-width CI', () => {
   expect(d.wins).toBe(15)
   expect(d.pPermutation).toBeCloseTo(2 / 2 ** 15, 15)
   expect(d.exact).toBe(true)
+})
+
+describe('bootstrapSeedsQuestions (seeds × questions)', () => {
+  it('one seed equals the question bootstrap in mean; a constant grid has a zero-width interval', () => {
+    const row = [1, 0, 0.5, 1, 0, 0, 1, 0.25]
+    expect(bootstrapSeedsQuestions([row], B).mean).toBeCloseTo(bootstrapMean(row, B).mean, 12)
+    const c = bootstrapSeedsQuestions([Array(30).fill(0.4), Array(30).fill(0.4)], B)
+    expect([c.lo, c.hi]).toEqual([0.4, 0.4].map((x) => expect.closeTo(x, 12)))
+  })
+
+  it('seed variance widens the interval: seeds that disagree give a wider CI than seeds that agree', () => {
+    const rng = new Rng(3)
+    const q = Array.from({ length: 200 }, () => rng.next())
+    const agree = [q, q, q]
+    const disagree = [q.map((x) => x * 0.2), q, q.map((x) => Math.min(1, x * 1.8))]
+    const a = bootstrapSeedsQuestions(agree, { ...B, resamples: 800 })
+    const d = bootstrapSeedsQuestions(disagree, { ...B, resamples: 800 })
+    expect(d.hi - d.lo).toBeGreaterThan(2 * (a.hi - a.lo))
+    expect(a.lo).toBeLessThan(a.mean)
+    expect(a.hi).toBeGreaterThan(a.mean)
+  })
+
+  it('is a function of its seed and label only', () => {
+    const g = [[0, 1, 1, 0], [1, 1, 0, 0]]
+    expect(bootstrapSeedsQuestions(g, B)).toEqual(bootstrapSeedsQuestions(g, B))
+    expect(() => bootstrapSeedsQuestions([[1, 2], [1]], B)).toThrow(/every seed/)
+  })
 })

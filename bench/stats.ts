@@ -130,3 +130,33 @@ export function pairedDifference(a: readonly number[], b: readonly number[], opt
   const perm = permutationPValue(diffs, { resamples: Math.max(opts.resamples, 2000), seed: opts.seed, label: opts.label })
   return { ...est, pPermutation: perm.p, exact: perm.exact, pSign: signTest(wins, losses), wins, losses, ties: diffs.length - wins - losses }
 }
+
+/**
+ * Two-way percentile bootstrap of the grand mean of an S × Q grid (runs with S seeds, scored on the same Q questions):
+ * each resample draws S seeds and Q questions with replacement, independently, and averages the drawn cells — so the
+ * interval carries the variance between seeds as well as between questions. With S = 1 it is the question bootstrap.
+ */
+export function bootstrapSeedsQuestions(grid_S_Q: readonly (readonly number[])[], opts: BootstrapOptions): Estimate {
+  const S = grid_S_Q.length
+  const Q = S > 0 ? grid_S_Q[0].length : 0
+  if (S === 0 || Q === 0) return { n: 0, mean: NaN, lo: NaN, hi: NaN }
+  if (grid_S_Q.some((r) => r.length !== Q)) throw new Error('bootstrapSeedsQuestions: every seed needs a value for every question')
+  let total = 0
+  for (const r of grid_S_Q) for (const v of r) total += v
+  const level = opts.level ?? 0.95
+  const rng = Rng.derive(opts.seed, 'bootstrap-2way', opts.label)
+  const means = new Float64Array(opts.resamples)
+  const qs = new Int32Array(Q)
+  for (let b = 0; b < opts.resamples; b++) {
+    for (let j = 0; j < Q; j++) qs[j] = Math.floor(rng.next() * Q)
+    let s = 0
+    for (let i = 0; i < S; i++) {
+      const row = grid_S_Q[Math.floor(rng.next() * S)]
+      for (let j = 0; j < Q; j++) s += row[qs[j]]
+    }
+    means[b] = s / (S * Q)
+  }
+  means.sort()
+  const a = (1 - level) / 2
+  return { n: S * Q, mean: total / (S * Q), lo: quantileSorted(means, a), hi: quantileSorted(means, 1 - a) }
+}

@@ -23,6 +23,8 @@ export function wireProtocol(p: BenchProtocol): WireProtocol {
 /** Everything that determines a run; saved as config.json and checked on resume. */
 export interface BenchRunConfig {
   world: string
+  /** A pool of several worlds (question ids WORLD/ID); absent for one world (then `world`). */
+  worlds?: string[]
   /** Identity of the world (content hash when known) so a resumed run cannot silently switch worlds. */
   worldId: string
   split: string

@@ -4,7 +4,7 @@
 // (a larger --steps alone lengthens the run).
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
-import { openGymWorld, parseRewardSpec } from '../gym'
+import { parseRewardSpec } from '../gym'
 import { ConfigError } from '../infra/errors'
 import { ChatCodec } from '../infra/engine'
 import { chatTemplateOf, SIMPLE_QWEN_TEMPLATE } from '../infra/engine'
@@ -18,9 +18,11 @@ import { resolveTrainConfig, type TrainConfig } from '../agent'
 import { train, type TrainResult } from '../agent'
 import { CurriculumSource } from './source'
 import { capHops, curriculumPreset } from './stages'
+import { WorldPool } from './world-pool'
 
 export interface TrainRunOptions {
-  world: string
+  /** A world folder, or several (a pool: every question's env searches its own world; ids become WORLD/ID). */
+  world: string | readonly string[]
   model: string
   adapter?: string
   curriculum: string
@@ -36,7 +38,8 @@ export interface TrainRunOptions {
 }
 
 export interface RunConfig {
-  world: string
+  /** One folder, or the pool's folders in order (a list only when there are several). */
+  world: string | string[]
   model: string
   adapter: string | null
   curriculum: string
@@ -75,7 +78,8 @@ export async function runTraining(o: TrainRunOptions): Promise<TrainResult> {
     if (typeof cfg.gym.reward !== 'string') throw new ConfigError('train.reward', `gym.reward must be a reward spec name, got ${JSON.stringify(cfg.gym.reward)}`)
     parseRewardSpec(cfg.gym.reward)
   }
-  const run: RunConfig = { world: resolve(o.world), model: resolve(o.model), adapter: o.adapter ? resolve(o.adapter) : null, curriculum: o.curriculum, backend: o.backend ?? 'ts', fixtureReplies: o.fixtureReplies ? resolve(o.fixtureReplies) : null, train: cfg }
+  const worlds = typeof o.world === 'string' ? [o.world] : [...o.world]
+  const run: RunConfig = { world: worlds.length === 1 ? resolve(worlds[0]) : worlds.map((w) => resolve(w)), model: resolve(o.model), adapter: o.adapter ? resolve(o.adapter) : null, curriculum: o.curriculum, backend: o.backend ?? 'ts', fixtureReplies: o.fixtureReplies ? resolve(o.fixtureReplies) : null, train: cfg }
   mkdirSync(o.out, { recursive: true })
   const cfgFile = join(o.out, 'config.json')
   const text = JSON.stringify(run, null, 2) + '\n'
@@ -91,10 +95,11 @@ export async function runTraining(o: TrainRunOptions): Promise<TrainResult> {
       writeFileSync(cfgFile, text)
     }
   } else writeFileSync(cfgFile, text)
-  const world = await openGymWorld(o.world)
+  const pool = await WorldPool.open(worlds)
+  const world = pool.members[0].gym
   try {
     const { learner, codec } = openLearner(o.model, o.adapter, cfg, run.backend)
-    const source = new CurriculumSource(spec, world.listQa('train'), {
+    const source = new CurriculumSource(spec, pool.listQa('train'), {
       seed: cfg.seed,
       // Held out of training whether or not the run evaluates on it (train sft and bench run --qa-ids use the same slice).
       heldOut: cfg.heldOut,
@@ -104,8 +109,8 @@ export async function runTraining(o: TrainRunOptions): Promise<TrainResult> {
     })
     if (cfg.heldOut > 0) o.log?.(`train: ${source.heldOutLine()}`)
     const sampler = o.fixtureReplies ? new FixtureSampler(learner, codec, readReplies(o.fixtureReplies), cfg.temperature) : undefined
-    return await train({ learner, codec, world, source, config: cfg, out: o.out, log: o.log, sampler })
+    return await train({ learner, codec, world, worldFor: pool.single ? undefined : pool.worldFor, source, config: cfg, out: o.out, log: o.log, sampler })
   } finally {
-    await world.close()
+    await pool.close()
   }
 }

@@ -4,20 +4,22 @@
 // cross-entropy on a new adapter. Writes the held-out ids (heldout.json) so `bench run --qa-ids` can score that slice.
 import { join, resolve } from 'node:path'
 import { mkdirSync, writeFileSync } from 'node:fs'
-import { makeEnv, openGymWorld, resolveGymOptions, scoreAnswer } from '../gym'
+import { makeEnv, resolveGymOptions, scoreAnswer } from '../gym'
 import { ConfigError } from '../infra/errors'
 import { ORACLE_MAX_QUERIES_PER_PAGE, oraclePolicy, type OracleProtocol } from '../agent'
 import { worldOracleKnowledge } from '../agent'
 import { runEpisode } from '../agent'
 import { answerTurnWeights, lastTurnStart, sequenceOfTrajectory, sftTrain, type SftSequence } from '../agent'
 import { DEFAULT_TRAIN_CONFIG } from '../agent'
-import { openWorld } from '../world'
+import { openWorld, type Qa } from '../world'
 import { openLearner } from './run'
 import { CurriculumSource } from './source'
 import { curriculumPreset } from './stages'
+import { WorldPool } from './world-pool'
 
 export interface SftRunOptions {
-  world: string
+  /** A world folder, or several (a pool: demonstrations of every world, each played in its own world). */
+  world: string | readonly string[]
   model: string
   out: string
   /** Training questions the oracle plays (0: all). */
@@ -91,10 +93,15 @@ export async function runSft(o: SftRunOptions): Promise<{ episodes: number; solv
   const plan = { maxQueriesPerPage: ORACLE_MAX_QUERIES_PER_PAGE, pages, answer }
   if (pages !== 'all' && pages !== 'needed') throw new ConfigError('sft.oracle_pages', `--oracle-pages must be all or needed, got '${String(pages)}'`)
   if (answer !== 'open' && answer !== 'read') throw new ConfigError('sft.oracle_answer', `--oracle-answer must be open or read, got '${String(answer)}'`)
-  const w = openWorld(o.world)
-  const gw = await openGymWorld(o.world)
+  const worlds = typeof o.world === 'string' ? [o.world] : [...o.world]
+  const pool = await WorldPool.open(worlds)
+  const opened = pool.members.map((m) => openWorld(m.dir))
   try {
-    const knowledge = worldOracleKnowledge(w)
+    const knowledgeOf = new Map(pool.members.map((m, i) => [m.name, worldOracleKnowledge(opened[i])]))
+    // Each question's own world (env) and gold graph (oracle; the oracle reads the question's id inside its world).
+    const gwOf = (qa: Qa) => pool.worldFor(qa)
+    const oracleOf = (qa: Qa) => oraclePolicy({ ...qa, id: pool.localId(qa) }, knowledgeOf.get(pool.memberOf(qa).name)!, plan, protocol, o.gym?.accessByTitle === true)
+    const gw = { listQa: (split: 'train') => pool.listQa(split) }
     // The same held-out split as `train` (CurriculumSource with this seed and heldOut), so SFT never sees eval questions.
     const src = new CurriculumSource(curriculumPreset('mixed', 1), gw.listQa('train'), { seed: o.seed, heldOut: o.heldOut, turnBudget: 'fixed', maxTurns: 16, turnsPerHop: 2 })
     const held = new Set(src.heldOut().map((q) => q.id))
@@ -110,8 +117,8 @@ export async function runSft(o: SftRunOptions): Promise<{ episodes: number; solv
     const seqs: SftSequence[] = []
     let solved = 0
     for (const qa of qas) {
-      const env = makeEnv(gw, qa, { ...o.gym, protocol, budgets: { maxTurns: Math.max(16, 2 * qa.hops + 4), maxResponseTokens: DEFAULT_TRAIN_CONFIG.maxTokensPerTurn, maxContextTokens: learner.model.config.maxPositionEmbeddings } })
-      const rec = await runEpisode(qa, env, oraclePolicy(qa, knowledge, plan, protocol, o.gym?.accessByTitle === true), { maxTurns: 200, scorer: scoreAnswer })
+      const env = makeEnv(gwOf(qa), qa, { ...o.gym, protocol, budgets: { maxTurns: Math.max(16, 2 * qa.hops + 4), maxResponseTokens: DEFAULT_TRAIN_CONFIG.maxTokensPerTurn, maxContextTokens: learner.model.config.maxPositionEmbeddings } })
+      const rec = await runEpisode(qa, env, oracleOf(qa), { maxTurns: 200, scorer: scoreAnswer })
       if (rec.status !== 'ok' || rec.f1 < 1) continue
       if (o.turn !== undefined && rec.turns.length < o.turn) continue
       const full = sequenceOfTrajectory(codec, o.turn !== undefined ? { initial: rec.initial, turns: rec.turns.slice(0, o.turn) } : rec)
@@ -127,22 +134,22 @@ export async function runSft(o: SftRunOptions): Promise<{ episodes: number; solv
       const rest = gw.listQa('train').filter((q) => trainable.has(q.id))
       const others = [...rest.filter((q) => !inDemos.has(q.id)), ...rest.filter((q) => inDemos.has(q.id))].slice(0, o.firstTurns)
       for (const qa of others) {
-        const env = makeEnv(gw, qa, { ...o.gym, protocol })
+        const env = makeEnv(gwOf(qa), qa, { ...o.gym, protocol })
         const initial = await env.initialObservation()
-        const turn = await oraclePolicy(qa, knowledge, plan, protocol, o.gym?.accessByTitle === true).act(initial)
+        const turn = await oracleOf(qa).act(initial)
         seqs.push(sequenceOfTrajectory(codec, { initial, turns: [{ text: turn.text, observation: [] }] } as unknown as Parameters<typeof sequenceOfTrajectory>[1]))
         firstTurns++
       }
       o.log?.(`sft: + the oracle's first turn of ${firstTurns} training questions`)
     }
-    if (seqs.length === 0) throw new ConfigError('sft.no_data', `the oracle solved none of ${qas.length} training questions of ${o.world} within the model's context`)
+    if (seqs.length === 0) throw new ConfigError('sft.no_data', `the oracle solved none of ${qas.length} training questions of ${worlds.join(', ')} within the model's context`)
     o.log?.(`sft: oracle solved ${solved}/${qas.length} training questions; ${seqs.reduce((a, s) => a + s.ids.length, 0)} tokens`)
     const r = sftTrain(learner, seqs, { epochs: o.epochs, batchSize: o.batchSize, microBatch: 16, lr: o.lr, seed: o.seed, out: o.out, answerWeight, log: o.log })
-    const info = { world: resolve(o.world), model: resolve(o.model), protocol, gym: o.gym ?? {}, maxHops: o.maxHops ?? 0, oraclePages: pages, oracleAnswer: answer, initAdapter: o.initAdapter ? resolve(o.initAdapter) : null, firstTurns, answerOnly: o.answerOnly === true, answerWeight, turn: o.turn ?? null, questions: qas.length, solved, heldOut: held.size, heldOutFacts: src.heldOutInfo().heldFacts, heldOutExcluded: src.heldOutInfo().excluded, ...r }
+    const info = { world: worlds.length === 1 ? resolve(worlds[0]) : worlds.map((x) => resolve(x)), model: resolve(o.model), protocol, gym: o.gym ?? {}, maxHops: o.maxHops ?? 0, oraclePages: pages, oracleAnswer: answer, initAdapter: o.initAdapter ? resolve(o.initAdapter) : null, firstTurns, answerOnly: o.answerOnly === true, answerWeight, turn: o.turn ?? null, questions: qas.length, solved, heldOut: held.size, heldOutFacts: src.heldOutInfo().heldFacts, heldOutExcluded: src.heldOutInfo().excluded, ...r }
     writeFileSync(join(o.out, 'sft.json'), JSON.stringify(info, null, 2) + '\n')
     return { episodes: qas.length, solved, ...r, adapterDir: join(o.out, 'adapter') }
   } finally {
-    await gw.close()
-    w.close()
+    await pool.close()
+    for (const w of opened) w.close()
   }
 }

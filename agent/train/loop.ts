@@ -26,6 +26,8 @@ export interface TrainDeps {
   learner: Learner
   codec: ChatCodec
   world: GymWorld
+  /** The world whose env serves a question (a pool of worlds: each question searches its own); default `world`. */
+  worldFor?: (qa: Qa) => GymWorld
   source: QuestionSource
   config: TrainConfig
   out: string
@@ -187,7 +189,7 @@ export async function train(d: TrainDeps): Promise<TrainResult> {
   let batchOwnMs = 0
   const rollout = async (qas: Qa[], n: number, s: TokenSampler, seed: number, episodeBase: number): Promise<Rollout[]> => {
     // makeEnvGroup: N envs of one question with episode indexes base + j (their own fault streams).
-    const items = qas.flatMap((qa, qi) => makeEnvGroup(world, qa, n, envOptions(qa, episodeBase + qi * n)).map((env) => ({ qa, env })))
+    const items = qas.flatMap((qa, qi) => makeEnvGroup(d.worldFor?.(qa) ?? world, qa, n, envOptions(qa, episodeBase + qi * n)).map((env) => ({ qa, env })))
     const batch = new PolicyBatch(codec, s, items.length, { maxTokensPerTurn: c.maxTokensPerTurn, maxContext: model.config.maxPositionEmbeddings, seed })
     const rs = await rolloutBatch(items, batch, { maxTurns: 10_000, scorer: scoreAnswer })
     batchOwnMs += batch.ownMs

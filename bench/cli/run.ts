@@ -5,7 +5,8 @@ import { BenchError } from '../../infra/errors'
 import { readPriceTable } from '../../agent'
 import { scoreAnswer } from '../../gym'
 import { readJsonFile } from '../../infra/config'
-import { openBenchWorld } from '../gym-world'
+import { openBenchWorlds } from '../gym-world'
+import { worldArgs } from '../../curriculum'
 import { makeJudge, policyFactory, type ClientTuning } from '../policies'
 import { ci } from '../report'
 import { runBench } from '../run'
@@ -14,7 +15,8 @@ import { BENCH_PROTOCOLS, type BenchProtocol, type BenchRunConfig, type PolicyKi
 import { resolveGymOptions } from '../../gym'
 
 export interface RunArgs {
-  world: string
+  world: string | string[]
+  worlds?: string
   split: string
   policy: PolicyKind
   model?: string
@@ -81,7 +83,7 @@ export function benchProtocol(p: string, policy?: PolicyKind): BenchProtocol {
   return p as BenchProtocol
 }
 
-export function configFromArgs(a: RunArgs, worldId: string): BenchRunConfig {
+export function configFromArgs(a: RunArgs, worldId: string, worlds: readonly string[] = typeof a.world === 'string' ? [a.world] : a.world): BenchRunConfig {
   const needsModel = a.policy !== 'oracle'
   const engine = a.policy === 'engine'
   const protocol = benchProtocol(a.protocol, a.policy)
@@ -93,7 +95,8 @@ export function configFromArgs(a: RunArgs, worldId: string): BenchRunConfig {
   // oracle check does) unless --gym-options says otherwise.
   const oracle = a.policy === 'oracle'
   return {
-    world: resolve(a.world),
+    world: resolve(worlds[0]),
+    ...(worlds.length > 1 ? { worlds: worlds.map((w) => resolve(w)) } : {}),
     worldId,
     split: a.split,
     policy: a.policy,
@@ -161,10 +164,11 @@ function causeOf(e: string, c: { baseURL: string; apiKeyEnv: string; timeoutMs: 
 }
 
 export async function runFromArgs(a: RunArgs, tuning: ClientTuning = {}): Promise<void> {
-  if (typeof a.world !== 'string' || a.world === '') throw new BenchError('bench.args', 'give a world folder: searchgym bench run worlds/NAME --policy … --out runs/NAME')
-  const world = await openBenchWorld(resolve(a.world))
+  if ((a.world === undefined || a.world === '') && a.worlds === undefined) throw new BenchError('bench.args', 'give a world folder: searchgym bench run worlds/NAME --policy … --out runs/NAME')
+  const worlds = (await worldArgs(a.world, a.worlds)).map((w) => resolve(w))
+  const world = await openBenchWorlds(worlds)
   try {
-    const config = configFromArgs(a, world.id)
+    const config = configFromArgs(a, world.id, worlds)
     const res = await runBench(resolve(a.out), config, {
       world,
       policyFor: policyFactory(config, world, process.env, tuning),
@@ -208,7 +212,8 @@ export function runCommand(tuning: ClientTuning = {}): Command {
           quiet: 'no progress lines (also SEARCHGYM_QUIET=1)',
         })
         .positional('world', { type: 'string', describe: 'world folder (written by world build --out); also --world DIR, as before' })
-        .option('world', { type: 'string', describe: 'world folder (the positional argument, as a flag)' })
+        .option('world', { type: 'string', describe: 'world folder (the positional argument, as a flag); repeat for a pool of worlds (question ids WORLD/ID)' })
+        .option('worlds', { type: 'string', describe: 'JSON file: a list of world folders, or a recipe {preset, config, seeds, cache} built on demand' })
         .option('split', { choices: ['bench', 'train'] as const, default: 'bench' as const, describe: 'which questions: the held-out SearchGymBench or the training split' })
         .option('policy', { choices: ['openai', 'oracle', 'closed-book', 'one-shot-rag', 'engine'] as const, default: 'openai' as const })
         .option('model', { type: 'string', describe: 'model name sent to the endpoint (--policy engine: the local model folder)' })

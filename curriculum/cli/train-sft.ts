@@ -3,6 +3,7 @@ import type { Argv, Command } from '../../infra/cli-util'
 import { handler } from '../../infra/cli-util'
 import { ConfigError } from '../../infra/errors'
 import { runSft } from '../sft-run'
+import { worldArgs } from '../world-pool'
 
 function parseGymJson(v: string | undefined): Record<string, unknown> | undefined {
   if (v === undefined) return undefined
@@ -21,7 +22,8 @@ export const trainSftCommand: Command = {
   describe: 'SFT warm start: clone the oracle on training questions (loss on assistant tokens only)',
   builder: (y: Argv) =>
     y
-      .option('world', { type: 'string', demandOption: true, describe: 'built world folder' })
+      .option('world', { type: 'string', describe: 'built world folder; repeat for a pool of worlds (question ids become WORLD/ID)' })
+      .option('worlds', { type: 'string', describe: 'JSON file: a list of world folders, or a recipe {preset, config, seeds, cache} built on demand' })
       .option('model', { type: 'string', demandOption: true, describe: 'model folder' })
       .option('out', { type: 'string', demandOption: true, describe: 'output folder (adapter/, metrics.jsonl, sft.json)' })
       .option('questions', { type: 'number', default: 0, describe: 'training questions for the oracle (0: all)' })
@@ -47,8 +49,10 @@ export const trainSftCommand: Command = {
       .example('searchgym train sft --world worlds/tiny --model models/tiny-tiny --out runs/sft --questions 8 --epochs 2 --batch 2', 'a LoRA warm start on oracle trajectories'),
   handler: handler(async (argv: Record<string, unknown>) => {
     const a = argv as Record<string, never>
+    const log = a.quiet ? undefined : (l: string) => process.stderr.write(l + '\n')
+    const worlds = await worldArgs(a.world, a.worlds, log)
     const r = await runSft({
-      world: a.world,
+      world: worlds.length === 1 ? worlds[0] : worlds,
       model: a.model,
       out: a.out,
       questions: a.questions,
@@ -70,7 +74,7 @@ export const trainSftCommand: Command = {
       answerOnly: a['answer-only'],
       answerWeight: a['answer-weight'],
       turn: a.turn,
-      log: a.quiet ? undefined : (l: string) => process.stderr.write(l + '\n'),
+      log,
     })
     process.stdout.write(`train sft: ${r.solved}/${r.episodes} oracle episodes, ${r.steps} steps, final loss ${r.finalLoss.toFixed(4)}; adapter ${r.adapterDir}\n`)
   }),

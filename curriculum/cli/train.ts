@@ -6,6 +6,7 @@ import { handler } from '../../infra/cli-util'
 import { ConfigError } from '../../infra/errors'
 import { runTraining } from '../run'
 import { presetNames } from '../stages'
+import { worldArgs } from '../world-pool'
 import { trainSftCommand } from './train-sft'
 import { trainReportCommand } from './train-report'
 import { trainBudgetsCommand } from './train-budgets'
@@ -26,7 +27,8 @@ export function readJsonFile(file: string | undefined): unknown {
 }
 
 interface GrpoArgs {
-  world: string
+  world?: string | string[]
+  worlds?: string
   model: string
   adapter?: string
   curriculum: string
@@ -49,7 +51,8 @@ const grpoCommand: Command = {
   describe: 'GRPO on a world with a curriculum preset (resumes from runs/NAME/checkpoints)',
   builder: (y: Argv) =>
     y
-      .option('world', { type: 'string', demandOption: true, describe: 'built world folder' })
+      .option('world', { type: 'string', describe: 'built world folder; repeat for a pool of worlds (each question searches its own world)' })
+      .option('worlds', { type: 'string', describe: 'JSON file: a list of world folders, or a recipe {preset, config, seeds, cache} built on demand' })
       .option('model', { type: 'string', demandOption: true, describe: 'model folder (config.json, safetensors, tokenizer)' })
       .option('adapter', { type: 'string', describe: 'PEFT adapter to start from (e.g. a `train sft` output)' })
       .option('curriculum', { type: 'string', default: 'two-stage', describe: `preset: ${presetNames().join(', ')}` })
@@ -66,10 +69,11 @@ const grpoCommand: Command = {
       .option('kl-reference', { type: 'string', describe: "override config.klReference: 'start' (the --adapter, frozen; default) or 'base'" })
       .option('overlong-filter', { type: 'boolean', describe: 'override config.overlongFilter: leave budget-truncated trajectories out of the update (DAPO)' })
       .example('$0 train --world worlds/tiny --model models/tiny --adapter runs/sft/adapter --curriculum two-stage --out runs/grpo', '')
-      .example('$0 train --world worlds/tiny --model models/tiny --adapter runs/sft/adapter --ppo-mini-batch 16 --ppo-epochs 2 --out runs/grpo-mb', 'PPO mini-batches × epochs'),
+      .example('$0 train --world worlds/tiny --model models/tiny --adapter runs/sft/adapter --ppo-mini-batch 16 --ppo-epochs 2 --out runs/grpo-mb', 'PPO mini-batches × epochs')
+      .example('$0 train --world worlds/t5 --world worlds/t6 --model models/tiny --out runs/grpo-pool', 'a pool of two worlds'),
   handler: handler(async (argv: Record<string, unknown>) => {
     const a = argv as unknown as GrpoArgs
-    for (const k of ['world', 'model', 'out', 'curriculum', 'config', 'adapter', 'reward'] as const)
+    for (const k of ['model', 'out', 'curriculum', 'config', 'adapter', 'reward'] as const)
       if (Array.isArray(a[k])) throw new ConfigError('train.flag', `give --${k} once`)
     const overrides: unknown[] = []
     if (a.steps !== undefined) overrides.push({ steps: a.steps })
@@ -79,8 +83,10 @@ const grpoCommand: Command = {
       if (Array.isArray(a[k])) throw new ConfigError('train.flag', `give --${k.replace(/[A-Z]/g, (x) => '-' + x.toLowerCase())} once`)
       if (a[k] !== undefined) overrides.push({ [k]: a[k] })
     }
+    const log = a.quiet ? undefined : (l: string) => process.stderr.write(l + '\n')
+    const worlds = await worldArgs(a.world, a.worlds, log)
     const r = await runTraining({
-      world: a.world,
+      world: worlds.length === 1 ? worlds[0] : worlds,
       model: a.model,
       adapter: a.adapter,
       curriculum: a.curriculum,
@@ -89,7 +95,7 @@ const grpoCommand: Command = {
       overrides,
       backend: a.backend,
       fixtureReplies: a.fixtureReplies,
-      log: a.quiet ? undefined : (l) => process.stderr.write(l + '\n'),
+      log,
     })
     process.stdout.write(`train: ${r.steps} steps${r.resumedFrom > 0 ? ` (resumed from step ${r.resumedFrom})` : ''}; adapter ${r.adapterDir}\n`)
   }),

@@ -1,0 +1,204 @@
+// bench/experiment/report: an experiment's report from its folders alone (experiment.json, eval/SET.json, bench/*,
+// runs/*/metrics.jsonl) — per evaluation set and Access setting: the start and every arm (mean over seeds, 95 % CI
+// from a two-way bootstrap over seeds and questions), paired gains against the start and between arms (paired by
+// question and seed), the same by question type and hops, and the training curves of every run. Writes report.json,
+// report.md, curves.svg and gains.svg; only relative names and numbers that are a function of the runs' outputs
+// (no clock, no absolute path), so a resumed experiment writes the same bytes as an uninterrupted one.
+import { existsSync, readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { ConfigError } from '../../infra/errors'
+import { loadRun, scored } from '../compare'
+import { ci, pct, table } from '../report'
+import { bootstrapSeedsQuestions, type Estimate } from '../stats'
+import { forestChart, lineChart } from '../svg'
+import type { TrajectoryRecord } from '../types'
+import { benchModes, benchName, runName, startModes } from './layout'
+import { trainConfigOf, type ExperimentSpec } from './spec'
+
+export interface ArmResult {
+  arm: string
+  /** Mean F1 of each seed's run over the set's questions. */
+  seedF1: Record<string, number>
+  f1: Estimate
+  em: number
+  /** Paired against the start on the same questions (every seed). */
+  gain: Estimate
+  groups: { group: string; n: number; start: number; mean: number; gain: Estimate }[]
+}
+
+export interface SetResult {
+  set: string
+  access: boolean
+  /** Questions scored in every run of this table (none lost to an engine failure). */
+  questions: number
+  start: { f1: Estimate; em: number }
+  arms: ArmResult[]
+  /** Arm b − arm a, paired by question and seed. */
+  between: { a: string; b: string; diff: Estimate }[]
+}
+
+export interface ExperimentReport {
+  name: string
+  worlds: { preset: string; trainSeeds: number[]; evalSeeds: number[] }
+  arms: ExperimentSpec['arms']
+  seeds: number[]
+  steps: number
+  runsDone: number
+  runsTotal: number
+  sets: SetResult[]
+  curves: Record<string, { step: number; rewardMean: number; f1: number }[]>
+}
+
+const mean = (xs: readonly number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : NaN)
+
+function groupKeys(r: TrajectoryRecord): string[] {
+  return [`type=${r.type}`, `hops=${r.hops}`]
+}
+
+export function buildExperimentReport(out: string): ExperimentReport {
+  const specFile = join(out, 'experiment.json')
+  if (!existsSync(specFile)) throw new ConfigError('experiment.no_run', `${out} is not an experiment folder (no experiment.json); run searchgym experiment run FILE --out ${out} first`)
+  const s = JSON.parse(readFileSync(specFile, 'utf8')) as ExperimentSpec
+  const B = { resamples: s.bootstrap, seed: 0 }
+  const benchDir = (name: string) => join(out, 'bench', name)
+  const have = (name: string) => existsSync(join(benchDir(name), 'summary.json'))
+  const sets: SetResult[] = []
+  for (const set of s.eval.sets)
+    for (const access of startModes(s)) {
+      const startName = benchName('start', set.name, access)
+      if (!have(startName)) continue
+      const start = loadRun(benchDir(startName)).records
+      const arms = s.arms.filter((a) => benchModes(a).includes(access))
+      // Runs of an arm that are benched (a partial experiment reports what is done, and says so in runsDone).
+      const runs = new Map(arms.map((a) => [a.name, s.seeds.filter((seed) => have(benchName(runName(a.name, seed), set.name, access))).map((seed) => ({ seed, rec: loadRun(benchDir(benchName(runName(a.name, seed), set.name, access))).records }))]))
+      const ids = [...start.keys()].filter((id) => scored(start.get(id)!) && [...runs.values()].every((rs) => rs.every((r) => r.rec.has(id) && scored(r.rec.get(id)!)))).sort()
+      const label = `${set.name}${access ? '' : '+noaccess'}`
+      const startF1 = ids.map((id) => start.get(id)!.f1)
+      const res: SetResult = {
+        set: set.name,
+        access,
+        questions: ids.length,
+        start: { f1: bootstrapSeedsQuestions([startF1], { ...B, label: `${label}:start` }), em: mean(ids.map((id) => start.get(id)!.em)) },
+        arms: [],
+        between: [],
+      }
+      const grids = new Map<string, number[][]>()
+      for (const a of arms) {
+        const rs = runs.get(a.name)!
+        if (rs.length === 0) continue
+        const grid = rs.map((r) => ids.map((id) => r.rec.get(id)!.f1))
+        grids.set(a.name, grid)
+        const gainGrid = grid.map((row) => row.map((v, j) => v - startF1[j]))
+        const groups: ArmResult['groups'] = []
+        const keys = [...new Set(ids.flatMap((id) => groupKeys(start.get(id)!)))].sort((x, y) => groupOrder(x) - groupOrder(y) || (x < y ? -1 : x > y ? 1 : 0))
+        for (const g of keys) {
+          const cols = ids.map((id, j) => (groupKeys(start.get(id)!).includes(g) ? j : -1)).filter((j) => j >= 0)
+          groups.push({
+            group: g,
+            n: cols.length,
+            start: mean(cols.map((j) => startF1[j])),
+            mean: mean(grid.flatMap((row) => cols.map((j) => row[j]))),
+            gain: bootstrapSeedsQuestions(gainGrid.map((row) => cols.map((j) => row[j])), { ...B, label: `${label}:${a.name}:${g}` }),
+          })
+        }
+        res.arms.push({
+          arm: a.name,
+          seedF1: Object.fromEntries(rs.map((r, i) => [`s${r.seed}`, mean(grid[i])])),
+          f1: bootstrapSeedsQuestions(grid, { ...B, label: `${label}:${a.name}` }),
+          em: mean(rs.flatMap((r) => ids.map((id) => r.rec.get(id)!.em))),
+          gain: bootstrapSeedsQuestions(gainGrid, { ...B, label: `${label}:${a.name}:gain` }),
+          groups,
+        })
+      }
+      const names = [...grids.keys()]
+      for (let i = 0; i < names.length; i++)
+        for (let j = i + 1; j < names.length; j++) {
+          const A = grids.get(names[i])!
+          const Bg = grids.get(names[j])!
+          const k = Math.min(A.length, Bg.length)
+          const diff = Array.from({ length: k }, (_, si) => Bg[si].map((v, q) => v - A[si][q]))
+          res.between.push({ a: names[i], b: names[j], diff: bootstrapSeedsQuestions(diff, { ...B, label: `${label}:${names[j]}-${names[i]}` }) })
+        }
+      sets.push(res)
+    }
+  const curves: ExperimentReport['curves'] = {}
+  let runsDone = 0
+  for (const a of s.arms)
+    for (const seed of s.seeds) {
+      const dir = join(out, 'runs', runName(a.name, seed))
+      if (existsSync(join(dir, 'adapter'))) runsDone++
+      const f = join(dir, 'metrics.jsonl')
+      if (!existsSync(f)) continue
+      curves[runName(a.name, seed)] = readFileSync(f, 'utf8')
+        .split('\n')
+        .filter((l) => l.trim())
+        .map((l) => JSON.parse(l) as { step: number; rewardMean: number; f1: number })
+        .map((m) => ({ step: m.step, rewardMean: m.rewardMean, f1: m.f1 }))
+    }
+  const steps = trainConfigOf(s, s.seeds[0], s.arms[0]).steps
+  return { name: s.name, worlds: { preset: s.worlds.preset, trainSeeds: s.worlds.trainSeeds, evalSeeds: s.worlds.evalSeeds }, arms: s.arms, seeds: s.seeds, steps, runsDone, runsTotal: s.arms.length * s.seeds.length, sets, curves }
+}
+
+function groupOrder(g: string): number {
+  return g.startsWith('type=') ? 0 : 1000 + Number(g.slice(5))
+}
+
+const gainText = (e: Estimate) => `${e.mean >= 0 ? '+' : ''}${pct(e.mean)} [${pct(e.lo)}, ${pct(e.hi)}]`
+
+export function renderExperimentReport(r: ExperimentReport): { markdown: string; curves: string; gains: string } {
+  const md: string[] = [`# Experiment \`${r.name}\``, '']
+  md.push(`Worlds: preset \`${r.worlds.preset}\`, trained on seeds ${r.worlds.trainSeeds.join(', ')}; evaluated on never-trained seeds ${r.worlds.evalSeeds.join(', ') || '–'}.`)
+  md.push(`Arms: ${r.arms.map((a) => `\`${a.name}\` (${a.curriculum}, reward ${a.reward}${a.access ? '' : ', no Access'})`).join(', ')}; seeds ${r.seeds.join(', ')}; ${r.steps} GRPO steps per run. Runs finished: ${r.runsDone}/${r.runsTotal}.`)
+  md.push('')
+  md.push('F1 in %, greedy. Arm rows: mean over seeds and questions with a 95 % CI from a two-way bootstrap (seeds and questions resampled independently), so the interval includes seed variance. Gains are paired by question (and by seed between arms), in percentage points.')
+  md.push('')
+  for (const set of r.sets) {
+    md.push(`## ${set.set}${set.access ? '' : ' — without Access'} (${set.questions} questions)`, '')
+    const rows = [['start', '–', ci(set.start.f1), pct(set.start.em), '–']]
+    for (const a of set.arms) rows.push([a.arm, Object.entries(a.seedF1).map(([k, v]) => `${k} ${pct(v)}`).join(', '), ci(a.f1), pct(a.em), gainText(a.gain)])
+    md.push(table(['run', 'per seed F1', 'F1 [95% CI]', 'EM', 'gain vs start, pp [95% CI]'], rows), '')
+    if (set.between.length) {
+      md.push('Between arms (b − a):', '')
+      md.push(table(['b − a', 'diff pp [95% CI]'], set.between.map((b) => [`${b.b} − ${b.a}`, gainText(b.diff)])), '')
+    }
+    if (set.arms.length) {
+      const groups = set.arms[0].groups.map((g) => g.group)
+      md.push('By type and hops (F1 %, gain vs start in pp [95% CI]):', '')
+      md.push(table(['group', 'n', 'start', ...set.arms.map((a) => a.arm)], groups.map((g) => {
+        const first = set.arms[0].groups.find((x) => x.group === g)!
+        return [g, String(first.n), pct(first.start), ...set.arms.map((a) => {
+          const x = a.groups.find((y) => y.group === g)
+          return x ? `${pct(x.mean)} (${gainText(x.gain)})` : '–'
+        })]
+      })), '')
+    }
+  }
+  md.push('## Training curves', '', '![reward per step](curves.svg)', '', '![gains against the start](gains.svg)', '')
+  const names = Object.keys(r.curves)
+  const maxStep = Math.max(0, ...names.map((n) => r.curves[n].length))
+  const curves = lineChart({
+    title: 'GRPO reward (mean) per step, every run',
+    categories: Array.from({ length: maxStep }, (_, i) => String(i + 1)),
+    series: names.map((n) => ({ name: n, values: Array.from({ length: maxStep }, (_, i) => r.curves[n].find((m) => m.step === i + 1)?.rewardMean ?? NaN) })),
+    xLabel: 'step',
+    yLabel: 'reward',
+    emptyNote: 'no run has a metrics line yet',
+  })
+  const gains = forestChart({
+    title: 'F1 gain against the start (95% CI over seeds and questions)',
+    xLabel: 'percentage points',
+    rows: r.sets.flatMap((set) => set.arms.map((a) => ({ label: `${a.arm} @ ${set.set}${set.access ? '' : ' no-Access'}`, estimate: 100 * a.gain.mean, lo: 100 * a.gain.lo, hi: 100 * a.gain.hi }))),
+  })
+  return { markdown: md.join('\n') + '\n', curves, gains }
+}
+
+/** Re-render OUT/report.{json,md}, curves.svg and gains.svg from the experiment's folders. */
+export function writeExperimentReport(out: string): ExperimentReport {
+  const r = buildExperimentReport(out)
+  const { markdown, curves, gains } = renderExperimentReport(r)
+  writeFileSync(join(out, 'report.json'), JSON.stringify(r, null, 2) + '\n')
+  writeFileSync(join(out, 'report.md'), markdown)
+  writeFileSync(join(out, 'curves.svg'), curves)
+  writeFileSync(join(out, 'gains.svg'), gains)
+  return r
+}

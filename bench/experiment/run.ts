@@ -1,0 +1,239 @@
+// bench/experiment/run: `searchgym experiment run FILE --out DIR` as a library call — builds the missing worlds of the
+// recipe (training and never-trained evaluation seeds), the model (world tokenizer), the shared start (SFT across the
+// training worlds, or a given adapter), the evaluation question lists, then every arm × seed as a `train` run folder
+// followed by its benches (greedy engine policy on each evaluation set; a no-Access arm also without Access), and the
+// report. Every phase is recorded in progress.json when done, and each is itself resumable (world build, SFT epochs,
+// train checkpoints, bench logs): a killed experiment rerun with the same file continues where it stopped and ends
+// with the report one uninterrupted run writes. Knows the order of phases, not how any phase works inside.
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import { basename, join, resolve } from 'node:path'
+import { tokenizerSourceOf } from '../../agent'
+import { buildRecipeWorlds, checkHeldOutWorlds, runSft, runTraining } from '../../curriculum'
+import { initModel } from '../../infra/engine'
+import { ConfigError } from '../../infra/errors'
+import { holdForTest } from '../../infra/test-hold'
+import { Rng } from '../../infra/rng'
+import { scoreAnswer } from '../../gym'
+import { openBenchWorlds } from '../gym-world'
+import { policyFactory } from '../policies'
+import { runBench } from '../run'
+import type { BenchRunConfig } from '../types'
+import { writeExperimentReport } from './report'
+import { benchModes, benchName, experimentPaths, runName, startModes } from './layout'
+import { trainConfigOf, type EvalSetSpec, type ExperimentSpec } from './spec'
+
+interface Phase {
+  name: string
+  kind: 'setup' | 'sft' | 'train' | 'bench' | 'report'
+  run: () => Promise<void>
+}
+
+export interface ExperimentOptions {
+  log?: (line: string) => void
+}
+
+export async function runExperiment(s: ExperimentSpec, out: string, o: ExperimentOptions = {}): Promise<{ report: string; ran: number; skipped: number }> {
+  const log = o.log ?? (() => undefined)
+  const p = experimentPaths(out, s)
+  mkdirSync(p.out, { recursive: true })
+  // The file is part of the experiment: another one in the same folder is refused before anything runs.
+  const text = JSON.stringify(s, null, 2) + '\n'
+  if (existsSync(p.spec) && readFileSync(p.spec, 'utf8') !== text)
+    throw new ConfigError('experiment.resume_mismatch', `${p.out} holds another experiment (experiment.json differs); rerun with the same file or choose a new --out`)
+  writeFileSync(p.spec, text)
+  const done = new Set<string>(existsSync(p.progress) ? (JSON.parse(readFileSync(p.progress, 'utf8')) as { done: string[] }).done : [])
+
+  let trainWorlds: string[] = []
+  let evalWorlds: string[] = []
+  // The start: a given adapter, or the last SFT phase's (start/, then start/phase-1, …).
+  const phaseDir = (k: number) => (k === 0 ? p.start : join(p.start, `phase-${k}`))
+  const startAdapter = s.start.adapter || join(phaseDir(s.start.phases.length), 'adapter')
+  const worldsOf = (set: EvalSetSpec) => (set.worlds === 'eval' ? evalWorlds : trainWorlds)
+
+  const phases: Phase[] = []
+  phases.push({
+    name: 'worlds',
+    kind: 'setup',
+    // Always run (cheap when built): later phases need the folders. A complete world of the same config is reused.
+    run: async () => {
+      trainWorlds = await buildRecipeWorlds({ preset: s.worlds.preset, config: s.worlds.config, seeds: s.worlds.trainSeeds }, p.worlds, log)
+      evalWorlds = await buildRecipeWorlds({ preset: s.worlds.preset, config: s.worlds.config, seeds: s.worlds.evalSeeds }, p.worlds, log)
+      checkHeldOutWorlds(trainWorlds, evalWorlds)
+    },
+  })
+  phases.push({
+    name: 'model',
+    kind: 'setup',
+    run: async () => {
+      const tmp = p.model + '.tmp'
+      rmSync(tmp, { recursive: true, force: true })
+      initModel({
+        arch: 'qwen3',
+        preset: s.model.preset,
+        // The first training world's documents: names of the other worlds are spelled in the pieces it learned.
+        tokenizer: tokenizerSourceOf({ kind: 'world', dir: trainWorlds[0], vocabSize: s.model.vocab }, { names: s.model.nameTokens, tags: s.model.nameTokens }),
+        out: tmp,
+        seed: s.model.seed,
+        embedStd: s.model.embedStd,
+        qkNormWeight: s.model.qkNormWeight,
+      })
+      rmSync(p.model, { recursive: true, force: true })
+      renameSync(tmp, p.model)
+    },
+  })
+  if (!s.start.adapter) {
+    const sft = s.start.sft
+    const c = trainConfigOf(s, s.model.seed, s.arms[0])
+    // SFT across the training worlds with the GRPO runs' protocol and gym options; the held-out slice is the runs'.
+    const common = { model: p.model, seed: s.model.seed, heldOut: c.heldOut, loraRank: sft.loraRank, loraEmbed: sft.loraEmbed, backend: s.backend, protocol: s.protocol, gym: s.gym, oracleAnswer: sft.oracleAnswer }
+    phases.push({
+      name: 'start',
+      kind: 'sft',
+      run: async () => {
+        await runSft({ ...common, world: trainWorlds, out: phaseDir(0), questions: sft.questions, epochs: sft.epochs, batchSize: sft.batch, lr: sft.lr, maxHops: sft.maxHops, firstTurns: sft.firstTurns, log: (l) => log(`  start: ${l}`) })
+      },
+    })
+    s.start.phases.forEach((ph, i) =>
+      phases.push({
+        name: `start:phase-${i + 1}`,
+        kind: 'sft',
+        run: async () => {
+          await runSft({
+            ...common,
+            world: trainWorlds,
+            out: phaseDir(i + 1),
+            initAdapter: join(phaseDir(i), 'adapter'),
+            questions: ph.questions,
+            epochs: ph.epochs,
+            batchSize: ph.batch,
+            lr: ph.lr,
+            maxHops: ph.maxHops,
+            firstTurns: ph.firstTurns,
+            ...(ph.turn > 0 ? { turn: ph.turn } : {}),
+            ...(ph.answerOnly ? { answerOnly: true } : {}),
+            ...(ph.answerWeight !== 1 ? { answerWeight: ph.answerWeight } : {}),
+            log: (l) => log(`  start phase ${i + 1}: ${l}`),
+          })
+        },
+      }),
+    )
+  }
+  for (const set of s.eval.sets)
+    phases.push({ name: `eval:${set.name}`, kind: 'setup', run: async () => writeEvalIds(p.evalDir, set, worldsOf(set)) })
+  const benchPhase = (label: string, adapter: string, set: EvalSetSpec, access: boolean): Phase => ({
+    name: `bench:${benchName(label, set.name, access)}`,
+    kind: 'bench',
+    run: () => benchOne(s, p, join(p.bench, benchName(label, set.name, access)), adapter, set, worldsOf(set), access),
+  })
+  for (const access of startModes(s)) for (const set of s.eval.sets) phases.push(benchPhase('start', startAdapter, set, access))
+  // Each run is trained and benched before the next starts: a stopped experiment leaves whole runs behind.
+  for (const arm of s.arms)
+    for (const seed of s.seeds) {
+      const name = runName(arm.name, seed)
+      const dir = join(p.runs, name)
+      phases.push({
+        name: `train:${name}`,
+        kind: 'train',
+        run: async () => {
+          await runTraining({ world: trainWorlds, model: p.model, adapter: startAdapter, curriculum: arm.curriculum, out: dir, config: trainConfigOf(s, seed, arm), backend: s.backend, log: (l) => log(`  ${name}: ${l}`) })
+        },
+      })
+      for (const access of benchModes(arm)) for (const set of s.eval.sets) phases.push(benchPhase(name, join(dir, 'adapter'), set, access))
+    }
+  phases.push({ name: 'report', kind: 'report', run: async () => void writeExperimentReport(p.out) })
+
+  const t0 = performance.now()
+  const spent: Record<Phase['kind'], number[]> = { setup: [], sft: [], train: [], bench: [], report: [] }
+  let ran = 0
+  for (let i = 0; i < phases.length; i++) {
+    const ph = phases[i]
+    // World folders are needed by every later phase: their phase runs even when recorded (it only opens built worlds).
+    if (done.has(ph.name) && ph.name !== 'worlds' && ph.name !== 'report') continue
+    log(`experiment ${s.name}: [${i + 1}/${phases.length}] ${ph.name}${eta(phases.slice(i), done, spent)}`)
+    const t = performance.now()
+    await ph.run()
+    spent[ph.kind].push((performance.now() - t) / 1000)
+    if (!done.has(ph.name)) {
+      done.add(ph.name)
+      writeAtomic(p.progress, JSON.stringify({ done: phases.map((x) => x.name).filter((n) => done.has(n)) }, null, 1) + '\n')
+      ran++
+    }
+    // Test-only: kill tests can stop the experiment right after a phase is recorded.
+    holdForTest(`experiment-${ph.name}`)
+  }
+  log(`experiment ${s.name}: done in ${((performance.now() - t0) / 1000).toFixed(0)} s (${ran} phases run, ${phases.length - ran} found done); report ${join(p.out, 'report.md')}`)
+  return { report: join(p.out, 'report.md'), ran, skipped: phases.length - ran }
+}
+
+/** ' (ETA … s)': the remaining GRPO (train) and bench phases × the mean time of phases of their kind run so far (the
+ *  setup, SFT and report phases come first or are short); nothing until both kinds have been timed. */
+function eta(rest: Phase[], done: Set<string>, spent: Record<Phase['kind'], number[]>): string {
+  const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length
+  const todo = rest.filter((ph) => !done.has(ph.name) && (ph.kind === 'train' || ph.kind === 'bench'))
+  if (todo.some((ph) => spent[ph.kind].length === 0)) return ''
+  return ` (ETA ${todo.reduce((a, ph) => a + mean(spent[ph.kind]), 0).toFixed(0)} s)`
+}
+
+function writeAtomic(path: string, text: string): void {
+  writeFileSync(path + '.tmp', text)
+  renameSync(path + '.tmp', path)
+}
+
+/** OUT/eval/SET.json: the set's question ids over its worlds (pooled ids when several), a seeded sample per world. */
+async function writeEvalIds(dir: string, set: EvalSetSpec, worlds: string[]): Promise<void> {
+  const bw = await openBenchWorlds(worlds)
+  try {
+    const qs = bw.questions(set.split).filter((q) => set.maxHops === 0 || q.hops <= set.maxHops)
+    const ids: string[] = []
+    for (const w of worlds) {
+      const name = basename(w)
+      const mine = worlds.length === 1 ? qs : qs.filter((q) => q.id.startsWith(name + '/'))
+      const picked = set.perWorld > 0 ? Rng.derive(0, 'experiment-eval', set.name, name).shuffle(mine.slice()).slice(0, set.perWorld) : mine
+      ids.push(...picked.map((q) => q.id).sort())
+    }
+    if (ids.length === 0) throw new ConfigError('experiment.eval', `evaluation set '${set.name}' holds no questions (split ${set.split}, at most ${set.maxHops || 'any'} hops) in ${worlds.map((w) => basename(w)).join(', ')}`)
+    mkdirSync(dir, { recursive: true })
+    writeAtomic(join(dir, `${set.name}.json`), JSON.stringify({ set: set.name, worlds: worlds.map((w) => basename(w)), split: set.split, ids }, null, 1) + '\n')
+  } finally {
+    await bw.close()
+  }
+}
+
+/** One bench run: the engine policy (greedy) of the model + adapter on the set's questions, resumable by runBench. */
+async function benchOne(s: ExperimentSpec, p: ReturnType<typeof experimentPaths>, out: string, adapter: string, set: EvalSetSpec, worlds: string[], access: boolean): Promise<void> {
+  const ids = (JSON.parse(readFileSync(join(p.evalDir, `${set.name}.json`), 'utf8')) as { ids: string[] }).ids
+  const maxContext = (JSON.parse(readFileSync(join(p.model, 'config.json'), 'utf8')) as { max_position_embeddings?: number }).max_position_embeddings ?? 4096
+  const bw = await openBenchWorlds(worlds)
+  try {
+    const config: BenchRunConfig = {
+      world: resolve(worlds[0]),
+      ...(worlds.length > 1 ? { worlds: worlds.map((w) => resolve(w)) } : {}),
+      worldId: bw.id,
+      split: set.split,
+      policy: 'engine',
+      model: p.model,
+      baseURL: '',
+      apiKeyEnv: 'OPENAI_API_KEY',
+      protocol: s.protocol,
+      limit: null,
+      concurrency: 1,
+      seed: 0,
+      timeoutMs: 120_000,
+      maxRetries: 0,
+      temperature: 0,
+      maxTokens: s.eval.maxTokens,
+      maxTurns: 1000,
+      ragDocs: 3,
+      prices: null,
+      judge: null,
+      gym: { ...s.gym, ...(access ? {} : { access: false }), budgets: { maxTurns: s.eval.maxTurns, maxResponseTokens: s.eval.maxTokens, maxContextTokens: maxContext } },
+      bootstrap: s.bootstrap,
+      adapter,
+      backend: s.backend,
+      qaIds: ids,
+    }
+    await runBench(out, config, { world: bw, policyFor: policyFactory(config, bw), scorer: scoreAnswer, quiet: true })
+  } finally {
+    await bw.close()
+  }
+}

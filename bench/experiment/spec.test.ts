@@ -1,0 +1,53 @@
+// bench/experiment/spec.test: the experiment file's resolution — the shipped files resolve, defaults fill in, unknown
+// keys and overlapping seeds are one-line errors, SFT phases inherit the first phase's settings.
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { resolveExperiment, trainConfigOf } from './spec'
+
+const file = (name: string) => JSON.parse(readFileSync(join('curriculum/experiments', name), 'utf8')) as Record<string, Record<string, unknown>>
+
+it('the shipped experiment files resolve; the paper ablation has the five arms, ≥ 3 seeds and no seed shared by train and eval worlds', () => {
+  const tiny = resolveExperiment(file('tiny.json'), '/x')
+  expect(tiny.arms.map((a) => a.name)).toEqual(['two-stage', 'mixed'])
+  expect(tiny.worlds.cache).toBe('')
+  const paper = resolveExperiment(file('paper-ablation.json'), '/x')
+  expect(paper.arms.map((a) => [a.curriculum, a.access])).toEqual([['two-stage', true], ['mixed', true], ['stage1-only', true], ['adaptive', true], ['two-stage', false]])
+  expect(paper.seeds.length).toBeGreaterThanOrEqual(3)
+  expect(resolveExperiment(file('reward-ablation.json'), '/x').arms.map((a) => a.reward)).toEqual(['f1', 'process', 'cost'])
+  expect(paper.worlds.evalSeeds.filter((s) => paper.worlds.trainSeeds.includes(s))).toEqual([])
+  // One run's GRPO config: the arm's reward and Access, the seed, the experiment's protocol and gym.
+  const c = trainConfigOf(paper, 2, paper.arms[4])
+  expect([c.seed, c.protocol, c.gym.access, c.gym.reward, c.steps]).toEqual([2, 'search-r1', false, 'f1', 100])
+})
+
+it('bad files: unknown keys (top level, arm, train config), overlapping seeds, unknown presets and rewards — one line each', () => {
+  const tiny = file('tiny.json')
+  const bad: [object, RegExp][] = [
+    [{ ...tiny, seedz: [1] }, /unknown config key 'experiment.seedz'/],
+    [{ ...tiny, eval: { ...tiny.eval, sets: [{ name: 'u', wolrds: 'eval' }] } }, /unknown config key 'experiment.eval.sets\[0\].wolrds'/],
+    [{ ...tiny, start: { ...tiny.start, phases: [{ epoch: 1 }] } }, /unknown config key 'experiment.start.phases\[0\].epoch'/],
+    [{ ...tiny, worlds: { ...tiny.worlds, config: { entitiez: {} } } }, /unknown config key 'world config.entitiez'/],
+    [{ ...tiny, worlds: { ...tiny.worlds, evalSeeds: [5] } }, /share seed 5/],
+    [{ ...tiny, arms: [{ name: 'x', curriculum: 'two-stage', reward: 'f2' }] }, /f2/],
+    [{ ...tiny, arms: [{ name: 'x y', curriculum: 'two-stage' }] }, /arm name 'x y'/],
+    [{ ...tiny, eval: { ...tiny.eval, sets: [{ name: 't', worlds: 'train', split: 'train' }] } }, /what the arms train on/],
+    [{ ...tiny, gym: { reward: 'f1' } }, /gym.reward: set reward per arm/],
+  ]
+  for (const [v, msg] of bad) {
+    let err: Error | undefined
+    try {
+      resolveExperiment(v, '/x')
+    } catch (e) {
+      err = e as Error
+    }
+    expect(err?.message).toMatch(msg)
+    expect(err?.message.split('\n')).toHaveLength(1)
+  }
+})
+
+it('SFT phases inherit the first phase settings they do not give; paths resolve against the file folder', () => {
+  const tiny = file('tiny.json')
+  const s = resolveExperiment({ ...tiny, worlds: { ...tiny.worlds, cache: 'w' }, start: { ...tiny.start, phases: [{ turn: 2, epochs: 3 }] } }, '/base')
+  expect(s.start.phases[0]).toEqual({ questions: 4, epochs: 3, batch: 2, lr: 1e-3, maxHops: 1, firstTurns: 0, turn: 2, answerOnly: false, answerWeight: 1 })
+  expect(s.worlds.cache).toBe('/base/w')
+})

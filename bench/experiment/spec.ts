@@ -1,0 +1,175 @@
+// bench/experiment/spec: the experiment file — one JSON object naming the world recipe (a config, training seeds,
+// never-trained evaluation seeds), the model and the start (SFT across the training worlds, or an existing adapter),
+// the arms (curriculum × reward × Access), the seeds per arm, the GRPO config and the evaluation sets — resolved once
+// over documented defaults with unknown keys rejected (one line naming the key). Knows no runner and no files.
+import { resolve, dirname } from 'node:path'
+import { resolveTrainConfig, type TrainConfig } from '../../agent'
+import { presetNames, recipeConfig } from '../../curriculum'
+import { mergeStrict, readJsonFile } from '../../infra/config'
+import { ConfigError } from '../../infra/errors'
+import { parseRewardSpec } from '../../gym'
+
+export interface ArmSpec {
+  /** Folder-safe name (letters, digits, '.', '_', '-'). */
+  name: string
+  curriculum: string
+  /** Reward spec of the GRPO runs (gym reward; 'f1' by default). */
+  reward: string
+  /** false: the no-Access ablation (search returns full documents); such an arm is benched with and without Access. */
+  access: boolean
+}
+
+export interface EvalSetSpec {
+  name: string
+  /** 'eval': the never-trained evaluation worlds; 'train': the training worlds (e.g. their SearchGymBench split). */
+  worlds: 'eval' | 'train'
+  split: 'train' | 'bench'
+  /** Only questions of at most this many hops (0: all). */
+  maxHops: number
+  /** Questions per world, a seeded sample (0: all). */
+  perWorld: number
+}
+
+export interface ExperimentSpec {
+  name: string
+  worlds: {
+    preset: string
+    /** WorldConfig keys merged over the preset (not seed). */
+    config: Record<string, unknown>
+    trainSeeds: number[]
+    /** Worlds never trained on (no seed shared with trainSeeds). */
+    evalSeeds: number[]
+    /** Cache folder of built worlds ('' = OUT/worlds); relative to the experiment file's folder. */
+    cache: string
+  }
+  model: {
+    preset: 'tiny' | 'small'
+    seed: number
+    /** World tokenizer vocabulary (built from the first training world's documents). */
+    vocab: number
+    embedStd: number
+    qkNormWeight: number
+    /** Every entity name of the first training world and every search-r1 tag one token (model init --name-tokens --tag-tokens). */
+    nameTokens: boolean
+  }
+  start: {
+    /** An existing adapter of this model ('' = SFT below); relative to the experiment file's folder. */
+    adapter: string
+    sft: { questions: number; epochs: number; batch: number; lr: number; maxHops: number; loraRank: number; loraEmbed: boolean; oracleAnswer: 'open' | 'read'; firstTurns: number }
+    /** More SFT phases, each from the previous phase's adapter (train sft --init-adapter): keys of sft (those not given
+     *  are sft's) plus turn (0: whole demonstrations), answerOnly and answerWeight — e.g. a first-turn copy phase, then
+     *  a polish phase. The last phase's adapter is the start. */
+    phases: SftPhase[]
+  }
+  protocol: 'hermes' | 'search-r1'
+  /** Gym options of SFT, GRPO and evaluation (topK, observationCap, prompt, accessByTitle, budgets …); not reward/access. */
+  gym: Record<string, unknown>
+  /** GRPO config keys (agent/train/config.ts) shared by every run; not seed, protocol or gym (set per run). */
+  train: Record<string, unknown>
+  arms: ArmSpec[]
+  /** GRPO seeds: every arm runs once per seed (data order, sampling, adapter init). */
+  seeds: number[]
+  eval: { sets: EvalSetSpec[]; maxTurns: number; maxTokens: number }
+  /** Bootstrap resamples of the report's intervals. */
+  bootstrap: number
+  backend: string
+}
+
+export interface SftPhase {
+  questions: number
+  epochs: number
+  batch: number
+  lr: number
+  maxHops: number
+  firstTurns: number
+  turn: number
+  answerOnly: boolean
+  answerWeight: number
+}
+
+export const DEFAULT_ARM: ArmSpec = { name: '', curriculum: 'two-stage', reward: 'f1', access: true }
+export const DEFAULT_EVAL_SET: EvalSetSpec = { name: 'unseen', worlds: 'eval', split: 'train', maxHops: 0, perWorld: 0 }
+
+export const DEFAULT_EXPERIMENT: ExperimentSpec = {
+  name: 'experiment',
+  worlds: { preset: 'tiny', config: {}, trainSeeds: [], evalSeeds: [], cache: '' },
+  model: { preset: 'tiny', seed: 0, vocab: 4096, embedStd: 0.25, qkNormWeight: 2.5, nameTokens: false },
+  start: { adapter: '', sft: { questions: 0, epochs: 2, batch: 8, lr: 1e-3, maxHops: 0, loraRank: 64, loraEmbed: true, oracleAnswer: 'read', firstTurns: 0 }, phases: [] },
+  protocol: 'search-r1',
+  gym: { topK: 3, observationCap: 2000, prompt: 'brief', accessByTitle: true },
+  train: {},
+  arms: [],
+  seeds: [0],
+  eval: { sets: [DEFAULT_EVAL_SET], maxTurns: 14, maxTokens: 48 },
+  bootstrap: 1000,
+  backend: 'auto',
+}
+
+const NAME = /^[A-Za-z0-9._-]+$/
+
+/** The experiment file's resolved spec (paths made absolute against the file's folder); one-line ConfigErrors. */
+export function readExperiment(file: string): ExperimentSpec {
+  return resolveExperiment(readJsonFile(file, 'experiment file'), dirname(resolve(file)))
+}
+
+export function resolveExperiment(raw: unknown, base: string): ExperimentSpec {
+  const s = mergeStrict(DEFAULT_EXPERIMENT, raw, 'experiment', ['experiment.worlds.config', 'experiment.gym', 'experiment.train'])
+  const where = 'experiment'
+  if (!NAME.test(s.name)) throw new ConfigError('experiment.name', `${where}.name must use letters, digits, '.', '_' or '-', got '${s.name}'`)
+  const seeds = (k: string, xs: unknown, min = 1) => {
+    if (!Array.isArray(xs) || xs.length < min || !xs.every((x) => Number.isInteger(x) && (x as number) >= 0) || new Set(xs).size !== xs.length)
+      throw new ConfigError('experiment.seeds', `${k} must be a list of ${min > 0 ? 'at least one ' : ''}distinct non-negative integers, got ${JSON.stringify(xs)}`)
+  }
+  seeds(`${where}.worlds.trainSeeds`, s.worlds.trainSeeds)
+  seeds(`${where}.worlds.evalSeeds`, s.worlds.evalSeeds, 0)
+  seeds(`${where}.seeds`, s.seeds)
+  const shared = s.worlds.evalSeeds.filter((x) => s.worlds.trainSeeds.includes(x))
+  if (shared.length > 0) throw new ConfigError('experiment.seed_overlap', `${where}.worlds.evalSeeds share seed ${shared.join(', ')} with trainSeeds: evaluation worlds must never be trained on`)
+  recipeConfig({ preset: s.worlds.preset, config: s.worlds.config, seeds: [] }, 0)
+  if (s.worlds.cache) s.worlds.cache = resolve(base, s.worlds.cache)
+  if (s.start.adapter) s.start.adapter = resolve(base, s.start.adapter)
+  if (!['tiny', 'small'].includes(s.model.preset)) throw new ConfigError('experiment.model', `${where}.model.preset must be tiny or small, got '${s.model.preset}'`)
+  if (!['hermes', 'search-r1'].includes(s.protocol)) throw new ConfigError('experiment.protocol', `${where}.protocol must be hermes or search-r1, got '${s.protocol}'`)
+  const sft = s.start.sft
+  s.start.phases = s.start.phases.map((ph, i) =>
+    mergeStrict<SftPhase>({ questions: sft.questions, epochs: sft.epochs, batch: sft.batch, lr: sft.lr, maxHops: sft.maxHops, firstTurns: 0, turn: 0, answerOnly: false, answerWeight: 1 }, ph, `${where}.start.phases[${i}]`),
+  )
+  if (s.start.adapter && s.start.phases.length > 0) throw new ConfigError('experiment.start', `${where}.start: give an adapter or SFT phases, not both`)
+  if (!['open', 'read'].includes(s.start.sft.oracleAnswer)) throw new ConfigError('experiment.start', `${where}.start.sft.oracleAnswer must be open or read`)
+  for (const k of ['protocol', 'reward', 'access'])
+    if (Object.prototype.hasOwnProperty.call(s.gym, k)) throw new ConfigError('experiment.gym', `${where}.gym.${k}: set ${k === 'protocol' ? 'protocol at the top level' : `${k} per arm`}`)
+  for (const k of ['seed', 'protocol', 'gym'])
+    if (Object.prototype.hasOwnProperty.call(s.train, k)) throw new ConfigError('experiment.train', `${where}.train.${k} is set by the experiment (${k === 'seed' ? 'seeds' : k})`)
+  if (!Array.isArray(s.arms) || s.arms.length === 0) throw new ConfigError('experiment.arms', `${where}.arms must list at least one arm {name, curriculum, reward, access}`)
+  s.arms = s.arms.map((a, i) => mergeStrict(DEFAULT_ARM, a, `${where}.arms[${i}]`))
+  const known = presetNames()
+  for (const a of s.arms) {
+    if (!NAME.test(a.name)) throw new ConfigError('experiment.arms', `arm name '${a.name}' must use letters, digits, '.', '_' or '-'`)
+    if (!known.includes(a.curriculum)) throw new ConfigError('experiment.arms', `arm '${a.name}': unknown curriculum preset '${a.curriculum}' (${known.join(', ')})`)
+    parseRewardSpec(a.reward)
+    if (typeof a.access !== 'boolean') throw new ConfigError('experiment.arms', `arm '${a.name}': access must be true or false`)
+    // The GRPO config of the arm's runs, checked now (unknown keys, ranges) rather than after the start was trained.
+    trainConfigOf(s, s.seeds[0], a)
+  }
+  const dupArm = s.arms.map((a) => a.name).find((n, i, xs) => xs.indexOf(n) !== i)
+  if (dupArm) throw new ConfigError('experiment.arms', `two arms are named '${dupArm}'`)
+  if (!Array.isArray(s.eval.sets) || s.eval.sets.length === 0) throw new ConfigError('experiment.eval', `${where}.eval.sets must list at least one evaluation set`)
+  s.eval.sets = s.eval.sets.map((e, i) => mergeStrict(DEFAULT_EVAL_SET, e, `${where}.eval.sets[${i}]`))
+  for (const e of s.eval.sets) {
+    if (!NAME.test(e.name)) throw new ConfigError('experiment.eval', `evaluation set name '${e.name}' must use letters, digits, '.', '_' or '-'`)
+    if (e.worlds !== 'eval' && e.worlds !== 'train') throw new ConfigError('experiment.eval', `evaluation set '${e.name}': worlds must be eval or train`)
+    if (e.split !== 'train' && e.split !== 'bench') throw new ConfigError('experiment.eval', `evaluation set '${e.name}': split must be train or bench`)
+    if (e.worlds === 'eval' && s.worlds.evalSeeds.length === 0) throw new ConfigError('experiment.eval', `evaluation set '${e.name}' reads the evaluation worlds, but worlds.evalSeeds is empty`)
+    if (e.worlds === 'train' && e.split === 'train') throw new ConfigError('experiment.eval', `evaluation set '${e.name}': the training worlds' train split is what the arms train on; use split bench (SearchGymBench) or the eval worlds`)
+  }
+  const dupSet = s.eval.sets.map((e) => e.name).find((n, i, xs) => xs.indexOf(n) !== i)
+  if (dupSet) throw new ConfigError('experiment.eval', `two evaluation sets are named '${dupSet}'`)
+  for (const [k, v] of [['eval.maxTurns', s.eval.maxTurns], ['eval.maxTokens', s.eval.maxTokens], ['bootstrap', s.bootstrap]] as const)
+    if (!Number.isInteger(v) || v < 1) throw new ConfigError('experiment.range', `${where}.${k} must be an integer ≥ 1, got ${v}`)
+  return s
+}
+
+/** The GRPO config of one run: the experiment's train keys, its protocol and gym, the arm's reward and Access, the seed. */
+export function trainConfigOf(s: ExperimentSpec, seed: number, arm: ArmSpec): TrainConfig {
+  return resolveTrainConfig({ heldOut: 0, evalEvery: 0 }, s.train, { seed, protocol: s.protocol, gym: { ...s.gym, reward: arm.reward, ...(arm.access ? {} : { access: false }) } })
+}
