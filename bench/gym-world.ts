@@ -12,7 +12,7 @@ export function gymBenchWorld(dir: string, id: string, gw: GymWorld, oracle?: Or
     dir,
     id,
     questions: (split) => gw.listQa(split as Split),
-    makeEnv: async (qa, opts) => makeEnv(gw, qa, { ...(opts.gym ?? {}), protocol: opts.protocol }),
+    makeEnv: async (qa, gym) => makeEnv(gw, qa, gym),
     close: async () => {
       await gw.close()
       onClose?.()

@@ -1,6 +1,6 @@
 // bench/types: what a benchmark run writes and reads — the run config, one trajectory line per question, the scorer
 // signature it borrows from the gym, and the world a run draws questions and envs from.
-import type { Env, Policy } from '../gym'
+import type { Env, GymOptions, GymOptionsJson, Policy } from '../gym'
 import type { Qa } from '../world'
 import type { PriceTable, WireProtocol } from '../agent'
 import { BenchError } from '../infra/errors'
@@ -44,8 +44,9 @@ export interface BenchRunConfig {
   ragDocs: number
   prices: PriceTable | null
   judge: { model: string; baseURL: string; apiKeyEnv: string } | null
-  /** Env options passed to the gym (budgets, faults, reward, topK, access...); validated by the gym. */
-  gym: Record<string, unknown> | null
+  /** Env options as --gym-options spells them (budgets, faults, reward by name, topK, access...); runBench resolves
+   *  them once (the gym validates) and hands each env the typed GymOptions. */
+  gym: GymOptionsJson | null
   bootstrap: number
   /** --policy engine: the PEFT adapter folder on the local model (absent: the base model). */
   adapter?: string
@@ -60,7 +61,8 @@ export interface BenchWorld {
   readonly dir: string
   readonly id: string
   questions(split: string): Qa[]
-  makeEnv(qa: Qa, opts: { protocol: BenchProtocol; gym?: Record<string, unknown> | null }): Promise<Env>
+  /** A fresh env for a question; `gym` is the run's resolved options (its protocol included). */
+  makeEnv(qa: Qa, gym: GymOptions): Promise<Env>
   /** The oracle for a question of this world, when the world can give one (it needs the gold graph). */
   oracle?(qa: Qa): Policy
   close(): Promise<void>

@@ -4,7 +4,7 @@
 // (a larger --steps alone lengthens the run).
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
-import { openGymWorld, parseRewardSpec } from '../gym'
+import { openGymWorld, resolveGymOptions } from '../gym'
 import { ConfigError } from '../infra/errors'
 import { ChatCodec } from '../infra/engine'
 import { chatTemplateOf, SIMPLE_QWEN_TEMPLATE } from '../infra/engine'
@@ -70,11 +70,9 @@ function lengthening(storedText: string, run: RunConfig): number | null {
 export async function runTraining(o: TrainRunOptions): Promise<TrainResult> {
   const cfg = resolveTrainConfig(o.config, ...(o.overrides ?? []))
   const spec = capHops(curriculumPreset(o.curriculum, cfg.switchSteps), cfg.maxHops)
-  // The reward spec is checked before anything is written (an unknown name is a one-line error, not a failed step).
-  if (cfg.gym.reward !== undefined) {
-    if (typeof cfg.gym.reward !== 'string') throw new ConfigError('train.reward', `gym.reward must be a reward spec name, got ${JSON.stringify(cfg.gym.reward)}`)
-    parseRewardSpec(cfg.gym.reward)
-  }
+  // The gym options are resolved once, here, before anything is written (an unknown reward name or option is a one-line
+  // error, not a failed step); the loop gets them typed, its reward spec parsed.
+  const gym = resolveGymOptions({ ...cfg.gym, protocol: cfg.protocol })
   const run: RunConfig = { world: resolve(o.world), model: resolve(o.model), adapter: o.adapter ? resolve(o.adapter) : null, curriculum: o.curriculum, backend: o.backend ?? 'ts', fixtureReplies: o.fixtureReplies ? resolve(o.fixtureReplies) : null, train: cfg }
   mkdirSync(o.out, { recursive: true })
   const cfgFile = join(o.out, 'config.json')
@@ -103,7 +101,7 @@ export async function runTraining(o: TrainRunOptions): Promise<TrainResult> {
       turnsPerHop: cfg.turnsPerHop,
     })
     const sampler = o.fixtureReplies ? new FixtureSampler(learner, codec, readReplies(o.fixtureReplies)) : undefined
-    return await train({ learner, codec, world, source, config: cfg, out: o.out, log: o.log, sampler })
+    return await train({ learner, codec, world, source, config: cfg, gym, out: o.out, log: o.log, sampler })
   } finally {
     await world.close()
   }

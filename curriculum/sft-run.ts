@@ -4,7 +4,7 @@
 // cross-entropy on a new adapter. Writes the held-out ids (heldout.json) so `bench run --qa-ids` can score that slice.
 import { join, resolve } from 'node:path'
 import { mkdirSync, writeFileSync } from 'node:fs'
-import { makeEnv, openGymWorld, resolveGymOptions, scoreAnswer } from '../gym'
+import { makeEnv, openGymWorld, resolveGymOptions, scoreAnswer, type GymOptionsJson } from '../gym'
 import { ConfigError } from '../infra/errors'
 import { ORACLE_MAX_QUERIES_PER_PAGE, oraclePolicy, type OracleProtocol } from '../agent'
 import { worldOracleKnowledge } from '../agent'
@@ -35,7 +35,7 @@ export interface SftRunOptions {
   /** The protocol the demonstrations are written in (must equal the GRPO run's; default hermes). */
   protocol?: OracleProtocol
   /** Gym options of the demonstrations' envs (topK, observationCap, access; must equal the GRPO run's `gym`). */
-  gym?: Record<string, unknown>
+  gym?: GymOptionsJson
   /** Only questions with at most this many hops (0: all). */
   maxHops?: number
   /** How the oracle reads paged documents: 'needed' (default: pages in order until the hop's fact is read — shorter
@@ -85,7 +85,7 @@ export async function runSft(o: SftRunOptions): Promise<{ episodes: number; solv
   const protocol = o.protocol ?? 'hermes'
   if (protocol !== 'hermes' && protocol !== 'search-r1') throw new ConfigError('sft.protocol', `--protocol must be hermes or search-r1 (the oracle writes those), got '${String(protocol)}'`)
   if (o.gym && Object.prototype.hasOwnProperty.call(o.gym, 'protocol')) throw new ConfigError('sft.gym', 'gym options may not set protocol: use --protocol')
-  if (o.gym) resolveGymOptions(o.gym)
+  const gym = resolveGymOptions({ ...o.gym, protocol })
   const pages = o.oraclePages ?? 'needed'
   const answer = o.oracleAnswer ?? 'open'
   const plan = { maxQueriesPerPage: ORACLE_MAX_QUERIES_PER_PAGE, pages, answer }
@@ -107,8 +107,8 @@ export async function runSft(o: SftRunOptions): Promise<{ episodes: number; solv
     const seqs: SftSequence[] = []
     let solved = 0
     for (const qa of qas) {
-      const env = makeEnv(gw, qa, { ...o.gym, protocol, budgets: { maxTurns: Math.max(16, 2 * qa.hops + 4), maxResponseTokens: DEFAULT_TRAIN_CONFIG.maxTokensPerTurn, maxContextTokens: learner.model.config.maxPositionEmbeddings } })
-      const rec = await runEpisode(qa, env, oraclePolicy(qa, knowledge, plan, protocol, o.gym?.accessByTitle === true), { maxTurns: 200, scorer: scoreAnswer })
+      const env = makeEnv(gw, qa, { ...gym, budgets: { maxTurns: Math.max(16, 2 * qa.hops + 4), maxResponseTokens: DEFAULT_TRAIN_CONFIG.maxTokensPerTurn, maxContextTokens: learner.model.config.maxPositionEmbeddings } })
+      const rec = await runEpisode(qa, env, oraclePolicy(qa, knowledge, plan, protocol, gym.accessByTitle), { maxTurns: 200, scorer: scoreAnswer })
       if (rec.status !== 'ok' || rec.f1 < 1) continue
       if (o.turn !== undefined && rec.turns.length < o.turn) continue
       const full = sequenceOfTrajectory(codec, o.turn !== undefined ? { initial: rec.initial, turns: rec.turns.slice(0, o.turn) } : rec)
@@ -124,9 +124,9 @@ export async function runSft(o: SftRunOptions): Promise<{ episodes: number; solv
       const rest = gw.listQa('train').filter((q) => !held.has(q.id))
       const others = [...rest.filter((q) => !inDemos.has(q.id)), ...rest.filter((q) => inDemos.has(q.id))].slice(0, o.firstTurns)
       for (const qa of others) {
-        const env = makeEnv(gw, qa, { ...o.gym, protocol })
+        const env = makeEnv(gw, qa, gym)
         const initial = await env.initialObservation()
-        const turn = await oraclePolicy(qa, knowledge, plan, protocol, o.gym?.accessByTitle === true).act(initial)
+        const turn = await oraclePolicy(qa, knowledge, plan, protocol, gym.accessByTitle).act(initial)
         seqs.push(sequenceOfTrajectory(codec, { initial, turns: [{ text: turn.text, observation: [] }] } as unknown as Parameters<typeof sequenceOfTrajectory>[1]))
         firstTurns++
       }

@@ -1,10 +1,10 @@
 // gym/index: the gym's public surface — what trainers, the bench and other packages may use.
 export type { GymWorld, SearchResult, Page } from './world-view'
 export { SearchEnv, type GymEnv, type EnvOptions } from './env'
-export { makeEnv, makeEnvGroup, makeResolvedEnv, resolveGymOptions, DEFAULT_GYM_OPTIONS, type GymOptions } from './make-env'
+export { makeEnv, makeEnvGroup, makeResolvedEnv, resolveGymOptions, DEFAULT_GYM_OPTIONS, type GymOptions, type GymOptionsJson } from './make-env'
 export { getProtocol, PROTOCOLS, toolSchemas, MALFORMED_KINDS } from './protocol'
 export type { Protocol, ProtocolName, ParsedTurn, MalformedKind, ToolName } from './protocol'
-export { normalizeAnswer, f1Score, exactMatch, scoreAnswer, computeReward, parseRewardSpec, REWARD_PRESETS } from './reward'
+export { normalizeAnswer, f1Score, exactMatch, scoreAnswer, computeReward, parseRewardSpec, rewardSpecParses, REWARD_PRESETS } from './reward'
 export type { RewardSpec, RewardTerm, EpisodeOutcome } from './reward'
 export { STEP_TERMS, GROUP_TERMS } from './reward'
 export { PROCESS, COST, FEWEST_RETRIEVALS_BONUS, StepCredit } from './reward-steps'

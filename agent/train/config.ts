@@ -3,6 +3,7 @@
 // LoRA rank 32 — and a LoRA learning rate (the paper's 5e-6 is for full fine-tuning; LoRA needs ~10×).
 import { mergeStrict } from '../../infra/config'
 import { ConfigError } from '../../infra/errors'
+import type { GymOptionsJson } from '../../gym'
 
 export interface TrainConfig {
   seed: number
@@ -49,8 +50,9 @@ export interface TrainConfig {
   maxHops: number
   /** Text protocol of the rollouts: hermes (<tool_call> JSON) or search-r1 (<search>/<answer> tags, short prompt). */
   protocol: 'hermes' | 'search-r1'
-  /** Options passed to the gym's makeEnv (reward, access, maxCallsPerTurn, faults, topK, ...). */
-  gym: Record<string, unknown>
+  /** Gym options as the config file spells them (reward by name, access, maxCallsPerTurn, faults, topK, ...); the run
+   *  resolves them once (resolveGymOptions) and passes the typed GymOptions down. */
+  gym: GymOptionsJson
 }
 
 export const DEFAULT_TRAIN_CONFIG: TrainConfig = {

@@ -10,7 +10,7 @@ import { makeJudge, policyFactory, type ClientTuning } from '../policies'
 import { ci } from '../report'
 import { runBench } from '../run'
 import { BENCH_PROTOCOLS, type BenchProtocol, type BenchRunConfig, type PolicyKind } from '../types'
-import { resolveGymOptions } from '../../gym'
+import type { GymOptionsJson } from '../../gym'
 
 export interface RunArgs {
   world: string
@@ -44,15 +44,14 @@ export interface RunArgs {
 }
 
 /** --gym-options: inline JSON or a JSON file (env budgets, faults, reward, topK, access); the gym validates keys. */
-export function parseGymOptions(v: string): Record<string, unknown> {
+export function parseGymOptions(v: string): GymOptionsJson {
   const raw = v.trim().startsWith('{') ? parseJson(v) : readJsonFile(v, 'gym options file')
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new BenchError('bench.args', '--gym-options must be a JSON object, e.g. \'{"budgets": {"maxTurns": 8}}\'')
   // The run's protocol is --protocol (the policy must speak it too); a protocol here would be silently overridden.
   if (Object.prototype.hasOwnProperty.call(raw, 'protocol'))
     throw new BenchError('bench.args', '--gym-options may not set protocol: use --protocol openai|hermes (the policy and the env must agree)')
-  // Validated here, before the run folder or any progress exists (the gym checks keys, names and ranges).
-  resolveGymOptions(raw)
-  return raw as Record<string, unknown>
+  // Keys, names and ranges are checked by runBench's one resolveGymOptions, before the run folder exists.
+  return raw as GymOptionsJson
 }
 
 function parseJson(v: string): unknown {
@@ -64,7 +63,7 @@ function parseJson(v: string): unknown {
 }
 
 /** The gym's oracle-check budgets (the paper's 16 turns are a model budget, not a solvability one). */
-export const ORACLE_GYM_OPTIONS: Record<string, unknown> = { budgets: { maxTurns: 1000, maxResponseTokens: 100_000, maxContextTokens: 100_000_000 } }
+export const ORACLE_GYM_OPTIONS: GymOptionsJson = { budgets: { maxTurns: 1000, maxResponseTokens: 100_000, maxContextTokens: 100_000_000 } }
 
 /** --protocol: the gym's protocol names; the bench's old names are refused with the new one. */
 export function benchProtocol(p: string, policy?: PolicyKind): BenchProtocol {

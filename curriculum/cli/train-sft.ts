@@ -2,9 +2,10 @@
 import type { Argv, Command } from '../../infra/cli-util'
 import { handler } from '../../infra/cli-util'
 import { ConfigError } from '../../infra/errors'
+import type { GymOptionsJson } from '../../gym'
 import { runSft } from '../sft-run'
 
-function parseGymJson(v: string | undefined): Record<string, unknown> | undefined {
+function parseGymJson(v: string | undefined): GymOptionsJson | undefined {
   if (v === undefined) return undefined
   let x: unknown
   try {
@@ -13,7 +14,7 @@ function parseGymJson(v: string | undefined): Record<string, unknown> | undefine
     throw new ConfigError('sft.gym', `--gym-options is not valid JSON: ${(e as Error).message}`)
   }
   if (typeof x !== 'object' || x === null || Array.isArray(x)) throw new ConfigError('sft.gym', '--gym-options must be a JSON object')
-  return x as Record<string, unknown>
+  return x as GymOptionsJson
 }
 
 export const trainSftCommand: Command = {
