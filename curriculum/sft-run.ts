@@ -4,9 +4,9 @@
 // cross-entropy on a new adapter. Writes the held-out ids (heldout.json) so `bench run --qa-ids` can score that slice.
 import { join, resolve } from 'node:path'
 import { mkdirSync, writeFileSync } from 'node:fs'
-import { makeEnv, openGymWorld, resolveGymOptions, scoreAnswer, type GymOptionsJson } from '../gym'
+import { makeEnv, openGymWorld, resolveGymOptions, scoreAnswer, TEXT_PROTOCOLS, type GymOptionsJson, type TextProtocolName } from '../gym'
 import { ConfigError } from '../infra/errors'
-import { ORACLE_MAX_QUERIES_PER_PAGE, oraclePolicy, type OracleProtocol } from '../agent'
+import { ORACLE_MAX_QUERIES_PER_PAGE, oraclePolicy } from '../agent'
 import { worldOracleKnowledge } from '../agent'
 import { runEpisode } from '../agent'
 import { answerTurnWeights, lastTurnStart, sequenceOfTrajectory, sftTrain, type SftSequence } from '../agent'
@@ -33,7 +33,7 @@ export interface SftRunOptions {
   loraEmbed?: boolean
   backend?: string
   /** The protocol the demonstrations are written in (must equal the GRPO run's; default hermes). */
-  protocol?: OracleProtocol
+  protocol?: TextProtocolName
   /** Gym options of the demonstrations' envs (topK, observationCap, access; must equal the GRPO run's `gym`). */
   gym?: GymOptionsJson
   /** Only questions with at most this many hops (0: all). */
@@ -83,7 +83,7 @@ export async function runSft(o: SftRunOptions): Promise<{ episodes: number; solv
   if (o.answerWeight !== undefined && !(o.answerWeight > 0 && Number.isFinite(o.answerWeight))) throw new ConfigError('sft.answer_weight', `--answer-weight must be a number > 0, got ${o.answerWeight}`)
   const answerWeight = o.answerWeight ?? 1
   const protocol = o.protocol ?? 'hermes'
-  if (protocol !== 'hermes' && protocol !== 'search-r1') throw new ConfigError('sft.protocol', `--protocol must be hermes or search-r1 (the oracle writes those), got '${String(protocol)}'`)
+  if (!(TEXT_PROTOCOLS as readonly string[]).includes(protocol)) throw new ConfigError('sft.protocol', `--protocol must be one of ${TEXT_PROTOCOLS.join(', ')} (the oracle writes those), got '${String(protocol)}'`)
   if (o.gym && Object.prototype.hasOwnProperty.call(o.gym, 'protocol')) throw new ConfigError('sft.gym', 'gym options may not set protocol: use --protocol')
   const gym = resolveGymOptions({ ...o.gym, protocol })
   const pages = o.oraclePages ?? 'needed'

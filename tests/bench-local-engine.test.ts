@@ -47,7 +47,7 @@ function config(over: Partial<BenchRunConfig>): BenchRunConfig {
 it('runs against a sampling local engine: every question completes, tokens are counted, no endpoint failures', async () => {
   const s = await serveModel({ dir: modelDir, port: 0, seed: 0, defaultMaxTokens: 12 })
   servers.push(s)
-  const policy = new OpenAiPolicy({ baseURL: `${s.url}/v1`, model: 'model', protocol: 'text', maxTokens: 12, timeoutMs: 60000, maxRetries: 1 })
+  const policy = new OpenAiPolicy({ baseURL: `${s.url}/v1`, model: 'model', protocol: 'hermes', maxTokens: 12, timeoutMs: 60000, maxRetries: 1 })
   const out = join(dir, 'sampled')
   const res = await runBench(out, config({ baseURL: `${s.url}/v1` }), { world: fixtureWorld('fx', data), policyFor: () => policy, scorer, quiet: true })
   expect(res.summary.questions).toBe(2)
@@ -71,7 +71,7 @@ it('solves a question through the engine server in fixture-reply mode with nativ
   )
   const s = await serveModel({ dir: modelDir, port: 0, seed: 0, fixtureRepliesFile: replies })
   servers.push(s)
-  const policy = new OpenAiPolicy({ baseURL: `${s.url}/v1`, model: 'model', protocol: 'tools', timeoutMs: 60000, maxRetries: 1 })
+  const policy = new OpenAiPolicy({ baseURL: `${s.url}/v1`, model: 'model', protocol: 'openai', timeoutMs: 60000, maxRetries: 1 })
   const out = join(dir, 'replayed')
   const res = await runBench(out, config({ baseURL: `${s.url}/v1`, protocol: 'openai', limit: 1, maxTokens: null, maxTurns: 6 }), {
     world: fixtureWorld('fx', data), policyFor: () => policy, scorer, quiet: true,

@@ -2,18 +2,16 @@
 // search-r1 tags) and answers with what it read; runOracle plays one episode and says why it failed, if it did.
 // Proves a QA solvable, and writes the SFT warm start's demonstrations in either text protocol.
 import type { GymEnv } from '../../gym'
-import type { ChatMessage, Policy, StopReason } from '../../gym'
+import type { ChatMessage, Policy, StopReason, TextProtocolName } from '../../gym'
 import type { Qa } from '../../world'
 import { OracleFailure, oraclePlan, type OracleCall, type OracleKnowledge, type OraclePlanOptions } from './oracle-plan'
 
 export type { OracleKnowledge } from './oracle-plan'
 
 /** One episode of the oracle: call next(observationText) per turn; `failure` says why it gave up. */
-/** The text protocols the oracle writes: hermes (<tool_call> JSON) or search-r1 (<search>/<access> tags). */
-export type OracleProtocol = 'hermes' | 'search-r1'
 
 /** One tool call as the protocol's assistant text. */
-export function oracleCallText(call: OracleCall, protocol: OracleProtocol, title?: string): string {
+export function oracleCallText(call: OracleCall, protocol: TextProtocolName, title?: string): string {
   if (protocol === 'hermes') {
     if (call.name === 'access' && title !== undefined) return `<tool_call>\n${JSON.stringify({ ...call, arguments: { ...call.arguments, url: title } })}\n</tool_call>`
     return `<tool_call>\n${JSON.stringify(call)}\n</tool_call>`
@@ -26,7 +24,7 @@ export function oracleCallText(call: OracleCall, protocol: OracleProtocol, title
 
 /** The tool output inside an observation message: hermes sends it as a tool message; search-r1 wraps it in
  *  <information> tags in a user message. Search results then list `URL: u` lines, which the plan reads. */
-export function oracleObservation(last: ChatMessage | undefined, protocol: OracleProtocol): string {
+export function oracleObservation(last: ChatMessage | undefined, protocol: TextProtocolName): string {
   if (!last) return ''
   if (protocol === 'hermes') return last.role === 'tool' ? last.content : ''
   if (last.role !== 'user') return ''
@@ -49,7 +47,7 @@ export class OracleEpisode {
     qa: Qa,
     k: OracleKnowledge,
     opts?: OraclePlanOptions,
-    private readonly protocol: OracleProtocol = 'hermes',
+    private readonly protocol: TextProtocolName = 'hermes',
     private readonly accessByTitle = false,
   ) {
     this.gen = oraclePlan(qa, k, opts)
@@ -89,7 +87,7 @@ export function oraclePolicy(
   qa: Qa,
   k: OracleKnowledge,
   opts?: OraclePlanOptions,
-  protocol: OracleProtocol = 'hermes',
+  protocol: TextProtocolName = 'hermes',
   /** Open pages by the title of the search result (the env's accessByTitle option) instead of the URL. */
   accessByTitle = false,
 ): Policy & { episode: OracleEpisode } {

@@ -9,8 +9,8 @@ import { openBenchWorld } from '../gym-world'
 import { makeJudge, policyFactory, type ClientTuning } from '../policies'
 import { ci } from '../report'
 import { runBench } from '../run'
-import { BENCH_PROTOCOLS, type BenchProtocol, type BenchRunConfig, type PolicyKind } from '../types'
-import type { GymOptionsJson } from '../../gym'
+import { type BenchRunConfig, type PolicyKind } from '../types'
+import { CHAT_PROTOCOLS, type GymOptionsJson, type ProtocolName } from '../../gym'
 
 export interface RunArgs {
   world: string
@@ -66,15 +66,15 @@ function parseJson(v: string): unknown {
 export const ORACLE_GYM_OPTIONS: GymOptionsJson = { budgets: { maxTurns: 1000, maxResponseTokens: 100_000, maxContextTokens: 100_000_000 } }
 
 /** --protocol: the gym's protocol names; the bench's old names are refused with the new one. */
-export function benchProtocol(p: string, policy?: PolicyKind): BenchProtocol {
+export function benchProtocol(p: string, policy?: PolicyKind): ProtocolName {
   if (p === 'tools') throw new BenchError('bench.args', "--protocol tools is now --protocol openai (the gym's name for native tool_calls)")
   if (p === 'text') throw new BenchError('bench.args', "--protocol text is now --protocol hermes (the gym's name for <tool_call> tags in the text)")
   if (p === 'search-r1') {
     if (policy === 'engine') return 'search-r1'
     throw new BenchError('bench.args', '--protocol search-r1 is spoken only by --policy engine (a local model); use openai or hermes')
   }
-  if (!(BENCH_PROTOCOLS as readonly string[]).includes(p)) throw new BenchError('bench.args', `--protocol must be one of ${BENCH_PROTOCOLS.join(', ')}, got '${p}'`)
-  return p as BenchProtocol
+  if (!(CHAT_PROTOCOLS as readonly string[]).includes(p)) throw new BenchError('bench.args', `--protocol must be one of ${CHAT_PROTOCOLS.join(', ')}, got '${p}'`)
+  return p as ProtocolName
 }
 
 export function configFromArgs(a: RunArgs, worldId: string): BenchRunConfig {

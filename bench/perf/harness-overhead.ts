@@ -12,12 +12,12 @@ import { runBench } from '../run'
 import type { BenchRunConfig } from '../types'
 import { scoreAnswer } from '../../gym'
 import { fixtureWorld, makeFixtureWorldData } from '../../tests/fixtures/bench-fixture-world'
-import { wireProtocol } from '../types'
+import { chatProtocol } from '../types'
 
 const questions = Number(process.argv[2] ?? 300)
 const concurrency = Number(process.argv[3] ?? 8)
 const benchProtocol = process.argv[4] === 'hermes' ? 'hermes' : 'openai'
-const protocol = wireProtocol(benchProtocol)
+const protocol = chatProtocol(benchProtocol)
 
 const child = spawn(process.execPath, ['bin/run-ts.mjs', 'tests/fixtures/replay-server-main.ts', protocol], { stdio: ['ignore', 'pipe', 'inherit'] })
 const url = await new Promise<string>((resolve) => createInterface({ input: child.stdout! }).once('line', resolve))

@@ -2,7 +2,7 @@
 import type { Argv, Command } from '../../infra/cli-util'
 import { handler } from '../../infra/cli-util'
 import { ConfigError } from '../../infra/errors'
-import type { GymOptionsJson } from '../../gym'
+import { TEXT_PROTOCOLS, type GymOptionsJson } from '../../gym'
 import { runSft } from '../sft-run'
 
 function parseGymJson(v: string | undefined): GymOptionsJson | undefined {
@@ -26,7 +26,7 @@ export const trainSftCommand: Command = {
       .option('model', { type: 'string', demandOption: true, describe: 'model folder' })
       .option('out', { type: 'string', demandOption: true, describe: 'output folder (adapter/, metrics.jsonl, sft.json)' })
       .option('questions', { type: 'number', default: 0, describe: 'training questions for the oracle (0: all)' })
-      .option('protocol', { type: 'string', default: 'hermes', choices: ['hermes', 'search-r1'], describe: 'protocol of the demonstrations (must equal the GRPO config protocol)' })
+      .option('protocol', { type: 'string', default: 'hermes', choices: [...TEXT_PROTOCOLS], describe: 'protocol of the demonstrations (must equal the GRPO config protocol)' })
       .option('gym-options', { type: 'string', describe: 'gym options as JSON, e.g. {"topK":3,"observationCap":600} (must equal the GRPO config gym)' })
       .option('max-hops', { type: 'number', default: 0, describe: 'only training questions with at most this many hops (0: all)' })
       .option('oracle-pages', { type: 'string', default: 'needed', choices: ['needed', 'all'], describe: 'how the oracle reads paged documents: needed (in order until the fact is read) or all' })
