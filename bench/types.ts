@@ -35,8 +35,6 @@ export interface BenchRunConfig {
   maxRetries: number
   temperature: number | null
   maxTokens: number | null
-  /** Harness safety stop: the env's own budgets normally end an episode first. */
-  maxTurns: number
   /** one-shot-rag: how many top documents to open and put in context. */
   ragDocs: number
   prices: PriceTable | null

@@ -25,8 +25,8 @@ function cli(...args: string[]) {
 function config(over: Partial<BenchRunConfig> = {}): BenchRunConfig {
   return {
     world: 'fixture', worldId: 'fx', split: 'bench', policy: 'openai', model: 'm', baseURL: '', apiKeyEnv: 'X', protocol: 'hermes', limit: 2,
-    concurrency: 1, seed: 0, timeoutMs: 10_000, maxRetries: 2, temperature: null, maxTokens: null, maxTurns: 8, ragDocs: 3, prices: null, judge: null,
-    gym: null, bootstrap: 100, ...over,
+    concurrency: 1, seed: 0, timeoutMs: 10_000, maxRetries: 2, temperature: null, maxTokens: null, ragDocs: 3, prices: null, judge: null,
+    gym: { budgets: { maxTurns: 8 } }, bootstrap: 100, ...over,
   }
 }
 

@@ -39,8 +39,8 @@ beforeAll(() => {
 function config(over: Partial<BenchRunConfig>): BenchRunConfig {
   return {
     world: 'fixture', worldId: data.id, split: 'bench', policy: 'openai', model: 'model', baseURL: '', apiKeyEnv: 'X', protocol: 'hermes', limit: 2,
-    concurrency: 1, seed: 0, timeoutMs: 60000, maxRetries: 1, temperature: null, maxTokens: 12, maxTurns: 3, ragDocs: 3, prices: null, judge: null,
-    gym: null, bootstrap: 100, ...over,
+    concurrency: 1, seed: 0, timeoutMs: 60000, maxRetries: 1, temperature: null, maxTokens: 12, ragDocs: 3, prices: null, judge: null,
+    gym: { budgets: { maxTurns: 3 } }, bootstrap: 100, ...over,
   }
 }
 
@@ -73,7 +73,7 @@ it('solves a question through the engine server in fixture-reply mode with nativ
   servers.push(s)
   const policy = new OpenAiPolicy({ baseURL: `${s.url}/v1`, model: 'model', protocol: 'openai', timeoutMs: 60000, maxRetries: 1 })
   const out = join(dir, 'replayed')
-  const res = await runBench(out, config({ baseURL: `${s.url}/v1`, protocol: 'openai', limit: 1, maxTokens: null, maxTurns: 6 }), {
+  const res = await runBench(out, config({ baseURL: `${s.url}/v1`, protocol: 'openai', limit: 1, maxTokens: null, gym: { budgets: { maxTurns: 6 } } }), {
     world: fixtureWorld('fx', data), policyFor: () => policy, scorer, quiet: true,
   })
   const [r] = readFileSync(join(out, 'trajectories.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as TrajectoryRecord)

@@ -26,8 +26,8 @@ function tmp(): string {
 function config(over: Partial<BenchRunConfig>): BenchRunConfig {
   return {
     world: 'fixture', worldId: 'fixture-world-v1', split: 'bench', policy: 'openai', model: 'replay', baseURL: '', apiKeyEnv: 'OPENAI_API_KEY',
-    protocol: 'openai', limit: null, concurrency: 4, seed: 7, timeoutMs: 2000, maxRetries: 3, temperature: null, maxTokens: null, maxTurns: 12,
-    ragDocs: 3, prices: null, judge: null, gym: null, bootstrap: 200, ...over,
+    protocol: 'openai', limit: null, concurrency: 4, seed: 7, timeoutMs: 2000, maxRetries: 3, temperature: null, maxTokens: null,
+    ragDocs: 3, prices: null, judge: null, gym: { budgets: { maxTurns: 12 } }, bootstrap: 200, ...over,
   }
 }
 

@@ -1,8 +1,10 @@
 // agent/policy/oracle: the oracle Policy — drives oraclePlan through the env's own tools (hermes protocol, or the
 // search-r1 tags) and answers with what it read; runOracle plays one episode and says why it failed, if it did.
 // Proves a QA solvable, and writes the SFT warm start's demonstrations in either text protocol.
-import type { GymEnv } from '../../gym'
+import { scoreAnswer, type Budgets, type GymEnv, type GymOptionsJson } from '../../gym'
 import type { ChatMessage, Policy, StopReason, TextProtocolName } from '../../gym'
+import { AgentError } from '../../infra/errors'
+import { runEpisode } from '../rollout/episode'
 import type { Qa } from '../../world'
 import { OracleFailure, oraclePlan, type OracleCall, type OracleKnowledge, type OraclePlanOptions } from './oracle-plan'
 
@@ -111,21 +113,26 @@ export interface OracleRun {
   failure?: string
 }
 
-/** Play one episode of the oracle in `env` (a fresh env for `qa`). */
+/** The oracle's budgets, wherever it plays (the world's oracle check, `bench run --policy oracle`, the viewer's trace):
+ *  it proves solvability with the tools, not within a model's turn limit (the paper's 16 turns are reported apart). */
+export const ORACLE_BUDGETS: Budgets = { maxTurns: 1000, maxResponseTokens: 100_000, maxContextTokens: 100_000_000 }
+/** The oracle's gym options: its budgets, the rest the gym's defaults. */
+export const ORACLE_GYM_OPTIONS: GymOptionsJson = { budgets: ORACLE_BUDGETS }
+
+/** Turn guard of runOracle's episode: far past any budget, so the env's own budgets end it. */
+const ORACLE_TURN_GUARD = 100_000
+
+/** Play one episode of the oracle in `env` (a fresh env for `qa`) through the one turn loop, runEpisode. */
 export async function runOracle(env: GymEnv, qa: Qa, k: OracleKnowledge, opts?: OraclePlanOptions): Promise<OracleRun> {
   const policy = oraclePolicy(qa, k, opts)
-  const conversation: ChatMessage[] = await env.initialObservation()
-  for (let guard = 0; guard < 100_000; guard++) {
-    const turn = await policy.act(conversation)
-    const r = await env.step(turn.text)
-    conversation.push({ role: 'assistant', content: turn.text }, ...r.observation)
-    if (r.terminated || r.truncated) {
-      const f1 = r.metrics.f1 ?? 0
-      let failure = policy.episode.failure
-      if (!failure && r.stopReason !== 'answer') failure = `the env stopped the episode: ${r.stopReason}${r.logs.stop ? ` (${r.logs.stop})` : ''}`
-      if (!failure && f1 < 1) failure = `answered ${JSON.stringify(r.logs.answer ?? '')} but the gold is ${JSON.stringify(qa.answer)} (F1 ${f1.toFixed(3)})`
-      return { qaId: qa.id, f1, reward: r.reward, turns: r.metrics['episode/turns'] ?? r.metrics.turn ?? 0, stopReason: r.stopReason, failure }
-    }
-  }
-  return { qaId: qa.id, f1: 0, reward: 0, turns: 0, failure: 'the episode never ended' }
+  const rec = await runEpisode(qa, env, policy, { maxTurns: ORACLE_TURN_GUARD, scorer: scoreAnswer })
+  // The oracle plays a local env: an error there is a bug to surface, not an episode to score.
+  if (rec.status !== 'ok') throw new AgentError('oracle.episode', `the oracle's episode for ${qa.id} failed: ${rec.error ?? rec.status}`)
+  const r = rec.turns.at(-1)
+  if (!r) return { qaId: qa.id, f1: 0, reward: 0, turns: 0, failure: 'the episode never ended' }
+  const f1 = r.metrics.f1 ?? 0
+  let failure = policy.episode.failure
+  if (!failure && rec.stopReason !== 'answer') failure = `the env stopped the episode: ${rec.stopReason}${r.logs.stop ? ` (${r.logs.stop})` : ''}`
+  if (!failure && f1 < 1) failure = `answered ${JSON.stringify(r.logs.answer ?? '')} but the gold is ${JSON.stringify(qa.answer)} (F1 ${f1.toFixed(3)})`
+  return { qaId: qa.id, f1, reward: r.reward, turns: r.metrics['episode/turns'] ?? r.metrics.turn ?? 0, stopReason: rec.stopReason ?? undefined, failure }
 }

@@ -2,7 +2,7 @@
 import { resolve } from 'node:path'
 import { handler, type Argv, type Command } from '../../infra/cli-util'
 import { BenchError } from '../../infra/errors'
-import { readPriceTable } from '../../agent'
+import { ORACLE_GYM_OPTIONS, readPriceTable } from '../../agent'
 import { scoreAnswer } from '../../gym'
 import { readJsonFile } from '../../infra/config'
 import { openBenchWorld } from '../gym-world'
@@ -28,7 +28,7 @@ export interface RunArgs {
   maxRetries: number
   temperature?: number
   maxTokens?: number
-  maxTurns: number
+  maxTurns?: number
   ragDocs: number
   prices?: string
   judgeModel?: string
@@ -62,8 +62,6 @@ function parseJson(v: string): unknown {
   }
 }
 
-/** The gym's oracle-check budgets (the paper's 16 turns are a model budget, not a solvability one). */
-export const ORACLE_GYM_OPTIONS: GymOptionsJson = { budgets: { maxTurns: 1000, maxResponseTokens: 100_000, maxContextTokens: 100_000_000 } }
 
 /** --protocol: the gym's protocol names; the bench's old names are refused with the new one. */
 export function benchProtocol(p: string, policy?: PolicyKind): ProtocolName {
@@ -75,6 +73,16 @@ export function benchProtocol(p: string, policy?: PolicyKind): ProtocolName {
   }
   if (!(CHAT_PROTOCOLS as readonly string[]).includes(p)) throw new BenchError('bench.args', `--protocol must be one of ${CHAT_PROTOCOLS.join(', ')}, got '${p}'`)
   return p as ProtocolName
+}
+
+/** --max-turns N is the env's one turn limit, budgets.maxTurns (the gym's default 16, the oracle's 1000, unless set). */
+export function turnLimited(gym: GymOptionsJson | null, maxTurns: number | undefined): GymOptionsJson | null {
+  if (maxTurns === undefined) return gym
+  if (!Number.isInteger(maxTurns) || maxTurns < 1) throw new BenchError('bench.args', `--max-turns must be a positive integer, got ${maxTurns}`)
+  const set = gym?.budgets?.maxTurns
+  if (set !== undefined && set !== maxTurns)
+    throw new BenchError('bench.args', `--max-turns ${maxTurns} and --gym-options budgets.maxTurns ${set} are the same turn limit: give one`)
+  return { ...gym, budgets: { ...gym?.budgets, maxTurns } }
 }
 
 export function configFromArgs(a: RunArgs, worldId: string): BenchRunConfig {
@@ -104,11 +112,10 @@ export function configFromArgs(a: RunArgs, worldId: string): BenchRunConfig {
     maxRetries: a.maxRetries,
     temperature: a.temperature ?? null,
     maxTokens: a.maxTokens ?? null,
-    maxTurns: a.maxTurns,
     ragDocs: a.ragDocs,
     prices: a.prices ? readPriceTable(a.prices) : null,
     judge: a.judgeModel ? { model: a.judgeModel, baseURL: a.judgeBaseUrl ?? a.baseUrl ?? '', apiKeyEnv: a.judgeApiKeyEnv } : null,
-    gym: a.gymOptions ? parseGymOptions(a.gymOptions) : oracle ? { ...ORACLE_GYM_OPTIONS } : null,
+    gym: turnLimited(a.gymOptions ? parseGymOptions(a.gymOptions) : oracle ? ORACLE_GYM_OPTIONS : null, a.maxTurns),
     bootstrap: a.bootstrap,
     ...(engine ? { model: resolve(a.model ?? ''), adapter: a.adapter ? resolve(a.adapter) : undefined, backend: a.backend ?? 'auto' } : {}),
     ...(a.qaIds !== undefined ? { qaIds: readQaIds(a.qaIds) } : {}),
@@ -174,7 +181,7 @@ export function runCommand(tuning: ClientTuning = {}): Command {
         .option('max-retries', { type: 'number', default: 5, describe: 'retries on 429/5xx/network/timeout' })
         .option('temperature', { type: 'number', describe: 'sampling temperature sent to the endpoint (default: the endpoint\'s)' })
         .option('max-tokens', { type: 'number', describe: 'max_tokens per model turn (default: the endpoint\'s; model serve: 1024)' })
-        .option('max-turns', { type: 'number', default: 1000, describe: 'harness safety stop (the env budgets end episodes first)' })
+        .option('max-turns', { type: 'number', describe: 'turn limit of an episode: the env\'s budgets.maxTurns (default 16; --policy oracle 1000)' })
         .option('rag-docs', { type: 'number', default: 3, describe: 'one-shot-rag: documents opened and put in context' })
         .option('prices', { type: 'string', describe: 'JSON price table {"model": {"input": usdPerMTok, "output": usdPerMTok}}' })
         .option('judge-model', { type: 'string', describe: 'LLM-as-judge model (optional)' })

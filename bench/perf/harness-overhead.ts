@@ -25,7 +25,7 @@ const dir = mkdtempSync(join(tmpdir(), 'harness-overhead-'))
 const world = fixtureWorld('fixture', makeFixtureWorldData(questions))
 const config: BenchRunConfig = {
   world: 'fixture', worldId: world.id, split: 'bench', policy: 'openai', model: 'replay', baseURL: url, apiKeyEnv: 'X', protocol: benchProtocol, limit: null,
-  concurrency, seed: 0, timeoutMs: 30000, maxRetries: 2, temperature: null, maxTokens: null, maxTurns: 16, ragDocs: 3, prices: null, judge: null, gym: null, bootstrap: 1000,
+  concurrency, seed: 0, timeoutMs: 30000, maxRetries: 2, temperature: null, maxTokens: null, ragDocs: 3, prices: null, judge: null, gym: { budgets: { maxTurns: 16 } }, bootstrap: 1000,
 }
 
 async function once(out: string, n: number) {
