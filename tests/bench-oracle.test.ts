@@ -1,4 +1,4 @@
-// tests/bench-oracle: the gym's real oracle (agent/policy/oracle) through the bench over the gym's oracle fixture
+// tests/bench-oracle: the gym's real oracle (agent/oracle/oracle) through the bench over the gym's oracle fixture
 // world and real Env: every question solved, F1 = 1.0, with the oracle's hermes (text) protocol and lifted turn budget.
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'

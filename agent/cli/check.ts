@@ -7,8 +7,8 @@ import { handler, type Command } from '../../infra/cli-util'
 import { GymError } from '../../infra/errors'
 import { openGymWorld } from '../../gym'
 import { openWorld } from '../../world'
-import { checkWithOracle, checkWorldFolder } from '../policy/oracle-check'
-import { worldOracleKnowledge } from '../policy/oracle-knowledge'
+import { checkWithOracle, checkWorldFolder } from '../oracle/oracle-check'
+import { worldOracleKnowledge } from '../oracle/oracle-knowledge'
 
 interface CheckArgs {
   dir: string

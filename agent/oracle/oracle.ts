@@ -1,4 +1,4 @@
-// agent/policy/oracle: the oracle Policy — drives oraclePlan through the env's own tools (hermes protocol, or the
+// agent/oracle/oracle: the oracle Policy — drives oraclePlan through the env's own tools (hermes protocol, or the
 // search-r1 tags) and answers with what it read; runOracle plays one episode and says why it failed, if it did.
 // Proves a QA solvable, and writes the SFT warm start's demonstrations in either text protocol.
 import { scoreAnswer, type Budgets, type GymEnv, type GymOptionsJson } from '../../gym'

@@ -1,4 +1,4 @@
-// agent/policy/oracle-check: run the oracle through the real env over many QA and report every question it cannot
+// agent/oracle/oracle-check: run the oracle through the real env over many QA and report every question it cannot
 // solve, with why and a cause class — the proof that a world's questions are answerable with its own Search/Access
 // tools. checkWorldFolder hands a world's questions in chunks to worker threads (one search index each) and to its own
 // thread, whichever is free, and puts the runs back in question order, so the report is the same for any number of
