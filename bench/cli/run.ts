@@ -76,11 +76,11 @@ export function benchProtocol(p: string, policy?: PolicyKind): ProtocolName {
 }
 
 /** --max-turns N is the env's one turn limit, budgets.maxTurns (the gym's default 16, the oracle's 1000, unless set). */
-export function turnLimited(gym: GymOptionsJson | null, maxTurns: number | undefined): GymOptionsJson | null {
+export function turnLimited(gym: GymOptionsJson | null, maxTurns: number | undefined, fromFlag = true): GymOptionsJson | null {
   if (maxTurns === undefined) return gym
   if (!Number.isInteger(maxTurns) || maxTurns < 1) throw new BenchError('bench.args', `--max-turns must be a positive integer, got ${maxTurns}`)
   const set = gym?.budgets?.maxTurns
-  if (set !== undefined && set !== maxTurns)
+  if (fromFlag && set !== undefined && set !== maxTurns)
     throw new BenchError('bench.args', `--max-turns ${maxTurns} and --gym-options budgets.maxTurns ${set} are the same turn limit: give one`)
   return { ...gym, budgets: { ...gym?.budgets, maxTurns } }
 }
@@ -115,7 +115,7 @@ export function configFromArgs(a: RunArgs, worldId: string): BenchRunConfig {
     ragDocs: a.ragDocs,
     prices: a.prices ? readPriceTable(a.prices) : null,
     judge: a.judgeModel ? { model: a.judgeModel, baseURL: a.judgeBaseUrl ?? a.baseUrl ?? '', apiKeyEnv: a.judgeApiKeyEnv } : null,
-    gym: turnLimited(a.gymOptions ? parseGymOptions(a.gymOptions) : oracle ? ORACLE_GYM_OPTIONS : null, a.maxTurns),
+    gym: a.gymOptions ? turnLimited(parseGymOptions(a.gymOptions), a.maxTurns) : turnLimited(oracle ? ORACLE_GYM_OPTIONS : null, a.maxTurns, false),
     bootstrap: a.bootstrap,
     ...(engine ? { model: resolve(a.model ?? ''), adapter: a.adapter ? resolve(a.adapter) : undefined, backend: a.backend ?? 'auto' } : {}),
     ...(a.qaIds !== undefined ? { qaIds: readQaIds(a.qaIds) } : {}),
