@@ -21,7 +21,7 @@ export { openBackend } from './train/backend'
 export { train, type TrainResult } from './train/loop'
 export { answerTurnWeights, lastTurnStart, sftTrain, sequenceOfTrajectory, type SftSequence } from './train/sft'
 export type { QuestionOutcome, QuestionSource } from './train/source'
-export { FixtureSampler, readReplies } from './policy/fixture-sampler'
+export type { TokenSampler } from './policy/engine-policy'
 // Process rewards (issue 14): per-turn step signals in the record, turn-level GRPO credit, scripted guard policies.
 export type { StepSignalRecord } from './rollout/types'
 export { turnAdvantages, fewestRetrievalsBonus } from './grpo/turn-credit'

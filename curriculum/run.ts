@@ -12,7 +12,8 @@ import { Learner } from '../infra/engine'
 import { LORA_TARGETS, loadLoraAdapter } from '../infra/engine'
 import { loadModel } from '../infra/engine'
 import { loadTokenizer } from '../infra/engine'
-import { FixtureSampler, readReplies } from '../agent'
+import { loadTestFixture } from '../infra/test-fixture'
+import type { TokenSampler } from '../agent'
 import { openBackend } from '../agent'
 import { resolveTrainConfig, type TrainConfig } from '../agent'
 import { train, type TrainResult } from '../agent'
@@ -30,8 +31,10 @@ export interface TrainRunOptions {
   /** Overrides after the file (e.g. { steps } from --steps, { gym: { access: false } } from --no-access). */
   overrides?: unknown[]
   backend?: string
-  /** TEST FIXTURE: scripted replies with real log-probs instead of sampling (agent/policy/fixture-sampler). */
-  fixtureReplies?: string
+  /** Tests in process: a stand-in rollout sampler (tests/fixtures: scripted replies with real log-probs) and the file it
+   *  plays, recorded in config.json. A `searchgym train` process gets one only from the module SEARCHGYM_TEST_FIXTURE
+   *  names (infra/test-fixture); no flag reaches it. */
+  fixture?: { sampler: (learner: Learner, codec: ChatCodec) => TokenSampler; replies: string }
   log?: (line: string) => void
 }
 
@@ -67,13 +70,26 @@ function lengthening(storedText: string, run: RunConfig): number | null {
   return JSON.stringify({ ...run, train: { ...run.train, steps } }, null, 2) + '\n' === storedText ? steps : null
 }
 
+/** What runTraining asks of a test fixture module (tests/fixtures/scripted-replies). */
+interface SamplerFixture {
+  fixtureSampler: (learner: Learner, codec: ChatCodec) => TokenSampler
+  repliesFile: () => string
+}
+
+async function testFixture(o: TrainRunOptions): Promise<TrainRunOptions['fixture']> {
+  if (o.fixture) return o.fixture
+  const m = await loadTestFixture<SamplerFixture>()
+  return m?.fixtureSampler && m.repliesFile ? { sampler: m.fixtureSampler, replies: m.repliesFile() } : undefined
+}
+
 export async function runTraining(o: TrainRunOptions): Promise<TrainResult> {
+  const fixture = await testFixture(o)
   const cfg = resolveTrainConfig(o.config, ...(o.overrides ?? []))
   const spec = capHops(curriculumPreset(o.curriculum, cfg.switchSteps), cfg.maxHops)
   // The gym options are resolved once, here, before anything is written (an unknown reward name or option is a one-line
   // error, not a failed step); the loop gets them typed, its reward spec parsed.
   const gym = resolveGymOptions({ ...cfg.gym, protocol: cfg.protocol })
-  const run: RunConfig = { world: resolve(o.world), model: resolve(o.model), adapter: o.adapter ? resolve(o.adapter) : null, curriculum: o.curriculum, backend: o.backend ?? 'ts', fixtureReplies: o.fixtureReplies ? resolve(o.fixtureReplies) : null, train: cfg }
+  const run: RunConfig = { world: resolve(o.world), model: resolve(o.model), adapter: o.adapter ? resolve(o.adapter) : null, curriculum: o.curriculum, backend: o.backend ?? 'ts', fixtureReplies: fixture ? resolve(fixture.replies) : null, train: cfg }
   mkdirSync(o.out, { recursive: true })
   const cfgFile = join(o.out, 'config.json')
   const text = JSON.stringify(run, null, 2) + '\n'
@@ -100,7 +116,7 @@ export async function runTraining(o: TrainRunOptions): Promise<TrainResult> {
       maxTurns: cfg.maxTurns,
       turnsPerHop: cfg.turnsPerHop,
     })
-    const sampler = o.fixtureReplies ? new FixtureSampler(learner, codec, readReplies(o.fixtureReplies)) : undefined
+    const sampler = fixture?.sampler(learner, codec)
     return await train({ learner, codec, world, source, config: cfg, gym, out: o.out, log: o.log, sampler })
   } finally {
     await world.close()

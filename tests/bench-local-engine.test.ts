@@ -12,6 +12,7 @@ import { runBench } from '../bench/run'
 import type { BenchRunConfig, TrajectoryRecord } from '../bench/types'
 import { scoreAnswer as scorer } from '../gym'
 import { fixtureWorld, makeFixtureWorldData } from './fixtures/bench-fixture-world'
+import { FixtureReplyGenerator, readFixtureReplies } from './fixtures/fixture-replies'
 import { worldTokenizer } from './helpers/world-texts'
 
 const dir = mkdtempSync(join(tmpdir(), 'bench-engine-'))
@@ -69,7 +70,7 @@ it('solves a question through the engine server in fixture-reply mode with nativ
       '<answer>Velmora0</answer>',
     ]),
   )
-  const s = await serveModel({ dir: modelDir, port: 0, seed: 0, fixtureRepliesFile: replies })
+  const s = await serveModel({ dir: modelDir, port: 0, seed: 0, generator: (tok, score) => new FixtureReplyGenerator(tok, readFixtureReplies(replies), score) })
   servers.push(s)
   const policy = new OpenAiPolicy({ baseURL: `${s.url}/v1`, model: 'model', protocol: 'openai', timeoutMs: 60000, maxRetries: 1 })
   const out = join(dir, 'replayed')

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { runCli } from './helpers/cli-process'
+import { scriptedRepliesEnv } from './fixtures/scripted-replies'
 
 const LONG = 600_000
 const BIN = fileURLToPath(new URL('../bin/searchgym.mjs', import.meta.url))
@@ -20,11 +21,13 @@ const world = join(root, 'world')
 const model = join(root, 'model')
 const cfgFile = join(root, 'ci.json')
 const replies = join(root, 'replies.json')
+// Every `train` this file starts plays the scripted replies (TEST FIXTURE, injected by env, not by a flag).
+Object.assign(process.env, scriptedRepliesEnv(replies))
 // CI size: 2 steps × 2 questions × N = 2, one turn of at most 16 tokens; em+format gives answered 0 / unanswered −0.1.
 const CI = { steps: 2, groupSize: 2, batchSize: 4, microBatch: 2, maxTurns: 1, maxTokensPerTurn: 16, lora: { rank: 4, alpha: 8 }, evalEvery: 0, heldOut: 0, checkpointEvery: 1, klBeta: 0, refillRounds: 0, lr: 0.01, gym: { reward: 'em+format' } }
 
 function trainArgs(out: string, curriculum = 'two-stage'): string[] {
-  return ['train', '--world', world, '--model', model, '--curriculum', curriculum, '--out', out, '--config', cfgFile, '--fixture-replies', replies, '--quiet']
+  return ['train', '--world', world, '--model', model, '--curriculum', curriculum, '--out', out, '--config', cfgFile, '--quiet']
 }
 
 beforeAll(async () => {

@@ -36,7 +36,6 @@ interface GrpoArgs {
   access: boolean
   reward?: string
   backend: string
-  fixtureReplies?: string
   quiet: boolean
 }
 
@@ -55,7 +54,6 @@ const grpoCommand: Command = {
       .option('access', { type: 'boolean', default: true, describe: '--no-access: the no-Access ablation (search returns full documents)' })
       .option('reward', { type: 'string', describe: "reward spec (overrides config gym.reward): f1 (default), process, cost, cost-group, em+format, ... or terms joined by '+' (gym/README.md)" })
       .option('backend', { type: 'string', default: 'auto', describe: 'engine backend: auto (native where it built, else ts) | native | ts | cuda' })
-      .option('fixture-replies', { type: 'string', describe: 'TEST FIXTURE: JSON array of scripted replies (real log-probs) instead of sampling' })
       .option('quiet', { type: 'boolean', default: false, describe: 'no progress lines' })
       .example('$0 train --world worlds/tiny --model models/tiny --adapter runs/sft/adapter --curriculum two-stage --out runs/grpo', ''),
   handler: handler(async (argv: Record<string, unknown>) => {
@@ -75,7 +73,6 @@ const grpoCommand: Command = {
       config: readJsonFile(a.config),
       overrides,
       backend: a.backend,
-      fixtureReplies: a.fixtureReplies,
       log: a.quiet ? undefined : (l) => process.stderr.write(l + '\n'),
     })
     process.stdout.write(`train: ${r.steps} steps${r.resumedFrom > 0 ? ` (resumed from step ${r.resumedFrom})` : ''}; adapter ${r.adapterDir}\n`)

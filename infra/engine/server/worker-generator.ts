@@ -3,7 +3,7 @@
 // samples. One worker, one job at a time (the server's SerialQueue already serialises). Knows nothing of HTTP.
 import { Worker } from 'node:worker_threads'
 import { EngineError } from '../../errors'
-import type { ForcedScorer } from './fixture-replies'
+import type { ForcedScorer } from './types'
 import type { ChatGenerator, GeneratedSample, GenerateParams } from './types'
 import type { BackendName } from '../create-backend'
 
