@@ -52,7 +52,7 @@ export interface SftRunOptions {
   firstTurns?: number
   /** Train only the FINAL assistant turn of each demonstration (the answer: `<answer> X </answer>` or its call), with
    *  the whole episode as context: the step a full-episode loss barely weights — copying the answer out of the page —
-   *  alone (bench/perf/answer-probe.ts measured that this is learnable). First-turn sequences keep their one turn. */
+   *  alone (the answer probe measured that this is learnable: bench/RESULTS.md, GRPO trainer). First-turn sequences keep their one turn. */
   answerOnly?: boolean
   /** Loss weight W of each demonstration's final (answer) turn, against 1 on its other assistant tokens; the step's
    *  loss is the weighted token mean (divided by the summed weight). One loss that trains the whole episode and
