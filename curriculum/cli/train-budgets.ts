@@ -10,7 +10,7 @@ import { openWorld } from '../../world'
 import { budgetCoverage } from '../budgets'
 import { CurriculumSource } from '../source'
 import { curriculumPreset } from '../stages'
-import { readJsonFile } from './train'
+import { readJsonFile } from '../../infra/config'
 
 export const trainBudgetsCommand: Command = {
   command: 'budgets',
@@ -22,7 +22,7 @@ export const trainBudgetsCommand: Command = {
       .option('config', { type: 'string', describe: 'train config JSON (maxTurns, turnBudget, turnsPerHop, gym)' })
       .option('out', { type: 'string', describe: 'write the JSON report here' }),
   handler: handler(async (argv: Record<string, unknown>) => {
-    const cfg = resolveTrainConfig(readJsonFile(argv.config as string | undefined))
+    const cfg = resolveTrainConfig(argv.config === undefined ? undefined : readJsonFile(argv.config as string, '--config file'))
     const spec = curriculumPreset(String(argv.curriculum), cfg.switchSteps)
     const w = openWorld(String(argv.world))
     const gw = await openGymWorld(String(argv.world))
