@@ -8,7 +8,7 @@
 // the list the CLI builds with.
 import { tx, type Db } from '../infra/store'
 import { readQa, readQaIds, WORLD_STAGES, type Stage, type StageContext, type StoredSplit } from '../world'
-import { checkWorldFolder, WarmCheck } from './policy/oracle-check'
+import { checkWorldFolder, WarmCheck } from './oracle/oracle-check'
 
 function init(db: Db): void {
   db.exec(`CREATE TABLE IF NOT EXISTS qa_check (id TEXT PRIMARY KEY, ok INTEGER NOT NULL, reason TEXT NOT NULL) WITHOUT ROWID;`)

@@ -14,7 +14,7 @@ export function gymBenchWorld(dir: string, id: string, gw: GymWorld, oracle?: Or
     dir,
     id,
     questions: (split) => gw.listQa(split as Split),
-    makeEnv: async (qa, opts) => makeEnv(gw, qa, { ...(opts.gym ?? {}), protocol: opts.protocol }),
+    makeEnv: async (qa, gym) => makeEnv(gw, qa, gym),
     close: async () => {
       await gw.close()
       onClose?.()
@@ -46,7 +46,7 @@ export async function openBenchWorlds(dirs: readonly string[]): Promise<BenchWor
     dir: pool.members.map((m) => m.dir).join(','),
     id: sha256(opened.map((w) => w.hash).join(',')),
     questions: (split) => pool.listQa(split as Split),
-    makeEnv: async (qa, opts) => makeEnv(pool.worldFor(qa), qa, { ...(opts.gym ?? {}), protocol: opts.protocol }),
+    makeEnv: async (qa, gym) => makeEnv(pool.worldFor(qa), qa, gym),
     oracle: (qa) => oraclePolicy({ ...qa, id: pool.localId(qa) }, knowledge.get(pool.memberOf(qa).name)!),
     close: async () => {
       await pool.close()

@@ -5,7 +5,7 @@ import type { Qa } from '../world'
 import { ChatClient, ClosedBookPolicy, DEFAULT_CHAT_CLIENT, OneShotRagPolicy, OpenAiPolicy, openLocalEngine, type ChatClientOptions } from '../agent'
 import { BenchError } from '../infra/errors'
 import { LlmJudge } from './judge'
-import { wireProtocol, type BenchRunConfig, type BenchWorld } from './types'
+import { chatProtocol, type BenchRunConfig, type BenchWorld } from './types'
 
 export interface ClientTuning {
   baseBackoffMs?: number
@@ -42,7 +42,7 @@ export function policyFactory(config: BenchRunConfig, world: BenchWorld, env: No
       const { baseURL, model, ...rest } = clientOptions(config, env, tuning)
       // The no-Access ablation (gym option access: false) offers only search.
       const tools = toolSchemas(config.gym?.access === false ? ['search'] : ['search', 'access'])
-      const p = new OpenAiPolicy({ ...rest, baseURL, model, protocol: wireProtocol(config.protocol), tools })
+      const p = new OpenAiPolicy({ ...rest, baseURL, model, protocol: chatProtocol(config.protocol), tools })
       return () => p
     }
     case 'engine': {
@@ -56,7 +56,7 @@ export function policyFactory(config: BenchRunConfig, world: BenchWorld, env: No
       return () => p
     }
     case 'one-shot-rag': {
-      const p = new OneShotRagPolicy(new ChatClient(clientOptions(config, env, tuning)), { protocol: wireProtocol(config.protocol), docs: config.ragDocs, maxDocChars: 4000 })
+      const p = new OneShotRagPolicy(new ChatClient(clientOptions(config, env, tuning)), { protocol: chatProtocol(config.protocol), docs: config.ragDocs, maxDocChars: 4000 })
       return () => p
     }
   }

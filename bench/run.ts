@@ -4,7 +4,7 @@
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, unlinkSync, writeFileSync, writeSync } from 'node:fs'
 import { join, dirname, resolve } from 'node:path'
 import pMap from 'p-map'
-import type { Policy } from '../gym'
+import { resolveGymOptions, type Policy } from '../gym'
 import type { Qa } from '../world'
 import { canonicalJson } from '../infra/hash'
 import { BenchError } from '../infra/errors'
@@ -144,6 +144,8 @@ function makeRunDir(outDir: string): void {
 export async function runBench(outDir: string, config: BenchRunConfig, deps: RunDeps): Promise<RunResult> {
   if (!Number.isInteger(config.concurrency) || config.concurrency < 1) throw new BenchError('bench.concurrency', `--concurrency must be a positive integer, got ${config.concurrency}`)
   // Everything that can be refused is checked before the run folder exists: a failed start writes nothing.
+  // The gym options are resolved once per run (reward spec parsed, keys and ranges checked); each env gets them typed.
+  const gym = resolveGymOptions({ ...config.gym, protocol: config.protocol })
   const questions = selectQuestions(deps.world, config.split, config.limit, config.qaIds, config.limitMode ?? 'first', config.seed)
   makeRunDir(outDir)
   const release = takeLock(outDir)
@@ -187,8 +189,8 @@ export async function runBench(outDir: string, config: BenchRunConfig, deps: Run
       await pMap(
         pending,
         async (qa) => {
-          const env = await deps.world.makeEnv(qa, { protocol: config.protocol, gym: config.gym })
-          const rec = await runEpisode(qa, env, deps.policyFor(qa), { maxTurns: config.maxTurns, scorer: deps.scorer, judge: deps.judge, signal: deps.signal })
+          const env = await deps.world.makeEnv(qa, gym)
+          const rec = await runEpisode(qa, env, deps.policyFor(qa), { maxTurns: gym.budgets.maxTurns, scorer: deps.scorer, judge: deps.judge, signal: deps.signal })
           writer.append(rec)
           nDone++
           // Test-only: kill tests hold the run here, right after the n-th record is on disk.

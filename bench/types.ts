@@ -1,23 +1,19 @@
 // bench/types: what a benchmark run writes and reads — the run config, one trajectory line per question, the scorer
 // signature it borrows from the gym, and the world a run draws questions and envs from.
-import type { Env, Policy } from '../gym'
+import { CHAT_PROTOCOLS, type ChatProtocolName, type Env, type GymOptions, type GymOptionsJson, type Policy, type ProtocolName } from '../gym'
 import type { Qa } from '../world'
-import type { PriceTable, WireProtocol } from '../agent'
+import type { PriceTable } from '../agent'
 import { BenchError } from '../infra/errors'
 
 export type { AnswerScorer, TurnRecord, EpisodeCounts, InfraCounts, JudgeVerdict, TrajectoryRecord } from '../agent'
 
 export type PolicyKind = 'openai' | 'oracle' | 'closed-book' | 'one-shot-rag' | 'engine'
 
-/** The gym protocol a run speaks (the gym's names): 'openai' = native tool_calls, 'hermes' = <tool_call> tags in text. */
-/** 'search-r1' (<search>/<answer> tags) only with --policy engine, which speaks any text protocol. */
-export type BenchProtocol = 'openai' | 'hermes' | 'search-r1'
-export const BENCH_PROTOCOLS: readonly BenchProtocol[] = ['openai', 'hermes']
-
-/** How a chat policy talks to the endpoint for a protocol: tool_calls in the API, or tags in the text. */
-export function wireProtocol(p: BenchProtocol): WireProtocol {
-  if (p === 'search-r1') throw new BenchError('bench.args', 'the chat policies do not speak search-r1; use --policy engine')
-  return p === 'openai' ? 'tools' : 'text'
+/** The protocol a chat policy speaks (the gym's CHAT_PROTOCOLS); search-r1 only with --policy engine, which speaks any
+ *  text protocol. */
+export function chatProtocol(p: ProtocolName): ChatProtocolName {
+  if (!(CHAT_PROTOCOLS as readonly string[]).includes(p)) throw new BenchError('bench.args', `the chat policies do not speak ${p}; use --policy engine`)
+  return p as ChatProtocolName
 }
 
 /** Everything that determines a run; saved as config.json and checked on resume. */
@@ -32,7 +28,8 @@ export interface BenchRunConfig {
   model: string
   baseURL: string
   apiKeyEnv: string
-  protocol: BenchProtocol
+  /** The gym protocol the run speaks: openai (native tool_calls), hermes (<tool_call> tags), search-r1 (engine only). */
+  protocol: ProtocolName
   limit: number | null
   /** How --limit picks: a seeded stratified sample over type × hops ('stratified', the CLI's default) or the first N
    *  ('first'; also what a config without the key means, as runs before the sample did). */
@@ -43,14 +40,13 @@ export interface BenchRunConfig {
   maxRetries: number
   temperature: number | null
   maxTokens: number | null
-  /** Harness safety stop: the env's own budgets normally end an episode first. */
-  maxTurns: number
   /** one-shot-rag: how many top documents to open and put in context. */
   ragDocs: number
   prices: PriceTable | null
   judge: { model: string; baseURL: string; apiKeyEnv: string } | null
-  /** Env options passed to the gym (budgets, faults, reward, topK, access...); validated by the gym. */
-  gym: Record<string, unknown> | null
+  /** Env options as --gym-options spells them (budgets, faults, reward by name, topK, access...); runBench resolves
+   *  them once (the gym validates) and hands each env the typed GymOptions. */
+  gym: GymOptionsJson | null
   bootstrap: number
   /** --policy engine: the PEFT adapter folder on the local model (absent: the base model). */
   adapter?: string
@@ -65,7 +61,8 @@ export interface BenchWorld {
   readonly dir: string
   readonly id: string
   questions(split: string): Qa[]
-  makeEnv(qa: Qa, opts: { protocol: BenchProtocol; gym?: Record<string, unknown> | null }): Promise<Env>
+  /** A fresh env for a question; `gym` is the run's resolved options (its protocol included). */
+  makeEnv(qa: Qa, gym: GymOptions): Promise<Env>
   /** The oracle for a question of this world, when the world can give one (it needs the gold graph). */
   oracle?(qa: Qa): Policy
   close(): Promise<void>

@@ -1,7 +1,7 @@
 // curriculum/budgets: which training questions each stage's turn budget lets be solved — the oracle plays every
 // question of the stage through the real gym under the budget the trainer would give it (fixed or hop-scaled), and
 // the result (solved / total per stage, the turns the oracle needed, the ids it could not solve) is recorded.
-import { makeEnv, type GymWorld } from '../gym'
+import { makeEnv, resolveGymOptions, type GymOptionsJson, type GymWorld } from '../gym'
 import { runOracle, type OracleKnowledge } from '../agent'
 import type { Qa } from '../world'
 import { inStage, type CurriculumSpec } from './stages'
@@ -22,8 +22,9 @@ export async function budgetCoverage(
   spec: CurriculumSpec,
   train: readonly Qa[],
   maxTurnsFor: (qa: Qa) => number,
-  gym: Record<string, unknown> = {},
+  gymJson: GymOptionsJson = {},
 ): Promise<StageBudgetReport[]> {
+  const gym = resolveGymOptions({ ...gymJson, protocol: 'hermes' })
   const out: StageBudgetReport[] = []
   for (const st of spec.stages) {
     const qs = train.filter((q) => inStage(q, st))
@@ -31,7 +32,7 @@ export async function budgetCoverage(
     const unsolved: StageBudgetReport['unsolved'] = []
     for (const qa of qs) {
       const budget = maxTurnsFor(qa)
-      const env = makeEnv(world, qa, { ...gym, protocol: 'hermes', budgets: { maxTurns: budget, maxResponseTokens: 1_000_000, maxContextTokens: 100_000_000 } })
+      const env = makeEnv(world, qa, { ...gym, budgets: { maxTurns: budget, maxResponseTokens: 1_000_000, maxContextTokens: 100_000_000 } })
       const r = await runOracle(env, qa, knowledge)
       if (r.failure) unsolved.push({ id: qa.id, hops: qa.hops, budget, failure: r.failure })
       else turns.push(r.turns)

@@ -4,7 +4,7 @@
 // (a larger --steps alone lengthens the run).
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
-import { parseRewardSpec } from '../gym'
+import { resolveGymOptions } from '../gym'
 import { ConfigError } from '../infra/errors'
 import { ChatCodec } from '../infra/engine'
 import { chatTemplateOf, SIMPLE_QWEN_TEMPLATE } from '../infra/engine'
@@ -12,7 +12,8 @@ import { Learner } from '../infra/engine'
 import { LORA_TARGETS, loadLoraAdapter } from '../infra/engine'
 import { loadModel } from '../infra/engine'
 import { loadTokenizer } from '../infra/engine'
-import { FixtureSampler, readReplies } from '../agent'
+import { loadTestFixture } from '../infra/test-fixture'
+import type { TokenSampler } from '../agent'
 import { openBackend } from '../agent'
 import { resolveTrainConfig, type TrainConfig } from '../agent'
 import { train, type TrainResult } from '../agent'
@@ -32,8 +33,10 @@ export interface TrainRunOptions {
   /** Overrides after the file (e.g. { steps } from --steps, { gym: { access: false } } from --no-access). */
   overrides?: unknown[]
   backend?: string
-  /** TEST FIXTURE: scripted replies with real log-probs instead of sampling (agent/policy/fixture-sampler). */
-  fixtureReplies?: string
+  /** Tests in process: a stand-in rollout sampler (tests/fixtures: scripted replies with real log-probs) and the file it
+   *  plays, recorded in config.json. A `searchgym train` process gets one only from the module SEARCHGYM_TEST_FIXTURE
+   *  names (infra/test-fixture); no flag reaches it. */
+  fixture?: { sampler: (learner: Learner, codec: ChatCodec, temperature?: number) => TokenSampler; replies: string }
   log?: (line: string) => void
 }
 
@@ -70,16 +73,27 @@ function lengthening(storedText: string, run: RunConfig): number | null {
   return JSON.stringify({ ...run, train: { ...run.train, steps } }, null, 2) + '\n' === storedText ? steps : null
 }
 
+/** What runTraining asks of a test fixture module (tests/fixtures/scripted-replies). */
+interface SamplerFixture {
+  fixtureSampler: (learner: Learner, codec: ChatCodec, temperature?: number) => TokenSampler
+  repliesFile: () => string
+}
+
+async function testFixture(o: TrainRunOptions): Promise<TrainRunOptions['fixture']> {
+  if (o.fixture) return o.fixture
+  const m = await loadTestFixture<SamplerFixture>()
+  return m?.fixtureSampler && m.repliesFile ? { sampler: m.fixtureSampler, replies: m.repliesFile() } : undefined
+}
+
 export async function runTraining(o: TrainRunOptions): Promise<TrainResult> {
+  const fixture = await testFixture(o)
   const cfg = resolveTrainConfig(o.config, ...(o.overrides ?? []))
   const spec = capHops(curriculumPreset(o.curriculum, cfg.switchSteps), cfg.maxHops)
-  // The reward spec is checked before anything is written (an unknown name is a one-line error, not a failed step).
-  if (cfg.gym.reward !== undefined) {
-    if (typeof cfg.gym.reward !== 'string') throw new ConfigError('train.reward', `gym.reward must be a reward spec name, got ${JSON.stringify(cfg.gym.reward)}`)
-    parseRewardSpec(cfg.gym.reward)
-  }
+  // The gym options are resolved once, here, before anything is written (an unknown reward name or option is a one-line
+  // error, not a failed step); the loop gets them typed, its reward spec parsed.
+  const gym = resolveGymOptions({ ...cfg.gym, protocol: cfg.protocol })
   const worlds = typeof o.world === 'string' ? [o.world] : [...o.world]
-  const run: RunConfig = { world: worlds.length === 1 ? resolve(worlds[0]) : worlds.map((w) => resolve(w)), model: resolve(o.model), adapter: o.adapter ? resolve(o.adapter) : null, curriculum: o.curriculum, backend: o.backend ?? 'ts', fixtureReplies: o.fixtureReplies ? resolve(o.fixtureReplies) : null, train: cfg }
+  const run: RunConfig = { world: worlds.length === 1 ? resolve(worlds[0]) : worlds.map((w) => resolve(w)), model: resolve(o.model), adapter: o.adapter ? resolve(o.adapter) : null, curriculum: o.curriculum, backend: o.backend ?? 'ts', fixtureReplies: fixture ? resolve(fixture.replies) : null, train: cfg }
   mkdirSync(o.out, { recursive: true })
   const cfgFile = join(o.out, 'config.json')
   const text = JSON.stringify(run, null, 2) + '\n'
@@ -108,8 +122,8 @@ export async function runTraining(o: TrainRunOptions): Promise<TrainResult> {
       turnsPerHop: cfg.turnsPerHop,
     })
     if (cfg.heldOut > 0) o.log?.(`train: ${source.heldOutLine()}`)
-    const sampler = o.fixtureReplies ? new FixtureSampler(learner, codec, readReplies(o.fixtureReplies), cfg.temperature) : undefined
-    return await train({ learner, codec, world, worldFor: pool.single ? undefined : pool.worldFor, source, config: cfg, out: o.out, log: o.log, sampler })
+    const sampler = fixture?.sampler(learner, codec, cfg.temperature)
+    return await train({ learner, codec, world, worldFor: pool.single ? undefined : pool.worldFor, source, config: cfg, gym, out: o.out, log: o.log, sampler })
   } finally {
     await pool.close()
   }

@@ -4,9 +4,9 @@
 // cross-entropy on a new adapter. Writes the held-out ids (heldout.json) so `bench run --qa-ids` can score that slice.
 import { join, resolve } from 'node:path'
 import { mkdirSync, writeFileSync } from 'node:fs'
-import { makeEnv, resolveGymOptions, scoreAnswer } from '../gym'
+import { makeEnv, resolveGymOptions, scoreAnswer, TEXT_PROTOCOLS, type GymOptionsJson, type TextProtocolName } from '../gym'
 import { ConfigError } from '../infra/errors'
-import { ORACLE_MAX_QUERIES_PER_PAGE, oraclePolicy, type OracleProtocol } from '../agent'
+import { ORACLE_MAX_QUERIES_PER_PAGE, oraclePolicy } from '../agent'
 import { worldOracleKnowledge } from '../agent'
 import { runEpisode } from '../agent'
 import { answerTurnWeights, lastTurnStart, sequenceOfTrajectory, sftTrain, type SftSequence } from '../agent'
@@ -35,9 +35,9 @@ export interface SftRunOptions {
   loraEmbed?: boolean
   backend?: string
   /** The protocol the demonstrations are written in (must equal the GRPO run's; default hermes). */
-  protocol?: OracleProtocol
+  protocol?: TextProtocolName
   /** Gym options of the demonstrations' envs (topK, observationCap, access; must equal the GRPO run's `gym`). */
-  gym?: Record<string, unknown>
+  gym?: GymOptionsJson
   /** Only questions with at most this many hops (0: all). */
   maxHops?: number
   /** How the oracle reads paged documents: 'needed' (default: pages in order until the hop's fact is read — shorter
@@ -54,7 +54,7 @@ export interface SftRunOptions {
   firstTurns?: number
   /** Train only the FINAL assistant turn of each demonstration (the answer: `<answer> X </answer>` or its call), with
    *  the whole episode as context: the step a full-episode loss barely weights — copying the answer out of the page —
-   *  alone (bench/perf/answer-probe.ts measured that this is learnable). First-turn sequences keep their one turn. */
+   *  alone (the answer probe measured that this is learnable: bench/RESULTS.md, GRPO trainer). First-turn sequences keep their one turn. */
   answerOnly?: boolean
   /** Loss weight W of each demonstration's final (answer) turn, against 1 on its other assistant tokens; the step's
    *  loss is the weighted token mean (divided by the summed weight). One loss that trains the whole episode and
@@ -85,9 +85,9 @@ export async function runSft(o: SftRunOptions): Promise<{ episodes: number; solv
   if (o.answerWeight !== undefined && !(o.answerWeight > 0 && Number.isFinite(o.answerWeight))) throw new ConfigError('sft.answer_weight', `--answer-weight must be a number > 0, got ${o.answerWeight}`)
   const answerWeight = o.answerWeight ?? 1
   const protocol = o.protocol ?? 'hermes'
-  if (protocol !== 'hermes' && protocol !== 'search-r1') throw new ConfigError('sft.protocol', `--protocol must be hermes or search-r1 (the oracle writes those), got '${String(protocol)}'`)
+  if (!(TEXT_PROTOCOLS as readonly string[]).includes(protocol)) throw new ConfigError('sft.protocol', `--protocol must be one of ${TEXT_PROTOCOLS.join(', ')} (the oracle writes those), got '${String(protocol)}'`)
   if (o.gym && Object.prototype.hasOwnProperty.call(o.gym, 'protocol')) throw new ConfigError('sft.gym', 'gym options may not set protocol: use --protocol')
-  if (o.gym) resolveGymOptions(o.gym)
+  const gym = resolveGymOptions({ ...o.gym, protocol })
   const pages = o.oraclePages ?? 'needed'
   const answer = o.oracleAnswer ?? 'open'
   const plan = { maxQueriesPerPage: ORACLE_MAX_QUERIES_PER_PAGE, pages, answer }
@@ -117,7 +117,7 @@ export async function runSft(o: SftRunOptions): Promise<{ episodes: number; solv
     const seqs: SftSequence[] = []
     let solved = 0
     for (const qa of qas) {
-      const env = makeEnv(gwOf(qa), qa, { ...o.gym, protocol, budgets: { maxTurns: Math.max(16, 2 * qa.hops + 4), maxResponseTokens: DEFAULT_TRAIN_CONFIG.maxTokensPerTurn, maxContextTokens: learner.model.config.maxPositionEmbeddings } })
+      const env = makeEnv(gwOf(qa), qa, { ...gym, budgets: { maxTurns: Math.max(16, 2 * qa.hops + 4), maxResponseTokens: DEFAULT_TRAIN_CONFIG.maxTokensPerTurn, maxContextTokens: learner.model.config.maxPositionEmbeddings } })
       const rec = await runEpisode(qa, env, oracleOf(qa), { maxTurns: 200, scorer: scoreAnswer })
       if (rec.status !== 'ok' || rec.f1 < 1) continue
       if (o.turn !== undefined && rec.turns.length < o.turn) continue
@@ -134,7 +134,7 @@ export async function runSft(o: SftRunOptions): Promise<{ episodes: number; solv
       const rest = gw.listQa('train').filter((q) => trainable.has(q.id))
       const others = [...rest.filter((q) => !inDemos.has(q.id)), ...rest.filter((q) => inDemos.has(q.id))].slice(0, o.firstTurns)
       for (const qa of others) {
-        const env = makeEnv(gwOf(qa), qa, { ...o.gym, protocol })
+        const env = makeEnv(gwOf(qa), qa, gym)
         const initial = await env.initialObservation()
         const turn = await oracleOf(qa).act(initial)
         seqs.push(sequenceOfTrajectory(codec, { initial, turns: [{ text: turn.text, observation: [] }] } as unknown as Parameters<typeof sequenceOfTrajectory>[1]))

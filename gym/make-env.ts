@@ -7,7 +7,7 @@ import type { Qa } from '../world'
 import { SearchEnv, type GymEnv } from './env'
 import { getProtocol } from './protocol'
 import type { PromptStyle, ProtocolName } from './protocol/types'
-import { parseRewardSpec, STEP_TERMS } from './reward'
+import { parseRewardSpec, STEP_TERMS, type RewardSpec } from './reward'
 import { DEFAULT_BUDGETS, withBudgets, type Budgets } from './wrappers/budgets'
 import { withEpisodeStats } from './wrappers/episode-stats'
 import { hasFaults, NO_FAULTS, withFaults, type FaultRates } from './wrappers/faults'
@@ -17,8 +17,9 @@ import type { GymWorld } from './world-view'
 
 export interface GymOptions {
   protocol: ProtocolName
-  /** Reward spec: f1 | em+format | r1-searcher-stage1 | r1-searcher-stage2 | process | cost | cost-group | terms joined by '+'. */
-  reward: string
+  /** The parsed reward spec (config files name it: f1 | em+format | r1-searcher-stage1 | r1-searcher-stage2 | process |
+   *  cost | cost-group | terms joined by '+'; resolveGymOptions parses that name once). */
+  reward: RewardSpec
   topK: number
   observationCap: number
   maxCallsPerTurn: number
@@ -41,9 +42,17 @@ export interface GymOptions {
   episode: number
 }
 
+/** Gym options as config files, flags and HTTP bodies spell them (JSON): every key optional, the reward by name.
+ *  resolveGymOptions turns this into GymOptions once, at the edge; what crosses a package boundary below is typed. */
+export type GymOptionsJson = Partial<Omit<GymOptions, 'reward' | 'budgets' | 'faults'>> & {
+  reward?: string
+  budgets?: Partial<Budgets>
+  faults?: Partial<FaultRates>
+}
+
 export const DEFAULT_GYM_OPTIONS: GymOptions = {
   protocol: 'hermes',
-  reward: 'f1',
+  reward: { name: 'f1', terms: ['f1'] },
   topK: 5,
   observationCap: 8000,
   maxCallsPerTurn: 1,
@@ -57,11 +66,16 @@ export const DEFAULT_GYM_OPTIONS: GymOptions = {
   episode: 0,
 }
 
-/** Validate options (unknown keys, types, ranges) and fill defaults. Throws ConfigError/GymError with a clear message. */
-export function resolveGymOptions(input: unknown): GymOptions {
-  const o = mergeStrict(DEFAULT_GYM_OPTIONS, input, 'gym options')
+/** Validate options (unknown keys, types, ranges) and fill defaults. Throws ConfigError/GymError with a clear message.
+ *  A reward already parsed (resolved options passed again, e.g. with per-question budgets) is not parsed again. */
+export function resolveGymOptions(input: GymOptionsJson | Partial<GymOptions> | unknown): GymOptions {
+  let rest = input
+  let reward: unknown
+  if (typeof input === 'object' && input !== null && !Array.isArray(input)) ({ reward, ...rest } = input as { reward?: unknown })
+  const { reward: defaultReward, ...defaults } = DEFAULT_GYM_OPTIONS
+  const spec = reward === undefined ? structuredClone(defaultReward) : parseRewardSpec(reward as string | RewardSpec)
+  const o: GymOptions = { ...mergeStrict(defaults, rest, 'gym options'), reward: spec }
   getProtocol(o.protocol)
-  const spec = parseRewardSpec(o.reward)
   const intIn = (name: string, v: number, lo: number, hi: number) => {
     if (!Number.isInteger(v) || v < lo || v > hi) throw new GymError('options.range', `${name} must be an integer in [${lo}, ${hi}], got ${v}`)
   }
@@ -92,7 +106,7 @@ export function resolveGymOptions(input: unknown): GymOptions {
 export function makeEnv(
   world: GymWorld,
   qa: Qa | string,
-  options: Partial<GymOptions> | GymOptions = {},
+  options: GymOptionsJson | Partial<GymOptions> = {},
   count?: TokenCounter,
 ): GymEnv & { stats: ReturnType<typeof withEpisodeStats>['stats'] } {
   const o = resolveGymOptions(options)
@@ -131,7 +145,7 @@ export function makeEnvGroup(
   world: GymWorld,
   qa: Qa | string,
   n: number,
-  options: Partial<GymOptions> = {},
+  options: GymOptionsJson | Partial<GymOptions> = {},
   count?: TokenCounter,
 ): ReturnType<typeof makeEnv>[] {
   if (!Number.isInteger(n) || n < 1) throw new GymError('options.range', `group size must be a positive integer, got ${n}`)

@@ -70,9 +70,20 @@ export const REWARD_PRESETS: Record<string, RewardTerm[]> = {
   'cost-group': ['f1', 'fewest-retrievals'],
 }
 
-/** Parse a spec name: a preset, or terms joined by '+'. */
+let specParses = 0
+/** How many spec names parseRewardSpec has read in this process (a run parses its spec once, at the edge; tests count). */
+export function rewardSpecParses(): number {
+  return specParses
+}
+
+/** Parse a spec name: a preset, or terms joined by '+'. A RewardSpec already parsed passes through (its terms checked). */
 export function parseRewardSpec(spec: string | RewardSpec): RewardSpec {
-  if (typeof spec !== 'string') return spec
+  if (typeof spec !== 'string') {
+    if (typeof spec !== 'object' || spec === null || typeof spec.name !== 'string' || !Array.isArray(spec.terms) || spec.terms.some((t) => !(TERMS as readonly string[]).includes(t)))
+      throw new GymError('reward.unknown_spec', `reward must be a spec name (${Object.keys(REWARD_PRESETS).join(', ')} or terms joined by '+'), got ${JSON.stringify(spec)?.slice(0, 80)}`)
+    return spec
+  }
+  specParses++
   const preset = ownLookup(REWARD_PRESETS, spec)
   if (preset) return { name: spec, terms: [...preset] }
   const parts = spec.split('+').map((s) => s.trim())

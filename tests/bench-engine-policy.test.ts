@@ -22,7 +22,7 @@ const dir = mkdtempSync(join(tmpdir(), 'bench-engine-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 const qa = ORACLE_QA.map((q) => ({ ...q, split: 'bench' as const }))
 const world = () => gymBenchWorld('oracle-fixture', 'oracle-fixture', openFixtureWorld({ qa }), ORACLE_KNOWLEDGE)
-const base = { world: 'oracle-fixture', split: 'bench', apiKeyEnv: 'X', concurrency: 2, out: '', seed: 0, timeoutMs: 1000, maxRetries: 0, maxTurns: 1000, ragDocs: 3, judgeApiKeyEnv: 'X', bootstrap: 200, retryErrors: false, quiet: true }
+const base = { world: 'oracle-fixture', split: 'bench', apiKeyEnv: 'X', concurrency: 2, out: '', seed: 0, timeoutMs: 1000, maxRetries: 0, ragDocs: 3, judgeApiKeyEnv: 'X', bootstrap: 200, retryErrors: false, quiet: true }
 
 it('the oracle written in search-r1 tags solves every fixture question (F1 1.0) through the real search-r1 Env', async () => {
   const w = world()

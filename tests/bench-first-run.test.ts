@@ -25,8 +25,8 @@ function cli(...args: string[]) {
 function config(over: Partial<BenchRunConfig> = {}): BenchRunConfig {
   return {
     world: 'fixture', worldId: 'fx', split: 'bench', policy: 'openai', model: 'm', baseURL: '', apiKeyEnv: 'X', protocol: 'hermes', limit: 2,
-    concurrency: 1, seed: 0, timeoutMs: 10_000, maxRetries: 2, temperature: null, maxTokens: null, maxTurns: 8, ragDocs: 3, prices: null, judge: null,
-    gym: null, bootstrap: 100, ...over,
+    concurrency: 1, seed: 0, timeoutMs: 10_000, maxRetries: 2, temperature: null, maxTokens: null, ragDocs: 3, prices: null, judge: null,
+    gym: { budgets: { maxTurns: 8 } }, bootstrap: 100, ...over,
   }
 }
 
@@ -55,7 +55,7 @@ test('bench report on a missing folder fails and creates nothing', () => {
 test('a run on a split without questions fails before the run folder exists', async () => {
   const data = makeFixtureWorldData(2)
   const out = join(dir, 'runs', 'empty-split')
-  const policy = new OpenAiPolicy({ baseURL: 'http://127.0.0.1:9/v1', model: 'm', protocol: 'text' })
+  const policy = new OpenAiPolicy({ baseURL: 'http://127.0.0.1:9/v1', model: 'm', protocol: 'hermes' })
   await expect(runBench(out, config({ split: 'nope' }), { world: fixtureWorld('fx', data), policyFor: () => policy, scorer, quiet: true })).rejects.toThrow(
     /has no questions in split 'nope'; its splits: (train, )?bench/,
   )
@@ -83,7 +83,7 @@ test('a context overflow ends the episode as truncated (stop reason context), sc
   try {
     const data = makeFixtureWorldData(2)
     const out = join(dir, 'runs', 'overflow')
-    const policy = new OpenAiPolicy({ baseURL: s.url, model: 'm', protocol: 'text', maxRetries: 2, timeoutMs: 10_000 })
+    const policy = new OpenAiPolicy({ baseURL: s.url, model: 'm', protocol: 'hermes', maxRetries: 2, timeoutMs: 10_000 })
     const res = await runBench(out, config({ baseURL: s.url }), { world: fixtureWorld('fx', data), policyFor: () => policy, scorer, quiet: true })
     expect(res.summary.status).toEqual({ ok: 2, infra_error: 0, error: 0 })
     expect(res.summary.endpoint.failedQuestions).toBe(0)

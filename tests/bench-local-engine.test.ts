@@ -12,6 +12,7 @@ import { runBench } from '../bench/run'
 import type { BenchRunConfig, TrajectoryRecord } from '../bench/types'
 import { scoreAnswer as scorer } from '../gym'
 import { fixtureWorld, makeFixtureWorldData } from './fixtures/bench-fixture-world'
+import { FixtureReplyGenerator, readFixtureReplies } from './fixtures/fixture-replies'
 import { worldTokenizer } from './helpers/world-texts'
 
 const dir = mkdtempSync(join(tmpdir(), 'bench-engine-'))
@@ -39,15 +40,15 @@ beforeAll(() => {
 function config(over: Partial<BenchRunConfig>): BenchRunConfig {
   return {
     world: 'fixture', worldId: data.id, split: 'bench', policy: 'openai', model: 'model', baseURL: '', apiKeyEnv: 'X', protocol: 'hermes', limit: 2,
-    concurrency: 1, seed: 0, timeoutMs: 60000, maxRetries: 1, temperature: null, maxTokens: 12, maxTurns: 3, ragDocs: 3, prices: null, judge: null,
-    gym: null, bootstrap: 100, ...over,
+    concurrency: 1, seed: 0, timeoutMs: 60000, maxRetries: 1, temperature: null, maxTokens: 12, ragDocs: 3, prices: null, judge: null,
+    gym: { budgets: { maxTurns: 3 } }, bootstrap: 100, ...over,
   }
 }
 
 it('runs against a sampling local engine: every question completes, tokens are counted, no endpoint failures', async () => {
   const s = await serveModel({ dir: modelDir, port: 0, seed: 0, defaultMaxTokens: 12 })
   servers.push(s)
-  const policy = new OpenAiPolicy({ baseURL: `${s.url}/v1`, model: 'model', protocol: 'text', maxTokens: 12, timeoutMs: 60000, maxRetries: 1 })
+  const policy = new OpenAiPolicy({ baseURL: `${s.url}/v1`, model: 'model', protocol: 'hermes', maxTokens: 12, timeoutMs: 60000, maxRetries: 1 })
   const out = join(dir, 'sampled')
   const res = await runBench(out, config({ baseURL: `${s.url}/v1` }), { world: fixtureWorld('fx', data), policyFor: () => policy, scorer, quiet: true })
   expect(res.summary.questions).toBe(2)
@@ -69,11 +70,11 @@ it('solves a question through the engine server in fixture-reply mode with nativ
       '<answer>Velmora0</answer>',
     ]),
   )
-  const s = await serveModel({ dir: modelDir, port: 0, seed: 0, fixtureRepliesFile: replies })
+  const s = await serveModel({ dir: modelDir, port: 0, seed: 0, generator: (tok, score) => new FixtureReplyGenerator(tok, readFixtureReplies(replies), score) })
   servers.push(s)
-  const policy = new OpenAiPolicy({ baseURL: `${s.url}/v1`, model: 'model', protocol: 'tools', timeoutMs: 60000, maxRetries: 1 })
+  const policy = new OpenAiPolicy({ baseURL: `${s.url}/v1`, model: 'model', protocol: 'openai', timeoutMs: 60000, maxRetries: 1 })
   const out = join(dir, 'replayed')
-  const res = await runBench(out, config({ baseURL: `${s.url}/v1`, protocol: 'openai', limit: 1, maxTokens: null, maxTurns: 6 }), {
+  const res = await runBench(out, config({ baseURL: `${s.url}/v1`, protocol: 'openai', limit: 1, maxTokens: null, gym: { budgets: { maxTurns: 6 } } }), {
     world: fixtureWorld('fx', data), policyFor: () => policy, scorer, quiet: true,
   })
   const [r] = readFileSync(join(out, 'trajectories.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as TrajectoryRecord)

@@ -26,8 +26,8 @@ function tmp(): string {
 function config(over: Partial<BenchRunConfig>): BenchRunConfig {
   return {
     world: 'fixture', worldId: 'fixture-world-v1', split: 'bench', policy: 'openai', model: 'replay', baseURL: '', apiKeyEnv: 'OPENAI_API_KEY',
-    protocol: 'openai', limit: null, concurrency: 4, seed: 7, timeoutMs: 2000, maxRetries: 3, temperature: null, maxTokens: null, maxTurns: 12,
-    ragDocs: 3, prices: null, judge: null, gym: null, bootstrap: 200, ...over,
+    protocol: 'openai', limit: null, concurrency: 4, seed: 7, timeoutMs: 2000, maxRetries: 3, temperature: null, maxTokens: null,
+    ragDocs: 3, prices: null, judge: null, gym: { budgets: { maxTurns: 12 } }, bootstrap: 200, ...over,
   }
 }
 
@@ -41,11 +41,11 @@ async function serve(...args: Parameters<typeof scriptedResponder>): Promise<Rep
   return s
 }
 
-describe.each(['tools', 'text'] as const)('protocol %s', (protocol) => {
+describe.each(['openai', 'hermes'] as const)('protocol %s', (protocol) => {
   it('solves every fixture question through the official client and records turns, tools and tokens', async () => {
     const server = await serve(fixtureSolver(protocol))
     const out = tmp()
-    const cfg = config({ protocol: protocol === 'tools' ? 'openai' : 'hermes', baseURL: server.url })
+    const cfg = config({ protocol: protocol, baseURL: server.url })
     const policy = new OpenAiPolicy({ baseURL: server.url, model: 'replay', protocol, seed: 7, baseBackoffMs: 1, maxBackoffMs: 5 })
     const res = await runBench(out, cfg, { world: fixtureWorld('fx', makeFixtureWorldData(8)), policyFor: () => policy, scorer: scoreAnswer, quiet: true })
     expect(res.ran).toBe(8)
@@ -60,7 +60,7 @@ describe.each(['tools', 'text'] as const)('protocol %s', (protocol) => {
     expect(r.turns).toHaveLength(3)
     expect(r.turns[0].promptTokens).toBeGreaterThan(0)
     expect(r.tokens.completion).toBeGreaterThan(0)
-    if (protocol === 'tools') {
+    if (protocol === 'openai') {
       expect(r.turns[0].tool_calls?.[0].function.name).toBe('search')
       // native tools were offered and tool results went back as `tool` messages
       expect(server.requests[0].tools).toHaveLength(2)
@@ -76,9 +76,9 @@ describe.each(['tools', 'text'] as const)('protocol %s', (protocol) => {
 })
 
 it('retries 429 and 5xx with backoff and counts them apart from model mistakes', async () => {
-  const server = await serve(fixtureSolver('tools'), [{ status: 429, headers: { 'retry-after-ms': '1' } }, { status: 503 }, { status: 500 }])
+  const server = await serve(fixtureSolver('openai'), [{ status: 429, headers: { 'retry-after-ms': '1' } }, { status: 503 }, { status: 500 }])
   const out = tmp()
-  const policy = new OpenAiPolicy({ baseURL: server.url, model: 'replay', protocol: 'tools', seed: 7, baseBackoffMs: 1, maxBackoffMs: 5 })
+  const policy = new OpenAiPolicy({ baseURL: server.url, model: 'replay', protocol: 'openai', seed: 7, baseBackoffMs: 1, maxBackoffMs: 5 })
   const res = await runBench(out, config({ baseURL: server.url, concurrency: 1, limit: 2 }), { world: fixtureWorld('fx', makeFixtureWorldData(4)), policyFor: () => policy, scorer: scoreAnswer, quiet: true })
   expect(res.summary.overall.em.mean).toBe(1)
   expect(res.summary.endpoint.rateLimited).toBe(1)
@@ -90,9 +90,9 @@ it('retries 429 and 5xx with backoff and counts them apart from model mistakes',
 
 it('times out a hung request, retries it, and records a question lost after all retries as an endpoint failure', async () => {
   const hang = { delayMs: 5000, content: 'late' }
-  const server = await serve(fixtureSolver('text'), [hang, hang, hang])
+  const server = await serve(fixtureSolver('hermes'), [hang, hang, hang])
   const out = tmp()
-  const policy = new OpenAiPolicy({ baseURL: server.url, model: 'replay', protocol: 'text', seed: 7, timeoutMs: 150, maxRetries: 1, baseBackoffMs: 1, maxBackoffMs: 5 })
+  const policy = new OpenAiPolicy({ baseURL: server.url, model: 'replay', protocol: 'hermes', seed: 7, timeoutMs: 150, maxRetries: 1, baseBackoffMs: 1, maxBackoffMs: 5 })
   const res = await runBench(out, config({ protocol: 'hermes', baseURL: server.url, concurrency: 1, limit: 2, timeoutMs: 150, maxRetries: 1 }), {
     world: fixtureWorld('fx', makeFixtureWorldData(4)), policyFor: () => policy, scorer: scoreAnswer, quiet: true,
   })
@@ -119,7 +119,7 @@ it('counts malformed model output (no tool call, no answer; bad tool JSON) as mo
     return { content: '<answer>nowhere</answer>' }
   }, [{ raw: 'this is not json' }])
   const out = tmp()
-  const policy = new OpenAiPolicy({ baseURL: server.url, model: 'replay', protocol: 'tools', seed: 7, baseBackoffMs: 1, maxBackoffMs: 5, maxRetries: 2 })
+  const policy = new OpenAiPolicy({ baseURL: server.url, model: 'replay', protocol: 'openai', seed: 7, baseBackoffMs: 1, maxBackoffMs: 5, maxRetries: 2 })
   const res = await runBench(out, config({ baseURL: server.url, concurrency: 1, limit: 1 }), { world: fixtureWorld('fx', makeFixtureWorldData(2)), policyFor: () => policy, scorer: scoreAnswer, quiet: true })
   const [r] = records(out)
   expect(n).toBe(3)
@@ -138,7 +138,7 @@ it('reports the gym\'s injected tool timeouts, 429s and failures apart from endp
     if (turn === 1) return { content: '<tool_call>{"name": "access", "arguments": {"url": "https://fixture.wiki/person/0"}}</tool_call>' }
     return { content: '<answer>x</answer>' }
   })
-  const policy = new OpenAiPolicy({ baseURL: server.url, model: 'replay', protocol: 'text', seed: 7 })
+  const policy = new OpenAiPolicy({ baseURL: server.url, model: 'replay', protocol: 'hermes', seed: 7 })
   const world = fixtureWorld('fx', makeFixtureWorldData(2))
   const a = await runBench(tmp(), config({ protocol: 'hermes', baseURL: server.url, gym: { faults: { searchTimeout: 1, accessFailure: 1 } } }), { world, policyFor: () => policy, scorer: scoreAnswer, quiet: true })
   expect(a.summary.tools.toolCallsPerQuestion).toBe(2)

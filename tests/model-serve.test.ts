@@ -1,6 +1,6 @@
 // tests/model-serve: `searchgym model serve` as a real child process on 127.0.0.1 (free port), driven over HTTP by the
 // official `openai` client (v7). A tiny random Qwen3 with a world tokenizer samples for real; a random model never
-// writes tool calls, so the tool_calls path is driven by a second server started with --fixture-replies (a TEST
+// writes tool calls, so the tool_calls path is driven by a second server started with the scripted-replies TEST FIXTURE (SEARCHGYM_TEST_FIXTURE; a TEST
 // FIXTURE: canned reply texts forced through the model, which still scores them — the log-probs are the model's).
 import OpenAI from 'openai'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
@@ -12,6 +12,7 @@ import { createLoraAdapter, saveLoraAdapter } from '../infra/engine/lora'
 import { loadModelConfig } from '../infra/engine/config'
 import { createTsBackend } from '../infra/engine/ts-backend'
 import { startServe, type ServeProcess } from './helpers/cli-process'
+import { scriptedRepliesEnv } from './fixtures/scripted-replies'
 import { writeTinyWorld } from './fixtures/docs-only-world'
 import { worldTokenizer } from './helpers/world-texts'
 
@@ -55,7 +56,7 @@ beforeAll(async () => {
   )
   ;[sampling, fixture] = await Promise.all([
     startServe([modelDir, '--adapter', adapterDir, '--seed', '5', '--quiet']),
-    startServe([modelDir, '--fixture-replies', join(tmp, 'replies.json'), '--name', 'tiny-fixture', '--quiet']),
+    startServe([modelDir, '--name', 'tiny-fixture', '--quiet'], 60_000, scriptedRepliesEnv(join(tmp, 'replies.json'))),
   ])
 }, 120_000)
 
@@ -126,7 +127,7 @@ describe('model serve (sampling a tiny random Qwen3)', () => {
   })
 })
 
-describe('model serve --fixture-replies (TEST FIXTURE: forced replies, real model log-probs)', () => {
+describe('model serve with scripted replies (TEST FIXTURE: forced replies, real model log-probs)', () => {
   it('returns Hermes output as OpenAI tool_calls, then the final answer after the tool result', async () => {
     const c = client(fixture)
     const first = await c.chat.completions.create({ model: 'tiny-fixture', messages: question, tools: [searchTool], logprobs: true })

@@ -3,10 +3,10 @@
 // failure; readQaByIds reads a shard's questions in the order asked, undefined for an unknown id; the oracle knowledge's
 // bulk prefetch gives the same edges and verified queries as its per-edge reads.
 import { join } from 'node:path'
-import { withMemoSearch } from '../agent/policy/memo-search'
+import { withMemoSearch } from '../agent/oracle/memo-search'
 import type { GymWorld, SearchResult } from '../gym'
 import { readQa, readQaById, readQaByIds, worldReader } from '../world'
-import { worldOracleKnowledge } from '../agent/policy/oracle-knowledge'
+import { worldOracleKnowledge } from '../agent/oracle/oracle-knowledge'
 import { openDb } from '../infra/store'
 import { openFixtureWorld } from './fixtures/gym-fixture-world'
 import { sharedTinyWorld } from './helpers/shared-world'

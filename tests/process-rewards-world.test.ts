@@ -4,9 +4,9 @@
 // oracle > wanderer > spammer, no-search under f1 (oracle = wanderer there), process and cost.
 import { makeEnv, openGymWorld, scoreAnswer, type GymWorld, type Policy } from '../gym'
 import { openWorld, type Qa } from '../world'
-import { oraclePolicy } from '../agent/policy/oracle'
-import { worldOracleKnowledge } from '../agent/policy/oracle-knowledge'
-import type { OracleKnowledge } from '../agent/policy/oracle-plan'
+import { oraclePolicy } from '../agent/oracle/oracle'
+import { worldOracleKnowledge } from '../agent/oracle/oracle-knowledge'
+import type { OracleKnowledge } from '../agent/oracle/oracle-plan'
 import { noSearchPolicy, searchTurn, spammerPolicy, wandererPolicy } from '../agent/policy/scripted'
 import { runEpisode } from '../agent/rollout/episode'
 import type { TrajectoryRecord } from '../agent/rollout/types'

@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url'
 import { runCli } from './helpers/cli-process'
 import { Learner } from '../infra/engine/learner'
 import { loadModel } from '../infra/engine/model'
+import { scriptedRepliesEnv } from './fixtures/scripted-replies'
 
 const LONG = 600_000
 const BIN = fileURLToPath(new URL('../bin/searchgym.mjs', import.meta.url))
@@ -25,6 +26,8 @@ const model = join(root, 'model')
 const cfgFile = join(root, 'ci.json')
 const replies = join(root, 'replies.json')
 const start = join(root, 'start-adapter')
+// Every `train` this file starts plays the scripted replies (TEST FIXTURE, injected by env, not by a flag).
+Object.assign(process.env, scriptedRepliesEnv(replies))
 // CI size: 2 steps × 2 questions × N = 2, one turn of at most 16 tokens; em+format gives answered 0 / unanswered −0.1.
 // The update keys of issue 34 at non-default values: unanswered episodes end on the turn budget and are filtered out;
 // the answered ones train in mini-batches of 1 for 2 epochs, with a KL to the start adapter, at temperature 0.8.
@@ -34,7 +37,7 @@ const CI = {
 }
 
 function trainArgs(out: string, curriculum = 'two-stage'): string[] {
-  return ['train', '--world', world, '--model', model, '--adapter', start, '--curriculum', curriculum, '--out', out, '--config', cfgFile, '--fixture-replies', replies, '--quiet']
+  return ['train', '--world', world, '--model', model, '--adapter', start, '--curriculum', curriculum, '--out', out, '--config', cfgFile, '--quiet']
 }
 
 beforeAll(async () => {

@@ -7,6 +7,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { runCli } from './helpers/cli-process'
+import { scriptedRepliesEnv } from './fixtures/scripted-replies'
 import { sharedTinyWorld } from './helpers/shared-world'
 
 const LONG = 600_000
@@ -15,6 +16,8 @@ afterAll(() => rmSync(root, { recursive: true, force: true }))
 const model = join(root, 'model')
 const cfgFile = join(root, 'ci.json')
 const replies = join(root, 'replies.json')
+// Every `train` this file starts plays the scripted replies (TEST FIXTURE, injected by env, not by a flag).
+Object.assign(process.env, scriptedRepliesEnv(replies))
 let world = ''
 
 beforeAll(async () => {
@@ -27,7 +30,7 @@ beforeAll(async () => {
 }, LONG)
 
 const lines = (f: string) => readFileSync(f, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, number>)
-const args = (out: string, reward: string) => ['train', '--world', world, '--model', model, '--curriculum', 'two-stage', '--reward', reward, '--out', out, '--config', cfgFile, '--fixture-replies', replies, '--quiet']
+const args = (out: string, reward: string) => ['train', '--world', world, '--model', model, '--curriculum', 'two-stage', '--reward', reward, '--out', out, '--config', cfgFile, '--quiet']
 
 describe('searchgym train --reward', () => {
   it('cost: the trainer reward is F1 − 0.02 per tool call, episodes mixed, the update ran', async () => {

@@ -77,7 +77,7 @@ function readQaAll(dir: string) {
 }
 
 test('the oracle check over worker threads gives the same runs as in one thread', async () => {
-  const { checkWorldFolder } = await import('../agent/policy/oracle-check')
+  const { checkWorldFolder } = await import('../agent/oracle/oracle-check')
   const cli = await sharedTinyWorld()
   const db = openDb(join(cli.dir, 'world.db'), { readonly: true })
   const qas = readQa(db, ['train', 'bench']).slice(0, 120)
@@ -100,7 +100,7 @@ test('the oracle check over worker threads gives the same runs as in one thread'
 })
 
 test("the check's oracle reads only the pages a hop needs by default, in every thread, with the same outcomes as reading all", async () => {
-  const { checkWorldFolder } = await import('../agent/policy/oracle-check')
+  const { checkWorldFolder } = await import('../agent/oracle/oracle-check')
   const cli = await sharedTinyWorld()
   const qas = readQaAll(cli.dir).slice(0, 200)
   // A small observation cap pages most tiny documents (gym/pages), so how the oracle reads pages shows in its turns.
@@ -119,7 +119,7 @@ test("the check's oracle reads only the pages a hop needs by default, in every t
 })
 
 test('warm check workers (started as the qa stage begins) build the same world; mismatched settings fall back to a cold check', async () => {
-  const { checkWorldFolder, WarmCheck } = await import('../agent/policy/oracle-check')
+  const { checkWorldFolder, WarmCheck } = await import('../agent/oracle/oracle-check')
   const cli = await sharedTinyWorld()
   // Every chunk to the one warm worker (not this thread): the world it checks must hash as the CLI's cold build.
   const warmStages = CHECKED_WORLD_STAGES.map((s) => (s.name === 'check' ? oracleCheckStageWith({ workers: 2, thisThread: false }) : s))

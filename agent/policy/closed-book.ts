@@ -22,7 +22,7 @@ export class ClosedBookPolicy implements Policy {
       { role: 'user', content: `Question: ${questionOf(conversation)}` },
       ...afterInitial(conversation),
     ]
-    const { message, record } = await this.client.complete(toOpenAiMessages(messages, 'text'), { callKey: `${ctx?.qaId ?? ''}#${conversation.length}`, signal: ctx?.signal })
+    const { message, record } = await this.client.complete(toOpenAiMessages(messages, 'hermes'), { callKey: `${ctx?.qaId ?? ''}#${conversation.length}`, signal: ctx?.signal })
     return { text: message.content ?? '', usage: { promptTokens: record.promptTokens, completionTokens: record.completionTokens }, call: record }
   }
 }

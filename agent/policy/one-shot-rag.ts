@@ -1,9 +1,8 @@
 // agent/policy/one-shot-rag: the one-shot RAG baseline — search the question verbatim, open the top documents, put
 // them in context and let the chat model answer once. Tool calls go through the env, so tools, budgets and counts
 // are the same as for any agent. It reads URLs out of the search observation text, whatever its layout.
-import type { ChatMessage, Policy } from '../../gym'
+import type { ChatMessage, ChatProtocolName, Policy } from '../../gym'
 import type { ChatClient } from './chat-client'
-import type { WireProtocol } from './messages'
 import { toOpenAiMessages } from './messages'
 import type { RecordedTurn } from './openai'
 import { afterInitial, questionOf, toolCallTurn } from './tool-call-format'
@@ -12,7 +11,7 @@ export const RAG_SYSTEM =
   'Answer the question using the documents below. Give a short answer (an entity, a name, a number or a date) and write it as <answer>...</answer>.'
 
 export interface OneShotRagOptions {
-  protocol: WireProtocol
+  protocol: ChatProtocolName
   /** How many top search results to open with access (0: answer from the search snippets). */
   docs: number
   /** Characters kept per document in the prompt. */
@@ -80,7 +79,7 @@ export class OneShotRagPolicy implements Policy {
       if (m.role === 'assistant') seen++
       if (seen >= urls.length + 2) messages.push(m.role === 'assistant' ? { role: 'assistant', content: m.content } : { role: 'user', content: m.content })
     }
-    const { message, record } = await this.client.complete(toOpenAiMessages(messages, 'text'), { callKey: `${ctx?.qaId ?? ''}#${conversation.length}`, signal: ctx?.signal })
+    const { message, record } = await this.client.complete(toOpenAiMessages(messages, 'hermes'), { callKey: `${ctx?.qaId ?? ''}#${conversation.length}`, signal: ctx?.signal })
     return { text: message.content ?? '', usage: { promptTokens: record.promptTokens, completionTokens: record.completionTokens }, call: record }
   }
 }

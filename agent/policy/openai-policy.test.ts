@@ -28,17 +28,17 @@ it('prices: per-model or wildcard, unknown models cost undefined, bad tables are
   expect(() => parsePriceTable({ m: { input: 1, output: 1, cached: 0.1 } })).toThrow(/unknown key 'cached'/)
 })
 
-it('messages: tools keeps tool_calls and tool messages; text turns tool results into <tool_response> user turns', () => {
+it('messages: openai keeps tool_calls and tool messages; hermes turns tool results into <tool_response> user turns', () => {
   const conv = [
     { role: 'system' as const, content: 's' },
     { role: 'user' as const, content: 'q' },
     { role: 'assistant' as const, content: '', tool_calls: [{ id: 'c1', type: 'function' as const, function: { name: 'search', arguments: '{"query":"x"}' } }] },
     { role: 'tool' as const, tool_call_id: 'c1', content: 'results' },
   ]
-  const tools = toOpenAiMessages(conv, 'tools')
+  const tools = toOpenAiMessages(conv, 'openai')
   expect(tools[2]).toEqual({ role: 'assistant', content: null, tool_calls: conv[2].tool_calls })
   expect(tools[3]).toEqual({ role: 'tool', tool_call_id: 'c1', content: 'results' })
-  const text = toOpenAiMessages(conv, 'text')
+  const text = toOpenAiMessages(conv, 'hermes')
   expect(text[2]).toEqual({ role: 'assistant', content: '' })
   expect(text[3]).toEqual({ role: 'user', content: '<tool_response>\nresults\n</tool_response>' })
 })

@@ -2,9 +2,9 @@
 // Native tool_calls with the gym's search/access tools, or the gym's text protocol (the env parses the text either way).
 // Endpoint failures are retried by the ChatClient and surface as EndpointError — never as model mistakes.
 import type { ChatCompletionTool } from 'openai/resources/chat/completions'
-import type { AssistantTurn, ChatMessage, Policy } from '../../gym'
+import type { AssistantTurn, ChatMessage, ChatProtocolName, Policy } from '../../gym'
 import { ChatClient, DEFAULT_CHAT_CLIENT, type CallRecord, type ChatClientOptions } from './chat-client'
-import { toOpenAiMessages, type WireProtocol } from './messages'
+import { toOpenAiMessages } from './messages'
 import { toolSchemas } from '../../gym'
 
 /** An assistant turn plus what the call cost; the bench harness records `call` beside the turn. */
@@ -15,15 +15,15 @@ export interface RecordedTurn extends AssistantTurn {
 export interface OpenAiPolicyOptions extends Partial<Omit<ChatClientOptions, 'baseURL' | 'model'>> {
   baseURL: string
   model: string
-  /** 'tools': native tool_calls; 'text': the gym's text protocol, no tools sent. */
-  protocol: WireProtocol
+  /** 'openai': native tool_calls; 'hermes': the gym's <tool_call> tags in the text, no tools sent. */
+  protocol: ChatProtocolName
   /** Function schemas sent with native tool_calls (default: the gym's search + access; only search for no-Access). */
   tools?: ChatCompletionTool[]
 }
 
 export class OpenAiPolicy implements Policy {
   readonly name: string
-  readonly protocol: WireProtocol
+  readonly protocol: ChatProtocolName
   readonly client: ChatClient
   private readonly tools: ChatCompletionTool[]
 
@@ -37,14 +37,14 @@ export class OpenAiPolicy implements Policy {
 
   async act(conversation: ChatMessage[], ctx?: { qaId?: string; signal?: AbortSignal }): Promise<RecordedTurn> {
     const messages = toOpenAiMessages(conversation, this.protocol)
-    const tools = this.protocol === 'tools' ? this.tools : undefined
+    const tools = this.protocol === 'openai' ? this.tools : undefined
     const { message, record } = await this.client.complete(messages, { callKey: `${ctx?.qaId ?? ''}#${conversation.length}`, signal: ctx?.signal, tools })
     const turn: RecordedTurn = {
       text: message.content ?? '',
       usage: { promptTokens: record.promptTokens, completionTokens: record.completionTokens },
       call: record,
     }
-    if (this.protocol === 'tools' && message.tool_calls && message.tool_calls.length > 0) {
+    if (this.protocol === 'openai' && message.tool_calls && message.tool_calls.length > 0) {
       turn.tool_calls = []
       let i = 0
       for (const tc of message.tool_calls) {

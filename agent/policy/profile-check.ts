@@ -6,8 +6,8 @@
 import { approxTokens, scoreAnswer, type GymWorld, type TokenCounter } from '../../gym'
 import { openGymWorld, passageRetriever, type RetrieveUnit } from '../../gym'
 import { engineProfile, openWorld, searchR1Prompt, verlPrompt, type EngineLimits, type EngineProfile, type ExportTuner, type Qa } from '../../world'
-import { worldOracleKnowledge } from './oracle-knowledge'
-import { OracleFailure, oraclePlan, ORACLE_MAX_QUERIES_PER_PAGE, type OracleKnowledge } from './oracle-plan'
+import { worldOracleKnowledge } from '../oracle/oracle-knowledge'
+import { OracleFailure, oraclePlan, ORACLE_MAX_QUERIES_PER_PAGE, type OracleKnowledge } from '../oracle/oracle-plan'
 
 export type ProfileCause = 'turns' | 'context' | 'search' | 'evidence-cut' | 'wrong-answer' | 'other'
 

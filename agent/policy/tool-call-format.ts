@@ -1,10 +1,9 @@
 // agent/policy/tool-call-format: how a scripted policy (baselines) writes a tool call or a final answer in the gym's
 // protocols — native tool_calls, or the default text protocol (<tool_call>{"name","arguments"}</tool_call>, <answer>).
-import type { AssistantTurn, ChatMessage } from '../../gym'
-import type { WireProtocol } from './messages'
+import type { AssistantTurn, ChatMessage, ChatProtocolName } from '../../gym'
 
-export function toolCallTurn(protocol: WireProtocol, name: string, args: Record<string, unknown>, id: string): AssistantTurn {
-  if (protocol === 'tools') return { text: '', tool_calls: [{ id, type: 'function', function: { name, arguments: JSON.stringify(args) } }] }
+export function toolCallTurn(protocol: ChatProtocolName, name: string, args: Record<string, unknown>, id: string): AssistantTurn {
+  if (protocol === 'openai') return { text: '', tool_calls: [{ id, type: 'function', function: { name, arguments: JSON.stringify(args) } }] }
   return { text: `<tool_call>${JSON.stringify({ name, arguments: args })}</tool_call>` }
 }
 

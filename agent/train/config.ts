@@ -3,6 +3,7 @@
 // LoRA rank 32 — and a LoRA learning rate (the paper's 5e-6 is for full fine-tuning; LoRA needs ~10×).
 import { mergeStrict } from '../../infra/config'
 import { ConfigError } from '../../infra/errors'
+import { TEXT_PROTOCOLS, type GymOptionsJson, type TextProtocolName } from '../../gym'
 
 export interface TrainConfig {
   seed: number
@@ -60,9 +61,10 @@ export interface TrainConfig {
    *  from all training questions as without the cap, so it equals `train sft`'s. */
   maxHops: number
   /** Text protocol of the rollouts: hermes (<tool_call> JSON) or search-r1 (<search>/<answer> tags, short prompt). */
-  protocol: 'hermes' | 'search-r1'
-  /** Options passed to the gym's makeEnv (reward, access, maxCallsPerTurn, faults, topK, ...). */
-  gym: Record<string, unknown>
+  protocol: TextProtocolName
+  /** Gym options as the config file spells them (reward by name, access, maxCallsPerTurn, faults, topK, ...); the run
+   *  resolves them once (resolveGymOptions) and passes the typed GymOptions down. */
+  gym: GymOptionsJson
 }
 
 export const DEFAULT_TRAIN_CONFIG: TrainConfig = {
@@ -134,7 +136,7 @@ export function resolveTrainConfig(...layers: unknown[]): TrainConfig {
   oneOf('aggregation', c.aggregation, ['token-mean', 'sequence-mean'])
   oneOf('advantageStd', c.advantageStd, ['population', 'sample'])
   oneOf('turnBudget', c.turnBudget, ['fixed', 'hop-scaled'])
-  oneOf('protocol', c.protocol, ['hermes', 'search-r1'])
+  oneOf('protocol', c.protocol, [...TEXT_PROTOCOLS])
   if (Object.prototype.hasOwnProperty.call(c.gym, 'protocol')) throw new ConfigError('train.gym', 'gym.protocol is set by the config key protocol')
   return c
 }

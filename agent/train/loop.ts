@@ -6,7 +6,7 @@
 // draw is derived from (seed, step, round): a resumed run draws what the killed one would have.
 import { appendFileSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, truncateSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { FEWEST_RETRIEVALS_BONUS, makeEnvGroup, parseRewardSpec, scoreAnswer, STEP_TERMS, type GymWorld } from '../../gym'
+import { FEWEST_RETRIEVALS_BONUS, makeEnvGroup, resolveGymOptions, scoreAnswer, STEP_TERMS, type GymOptions, type GymWorld } from '../../gym'
 import { AgentError } from '../../infra/errors'
 import { Rng } from '../../infra/rng'
 import { holdForTest } from '../../infra/test-hold'
@@ -30,6 +30,8 @@ export interface TrainDeps {
   worldFor?: (qa: Qa) => GymWorld
   source: QuestionSource
   config: TrainConfig
+  /** The config's gym options resolved once by the caller (its reward spec parsed); absent: resolved here. */
+  gym?: GymOptions
   out: string
   /** Progress lines (step, stage, reward, tokens/s, ETA). */
   log?: (line: string) => void
@@ -177,14 +179,15 @@ export async function train(d: TrainDeps): Promise<TrainResult> {
   const sampler = new TimedSampler(d.sampler ?? new EngineSampler(model, { temperature: c.temperature, topP: c.topP, topK: c.topK, stopIds }))
   const greedy = d.sampler ?? new EngineSampler(model, { temperature: 0, topP: 1, topK: 0, stopIds })
   const Q = c.batchSize / c.groupSize
-  const envOptions = (qa: Qa, episode: number) => ({
-    ...c.gym,
-    protocol: c.protocol,
+  const gym = d.gym ?? resolveGymOptions({ ...c.gym, protocol: c.protocol })
+  if (gym.protocol !== c.protocol) throw new AgentError('train.gym', `gym options speak '${gym.protocol}' but the config's protocol is '${c.protocol}'`)
+  const envOptions = (qa: Qa, episode: number): GymOptions => ({
+    ...gym,
     budgets: { maxTurns: source.maxTurnsFor(qa), maxResponseTokens: c.maxTokensPerTurn, maxContextTokens: model.config.maxPositionEmbeddings },
     episode,
   })
   // Group terms of the reward spec (the env pays terminal and step terms; the group scorer adds these).
-  const spec = parseRewardSpec(typeof c.gym.reward === 'string' ? c.gym.reward : 'f1')
+  const spec = gym.reward
   const fewestRetrievalsBonus = spec.terms.includes('fewest-retrievals') ? FEWEST_RETRIEVALS_BONUS : 0
   let batchOwnMs = 0
   const rollout = async (qas: Qa[], n: number, s: TokenSampler, seed: number, episodeBase: number): Promise<Rollout[]> => {

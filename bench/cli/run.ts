@@ -2,7 +2,7 @@
 import { resolve } from 'node:path'
 import { handler, type Argv, type Command } from '../../infra/cli-util'
 import { BenchError } from '../../infra/errors'
-import { readPriceTable } from '../../agent'
+import { ORACLE_GYM_OPTIONS, readPriceTable } from '../../agent'
 import { scoreAnswer } from '../../gym'
 import { readJsonFile } from '../../infra/config'
 import { openBenchWorlds } from '../gym-world'
@@ -11,7 +11,8 @@ import { makeJudge, policyFactory, type ClientTuning } from '../policies'
 import { ci } from '../report'
 import { runBench } from '../run'
 import { LIMIT_MODES, type LimitMode } from '../sample'
-import { BENCH_PROTOCOLS, type BenchProtocol, type BenchRunConfig, type PolicyKind } from '../types'
+import { type BenchRunConfig, type PolicyKind } from '../types'
+import { CHAT_PROTOCOLS, type GymOptionsJson, type ProtocolName } from '../../gym'
 import { resolveGymOptions } from '../../gym'
 
 export interface RunArgs {
@@ -32,7 +33,7 @@ export interface RunArgs {
   maxRetries: number
   temperature?: number
   maxTokens?: number
-  maxTurns: number
+  maxTurns?: number
   ragDocs: number
   prices?: string
   judgeModel?: string
@@ -49,15 +50,14 @@ export interface RunArgs {
 }
 
 /** --gym-options: inline JSON or a JSON file (env budgets, faults, reward, topK, access); the gym validates keys. */
-export function parseGymOptions(v: string): Record<string, unknown> {
+export function parseGymOptions(v: string): GymOptionsJson {
   const raw = v.trim().startsWith('{') ? parseJson(v) : readJsonFile(v, 'gym options file')
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new BenchError('bench.args', '--gym-options must be a JSON object, e.g. \'{"budgets": {"maxTurns": 8}}\'')
   // The run's protocol is --protocol (the policy must speak it too); a protocol here would be silently overridden.
   if (Object.prototype.hasOwnProperty.call(raw, 'protocol'))
     throw new BenchError('bench.args', '--gym-options may not set protocol: use --protocol openai|hermes (the policy and the env must agree)')
-  // Validated here, before the run folder or any progress exists (the gym checks keys, names and ranges).
-  resolveGymOptions(raw)
-  return raw as Record<string, unknown>
+  // Keys, names and ranges are checked by runBench's one resolveGymOptions, before the run folder exists.
+  return raw as GymOptionsJson
 }
 
 function parseJson(v: string): unknown {
@@ -68,19 +68,27 @@ function parseJson(v: string): unknown {
   }
 }
 
-/** The gym's oracle-check budgets (the paper's 16 turns are a model budget, not a solvability one). */
-export const ORACLE_GYM_OPTIONS: Record<string, unknown> = { budgets: { maxTurns: 1000, maxResponseTokens: 100_000, maxContextTokens: 100_000_000 } }
 
 /** --protocol: the gym's protocol names; the bench's old names are refused with the new one. */
-export function benchProtocol(p: string, policy?: PolicyKind): BenchProtocol {
+export function benchProtocol(p: string, policy?: PolicyKind): ProtocolName {
   if (p === 'tools') throw new BenchError('bench.args', "--protocol tools is now --protocol openai (the gym's name for native tool_calls)")
   if (p === 'text') throw new BenchError('bench.args', "--protocol text is now --protocol hermes (the gym's name for <tool_call> tags in the text)")
   if (p === 'search-r1') {
     if (policy === 'engine') return 'search-r1'
     throw new BenchError('bench.args', '--protocol search-r1 is spoken only by --policy engine (a local model); use openai or hermes')
   }
-  if (!(BENCH_PROTOCOLS as readonly string[]).includes(p)) throw new BenchError('bench.args', `--protocol must be one of ${BENCH_PROTOCOLS.join(', ')}, got '${p}'`)
-  return p as BenchProtocol
+  if (!(CHAT_PROTOCOLS as readonly string[]).includes(p)) throw new BenchError('bench.args', `--protocol must be one of ${CHAT_PROTOCOLS.join(', ')}, got '${p}'`)
+  return p as ProtocolName
+}
+
+/** --max-turns N is the env's one turn limit, budgets.maxTurns (the gym's default 16, the oracle's 1000, unless set). */
+export function turnLimited(gym: GymOptionsJson | null, maxTurns: number | undefined, fromFlag = true): GymOptionsJson | null {
+  if (maxTurns === undefined) return gym
+  if (!Number.isInteger(maxTurns) || maxTurns < 1) throw new BenchError('bench.args', `--max-turns must be a positive integer, got ${maxTurns}`)
+  const set = gym?.budgets?.maxTurns
+  if (fromFlag && set !== undefined && set !== maxTurns)
+    throw new BenchError('bench.args', `--max-turns ${maxTurns} and --gym-options budgets.maxTurns ${set} are the same turn limit: give one`)
+  return { ...gym, budgets: { ...gym?.budgets, maxTurns } }
 }
 
 export function configFromArgs(a: RunArgs, worldId: string, worlds: readonly string[] = typeof a.world === 'string' ? [a.world] : a.world): BenchRunConfig {
@@ -112,11 +120,10 @@ export function configFromArgs(a: RunArgs, worldId: string, worlds: readonly str
     maxRetries: a.maxRetries,
     temperature: a.temperature ?? null,
     maxTokens: a.maxTokens ?? null,
-    maxTurns: a.maxTurns,
     ragDocs: a.ragDocs,
     prices: a.prices ? readPriceTable(a.prices) : null,
     judge: a.judgeModel ? { model: a.judgeModel, baseURL: a.judgeBaseUrl ?? a.baseUrl ?? '', apiKeyEnv: a.judgeApiKeyEnv } : null,
-    gym: a.gymOptions ? parseGymOptions(a.gymOptions) : oracle ? { ...ORACLE_GYM_OPTIONS } : null,
+    gym: a.gymOptions ? turnLimited(parseGymOptions(a.gymOptions), a.maxTurns) : turnLimited(oracle ? ORACLE_GYM_OPTIONS : null, a.maxTurns, false),
     bootstrap: a.bootstrap,
     ...(engine ? { model: resolve(a.model ?? ''), adapter: a.adapter ? resolve(a.adapter) : undefined, backend: a.backend ?? 'auto' } : {}),
     ...(a.qaIds !== undefined ? { qaIds: readQaIds(a.qaIds) } : {}),
@@ -229,7 +236,7 @@ export function runCommand(tuning: ClientTuning = {}): Command {
         .option('max-retries', { type: 'number', default: 5, describe: 'retries on 429/5xx/network/timeout' })
         .option('temperature', { type: 'number', describe: 'sampling temperature sent to the endpoint (default: the endpoint\'s)' })
         .option('max-tokens', { type: 'number', describe: 'max_tokens per model turn (default: the endpoint\'s; model serve: 1024)' })
-        .option('max-turns', { type: 'number', default: 1000, describe: 'harness safety stop (the env budgets end episodes first)' })
+        .option('max-turns', { type: 'number', describe: 'turn limit of an episode: the env\'s budgets.maxTurns (default 16; --policy oracle 1000)' })
         .option('rag-docs', { type: 'number', default: 3, describe: 'one-shot-rag: documents opened and put in context' })
         .option('prices', { type: 'string', describe: 'JSON price table {"model": {"input": usdPerMTok, "output": usdPerMTok}}' })
         .option('judge-model', { type: 'string', describe: 'LLM-as-judge model (optional)' })

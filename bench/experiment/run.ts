@@ -222,7 +222,6 @@ async function benchOne(s: ExperimentSpec, p: ReturnType<typeof experimentPaths>
       maxRetries: 0,
       temperature: 0,
       maxTokens: s.eval.maxTokens,
-      maxTurns: 1000,
       ragDocs: 3,
       prices: null,
       judge: null,

@@ -12,12 +12,12 @@ import { runBench } from '../run'
 import type { BenchRunConfig } from '../types'
 import { scoreAnswer } from '../../gym'
 import { fixtureWorld, makeFixtureWorldData } from '../../tests/fixtures/bench-fixture-world'
-import { wireProtocol } from '../types'
+import { chatProtocol } from '../types'
 
 const questions = Number(process.argv[2] ?? 300)
 const concurrency = Number(process.argv[3] ?? 8)
 const benchProtocol = process.argv[4] === 'hermes' ? 'hermes' : 'openai'
-const protocol = wireProtocol(benchProtocol)
+const protocol = chatProtocol(benchProtocol)
 
 const child = spawn(process.execPath, ['bin/run-ts.mjs', 'tests/fixtures/replay-server-main.ts', protocol], { stdio: ['ignore', 'pipe', 'inherit'] })
 const url = await new Promise<string>((resolve) => createInterface({ input: child.stdout! }).once('line', resolve))
@@ -25,7 +25,7 @@ const dir = mkdtempSync(join(tmpdir(), 'harness-overhead-'))
 const world = fixtureWorld('fixture', makeFixtureWorldData(questions))
 const config: BenchRunConfig = {
   world: 'fixture', worldId: world.id, split: 'bench', policy: 'openai', model: 'replay', baseURL: url, apiKeyEnv: 'X', protocol: benchProtocol, limit: null,
-  concurrency, seed: 0, timeoutMs: 30000, maxRetries: 2, temperature: null, maxTokens: null, maxTurns: 16, ragDocs: 3, prices: null, judge: null, gym: null, bootstrap: 1000,
+  concurrency, seed: 0, timeoutMs: 30000, maxRetries: 2, temperature: null, maxTokens: null, ragDocs: 3, prices: null, judge: null, gym: { budgets: { maxTurns: 16 } }, bootstrap: 1000,
 }
 
 async function once(out: string, n: number) {

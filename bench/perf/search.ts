@@ -10,7 +10,12 @@ import { perfArgs } from './perf-kit'
 import { Rng } from '../../infra/rng'
 import { openDb } from '../../infra/store'
 import { syntheticCorpus } from './synthetic-corpus'
-import { createSearchIndex, ENGINE_NAMES, isEngineName, type EngineName } from '../../world/search/engines'
+import { ENGINE_NAMES, isEngineName, type EngineName } from '../../world/search/engine-names'
+import { EmbeddedIndex } from '../../world/search/embedded'
+import { MeiliIndex } from '../../world/search/meilisearch'
+import { startMeiliServer } from '../../world/search/meili-server'
+import { SqliteFtsIndex } from '../../world/search/sqlite-fts'
+import type { SearchIndex } from '../../world/search/types'
 import { openSearchIndex, readSearchDocs } from '../../world/indexing/open'
 import type { SearchDoc } from '../../world/search/types'
 import { openWorld } from '../../world/store/open'
@@ -66,6 +71,20 @@ async function verifyWallTime(dir: string, engine: EngineName): Promise<void> {
   }
 }
 
+/** An empty index of a lexical engine for the synthetic corpus (a world's index, any engine: openSearchIndex). */
+async function emptyIndex(engine: EngineName): Promise<SearchIndex> {
+  if (engine === 'embedded') return new EmbeddedIndex()
+  if (engine === 'sqlite') return new SqliteFtsIndex()
+  if (engine !== 'meilisearch') throw new Error(`--engines ${engine}: the dense engines embed with a world's embedder; use --world DIR --verify ${engine}`)
+  const server = await startMeiliServer()
+  try {
+    return await MeiliIndex.open({ url: server.url, apiKey: server.masterKey, indexUid: 'searchgym', fresh: true, server })
+  } catch (e) {
+    await server.stop()
+    throw e
+  }
+}
+
 async function main(): Promise<void> {
   const nQueries = Number(values.queries)
   const { docs, queries } = values.world ? loadWorld(values.world, nQueries) : syntheticCorpus(Number(values.seed), 3600, 240, nQueries)
@@ -76,7 +95,7 @@ async function main(): Promise<void> {
   for (const engine of String(values.engines).split(',')) {
     if (!isEngineName(engine)) throw new Error(`unknown engine ${engine} (known: ${ENGINE_NAMES.join(', ')})`)
     const t0 = performance.now()
-    const index = await createSearchIndex({ engine })
+    const index = await emptyIndex(engine)
     await index.upsert(docs)
     await index.search('warm up')
     const buildMs = performance.now() - t0

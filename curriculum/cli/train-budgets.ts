@@ -10,7 +10,7 @@ import { openWorld } from '../../world'
 import { budgetCoverage } from '../budgets'
 import { CurriculumSource } from '../source'
 import { curriculumPreset } from '../stages'
-import { readJsonFile } from './train'
+import { readJsonFile } from '../../infra/config'
 
 export const trainBudgetsCommand: Command = {
   command: 'budgets',
@@ -23,7 +23,7 @@ export const trainBudgetsCommand: Command = {
       .option('out', { type: 'string', describe: 'write the JSON report here' })
       .example('searchgym train budgets --world worlds/paper', 'which training questions each stage\'s turn budget lets the oracle solve'),
   handler: handler(async (argv: Record<string, unknown>) => {
-    const cfg = resolveTrainConfig(readJsonFile(argv.config as string | undefined))
+    const cfg = resolveTrainConfig(argv.config === undefined ? undefined : readJsonFile(argv.config as string, '--config file'))
     const spec = curriculumPreset(String(argv.curriculum), cfg.switchSteps)
     const w = openWorld(String(argv.world))
     const gw = await openGymWorld(String(argv.world))

@@ -2,10 +2,11 @@
 import type { Argv, Command } from '../../infra/cli-util'
 import { handler } from '../../infra/cli-util'
 import { ConfigError } from '../../infra/errors'
+import { TEXT_PROTOCOLS, type GymOptionsJson } from '../../gym'
 import { runSft } from '../sft-run'
 import { worldArgs } from '../world-pool'
 
-function parseGymJson(v: string | undefined): Record<string, unknown> | undefined {
+function parseGymJson(v: string | undefined): GymOptionsJson | undefined {
   if (v === undefined) return undefined
   let x: unknown
   try {
@@ -14,7 +15,7 @@ function parseGymJson(v: string | undefined): Record<string, unknown> | undefine
     throw new ConfigError('sft.gym', `--gym-options is not valid JSON: ${(e as Error).message}`)
   }
   if (typeof x !== 'object' || x === null || Array.isArray(x)) throw new ConfigError('sft.gym', '--gym-options must be a JSON object')
-  return x as Record<string, unknown>
+  return x as GymOptionsJson
 }
 
 export const trainSftCommand: Command = {
@@ -27,7 +28,7 @@ export const trainSftCommand: Command = {
       .option('model', { type: 'string', demandOption: true, describe: 'model folder' })
       .option('out', { type: 'string', demandOption: true, describe: 'output folder (adapter/, metrics.jsonl, sft.json)' })
       .option('questions', { type: 'number', default: 0, describe: 'training questions for the oracle (0: all)' })
-      .option('protocol', { type: 'string', default: 'hermes', choices: ['hermes', 'search-r1'], describe: 'protocol of the demonstrations (must equal the GRPO config protocol)' })
+      .option('protocol', { type: 'string', default: 'hermes', choices: [...TEXT_PROTOCOLS], describe: 'protocol of the demonstrations (must equal the GRPO config protocol)' })
       .option('gym-options', { type: 'string', describe: 'gym options as JSON, e.g. {"topK":3,"observationCap":600} (must equal the GRPO config gym)' })
       .option('max-hops', { type: 'number', default: 0, describe: 'only training questions with at most this many hops (0: all)' })
       .option('oracle-pages', { type: 'string', default: 'needed', choices: ['needed', 'all'], describe: 'how the oracle reads paged documents: needed (in order until the fact is read) or all' })

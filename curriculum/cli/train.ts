@@ -38,7 +38,6 @@ interface GrpoArgs {
   access: boolean
   reward?: string
   backend: string
-  fixtureReplies?: string
   quiet: boolean
   ppoMiniBatch?: number
   ppoEpochs?: number
@@ -62,7 +61,6 @@ const grpoCommand: Command = {
       .option('access', { type: 'boolean', default: true, describe: '--no-access: the no-Access ablation (search returns full documents)' })
       .option('reward', { type: 'string', describe: "reward spec (overrides config gym.reward): f1 (default), process, cost, cost-group, em+format, ... or terms joined by '+' (gym/README.md)" })
       .option('backend', { type: 'string', default: 'auto', describe: 'engine backend: auto (native where it built, else ts) | native | ts | cuda' })
-      .option('fixture-replies', { type: 'string', describe: 'TEST FIXTURE: JSON array of scripted replies (real log-probs) instead of sampling' })
       .option('quiet', { type: 'boolean', default: false, describe: 'no progress lines' })
       .option('ppo-mini-batch', { type: 'number', describe: 'override config.ppoMiniBatch: trajectories per optimizer step (0 = the whole batch, one step)' })
       .option('ppo-epochs', { type: 'number', describe: 'override config.ppoEpochs: passes over each rollout batch' })
@@ -94,7 +92,6 @@ const grpoCommand: Command = {
       config: readJsonFile(a.config),
       overrides,
       backend: a.backend,
-      fixtureReplies: a.fixtureReplies,
       log,
     })
     process.stdout.write(`train: ${r.steps} steps${r.resumedFrom > 0 ? ` (resumed from step ${r.resumedFrom})` : ''}; adapter ${r.adapterDir}\n`)

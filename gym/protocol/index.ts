@@ -4,7 +4,7 @@ import { ownLookup } from '../../infra/lookup'
 import { hermesProtocol } from './hermes'
 import { openAiProtocol } from './openai'
 import { searchR1Protocol } from './search-r1'
-import type { Protocol, ProtocolName } from './types'
+import { PROTOCOL_NAMES, type Protocol, type ProtocolName } from './types'
 
 export * from './types'
 export { toolSchemas, TOOL_SCHEMAS } from './tools'
@@ -19,6 +19,6 @@ export function getProtocol(p: ProtocolName | Protocol | undefined): Protocol {
   if (p === undefined) return hermesProtocol
   if (typeof p !== 'string') return p
   const found = ownLookup<Protocol>(PROTOCOLS, p)
-  if (!found) throw new GymError('protocol.unknown', `unknown protocol '${String(p).slice(0, 60)}': use one of ${Object.keys(PROTOCOLS).join(', ')}`)
+  if (!found) throw new GymError('protocol.unknown', `unknown protocol '${String(p).slice(0, 60)}': use one of ${PROTOCOL_NAMES.join(', ')}`)
   return found
 }

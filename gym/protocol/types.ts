@@ -80,4 +80,12 @@ export interface Protocol {
   corrective(turn: Extract<ParsedTurn, { kind: 'malformed' }>, ctx: ProtocolContext): ChatMessage[]
 }
 
-export type ProtocolName = 'hermes' | 'openai' | 'search-r1'
+/** Every protocol the gym speaks — the one list of names (configs, flags and HTTP bodies are checked against it). */
+export const PROTOCOL_NAMES = ['hermes', 'openai', 'search-r1'] as const
+export type ProtocolName = (typeof PROTOCOL_NAMES)[number]
+/** The protocols written in the assistant's text (a local model, the oracle, the trainer): all but openai's tool_calls. */
+export const TEXT_PROTOCOLS = ['hermes', 'search-r1'] as const satisfies readonly ProtocolName[]
+export type TextProtocolName = (typeof TEXT_PROTOCOLS)[number]
+/** The protocols a chat-completions endpoint speaks: openai (native tool_calls) or hermes (<tool_call> tags in text). */
+export const CHAT_PROTOCOLS = ['openai', 'hermes'] as const satisfies readonly ProtocolName[]
+export type ChatProtocolName = (typeof CHAT_PROTOCOLS)[number]

@@ -88,8 +88,8 @@ export interface AdamWHyper {
 /** The seven linears of a decoder layer (the LoRA targets). */
 export type StackLinear = 'q' | 'k' | 'v' | 'o' | 'gate' | 'up' | 'down'
 
-/** One decoder layer's weights as forwardCached takes them; lora holds the operands applied (none: base only). */
-export interface StackLayer {
+/** One decoder layer's base weights (the model's, and the stack's before LoRA). */
+export interface LayerWeights {
   inputNorm: Tensor
   postNorm: Tensor
   q: Tensor
@@ -105,6 +105,10 @@ export interface StackLayer {
   gate: Tensor
   up: Tensor
   down: Tensor
+}
+
+/** One decoder layer as forwardCached takes it: its weights, and in lora the operands applied (none: base only). */
+export interface StackLayer extends LayerWeights {
   lora?: Partial<Record<StackLinear, LoraOperand>>
 }
 

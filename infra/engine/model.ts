@@ -7,29 +7,13 @@ import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { EngineError } from '../errors'
 import type { Rng } from '../rng'
-import type { Backend, DecoderStack, StackLayer, Tensor, WeightDtype } from './backend'
+import type { Backend, DecoderStack, LayerWeights, StackLayer, Tensor, WeightDtype } from './backend'
 import { type ModelConfig, loadModelConfig, toHfConfig } from './config'
 import { EMBED_LORA_NAME, type LoraAdapter, type LoraTarget, peftName } from './lora'
 import { type HostTensor, type StoredDtype, readCheckpoint, writeCheckpoint } from './safetensors'
 import { createTsBackend } from './ts-backend'
 
-export interface LayerWeights {
-  inputNorm: Tensor
-  postNorm: Tensor
-  q: Tensor
-  k: Tensor
-  v: Tensor
-  o: Tensor
-  qBias?: Tensor
-  kBias?: Tensor
-  vBias?: Tensor
-  oBias?: Tensor
-  qNorm?: Tensor
-  kNorm?: Tensor
-  gate: Tensor
-  up: Tensor
-  down: Tensor
-}
+export type { LayerWeights }
 
 export interface ModelWeights {
   /** [V,C] */

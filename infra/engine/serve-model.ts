@@ -12,11 +12,12 @@ import { WorkerChatGenerator } from './server/worker-generator'
 import { createServerApp } from './server/app'
 import { ChatService } from './server/chat-service'
 import { EngineChatGenerator } from './server/engine-generator'
-import { FixtureReplyGenerator, readFixtureReplies } from './server/fixture-replies'
+import { loadTestFixture } from '../test-fixture'
+import type { ForcedScorer } from './server/types'
 import { listen, type RunningServer } from './server/listen'
 import type { ChatGenerator } from './server/types'
 import { DEFAULT_LIMITS } from './server/validate'
-import { loadTokenizer } from './tokenizer'
+import { loadTokenizer, type TextTokenizer } from './tokenizer'
 
 export interface ServeModelOptions {
   dir: string
@@ -27,8 +28,9 @@ export interface ServeModelOptions {
   seed?: number
   /** Name of the base model in /v1/models (default: the folder's name). */
   name?: string
-  /** TEST FIXTURE: answer with these canned replies (forced decoding, real log-probs) instead of sampling. */
-  fixtureRepliesFile?: string
+  /** Tests in process: a stand-in generator (tests/fixtures: canned replies with the model's real log-probs) instead of
+   *  sampling. A served process gets one only from the module SEARCHGYM_TEST_FIXTURE names (infra/test-fixture). */
+  generator?: (tokenizer: TextTokenizer, score: ForcedScorer) => ChatGenerator
   /** max_tokens when a request gives none. */
   defaultMaxTokens?: number
   maxN?: number
@@ -92,9 +94,8 @@ export async function serveModel(opts: ServeModelOptions): Promise<ServedModel> 
     )
   }
   const template = chatTemplateOf(tokenizer, SIMPLE_QWEN_TEMPLATE)
-  const generator: ChatGenerator = opts.fixtureRepliesFile
-    ? new FixtureReplyGenerator(tokenizer, readFixtureReplies(opts.fixtureRepliesFile), engine.score)
-    : engine
+  const stand = opts.generator ?? (await loadTestFixture<{ fixtureGenerator: NonNullable<ServeModelOptions['generator']> }>())?.fixtureGenerator
+  const generator: ChatGenerator = stand ? stand(tokenizer, engine.score) : engine
   const service = new ChatService({
     modelId: opts.name ?? basename(resolve(opts.dir)),
     ...(opts.adapterDir ? { adapterId: basename(resolve(opts.adapterDir)) } : {}),
@@ -124,5 +125,5 @@ export async function serveModel(opts: ServeModelOptions): Promise<ServedModel> 
     await server.close()
     await stopWorker()
   }
-  return { ...server, close, modelIds: service.modelIds(), fixture: opts.fixtureRepliesFile !== undefined }
+  return { ...server, close, modelIds: service.modelIds(), fixture: stand !== undefined }
 }

@@ -12,10 +12,10 @@ export interface CliResult {
   stderr: string
 }
 
-/** Run `searchgym ARGS` to completion. */
-export function runCli(args: string[], timeoutMs = 120_000): Promise<CliResult> {
+/** Run `searchgym ARGS` to completion (with `env` added, e.g. a TEST FIXTURE). */
+export function runCli(args: string[], timeoutMs = 120_000, env: Record<string, string> = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const p = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: { ...process.env, SEARCHGYM_QUIET: '1' } })
+    const p = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: { ...process.env, SEARCHGYM_QUIET: '1', ...env } })
     let stdout = ''
     let stderr = ''
     p.stdout.on('data', (d: Buffer) => (stdout += d.toString()))
@@ -39,10 +39,10 @@ export interface ServeProcess {
   stop(): Promise<void>
 }
 
-/** Start `searchgym model serve ARGS --port 0` and wait for its "listening on URL" line. */
-export function startServe(args: string[], timeoutMs = 60_000): Promise<ServeProcess> {
+/** Start `searchgym model serve ARGS --port 0` (with `env` added, e.g. a TEST FIXTURE) and wait for its "listening on URL" line. */
+export function startServe(args: string[], timeoutMs = 60_000, env: Record<string, string> = {}): Promise<ServeProcess> {
   return new Promise((resolve, reject) => {
-    const p = spawn(process.execPath, [BIN, 'model', 'serve', ...args, '--port', '0', '--host', '127.0.0.1'], { cwd: ROOT })
+    const p = spawn(process.execPath, [BIN, 'model', 'serve', ...args, '--port', '0', '--host', '127.0.0.1'], { cwd: ROOT, env: { ...process.env, ...env } })
     let out = ''
     let err = ''
     const timer = setTimeout(() => {

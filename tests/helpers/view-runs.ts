@@ -5,6 +5,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { runCli } from './cli-process'
+import { scriptedRepliesEnv } from '../fixtures/scripted-replies'
 import { sharedTinyWorld } from './shared-world'
 
 export interface ViewRuns {
@@ -16,8 +17,8 @@ export interface ViewRuns {
 
 const TRAIN_CI = { steps: 2, groupSize: 2, batchSize: 4, microBatch: 2, maxTurns: 1, maxTokensPerTurn: 16, lora: { rank: 4, alpha: 8 }, evalEvery: 0, heldOut: 0, checkpointEvery: 1, klBeta: 0, refillRounds: 0, lr: 0.01, gym: { reward: 'em+format' } }
 
-async function cli(args: string[]): Promise<void> {
-  const r = await runCli(args, 300_000)
+async function cli(args: string[], env?: Record<string, string>): Promise<void> {
+  const r = await runCli(args, 300_000, env)
   if (r.code !== 0) throw new Error(`searchgym ${args.slice(0, 2).join(' ')} failed (exit ${r.code}): ${r.stderr.trim().split('\n').slice(-3).join(' | ')}`)
 }
 
@@ -34,6 +35,6 @@ export async function makeViewRuns(opts: { train: boolean }): Promise<ViewRuns> 
   writeFileSync(cfg, JSON.stringify(TRAIN_CI))
   writeFileSync(replies, JSON.stringify(['<answer>unknown</answer>', 'I am not sure.']))
   const train = join(root, 'two-step-train')
-  await cli(['train', '--world', world, '--model', model, '--curriculum', 'two-stage', '--out', train, '--config', cfg, '--fixture-replies', replies, '--quiet'])
+  await cli(['train', '--world', world, '--model', model, '--curriculum', 'two-stage', '--out', train, '--config', cfg, '--quiet'], scriptedRepliesEnv(replies))
   return { root, world, bench, train }
 }

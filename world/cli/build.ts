@@ -5,6 +5,7 @@ import { loadWorldConfig, PRESET_NAMES } from '../config'
 import { openWorld } from '../store/open'
 import { computeStats, formatStats } from '../build/stats'
 import type { Stage } from '../stage'
+import { ENGINE_NAMES } from '../search/engine-names'
 import { applyLlmArgs, llmOptions, type LlmArgs } from '../write/cli-options'
 
 interface Args extends LlmArgs { preset?: string; config?: string; seed?: number; out: string; quiet?: boolean; search?: string; meiliUrl?: string; embedder?: string }
@@ -19,7 +20,7 @@ export function buildCommand(stages: readonly Stage[]): Command {
         .option('config', { type: 'string', describe: 'WorldConfig JSON file (unknown keys rejected)' })
         .option('seed', { type: 'number', describe: 'seed of every random draw (overrides the config)' })
         .option('out', { type: 'string', demandOption: true, describe: 'output folder (new, empty, or an unfinished world of the same config)' })
-        .option('search', { type: 'string', choices: ['embedded', 'sqlite', 'meilisearch', 'dense', 'hybrid'], describe: 'search engine the world is verified with and served by (default embedded)' })
+        .option('search', { type: 'string', choices: [...ENGINE_NAMES], describe: 'search engine the world is verified with and served by (default embedded)' })
         .option('embedder', { type: 'string', describe: 'dense/hybrid: sentence-embedding model directory (model.onnx + tokenizer.json)' })
         .option('meili-url', { type: 'string', describe: 'URL of a running Meilisearch (key in $MEILI_MASTER_KEY); default: start a local one' })
         .option('quiet', { type: 'boolean', describe: 'no progress output (also SEARCHGYM_QUIET=1)' })

@@ -14,7 +14,6 @@ interface ServeArgs {
   seed: number
   name?: string
   'max-tokens': number
-  'fixture-replies'?: string
   'max-prompt-chars'?: number
   'max-body-bytes'?: number
   quiet: boolean
@@ -35,10 +34,6 @@ export const modelServeCommand: Command = {
       .option('seed', { type: 'number', default: 0, describe: 'seed of the per-request seeds drawn when a request sends none' })
       .option('name', { type: 'string', describe: 'model id of the base model (default: the folder name)' })
       .option('max-tokens', { type: 'number', default: 1024, describe: 'max_tokens when a request sends none' })
-      .option('fixture-replies', {
-        type: 'string',
-        describe: 'TEST FIXTURE: a JSON array of reply texts returned in turn instead of sampling (forced decoding, real log-probs)',
-      })
       .option('max-prompt-chars', { type: 'number', describe: 'longest prompt text read, in characters; longer is a 400 before tokenizing (default: context x 8)' })
       .option('max-body-bytes', { type: 'number', describe: 'largest request body (default: from --max-prompt-chars, at most 64 MiB)' })
       .option('token', { type: 'string', describe: 'bearer token required on every route but /health (OpenAI clients send it as their api key)' })
@@ -75,7 +70,6 @@ export const modelServeCommand: Command = {
       seed: a.seed,
       name: a.name,
       defaultMaxTokens: a['max-tokens'],
-      fixtureRepliesFile: a['fixture-replies'],
       maxPromptChars: a['max-prompt-chars'],
       maxBodyBytes: a['max-body-bytes'],
       allowHosts,

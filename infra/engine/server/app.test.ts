@@ -5,7 +5,7 @@ import { TextTokenizer } from '../tokenizer'
 import { buildWorldTokenizer } from '../world-tokenizer'
 import { createServerApp } from './app'
 import { ChatService } from './chat-service'
-import { FixtureReplyGenerator } from './fixture-replies'
+import { FixtureReplyGenerator } from '../../../tests/fixtures/fixture-replies'
 import type { ChatGenerator, GenerateParams, GeneratedSample } from './types'
 
 const built = buildWorldTokenizer(['Marie Curie founded Acme Corporation in Zürich. Marie Curie founded Acme Corporation.'], { vocabSize: 600 })

@@ -4,7 +4,7 @@
 import { type CausalLM, forward, targetLogprobs } from '../model'
 import { generate } from '../sample'
 import type { TextTokenizer } from '../tokenizer'
-import type { ForcedScorer } from './fixture-replies'
+import type { ForcedScorer } from './types'
 import type { ChatGenerator, GeneratedSample, GenerateParams } from './types'
 
 export class EngineChatGenerator implements ChatGenerator {

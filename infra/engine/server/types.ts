@@ -82,3 +82,6 @@ export interface ChatCompletion {
   usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number }
   system_fingerprint: string
 }
+
+/** Log-probabilities of `completionIds` after `promptIds` under the model (with or without the adapter). */
+export type ForcedScorer = (promptIds: number[], completionIds: number[], useAdapter: boolean) => Promise<number[]>

@@ -4,7 +4,7 @@
 import { Worker } from 'node:worker_threads'
 import { EngineError } from '../../errors'
 import { HttpError } from '../../http/errors'
-import type { ForcedScorer } from './fixture-replies'
+import type { ForcedScorer } from './types'
 import type { ChatGenerator, GeneratedSample, GenerateParams } from './types'
 import type { BackendName } from '../create-backend'
 

@@ -1,4 +1,4 @@
-// agent/policy/oracle tests: the oracle solves Simple (entity and attribute terminals), Parallel (compare, sum) and
+// agent/oracle/oracle tests: the oracle solves Simple (entity and attribute terminals), Parallel (compare, sum) and
 // Combo QA of the fixture through the real env with F1 = 1, and says why when a page cannot be found or evidence is
 // missing.
 import { openFixtureWorld, FIXTURE_DOCS } from '../../tests/fixtures/gym-fixture-world'

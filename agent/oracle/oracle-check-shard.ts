@@ -1,4 +1,4 @@
-// agent/policy/oracle-check-shard: one thread's part of the oracle check over an open world — its own search index
+// agent/oracle/oracle-check-shard: one thread's part of the oracle check over an open world — its own search index
 // (repeated searches answered from memory: the check's engines are deterministic), the oracle's knowledge (the pool's
 // path edges read in one scan), then the oracle through a fresh env per question. A CheckRunner is used by each worker
 // thread and by the build's own thread (which has every module loaded already); the scheduler in oracle-check hands

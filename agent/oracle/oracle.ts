@@ -1,19 +1,19 @@
-// agent/policy/oracle: the oracle Policy — drives oraclePlan through the env's own tools (hermes protocol, or the
+// agent/oracle/oracle: the oracle Policy — drives oraclePlan through the env's own tools (hermes protocol, or the
 // search-r1 tags) and answers with what it read; runOracle plays one episode and says why it failed, if it did.
 // Proves a QA solvable, and writes the SFT warm start's demonstrations in either text protocol.
-import type { GymEnv } from '../../gym'
-import type { ChatMessage, Policy, StopReason } from '../../gym'
+import { scoreAnswer, type Budgets, type GymEnv, type GymOptionsJson } from '../../gym'
+import type { ChatMessage, Policy, StopReason, TextProtocolName } from '../../gym'
+import { AgentError } from '../../infra/errors'
+import { runEpisode } from '../rollout/episode'
 import type { Qa } from '../../world'
 import { OracleFailure, oraclePlan, type OracleCall, type OracleKnowledge, type OraclePlanOptions } from './oracle-plan'
 
 export type { OracleKnowledge } from './oracle-plan'
 
 /** One episode of the oracle: call next(observationText) per turn; `failure` says why it gave up. */
-/** The text protocols the oracle writes: hermes (<tool_call> JSON) or search-r1 (<search>/<access> tags). */
-export type OracleProtocol = 'hermes' | 'search-r1'
 
 /** One tool call as the protocol's assistant text. */
-export function oracleCallText(call: OracleCall, protocol: OracleProtocol, title?: string): string {
+export function oracleCallText(call: OracleCall, protocol: TextProtocolName, title?: string): string {
   if (protocol === 'hermes') {
     if (call.name === 'access' && title !== undefined) return `<tool_call>\n${JSON.stringify({ ...call, arguments: { ...call.arguments, url: title } })}\n</tool_call>`
     return `<tool_call>\n${JSON.stringify(call)}\n</tool_call>`
@@ -26,7 +26,7 @@ export function oracleCallText(call: OracleCall, protocol: OracleProtocol, title
 
 /** The tool output inside an observation message: hermes sends it as a tool message; search-r1 wraps it in
  *  <information> tags in a user message. Search results then list `URL: u` lines, which the plan reads. */
-export function oracleObservation(last: ChatMessage | undefined, protocol: OracleProtocol): string {
+export function oracleObservation(last: ChatMessage | undefined, protocol: TextProtocolName): string {
   if (!last) return ''
   if (protocol === 'hermes') return last.role === 'tool' ? last.content : ''
   if (last.role !== 'user') return ''
@@ -49,7 +49,7 @@ export class OracleEpisode {
     qa: Qa,
     k: OracleKnowledge,
     opts?: OraclePlanOptions,
-    private readonly protocol: OracleProtocol = 'hermes',
+    private readonly protocol: TextProtocolName = 'hermes',
     private readonly accessByTitle = false,
   ) {
     this.gen = oraclePlan(qa, k, opts)
@@ -89,7 +89,7 @@ export function oraclePolicy(
   qa: Qa,
   k: OracleKnowledge,
   opts?: OraclePlanOptions,
-  protocol: OracleProtocol = 'hermes',
+  protocol: TextProtocolName = 'hermes',
   /** Open pages by the title of the search result (the env's accessByTitle option) instead of the URL. */
   accessByTitle = false,
 ): Policy & { episode: OracleEpisode } {
@@ -113,21 +113,26 @@ export interface OracleRun {
   failure?: string
 }
 
-/** Play one episode of the oracle in `env` (a fresh env for `qa`). */
+/** The oracle's budgets, wherever it plays (the world's oracle check, `bench run --policy oracle`, the viewer's trace):
+ *  it proves solvability with the tools, not within a model's turn limit (the paper's 16 turns are reported apart). */
+export const ORACLE_BUDGETS: Budgets = { maxTurns: 1000, maxResponseTokens: 100_000, maxContextTokens: 100_000_000 }
+/** The oracle's gym options: its budgets, the rest the gym's defaults. */
+export const ORACLE_GYM_OPTIONS: GymOptionsJson = { budgets: ORACLE_BUDGETS }
+
+/** Turn guard of runOracle's episode: far past any budget, so the env's own budgets end it. */
+const ORACLE_TURN_GUARD = 100_000
+
+/** Play one episode of the oracle in `env` (a fresh env for `qa`) through the one turn loop, runEpisode. */
 export async function runOracle(env: GymEnv, qa: Qa, k: OracleKnowledge, opts?: OraclePlanOptions): Promise<OracleRun> {
   const policy = oraclePolicy(qa, k, opts)
-  const conversation: ChatMessage[] = await env.initialObservation()
-  for (let guard = 0; guard < 100_000; guard++) {
-    const turn = await policy.act(conversation)
-    const r = await env.step(turn.text)
-    conversation.push({ role: 'assistant', content: turn.text }, ...r.observation)
-    if (r.terminated || r.truncated) {
-      const f1 = r.metrics.f1 ?? 0
-      let failure = policy.episode.failure
-      if (!failure && r.stopReason !== 'answer') failure = `the env stopped the episode: ${r.stopReason}${r.logs.stop ? ` (${r.logs.stop})` : ''}`
-      if (!failure && f1 < 1) failure = `answered ${JSON.stringify(r.logs.answer ?? '')} but the gold is ${JSON.stringify(qa.answer)} (F1 ${f1.toFixed(3)})`
-      return { qaId: qa.id, f1, reward: r.reward, turns: r.metrics['episode/turns'] ?? r.metrics.turn ?? 0, stopReason: r.stopReason, failure }
-    }
-  }
-  return { qaId: qa.id, f1: 0, reward: 0, turns: 0, failure: 'the episode never ended' }
+  const rec = await runEpisode(qa, env, policy, { maxTurns: ORACLE_TURN_GUARD, scorer: scoreAnswer })
+  // The oracle plays a local env: an error there is a bug to surface, not an episode to score.
+  if (rec.status !== 'ok') throw new AgentError('oracle.episode', `the oracle's episode for ${qa.id} failed: ${rec.error ?? rec.status}`)
+  const r = rec.turns.at(-1)
+  if (!r) return { qaId: qa.id, f1: 0, reward: 0, turns: 0, failure: 'the episode never ended' }
+  const f1 = r.metrics.f1 ?? 0
+  let failure = policy.episode.failure
+  if (!failure && rec.stopReason !== 'answer') failure = `the env stopped the episode: ${rec.stopReason}${r.logs.stop ? ` (${r.logs.stop})` : ''}`
+  if (!failure && f1 < 1) failure = `answered ${JSON.stringify(r.logs.answer ?? '')} but the gold is ${JSON.stringify(qa.answer)} (F1 ${f1.toFixed(3)})`
+  return { qaId: qa.id, f1, reward: r.reward, turns: r.metrics['episode/turns'] ?? r.metrics.turn ?? 0, stopReason: rec.stopReason ?? undefined, failure }
 }

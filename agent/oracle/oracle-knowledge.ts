@@ -1,4 +1,4 @@
-// agent/policy/oracle-knowledge: OracleKnowledge over an open world — graph lookups from world/open and the queries
+// agent/oracle/oracle-knowledge: OracleKnowledge over an open world — graph lookups from world/open and the queries
 // edge verification stored (table verification_queries: rank of the target page, 0 = not in the top-K) and the
 // attribute-value lookup queries that found their page (table lookup_verification).
 import type { WorldReader } from '../../world'

@@ -1,4 +1,4 @@
-// agent/policy/oracle-check: run the oracle through the real env over many QA and report every question it cannot
+// agent/oracle/oracle-check: run the oracle through the real env over many QA and report every question it cannot
 // solve, with why and a cause class — the proof that a world's questions are answerable with its own Search/Access
 // tools. checkWorldFolder hands a world's questions in chunks to worker threads (one search index each) and to its own
 // thread, whichever is free, and puts the runs back in question order, so the report is the same for any number of
@@ -13,7 +13,7 @@ import { makeEnv, gymWorldFromIndex, type GymOptions } from '../../gym'
 import type { GymWorld } from '../../gym'
 import { openSearchIndex, openWorld, worldEngine, worldReader, type Qa, type QaType, type WarmHandle } from '../../world'
 import { canonicalJson } from '../../infra/hash'
-import { runOracle, type OracleKnowledge, type OracleRun } from './oracle'
+import { ORACLE_BUDGETS, runOracle, type OracleKnowledge, type OracleRun } from './oracle'
 import { CheckRunner, pathEdges, prefetchPaths, type CheckPages } from './oracle-check-shard'
 import { worldOracleKnowledge } from './oracle-knowledge'
 import { ORACLE_MAX_QUERIES_PER_PAGE } from './oracle-plan'
@@ -51,11 +51,11 @@ export function failureCause(failure: string | undefined): FailureCause {
  *  walk needs. Same solved/failed rows and reasons as 'all' on the worlds measured (bench/RESULTS.md, round 5). */
 export const CHECK_PAGES: CheckPages = 'needed'
 
-/** Budgets are lifted in the check: it proves solvability with the tools; the paper's 16 turns are reported apart.
+/** The oracle's budgets (ORACLE_BUDGETS: it proves solvability with the tools; the paper's 16 turns are reported apart).
  *  Step signals are off: the check needs each episode's outcome only (about a seventh of its CPU, bench/RESULTS.md). */
 export const CHECK_GYM_OPTIONS: Partial<GymOptions> = {
   stepSignals: false,
-  budgets: { maxTurns: 1000, maxResponseTokens: 100_000, maxContextTokens: 100_000_000 },
+  budgets: ORACLE_BUDGETS,
 }
 
 export async function checkWithOracle(

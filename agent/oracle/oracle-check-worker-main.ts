@@ -1,4 +1,4 @@
-// agent/policy/oracle-check-worker-main: one worker of the parallel oracle check — opens the world folder read-only,
+// agent/oracle/oracle-check-worker-main: one worker of the parallel oracle check — opens the world folder read-only,
 // builds its CheckRunner (own search index, the pool's path edges read in one scan), then checks the chunks of
 // questions the scheduler sends, posting progress ticks and each chunk's runs in the chunk's order. Asks for work ahead
 // (two chunks in flight), so it never waits for the scheduler between chunks; a warm worker, started while the qa stage

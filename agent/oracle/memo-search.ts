@@ -1,4 +1,4 @@
-// agent/policy/memo-search: a GymWorld whose search answers a repeated (query, k) from memory — for the oracle check,
+// agent/oracle/memo-search: a GymWorld whose search answers a repeated (query, k) from memory — for the oracle check,
 // where thousands of questions search the same names and verified queries again. Sound only over a deterministic
 // engine (the embedded and SQLite indexes: the same query string gives the same hits); each caller gets its own copy
 // of the hit list. The memory is bounded in two generations: when the recent one holds half the bound it becomes the

@@ -1,4 +1,4 @@
-// agent/policy/oracle-plan: the oracle's walk as a coroutine — yields tool calls, receives the env's observation
+// agent/oracle/oracle-plan: the oracle's walk as a coroutine — yields tool calls, receives the env's observation
 // text, returns the final answer. It follows the gold path (QA meta: chains, steps, continuation) and finds every
 // page by searching (verified queries, names it has read, name + relation keyword), opens it with access and
 // checks the hop's evidence sentence and the next entity's name in the accessed text. Answers come from what it

@@ -1,0 +1,37 @@
+// tests/no-fixtures-in-production: no test fixture is reachable from a package surface or a production CLI flag — no
+// package index.ts exports a fixture, no command declares a --fixture* option, and no source file outside tests/
+// imports from tests/ (infra/test-fixture's env-named module, which must live under tests/, is the one door).
+import { readdirSync, readFileSync, statSync } from 'node:fs'
+import { join, relative } from 'node:path'
+
+const repo = new URL('..', import.meta.url).pathname
+const PACKAGES = ['infra', 'world', 'gym', 'agent', 'curriculum', 'bench', 'view']
+
+function sources(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const p = join(dir, name)
+    if (name === 'node_modules' || name.startsWith('.')) return []
+    if (statSync(p).isDirectory()) return sources(p)
+    return /\.(ts|mjs)$/.test(name) && !name.endsWith('.test.ts') ? [p] : []
+  })
+}
+
+const files = PACKAGES.flatMap((p) => sources(join(repo, p))).concat([join(repo, 'cli.ts')])
+const hits = (re: RegExp, only?: (f: string) => boolean) =>
+  files
+    .filter((f) => !only || only(f))
+    .flatMap((f) => readFileSync(f, 'utf8').split('\n').map((line, i) => ({ f, line, i })))
+    .filter(({ line }) => re.test(line))
+    .map(({ f, line, i }) => `${relative(repo, f)}:${i + 1}: ${line.trim()}`)
+
+it('no package surface exports a fixture', () => {
+  expect(hits(/^export .*fixture/i, (f) => f.endsWith('/index.ts'))).toEqual([])
+})
+
+it('no command has a --fixture* flag', () => {
+  expect(hits(/\.option\(\s*'fixture/)).toEqual([])
+})
+
+it('no production source imports from tests/ (bench/perf scripts aside: they are measurements, not commands)', () => {
+  expect(hits(/from '(\.\.\/)+tests\//, (f) => !relative(repo, f).startsWith('bench/perf/'))).toEqual([])
+})
