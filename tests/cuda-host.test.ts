@@ -24,7 +24,8 @@ maybe('cuda kernels, host-emulated vs fp64 reference', () => {
     expect(r.status).toBe(0)
     const passed = out.split('\n').filter((l) => l.startsWith('PASS'))
     // Every op family is present.
-    for (const op of ['cast_f32_bf16', 'lora_fwd', 'lora_bwd', 'rmsnorm_fwd', 'rmsnorm_bwd', 'rope_fwd', 'rope_bwd', 'swiglu_fwd',
+    for (const op of ['cast_f32_bf16', 'lora_fwd', 'lora_bwd', 'rmsnorm_fwd', 'rmsnorm_bwd', 'rmsnorm_fwd_bf16 =', 'rmsnorm_fwd_bf16 ~fp32',
+      'rmsnorm_bwd_bf16 dx =', 'rmsnorm_bwd_bf16 dx~fp32', 'rmsnorm_bwd_bf16 dw~fp32', 'rope_fwd', 'rope_bwd', 'swiglu_fwd',
       'swiglu_bwd', 'attention_fwd', 'attention_bwd', 'head_logprobs ', 'head_logprobs_bwd', 'token_loss', 'adamw', 'kv_append',
       'decode_attention', 'sample ids']) {
       expect(passed.some((l) => l.includes(op))).toBe(true)

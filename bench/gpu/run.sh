@@ -130,7 +130,7 @@ fi
 
 # ---- 3. attention v1 against v2, kernels alone (GPU only: the dry-run compiled attn-bench.cu above) ----
 if [ $DRY = 0 ]; then
-  timed "attention v1 vs v2 (attn-bench: ms, TFLOP/s, v2 vs v1 on the device)" 150 sh -c "'$NVCC' -std=c++17 -O3 -gencode arch=compute_90,code=sm_90 -I$CU bench/gpu/attn-bench.cu $CU/kernels/attention_fwd.cu $CU/kernels/attention_bwd.cu -o '$RES/attn-bench' && '$RES/attn-bench' > '$RES/attn.txt' 2>&1; rc=\$?; cat '$RES/attn.txt'; exit \$rc"
+  timed "attention v1 vs v2 (attn-bench: ms, TFLOP/s, v2 vs v1 on the device)" 150 sh -c "'$NVCC' -std=c++17 -O3 -gencode arch=compute_90,code=sm_90 -I$CU bench/gpu/attn-bench.cu $CU/kernels/attention_fwd.cu $CU/kernels/attention_bwd.cu -o '$RES/attn-bench' && '$RES/attn-bench' --reps 5 > '$RES/attn.txt' 2>&1; rc=\$?; cat '$RES/attn.txt'; exit \$rc"
 fi
 
 # ---- 4. contract suites on cuda ----
@@ -153,14 +153,15 @@ parity() {
 }
 B="node --max-old-space-size=8192 .gpu-carry/bench.mjs --mode $SG_CUDA_MODE --out $RES/bench.jsonl"
 # ---- 5. the learner under each attention generation; the faster one that agrees is used from here on ----
-if [ $DRY = 1 ]; then LS=tiny LB=2 LT=37 CB=2 CT=21 LL=300; else LS=qwen3-0.6b LB=8 LT=2048 CB=2 CT=512 LL=100; fi
+if [ $DRY = 1 ]; then LS=tiny LB=2 LT=37 CB=2 CT=21 LL=300 LR=1e-2; else LS=qwen3-0.6b LB=8 LT=2048 CB=2 CT=512 LL=100 LR=1e-3; fi
 for g in v2 v1; do
   timed "learner $LS ${LB}x$LT attention $g" $LL env SG_CUDA_ATTN=$g $B --learner $LS --batch $LB --seq $LT --steps 2
 done
 for g in v2 v1; do
-  timed "learner $LS ${CB}x$CT cross-entropy attention $g (losses compared)" $LL env SG_CUDA_ATTN=$g $B --learner $LS --batch $CB --seq $CT --steps 2 --loss cross_entropy --lr 1e-2
+  timed "learner $LS ${CB}x$CT cross-entropy attention $g (losses compared)" $LL env SG_CUDA_ATTN=$g $B --learner $LS --batch $CB --seq $CT --steps 2 --loss cross_entropy --lr $LR
 done
-# decide: v2 when it ran, its cross-entropy losses agree with v1's within 5e-3 relative at every step, and it is faster
+# decide: v2 when it ran, its cross-entropy losses agree with v1's within 5e-3 relative at every step, attn-bench's
+# device check of v2 against v1 (GPU only) did not fail, and it is faster
 decide() {
   python3 - "$RES" "$LS" "$LB" "$LT" "$CT" "$SG_CUDA_MODE" <<'PY'
 import json, os, sys
@@ -183,6 +184,10 @@ else:
     why.append("cross-entropy comparison missing or failed")
 tps = {g: (t[g] or {}).get("tokensPerSecond") if (t[g] or {}).get("ok") else None for g in ("v1", "v2")}
 why.append(f"tokens/s v1 {tps['v1'] and round(tps['v1'])} v2 {tps['v2'] and round(tps['v2'])}")
+bench = [l.rstrip("\n").split("\t") for l in open(os.path.join(res, "steps.tsv")) if l.startswith("attention v1 vs v2")]
+if bench and bench[-1][1] != "ok":
+    agree = False
+    why.append(f"attn-bench (v2 against v1 on the device): {bench[-1][1]}")
 faster = tps["v2"] is not None and (tps["v1"] is None or tps["v2"] > tps["v1"])
 chosen = "v2" if agree and faster else "v1"
 json.dump({"chosen": chosen, "agree": agree, "worstLossDiff": worst, "tokensPerSecond": tps, "why": why}, open(os.path.join(res, "attention.json"), "w"))
