@@ -31,7 +31,7 @@ while [ $# -gt 0 ]; do
     --dry-run) DRY=1 ;;
     --out) RES="$2"; shift ;;
     --budget) BUDGET="$2"; shift; [[ "$BUDGET" =~ ^[0-9]+$ ]] || { echo "run.sh: --budget takes whole seconds, got '$BUDGET'" >&2; exit 2; } ;;
-    -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,24p' "$0"; exit 0 ;;
     *) echo "run.sh: unknown argument '$1' (use --dry-run, --out DIR, --budget S)" >&2; exit 2 ;;
   esac
   shift
