@@ -17,7 +17,7 @@ maybe('cuda kernels compile with nvcc', () => {
     const obj = readFileSync(b.path).toString('latin1')
     for (const a of CUDA_ARCHS) expect(obj).toContain(`-arch ${a} `)
     // Every kernel file contributed its launcher.
-    for (const name of ['sg_lora_fwd', 'sg_attention_fwd', 'sg_attention_bwd', 'sg_head_logprobs', 'sg_sample', 'sg_adamw', 'sg_gemm_bf16']) {
+    for (const name of ['sg_lora_fwd', 'sg_rmsnorm_fwd_bf16', 'sg_rmsnorm_bwd_bf16', 'sg_attention_fwd', 'sg_attention_bwd', 'sg_head_logprobs', 'sg_sample', 'sg_adamw', 'sg_gemm_bf16']) {
       expect(obj).toContain(name)
     }
   }, 600_000)

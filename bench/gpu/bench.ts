@@ -4,6 +4,7 @@
 // down and each peak is its own. --mode emu runs the same code on the emulated build (the host dry-run).
 // --profile: every backend call is bracketed by synchronize() and timed; the record gets the time per backend method
 // of the timed part (where a step's time goes; the syncs cost a little, so tokens/s of a profiled run is a floor).
+// The record names the attention generation (`attention`: v1, or v2 under SG_CUDA_ATTN=v2), so run.sh can time both.
 // Usage: node bin/run-ts.mjs bench/gpu/bench.ts --mode device|emu --out FILE [--profile]
 //          (--learner SHAPE --batch B --seq T [--steps 2] [--loss ppo|cross_entropy] [--lr 1e-5] | --sampler SHAPE --batch B --prompt T --new N)
 import { appendFileSync } from 'node:fs'
@@ -52,7 +53,9 @@ const int = (v: string | undefined, what: string): number => {
 const B = int(a.batch, '--batch')
 const seed = int(a.seed, '--seed')
 const rng = new Rng(seed)
-const record: Record<string, unknown> = { kind: a.learner ? 'learner' : 'sampler', shape: shapeName, batch: B, mode: a.mode, date: new Date().toISOString() }
+// The attention generation the library uses (SG_CUDA_ATTN, read once by the library as by this line: v2 or else v1).
+const attention = process.env.SG_CUDA_ATTN === 'v2' ? 'v2' : 'v1'
+const record: Record<string, unknown> = { kind: a.learner ? 'learner' : 'sampler', shape: shapeName, batch: B, mode: a.mode, attention, date: new Date().toISOString() }
 const t0 = performance.now()
 /** Per-method time (ms) and calls of the backend, each call bracketed by synchronize(); off until `on` is set. */
 const prof = { on: false, ms: new Map<string, number>(), calls: new Map<string, number>() }

@@ -105,6 +105,45 @@ void checkLora(Rng &r) {
   }
 }
 
+sg_bf16 toBf16Bits(float f) {  // f rounded to bf16 (round-to-nearest-even), as its 16 bits
+  const float g = sg_round_bf16(f);
+  uint32_t u;
+  std::memcpy(&u, &g, 4);
+  return (sg_bf16)(u >> 16);
+}
+float fromBf16Bits(sg_bf16 b) {
+  const uint32_t u = (uint32_t)b << 16;
+  float f;
+  std::memcpy(&f, &u, 4);
+  return f;
+}
+
+// The bf16-activation RMSNorm (x saved and y written in bf16, fp32 sums) against the fp32 kernel: bit-exact on the same
+// bf16-rounded x (y = bf16 of the fp32 kernel's y; rstd, dx, dw equal), and within the stated bf16 tolerance of the
+// fp32 path on the unrounded x — 8e-3 of max |ref| for y (x and y each rounded once to 8 significant bits: ≤ 2^-8
+// relative each), 2e-2 for dx and dw (the rounded x enters both terms of dx and the product of dw).
+void checkRmsnormBf16(const std::vector<float> &x, const std::vector<float> &w, const std::vector<float> &dy, int N, int C, float eps,
+                      const std::string &sh, const float *y32, const float *dx32, const float *dw32) {
+  std::vector<sg_bf16> xb(x.size()), yb(x.size());
+  std::vector<float> xr(x.size()), y(x.size()), yRounded(x.size()), rs(N), rsRounded(N), dx(x.size()), dw(C), dxR(x.size()), dwR(C),
+      yR(x.size());
+  for (size_t i = 0; i < x.size(); i++) xb[i] = toBf16Bits(x[i]), xr[i] = fromBf16Bits(xb[i]);
+  sg_rmsnorm_fwd_bf16(xb.data(), w.data(), N, C, eps, yb.data(), rs.data(), nullptr);
+  for (size_t i = 0; i < x.size(); i++) y[i] = fromBf16Bits(yb[i]);
+  sg_rmsnorm_fwd(xr.data(), w.data(), N, C, eps, yR.data(), rsRounded.data(), nullptr);
+  for (size_t i = 0; i < x.size(); i++) yRounded[i] = sg_round_bf16(yR[i]);
+  compare("rmsnorm_fwd_bf16 =", sh, y.data(), yRounded.data(), y.size(), 0);
+  compare("rmsnorm_fwd_bf16 rstd =", sh, rs.data(), rsRounded.data(), N, 0);
+  compare("rmsnorm_fwd_bf16 ~fp32", sh, y.data(), y32, y.size(), 8e-3);
+  sg_rmsnorm_bwd_bf16(xb.data(), w.data(), rs.data(), dy.data(), N, C, dx.data(), dw.data(), nullptr);
+  sg_rmsnorm_bwd(xr.data(), w.data(), rsRounded.data(), dy.data(), N, C, dxR.data(), dwR.data(), nullptr);
+  compare("rmsnorm_bwd_bf16 dx =", sh, dx.data(), dxR.data(), dx.size(), 0);
+  compare("rmsnorm_bwd_bf16 dw =", sh, dw.data(), dwR.data(), C, 0);
+  // Floor 1 for dx as in the fp32 check (C=1: dx is cancellation noise of O(1) terms).
+  compare("rmsnorm_bwd_bf16 dx~fp32", sh, dx.data(), dx32, dx.size(), 2e-2, 1.0);
+  compare("rmsnorm_bwd_bf16 dw~fp32", sh, dw.data(), dw32, C, 2e-2);
+}
+
 void checkRmsnorm(Rng &r) {
   const int shapes[][2] = {{1, 1}, {3, 7}, {5, 64}, {2, 1000}, {4, 257}};
   for (auto &s : shapes) {
@@ -121,6 +160,7 @@ void checkRmsnorm(Rng &r) {
     // Floor 1: at C=1 the exact dx is ~eps-small and both sides are fp32 cancellation noise of O(1) terms.
     compare("rmsnorm_bwd dx", sh, dx.data(), dxr.data(), dx.size(), 1e-5, 1.0);
     compare("rmsnorm_bwd dw", sh, dw.data(), dwr.data(), dw.size(), 1e-5);
+    checkRmsnormBf16(x, w, dy, N, C, eps, sh, y.data(), dx.data(), dw.data());
   }
 }
 

@@ -37,6 +37,11 @@ void sg_rmsnorm_fwd(const float *x, const float *w, int N, int C, float eps, flo
 /** dx [N,C] and dw [C] (dw may be null: a frozen weight). */
 void sg_rmsnorm_bwd(const float *x, const float *w, const float *rstd, const float *dy, int N, int C, float *dx, float *dw,
                     void *stream);
+/** bf16 activations: x [N,C] bf16 in, y [N,C] bf16 out, fp32 sums, rstd [N] fp32. */
+void sg_rmsnorm_fwd_bf16(const sg_bf16 *x, const float *w, int N, int C, float eps, sg_bf16 *y, float *rstd, void *stream);
+/** As sg_rmsnorm_bwd with the saved x in bf16; dy, dx, dw fp32. */
+void sg_rmsnorm_bwd_bf16(const sg_bf16 *x, const float *w, const float *rstd, const float *dy, int N, int C, float *dx, float *dw,
+                         void *stream);
 
 // ---- rope.cu ----
 /** Rotate-half rotary embedding of x [N,H,D] at positions [N]; inverse=1 rotates by the negative angle (backward). */
