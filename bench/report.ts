@@ -92,6 +92,10 @@ export function renderReport(config: BenchRunConfig, s: RunSummary): { markdown:
   lines.push(`World \`${config.world}\` (${config.worldId}), split \`${config.split}\`, ${s.questions} questions, protocol \`${config.protocol}\`${config.policy === 'oracle' ? ' (the oracle always writes the text protocol, whatever --protocol says)' : ''}. ` +
     `Scores are percentages; intervals are percentile bootstrap 95% CIs over questions (${s.bootstrap.resamples} resamples, seed ${s.bootstrap.seed}).`)
   lines.push('')
+  if (config.benchmark) {
+    lines.push(`Benchmark **${config.benchmark.name}** (version ${config.benchmark.version}), world content hash \`${config.benchmark.hash}\` (checked against the pin before scoring)${config.limit !== null ? `; **a sample of ${s.questions} questions (--limit), not the whole benchmark**` : ''}.`)
+    lines.push('')
+  }
   const warn: string[] = []
   if (s.endpoint.failedQuestions > 0) warn.push(`${s.endpoint.failedQuestions} question(s) lost to endpoint failures after retries (scored 0 in "all"; re-run with \`--retry-errors\`)`)
   if (s.status.error > 0) warn.push(`${s.status.error} question(s) ended in an env/policy error (scored 0)`)

@@ -54,6 +54,8 @@ export interface BenchRunConfig {
   backend?: string
   /** Only these questions of the split, in this order (e.g. a training run's held-out slice); absent: all. */
   qaIds?: string[]
+  /** `--bench NAME`: the canonical benchmark this run scores (its world's content hash checked against the pin). */
+  benchmark?: { name: string; version: number; hash: string }
 }
 
 /** What a run needs from a world: the questions of a split and a fresh env per question. */

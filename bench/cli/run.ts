@@ -10,6 +10,7 @@ import { worldArgs } from '../../curriculum'
 import { makeJudge, policyFactory, type ClientTuning } from '../policies'
 import { ci } from '../report'
 import { runBench } from '../run'
+import { canonicalBench, canonicalWorldDir, checkHash, CANONICAL_BENCHES } from '../canonical'
 import { LIMIT_MODES, type LimitMode } from '../sample'
 import { type BenchRunConfig, type PolicyKind } from '../types'
 import { CHAT_PROTOCOLS, type GymOptionsJson, type ProtocolName } from '../../gym'
@@ -47,6 +48,7 @@ export interface RunArgs {
   backend?: string
   qaIds?: string
   allowLost?: boolean
+  bench?: string
 }
 
 /** --gym-options: inline JSON or a JSON file (env budgets, faults, reward, topK, access); the gym validates keys. */
@@ -171,11 +173,24 @@ function causeOf(e: string, c: { baseURL: string; apiKeyEnv: string; timeoutMs: 
 }
 
 export async function runFromArgs(a: RunArgs, tuning: ClientTuning = {}): Promise<void> {
-  if ((a.world === undefined || a.world === '') && a.worlds === undefined) throw new BenchError('bench.args', 'give a world folder: searchgym bench run worlds/NAME --policy … --out runs/NAME')
+  const canonical = a.bench !== undefined ? canonicalBench(a.bench) : undefined
+  if (canonical) {
+    // A canonical run scores the whole pinned bench split under the default env: nothing that changes what is measured.
+    if (a.split !== 'bench') throw new BenchError('bench.args', `--bench ${canonical.name} scores the bench split; leave out --split`)
+    if (a.qaIds !== undefined || a.gymOptions !== undefined) throw new BenchError('bench.args', `--bench ${canonical.name} takes neither --qa-ids nor --gym-options (they change what is measured)`)
+    if (Array.isArray(a.world) || a.worlds !== undefined) throw new BenchError('bench.args', `--bench ${canonical.name} scores one world; give at most one world folder`)
+    const given = typeof a.world === 'string' && a.world !== '' ? a.world : undefined
+    a = { ...a, world: await canonicalWorldDir(canonical, given, { quiet: a.quiet, log: (l) => process.stderr.write(l + '\n') }) }
+  }
+  if ((a.world === undefined || a.world === '') && a.worlds === undefined) throw new BenchError('bench.args', 'give a world folder: searchgym bench run worlds/NAME --policy … --out runs/NAME (or --bench searchgymbench-v1)')
   const worlds = (await worldArgs(a.world, a.worlds)).map((w) => resolve(w))
   const world = await openBenchWorlds(worlds)
   try {
-    const config = configFromArgs(a, world.id, worlds)
+    if (canonical) checkHash(canonical, world.dir, world.id)
+    const config: BenchRunConfig = {
+      ...configFromArgs(a, world.id, worlds),
+      ...(canonical ? { benchmark: { name: canonical.name, version: canonical.version, hash: canonical.hash } } : {}),
+    }
     const res = await runBench(resolve(a.out), config, {
       world,
       policyFor: policyFactory(config, world, process.env, tuning),
@@ -186,6 +201,7 @@ export async function runFromArgs(a: RunArgs, tuning: ClientTuning = {}): Promis
     })
     const s = res.summary
     const lines = [
+      ...(config.benchmark ? [`benchmark ${config.benchmark.name} (version ${config.benchmark.version}), world hash ${config.benchmark.hash}${config.limit !== null ? ` — a sample of ${s.questions} (--limit), not the whole benchmark` : ''}`] : []),
       `bench run ${config.policy}${config.model ? ` (${config.model})` : ''} on ${s.questions} questions → ${res.outDir}`,
       `  ran ${res.ran}, resumed ${res.skipped}${res.repairedTornLine ? ' (cut a torn last line)' : ''}`,
       `  F1 ${ci(s.overall.f1)}  EM ${ci(s.overall.em)}${s.overall.judge ? `  judge ${ci(s.overall.judge)}` : ''}`,
@@ -221,10 +237,11 @@ export function runCommand(tuning: ClientTuning = {}): Command {
         .positional('world', { type: 'string', describe: 'world folder (written by world build --out); also --world DIR, as before' })
         .option('world', { type: 'string', describe: 'world folder (the positional argument, as a flag); repeat for a pool of worlds (question ids WORLD/ID)' })
         .option('worlds', { type: 'string', describe: 'JSON file: a list of world folders, or a recipe {preset, config, seeds, cache} built on demand' })
+        .option('bench', { type: 'string', describe: `a canonical benchmark: ${Object.keys(CANONICAL_BENCHES).join(', ')} — its world (the argument, else worlds/NAME, built once with the pinned seed) must have the pinned content hash` })
         .option('split', { choices: ['bench', 'train'] as const, default: 'bench' as const, describe: 'which questions: the held-out SearchGymBench or the training split' })
         .option('policy', { choices: ['openai', 'oracle', 'closed-book', 'one-shot-rag', 'engine'] as const, default: 'openai' as const })
         .option('model', { type: 'string', describe: 'model name sent to the endpoint (--policy engine: the local model folder)' })
-        .option('base-url', { type: 'string', describe: 'OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1' })
+        .option('base-url', { type: 'string', describe: 'OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1 (required by --policy openai, closed-book, one-shot-rag)' })
         .option('api-key-env', { type: 'string', default: 'OPENAI_API_KEY', describe: 'environment variable holding the API key' })
         .option('limit', { type: 'number', describe: 'only N questions: a seeded (--seed) sample stratified over type × hops, every type present from N ≥ 3' })
         .option('limit-mode', { choices: ['stratified', 'first'] as const, default: 'stratified' as const, describe: 'how --limit picks: stratified sample, or the first N of the split' })
@@ -249,7 +266,15 @@ export function runCommand(tuning: ClientTuning = {}): Command {
         .option('quiet', { type: 'boolean', default: false })
         .option('adapter', { type: 'string', describe: '--policy engine: PEFT adapter folder on the local --model folder' })
         .option('backend', { type: 'string', describe: '--policy engine: engine backend auto | native | ts | cuda (default auto)' })
-        .option('qa-ids', { type: 'string', describe: 'JSON file with an array of question ids of the split to run (e.g. train sft heldout.json)' }),
+        .option('qa-ids', { type: 'string', describe: 'JSON file with an array of question ids of the split to run (e.g. train sft heldout.json)' })
+        .group(['policy', 'model', 'base-url', 'api-key-env', 'protocol', 'temperature', 'max-tokens', 'timeout-ms', 'max-retries', 'concurrency'], 'Policy and endpoint:')
+        .group(['world', 'bench', 'split', 'limit', 'limit-mode', 'qa-ids', 'gym-options', 'max-turns', 'rag-docs'], 'Questions and env:')
+        .group(['out', 'seed', 'bootstrap', 'retry-errors', 'allow-lost', 'quiet', 'prices'], 'Run:')
+        .group(['judge-model', 'judge-base-url', 'judge-api-key-env'], 'LLM judge (optional):')
+        .group(['adapter', 'backend'], 'Local model (--policy engine):')
+        .example('searchgym bench run --bench searchgymbench-v1 --model M --base-url http://127.0.0.1:8001/v1 --out runs/m-v1', 'the canonical benchmark (world built once, hash checked)')
+        .example('searchgym bench run worlds/paper --policy oracle --limit 20 --out runs/oracle', 'the gold path on 20 questions (a stratified sample)')
+        .example('searchgym bench run worlds/paper --model M --base-url http://127.0.0.1:8001/v1 --out runs/m', 'a model behind an OpenAI-compatible endpoint'),
     handler: handler((a: unknown) => runFromArgs(a as RunArgs, tuning)),
   }
 }
