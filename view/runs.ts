@@ -73,7 +73,8 @@ class MetricColumns {
           let col = this.cols.get(k)
           if (!col) this.cols.set(k, (col = []))
           while (col.length < base) col.push(NaN)
-          for (const x of xs) col.push(x)
+          if (xs.length <= 10_000) col.push(...xs)
+          else for (const x of xs) col.push(x)
         }
         b.steps.forEach((step, i) => {
           const stage = b.stages[i]
