@@ -72,8 +72,15 @@ function bindLibraryOnce(path: string) {
   const koffi = loadKoffi()
   const lib = koffi.load(path)
   if (!handleTypesDeclared) {
-    koffi.pointer('sg_ctx', koffi.opaque())
-    koffi.pointer('sg_buf', koffi.opaque())
+    // koffi's type names are process-wide, and a second copy of this module (a test runner's fresh module registry over
+    // the same native koffi) must not declare them again.
+    for (const name of ['sg_ctx', 'sg_buf']) {
+      try {
+        koffi.pointer(name, koffi.opaque())
+      } catch (e) {
+        if (!/Duplicate type name/.test((e as Error).message)) throw e
+      }
+    }
     handleTypesDeclared = true
   }
   const f = (sig: string) => lib.func(sig)
