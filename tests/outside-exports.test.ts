@@ -1,15 +1,19 @@
 // tests/outside-exports: `searchgym world export --format search-r1 | verl | asearcher` on the run's real tiny world, read
 // back by hyparquet (a reader separate from the writer, hyparquet-writer) and JSON.parse — every field each trainer
 // reads, a data_source each accepts, the world's identity kept, the Search-R1 prompt's single `<answer> … </answer>`
-// example, and the tool config / launch snippet next to the data.
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
+// example, and the tool config / launch snippet next to the data; launch batch sizes against the row counts; the staged
+// (--curriculum) export; and full episodes through the shipped verl gym tool (tests/replicas/verl_gym_episodes.py).
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parquetReadObjects } from 'hyparquet'
+import { fileURLToPath } from 'node:url'
 import { runCli } from './helpers/cli-process'
+import { startGymServe } from './helpers/outside-clients'
 import { sharedTinyWorld, type SharedWorld } from './helpers/shared-world'
 
 type J = Record<string, any> // eslint-disable-line @typescript-eslint/no-explicit-any
+const REPLICA = fileURLToPath(new URL('./replicas/verl_gym_episodes.py', import.meta.url))
 
 // The trainers' own accepted names (Search-R1 main_ppo's list; verl's default reward's searchR1_ prefixed list).
 const SEARCH_R1_SOURCES = ['nq', 'triviaqa', 'popqa', 'hotpotqa', '2wikimultihopqa', 'musique', 'bamboogle']
@@ -85,7 +89,7 @@ describe('world export for outside trainers', () => {
       expect(row.prompt.map((m: J) => m.role)).toEqual(['system', 'user'])
       expect(row.reward_model.ground_truth.target.length).toBeGreaterThan(0)
       const ck = row.extra_info.tools_kwargs.search.create_kwargs
-      expect(ck).toEqual({ ground_truth: row.reward_model.ground_truth, question: row.extra_info.question, data_source: row.data_source })
+      expect(ck).toEqual({ ground_truth: row.reward_model.ground_truth, question: row.extra_info.question, data_source: row.data_source, qa_id: row.extra_info.qa_id })
       expect(row.prompt[1].content).toContain(ck.question)
       expect(row.extra_info).toMatchObject({ need_tools_kwargs: true, split: 'train', world: 'tiny', world_hash: world.hash })
     }
@@ -180,5 +184,38 @@ describe('world export for outside trainers', () => {
     const bad = await runCli(['world', 'export', world.dir, '--format', 'verl', '--curriculum', 'adaptive', '--out', join(out, 'x')])
     expect(bad.code).not.toBe(0)
     expect(bad.stderr.trim()).toMatch(/^searchgym: error: 'adaptive' samples adaptively/)
+  })
+
+  it('verl gym tool: full episodes (search, access, answer) through the exported tool module give the F1 searchgym score gives', async () => {
+    const dir = await exported('verl')
+    const rows = (await readParquet(join(dir, 'train.parquet'))).slice(0, 4)
+    // Per question: the gold answer, a wrong one, and a partial one (its first word): F1 1, 0 and in between.
+    const eps = rows.flatMap((r) => {
+      const gold = r.reward_model.ground_truth.target[0] as string
+      const ck = r.extra_info.tools_kwargs.search.create_kwargs
+      return [gold, 'Nowhere At All', gold.split(' ')[0]].map((answer) => ({ qa_id: ck.qa_id, question: ck.question, answer, answers: r.reward_model.ground_truth.target }))
+    })
+    const s = await startGymServe(world.dir)
+    try {
+      const { execFileSync } = await import('node:child_process')
+      const outLines = execFileSync('python3', [REPLICA, join(dir, 'searchgym_verl_tool.py'), s.url, JSON.stringify(eps)], { encoding: 'utf8', timeout: 120_000 }).trim().split('\n')
+      const got = outLines.map((l) => JSON.parse(l) as J)
+      expect(got.pop()).toEqual({ open_envs: 0 }) // every trajectory's env closed by its answer
+      const scoreIn = join(out, 'verl-answers.jsonl')
+      writeFileSync(scoreIn, eps.map((e) => JSON.stringify({ prediction: e.answer, answers: e.answers })).join('\n') + '\n')
+      const scored = await runCli(['score', '--in', scoreIn])
+      expect(scored.code).toBe(0)
+      const want = scored.stdout.trim().split('\n').map((l) => (JSON.parse(l) as J).f1 as number)
+      expect(got.map((g) => g.f1)).toEqual(want)
+      expect(got.map((g) => g.compute_score)).toEqual(want)
+      expect(want.filter((f) => f === 1).length).toBeGreaterThanOrEqual(rows.length) // gold (and a one-word gold's "first word")
+      expect(want.filter((f) => f === 0).length).toBeGreaterThanOrEqual(rows.length)
+      for (const g of got) {
+        expect(g.search_urls).toBeGreaterThan(0)
+        expect(g.page_starts.length).toBeGreaterThan(0)
+      }
+    } finally {
+      await s.stop()
+    }
   })
 })

@@ -8,6 +8,7 @@ import { join } from 'node:path'
 import type { Qa } from '../types'
 import { I32, I64, LIST, S, STRLIST, STRUCT, writeParquet, type SchemaElement } from './parquet'
 import { batchSizes, launchFlags, type BatchSizes, type ExportTuning } from './engine-profiles'
+import { VERL_GYM_TOOL_PY, verlGymToolConfig } from './verl-gym-tool'
 import { partitionByStages, phaseFile, stageFile, writeCurriculumLaunch, type ExportCurriculum } from './export-stages'
 
 /** Who the rows come from: kept in every exported row (the trainers' data_source must be one of their own names). */
@@ -108,7 +109,7 @@ export function writeVerlParquet(path: string, qas: Qa[], split: string, id: Wor
           need_tools_kwargs: true,
           question: q.question,
           split,
-          tools_kwargs: { search: { create_kwargs: { ground_truth: { target: accepted(q) }, question: q.question, data_source: VERL_DATA_SOURCE } } },
+          tools_kwargs: { search: { create_kwargs: { ground_truth: { target: accepted(q) }, question: q.question, data_source: VERL_DATA_SOURCE, qa_id: q.id } } },
           qa_id: q.id,
           world: id.world,
           world_hash: id.hash,
@@ -130,10 +131,11 @@ export function writeVerlParquet(path: string, qas: Qa[], split: string, id: Wor
       S('split'),
       STRUCT('tools_kwargs', 1),
       STRUCT('search', 1),
-      STRUCT('create_kwargs', 3),
+      STRUCT('create_kwargs', 4),
       ...GROUND_TRUTH,
       S('question'),
       S('data_source'),
+      S('qa_id'),
       S('qa_id'),
       S('world'),
       S('world_hash'),
@@ -260,7 +262,11 @@ export async function exportForTrainer(
     writeVerlParquet(join(outDir, 'train.parquet'), train, 'train', id)
     writeVerlParquet(join(outDir, 'test.parquet'), bench, 'test', id)
     writeFileSync(join(outDir, 'search_tool_config.yaml'), verlToolConfig('http://127.0.0.1:8000/retrieve', tuning?.shipped.limits.topk ?? 3))
-    Object.assign(out, { 'train.parquet': train.length, 'test.parquet': bench.length, 'search_tool_config.yaml': 0 })
+    // The whole gym inside verl's agent loop: search + access on one env per trajectory, the gym's F1 as reward.
+    writeFileSync(join(outDir, 'searchgym_verl_tool.py'), VERL_GYM_TOOL_PY)
+    writeFileSync(join(outDir, 'searchgym_tool_config.yaml'), verlGymToolConfig('http://127.0.0.1:8000'))
+    writeFileSync(join(outDir, 'launch-verl-gym.sh'), verlGymLaunch(outDir), { mode: 0o755 })
+    Object.assign(out, { 'train.parquet': train.length, 'test.parquet': bench.length, 'search_tool_config.yaml': 0, 'searchgym_verl_tool.py': 0, 'searchgym_tool_config.yaml': 0, 'launch-verl-gym.sh': 0 })
   } else {
     await writeJsonl(join(outDir, 'train.jsonl'), asearcherRows(train, id))
     await writeJsonl(join(outDir, 'test.jsonl'), asearcherRows(bench, id))
@@ -304,4 +310,24 @@ function profileRecord(t: ExportTuning, b: BatchSizes, total: number, trainRows:
     rows: { train: trainRows, test: benchRows },
     batches: b,
   }
+}
+
+/** verl with the gym's own tools and reward (searchgym_verl_tool.py). */
+function verlGymLaunch(outDir: string): string {
+  return `#!/usr/bin/env bash
+# verl with the whole gym (search + access on one env per trajectory, the gym's F1 as reward), written by searchgym
+# world export --format verl; see docs/train-elsewhere.md. Limits and batch sizes: as in launch-verl.sh.
+set -euo pipefail
+WORLD=\${WORLD:?set WORLD to the world folder}
+DATA=\${DATA:-${outDir}}
+npx searchgym gym serve "$WORLD" --host 127.0.0.1 --port 8000 &
+export PYTHONPATH="$DATA\${PYTHONPATH:+:$PYTHONPATH}"
+python3 -m verl.trainer.main_ppo \\
+  --config-path="$PWD/examples/sglang_multiturn/config" --config-name=search_multiturn_grpo \\
+  data.train_files="$DATA/train.parquet" data.val_files="$DATA/test.parquet" data.return_raw_chat=True \\
+  actor_rollout_ref.rollout.multi_turn.enable=True actor_rollout_ref.rollout.multi_turn.format=hermes \\
+  actor_rollout_ref.rollout.multi_turn.tool_config_path="$DATA/searchgym_tool_config.yaml" \\
+  custom_reward_function.path="$DATA/searchgym_verl_tool.py" custom_reward_function.name=compute_score \\
+  "$@"
+`
 }
