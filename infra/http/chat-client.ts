@@ -170,10 +170,10 @@ export class ChatEndpoint {
   constructor(readonly options: ChatEndpointOptions) {}
 
   private async sdkClient(): Promise<OpenAI> {
-    const Client = await loadSdk()
+    const OpenAI = await loadSdk()
     const o = this.options
     // The SDK's own retries are off: the retry policy is ours, to count failures and choose the waits.
-    return (this.client ??= new Client({ baseURL: o.baseURL, apiKey: o.apiKey, timeout: o.timeoutMs, maxRetries: 0 }))
+    return (this.client ??= new OpenAI({ baseURL: o.baseURL, apiKey: o.apiKey, timeout: o.timeoutMs, maxRetries: 0 }))
   }
 
   /** One logical call: attempts until a reply, a failure the policy does not retry, or retries spent (ChatCallError).
