@@ -1,6 +1,7 @@
 // world/stage: the build-stage contract. A world is built by running stages in order; each stage owns its
 // tables, is resumable (re-running a finished stage is a no-op; a killed stage restarts or continues
 // from its own checkpoints), and contributes canonical rows to the content hash.
+import type { SearchHandle } from './indexing/search-handle'
 import type { Db } from '../infra/store'
 import type { WorldConfig } from './config'
 
@@ -9,6 +10,8 @@ export interface StageContext {
   config: WorldConfig
   /** The world folder (world.db lives in it). */
   dir: string
+  /** The run's open search index (index and verify share it); owned by whoever runs the stages, one per run. */
+  search: SearchHandle
   /** Quiet progress output (tests). */
   quiet: boolean
   log(message: string): void

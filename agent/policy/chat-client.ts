@@ -1,9 +1,11 @@
-// agent/policy/chat-client: one OpenAI-compatible chat endpoint through the official `openai` client, with our own
-// retries (exponential backoff, seeded jitter) on 429/5xx/network/timeouts, per-request timeout, usage and call stats.
-// It knows nothing about the gym: it sends messages and returns the first choice plus what the call cost.
+// agent/policy/chat-client: the policies' view of an OpenAI-compatible chat endpoint, on infra/http/chat-client (which
+// owns the HTTP call, the timer, the retry loop and the failure classes): its policy is retries with seeded jitter on
+// 429/5xx/network/timeouts (honouring Retry-After), a call record per logical call (attempts, failures by kind, usage,
+// price), and the agent's errors (EndpointError, ContextOverflowError). It knows nothing about the gym.
 import type OpenAI from 'openai'
 import type { ChatCompletionCreateParamsNonStreaming, ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions'
 import { AgentError } from '../../infra/errors'
+import { ChatCallError, ChatEndpoint, isContextOverflow, type ChatFailure, type RetryPolicy } from '../../infra/http/chat-client'
 import { Rng } from '../../infra/rng'
 import { costOf, type PriceTable } from './pricing'
 
@@ -80,13 +82,7 @@ export class ContextOverflowError extends AgentError {
   }
 }
 
-/** True when an endpoint's answer says the request does not fit the model's context (checked on 400/413 only). */
-export function isContextOverflow(e: unknown): boolean {
-  if (!sdk || !(e instanceof sdk.APIError) || (e.status !== 400 && e.status !== 413)) return false
-  const code = e.code ?? (e.error as { code?: unknown } | undefined)?.code
-  if (code === 'context_length_exceeded') return true
-  return /maximum context length|context length|context window|context is \d+ tokens|prompt is too long|too many tokens/i.test(e.message)
-}
+export { isContextOverflow }
 
 export interface ChatReply {
   message: OpenAI.Chat.Completions.ChatCompletionMessage
@@ -100,86 +96,21 @@ export interface CallContext {
   tools?: ChatCompletionTool[]
 }
 
-class MalformedResponse extends Error {}
-
-// The official client (hundreds of modules) is loaded by the first request, not by every command that imports agent.
-type Sdk = typeof OpenAI
-let sdk: Sdk | undefined
-async function loadSdk(): Promise<Sdk> {
-  return (sdk ??= (await import('openai')).default)
-}
-
-/** ' (ECONNRESET)' etc.: the code of the socket error under a connection error, when the fetch layer gives one. */
-function causeCode(e: unknown): string {
-  let deepest = ''
-  for (let c = (e as { cause?: unknown })?.cause, depth = 0; c && depth < 4; c = (c as { cause?: unknown }).cause, depth++) {
-    const code = (c as { code?: unknown }).code
-    if (typeof code === 'string') return ` (${code})`
-    const m = (c as { message?: unknown }).message
-    if (typeof m === 'string' && m !== 'fetch failed') deepest = m
-  }
-  // No socket code (e.g. fetch's "bad port"): the innermost message says what went wrong.
-  return deepest ? ` (${deepest.split('\n')[0]})` : ''
-}
-
-function classify(e: unknown): TransientKind | 'permanent' | 'abort' {
-  const OpenAI = sdk
-  if (!OpenAI) return 'permanent'
-  if (e instanceof OpenAI.APIUserAbortError) return 'abort'
-  // A body that is not JSON, or JSON without choices: the server misbehaved; retry like a 5xx.
-  if (e instanceof SyntaxError || e instanceof MalformedResponse) return 'server'
-  if (e instanceof OpenAI.APIConnectionTimeoutError) return 'timeout'
-  if (e instanceof OpenAI.APIConnectionError) return 'network'
-  if (e instanceof OpenAI.APIError) {
-    const s = e.status ?? 0
-    if (s === 429) return 'rate_limit'
-    if (s === 408) return 'timeout'
-    if (s >= 500) return 'server'
-    return 'permanent'
-  }
-  return 'permanent'
-}
-
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason)
-    const t = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort)
-      resolve()
-    }, ms)
-    const onAbort = () => {
-      clearTimeout(t)
-      reject(signal?.reason)
-    }
-    signal?.addEventListener('abort', onAbort, { once: true })
-  })
-}
-
-/** Retry-After in ms if the server sent one we can honour (seconds or HTTP date not supported: seconds only). */
-function retryAfterMs(e: unknown): number | undefined {
-  if (!sdk || !(e instanceof sdk.APIError) || !e.headers) return undefined
-  const v = e.headers.get('retry-after-ms') ?? undefined
-  if (v && Number.isFinite(Number(v))) return Number(v)
-  const s = e.headers.get('retry-after') ?? undefined
-  if (s && Number.isFinite(Number(s))) return Number(s) * 1000
-  return undefined
-}
-
 export class ChatClient {
   readonly options: ChatClientOptions
-  private client: OpenAI | undefined
+  private readonly endpoint: ChatEndpoint
 
   constructor(options: ChatClientOptions) {
     if (!options.baseURL) throw new AgentError('agent.config', 'chat client needs a base URL (e.g. http://127.0.0.1:8000/v1)')
     if (!options.model) throw new AgentError('agent.config', 'chat client needs a model name (--model)')
     this.options = options
-    // The client's own retries are off: we retry ourselves to count failures and seed the jitter.
-  }
-
-  private async sdkClient(): Promise<OpenAI> {
-    const Client = await loadSdk()
-    const o = this.options
-    return (this.client ??= new Client({ baseURL: o.baseURL, apiKey: o.apiKey ?? 'none', timeout: o.timeoutMs, maxRetries: 0 }))
+    const prices = options.prices
+    this.endpoint = new ChatEndpoint({
+      baseURL: options.baseURL,
+      apiKey: options.apiKey ?? 'none',
+      timeoutMs: options.timeoutMs,
+      ...(prices ? { price: (p: number, c: number) => costOf(prices, options.model, p, c) } : {}),
+    })
   }
 
   /** Backoff before retry `attempt` (0-based) of the call labelled `callKey`; deterministic in the seed. */
@@ -192,69 +123,48 @@ export class ChatClient {
 
   async complete(messages: ChatCompletionMessageParam[], ctx: CallContext = {}): Promise<ChatReply> {
     const o = this.options
-    const record: CallRecord = {
-      model: o.model,
-      attempts: 0,
-      rateLimited: 0,
-      serverErrors: 0,
-      networkErrors: 0,
-      timeouts: 0,
-      promptTokens: 0,
-      completionTokens: 0,
-      latencyMs: 0,
-    }
     const body: ChatCompletionCreateParamsNonStreaming = { model: o.model, messages, ...(o.extraBody ?? {}) }
     if (o.temperature !== undefined) body.temperature = o.temperature
     if (o.maxTokens !== undefined) body.max_tokens = o.maxTokens
     if (ctx.tools && ctx.tools.length > 0) body.tools = ctx.tools
     const t0 = performance.now()
-    const client = await this.sdkClient()
-    for (let attempt = 0; ; attempt++) {
-      record.attempts++
-      // Our own per-attempt timer: we know a timeout happened whatever error class the fetch layer raises.
-      const ac = new AbortController()
-      let timedOut = false
-      const timer = setTimeout(() => {
-        timedOut = true
-        ac.abort(new Error(`request timed out after ${o.timeoutMs} ms`))
-      }, o.timeoutMs)
-      const onOuterAbort = () => ac.abort(ctx.signal?.reason)
-      ctx.signal?.addEventListener('abort', onOuterAbort, { once: true })
-      try {
-        const res = await client.chat.completions.create(body, { signal: ac.signal, timeout: o.timeoutMs + 1000, maxRetries: 0 })
-        const choice = res.choices?.[0]
-        if (!choice || !choice.message) throw new MalformedResponse(`endpoint ${o.baseURL} returned a response without choices`)
-        record.promptTokens = res.usage?.prompt_tokens ?? 0
-        record.completionTokens = res.usage?.completion_tokens ?? 0
-        record.finishReason = choice.finish_reason ?? undefined
-        if (o.prices) record.cost = costOf(o.prices, o.model, record.promptTokens, record.completionTokens)
-        record.latencyMs = performance.now() - t0
-        return { message: choice.message, record }
-      } catch (e) {
-        if (ctx.signal?.aborted) throw e
-        const kind = timedOut ? 'timeout' : classify(e)
-        if (kind === 'abort') throw e
-        if (kind === 'rate_limit') record.rateLimited++
-        else if (kind === 'server') record.serverErrors++
-        else if (kind === 'network') record.networkErrors++
-        else if (kind === 'timeout') record.timeouts++
-        const msg = e instanceof Error ? e.message : String(e)
-        if (kind === 'permanent' && isContextOverflow(e)) {
-          record.latencyMs = performance.now() - t0
-          throw new ContextOverflowError(`the conversation no longer fits model ${o.model}'s context: ${msg.split('\n')[0]}`, record, e)
-        }
-        if (kind !== 'permanent') record.lastTransient = `${kind}: ${msg.split('\n')[0]}${causeCode(e)}`
-        if (kind === 'permanent' || attempt >= o.maxRetries) {
-          record.latencyMs = performance.now() - t0
-          const why = kind === 'permanent' ? 'failed' : `still failing (${kind}) after ${attempt + 1} attempts`
-          throw new EndpointError(`chat request to ${o.baseURL} (model ${o.model}) ${why}: ${msg.split('\n')[0]}${causeCode(e)}`, kind, record, e)
-        }
-        const wait = Math.min(o.maxBackoffMs, Math.max(this.backoffMs(ctx.callKey ?? '', attempt), retryAfterMs(e) ?? 0))
-        await sleep(wait, ctx.signal)
-      } finally {
-        clearTimeout(timer)
-        ctx.signal?.removeEventListener('abort', onOuterAbort)
-      }
+    const retry: RetryPolicy = {
+      maxRetries: o.maxRetries,
+      retryable: (f) => f.kind !== 'permanent',
+      backoffMs: (attempt, f) => Math.min(o.maxBackoffMs, Math.max(this.backoffMs(ctx.callKey ?? '', attempt), f.retryAfterMs ?? 0)),
+    }
+    try {
+      const r = await this.endpoint.complete(body, { retry, ...(ctx.signal ? { signal: ctx.signal } : {}) })
+      const record = recordOf(o.model, r.attempts, r.failures)
+      record.promptTokens = r.usage?.promptTokens ?? 0
+      record.completionTokens = r.usage?.completionTokens ?? 0
+      record.finishReason = r.choice?.finish_reason ?? undefined
+      if (o.prices) record.cost = r.cost
+      record.latencyMs = performance.now() - t0
+      return { message: r.choice!.message, record }
+    } catch (e) {
+      if (!(e instanceof ChatCallError)) throw e
+      const f = e.last
+      const record = recordOf(o.model, e.attempts, e.failures)
+      record.latencyMs = performance.now() - t0
+      if (f.kind === 'permanent' && isContextOverflow(f.error))
+        throw new ContextOverflowError(`the conversation no longer fits model ${o.model}'s context: ${f.message}`, record, f.error)
+      const kind = f.kind as TransientKind | 'permanent'
+      const why = kind === 'permanent' ? 'failed' : `still failing (${kind}) after ${e.attempts} attempts`
+      throw new EndpointError(`chat request to ${o.baseURL} (model ${o.model}) ${why}: ${f.message}${f.causeCode}`, kind, record, f.error)
     }
   }
+}
+
+/** The call record of `attempts` attempts whose failures were `failures` (usage and latency filled in by the caller). */
+function recordOf(model: string, attempts: number, failures: ChatFailure[]): CallRecord {
+  const record: CallRecord = { model, attempts, rateLimited: 0, serverErrors: 0, networkErrors: 0, timeouts: 0, promptTokens: 0, completionTokens: 0, latencyMs: 0 }
+  for (const f of failures) {
+    if (f.kind === 'rate_limit') record.rateLimited++
+    else if (f.kind === 'server') record.serverErrors++
+    else if (f.kind === 'network') record.networkErrors++
+    else if (f.kind === 'timeout') record.timeouts++
+    if (f.kind !== 'permanent') record.lastTransient = `${f.kind}: ${f.message}${f.causeCode}`
+  }
+  return record
 }

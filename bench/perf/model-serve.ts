@@ -1,12 +1,12 @@
 // bench/perf/model-serve: the serving path around the engine — tokenizer speed (real Qwen3), world-tokenizer build, and
-// /v1/chat/completions over real HTTP (official openai client) against direct engine.generate() on the same prompt,
+// /v1/chat/completions over real HTTP (infra/http/chat-client, the official openai client) against direct engine.generate() on the same prompt,
 // so the server's overhead (template, tokenizer, queue, HTTP, JSON) is visible. Usage:
 //   node bin/run-ts.mjs bench/perf/model-serve.ts [--tokens 32] [--reps 3]
-import OpenAI from 'openai'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { chatTemplateOf } from '../../infra/engine/chat-template'
+import { ChatEndpoint, type RetryPolicy } from '../../infra/http/chat-client'
 import { initModel } from '../../infra/engine/init-model'
 import { loadModel } from '../../infra/engine/model'
 import { generate } from '../../infra/engine/sample'
@@ -66,14 +66,15 @@ try {
       direct.push(ms(t0))
     }
     const server = await serveModel({ dir, port: 0 })
-    const client = new OpenAI({ baseURL: `${server.url}/v1`, apiKey: 'local', maxRetries: 0 })
+    const client = new ChatEndpoint({ baseURL: `${server.url}/v1`, apiKey: 'local', timeoutMs: 600_000 })
+    const once: RetryPolicy = { maxRetries: 0, retryable: () => false, backoffMs: () => 0 }
     const http: number[] = []
     let completion = 0
     for (let i = 0; i < reps; i++) {
       t0 = performance.now()
-      const r = await client.chat.completions.create({ model: tk, messages, max_tokens: maxTokens, seed: i, logprobs: true })
+      const r = await client.complete({ model: tk, messages, max_tokens: maxTokens, seed: i, logprobs: true }, { retry: once })
       http.push(ms(t0))
-      completion = r.usage!.completion_tokens
+      completion = r.usage!.completionTokens
     }
     await server.close()
     const d = median(direct)

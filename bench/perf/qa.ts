@@ -12,6 +12,7 @@ import { openDb } from '../../infra/store'
 import { buildWorld } from '../../world/build/build'
 import { presetConfig } from '../../world/config'
 import { openWorld } from '../../world/store/open'
+import { SearchHandle } from '../../world/indexing/search-handle'
 import { WORLD_STAGES } from '../../world/build/stages'
 import { makeQaChecker } from '../../world/qa/check'
 import { docText, loadQaView } from '../../world/qa/load'
@@ -50,7 +51,7 @@ const w = openWorld(dir, { allowIncomplete: true })
 const config = w.config
 w.close()
 const db = openDb(join(dir, 'world.db'))
-const ctx = { db, config, dir, quiet: true, log: () => {} }
+const ctx = { db, config, dir, search: new SearchHandle(), quiet: true, log: () => {} }
 const times: Record<string, { wall: number; cpu: number }> = {}
 for (const s of [qaStage, splitStage]) {
   s.init(db)

@@ -11,6 +11,7 @@ import type { WorldConfig } from '../config'
 import { WORLD_STAGES } from './stages'
 import { Prehash, SEALED_STAGES } from './prehash'
 import type { Stage, StageContext, WarmHandle } from '../stage'
+import { SearchHandle } from '../indexing/search-handle'
 import { initManifestTables, readManifest, setManifest, setStageStatus, stageStatus, WORLD_FILE } from '../store/store'
 
 /** Version of the generator; a world folder built by another version is not resumed. */
@@ -108,6 +109,8 @@ export async function buildWorld(opts: BuildOptions): Promise<BuildResult> {
     // The content hash of the sealed stages, in a worker thread from the first later stage that runs (world/build/prehash).
     let prehash: Prehash | undefined
     let hash: string | undefined
+    // The run's search index, shared by the index and verify stages; verify closes it, `finally` too if the run stopped.
+    const search = new SearchHandle()
     try {
       for (const [i, stage] of stages.entries()) {
         stage.init(db)
@@ -118,7 +121,7 @@ export async function buildWorld(opts: BuildOptions): Promise<BuildResult> {
         }
         const t0 = performance.now()
         ranOne = true
-        const ctx: StageContext = { db, config: opts.config, dir: opts.dir, quiet, log }
+        const ctx: StageContext = { db, config: opts.config, dir: opts.dir, search, quiet, log }
         if (!prehash && i > 0 && !SEALED_STAGES.includes(stage.name)) prehash = await Prehash.start(dbPath, stages, stageStatus(db))
         const next = stages[i + 1]
         let ahead: StageContext['ahead']
@@ -146,6 +149,7 @@ export async function buildWorld(opts: BuildOptions): Promise<BuildResult> {
     } finally {
       for (const h of warmed.values()) h.release()
       prehash?.release()
+      await search.release().catch((e: unknown) => log(`search index: close failed: ${e instanceof Error ? e.message.split('\n')[0] : String(e)}`))
     }
     const prehashed = hash !== undefined && prehash ? prehash.stages.map((s) => s.name) : []
     hash ??= contentHash(db, stages)

@@ -12,6 +12,7 @@ import { formatVerifyReport, verificationReport } from '../verify/verify-report'
 import { setManifest } from '../store/store'
 import { tx } from '../../infra/store'
 import type { Stage, StageContext } from '../stage'
+import { SearchHandle } from '../indexing/search-handle'
 import { deepCheck } from '../store/integrity'
 import { WorldError } from '../../infra/errors'
 
@@ -42,11 +43,12 @@ export function verifyCommand(stages: readonly Stage[]): Command {
       if (a.deep) return deepVerify(a.dir, stages, a.json)
       const lock = lockDir(a.dir, 'world verify')
       const w = openWorld(a.dir, { readonly: false, allowIncomplete: true })
+      const search = new SearchHandle()
       try {
         const config = a.meiliUrl ? { ...w.config, search: { ...w.config.search, meiliUrl: a.meiliUrl } } : w.config
         const quiet = a.quiet ?? process.env.SEARCHGYM_QUIET === '1'
         const log = (m: string) => (quiet ? undefined : process.stderr.write(`${m}\n`))
-        const ctx: StageContext = { db: w.db, config, dir: a.dir, quiet, log }
+        const ctx: StageContext = { db: w.db, config, dir: a.dir, search, quiet, log }
         initVerifyTables(w.db)
         if (a.fresh) clearVerification(w.db)
         if (!verificationComplete(w.db) || w.stages.verify !== 'done') {
@@ -64,6 +66,7 @@ export function verifyCommand(stages: readonly Stage[]): Command {
         process.stdout.write((a.json ? JSON.stringify(report) : formatVerifyReport(report)) + '\n')
         if (!a.json) process.stdout.write(`\n(report with up to 200 failed edges: ${a.dir}/${VERIFY_REPORT_FILE})\n`)
       } finally {
+        await search.release().catch((e: unknown) => process.stderr.write(`search index: close failed: ${e instanceof Error ? e.message.split('\n')[0] : String(e)}\n`))
         w.close()
         lock.release()
       }

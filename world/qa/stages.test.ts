@@ -19,6 +19,7 @@ import { qaStage } from './qa-stage'
 import { splitStage } from '../split/split-stage'
 import { qaSummary, readQa, readSplitStats } from './store'
 import { fixtureDocText, makeFixtureWorld } from '../../tests/fixtures/qa-fixture-world'
+import { SearchHandle } from '../indexing/search-handle'
 
 const config: WorldConfig = {
   ...DEFAULT_CONFIG,
@@ -54,7 +55,7 @@ function fixtureDb(verified = true): { db: Db; dir: string } {
 }
 
 async function runStages(db: Db, dir: string): Promise<string> {
-  const ctx: StageContext = { db, config, dir, quiet: true, log: () => {} }
+  const ctx: StageContext = { db, config, dir, search: new SearchHandle(), quiet: true, log: () => {} }
   for (const s of [qaStage, splitStage]) {
     s.init(db)
     await s.run(ctx)
@@ -148,7 +149,7 @@ describe('qa and split stages', () => {
 
   it('refuses to sample on a world without verification results', async () => {
     const raw = fixtureDb(false)
-    const ctx: StageContext = { db: raw.db, config, dir: raw.dir, quiet: true, log: () => {} }
+    const ctx: StageContext = { db: raw.db, config, dir: raw.dir, search: new SearchHandle(), quiet: true, log: () => {} }
     qaStage.init(raw.db)
     await expect(qaStage.run(ctx)).rejects.toThrow(/verify stage/)
   })

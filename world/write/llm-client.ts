@@ -1,9 +1,10 @@
-// world/write/llm-client: one chat call to any OpenAI-compatible endpoint through the official `openai` client, behind
-// the world's call cache (a cached prompt is never sent again), with retries and exponential backoff on 429/5xx and
-// dropped connections, a per-world token/dollar budget, and usage counters per stage. Knows nothing of documents.
-import OpenAI from 'openai'
+// world/write/llm-client: the world writer's chat calls, on infra/http/chat-client (which owns the HTTP call, the
+// retry loop and the failure classes), behind the world's call cache (a cached prompt is never sent again): its policy
+// is exponential backoff on 408/409/429/5xx and dropped connections, refusals (other 4xx) the caller falls back on,
+// a per-world token/dollar budget, and usage counters per stage. Knows nothing of documents.
 import { WorldError } from '../../infra/errors'
 import { canonicalJson, sha256 } from '../../infra/hash'
+import { ChatCallError, ChatEndpoint, type RetryPolicy } from '../../infra/http/chat-client'
 import type { Db } from '../../infra/store'
 import { cacheGet, cachePut, cacheTotals, type CachedReply } from './llm-cache'
 import type { WriteConfig } from './write-config'
@@ -43,7 +44,7 @@ export interface LlmClientOptions {
 
 export class LlmClient {
   readonly usage = new Map<string, StageUsage>()
-  private readonly client: OpenAI
+  private readonly endpoint: ChatEndpoint
   private readonly inFlight = new Map<string, Promise<LlmOutcome>>()
   private spentPrompt: number
   private spentCompletion: number
@@ -56,7 +57,12 @@ export class LlmClient {
   ) {
     const key = (opts.env ?? process.env)[cfg.keyEnv]
     // A local server needs no key; the client insists on one, so an unset variable sends a placeholder.
-    this.client = new OpenAI({ baseURL: cfg.baseUrl, apiKey: key && key.length > 0 ? key : 'unset', maxRetries: 0, timeout: 300_000 })
+    this.endpoint = new ChatEndpoint({
+      baseURL: cfg.baseUrl,
+      apiKey: key && key.length > 0 ? key : 'unset',
+      timeoutMs: 300_000,
+      price: (p, c) => this.cost(p, c),
+    })
     const t = cacheTotals(db)
     this.spentPrompt = t.promptTokens
     this.spentCompletion = t.completionTokens
@@ -107,57 +113,66 @@ export class LlmClient {
       u.budgetSkips++
       return { kind: 'budget' }
     }
-    for (let attempt = 0; ; attempt++) {
-      try {
-        const res = await this.client.chat.completions.create({
-          model: this.cfg.model,
+    const cfg = this.cfg
+    const retry: RetryPolicy = {
+      maxRetries: cfg.maxRetries,
+      retryable: (f) => isTransient(f.status),
+      backoffMs: (attempt) => Math.min(MAX_BACKOFF_MS, cfg.backoffMs * 2 ** attempt),
+      onRetry: (f, attempt, wait) => {
+        u.retries++
+        this.opts.log?.(`write: ${f.status === undefined ? 'connection failed' : `HTTP ${f.status}`}; retry ${attempt + 1}/${cfg.maxRetries} in ${wait} ms`)
+      },
+      sleep: (ms) => this.sleep(ms),
+    }
+    try {
+      const res = await this.endpoint.complete(
+        {
+          model: cfg.model,
           messages: [
             { role: 'system', content: body.system },
             { role: 'user', content: body.user },
           ],
           temperature: body.temperature,
           max_tokens: body.max_tokens,
-        })
-        const text = res.choices[0]?.message?.content ?? ''
-        // An endpoint without usage is charged an estimate (4 characters a token) so that budgets still bind.
-        const reply: CachedReply = {
-          text,
-          promptTokens: res.usage?.prompt_tokens ?? Math.ceil((body.system.length + body.user.length) / 4),
-          completionTokens: res.usage?.completion_tokens ?? Math.ceil(text.length / 4),
-        }
-        cachePut(this.db, this.cfg.model, hash, canonicalJson(body), reply)
-        u.calls++
-        u.promptTokens += reply.promptTokens
-        u.completionTokens += reply.completionTokens
-        this.spentPrompt += reply.promptTokens
-        this.spentCompletion += reply.completionTokens
-        return { kind: 'reply', text, cached: false }
-      } catch (e) {
-        const status = e instanceof OpenAI.APIError ? e.status : undefined
-        const transient = status === undefined || status === 408 || status === 409 || status === 429 || status >= 500
-        if (status === 401 || status === 403)
-          throw new WorldError('world.write_auth', `the LLM endpoint ${this.cfg.baseUrl} refused the key (HTTP ${status}): set $${this.cfg.keyEnv} to a valid API key (or --llm-key-env)`, { cause: e })
-        if (status === 404)
-          throw new WorldError('world.write_model', `the LLM endpoint ${this.cfg.baseUrl} has no model '${this.cfg.model}' or no /chat/completions (HTTP 404): check --llm-model and --llm-base-url`, { cause: e })
-        if (!transient) {
-          u.refused++
-          return { kind: 'refused', reason: `HTTP ${status}: ${oneLineOf(e)}` }
-        }
-        if (attempt >= this.cfg.maxRetries)
-          throw new WorldError(
-            'world.write_unavailable',
-            `the LLM endpoint ${this.cfg.baseUrl} failed ${attempt + 1} times (${status === undefined ? 'no connection' : `HTTP ${status}`}: ${oneLineOf(e)}); every finished call is cached: rerun the same build to resume`,
-            { cause: e },
-          )
-        u.retries++
-        const wait = Math.min(MAX_BACKOFF_MS, this.cfg.backoffMs * 2 ** attempt)
-        this.opts.log?.(`write: ${status === undefined ? 'connection failed' : `HTTP ${status}`}; retry ${attempt + 1}/${this.cfg.maxRetries} in ${wait} ms`)
-        await this.sleep(wait)
+        },
+        { retry, requireChoice: false },
+      )
+      const text = res.choice?.message?.content ?? ''
+      // An endpoint without usage is charged an estimate (4 characters a token) so that budgets still bind.
+      const reply: CachedReply = {
+        text,
+        promptTokens: res.usage?.promptTokens ?? Math.ceil((body.system.length + body.user.length) / 4),
+        completionTokens: res.usage?.completionTokens ?? Math.ceil(text.length / 4),
       }
+      cachePut(this.db, cfg.model, hash, canonicalJson(body), reply)
+      u.calls++
+      u.promptTokens += reply.promptTokens
+      u.completionTokens += reply.completionTokens
+      this.spentPrompt += reply.promptTokens
+      this.spentCompletion += reply.completionTokens
+      return { kind: 'reply', text, cached: false }
+    } catch (e) {
+      if (!(e instanceof ChatCallError)) throw e
+      const { status, message } = e.last
+      const line = message.slice(0, 200)
+      if (status === 401 || status === 403)
+        throw new WorldError('world.write_auth', `the LLM endpoint ${cfg.baseUrl} refused the key (HTTP ${status}): set $${cfg.keyEnv} to a valid API key (or --llm-key-env)`, { cause: e.last.error })
+      if (status === 404)
+        throw new WorldError('world.write_model', `the LLM endpoint ${cfg.baseUrl} has no model '${cfg.model}' or no /chat/completions (HTTP 404): check --llm-model and --llm-base-url`, { cause: e.last.error })
+      if (!isTransient(status)) {
+        u.refused++
+        return { kind: 'refused', reason: `HTTP ${status}: ${line}` }
+      }
+      throw new WorldError(
+        'world.write_unavailable',
+        `the LLM endpoint ${cfg.baseUrl} failed ${e.attempts} times (${status === undefined ? 'no connection' : `HTTP ${status}`}: ${line}); every finished call is cached: rerun the same build to resume`,
+        { cause: e.last.error },
+      )
     }
   }
 }
 
-function oneLineOf(e: unknown): string {
-  return (e instanceof Error ? e.message : String(e)).split('\n')[0].slice(0, 200)
+/** The world writer retries dropped connections (no status), 408, 409, 429 and 5xx; any other status is final. */
+function isTransient(status: number | undefined): boolean {
+  return status === undefined || status === 408 || status === 409 || status === 429 || status >= 500
 }
