@@ -93,6 +93,7 @@ const grpoCommand: Command = {
       overrides,
       backend: a.backend,
       log,
+      notice: (l: string) => process.stderr.write(`train: ${l}\n`),
     })
     process.stdout.write(`train: ${r.steps} steps${r.resumedFrom > 0 ? ` (resumed from step ${r.resumedFrom})` : ''}; adapter ${r.adapterDir}\n`)
   }),
