@@ -21,6 +21,7 @@ import { EngineSampler } from '../policy/engine-sampler'
 import { rolloutBatch, type Rollout } from '../rollout/group'
 import type { TrainConfig } from './config'
 import type { QuestionSource } from './source'
+import { StepProgress } from './step-progress'
 
 export interface TrainDeps {
   learner: Learner
@@ -361,29 +362,6 @@ export async function train(d: TrainDeps): Promise<TrainResult> {
   const adapterDir = join(out, 'adapter')
   learner.saveAdapter(adapterDir)
   return { steps: c.steps, resumedFrom: start, adapterDir }
-}
-
-const PROGRESS_MS = 2_000
-
-/** Rollouts done in one step, told as they finish: "step 3/20: rollouts 17/32, 1.4/s, ETA 11s" (refill rounds may add more). */
-class StepProgress {
-  private done = 0
-  private readonly t0 = performance.now()
-  private last = performance.now()
-  constructor(
-    private readonly step: number,
-    private readonly steps: number,
-    private readonly total: number,
-    private readonly log: (line: string) => void,
-  ) {}
-  tick(): void {
-    this.done++
-    const now = performance.now()
-    if (now - this.last < PROGRESS_MS || this.done >= this.total) return
-    this.last = now
-    const rate = this.done / ((now - this.t0) / 1000)
-    this.log(`train: step ${this.step}/${this.steps}: rollouts ${this.done}/${this.total}, ${rate.toFixed(2)}/s, ETA ${Math.ceil((this.total - this.done) / rate)}s`)
-  }
 }
 
 /** Write a checkpoint atomically (a temp folder renamed into place); keep only the newest two. */
