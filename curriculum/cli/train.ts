@@ -81,6 +81,8 @@ const grpoCommand: Command = {
     if (a.preset !== undefined) {
       for (const k of ['world', 'worlds', 'model', 'adapter', 'config', 'reward', 'ppoMiniBatch', 'ppoEpochs', 'klReference', 'overlongFilter'] as const)
         if (a[k] !== undefined) throw new ConfigError('train.flag', `--preset ${a.preset} builds its own world, model and config; drop --${k.replace(/[A-Z]/g, (x) => '-' + x.toLowerCase())}`)
+      if (!a.access) throw new ConfigError('train.flag', `--preset ${a.preset} builds its own config; drop --no-access`)
+      if (a.curriculum !== 'two-stage') throw new ConfigError('train.flag', `--preset ${a.preset} trains two-stage; drop --curriculum`)
       const q = await runQuick({ preset: a.preset, out: a.out, steps: a.steps, backend: a.backend, log: a.quiet ? () => undefined : (l) => process.stderr.write(l + '\n'), notice })
       process.stdout.write(q.line + '\n')
       return
