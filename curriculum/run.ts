@@ -38,6 +38,8 @@ export interface TrainRunOptions {
    *  names (infra/test-fixture); no flag reaches it. */
   fixture?: { sampler: (learner: Learner, codec: ChatCodec, temperature?: number) => TokenSampler; replies: string }
   log?: (line: string) => void
+  /** Lines shown even when quiet (resuming from step K / no checkpoint yet: starting over); default: log. */
+  notice?: (line: string) => void
 }
 
 export interface RunConfig {
@@ -97,7 +99,8 @@ export async function runTraining(o: TrainRunOptions): Promise<TrainResult> {
   mkdirSync(o.out, { recursive: true })
   const cfgFile = join(o.out, 'config.json')
   const text = JSON.stringify(run, null, 2) + '\n'
-  if (existsSync(cfgFile)) {
+  const existingRun = existsSync(cfgFile)
+  if (existingRun) {
     const was = readFileSync(cfgFile, 'utf8')
     if (was !== text) {
       const steps = lengthening(was, run)
@@ -123,7 +126,7 @@ export async function runTraining(o: TrainRunOptions): Promise<TrainResult> {
     })
     if (cfg.heldOut > 0) o.log?.(`train: ${source.heldOutLine()}`)
     const sampler = fixture?.sampler(learner, codec, cfg.temperature)
-    return await train({ learner, codec, world, worldFor: pool.single ? undefined : pool.worldFor, source, config: cfg, gym, out: o.out, log: o.log, sampler })
+    return await train({ learner, codec, world, worldFor: pool.single ? undefined : pool.worldFor, source, config: cfg, gym, out: o.out, log: o.log, notice: o.notice, existingRun, sampler })
   } finally {
     await pool.close()
   }

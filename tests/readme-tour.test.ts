@@ -1,8 +1,9 @@
 // tests/readme-tour: README.md's "A tour" block, run as written — its own lines, read from the README, each a real
 // `searchgym` process in a fresh folder — on a tiny world and the tiny random model. Every step must exit 0, the two
 // servers must answer, and the local-model bench run must score every question (none lost to a context overflow or
-// to the endpoint). The only rewrites (tourCommands) are the ones a test needs: the tiny preset, free ports, 2
-// questions; a tour line the rewrites do not expect fails the test, so the README and this test cannot drift apart.
+// to the endpoint); the quick training finishes and prints its held-out before/after line. The only rewrites
+// (tourCommands) are the ones a test needs: the tiny preset, free ports, 2 questions, `train --preset quick-smoke`
+// (the same pipeline at its smallest size); a tour line the rewrites do not expect fails the test, so the README and this test cannot drift apart.
 import { type ChildProcess, spawn } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -37,7 +38,7 @@ export interface TourStep {
   server?: 'gym' | 'model'
 }
 
-/** The tour's lines as test steps: `npx searchgym` → the CLI; paper → tiny; ports → 0; --limit 20 → 2. */
+/** The tour's lines as test steps: `npx searchgym` → the CLI; paper → tiny; ports → 0; --limit 20 → 2; --preset quick → quick-smoke. */
 export function tourCommands(lines: string[]): TourStep[] {
   return lines.map((line) => {
     const w = shellWords(line)
@@ -46,6 +47,7 @@ export function tourCommands(lines: string[]): TourStep[] {
     for (let i = 0; i < args.length - 1; i++) {
       if (args[i] === '--port') args[i + 1] = '0'
       if (args[i] === '--limit') args[i + 1] = '2'
+      if (args[i] === '--preset' && args[i + 1] === 'quick') args[i + 1] = 'quick-smoke'
     }
     const server = args[0] === 'gym' && args[1] === 'serve' ? 'gym' : args[0] === 'model' && args[1] === 'serve' ? 'model' : undefined
     return server ? { args, server } : { args }
@@ -134,6 +136,7 @@ describe('the README tour', () => {
       let gymUrl = ''
       let modelUrl = ''
       let names: string[] = []
+      let quick = ''
       for (const step of tourCommands(readTourBlock(readme))) {
         const args = step.args.map((a) => {
           if (a === '<a name from --list>') return names[0] ?? a
@@ -151,6 +154,7 @@ describe('the README tour', () => {
         const r = await run(cwd, args, 600_000)
         log.push(`${args.join(' ')} → exit ${r.code} in ${(r.ms / 1000).toFixed(1)} s`)
         if (r.code !== 0) throw new Error(`tour step failed: searchgym ${args.join(' ')} → exit ${r.code}\n${r.stderr.slice(-800)}\nsteps so far:\n${log.join('\n')}`)
+        if (args[0] === 'train') quick = r.stdout
         if (args[0] === 'world' && args[1] === 'show' && args.includes('--list')) names = r.stdout.trim().split('\n').map((l) => l.split('\t')[0])
       }
       process.stdout.write(`README tour on the tiny world:\n  ${log.join('\n  ')}\n`)
@@ -168,6 +172,8 @@ describe('the README tour', () => {
       expect([summary.questions, summary.endpoint.failedQuestions]).toEqual([2, 0])
       // compare paired both (the oracle run scored them too).
       expect(readFileSync(join(cwd, 'runs/compare/compare.md'), 'utf8')).toContain('`tiny`: 2 paired questions')
+      // The quick training finished and printed its held-out result (whatever the numbers are).
+      expect(quick).toMatch(/^held-out F1 \(\d+ questions\): start [\d.]+% → trained [\d.]+% after \d+ GRPO steps; paired gain [+-][\d.]+ pp \[95% CI /m)
     } finally {
       for (const p of servers) await stop(p)
       rmSync(cwd, { recursive: true, force: true })

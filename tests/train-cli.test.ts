@@ -105,8 +105,33 @@ describe('searchgym train (tiny world, tiny model, fixture sampler)', () => {
     const r = await runCli(trainArgs(out), 600_000)
     expect(r.code).toBe(0)
     expect(r.stdout).toContain('resumed from step 1')
+    // Loud even under --quiet: the resume names its step.
+    expect(r.stderr).toMatch(/^train: resuming from step 1 \(/m)
     expect(readFileSync(metrics)).toEqual(readFileSync(join(ref, 'metrics.jsonl')))
     expect(readFileSync(join(out, 'adapter', 'adapter_model.safetensors')).equals(readFileSync(join(ref, 'adapter', 'adapter_model.safetensors')))).toBe(true)
+  }, LONG)
+
+  it('a run SIGKILLed before its first checkpoint says "no checkpoint yet: starting over" and ends as the uninterrupted run', async () => {
+    const out = join(root, 'killed-early')
+    const p = spawn(process.execPath, [BIN, ...trainArgs(out)], { cwd: ROOT, env: { ...process.env, SEARCHGYM_TEST_HOLD: 'train-step-1' } })
+    await new Promise<void>((resolve, reject) => {
+      let err = ''
+      p.stderr.on('data', (d: Buffer) => {
+        err += d.toString()
+        if (err.includes('test hold in stage train-step-1')) {
+          p.kill('SIGKILL')
+          resolve()
+        }
+      })
+      p.on('exit', (code) => reject(new Error(`the run ended (code ${code}) before it could be killed: ${err.trim().split('\n').pop()}`)))
+    })
+    await new Promise((r) => p.on('close', r))
+    expect(existsSync(join(out, 'checkpoints', 'step-000001'))).toBe(false)
+    const r = await runCli(trainArgs(out), 600_000)
+    expect(r.code).toBe(0)
+    expect(r.stderr).toMatch(/^train: no checkpoint yet: starting over/m)
+    expect(r.stdout).toMatch(/^train: 2 steps; adapter /)
+    expect(readFileSync(join(out, 'metrics.jsonl'))).toEqual(readFileSync(join(ref, 'metrics.jsonl')))
   }, LONG)
 
   it('train budgets: the oracle solves every stage-1 question within 16 turns, none within 2; hop-scaled budgets grow with hops', async () => {

@@ -43,7 +43,7 @@ export function infraFaultOf(r: TrajectoryRecord): string | null {
   return null
 }
 
-export async function rolloutBatch(items: readonly RolloutItem[], batch: PolicyBatch, opts: EpisodeOptions): Promise<Rollout[]> {
+export async function rolloutBatch(items: readonly RolloutItem[], batch: PolicyBatch, opts: EpisodeOptions, onEpisode?: () => void): Promise<Rollout[]> {
   if (items.length !== batch.size) throw new Error(`rolloutBatch: ${items.length} items for a batch of ${batch.size} slots`)
   return Promise.all(
     items.map(async (it, i) => {
@@ -53,6 +53,7 @@ export async function rolloutBatch(items: readonly RolloutItem[], batch: PolicyB
       } finally {
         batch.finish(i)
       }
+      onEpisode?.()
       const reward = record.turns.reduce((a, t) => a + t.reward, 0)
       const stepRewards = record.turns.map((t) => stepCreditOf(t))
       const terminalReward = reward - stepRewards.reduce((a, b) => a + b, 0)

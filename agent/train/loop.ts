@@ -4,7 +4,7 @@
 // update (mini-batches × epochs, micro-batched; optional DAPO overlong filtering); metrics.jsonl (deterministic numbers only) + timing.jsonl (wall-clock), periodic held-out
 // evaluation, checkpoints (adapter, optimizer, curriculum state, metrics cursor) and bit-exact resume. Every random
 // draw is derived from (seed, step, round): a resumed run draws what the killed one would have.
-import { appendFileSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, truncateSync, writeFileSync } from 'node:fs'
+import { appendFileSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { FEWEST_RETRIEVALS_BONUS, makeEnvGroup, resolveGymOptions, scoreAnswer, STEP_TERMS, type GymOptions, type GymWorld } from '../../gym'
 import { AgentError } from '../../infra/errors'
@@ -21,6 +21,7 @@ import { EngineSampler } from '../policy/engine-sampler'
 import { rolloutBatch, type Rollout } from '../rollout/group'
 import type { TrainConfig } from './config'
 import type { QuestionSource } from './source'
+import { StepProgress } from './step-progress'
 
 export interface TrainDeps {
   learner: Learner
@@ -35,6 +36,10 @@ export interface TrainDeps {
   out: string
   /** Progress lines (step, stage, reward, tokens/s, ETA). */
   log?: (line: string) => void
+  /** Lines a run must show even when quiet: "resuming from step K" / "no checkpoint yet: starting over" (default: log). */
+  notice?: (line: string) => void
+  /** The run folder held this run before (its config.json existed): with no checkpoint, the start over is announced. */
+  existingRun?: boolean
   /** Called after each step's checkpoint (tests hook here). */
   onStep?: (step: number) => void
   /** Sampler for rollouts (default: the in-process engine at the config's temperature; tests pass a fixture). */
@@ -152,6 +157,7 @@ export interface TrainResult {
 export async function train(d: TrainDeps): Promise<TrainResult> {
   const { learner, codec, world, source, config: c, out } = d
   const log = d.log ?? (() => undefined)
+  const notice = d.notice ?? log
   mkdirSync(out, { recursive: true })
   const metricsFile = join(out, 'metrics.jsonl')
   const timingFile = join(out, 'timing.jsonl')
@@ -168,8 +174,9 @@ export async function train(d: TrainDeps): Promise<TrainResult> {
     if (existsSync(timingFile))
       writeFileSync(timingFile, readFileSync(timingFile, 'utf8').split('\n').filter((l) => l.trim() && (JSON.parse(l) as StepTiming).step <= st.step).map((l) => l + '\n').join(''))
     start = st.step
-    log(`resuming from ${last.dir} (step ${start})`)
+    notice(`resuming from step ${start} (${last.dir})`)
   } else {
+    if (d.existingRun || (existsSync(metricsFile) && statSync(metricsFile).size > 0)) notice(`no checkpoint yet: starting over (${out})`)
     writeFileSync(metricsFile, '')
     writeFileSync(timingFile, '')
   }
@@ -190,11 +197,14 @@ export async function train(d: TrainDeps): Promise<TrainResult> {
   const spec = gym.reward
   const fewestRetrievalsBonus = spec.terms.includes('fewest-retrievals') ? FEWEST_RETRIEVALS_BONUS : 0
   let batchOwnMs = 0
+  // Progress inside a step (rollouts done / total, rate, ETA), at most one line every PROGRESS_MS; set per step.
+  let progress: StepProgress | null = null
   const rollout = async (qas: Qa[], n: number, s: TokenSampler, seed: number, episodeBase: number): Promise<Rollout[]> => {
     // makeEnvGroup: N envs of one question with episode indexes base + j (their own fault streams).
     const items = qas.flatMap((qa, qi) => makeEnvGroup(d.worldFor?.(qa) ?? world, qa, n, envOptions(qa, episodeBase + qi * n)).map((env) => ({ qa, env })))
     const batch = new PolicyBatch(codec, s, items.length, { maxTokensPerTurn: c.maxTokensPerTurn, maxContext: model.config.maxPositionEmbeddings, seed })
-    const rs = await rolloutBatch(items, batch, { maxTurns: 10_000, scorer: scoreAnswer })
+    const p = progress
+    const rs = await rolloutBatch(items, batch, { maxTurns: 10_000, scorer: scoreAnswer }, p ? () => p.tick() : undefined)
     batchOwnMs += batch.ownMs
     return rs
   }
@@ -219,6 +229,7 @@ export async function train(d: TrainDeps): Promise<TrainResult> {
       return r
     }
     const rng = Rng.derive(c.seed, 'step', step)
+    progress = d.log ? new StepProgress(step, c.steps, Q * c.groupSize, log) : null
     const kept: { qa: Qa; rollouts: Rollout[]; adv: number[]; turnAdv: number[][] | null }[] = []
     const all: Rollout[] = []
     const counts = { questions: 0, all0: 0, all1: 0, constant: 0, masked: 0 }
@@ -236,6 +247,7 @@ export async function train(d: TrainDeps): Promise<TrainResult> {
       for (const x of g.means) outcomes.push({ qa: qas[x.index], meanReward: x.meanReward })
       for (const k of g.kept) if (kept.length < Q) kept.push({ qa: qas[k.index], rollouts: k.rollouts, adv: k.advantages, turnAdv: k.turnAdvantages })
     }
+    progress = null
     own(() => source.observe(outcomes))
     const envMs = all.reduce((a, r) => a + r.record.turns.reduce((b, t) => b + t.envMs, 0), 0)
 

@@ -5,6 +5,7 @@ import type { Argv, Command } from '../../infra/cli-util'
 import { handler } from '../../infra/cli-util'
 import { ConfigError } from '../../infra/errors'
 import { runTraining } from '../run'
+import { quickPresetNames, runQuick } from '../quick'
 import { presetNames } from '../stages'
 import { worldArgs } from '../world-pool'
 import { trainSftCommand } from './train-sft'
@@ -29,7 +30,8 @@ export function readJsonFile(file: string | undefined): unknown {
 interface GrpoArgs {
   world?: string | string[]
   worlds?: string
-  model: string
+  model?: string
+  preset?: string
   adapter?: string
   curriculum: string
   out: string
@@ -52,7 +54,8 @@ const grpoCommand: Command = {
     y
       .option('world', { type: 'string', describe: 'built world folder; repeat for a pool of worlds (each question searches its own world)' })
       .option('worlds', { type: 'string', describe: 'JSON file: a list of world folders, or a recipe {preset, config, seeds, cache} built on demand' })
-      .option('model', { type: 'string', demandOption: true, describe: 'model folder (config.json, safetensors, tokenizer)' })
+      .option('preset', { type: 'string', describe: `the whole loop at toy size under --out (tiny world + model, SFT, GRPO, held-out before/after; resumable): ${quickPresetNames().join(', ')}` })
+      .option('model', { type: 'string', describe: 'model folder (config.json, safetensors, tokenizer); required unless --preset' })
       .option('adapter', { type: 'string', describe: 'PEFT adapter to start from (e.g. a `train sft` output)' })
       .option('curriculum', { type: 'string', default: 'two-stage', describe: `preset: ${presetNames().join(', ')}` })
       .option('out', { type: 'string', demandOption: true, describe: 'run folder (runs/NAME)' })
@@ -66,13 +69,25 @@ const grpoCommand: Command = {
       .option('ppo-epochs', { type: 'number', describe: 'override config.ppoEpochs: passes over each rollout batch' })
       .option('kl-reference', { type: 'string', describe: "override config.klReference: 'start' (the --adapter, frozen; default) or 'base'" })
       .option('overlong-filter', { type: 'boolean', describe: 'override config.overlongFilter: leave budget-truncated trajectories out of the update (DAPO)' })
+      .example('$0 train --preset quick --out runs/quick', 'tiny world + model, SFT, 4 GRPO steps, held-out F1 before/after (≤ 5 min on 2 cores)')
       .example('$0 train --world worlds/tiny --model models/tiny --adapter runs/sft/adapter --curriculum two-stage --out runs/grpo', '')
       .example('$0 train --world worlds/tiny --model models/tiny --adapter runs/sft/adapter --ppo-mini-batch 16 --ppo-epochs 2 --out runs/grpo-mb', 'PPO mini-batches × epochs')
       .example('$0 train --world worlds/t5 --world worlds/t6 --model models/tiny --out runs/grpo-pool', 'a pool of two worlds'),
   handler: handler(async (argv: Record<string, unknown>) => {
     const a = argv as unknown as GrpoArgs
-    for (const k of ['model', 'out', 'curriculum', 'config', 'adapter', 'reward'] as const)
+    for (const k of ['model', 'out', 'curriculum', 'config', 'adapter', 'reward', 'preset'] as const)
       if (Array.isArray(a[k])) throw new ConfigError('train.flag', `give --${k} once`)
+    const notice = (l: string) => process.stderr.write(`train: ${l}\n`)
+    if (a.preset !== undefined) {
+      for (const k of ['world', 'worlds', 'model', 'adapter', 'config', 'reward', 'ppoMiniBatch', 'ppoEpochs', 'klReference', 'overlongFilter'] as const)
+        if (a[k] !== undefined) throw new ConfigError('train.flag', `--preset ${a.preset} builds its own world, model and config; drop --${k.replace(/[A-Z]/g, (x) => '-' + x.toLowerCase())}`)
+      if (!a.access) throw new ConfigError('train.flag', `--preset ${a.preset} builds its own config; drop --no-access`)
+      if (a.curriculum !== 'two-stage') throw new ConfigError('train.flag', `--preset ${a.preset} trains two-stage; drop --curriculum`)
+      const q = await runQuick({ preset: a.preset, out: a.out, steps: a.steps, backend: a.backend, log: a.quiet ? () => undefined : (l) => process.stderr.write(l + '\n'), notice })
+      process.stdout.write(q.line + '\n')
+      return
+    }
+    if (a.model === undefined) throw new ConfigError('train.flag', 'give --model (or --preset quick for the toy-size loop)')
     const overrides: unknown[] = []
     if (a.steps !== undefined) overrides.push({ steps: a.steps })
     if (!a.access) overrides.push({ gym: { access: false } })
@@ -93,6 +108,7 @@ const grpoCommand: Command = {
       overrides,
       backend: a.backend,
       log,
+      notice,
     })
     process.stdout.write(`train: ${r.steps} steps${r.resumedFrom > 0 ? ` (resumed from step ${r.resumedFrom})` : ''}; adapter ${r.adapterDir}\n`)
   }),

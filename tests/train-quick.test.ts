@@ -1,0 +1,60 @@
+// tests/train-quick: `searchgym train --preset quick-smoke` (the quick preset's whole pipeline at its smallest size)
+// through the real CLI: it finishes, prints its held-out before/after line with the paired gain and CI (whatever the
+// numbers are), checkpoints after every GRPO step, and a rerun resumes from its last step with the message, building
+// and training nothing again; bad input is one line with a non-zero exit.
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { runCli } from './helpers/cli-process'
+
+const LONG = 600_000
+const root = mkdtempSync(join(tmpdir(), 'sg-train-quick-'))
+afterAll(() => rmSync(root, { recursive: true, force: true }))
+
+const RESULT = /^held-out F1 \((\d+) questions\): start ([\d.]+)% → trained ([\d.]+)% after 2 GRPO steps; paired gain ([+-][\d.]+) pp \[95% CI ([+-][\d.]+), ([+-][\d.]+)\]: (a gain \(CI above 0\)|a loss \(CI below 0\)|no gain at this size \(CI includes 0\)); \d+ s$/
+
+describe('searchgym train --preset quick-smoke', () => {
+  const out = join(root, 'quick')
+  let first = ''
+  it('finishes and prints its held-out result line; a checkpoint after every step', async () => {
+    const r = await runCli(['train', '--preset', 'quick-smoke', '--out', out], LONG)
+    expect(r.stderr).not.toMatch(/Error/)
+    expect(r.code).toBe(0)
+    first = r.stdout.trim()
+    const m = RESULT.exec(first)
+    expect(m).not.toBeNull()
+    const [, n, start, trained, gain, lo, hi] = m!.map(Number)
+    expect(n).toBe(4)
+    // The printed numbers are the compare's: the gain is trained − start (rounding aside) and lies inside its CI.
+    expect(Math.abs(trained - start - gain)).toBeLessThan(0.11)
+    expect(lo).toBeLessThanOrEqual(gain)
+    expect(hi).toBeGreaterThanOrEqual(gain)
+    expect(r.stderr).toMatch(/quick \[4\/6\] grpo: searchgym train --world /)
+    for (const s of [1, 2]) expect(existsSync(join(out, 'grpo', 'checkpoints', `step-00000${s}`, 'optimizer.safetensors'))).toBe(true)
+    expect(readFileSync(join(out, 'grpo', 'metrics.jsonl'), 'utf8').trim().split('\n')).toHaveLength(2)
+    expect(existsSync(join(out, 'compare', 'compare.json'))).toBe(true)
+  }, LONG)
+
+  it('a rerun resumes from its last step (and says so), keeps the model and SFT, and prints the same result', async () => {
+    const r = await runCli(['train', '--preset', 'quick-smoke', '--out', out], LONG)
+    expect(r.code).toBe(0)
+    expect(r.stderr).toMatch(/^train: resuming from step 2 \(/m)
+    expect(r.stderr).toContain('quick [2/6] model (kept)')
+    expect(r.stderr).toContain('quick [3/6] sft (kept)')
+    expect(r.stdout.trim().replace(/; \d+ s$/, '')).toBe(first.replace(/; \d+ s$/, ''))
+  }, LONG)
+
+  it('bad input: an unknown preset, or --preset with --model — one line, exit ≠ 0', async () => {
+    const bad = await runCli(['train', '--preset', 'nope', '--out', join(root, 'bad')])
+    expect(bad.code).not.toBe(0)
+    expect(bad.stderr.trim().split('\n')).toHaveLength(1)
+    expect(bad.stderr).toMatch(/unknown train preset 'nope'; use one of: quick, quick-smoke/)
+    const both = await runCli(['train', '--preset', 'quick', '--model', 'm', '--out', join(root, 'bad2')])
+    expect(both.code).not.toBe(0)
+    expect(both.stderr.trim().split('\n')).toHaveLength(1)
+    expect(both.stderr).toMatch(/drop --model/)
+    const none = await runCli(['train', '--out', join(root, 'bad3')])
+    expect(none.code).not.toBe(0)
+    expect(none.stderr).toMatch(/give --model \(or --preset quick/)
+  }, LONG)
+})
