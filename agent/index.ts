@@ -28,5 +28,5 @@ export { turnAdvantages, fewestRetrievalsBonus } from './grpo/turn-credit'
 export { scriptedPolicy, wandererPolicy, spammerPolicy, noSearchPolicy, searchTurn, accessTurn, answerTurn } from './policy/scripted'
 // A local model (+ adapter) as an evaluation policy (bench run --policy engine).
 export { openLocalEngine, type LocalEngine, type LocalEngineOptions } from './policy/local-engine'
-export { profileCheck, chooseShippedLimits, exportTuner, renderSearch, pageRetriever, type ProfileReport, type ProfileRun } from './policy/profile-check'
+export { profileCheck, chooseShippedLimits, exportTuner, renderSearch, pageRetriever, type ProfileReport, type ProfileRun } from './oracle/profile-check'
 export { tokenizerSourceOf } from './cli/model-init'

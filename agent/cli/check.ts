@@ -10,7 +10,7 @@ import { openWorld } from '../../world'
 import { checkWithOracle, checkWorldFolder } from '../oracle/oracle-check'
 import { worldOracleKnowledge } from '../oracle/oracle-knowledge'
 import { ENGINE_PROFILE_NAMES, engineProfile, limitsWith } from '../../world'
-import { profileCheck, type ProfileReport } from '../policy/profile-check'
+import { profileCheck, type ProfileReport } from '../oracle/profile-check'
 
 interface CheckArgs {
   dir: string

@@ -7,7 +7,7 @@ import { resolveTrainConfig, type TrainConfig } from '../../agent'
 import { presetNames, recipeConfig } from '../../curriculum'
 import { mergeStrict, readJsonFile } from '../../infra/config'
 import { ConfigError } from '../../infra/errors'
-import { parseRewardSpec } from '../../gym'
+import { parseRewardSpec, type GymOptionsJson, type TextProtocolName } from '../../gym'
 
 export interface ArmSpec {
   /** Folder-safe name (letters, digits, '.', '_', '-'). */
@@ -61,9 +61,9 @@ export interface ExperimentSpec {
      *  a polish phase. The last phase's adapter is the start. */
     phases: SftPhase[]
   }
-  protocol: 'hermes' | 'search-r1'
+  protocol: TextProtocolName
   /** Gym options of SFT, GRPO and evaluation (topK, observationCap, prompt, accessByTitle, budgets …); not reward/access. */
-  gym: Record<string, unknown>
+  gym: GymOptionsJson
   /** GRPO config keys (agent/train/config.ts) shared by every run; not seed, protocol or gym (set per run). */
   train: Record<string, unknown>
   arms: ArmSpec[]

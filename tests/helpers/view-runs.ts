@@ -26,7 +26,7 @@ export async function makeViewRuns(opts: { train: boolean }): Promise<ViewRuns> 
   const root = mkdtempSync(join(tmpdir(), 'sg-view-'))
   const { dir: world } = await sharedTinyWorld()
   const bench = join(root, 'oracle-bench')
-  await cli(['bench', 'run', '--world', world, '--policy', 'oracle', '--out', bench, '--limit', '12', '--bootstrap', '200', '--quiet'])
+  await cli(['bench', 'run', '--world', world, '--policy', 'oracle', '--out', bench, '--limit', '12', '--limit-mode', 'first', '--bootstrap', '200', '--quiet'])
   if (!opts.train) return { root, world, bench }
   const model = join(root, 'model')
   await cli(['model', 'init', '--preset', 'tiny', '--tokenizer', `world:${world}`, '--out', model, '--seed', '0'])

@@ -1,7 +1,7 @@
 // world/qa/engine-profiles: the stock limits of three outside RL engines as read from their code (Search-R1 a14dc3a,
 // verl b178a3c, AReaL/ASearcher 813e804; file:line on every number), the launch settings that carry a set of limits, and
 // batch sizes that neither assert nor drop validation rows. Data and arithmetic only: the oracle run through these
-// limits (agent/policy/profile-check) and the export that writes the settings (world/qa/export-trainers) use it.
+// limits (agent/oracle/profile-check) and the export that writes the settings (world/qa/export-trainers) use it.
 
 export const ENGINE_PROFILE_NAMES = ['search-r1', 'verl', 'asearcher'] as const
 export type EngineProfileName = (typeof ENGINE_PROFILE_NAMES)[number]
@@ -178,7 +178,7 @@ export function launchFlags(profile: EngineProfileName, l: EngineLimits, b: Batc
   ]
 }
 
-/** What the export learns from running the oracle through an engine's limits (agent/policy/profile-check, handed in by
+/** What the export learns from running the oracle through an engine's limits (agent/oracle/profile-check, handed in by
  * the root CLI): the limits to ship and which questions are solvable under them. */
 export interface ExportTuning {
   profile: EngineProfileName

@@ -1,4 +1,4 @@
-// agent/policy/profile-check: the oracle's walk run through an outside engine's limits (world/qa/engine-profiles) —
+// agent/oracle/profile-check: the oracle's walk run through an outside engine's limits (world/qa/engine-profiles) —
 // each search rendered the way that engine renders /retrieve's documents, cut the way it cuts observations, counted
 // against its turn and context limits; with no access tool the oracle may only read what a search observation kept
 // visible of a page. Reports the fraction solvable by type and hops, and picks raised limits under which ≥ 95 % are.
@@ -6,8 +6,8 @@
 import { approxTokens, scoreAnswer, type GymWorld, type TokenCounter } from '../../gym'
 import { openGymWorld, passageRetriever, type RetrieveUnit } from '../../gym'
 import { engineProfile, openWorld, searchR1Prompt, verlPrompt, type EngineLimits, type EngineProfile, type ExportTuner, type Qa } from '../../world'
-import { worldOracleKnowledge } from '../oracle/oracle-knowledge'
-import { OracleFailure, oraclePlan, ORACLE_MAX_QUERIES_PER_PAGE, type OracleKnowledge } from '../oracle/oracle-plan'
+import { worldOracleKnowledge } from './oracle-knowledge'
+import { OracleFailure, oraclePlan, ORACLE_MAX_QUERIES_PER_PAGE, type OracleKnowledge } from './oracle-plan'
 
 export type ProfileCause = 'turns' | 'context' | 'search' | 'evidence-cut' | 'wrong-answer' | 'other'
 
