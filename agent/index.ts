@@ -15,7 +15,7 @@ export { agentCommands, checkCommand } from './cli/commands'
 // The turn loop and its records (bench and trainer share them).
 export { runEpisode } from './rollout/episode'
 export type { AnswerScorer, TurnRecord, EpisodeCounts, InfraCounts, JudgeVerdict, TrajectoryRecord } from './rollout/types'
-// Training: config, backend choice, the GRPO loop, SFT warm start, the question-source interface, the test-fixture sampler.
+// Training: config, backend choice, the GRPO loop, SFT warm start, the question-source interface. (Test fixtures live under tests/fixtures, injected by tests.)
 export { resolveTrainConfig, DEFAULT_TRAIN_CONFIG, type TrainConfig } from './train/config'
 export { openBackend } from './train/backend'
 export { train, type TrainResult } from './train/loop'
