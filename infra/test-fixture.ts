@@ -15,5 +15,11 @@ export async function loadTestFixture<T>(): Promise<Partial<T> | undefined> {
   const abs = resolve(p)
   if (!abs.startsWith(TESTS_DIR + sep))
     throw new ConfigError('test.fixture', `SEARCHGYM_TEST_FIXTURE must name a module under ${TESTS_DIR} (test fixtures live there), got ${p}`)
+  // A fixture is TypeScript, and the compiled CLI (dist/) runs without a loader for it: register tsx (a dependency)
+  // first. Only a test ever gets here.
+  if (/\.[cm]?ts$/.test(abs)) {
+    const { register } = await import('tsx/esm/api')
+    register()
+  }
   return (await import(pathToFileURL(abs).href)) as Partial<T>
 }

@@ -21,7 +21,10 @@ let data: WorldData
 beforeAll(async () => {
   runs = await makeViewRuns({ train: false })
   data = WorldData.open(runs.world)
-  viewer = await startViewer({ world: data, runs: openRuns([runs.bench]) }, { host: '127.0.0.1', port: 0 })
+  const opened = openRuns([runs.bench])
+  viewer = await startViewer({ world: data, runs: opened }, { host: '127.0.0.1', port: 0 })
+  // Run files are indexed in the background; these tests read whole lists, so they start once indexing is done.
+  await Promise.all(opened.map((r) => r.ready()))
 }, LONG)
 afterAll(async () => {
   await viewer?.close()
