@@ -66,11 +66,17 @@ STOCK = {
 
 
 def qwen_cut(pairs):
-    """[(text, n)] -> [(tokens, text of the first n tokens)] with the Qwen tokenizer (one node process)."""
-    if not pairs:
+    """[(text, n)] -> [(tokens, text of the first n tokens)] with the Qwen tokenizer: one node process, each distinct
+    text encoded once."""
+    texts = {}
+    for text, n in pairs:
+        texts.setdefault(text, set()).add(n)
+    order = [[t, sorted(ns)] for t, ns in texts.items()]
+    if not order:
         return []
-    r = subprocess.run(["node", os.path.join(HERE, "qwen_cut.mjs")], input=json.dumps(pairs), capture_output=True, text=True, check=True)
-    return json.loads(r.stdout)
+    r = subprocess.run(["node", os.path.join(HERE, "qwen_cut.mjs")], input=json.dumps(order), capture_output=True, text=True, check=True)
+    done = {t: (tokens, dict(zip(ns, kept))) for (t, ns), (tokens, kept) in zip(order, json.loads(r.stdout))}
+    return [(done[t][0], done[t][1][n]) for t, n in pairs]
 
 
 # ---- Search-R1 reward (verl/utils/reward_score/qa_em.py) ------------------------------------------------------------
@@ -348,13 +354,17 @@ def run(spec):
                     row.append((r["documents"], r["urls"]))
                 per_q.append(row)
             fetched[k] = per_q
+    if engine == "search-r1":
+        # Every observation of both settings through the tokenizer at once.
+        obs_of = {name: [[f"\n\n<information>{p.strip()}</information>\n\n" for p in row] for row in fetched[settings[name]["topk"]]] for name in ("stock", "shipped")}
+        pairs = [(o, settings[name]["max_obs_length"]) for name in ("stock", "shipped") for row in obs_of[name] for o in row]
+        cuts = iter(qwen_cut(pairs))
     for name in ("stock", "shipped"):
         st = settings[name]
         raw = fetched[st["topk"]]
         if engine == "search-r1":
-            obs = [[f"\n\n<information>{p.strip()}</information>\n\n" for p in row] for row in raw]
-            flat = [o for row in obs for o in row]
-            cut = qwen_cut([[o, st["max_obs_length"]] for o in flat])
+            obs = obs_of[name]
+            cut = [next(cuts) for row in obs for _ in row]
             it = iter(cut)
             shown = [[next(it)[1] for _ in row] for row in obs]
             tokens = [c[0] for c in cut]
