@@ -52,7 +52,7 @@ function shippedSettings(engine: Engine, dir: string): J {
 
 function runReplica(specPath: string): Promise<J> {
   return new Promise((resolve, reject) => {
-    execFile('python3', [REPLICA, specPath], { timeout: 120_000, maxBuffer: 64 << 20 }, (err, stdout, stderr) => {
+    execFile('python3', [REPLICA, specPath], { timeout: 240_000, maxBuffer: 64 << 20 }, (err, stdout, stderr) => {
       if (err) return reject(new Error(`engine_limits.py failed: ${err.message} ${stderr}`))
       resolve(JSON.parse(stdout.trim().split('\n').pop()!) as J)
     })
@@ -127,7 +127,7 @@ describe('shipped launch settings through each engine replica against gym serve'
           `(${JSON.stringify(r.settings.stock)}), shipped ${r.shipped.visible}/${r.shipped.evidence_searches} (${JSON.stringify(r.settings.shipped)}); ` +
           `gold reward 1.0 in ${r.gold.ones}/${r.gold.n}, wrong answer max ${r.wrong.max}\n`,
       )
-  }, 240_000)
+  }, 400_000)
 
   afterAll(async () => {
     if (s && s.proc.exitCode === null) await s.stop()

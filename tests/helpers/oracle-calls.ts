@@ -27,14 +27,14 @@ export interface OracleTrace {
   searches: OracleSearch[]
 }
 
-/** The oracle over every question of the world (training pool and bench, in the world's order). */
-export async function oracleTraces(dir: string, topk: number): Promise<OracleTrace[]> {
+/** The oracle over the questions of the given splits (default: training pool and bench, in the world's order). */
+export async function oracleTraces(dir: string, topk: number, splits: string[] = ['train', 'bench']): Promise<OracleTrace[]> {
   const gw = await openGymWorld(dir)
   const w = openWorld(dir)
   try {
     const k = worldOracleKnowledge(w)
     const retrieve = pageRetriever(gw)
-    const qas: Qa[] = readQa(w.db).filter((q) => q.split === 'train' || q.split === 'bench')
+    const qas: Qa[] = readQa(w.db).filter((q) => splits.includes(q.split))
     const out: OracleTrace[] = []
     for (const qa of qas) {
       const t: OracleTrace = { qaId: qa.id, question: qa.question, accepted: [...new Set([qa.answer, ...qa.aliases])], searches: [] }

@@ -368,11 +368,11 @@ def run(spec):
             it = iter(cut)
             shown = [[next(it)[1] for _ in row] for row in obs]
             tokens = [c[0] for c in cut]
-            report.setdefault("obs_tokens", {})[name] = {"max": max(tokens), "over": sum(1 for t in tokens if t > st["max_obs_length"])}
+            report.setdefault("obs_tokens", {})[name] = {"p50": sorted(tokens)[len(tokens) // 2], "max": max(tokens), "over": sum(1 for t in tokens if t > st["max_obs_length"])}
         elif engine == "verl":
             shown = [[verl_truncate(t, st["max_tool_response_length"], "middle") for t in row] for row in raw]
             lens = [len(t) for row in raw for t in row]
-            report.setdefault("obs_chars", {})[name] = {"max": max(lens), "over": sum(1 for n in lens if n > st["max_tool_response_length"])}
+            report.setdefault("obs_chars", {})[name] = {"p50": sorted(lens)[len(lens) // 2], "max": max(lens), "over": sum(1 for n in lens if n > st["max_tool_response_length"])}
         else:
             shown = [[asearcher_search_text(d, u, st["topk"], st["doc_chars"]) for d, u in row] for row in raw]
         ev_calls = 0
