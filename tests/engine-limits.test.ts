@@ -6,7 +6,7 @@
 // Qwen tokenizer through tests/replicas/qwen_cut.mjs). Asserts: the searches that find an evidence page keep the
 // evidence sentences visible in ≥ 95 % of them under the shipped settings; a scripted gold policy (those searches, then
 // the oracle's answer in the engine's format) scores 1.0 for every question through the engine's own reward port, and a
-// wrong answer scores below 1.
+// wrong answer scores below 1; its episodes fit the shipped turn and token limits for ≥ 95 % of the questions.
 import { execFile } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -40,14 +40,26 @@ function flag(script: string, key: string): number {
 /** The shipped settings the engine reads, from the files the export wrote. */
 function shippedSettings(engine: Engine, dir: string): J {
   const script = readFileSync(join(dir, `launch-${engine}.sh`), 'utf8')
-  if (engine === 'search-r1') return { topk: flag(script, 'retriever.topk'), max_obs_length: flag(script, 'data.max_obs_length') }
+  if (engine === 'search-r1')
+    return {
+      topk: flag(script, 'retriever.topk'),
+      max_obs_length: flag(script, 'data.max_obs_length'),
+      max_turns: flag(script, 'max_turns'),
+      max_prompt_length: flag(script, 'data.max_prompt_length'),
+    }
   if (engine === 'verl') {
     const yaml = readFileSync(join(dir, 'search_tool_config.yaml'), 'utf8')
     const topk = /^\s+topk: (\d+)$/m.exec(yaml)
     if (!topk) throw new Error('search_tool_config.yaml sets no topk')
-    return { topk: Number(topk[1]), max_tool_response_length: flag(script, 'actor_rollout_ref.rollout.multi_turn.max_tool_response_length') }
+    return {
+      topk: Number(topk[1]),
+      max_tool_response_length: flag(script, 'actor_rollout_ref.rollout.multi_turn.max_tool_response_length'),
+      max_assistant_turns: flag(script, 'actor_rollout_ref.rollout.multi_turn.max_assistant_turns'),
+      max_response_length: flag(script, 'data.max_response_length'),
+    }
   }
-  return { topk: flag(script, 'topk'), doc_chars: 5000 } // doc[:5000] is code (search_agent.py:153), not a setting
+  // doc[:5000] is code (search_agent.py:153), not a setting.
+  return { topk: flag(script, 'topk'), doc_chars: 5000, max_turns: flag(script, 'max_turns'), max_tokens_per_mb: flag(script, 'actor.mb_spec.max_tokens_per_mb') }
 }
 
 function runReplica(specPath: string): Promise<J> {
@@ -106,7 +118,7 @@ describe('shipped launch settings through each engine replica against gym serve'
           const t = byExportId.get(r.id)
           if (!t) throw new Error(`exported row ${r.id} has no oracle trace`)
           if (t.answer === undefined) throw new Error(`the oracle failed on exported question ${r.id}: ${t.failure}`)
-          return { ...r, answer: t.answer, searches: t.searches }
+          return { ...r, question: t.question, answer: t.answer, searches: t.searches }
         })
         const spec = {
           engine,
@@ -125,6 +137,7 @@ describe('shipped launch settings through each engine replica against gym serve'
       process.stdout.write(
         `engine-limits ${engine}: ${r.questions} questions, ${r.searches} searches; evidence visible stock ${r.stock.visible}/${r.stock.evidence_searches} ` +
           `(${JSON.stringify(r.settings.stock)}), shipped ${r.shipped.visible}/${r.shipped.evidence_searches} (${JSON.stringify(r.settings.shipped)}); ` +
+          `gold episodes within the limits stock ${r.stock.episodes_fit}, shipped ${r.shipped.episodes_fit}; ` +
           `gold reward 1.0 in ${r.gold.ones}/${r.gold.n}, wrong answer max ${r.wrong.max}\n`,
       )
   }, 400_000)
@@ -147,6 +160,13 @@ describe('shipped launch settings through each engine replica against gym serve'
     expect(r.settings.stock.max_tool_response_length).toBe(256)
     expect(r.stock.visible).toBeLessThan(0.5 * r.stock.evidence_searches)
     expect(r.settings.shipped.max_tool_response_length).toBeGreaterThan(256)
+  })
+
+  it.each(ENGINES)("%s: the gold policy's episodes fit the shipped turn and token limits (Qwen tokens) in ≥ 95 %% of the questions", (engine) => {
+    const r = reports.get(engine)!
+    expect(r.shipped.episodes_fit).toBeGreaterThanOrEqual(0.95 * r.questions)
+    // Stock limits: Search-R1's max_turns=2 and verl's 2 assistant turns leave most multi-hop questions out.
+    if (engine !== 'asearcher') expect(r.stock.episodes_fit).toBeLessThan(0.5 * r.questions)
   })
 
   it.each(ENGINES)('%s: a scripted gold policy scores 1.0 on every question through the engine\'s reward; a wrong answer scores < 1', (engine) => {

@@ -59,9 +59,10 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 # The engines' stock settings (cited above).
 STOCK = {
-    "search-r1": {"topk": 3, "max_obs_length": 500},
-    "verl": {"topk": 3, "max_tool_response_length": 256},
-    "asearcher": {"topk": 5, "doc_chars": 5000},
+    "search-r1": {"topk": 3, "max_obs_length": 500, "max_turns": 2, "max_prompt_length": 4096},  # train_grpo.sh:36,39,79,81
+    # rollout.yaml:175; search_tool.py:178; search_multiturn_grpo.yaml:22 and the run script's :26 (max_response_length)
+    "verl": {"topk": 3, "max_tool_response_length": 256, "max_assistant_turns": 2, "max_response_length": 3000},
+    "asearcher": {"topk": 5, "doc_chars": 5000, "max_turns": 32, "max_tokens_per_mb": 8000},  # asearcher_local.yaml:43,153,157
 }
 
 
@@ -254,6 +255,8 @@ def asearcher_search_text(documents, urls, topk, doc_chars):
 
 
 # ---- the scripted policy's turns -------------------------------------------------------------------------------------
+# Each builder returns the episode as pieces in order (what the engine's context holds, special tokens written out), so
+# the same pieces give the text its reward reads and, through the tokenizer, the token counts its limits apply to.
 def think(i):
     return f"<think>\nStep {i + 1}: look the next fact up.\n</think>\n"
 
@@ -261,33 +264,56 @@ def think(i):
 QWEN_SYSTEM = "<|im_start|>system\nYou are Qwen, created by Alibaba Cloud. You are a helpful assistant.<|im_end|>\n"
 
 
-def search_r1_sequence(prompt, turns, answer):
-    """prompt (chat template) + response: per search the response up to </search> and its (cut) observation, then the
-    answer turn — what main_ppo's RewardManager decodes (special tokens kept)."""
-    s = QWEN_SYSTEM + f"<|im_start|>user\n{prompt}<|im_end|>\n<|im_start|>assistant\n"
+def search_r1_pieces(prompt, turns, answer):
+    """prompt (chat template, rl_dataset.py:128-129) + per search the response up to </search> (generation.py:61-66)
+    and its cut observation, then the answer turn; main_ppo's RewardManager decodes them all, special tokens kept."""
+    out = [QWEN_SYSTEM + f"<|im_start|>user\n{prompt}<|im_end|>\n<|im_start|>assistant\n"]
     for i, (query, obs) in enumerate(turns):
-        s += think(i) + f"<search> {query} </search>" + obs
-    return s + think(len(turns)) + f"<answer> {answer} </answer><|im_end|>"
+        out += [think(i) + f"<search> {query} </search>", obs]
+    return out + [think(len(turns)) + f"<answer> {answer} </answer><|im_end|>"]
 
 
-def verl_response(turns, answer):
-    """The agent loop's response ids decoded with skip_special_tokens=True: assistant turns with hermes tool calls, tool
-    turns as the chat template renders them (<|im_start|>/<|im_end|> dropped, <tool_call>/<tool_response> kept)."""
-    s = ""
+def verl_pieces(turns, answer):
+    """The agent loop's response: assistant turns with hermes tool calls and tool turns as Qwen's chat template renders
+    them. The reward reads it decoded with skip_special_tokens=True (naive.py:75): <|im_start|>/<|im_end|> dropped."""
+    out = []
     for i, (query, shown) in enumerate(turns):
         call = json.dumps({"name": "search", "arguments": {"query_list": [query]}}, ensure_ascii=False)
-        s += think(i) + f"<tool_call>\n{call}\n</tool_call>\nuser\n<tool_response>\n{shown}\n</tool_response>\nassistant\n"
-    return s + think(len(turns)) + f"<answer> {answer} </answer>"
+        out += [think(i) + f"<tool_call>\n{call}\n</tool_call><|im_end|>\n", f"<|im_start|>user\n<tool_response>\n{shown}\n</tool_response><|im_end|>\n<|im_start|>assistant\n"]
+    return out + [think(len(turns)) + f"<answer> {answer} </answer><|im_end|>"]
 
 
-def asearcher_episode_score(turns, answer, qid, id2info):
-    """The generated turns (asearcher.py:97-130) and the score the episode ends with (:133-142)."""
-    gens = []
+def verl_response_str(pieces):
+    return "".join(pieces).replace("<|im_start|>", "").replace("<|im_end|>", "")
+
+
+ASEARCHER_PROMPT = (  # ASearcher/train/prompts.py:2 SEARCH_ONLY_PROMPT_TEMPLATE with VALID_PROMPT (asearcher.py:172-176)
+    "A conversation between User and Assistant. The user asks a question, and the Assistant answers it. The Assistant analyzes the given question and information in the mind, "
+    "retains important relevant information, calls a search engine to find necessary information, accesses web pages with certain urls, and provides the user with the answer. "
+    "The Assistant conducts search by <search> query </search> and the top search results will be returned between <information> and </information>.  The reasoning processes are "
+    "enclosed within <think> </think>. Finally, the Assistant provides answer inside <answer> and </answer>, i.e. <answer> answer here </answer>. If there are multiple queries, "
+    "ensure all answers are enclosed within <answer> </answer>, seperated with comma. You should try to find the most likely answer.  \n\nUser: \n\n{question}. \n\nThe "
+    "language of your answer should align with the question. \n\nAssistant: \n<think>\n"
+)
+
+
+def asearcher_pieces(question, turns, answer):
+    """[(kind, text)]: the prompt, then per search the generated turn (the prompt left a <think> open), the search
+    observation's record ("\n\n" + text + "\n<think>\n", search_agent.py:105) and the summary turn that stops at
+    </think> (:117), then the answer turn (asearcher.py:97-130)."""
+    out = [("prompt", ASEARCHER_PROMPT.format(question=question))]
+    for i, (query, text) in enumerate(turns):
+        out.append(("gen", (f"Step {i + 1}: look the next fact up.\n</think>\n" if i == 0 else "\n") + f"<search> {query} </search>"))
+        out.append(("tool", "\n\n" + text + "\n<think>\n"))
+        out.append(("gen", "The results are read.\n</think>"))
+    out.append(("gen", f"\n<answer> {answer} </answer>"))
+    return out
+
+
+def asearcher_episode_score(gens, qid, id2info):
+    """The score the episode ends with: the reward of the last tool step (search_tool.py:84-111) times the format
+    reward of every generated turn, -0.5 for an answer calling the question invalid (asearcher.py:117-142)."""
     score = 0
-    for i, query in enumerate(turns):
-        gens.append(f"<think>\nStep {i + 1}: look the next fact up.\n</think>\n<search> {query} </search>")
-        gens.append("The results are read.\n</think>")  # the summary turn after each tool response stops at </think>
-    gens.append(f"\n<answer> {answer} </answer>")
     for g in gens:
         calls = asearcher_consume_llm_response(g)
         if not calls:
@@ -307,6 +333,41 @@ def asearcher_episode_score(turns, answer, qid, id2info):
     return score
 
 
+def qwen_count(texts):
+    """Qwen token counts of each text (add_special_tokens=False), each distinct text encoded once."""
+    distinct = list(dict.fromkeys(texts))
+    if not distinct:
+        return []
+    r = subprocess.run(["node", os.path.join(HERE, "qwen_cut.mjs")], input=json.dumps([[t, []] for t in distinct]), capture_output=True, text=True, check=True)
+    n = {t: c[0] for t, c in zip(distinct, json.loads(r.stdout))}
+    return [n[t] for t in texts]
+
+
+def fits(engine, st, pieces, count):
+    """Whether the engine's turn and token limits let the episode reach its answer (token counts summed over pieces)."""
+    if engine == "search-r1":
+        # generation.py:234 max_turns turns with a search each, then the answer; the rolling input is cut to the last
+        # max_prompt_length tokens (:107-115): the question must still be in it when the answer is written.
+        searches = (len(pieces) - 2) // 2
+        return searches <= st["max_turns"] and sum(count[:-1]) <= st["max_prompt_length"]
+    if engine == "verl":
+        # tool_agent_loop.py:254,360: max_assistant_turns (the answer turn counts) and response_length over the
+        # response's tokens (assistant turns and tool outputs alike).
+        searches = (len(pieces) - 1) // 2
+        return searches + 1 <= st["max_assistant_turns"] and sum(count) <= st["max_response_length"]
+    # asearcher.py:97,109: at most max_turns generated turns (search_agent.py:84-85 counts every llm_gen record); no
+    # generation once input + max_new_tokens (asearcher_local.yaml:30, 1024) reaches max_tokens_per_mb.
+    gens = [k for k, _ in pieces if k == "gen"]
+    if len(gens) > st["max_turns"]:
+        return False
+    used = 0
+    for (kind, _), c in zip(pieces, count):
+        if kind == "gen" and used + 1024 >= st["max_tokens_per_mb"]:
+            return False
+        used += c
+    return True
+
+
 # ---- the run ---------------------------------------------------------------------------------------------------------
 def wrong(answer):
     return f"not {answer}"
@@ -323,6 +384,7 @@ def run(spec):
     qs = spec["questions"]
     settings = {"stock": STOCK[engine], "shipped": spec["shipped"]}
     report = {"engine": engine, "settings": settings, "questions": len(qs), "searches": sum(len(q["searches"]) for q in qs)}
+    shown_of = {}
     # Per setting: every search's observation as the engine renders it, then cut; one fetch per distinct topk.
     fetched = {}  # topk -> [[(docs_text_or_obj, urls)] per question]
     for name in ("stock", "shipped"):
@@ -395,22 +457,45 @@ def run(spec):
         report[name] = {"evidence_searches": ev_calls, "visible": ev_visible, "fraction": round(ev_visible / max(1, ev_calls), 4), "misses": misses}
         if engine == "asearcher":
             report[name]["found_in_results"] = found_in_results
-        if name == "shipped":
-            report["shown"] = shown
+        shown_of[name] = shown
     # The scripted gold policy: the oracle's searches with the shipped observations, then its answer; and a wrong one.
-    gold, bad = [], []
+    # Its episode must also fit the engine's turn and token limits (stock and shipped) to reach the answer at all.
     id2info = {}
     for path in spec.get("dataset_paths", []):  # train.jsonl and test.jsonl: the training and the evaluation dataset
         id2info.update(load_metadata(path))
-    for q, row in zip(qs, report.pop("shown")):
-        turns = [(s["query"], t) for s, t in zip(q["searches"], row)]
+    episodes = {name: [] for name in ("stock", "shipped")}
+    for name in ("stock", "shipped"):
+        for q, row in zip(qs, shown_of[name]):
+            turns = [(sr["query"], t) for sr, t in zip(q["searches"], row)]
+            if engine == "search-r1":
+                episodes[name].append(search_r1_pieces(q["prompt"], turns, q["answer"]))
+            elif engine == "verl":
+                episodes[name].append(verl_pieces(turns, q["answer"]))
+            else:
+                episodes[name].append(asearcher_pieces(q["question"], turns, q["answer"]))
+    text_of = (lambda p: p[1]) if engine == "asearcher" else (lambda p: p)
+    counts = iter(qwen_count([text_of(p) for name in ("stock", "shipped") for ep in episodes[name] for p in ep]))
+    for name in ("stock", "shipped"):
+        ok = 0
+        tokens = []
+        for ep in episodes[name]:
+            c = [next(counts) for _ in ep]
+            tokens.append(sum(c))
+            ok += 1 if fits(engine, settings[name], ep, c) else 0
+        report[name]["episodes_fit"] = ok
+        report[name]["episode_tokens"] = {"p50": sorted(tokens)[len(tokens) // 2], "max": max(tokens)}
+    gold, bad = [], []
+    for q, ep in zip(qs, episodes["shipped"]):
         for ans, out in ((q["answer"], gold), (wrong(q["answer"]), bad)):
             if engine == "search-r1":
-                out.append(search_r1_select_rm_score_fn(q["data_source"])(solution_str=search_r1_sequence(q["prompt"], turns, ans), ground_truth=q["ground_truth"], format_score=0.0))
+                seq = "".join(ep[:-1]) + think(len(ep) // 2 - 1) + f"<answer> {ans} </answer><|im_end|>"
+                out.append(search_r1_select_rm_score_fn(q["data_source"])(solution_str=seq, ground_truth=q["ground_truth"], format_score=0.0))
             elif engine == "verl":
-                out.append(verl_default_compute_score(q["data_source"], verl_response(turns, ans), q["ground_truth"]))
+                resp = verl_response_str(ep[:-1] + [think(len(ep) // 2) + f"<answer> {ans} </answer><|im_end|>"])
+                out.append(verl_default_compute_score(q["data_source"], resp, q["ground_truth"]))
             else:
-                out.append(asearcher_episode_score([t[0] for t in turns], ans, q["id"], id2info))
+                gens = [t for k, t in ep if k == "gen"][:-1] + [f"\n<answer> {ans} </answer>"]
+                out.append(asearcher_episode_score(gens, q["id"], id2info))
     report["gold"] = {"n": len(gold), "ones": sum(1 for g in gold if g == 1.0), "min": min(gold), "not_one": [q["id"] for q, g in zip(qs, gold) if g != 1.0][:5]}
     report["wrong"] = {"n": len(bad), "max": max(bad)}
     return report
