@@ -351,10 +351,10 @@ def fits(engine, st, pieces, count):
         searches = (len(pieces) - 2) // 2
         return searches <= st["max_turns"] and sum(count[:-1]) <= st["max_prompt_length"]
     if engine == "verl":
-        # tool_agent_loop.py:254,360: max_assistant_turns (the answer turn counts) and response_length over the
-        # response's tokens (assistant turns and tool outputs alike).
+        # tool_agent_loop.py:254-256,360: max_assistant_turns (the answer turn counts); a response reaching response_length
+        # tokens ends the episode (assistant turns and tool outputs alike).
         searches = (len(pieces) - 1) // 2
-        return searches + 1 <= st["max_assistant_turns"] and sum(count) <= st["max_response_length"]
+        return searches + 1 <= st["max_assistant_turns"] and sum(count) < st["max_response_length"]
     # asearcher.py:97,109: at most max_turns generated turns (search_agent.py:84-85 counts every llm_gen record); no
     # generation once input + max_new_tokens (asearcher_local.yaml:30, 1024) reaches max_tokens_per_mb.
     gens = [k for k, _ in pieces if k == "gen"]
