@@ -136,7 +136,7 @@ describe('world export for outside trainers', () => {
       if (format === 'asearcher') {
         // AReaL's dataloader drops the last partial batch: at least one full one (ASearcher/configs/asearcher_local.yaml:108).
         expect(f['train_dataset.batch_size']).toBeLessThanOrEqual(trainRows)
-        expect(f).toMatchObject({ max_turns: L.toolCalls + 1, topk: L.topk, 'actor.mb_spec.max_tokens_per_mb': L.context + 1024 })
+        expect(f).toMatchObject({ max_turns: 2 * L.toolCalls + 2, topk: L.topk, 'actor.mb_spec.max_tokens_per_mb': L.context + 1024 })
         continue
       }
       // Search-R1 a14dc3a verl/trainer/ppo/ray_trainer.py:390-418 and verl b178a3c ray_trainer.py:346-367: training

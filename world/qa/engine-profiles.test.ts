@@ -6,7 +6,7 @@ describe('engine profiles', () => {
   it('hold the stock limits read from each engine, each with its source', () => {
     expect(ENGINE_PROFILES['search-r1'].stock).toEqual({ toolCalls: 2, topk: 3, obs: 500, docChars: 0, context: 4096, access: false })
     expect(ENGINE_PROFILES.verl.stock).toMatchObject({ toolCalls: 1, obs: 256, topk: 3 })
-    expect(ENGINE_PROFILES.asearcher.stock).toMatchObject({ toolCalls: 31, topk: 5, docChars: 5000, context: 6976 })
+    expect(ENGINE_PROFILES.asearcher.stock).toMatchObject({ toolCalls: 15, topk: 5, docChars: 5000, context: 6976 })
     for (const p of Object.values(ENGINE_PROFILES)) for (const k of Object.keys(p.stock)) expect(p.sources[k as keyof typeof p.sources]).toMatch(/\S/)
   })
 

@@ -70,9 +70,10 @@ export const ENGINE_PROFILES: Record<EngineProfileName, EngineProfile> = {
     name: 'asearcher',
     obsUnit: 'chars',
     obsKeep: 'head',
-    stock: { toolCalls: 31, topk: 5, obs: 0, docChars: 5000, context: 8000 - 1024, access: false },
+    stock: { toolCalls: 15, topk: 5, obs: 0, docChars: 5000, context: 8000 - 1024, access: false },
     sources: {
-      toolCalls: 'ASearcher/configs/asearcher_local.yaml:153 max_turns: 32; ASearcher/train/asearcher.py:97,118-119 one tool call per turn, the answer takes a turn',
+      toolCalls:
+        'ASearcher/configs/asearcher_local.yaml:153 max_turns: 32; ASearcher/train/asearcher.py:97 counts agent.num_turns, which is every generated turn (search_agent.py:84-85 llm_gen_count): a tool call takes its turn and the summary turn after its result (:102-117, stops at </think>), the answer one more -> 15 tool calls',
       topk: 'ASearcher/configs/asearcher_local.yaml:157 topk: 5',
       obs: 'ASearcher/train/search_agent.py:153 no cut of the joined observation',
       docChars: 'ASearcher/train/search_agent.py:153 doc[:5000]',
@@ -172,7 +173,8 @@ export function launchFlags(profile: EngineProfileName, l: EngineLimits, b: Batc
     ]
   return [
     `train_dataset.batch_size=${b.train}`,
-    `max_turns=${l.toolCalls + 1}`,
+    // Two generated turns per tool call (the call, then the summary turn after its result) and the answer's.
+    `max_turns=${2 * l.toolCalls + 2}`,
     `topk=${l.topk}`,
     `actor.mb_spec.max_tokens_per_mb=${l.context + 1024}`,
   ]
