@@ -146,6 +146,9 @@ export class RunFolder {
   /** The last few records read in full, by id (a 5,000-turn record is parsed once, then paged). */
   private recent = new Map<string, { start: number; record: TrajectoryRecord }>()
 
+  /** The experiment folder this run was opened from (overrides the name-prefix grouping). */
+  private experimentName?: string
+
   private constructor(name: string, dir: string, kind: 'bench' | 'train') {
     this.name = name
     this.dir = dir
@@ -169,7 +172,13 @@ export class RunFolder {
   }
 
   /** A bench or training run folder; anything else is a ViewError naming what is missing. */
-  static open(dir: string, name = basename(resolve(dir))): RunFolder {
+  static open(dir: string, name = basename(resolve(dir)), experiment?: string): RunFolder {
+    const r = RunFolder.openKind(dir, name)
+    r.experimentName = experiment
+    return r
+  }
+
+  private static openKind(dir: string, name: string): RunFolder {
     if (!existsSync(dir)) throw new ViewError('view.missing_run', `no run folder at ${dir}`)
     if (!statSync(dir).isDirectory()) throw new ViewError('view.missing_run', `${dir} is not a folder: give a bench run (searchgym bench run --out DIR) or a training run (searchgym train --out DIR)`)
     const has = (f: string) => existsSync(`${dir}/${f}`)
@@ -203,7 +212,7 @@ export class RunFolder {
       name: this.name,
       dir: this.dir,
       kind: this.kind,
-      experiment: experimentOf(this.name, this.dir),
+      experiment: this.experimentName ?? experimentOf(this.name, this.dir),
       trajectories: this.byId.size,
       steps: this.metrics.steps.length,
       config,
@@ -280,6 +289,18 @@ export class RunFolder {
   async curveKeys(): Promise<string[]> {
     await Promise.all([this.metrics.index.ready(), this.timing.index.ready()])
     return [...this.metrics.cols.keys(), ...[...this.timing.cols.keys()].map((k) => `timing/${k}`)]
+  }
+
+  /** One numeric metrics.jsonl key as (step, value) columns, every line indexed (NaN where a line lacks it). */
+  async metricColumn(key: string): Promise<{ steps: number[]; ys: number[] }> {
+    await this.metrics.index.ready()
+    return { steps: this.metrics.steps.slice(), ys: this.metrics.column(key).slice() }
+  }
+
+  /** The numeric keys of metrics.jsonl (every line indexed). */
+  async metricKeys(): Promise<string[]> {
+    await this.metrics.index.ready()
+    return [...this.metrics.cols.keys()]
   }
 
   /**

@@ -11,6 +11,7 @@ import { SearchGymError, oneLine } from '../infra/errors'
 import { errorBody, HttpError } from '../infra/http/errors'
 import { hostGuard } from '../infra/http/host-guard'
 import { pairedComparison, type PairFilters } from './compare'
+import type { ExperimentFolder } from './experiments'
 import { stopIndexing } from './jsonl-index'
 import { ensurePageBundle, PAGE_FILES } from './bundle'
 import { OracleTracer } from './oracle-trace'
@@ -22,6 +23,8 @@ import { paging, type WorldData } from './world-data'
 export interface ViewSources {
   world: WorldData | null
   runs: RunFolder[]
+  /** Experiment folders (their runs are in `runs` too). */
+  experiments?: ExperimentFolder[]
 }
 
 function intParam(v: string | undefined, name: string): number | undefined {
@@ -72,7 +75,24 @@ export function createViewApp(src: ViewSources, guard: ViewGuard = { bindHost: '
   })
   app.notFound((c) => c.json(errorBody(404, 'view.not_found', `no such page or API route: ${c.req.path}`), 404))
 
-  app.get('/api/info', (c) => c.json({ world: src.world?.info() ?? null, runs: src.runs.map((r) => r.info()) }))
+  const experiments = src.experiments ?? []
+  const experimentByName = (name: string): ExperimentFolder => {
+    const e = experiments.find((x) => x.name === name)
+    if (!e) throw new HttpError(404, 'view.unknown_experiment', `no experiment named '${name}'; loaded experiments: ${experiments.map((x) => x.name).join(', ') || 'none (give searchgym view --runs an experiment folder, the --out of searchgym experiment run)'}`)
+    return e
+  }
+
+  app.get('/api/info', (c) => c.json({ world: src.world?.info() ?? null, runs: src.runs.map((r) => r.info()), experiments: experiments.map((e) => e.summary()) }))
+
+  app.get('/api/experiments', (c) => c.json(experiments.map((e) => e.summary())))
+  app.get('/api/experiments/:name', (c) => c.json(experimentByName(c.req.param('name')).view()))
+  app.get('/api/experiments/:name/curves', async (c) => {
+    const e = experimentByName(c.req.param('name'))
+    const q = c.req.query()
+    const points = intParam(q.points, 'points') ?? 600
+    if (points < 2 || points > 5000) throw new HttpError(400, 'view.bad_param', `points must be in [2, 5000], got ${points}`, 'points')
+    return c.json(await e.curves((q.keys ?? '').split(',').filter(Boolean), points))
+  })
 
   app.get('/api/entities', (c) => {
     const { offset, limit } = page(c)

@@ -222,3 +222,63 @@ export interface PairedComparison {
   counts: { win: number; loss: number; tie: number }
   questions: ListPage<PairedQuestion>
 }
+
+/** A bootstrap estimate (mean and 95 % interval over n). */
+export interface EstimateView {
+  n: number
+  mean: number
+  lo: number
+  hi: number
+}
+
+/** One evaluation set × Access setting of an experiment's report (bench/experiment/report's SetResult, as written). */
+export interface ExperimentSetView {
+  set: string
+  access: boolean
+  questions: number
+  start: { f1: EstimateView; em: number }
+  arms: { arm: string; seedF1: Record<string, number>; f1: EstimateView; em: number; gain: EstimateView; groups: { group: string; n: number; start: number; mean: number; gain: EstimateView }[] }[]
+  between: { a: string; b: string; diff: EstimateView }[]
+}
+
+export interface ExperimentSummary {
+  /** The viewer's name for it (the folder name, made unique). */
+  name: string
+  dir: string
+  arms: { name: string; curriculum: string; reward: string; access: boolean }[]
+  seeds: number[]
+  steps: number
+  runsDone: number
+  runsTotal: number
+}
+
+/** An experiment folder: its report's figures as the report has them, and the viewer's names of its runs and benches. */
+export interface ExperimentView extends ExperimentSummary {
+  /** 'report.json': read from the folder; 'computed': no report.json yet, built by the report's own code. */
+  source: 'report.json' | 'computed'
+  sets: ExperimentSetView[]
+  /** Every arm × seed: its training run and its bench runs (null / absent: not there yet). */
+  runs: { arm: string; seed: number; run: string | null; benches: { set: string; access: boolean; run: string }[] }[]
+  /** The start's bench runs. */
+  start: { set: string; access: boolean; run: string }[]
+}
+
+/** One metric of one arm across its seeds, per step (then bucketed like CurveSeries): mean, sd, min, max, and how many
+ *  seeds had the step. */
+export interface SeedBand {
+  x: number[]
+  mean: number[]
+  sd: number[]
+  min: number[]
+  max: number[]
+  seeds: number[]
+  /** Steps before bucketing. */
+  n: number
+}
+
+export interface ExperimentCurves {
+  experiment: string
+  /** Every numeric metrics.jsonl key of any run of the experiment. */
+  keys: string[]
+  arms: { arm: string; runs: string[]; series: Record<string, SeedBand> }[]
+}
