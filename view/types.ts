@@ -88,7 +88,8 @@ export interface QuestionView extends QuestionSummary {
   docs: string[]
   meta: Record<string, unknown>
   hops_: HopView[]
-  graph: GraphView
+  /** The path as a tree rooted at the answer (view/path-tree). */
+  tree: PathTreeView
   /** Trajectories of this question in the loaded runs. */
   runs: { run: string; f1: number; em: number; status: string; stopReason: string | null }[]
 }
@@ -281,4 +282,14 @@ export interface ExperimentCurves {
   /** Every numeric metrics.jsonl key of any run of the experiment. */
   keys: string[]
   arms: { arm: string; runs: string[]; series: Record<string, SeedBand> }[]
+}
+
+/** A question's path laid out as a tree: the answer root (key '__answer__', depth 0) on the right, each chain a
+ *  branch; depth is the column, row the line. Edges are the path's world edges (child → parent along the reasoning;
+ *  source/target as stored); joins link chains where the question compares or matches values, not along an edge. */
+export interface PathTreeView {
+  answer: string
+  nodes: { key: string; label: string; entityType: string; color: string; depth: number; row: number; role: 'answer' | 'end' | 'start' | 'inner' }[]
+  edges: { key: string; child: string; parent: string; order: number; cross?: boolean; relation: string; source: string; target: string }[]
+  joins: { child: string; parent: string; label: string }[]
 }

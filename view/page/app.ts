@@ -25,6 +25,7 @@ import type {
   ExperimentView,
 } from '../types'
 import { chart, COLORS, type ChartOptions } from './curves'
+import { pathTreeEl } from './path-tree'
 
 type Child = Node | string | null | undefined | false
 type Attrs = Record<string, string | ((e: Event) => void)>
@@ -324,7 +325,7 @@ async function questionView(id: string): Promise<HTMLElement> {
     h('h1', { 'data-testid': 'question-text' }, q.question),
     h('p', {}, h('b', {}, 'Answer: '), h('span', { 'data-testid': 'answer' }, q.answer), q.aliases.length ? ` (also: ${q.aliases.join(', ')})` : '', ` · ${q.type}, ${q.hops} hops, split ${q.split} · ${q.id}`),
     h('h2', {}, 'Path'),
-    graphEl(q.graph),
+    pathTreeEl(q.tree, (e) => (location.hash = `#/entity/${enc(e)}`)),
     h('h2', {}, 'Hops: documents and evidence'),
     ...q.hops_.map((hp) =>
       h(
