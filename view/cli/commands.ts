@@ -28,7 +28,7 @@ export const viewCommand: Command = {
       .option('host', { type: 'string', default: '127.0.0.1', describe: 'address to bind; only loopback unless you name another (a warning is printed then)' })
       .option('allow-host', { type: 'string', array: true, describe: "extra Host names the viewer answers to (behind a proxy or an SSH tunnel under another name; '*': any). Loopback names and the bound address always work" })
       .example('searchgym view --world worlds/tiny --runs runs/oracle runs/closed-book', 'browse a world and two bench runs on http://127.0.0.1:4173/')
-      .example('searchgym view --runs experiments/tiny', 'an experiment: arms × seeds with CIs, curves per arm with seed bands, every run and bench')
+      .example('searchgym view --runs runs/exp-tiny', 'an experiment: arms × seeds with CIs, curves per arm with seed bands, every run and bench')
       .example('searchgym view --runs runs/a --host 0.0.0.0 --allow-host gpu-box.lan', 'serve on every interface, reachable as http://gpu-box.lan:4173/'),
   handler: handler(async (raw: ArgumentsCamelCase) => {
     const a = raw as unknown as ViewArgs
