@@ -199,6 +199,8 @@ export interface RunCurves {
   series: Record<string, CurveSeries>
   /** Steps where the curriculum stage changed, with the new stage and its x. */
   stageSwitches: { step: number; stage: string; x: number }[]
+  /** Every line of metrics.jsonl and timing.jsonl is in (false: a partial answer while indexing). */
+  complete: boolean
 }
 
 /** One question of a paired comparison: both runs' scores and who won on F1. */

@@ -2,8 +2,7 @@
 // filtered on the server, the neighbourhood and question paths drawn by sigma over graphology, curves as SVG.
 // Builds DOM with textContent only (documents and trajectories are data, never markup). Type-checked with the DOM
 // library by view/page/tsconfig.json (view/page/typecheck.test.ts), apart from the Node program.
-import Graph from 'graphology'
-import Sigma from 'sigma'
+import type Sigma from 'sigma'
 import type {
   EdgeView,
   EntitySummary,
@@ -69,6 +68,8 @@ function qs(params: Record<string, string | number | undefined>): string {
 let world: Awaited<ReturnType<typeof loadInfo>>['world'] = null
 let runs: RunInfo[] = []
 let experiments: ExperimentSummary[] = []
+/** When /api/info answered (performance.now()). */
+let infoAt = -Infinity
 let graphs: Sigma[] = []
 
 async function loadInfo() {
@@ -96,7 +97,8 @@ function spansEl(spans: DocSpan[], cls: (fact: number) => string): HTMLElement {
 function graphEl(g: GraphView, note?: string): HTMLElement {
   const box = h('div', { class: 'graph', 'data-testid': 'graph' })
   const wrap = h('div', {}, box, h('div', { class: 'graph-note' }, `${g.nodes.length} nodes, ${g.edges.length} edges${g.omitted ? ` (${g.omitted} more edges not drawn; all are listed below)` : ''}${note ? ' — ' + note : ''}`))
-  requestAnimationFrame(() => {
+  // sigma and graphology are a separate chunk: only pages with a graph load them.
+  void Promise.all([import('graphology'), import('sigma')]).then(([{ default: Graph }, { default: Sigma }]) => requestAnimationFrame(() => {
     try {
       const graph = new Graph({ multi: true, type: 'directed' })
       graph.import({ nodes: g.nodes, edges: g.edges })
@@ -119,6 +121,9 @@ function graphEl(g: GraphView, note?: string): HTMLElement {
       box.setAttribute('data-rendered', 'none')
       box.append(h('p', { class: 'muted' }, `graph not drawn: ${(e as Error).message}`))
     }
+  }), (e: unknown) => {
+    box.setAttribute('data-rendered', 'none')
+    box.append(h('p', { class: 'muted' }, `graph not drawn: ${(e as Error).message}`))
   })
   return wrap
 }
@@ -532,7 +537,8 @@ const TITLES: Record<string, string> = { rewardMean: 'reward', f1: 'F1', kl: 'KL
 async function curvesEl(names: string[], p: URLSearchParams): Promise<HTMLElement> {
   const asked = (p.get('keys') ?? '').split(',').filter(Boolean)
   const o: ChartOptions = { smooth: Math.min(0.99, Math.max(0, Number(p.get('smooth') ?? 0) || 0)), log: p.get('log') === '1', x: p.get('x') === 'time' ? 'time' : 'step' }
-  const curves = await api<RunCurves[]>(`/api/curves${qs({ runs: names.join(','), keys: (asked.length ? asked : DEFAULT_CURVES).join(','), x: o.x })}`)
+  // partial=1: drawn from what is indexed so far, then drawn again until every line is in.
+  const curves = await api<RunCurves[]>(`/api/curves${qs({ runs: names.join(','), keys: (asked.length ? asked : DEFAULT_CURVES).join(','), x: o.x, partial: 1 })}`)
   const available = [...new Set(curves.flatMap((c) => c.keys))]
   const keys = (asked.length ? asked : DEFAULT_CURVES).filter((k) => curves.some((c) => c.series[k]?.x.length))
   const set = (change: Record<string, string | undefined>) => {
@@ -566,18 +572,31 @@ async function curvesEl(names: string[], p: URLSearchParams): Promise<HTMLElemen
       h('select', { 'data-testid': 'x-axis', onchange: (e: Event) => set({ x: (e.target as HTMLSelectElement).value === 'time' ? 'time' : undefined }) }, h('option', o.x === 'step' ? { value: 'step', selected: 'selected' } : { value: 'step' }, 'step'), h('option', o.x === 'time' ? { value: 'time', selected: 'selected' } : { value: 'time' }, 'wall clock')),
     ),
   )
-  return h(
+  const incomplete = curves.some((c) => !c.complete)
+  const el = h(
     'div',
-    { 'data-testid': 'curves' },
+    { 'data-testid': 'curves', 'data-complete': String(!incomplete) },
     h('h2', {}, 'Training curves'),
+    incomplete ? h('p', { class: 'muted', 'data-testid': 'curves-indexing' }, 'Still reading metrics.jsonl: the curves show the lines read so far and redraw when all are in.') : null,
     controls,
     h('p', { class: 'legend' }, ...curves.map((c, i) => h('span', {}, h('i', { style: `background:${COLORS[i % COLORS.length]}` }), c.run, c.stageSwitches.length ? ` (stages: ${c.stageSwitches.map((s) => `${s.stage}@${s.step}`).join(', ')})` : ''))),
     ...keys.map((k) => chart(TITLES[k] ?? k, k, curves, o)),
   )
+  if (incomplete) {
+    const hash = location.hash
+    setTimeout(() => {
+      if (location.hash !== hash || !el.isConnected) return
+      curvesEl(names, p)
+        .then((fresh) => el.isConnected && el.replaceWith(fresh))
+        .catch(() => undefined)
+    }, 500)
+  }
+  return el
 }
 
 async function runsView(p: URLSearchParams): Promise<HTMLElement> {
-  runs = await api<RunInfo[]>('/api/runs')
+  // The first page of a visit already has the runs (from /api/info, a moment ago): no second round trip.
+  if (performance.now() - infoAt > 1000) runs = await api<RunInfo[]>('/api/runs')
   const chosen = (p.get('runs') ?? '').split(',').filter(Boolean)
   const picked = chosen.length ? runs.filter((r) => chosen.includes(r.name)) : runs
   const boxes = runs.map((r) => h('label', {}, h('input', { type: 'checkbox', name: r.name, ...(picked.includes(r) ? { checked: 'checked' } : {}) }), ` ${r.name} (${r.kind}) `))
@@ -756,6 +775,7 @@ async function experimentCurvesEl(x: ExperimentView, p: URLSearchParams): Promis
         keys: c.keys,
         series: { [k]: { x: s.x, y: s.mean, lo: band === 'sd' ? s.mean.map((m, i) => m - s.sd[i]) : s.min, hi: band === 'sd' ? s.mean.map((m, i) => m + s.sd[i]) : s.max, n: s.n } },
         stageSwitches: [],
+        complete: true,
       }
     })
   const picker = h(
@@ -895,6 +915,7 @@ async function start(): Promise<void> {
     world = info.world
     runs = info.runs
     experiments = info.experiments ?? []
+    infoAt = performance.now()
     document.getElementById('world-name')!.textContent = world ? `world ${world.name} · ${world.hash.slice(0, 12)}` : ''
   } catch (e) {
     document.getElementById('main')!.replaceChildren(errorView(e))
