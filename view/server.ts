@@ -13,7 +13,7 @@ import { hostGuard } from '../infra/http/host-guard'
 import { pairedComparison, type PairFilters } from './compare'
 import type { ExperimentFolder } from './experiments'
 import { stopIndexing } from './jsonl-index'
-import { chunkFile, ensurePageBundle, PAGE_FILES } from './bundle'
+import { ensurePageBundle, PAGE_FILES } from './bundle'
 import { OracleTracer } from './oracle-trace'
 import { OUTCOMES, type Outcome, type RunFolder } from './runs'
 import { TrajectoryPages, trajectoryView } from './trajectory'
@@ -193,11 +193,7 @@ export function createViewApp(src: ViewSources, guard: ViewGuard = { bindHost: '
   app.get('/', file('index.html'))
   app.get('/app.js', file('app.js'))
   app.get('/app.css', file('app.css'))
-  app.get('/:chunk{chunk-[A-Za-z0-9_-]+\\.js}', (c) => {
-    const f = chunkFile(c.req.param('chunk'))
-    if (!f) throw new HttpError(404, 'view.not_found', `no such page or API route: ${c.req.path}`)
-    return c.body(readFileSync(f), 200, { 'content-type': types.js, 'cache-control': 'no-cache' })
-  })
+  app.get('/graph.js', file('graph.js'))
   const icon = (c: Context) => c.body(FAVICON, 200, { 'content-type': 'image/svg+xml', 'cache-control': 'max-age=86400' })
   app.get('/favicon.ico', icon)
   app.get('/favicon.svg', icon)

@@ -93,12 +93,15 @@ function spansEl(spans: DocSpan[], cls: (fact: number) => string): HTMLElement {
   return h('div', { class: 'doc' }, ...spans.map((s) => (s.fact === undefined ? s.text : h('mark', s.facts ? { class: cls(s.fact), 'data-fact': String(s.fact), 'data-facts': s.facts.join(','), title: `states ${s.facts.length} facts` } : { class: cls(s.fact), 'data-fact': String(s.fact) }, s.text))))
 }
 
+/** The URL of the graph bundle (a variable, so that the page's bundler leaves the import to the browser). */
+const GRAPH_LIB: string = '/graph.js'
+
 /** Draw a server-laid-out graph with sigma; clicking a node opens its entity. Falls back to a note without WebGL. */
 function graphEl(g: GraphView, note?: string): HTMLElement {
   const box = h('div', { class: 'graph', 'data-testid': 'graph' })
   const wrap = h('div', {}, box, h('div', { class: 'graph-note' }, `${g.nodes.length} nodes, ${g.edges.length} edges${g.omitted ? ` (${g.omitted} more edges not drawn; all are listed below)` : ''}${note ? ' — ' + note : ''}`))
-  // sigma and graphology are a separate chunk: only pages with a graph load them.
-  void Promise.all([import('graphology'), import('sigma')]).then(([{ default: Graph }, { default: Sigma }]) => requestAnimationFrame(() => {
+  // sigma and graphology are a separate bundle (view/page/graph-lib → /graph.js): only pages with a graph load them.
+  void (import(GRAPH_LIB) as Promise<typeof import('./graph-lib')>).then(({ Graph, Sigma }) => requestAnimationFrame(() => {
     try {
       const graph = new Graph({ multi: true, type: 'directed' })
       graph.import({ nodes: g.nodes, edges: g.edges })
