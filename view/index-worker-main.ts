@@ -4,7 +4,7 @@
 // 400 MB trajectories file). Never writes.
 import { open } from 'node:fs/promises'
 import { parentPort } from 'node:worker_threads'
-import { checkLine, metricBatch, type MetricRow, type RecordMode } from './records'
+import { MetricBatchBuilder, summarize, type RecordMode } from './records'
 
 export interface ReadJob {
   kind: 'read'
@@ -36,6 +36,7 @@ async function read(j: ReadJob, post: (m: WorkerMessage) => void): Promise<void>
   try {
     let lines = j.lineBase
     let items: unknown[] = []
+    const metrics = new MetricBatchBuilder()
     let flagged: WorkerFlag[] = []
     const take = (buf: Buffer, from: number, to: number, base: number) => {
       lines++
@@ -51,13 +52,18 @@ async function read(j: ReadJob, post: (m: WorkerMessage) => void): Promise<void>
         flag(`not JSON: ${(e as Error).message}`)
         return
       }
-      const checked = checkLine(j.mode, value, base + from, base + to)
+      if (j.mode === 'metrics') {
+        const bad = metrics.add(value)
+        if (bad !== null) flag(bad)
+        return
+      }
+      const checked = summarize(value, base + from, base + to)
       if (typeof checked === 'string') flag(checked)
       else items.push(checked)
     }
     const flush = (bytes: number) => {
       // Metric rows cross as one columnar batch (thousands of tiny arrays are slow to copy between threads).
-      post({ kind: 'batch', job: j.job, items: j.mode === 'metrics' ? (items.length ? [metricBatch(items as MetricRow[])] : []) : items, flagged, bytes, lines })
+      post({ kind: 'batch', job: j.job, items: j.mode === 'metrics' ? (metrics.size ? [metrics.take()] : []) : items, flagged, bytes, lines })
       items = []
       flagged = []
     }

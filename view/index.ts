@@ -5,4 +5,5 @@ export { createViewApp, startViewer, type RunningViewer, type ViewSources } from
 export { WorldData, docSpans, paging } from './world-data'
 export { RunFolder, openRuns, outcomeOf } from './runs'
 export { ensurePageBundle } from './bundle'
+export { ExperimentFolder, openSources, seedBand, isExperimentDir } from './experiments'
 export type * from './types'

@@ -70,6 +70,18 @@ class IndexThread {
 // Two threads: metrics files (small, what the runs page draws first) never queue behind a 400 MB trajectories file.
 const threads: Record<RecordMode, IndexThread> = { metrics: new IndexThread(), trajectories: new IndexThread() }
 
+/** Metrics passes running now. A trajectories pass starts only when none is (the small metrics files are what the
+ *  first render of the runs page waits for; a 400 MB trajectories file competing for the same cores would delay it). */
+let metricsPasses = 0
+let metricsIdle: (() => void)[] = []
+const whenMetricsIdle = (): Promise<void> => (metricsPasses === 0 ? Promise.resolve() : new Promise((r) => metricsIdle.push(r)))
+function metricsPassEnded(): void {
+  if (--metricsPasses > 0) return
+  const waiting = metricsIdle
+  metricsIdle = []
+  for (const r of waiting) r()
+}
+
 /** Stop the indexing threads (a later index starts new ones). */
 export async function stopIndexing(): Promise<void> {
   await Promise.all(Object.values(threads).map((t) => t.stop()))
@@ -120,23 +132,27 @@ export class JsonlIndex {
     this.mtimeMs = st.mtimeMs
     this.total = st.size
     const epoch = this.epoch
-    this.pass = threads[this.mode]
-      .read({ path: this.path, mode: this.mode, from: this.bytes, to: st.size, lineBase: this.lines }, (b) => {
+    const metrics = this.mode === 'metrics'
+    if (metrics) metricsPasses++
+    const read = () =>
+      threads[this.mode].read({ path: this.path, mode: this.mode, from: this.bytes, to: st.size, lineBase: this.lines }, (b) => {
         if (epoch !== this.epoch) return
         for (const e of b.items) this.sink(e)
         this.flagged.push(...b.flagged)
         this.bytes = b.bytes
         this.lines = b.lines
       })
-      .then(
-        () => {
-          this.pass = null
-        },
-        (e: Error) => {
-          this.error = e
-          this.pass = null
-        },
-      )
+    this.pass = (metrics ? read() : whenMetricsIdle().then(read)).then(
+      () => {
+        this.pass = null
+        if (metrics) metricsPassEnded()
+      },
+      (e: Error) => {
+        this.error = e
+        this.pass = null
+        if (metrics) metricsPassEnded()
+      },
+    )
   }
 
   /** Refresh, then wait until the file is read to its current end. */

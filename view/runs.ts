@@ -146,6 +146,9 @@ export class RunFolder {
   /** The last few records read in full, by id (a 5,000-turn record is parsed once, then paged). */
   private recent = new Map<string, { start: number; record: TrajectoryRecord }>()
 
+  /** The experiment folder this run was opened from (overrides the name-prefix grouping). */
+  private experimentName?: string
+
   private constructor(name: string, dir: string, kind: 'bench' | 'train') {
     this.name = name
     this.dir = dir
@@ -169,7 +172,13 @@ export class RunFolder {
   }
 
   /** A bench or training run folder; anything else is a ViewError naming what is missing. */
-  static open(dir: string, name = basename(resolve(dir))): RunFolder {
+  static open(dir: string, name = basename(resolve(dir)), experiment?: string): RunFolder {
+    const r = RunFolder.openKind(dir, name)
+    r.experimentName = experiment
+    return r
+  }
+
+  private static openKind(dir: string, name: string): RunFolder {
     if (!existsSync(dir)) throw new ViewError('view.missing_run', `no run folder at ${dir}`)
     if (!statSync(dir).isDirectory()) throw new ViewError('view.missing_run', `${dir} is not a folder: give a bench run (searchgym bench run --out DIR) or a training run (searchgym train --out DIR)`)
     const has = (f: string) => existsSync(`${dir}/${f}`)
@@ -203,7 +212,7 @@ export class RunFolder {
       name: this.name,
       dir: this.dir,
       kind: this.kind,
-      experiment: experimentOf(this.name, this.dir),
+      experiment: this.experimentName ?? experimentOf(this.name, this.dir),
       trajectories: this.byId.size,
       steps: this.metrics.steps.length,
       config,
@@ -276,28 +285,48 @@ export class RunFolder {
     return this.summaryFile.get()
   }
 
-  /** Every numeric key this run has curves for (metrics.jsonl, then timing.jsonl as timing/KEY). */
+  /** One numeric metrics.jsonl key as (step, value) columns, every line indexed (NaN where a line lacks it). */
+  async metricColumn(key: string): Promise<{ steps: number[]; ys: number[] }> {
+    await this.metrics.index.ready()
+    return { steps: this.metrics.steps.slice(), ys: this.metrics.column(key).slice() }
+  }
+
+  /** The numeric keys of metrics.jsonl (every line indexed). */
+  async metricKeys(): Promise<string[]> {
+    await this.metrics.index.ready()
+    return [...this.metrics.cols.keys()]
+  }
+
+  /** Every numeric key this run has curves for (metrics.jsonl, then timing.jsonl as timing/KEY), indexed so far. */
+  private keysNow(): string[] {
+    return [...this.metrics.cols.keys(), ...[...this.timing.cols.keys()].map((k) => `timing/${k}`)]
+  }
+
+  /** Every numeric key this run has curves for (waits for indexing). */
   async curveKeys(): Promise<string[]> {
     await Promise.all([this.metrics.index.ready(), this.timing.index.ready()])
-    return [...this.metrics.cols.keys(), ...[...this.timing.cols.keys()].map((k) => `timing/${k}`)]
+    return this.keysNow()
   }
 
   /**
    * Curves of `keys` (all when empty) against the step or the wall clock (cumulative timing.jsonl seconds at each
-   * step), each downsampled to at most `points` min/max/mean buckets.
+   * step), each downsampled to at most `points` min/max/mean buckets. `partial`: answer at once with the lines
+   * indexed so far (`complete` says whether that is all of them); else wait for indexing.
    */
-  async curves(keys: string[], x: 'step' | 'time', points: number): Promise<RunCurves> {
-    await Promise.all([this.metrics.index.ready(), this.timing.index.ready()])
-    const key = `${keys.join(',')}|${x}|${points}|${this.metrics.steps.length}|${this.timing.steps.length}`
+  async curves(keys: string[], x: 'step' | 'time', points: number, partial = false): Promise<RunCurves> {
+    this.refresh()
+    if (!partial) await Promise.all([this.metrics.index.ready(), this.timing.index.ready()])
+    const complete = this.metrics.index.progress().complete && this.timing.index.progress().complete
+    const key = `${keys.join(',')}|${x}|${points}|${this.metrics.steps.length}|${this.timing.steps.length}|${complete}`
     if (this.curveCache?.key === key) return this.curveCache.value
-    const value = await this.computeCurves(keys, x, points)
+    const value = this.computeCurves(keys, x, points, complete)
     this.curveCache = { key, value }
     return value
   }
 
   private curveCache: { key: string; value: RunCurves } | null = null
 
-  private async computeCurves(keys: string[], x: 'step' | 'time', points: number): Promise<RunCurves> {
+  private computeCurves(keys: string[], x: 'step' | 'time', points: number, complete: boolean): RunCurves {
     const clock = new Map<number, number>()
     if (x === 'time') {
       const secs = this.timing.column('seconds')
@@ -308,7 +337,7 @@ export class RunFolder {
       })
     }
     const xs = (steps: number[]) => (x === 'step' ? steps : steps.map((s) => clock.get(s) ?? NaN))
-    const all = await this.curveKeys()
+    const all = this.keysNow()
     const want = keys.length ? keys.filter((k) => all.includes(k)) : all
     const series: Record<string, CurveSeries> = {}
     for (const k of want) {
@@ -317,7 +346,7 @@ export class RunFolder {
       series[k] = downsample(xs(src.steps), col, points)
     }
     const at = (s: number) => (x === 'step' ? s : (clock.get(s) ?? NaN))
-    return { run: this.name, x, keys: all, series, stageSwitches: this.metrics.stages.map((s) => ({ ...s, x: at(s.step) })) }
+    return { run: this.name, x, keys: all, series, stageSwitches: this.metrics.stages.map((s) => ({ ...s, x: at(s.step) })), complete }
   }
 }
 

@@ -11,17 +11,20 @@ import { SearchGymError, oneLine } from '../infra/errors'
 import { errorBody, HttpError } from '../infra/http/errors'
 import { hostGuard } from '../infra/http/host-guard'
 import { pairedComparison, type PairFilters } from './compare'
+import type { ExperimentFolder } from './experiments'
 import { stopIndexing } from './jsonl-index'
 import { ensurePageBundle, PAGE_FILES } from './bundle'
 import { OracleTracer } from './oracle-trace'
 import { OUTCOMES, type Outcome, type RunFolder } from './runs'
-import { trajectoryView, windowed } from './trajectory'
-import type { QuestionView, TrajectoryView } from './types'
+import { TrajectoryPages, trajectoryView } from './trajectory'
+import type { QuestionView } from './types'
 import { paging, type WorldData } from './world-data'
 
 export interface ViewSources {
   world: WorldData | null
   runs: RunFolder[]
+  /** Experiment folders (their runs are in `runs` too). */
+  experiments?: ExperimentFolder[]
 }
 
 function intParam(v: string | undefined, name: string): number | undefined {
@@ -72,7 +75,24 @@ export function createViewApp(src: ViewSources, guard: ViewGuard = { bindHost: '
   })
   app.notFound((c) => c.json(errorBody(404, 'view.not_found', `no such page or API route: ${c.req.path}`), 404))
 
-  app.get('/api/info', (c) => c.json({ world: src.world?.info() ?? null, runs: src.runs.map((r) => r.info()) }))
+  const experiments = src.experiments ?? []
+  const experimentByName = (name: string): ExperimentFolder => {
+    const e = experiments.find((x) => x.name === name)
+    if (!e) throw new HttpError(404, 'view.unknown_experiment', `no experiment named '${name}'; loaded experiments: ${experiments.map((x) => x.name).join(', ') || 'none (give searchgym view --runs an experiment folder, the --out of searchgym experiment run)'}`)
+    return e
+  }
+
+  app.get('/api/info', (c) => c.json({ world: src.world?.info() ?? null, runs: src.runs.map((r) => r.info()), experiments: experiments.map((e) => e.summary()) }))
+
+  app.get('/api/experiments', (c) => c.json(experiments.map((e) => e.summary())))
+  app.get('/api/experiments/:name', (c) => c.json(experimentByName(c.req.param('name')).view()))
+  app.get('/api/experiments/:name/curves', async (c) => {
+    const e = experimentByName(c.req.param('name'))
+    const q = c.req.query()
+    const points = intParam(q.points, 'points') ?? 600
+    if (points < 2 || points > 5000) throw new HttpError(400, 'view.bad_param', `points must be in [2, 5000], got ${points}`, 'points')
+    return c.json(await e.curves((q.keys ?? '').split(',').filter(Boolean), points))
+  })
 
   app.get('/api/entities', (c) => {
     const { offset, limit } = page(c)
@@ -117,7 +137,7 @@ export function createViewApp(src: ViewSources, guard: ViewGuard = { bindHost: '
     return c.json(r.listTrajectories({ outcome: (q.outcome || undefined) as Outcome | undefined, type: q.type || undefined, hops: intParam(q.hops, 'hops') }, offset, limit))
   })
   // Whole views of the last few trajectories opened (a 5,000-turn record is parsed and laid out once, then paged).
-  const views = new Map<string, { rec: object; view: TrajectoryView }>()
+  const views = new Map<string, { rec: object; pages: TrajectoryPages }>()
   app.get('/api/runs/:run/trajectories/:id', async (c) => {
     const r = runByName(c.req.param('run'))
     const rec = await r.trajectory(c.req.param('id'))
@@ -125,13 +145,13 @@ export function createViewApp(src: ViewSources, guard: ViewGuard = { bindHost: '
     let hit = views.get(key)
     if (!hit || hit.rec !== rec) {
       const gold = src.world?.qaRow(rec.id)?.docs ?? []
-      hit = { rec, view: trajectoryView(r.name, rec, gold, { closedBook: r.info().closedBook }) }
+      hit = { rec, pages: new TrajectoryPages(r.name, rec, gold, { closedBook: r.info().closedBook }) }
       views.set(key, hit)
       if (views.size > 4) views.delete(views.keys().next().value!)
     }
     const q = c.req.query()
     const { offset, limit } = paging(q.turnOffset, q.turnLimit, 100)
-    return c.json(windowed(hit.view, { offset, limit, full: q.full === '1' }))
+    return c.json(hit.pages.page({ offset, limit, full: q.full === '1' }))
   })
   app.get('/api/compare', async (c) => {
     const q = c.req.query()
@@ -161,7 +181,8 @@ export function createViewApp(src: ViewSources, guard: ViewGuard = { bindHost: '
     if (points < 2 || points > 5000) throw new HttpError(400, 'view.bad_param', `points must be in [2, 5000], got ${points}`, 'points')
     const keys = (q.keys ?? '').split(',').filter(Boolean)
     const picked = names.length ? names.map(runByName) : src.runs.filter((r) => r.kind === 'train')
-    return c.json(await Promise.all(picked.map((r) => r.curves(keys, x, points))))
+    // partial=1: what is indexed so far, at once (the page draws it and asks again until complete).
+    return c.json(await Promise.all(picked.map((r) => r.curves(keys, x, points, q.partial === '1'))))
   })
 
   const types: Record<string, string> = { html: 'text/html; charset=utf-8', js: 'text/javascript; charset=utf-8', css: 'text/css; charset=utf-8' }
@@ -172,6 +193,7 @@ export function createViewApp(src: ViewSources, guard: ViewGuard = { bindHost: '
   app.get('/', file('index.html'))
   app.get('/app.js', file('app.js'))
   app.get('/app.css', file('app.css'))
+  app.get('/graph.js', file('graph.js'))
   const icon = (c: Context) => c.body(FAVICON, 200, { 'content-type': 'image/svg+xml', 'cache-control': 'max-age=86400' })
   app.get('/favicon.ico', icon)
   app.get('/favicon.svg', icon)

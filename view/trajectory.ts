@@ -60,36 +60,78 @@ export interface TurnWindow {
   full?: boolean
 }
 
-/** The page's view of a record; `goldDocs` are the question's documents from the world (empty without a world). */
-export function trajectoryView(run: string, r: TrajectoryRecord, goldDocs: string[], opts: { window?: TurnWindow; closedBook?: boolean } = {}): TrajectoryView {
-  const all = (Array.isArray(r.turns) ? r.turns : []).map((t, i) => turnView(t, i, goldDocs))
-  const opened = new Set(all.flatMap((t) => t.calls.filter((c) => c.name === 'access').flatMap((c) => c.gold)))
-  const seen = new Set(all.flatMap((t) => t.calls.filter((c) => c.name === 'search').flatMap((c) => c.gold)))
-  const status = (u: string): GoldStatus => (opened.has(u) ? 'opened' : seen.has(u) ? 'seen' : 'missed')
-  const v: TrajectoryView = {
-    run,
-    id: r.id,
-    type: r.type,
-    hops: r.hops,
-    question: r.question,
-    status: r.status,
-    stopReason: r.stopReason ?? null,
-    f1: r.f1 ?? 0,
-    em: r.em ?? 0,
-    prediction: r.prediction ?? null,
-    turns: all.length,
-    turnOffset: 0,
-    golds: Array.isArray(r.golds) ? r.golds.map(str) : [],
-    goldDocs: opts.closedBook ? [] : goldDocs.map((url) => ({ url, status: status(url) })),
-    closedBook: opts.closedBook || undefined,
-    turns_: all,
-    error: r.error,
-  }
-  return opts.window ? windowed(v, opts.window) : v
+/** Whether a turn mentions `key` anywhere a call or a result could name a document (text, tool calls, observation). */
+function mentions(t: TurnRecord, keys: string[]): boolean {
+  if (typeof t !== 'object' || t === null) return true
+  const parts = [str(t.text), Array.isArray(t.tool_calls) ? JSON.stringify(t.tool_calls) : '', ...(Array.isArray(t.observation) ? t.observation.map((m) => str(m?.content)) : [])]
+  return parts.some((p) => keys.some((k) => p.includes(k)))
 }
 
-/** Turns offset … offset + limit - 1 of a whole view, long texts cut unless `full`. */
-export function windowed(v: TrajectoryView, w: TurnWindow): TrajectoryView {
-  const turns = v.turns_.slice(w.offset, w.offset + w.limit).map((t) => (w.full ? t : cut(t, TEXT_CAP)))
-  return { ...v, turnOffset: Math.min(w.offset, v.turns_.length), turns_: turns }
+/**
+ * One record's pages: the gold documents' statuses over every turn, and each turn laid out when a page first asks for
+ * it (a 5,000-turn record is not laid out whole to show 100 turns). For the statuses only turns that mention a gold
+ * document (the last part of its URL, which JSON escaping leaves as it is) are parsed: a turn can open or see a
+ * document only by naming it in a call or receiving its URL in a result.
+ */
+export class TrajectoryPages {
+  private readonly turns: TurnRecord[]
+  private readonly views = new Map<number, TurnView>()
+  private readonly head: Omit<TrajectoryView, 'turns_' | 'turnOffset'>
+
+  constructor(
+    run: string,
+    r: TrajectoryRecord,
+    private readonly goldDocs: string[],
+    opts: { closedBook?: boolean } = {},
+  ) {
+    this.turns = Array.isArray(r.turns) ? r.turns : []
+    const opened = new Set<string>()
+    const seen = new Set<string>()
+    if (goldDocs.length && !opts.closedBook) {
+      const keys = goldDocs.map((g) => g.slice(g.lastIndexOf('/') + 1) || g)
+      this.turns.forEach((t, i) => {
+        if (!mentions(t, keys)) return
+        for (const c of this.turn(i).calls) for (const g of c.gold) (c.name === 'access' ? opened : seen).add(g)
+      })
+    }
+    const status = (u: string): GoldStatus => (opened.has(u) ? 'opened' : seen.has(u) ? 'seen' : 'missed')
+    this.head = {
+      run,
+      id: r.id,
+      type: r.type,
+      hops: r.hops,
+      question: r.question,
+      status: r.status,
+      stopReason: r.stopReason ?? null,
+      f1: r.f1 ?? 0,
+      em: r.em ?? 0,
+      prediction: r.prediction ?? null,
+      turns: this.turns.length,
+      golds: Array.isArray(r.golds) ? r.golds.map(str) : [],
+      goldDocs: opts.closedBook ? [] : goldDocs.map((url) => ({ url, status: status(url) })),
+      closedBook: opts.closedBook || undefined,
+      error: r.error,
+    }
+  }
+
+  private turn(i: number): TurnView {
+    let v = this.views.get(i)
+    if (!v) this.views.set(i, (v = turnView(this.turns[i], i, this.goldDocs)))
+    return v
+  }
+
+  /** Turns offset … offset + limit - 1, long texts cut unless `full`. */
+  page(w: TurnWindow): TrajectoryView {
+    const from = Math.min(Math.max(0, w.offset), this.turns.length)
+    const to = Math.min(this.turns.length, from + Math.max(0, w.limit))
+    const turns_: TurnView[] = []
+    for (let i = from; i < to; i++) turns_.push(w.full ? this.turn(i) : cut(this.turn(i), TEXT_CAP))
+    return { ...this.head, turnOffset: from, turns_ }
+  }
+}
+
+/** The page's view of a record, every turn (texts whole) or one window; `goldDocs` are the question's documents from
+ *  the world (empty without a world). */
+export function trajectoryView(run: string, r: TrajectoryRecord, goldDocs: string[], opts: { window?: TurnWindow; closedBook?: boolean } = {}): TrajectoryView {
+  return new TrajectoryPages(run, r, goldDocs, opts).page(opts.window ?? { offset: 0, limit: Infinity, full: true })
 }

@@ -88,7 +88,8 @@ export interface QuestionView extends QuestionSummary {
   docs: string[]
   meta: Record<string, unknown>
   hops_: HopView[]
-  graph: GraphView
+  /** The path as a tree rooted at the answer (view/path-tree). */
+  tree: PathTreeView
   /** Trajectories of this question in the loaded runs. */
   runs: { run: string; f1: number; em: number; status: string; stopReason: string | null }[]
 }
@@ -198,6 +199,8 @@ export interface RunCurves {
   series: Record<string, CurveSeries>
   /** Steps where the curriculum stage changed, with the new stage and its x. */
   stageSwitches: { step: number; stage: string; x: number }[]
+  /** Every line of metrics.jsonl and timing.jsonl is in (false: a partial answer while indexing). */
+  complete: boolean
 }
 
 /** One question of a paired comparison: both runs' scores and who won on F1. */
@@ -221,4 +224,74 @@ export interface PairedComparison {
   unpaired: number
   counts: { win: number; loss: number; tie: number }
   questions: ListPage<PairedQuestion>
+}
+
+/** A bootstrap estimate (mean and 95 % interval over n). */
+export interface EstimateView {
+  n: number
+  mean: number
+  lo: number
+  hi: number
+}
+
+/** One evaluation set × Access setting of an experiment's report (bench/experiment/report's SetResult, as written). */
+export interface ExperimentSetView {
+  set: string
+  access: boolean
+  questions: number
+  start: { f1: EstimateView; em: number }
+  arms: { arm: string; seedF1: Record<string, number>; f1: EstimateView; em: number; gain: EstimateView; groups: { group: string; n: number; start: number; mean: number; gain: EstimateView }[] }[]
+  between: { a: string; b: string; diff: EstimateView }[]
+}
+
+export interface ExperimentSummary {
+  /** The viewer's name for it (the folder name, made unique). */
+  name: string
+  dir: string
+  arms: { name: string; curriculum: string; reward: string; access: boolean }[]
+  seeds: number[]
+  steps: number
+  runsDone: number
+  runsTotal: number
+}
+
+/** An experiment folder: its report's figures as the report has them, and the viewer's names of its runs and benches. */
+export interface ExperimentView extends ExperimentSummary {
+  /** 'report.json': read from the folder; 'computed': no report.json yet, built by the report's own code. */
+  source: 'report.json' | 'computed'
+  sets: ExperimentSetView[]
+  /** Every arm × seed: its training run and its bench runs (null / absent: not there yet). */
+  runs: { arm: string; seed: number; run: string | null; benches: { set: string; access: boolean; run: string }[] }[]
+  /** The start's bench runs. */
+  start: { set: string; access: boolean; run: string }[]
+}
+
+/** One metric of one arm across its seeds, per step (then bucketed like CurveSeries): mean, sd, min, max, and how many
+ *  seeds had the step. */
+export interface SeedBand {
+  x: number[]
+  mean: number[]
+  sd: number[]
+  min: number[]
+  max: number[]
+  seeds: number[]
+  /** Steps before bucketing. */
+  n: number
+}
+
+export interface ExperimentCurves {
+  experiment: string
+  /** Every numeric metrics.jsonl key of any run of the experiment. */
+  keys: string[]
+  arms: { arm: string; runs: string[]; series: Record<string, SeedBand> }[]
+}
+
+/** A question's path laid out as a tree: the answer root (key '__answer__', depth 0) on the right, each chain a
+ *  branch; depth is the column, row the line. Edges are the path's world edges (child → parent along the reasoning;
+ *  source/target as stored); joins link chains where the question compares or matches values, not along an edge. */
+export interface PathTreeView {
+  answer: string
+  nodes: { key: string; label: string; entityType: string; color: string; depth: number; row: number; role: 'answer' | 'end' | 'start' | 'inner' }[]
+  edges: { key: string; child: string; parent: string; order: number; cross?: boolean; relation: string; source: string; target: string }[]
+  joins: { child: string; parent: string; label: string }[]
 }

@@ -6,7 +6,8 @@ import { MultiDirectedGraph } from 'graphology'
 import { HttpError } from '../infra/http/errors'
 import { openWorld, type Doc, type Qa, type World } from '../world'
 import { ViewError } from './errors'
-import type { DocSpan, EdgeView, EntitySummary, EntityView, FactView, GraphView, HopView, ListPage, QuestionSummary, QuestionView, VerificationQuery } from './types'
+import { pathTree, ROOT } from './path-tree'
+import type { DocSpan, EdgeView, EntitySummary, EntityView, FactView, GraphView, HopView, ListPage, PathTreeView, QuestionSummary, QuestionView, VerificationQuery } from './types'
 
 /** Most edges drawn around one entity (hubs have hundreds; the edge list pages through all of them). */
 export const GRAPH_EDGE_CAP = 60
@@ -282,7 +283,7 @@ export class WorldData {
       docs: q.docs,
       meta: q.meta,
       hops_: hops,
-      graph: this.pathGraph(q.path),
+      tree: this.pathTreeView(q),
       runs,
     }
   }
@@ -308,23 +309,22 @@ export class WorldData {
     }
   }
 
-  /** The question's path edges laid out left to right in reasoning order. */
-  private pathGraph(path: string[]): GraphView {
-    const g = new MultiDirectedGraph()
-    let col = 0
-    const place = (nid: string) => {
-      if (g.hasNode(nid)) return
-      const s = this.summary(nid)
-      // Zig-zag rows: a straight line has no extent in y, which sigma's rescaling cannot draw.
-      g.addNode(nid, { label: s.name, entityType: s.type, color: this.typeColor.get(s.type) ?? '#999', size: 9, x: col, y: (col++ % 2) * 0.4 })
+  /** The question's path as a tree rooted at its answer (view/path-tree), with names, types and relations. */
+  private pathTreeView(q: Qa): PathTreeView {
+    const edge = (id: string) => this.world.edge(id) ?? undefined
+    const t = pathTree(q.path, q.meta, edge)
+    return {
+      answer: q.answer,
+      nodes: t.nodes.map((n) => {
+        if (n.key === ROOT) return { ...n, label: q.answer, entityType: 'answer', color: '#243447' }
+        const s = this.summary(n.key)
+        return { ...n, label: s.name, entityType: s.type, color: this.typeColor.get(s.type) ?? '#999' }
+      }),
+      edges: t.edges.map((e) => {
+        const w = this.world.edge(e.key)!
+        return { ...e, relation: w.relation, source: w.source, target: w.target }
+      }),
+      joins: t.joins,
     }
-    path.forEach((eid, i) => {
-      const e = this.world.edge(eid)
-      if (!e || g.hasEdge(eid)) return
-      place(e.source)
-      place(e.target)
-      g.addDirectedEdgeWithKey(eid, e.source, e.target, { label: `${i + 1}. ${e.relation}`, color: '#e15759' })
-    })
-    return this.graphView(g, 0)
   }
 }

@@ -2,8 +2,7 @@
 // filtered on the server, the neighbourhood and question paths drawn by sigma over graphology, curves as SVG.
 // Builds DOM with textContent only (documents and trajectories are data, never markup). Type-checked with the DOM
 // library by view/page/tsconfig.json (view/page/typecheck.test.ts), apart from the Node program.
-import Graph from 'graphology'
-import Sigma from 'sigma'
+import type Sigma from 'sigma'
 import type {
   EdgeView,
   EntitySummary,
@@ -19,8 +18,13 @@ import type {
   FlaggedRow,
   PairedComparison,
   TrajectoryPage,
+  EstimateView,
+  ExperimentCurves,
+  ExperimentSummary,
+  ExperimentView,
 } from '../types'
 import { chart, COLORS, type ChartOptions } from './curves'
+import { pathTreeEl } from './path-tree'
 
 type Child = Node | string | null | undefined | false
 type Attrs = Record<string, string | ((e: Event) => void)>
@@ -63,10 +67,13 @@ function qs(params: Record<string, string | number | undefined>): string {
 
 let world: Awaited<ReturnType<typeof loadInfo>>['world'] = null
 let runs: RunInfo[] = []
+let experiments: ExperimentSummary[] = []
+/** When /api/info answered (performance.now()). */
+let infoAt = -Infinity
 let graphs: Sigma[] = []
 
 async function loadInfo() {
-  return api<{ world: { name: string; hash: string; entities: number; edges: number; questions: Record<string, number>; types: string[]; qaTypes: string[]; hops: number[] } | null; runs: RunInfo[] }>('/api/info')
+  return api<{ world: { name: string; hash: string; entities: number; edges: number; questions: Record<string, number>; types: string[]; qaTypes: string[]; hops: number[] } | null; runs: RunInfo[]; experiments: ExperimentSummary[] }>('/api/info')
 }
 
 // ---- pieces -----------------------------------------------------------------------------------------------------
@@ -86,11 +93,15 @@ function spansEl(spans: DocSpan[], cls: (fact: number) => string): HTMLElement {
   return h('div', { class: 'doc' }, ...spans.map((s) => (s.fact === undefined ? s.text : h('mark', s.facts ? { class: cls(s.fact), 'data-fact': String(s.fact), 'data-facts': s.facts.join(','), title: `states ${s.facts.length} facts` } : { class: cls(s.fact), 'data-fact': String(s.fact) }, s.text))))
 }
 
+/** The URL of the graph bundle (a variable, so that the page's bundler leaves the import to the browser). */
+const GRAPH_LIB: string = '/graph.js'
+
 /** Draw a server-laid-out graph with sigma; clicking a node opens its entity. Falls back to a note without WebGL. */
 function graphEl(g: GraphView, note?: string): HTMLElement {
   const box = h('div', { class: 'graph', 'data-testid': 'graph' })
   const wrap = h('div', {}, box, h('div', { class: 'graph-note' }, `${g.nodes.length} nodes, ${g.edges.length} edges${g.omitted ? ` (${g.omitted} more edges not drawn; all are listed below)` : ''}${note ? ' — ' + note : ''}`))
-  requestAnimationFrame(() => {
+  // sigma and graphology are a separate bundle (view/page/graph-lib → /graph.js): only pages with a graph load them.
+  void (import(GRAPH_LIB) as Promise<typeof import('./graph-lib')>).then(({ Graph, Sigma }) => requestAnimationFrame(() => {
     try {
       const graph = new Graph({ multi: true, type: 'directed' })
       graph.import({ nodes: g.nodes, edges: g.edges })
@@ -113,6 +124,9 @@ function graphEl(g: GraphView, note?: string): HTMLElement {
       box.setAttribute('data-rendered', 'none')
       box.append(h('p', { class: 'muted' }, `graph not drawn: ${(e as Error).message}`))
     }
+  }), (e: unknown) => {
+    box.setAttribute('data-rendered', 'none')
+    box.append(h('p', { class: 'muted' }, `graph not drawn: ${(e as Error).message}`))
   })
   return wrap
 }
@@ -170,6 +184,7 @@ async function homeView(): Promise<HTMLElement> {
     world
       ? h('p', {}, `World ${world.name}: ${world.entities} entities, ${world.edges} edges, questions ${Object.entries(world.questions).map(([k, v]) => `${k} ${v}`).join(', ')}. `, link('#/entities', 'Browse entities'), ' · ', link('#/questions', 'Browse questions'))
       : h('p', { class: 'muted' }, 'No world loaded (start with --world DIR).'),
+    experimentsEl(),
     runsTable(),
   )
 }
@@ -181,7 +196,9 @@ function runsTable(list: RunInfo[] = runs): HTMLElement {
   for (const r of list) groups.set(r.experiment, [...(groups.get(r.experiment) ?? []), r])
   const rows: HTMLElement[] = []
   for (const [exp, rs] of groups) {
-    if (rs.length > 1) rows.push(h('tr', { class: 'group', 'data-experiment': exp }, h('th', { colspan: '6' }, `experiment ${exp} (${rs.length} runs) `, link(`#/runs${qs({ runs: rs.map((r) => r.name).join(',') })}`, 'overlay'))))
+    const real = experiments.some((e) => e.name === exp)
+    if (rs.length > 1 || real)
+      rows.push(h('tr', { class: 'group', 'data-experiment': exp }, h('th', { colspan: '6' }, `experiment ${exp} (${rs.length} runs) `, real ? [link(`#/experiment/${enc(exp)}`, 'report'), ' · '] : null, link(`#/runs${qs({ runs: rs.filter((r) => r.kind === 'train').map((r) => r.name).join(',') || rs.map((r) => r.name).join(',') })}`, 'overlay'))))
     for (const r of rs) {
       const idx = r.indexing.complete ? '' : ` (indexing ${r.indexing.total ? Math.floor((100 * r.indexing.bytes) / r.indexing.total) : 0} %)`
       rows.push(
@@ -316,7 +333,7 @@ async function questionView(id: string): Promise<HTMLElement> {
     h('h1', { 'data-testid': 'question-text' }, q.question),
     h('p', {}, h('b', {}, 'Answer: '), h('span', { 'data-testid': 'answer' }, q.answer), q.aliases.length ? ` (also: ${q.aliases.join(', ')})` : '', ` · ${q.type}, ${q.hops} hops, split ${q.split} · ${q.id}`),
     h('h2', {}, 'Path'),
-    graphEl(q.graph),
+    pathTreeEl(q.tree, (e) => (location.hash = `#/entity/${enc(e)}`)),
     h('h2', {}, 'Hops: documents and evidence'),
     ...q.hops_.map((hp) =>
       h(
@@ -523,7 +540,8 @@ const TITLES: Record<string, string> = { rewardMean: 'reward', f1: 'F1', kl: 'KL
 async function curvesEl(names: string[], p: URLSearchParams): Promise<HTMLElement> {
   const asked = (p.get('keys') ?? '').split(',').filter(Boolean)
   const o: ChartOptions = { smooth: Math.min(0.99, Math.max(0, Number(p.get('smooth') ?? 0) || 0)), log: p.get('log') === '1', x: p.get('x') === 'time' ? 'time' : 'step' }
-  const curves = await api<RunCurves[]>(`/api/curves${qs({ runs: names.join(','), keys: (asked.length ? asked : DEFAULT_CURVES).join(','), x: o.x })}`)
+  // partial=1: drawn from what is indexed so far, then drawn again until every line is in.
+  const curves = await api<RunCurves[]>(`/api/curves${qs({ runs: names.join(','), keys: (asked.length ? asked : DEFAULT_CURVES).join(','), x: o.x, partial: 1 })}`)
   const available = [...new Set(curves.flatMap((c) => c.keys))]
   const keys = (asked.length ? asked : DEFAULT_CURVES).filter((k) => curves.some((c) => c.series[k]?.x.length))
   const set = (change: Record<string, string | undefined>) => {
@@ -557,18 +575,31 @@ async function curvesEl(names: string[], p: URLSearchParams): Promise<HTMLElemen
       h('select', { 'data-testid': 'x-axis', onchange: (e: Event) => set({ x: (e.target as HTMLSelectElement).value === 'time' ? 'time' : undefined }) }, h('option', o.x === 'step' ? { value: 'step', selected: 'selected' } : { value: 'step' }, 'step'), h('option', o.x === 'time' ? { value: 'time', selected: 'selected' } : { value: 'time' }, 'wall clock')),
     ),
   )
-  return h(
+  const incomplete = curves.some((c) => !c.complete)
+  const el = h(
     'div',
-    { 'data-testid': 'curves' },
+    { 'data-testid': 'curves', 'data-complete': String(!incomplete) },
     h('h2', {}, 'Training curves'),
+    incomplete ? h('p', { class: 'muted', 'data-testid': 'curves-indexing' }, 'Still reading metrics.jsonl: the curves show the lines read so far and redraw when all are in.') : null,
     controls,
     h('p', { class: 'legend' }, ...curves.map((c, i) => h('span', {}, h('i', { style: `background:${COLORS[i % COLORS.length]}` }), c.run, c.stageSwitches.length ? ` (stages: ${c.stageSwitches.map((s) => `${s.stage}@${s.step}`).join(', ')})` : ''))),
     ...keys.map((k) => chart(TITLES[k] ?? k, k, curves, o)),
   )
+  if (incomplete) {
+    const hash = location.hash
+    setTimeout(() => {
+      if (location.hash !== hash || !el.isConnected) return
+      curvesEl(names, p)
+        .then((fresh) => el.isConnected && el.replaceWith(fresh))
+        .catch(() => undefined)
+    }, 500)
+  }
+  return el
 }
 
 async function runsView(p: URLSearchParams): Promise<HTMLElement> {
-  runs = await api<RunInfo[]>('/api/runs')
+  // The first page of a visit already has the runs (from /api/info, a moment ago): no second round trip.
+  if (performance.now() - infoAt > 1000) runs = await api<RunInfo[]>('/api/runs')
   const chosen = (p.get('runs') ?? '').split(',').filter(Boolean)
   const picked = chosen.length ? runs.filter((r) => chosen.includes(r.name)) : runs
   const boxes = runs.map((r) => h('label', {}, h('input', { type: 'checkbox', name: r.name, ...(picked.includes(r) ? { checked: 'checked' } : {}) }), ` ${r.name} (${r.kind}) `))
@@ -578,6 +609,7 @@ async function runsView(p: URLSearchParams): Promise<HTMLElement> {
     'div',
     {},
     h('h1', {}, 'Runs'),
+    experimentsEl(),
     runsTable(),
     h('h2', {}, 'Overlay'),
     h(
@@ -607,6 +639,168 @@ function later(make: () => Promise<HTMLElement>): HTMLElement {
     .then((el) => box.replaceChildren(el))
     .catch((e: unknown) => box.replaceChildren(errorView(e)))
   return box
+}
+
+// ---- experiments ---------------------------------------------------------------------------------------------------
+
+function experimentsEl(): HTMLElement | null {
+  if (!experiments.length) return null
+  return h(
+    'div',
+    {},
+    h('h2', {}, 'Experiments'),
+    h(
+      'table',
+      { 'data-testid': 'experiments' },
+      h('tr', {}, h('th', {}, 'experiment'), h('th', {}, 'arms'), h('th', {}, 'seeds'), h('th', {}, 'steps'), h('th', {}, 'runs done'), h('th', {}, 'folder')),
+      ...experiments.map((e) =>
+        h(
+          'tr',
+          { 'data-experiment': e.name },
+          h('td', {}, link(`#/experiment/${enc(e.name)}`, e.name)),
+          h('td', {}, e.arms.map((a) => a.name).join(', ')),
+          h('td', {}, e.seeds.join(', ')),
+          h('td', {}, String(e.steps)),
+          h('td', {}, `${e.runsDone}/${e.runsTotal}`),
+          h('td', { class: 'muted' }, e.dir),
+        ),
+      ),
+    ),
+  )
+}
+
+/** The report's own number formats (bench/report: pct and ci; bench/experiment/report: gains). */
+const pctR = (x: number) => (Number.isFinite(x) ? (100 * x).toFixed(1) : '–')
+const ciR = (e: EstimateView | undefined) => (!e || e.n === 0 ? '–' : `${pctR(e.mean)} [${pctR(e.lo)}, ${pctR(e.hi)}]`)
+const gainR = (e: EstimateView) => `${e.mean >= 0 ? '+' : ''}${pctR(e.mean)} [${pctR(e.lo)}, ${pctR(e.hi)}]`
+
+const EXP_CURVES = ['rewardMean', 'f1']
+
+async function experimentView(name: string, p: URLSearchParams): Promise<HTMLElement> {
+  const x = await api<ExperimentView>(`/api/experiments/${enc(name)}`)
+  const runLink = (r: string | null | undefined, text?: string) => (r ? link(`#/run/${enc(r)}`, text ?? r, { 'data-run-link': r }) : h('span', { class: 'muted' }, '–'))
+  const setEl = (set: ExperimentView['sets'][number]) => {
+    const label = `${set.set}${set.access ? '' : ' — without Access'}`
+    const startBench = x.start.find((b) => b.set === set.set && b.access === set.access)?.run
+    const rows: HTMLElement[] = [
+      h('tr', { class: 'exp-start', 'data-arm': 'start' }, h('td', {}, 'start'), h('td', {}, '–'), h('td', {}, '–'), h('td', { 'data-cell': 'f1' }, ciR(set.start.f1)), h('td', { 'data-cell': 'em' }, pctR(set.start.em)), h('td', {}, '–'), h('td', {}, '–'), h('td', {}, runLink(startBench))),
+    ]
+    for (const a of x.arms) {
+      const res = set.arms.find((r) => r.arm === a.name)
+      x.seeds.forEach((seed, i) => {
+        const run = x.runs.find((r) => r.arm === a.name && r.seed === seed)
+        const bench = run?.benches.find((b) => b.set === set.set && b.access === set.access)?.run
+        const f1 = res?.seedF1[`s${seed}`]
+        rows.push(
+          h(
+            'tr',
+            { class: 'exp-seed', 'data-arm': a.name, 'data-seed': String(seed) },
+            i === 0 ? h('td', { rowspan: String(x.seeds.length), 'data-cell': 'arm' }, a.name) : null,
+            h('td', {}, `s${seed}`),
+            h('td', { 'data-cell': 'seed-f1' }, f1 === undefined ? '–' : pctR(f1)),
+            i === 0 ? h('td', { rowspan: String(x.seeds.length), 'data-cell': 'f1' }, res ? ciR(res.f1) : '–') : null,
+            i === 0 ? h('td', { rowspan: String(x.seeds.length), 'data-cell': 'em' }, res ? pctR(res.em) : '–') : null,
+            i === 0 ? h('td', { rowspan: String(x.seeds.length), 'data-cell': 'gain' }, res ? gainR(res.gain) : '–') : null,
+            h('td', {}, runLink(run?.run)),
+            h('td', {}, runLink(bench)),
+          ),
+        )
+      })
+    }
+    return h(
+      'div',
+      { 'data-set': `${set.set}${set.access ? '' : '+noaccess'}` },
+      h('h2', {}, `${label} (${set.questions} questions)`),
+      h(
+        'table',
+        { class: 'exp-table', 'data-testid': 'exp-table' },
+        h('tr', {}, ...['arm', 'seed', 'seed F1 %', 'F1 % [95% CI]', 'EM %', 'gain vs start, pp [95% CI]', 'GRPO run', 'bench'].map((t) => h('th', {}, t))),
+        ...rows,
+      ),
+      set.between.length
+        ? h('table', { 'data-testid': 'exp-between' }, h('tr', {}, h('th', {}, 'b − a'), h('th', {}, 'diff pp [95% CI]')), ...set.between.map((b) => h('tr', {}, h('td', {}, `${b.b} − ${b.a}`), h('td', {}, gainR(b.diff)))))
+        : null,
+      set.arms.length
+        ? h(
+            'details',
+            {},
+            h('summary', {}, 'by type and hops (F1 %, gain vs start in pp [95% CI])'),
+            h(
+              'table',
+              {},
+              h('tr', {}, h('th', {}, 'group'), h('th', {}, 'n'), h('th', {}, 'start'), ...set.arms.map((a) => h('th', {}, a.arm))),
+              ...set.arms[0].groups.map((g) =>
+                h('tr', {}, h('td', {}, g.group), h('td', {}, String(g.n)), h('td', {}, pctR(g.start)), ...set.arms.map((a) => {
+                  const y = a.groups.find((z) => z.group === g.group)
+                  return h('td', {}, y ? `${pctR(y.mean)} (${gainR(y.gain)})` : '–')
+                })),
+              ),
+            ),
+          )
+        : null,
+    )
+  }
+  return h(
+    'div',
+    {},
+    h('h1', { 'data-testid': 'experiment-name' }, `Experiment ${x.name}`),
+    h(
+      'p',
+      {},
+      `Arms: ${x.arms.map((a) => `${a.name} (${a.curriculum}, reward ${a.reward}${a.access ? '' : ', no Access'})`).join(', ')}; seeds ${x.seeds.join(', ')}; ${x.steps} GRPO steps per run. Runs finished: ${x.runsDone}/${x.runsTotal}. `,
+      h('span', { class: 'muted' }, `${x.dir} · figures from ${x.source === 'report.json' ? 'its report.json' : 'the report code (no report.json yet)'}`),
+    ),
+    h('p', { class: 'muted' }, 'F1 in %, greedy. Arm rows: mean over seeds and questions with a 95 % CI from a two-way bootstrap (seeds and questions resampled independently). Gains are paired by question (and by seed between arms), in percentage points.'),
+    ...x.sets.map(setEl),
+    x.sets.length ? null : h('p', { class: 'muted' }, 'No bench results yet.'),
+    later(() => experimentCurvesEl(x, p)),
+  )
+}
+
+async function experimentCurvesEl(x: ExperimentView, p: URLSearchParams): Promise<HTMLElement> {
+  const asked = (p.get('keys') ?? '').split(',').filter(Boolean)
+  const band = p.get('band') === 'sd' ? 'sd' : 'minmax'
+  const want = asked.length ? asked : EXP_CURVES
+  const c = await api<ExperimentCurves>(`/api/experiments/${enc(x.name)}/curves${qs({ keys: want.join(',') })}`)
+  const keys = want.filter((k) => c.arms.some((a) => a.series[k]?.x.length))
+  const set = (change: Record<string, string | undefined>) => {
+    const q = new URLSearchParams(location.hash.split('?')[1] ?? '')
+    for (const [k, v] of Object.entries(change)) if (v === undefined || v === '') q.delete(k)
+    else q.set(k, v)
+    location.hash = `${location.hash.split('?')[0]}?${q.toString()}`
+  }
+  const asCurves = (k: string): RunCurves[] =>
+    c.arms.map((a) => {
+      const s = a.series[k] ?? { x: [], mean: [], sd: [], min: [], max: [], seeds: [], n: 0 }
+      return {
+        run: a.arm,
+        x: 'step',
+        keys: c.keys,
+        series: { [k]: { x: s.x, y: s.mean, lo: band === 'sd' ? s.mean.map((m, i) => m - s.sd[i]) : s.min, hi: band === 'sd' ? s.mean.map((m, i) => m + s.sd[i]) : s.max, n: s.n } },
+        stageSwitches: [],
+        complete: true,
+      }
+    })
+  const picker = h(
+    'details',
+    { class: 'metric-picker' },
+    h('summary', {}, `metrics (${keys.length} of ${c.keys.length} shown)`),
+    h('div', { class: 'metric-list' }, ...c.keys.map((k) => h('label', {}, h('input', { type: 'checkbox', 'data-key': k, ...(keys.includes(k) ? { checked: 'checked' } : {}), onchange: () => set({ keys: [...picker.querySelectorAll<HTMLInputElement>('input[data-key]:checked')].map((i) => i.dataset.key!).join(',') || undefined }) }), ` ${k}`))),
+  )
+  return h(
+    'div',
+    { 'data-testid': 'exp-curves' },
+    h('h2', {}, 'Training curves per arm (line: mean over seeds; band: ' + (band === 'sd' ? 'mean ± 1 sd' : 'min–max') + ' across seeds)'),
+    h(
+      'div',
+      { class: 'chart-controls' },
+      picker,
+      h('label', {}, 'band ', h('select', { 'data-testid': 'band', onchange: (e: Event) => set({ band: (e.target as HTMLSelectElement).value === 'sd' ? 'sd' : undefined }) }, h('option', band === 'minmax' ? { value: 'minmax', selected: 'selected' } : { value: 'minmax' }, 'min–max'), h('option', band === 'sd' ? { value: 'sd', selected: 'selected' } : { value: 'sd' }, 'mean ± sd'))),
+    ),
+    h('p', { class: 'legend' }, ...c.arms.map((a, i) => h('span', {}, h('i', { style: `background:${COLORS[i % COLORS.length]}` }), `${a.arm} (${a.runs.length} seeds: `, ...a.runs.flatMap((r, j) => [j ? ', ' : '', link(`#/run/${enc(r)}`, r)]), ') '))),
+    ...keys.map((k) => chart(TITLES[k] ?? k, k, asCurves(k), { smooth: 0, log: false, x: 'step', bands: true })),
+    keys.length ? null : h('p', { class: 'muted' }, 'No run of this experiment has a metrics line yet.'),
+  )
 }
 
 const RESULTS = ['win', 'loss', 'tie', 'changed']
@@ -707,6 +901,7 @@ async function route(): Promise<void> {
     else if (parts[0] === 'runs') view = await runsView(p)
     else if (parts[0] === 'run' && parts[1]) view = await runView(parts[1], p)
     else if (parts[0] === 'trajectory' && parts[1] && parts[2]) view = await trajectoryView(parts[1], parts[2], p)
+    else if (parts[0] === 'experiment' && parts[1]) view = await experimentView(parts[1], p)
     else if (parts[0] === 'compare') view = await compareView(p)
     else if (parts[0] === 'pair' && parts[1] && parts[2] && parts[3]) view = await pairView(parts[1], parts[2], parts[3])
     else throw new ApiError(404, 'view.not_found', `no page at #${path}`)
@@ -722,6 +917,8 @@ async function start(): Promise<void> {
     const info = await loadInfo()
     world = info.world
     runs = info.runs
+    experiments = info.experiments ?? []
+    infoAt = performance.now()
     document.getElementById('world-name')!.textContent = world ? `world ${world.name} · ${world.hash.slice(0, 12)}` : ''
   } catch (e) {
     document.getElementById('main')!.replaceChildren(errorView(e))

@@ -11,6 +11,8 @@ export interface ChartOptions {
   smooth: number
   log: boolean
   x: 'step' | 'time'
+  /** Always draw each series' lo–hi band (a band across seeds), not only where buckets merged points. */
+  bands?: boolean
 }
 
 const NS = 'http://www.w3.org/2000/svg'
@@ -93,8 +95,8 @@ export function chart(title: string, key: string, curves: RunCurves[], o: ChartO
     for (const sw of curves[i].stageSwitches.slice(1))
       if (Number.isFinite(sw.x)) parts.push(svg('line', { x1: X(sw.x), x2: X(sw.x), y1: P.t, y2: H - P.b, stroke: color, 'stroke-dasharray': '3 3', opacity: 0.6 }, svg('title', {}, `${d.run}: ${sw.stage} from step ${sw.step}`)))
     if (!d.s.x.length) return
-    if (d.s.n > d.s.x.length) {
-      // Merged buckets: the band from each bucket's min to its max.
+    if (o.bands || d.s.n > d.s.x.length) {
+      // Merged buckets (or a band across seeds): the band from each bucket's min to its max.
       const top = d.s.x.map((x, j) => `${X(x).toFixed(1)},${Y(d.s.hi[j]).toFixed(1)}`)
       const bottom = d.s.x.map((x, j) => `${X(x).toFixed(1)},${Y(d.s.lo[j]).toFixed(1)}`).reverse()
       if ([...top, ...bottom].every((p) => !p.includes('NaN'))) parts.push(svg('path', { d: `M${top.join('L')}L${bottom.join('L')}Z`, fill: color, opacity: 0.15, stroke: 'none', 'data-band': d.run }))
@@ -114,7 +116,7 @@ export function chart(title: string, key: string, curves: RunCurves[], o: ChartO
     cross.setAttribute('visibility', 'visible')
     const lines = drawn.filter((d) => d.s.x.length).map((d) => {
       const j = nearest(d.s.x, xv)
-      const band = d.s.n > d.s.x.length ? ` [${fmt(d.s.lo[j])}, ${fmt(d.s.hi[j])}]` : ''
+      const band = o.bands || d.s.n > d.s.x.length ? ` [${fmt(d.s.lo[j])}, ${fmt(d.s.hi[j])}]` : ''
       return { color: COLORS[drawn.indexOf(d) % COLORS.length], text: `${d.run} @ ${fmtX(d.s.x[j], o.x)}: ${fmt(d.y[j])}${band}` }
     })
     tip.replaceChildren(...lines.map((l, k) => svg('tspan', { x: P.l + 6, dy: k ? 13 : 0, fill: l.color }, l.text)))
