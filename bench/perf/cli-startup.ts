@@ -4,8 +4,9 @@
 // the machine's load falls on all of them alike. Each run goes through /usr/bin/time; prints per case the median and
 // minimum wall, the median CPU (user + sys), and the median wall and CPU over the floor's. CPU seconds are the fairer
 // figure on a shared, loaded machine. `--root DIR` measures another checkout (e.g. an older commit unpacked with
-// `git archive`, sharing this node_modules); `--npx` adds `npx searchgym --help`. Knows nothing of the commands' output.
-//   node bin/run-ts.mjs bench/perf/cli-startup.ts [--runs 20] [--world /tmp/tiny] [--root DIR] [--npx]
+// `git archive`, sharing this node_modules); `--before DIR` times that checkout's cases too, in the same rounds (a
+// before/after at the same load); `--npx` adds `npx searchgym --help`. Knows nothing of the commands' output.
+//   node bin/run-ts.mjs bench/perf/cli-startup.ts [--runs 20] [--world /tmp/tiny] [--root DIR] [--before DIR] [--npx]
 import { spawnSync } from 'node:child_process'
 import { loadavg } from 'node:os'
 import { resolve } from 'node:path'
@@ -18,22 +19,24 @@ function arg(name: string, dflt: string): string {
 const root = resolve(arg('root', '.'))
 const runs = Number(arg('runs', '20'))
 const world = arg('world', '')
+const before = arg('before', '')
 if (!Number.isInteger(runs) || runs < 1) {
   process.stderr.write('cli-startup: --runs must be a positive integer\n')
   process.exit(2)
 }
 
 const FLOOR = 'node -e 0'
-const CASES: { label: string; cmd: string[] }[] = [
-  { label: FLOOR, cmd: [process.execPath, '-e', '0'] },
-  { label: 'node bin/searchgym.mjs --help', cmd: [process.execPath, 'bin/searchgym.mjs', '--help'] },
-]
-if (world) {
-  const w = resolve(world)
-  CASES.push({ label: 'node bin/searchgym.mjs world stats W --json', cmd: [process.execPath, 'bin/searchgym.mjs', 'world', 'stats', w, '--json'] })
-  CASES.push({ label: 'node bin/searchgym.mjs gym check W --split bench', cmd: [process.execPath, 'bin/searchgym.mjs', 'gym', 'check', w, '--split', 'bench'] })
+const CASES: { label: string; cmd: string[]; cwd: string }[] = [{ label: FLOOR, cmd: [process.execPath, '-e', '0'], cwd: root }]
+for (const [tag, dir] of before ? [['before: ', resolve(before)], ['after:  ', root]] : [['', root]]) {
+  const cli = (label: string, args: string[]) => CASES.push({ label: `${tag}${label}`, cmd: [process.execPath, 'bin/searchgym.mjs', ...args], cwd: dir })
+  cli('node bin/searchgym.mjs --help', ['--help'])
+  if (world) {
+    const w = resolve(world)
+    cli('node bin/searchgym.mjs world stats W --json', ['world', 'stats', w, '--json'])
+    cli('node bin/searchgym.mjs gym check W --split bench', ['gym', 'check', w, '--split', 'bench'])
+  }
+  if (process.argv.includes('--npx')) CASES.push({ label: `${tag}npx searchgym --help`, cmd: ['npx', 'searchgym', '--help'], cwd: dir })
 }
-if (process.argv.includes('--npx')) CASES.push({ label: 'npx searchgym --help', cmd: ['npx', 'searchgym', '--help'] })
 
 const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b)
@@ -42,12 +45,12 @@ const median = (xs: number[]) => {
 const ms = (s: number) => `${Math.round(s * 1000)}`.padStart(5)
 const load = () => loadavg().map((x) => x.toFixed(2)).join(' ')
 
-process.stdout.write(`root ${root}; ${runs} runs each, round-robin; load average at start ${load()}\n`)
+process.stdout.write(`root ${root}${before ? `, before ${resolve(before)}` : ''}; ${runs} runs each, round-robin; load average at start ${load()}\n`)
 const wall = new Map<string, number[]>(CASES.map((c) => [c.label, []]))
 const cpu = new Map<string, number[]>(CASES.map((c) => [c.label, []]))
 for (let i = 0; i < runs; i++) {
   for (const c of CASES) {
-    const r = spawnSync('/usr/bin/time', ['-f', 'TIME %e %U %S', ...c.cmd], { cwd: root, encoding: 'utf8' })
+    const r = spawnSync('/usr/bin/time', ['-f', 'TIME %e %U %S', ...c.cmd], { cwd: c.cwd, encoding: 'utf8' })
     const m = /TIME ([\d.]+) ([\d.]+) ([\d.]+)/.exec(r.stderr)
     if (r.status !== 0 || !m) {
       process.stderr.write(`cli-startup: ${c.label} failed (exit ${r.status}): ${r.stderr.trim().split('\n').slice(-2).join(' | ')}\n`)
@@ -59,11 +62,11 @@ for (let i = 0; i < runs; i++) {
 }
 const floorWall = median(wall.get(FLOOR)!)
 const floorCpu = median(cpu.get(FLOOR)!)
-process.stdout.write(`${'case'.padEnd(50)} wall ms: median   min | cpu ms: median | over the floor: wall   cpu\n`)
+process.stdout.write(`${'case'.padEnd(58)} wall ms: median   min | cpu ms: median | over the floor: wall   cpu\n`)
 for (const c of CASES) {
   const w = wall.get(c.label)!
   const u = cpu.get(c.label)!
   const over = c.label === FLOOR ? '' : `${ms(median(w) - floorWall)} ${ms(median(u) - floorCpu)}`
-  process.stdout.write(`${c.label.padEnd(50)}         ${ms(median(w))} ${ms(Math.min(...w))} |         ${ms(median(u))} | ${over}\n`)
+  process.stdout.write(`${c.label.padEnd(58)}         ${ms(median(w))} ${ms(Math.min(...w))} |         ${ms(median(u))} | ${over}\n`)
 }
 process.stdout.write(`load average at end ${load()}\n`)
