@@ -1,8 +1,10 @@
 #!/usr/bin/env node
 // bin/build-cli: compile the `searchgym` CLI (cli.ts and every project module it reaches) into ES modules,
 // dist/cli.mjs and its lazily loaded dist/chunks/ (+ source maps), with esbuild — so a command starts in Node's time, not tsx's. npm packages stay
-// external (resolved from node_modules as before: native modules, koffi, onnxruntime-node); each bundled file keeps its
-// own import.meta.url, so paths relative to a source file (worker entries, the native addon) resolve as unbundled.
+// external (resolved from node_modules as before: native modules, koffi, onnxruntime-node) except yargs, which every
+// command loads: it is bundled into the root (its ~45 small ES modules cost more to resolve and load one by one than
+// their code costs to run). Each bundled file keeps its own import.meta.url, so paths relative to a source file (worker
+// entries, the native addon, yargs' locales) resolve as unbundled.
 // Idempotent: skipped when dist/cli.json's inputs (size + mtime of every source) still match. Atomic: written to a
 // temporary name and renamed, so a starting command sees the old bundle or the new one, never half of one.
 // bin/searchgym.mjs runs the bundle when it is fresh and falls back to tsx otherwise. Knows nothing of the commands.
@@ -14,6 +16,8 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url))
 export const DIST = join(ROOT, 'dist')
 export const BUNDLE = join(DIST, 'cli.mjs')
 export const STAMP = join(DIST, 'cli.json')
+/** The npm packages bundled into dist/cli.mjs (with what they import); every other package stays external. */
+const BUNDLED = new Set(['yargs', 'yargs/helpers'])
 
 const stampOf = (file) => {
   const s = statSync(file)
@@ -29,15 +33,13 @@ export function staleReason() {
   } catch {
     return 'unreadable dist/cli.json'
   }
-  if (stamp.version !== 1 || stamp.node !== process.versions.node.split('.')[0]) return 'built by another version'
+  if (stamp.version !== 2 || stamp.node !== process.versions.node.split('.')[0]) return 'built by another version'
+  // Every start runs this over ~300 files: ROOT + f, not join() (ROOT is absolute, ends with a separator and holds no
+  // link: a '..' in f resolves as join would), and no exception for a missing file.
   for (const [f, [size, mtime]] of Object.entries(stamp.inputs)) {
-    let now
-    try {
-      now = stampOf(join(ROOT, f))
-    } catch {
-      return `${f} is gone`
-    }
-    if (now[0] !== size || now[1] !== mtime) return `${f} changed since the bundle was built`
+    const now = statSync(ROOT + f, { throwIfNoEntry: false })
+    if (now === undefined) return `${f} is gone`
+    if (now.size !== size || Math.floor(now.mtimeMs) !== mtime) return `${f} changed since the bundle was built`
   }
   return ''
 }
@@ -61,7 +63,6 @@ export async function buildCli({ force = false } = {}) {
     platform: 'node',
     format: 'esm',
     target: 'node20',
-    packages: 'external',
     outdir: tmp,
     sourcemap: 'linked',
     sourcesContent: false,
@@ -70,18 +71,29 @@ export async function buildCli({ force = false } = {}) {
     banner: { js: '// built by bin/build-cli.mjs from cli.ts; do not edit (rebuilt at install, or: npm run build:cli)' },
     plugins: [
       {
+        // npm packages stay external (loaded from node_modules at run time), but for yargs and what it imports.
+        name: 'external-packages-but-yargs',
+        setup(b) {
+          b.onResolve({ filter: /^[^./]/ }, (args) => {
+            if (BUNDLED.has(args.path) || /[\\/]node_modules[\\/]/.test(args.importer)) return undefined
+            return { path: args.path, external: true }
+          })
+        },
+      },
+      {
         // Each bundled source keeps its own import.meta.url (paths relative to the file resolve as unbundled).
         name: 'own-import-meta-url',
         setup(b) {
-          b.onLoad({ filter: /\.[cm]?ts$/ }, (args) => {
+          b.onLoad({ filter: /\.[cm]?[tj]s$/ }, (args) => {
             const src = readFileSync(args.path, 'utf8')
-            return { contents: src.replaceAll('import.meta.url', JSON.stringify(pathToFileURL(args.path).href)), loader: 'ts' }
+            return { contents: src.replaceAll('import.meta.url', JSON.stringify(pathToFileURL(args.path).href)), loader: /\.[cm]?ts$/.test(args.path) ? 'ts' : 'js' }
           })
         },
       },
     ],
   })
-  const inputs = {}
+  // The sources, the bundled packages' files, and this script (a change in how the bundle is made is a change too).
+  const inputs = { 'bin/build-cli.mjs': stampOf(fileURLToPath(import.meta.url)) }
   for (const f of Object.keys(r.metafile.inputs)) inputs[f] = stampOf(join(ROOT, f))
   // Chunks first (content-hashed names: a chunk of the old bundle is never overwritten by different code), the entry
   // and its map last, then the stamp: a command starting meanwhile runs the old bundle or the new one, whole.
@@ -91,7 +103,7 @@ export async function buildCli({ force = false } = {}) {
   renameSync(join(tmp, 'cli.mjs.map'), `${BUNDLE}.map`)
   renameSync(join(tmp, 'cli.mjs'), BUNDLE)
   const stampTmp = `${STAMP}.${process.pid}.tmp`
-  writeFileSync(stampTmp, JSON.stringify({ version: 1, node: process.versions.node.split('.')[0], inputs }))
+  writeFileSync(stampTmp, JSON.stringify({ version: 2, node: process.versions.node.split('.')[0], inputs }))
   renameSync(stampTmp, STAMP)
   rmSync(tmp, { recursive: true, force: true })
   // Chunks of older builds: removed once they are an hour old (a command started before the swap may still load one).

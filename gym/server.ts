@@ -2,12 +2,11 @@
 // close), stateless search/access, /retrieve (Search-R1, verl, AReaL/ASearcher shapes), ASearcher's /access {urls}, health; bearer token, body/query/env limits, idle expiry.
 // Every bad input is a 4xx JSON error {error: {message, type, param, code}} (infra/http). Batch endpoints never fail a
 // batch for one item: a bad or over-long item is answered empty or cut, and the response says so. Built from any
-// GymWorld (fixture or openGymWorld).
+// GymWorld (fixture or openGymWorld). The HTTP stack (hono, @hono/node-server, the zod schemas) is imported when a
+// server is made, so the commands that import the gym and serve nothing (gym check, bench, train) never load it.
 import { timingSafeEqual, createHash } from 'node:crypto'
 import type { AddressInfo } from 'node:net'
-import { serve } from '@hono/node-server'
-import { Hono, type Context } from 'hono'
-import { bodyLimit } from 'hono/body-limit'
+import type { Context, Hono } from 'hono'
 import { mergeStrict } from '../infra/config'
 import { ConfigError, GymError, SearchError, SearchGymError } from '../infra/errors'
 import type { Split } from '../world'
@@ -15,7 +14,6 @@ import { EnvRegistry } from './env-registry'
 import { makeEnv, resolveGymOptions, type GymOptions } from './make-env'
 import { errorBody, HttpError, type HttpStatus } from '../infra/http/errors'
 import { hostGuard, requireJson } from '../infra/http/host-guard'
-import { checkBody, gymSchemas, toAction } from './server-schemas'
 import { parseJsonBody, type Body } from './server-validate'
 import { checkRetrieveWork, retrieveResultParts, streamJson } from './retrieve-batch'
 import type { GymWorld, SearchResult } from './world-view'
@@ -124,9 +122,13 @@ function statusOf(e: unknown): { status: HttpStatus; code: string; message: stri
   return { status: 500, code: 'internal', message: 'internal error; see the server log' }
 }
 
-export function createGymServer(world: GymWorld, options: Partial<GymServerOptions> = {}): GymServer {
+export async function createGymServer(world: GymWorld, options: Partial<GymServerOptions> = {}): Promise<GymServer> {
   const o = mergeStrict(DEFAULT_SERVER_OPTIONS, options, 'server options', ['server options.envDefaults'])
   validateServerOptions(o)
+  // One after the other (concurrent imports of one graph trip jest's ESM loader).
+  const { Hono } = await import('hono')
+  const { bodyLimit } = await import('hono/body-limit')
+  const { checkBody, gymSchemas, toAction } = await import('./server-schemas')
   const envDefaults = resolveGymOptions(o.envDefaults)
   const registry = new EnvRegistry(o.maxEnvs, o.envIdleMs)
   const splits = new Map<string, ReturnType<GymWorld['listQa']>>()
@@ -363,7 +365,8 @@ export async function startGymServer(
   opts: Partial<GymServerOptions> & { host?: string; port?: number } = {},
 ): Promise<RunningGymServer> {
   const { host = '127.0.0.1', port = 0, ...rest } = opts
-  const gs = createGymServer(world, { bindHost: host, ...rest })
+  const gs = await createGymServer(world, { bindHost: host, ...rest })
+  const { serve } = await import('@hono/node-server')
   return new Promise((resolve, reject) => {
     const srv = serve({ fetch: gs.app.fetch, hostname: host, port }, (info: AddressInfo) => {
       const h = host.includes(':') ? `[${host}]` : host

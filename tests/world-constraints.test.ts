@@ -11,7 +11,7 @@ import { ENTITY_TYPES, RELATIONS } from '../world/schema'
 import type { AttrValue, Doc, Edge, Entity, RelationSpec } from '../world/types'
 
 const config = presetConfig('paper')
-const world = generateWorld(config)
+const world = await generateWorld(config)
 const docs = generateDocs(world.entities, world.edges, config)
 const byId = new Map<string, Entity>(world.entities.map((e) => [e.id, e]))
 const relByName = new Map<string, RelationSpec>(RELATIONS.map((r) => [r.name, r]))

@@ -19,7 +19,7 @@ import { runCli } from './helpers/cli-process'
 
 const root = mkdtempSync(join(tmpdir(), 'sg-world-write-'))
 const base = presetConfig('tiny')
-const worldNames = generateEntities(base).map((e) => e.name)
+const worldNames = (await generateEntities(base)).map((e) => e.name)
 const script = { kindOf: mixedKind, questionKindOf: mixedQuestionKind, otherNames: worldNames }
 let server: ReplayServer
 let first: { dir: string; hash: string; prehashed: string[] }

@@ -1,6 +1,9 @@
 // world/names: entity names per type from @faker-js/faker across several locales, plus attribute values.
 // Every draw is seeded from the caller's Rng (faker instances are re-seeded from it); knows nothing of edges or docs.
-import { allFakers, type Faker } from '@faker-js/faker'
+// Faker is loaded on demand, one locale module at a time (importing all 77 locales costs ~0.4 s of CPU at every start
+// of every command that reaches this file): `knownLocale` only resolves a locale's module, `loadFakers` imports it.
+import { createRequire } from 'node:module'
+import type { Faker } from '@faker-js/faker'
 import { ConfigError } from '../infra/errors'
 import type { Rng } from '../infra/rng'
 import type { AttrValue } from './types'
@@ -17,26 +20,48 @@ const COUNTRY_SUFFIX = ['ia', 'land', 'stan', 'onia', 'ania', 'ora', 'esia', 'av
 const FIELDS = ['Literature', 'Physics', 'Medicine', 'Architecture', 'Music', 'Cinema', 'Journalism', 'Mathematics', 'Peace', 'Design', 'Photography', 'Engineering']
 const MUSEUM_TOPICS = ['Modern Art', 'Natural History', 'Science', 'Maritime History', 'Fine Arts', 'Archaeology', 'Photography', 'Technology', 'Folk Art', 'Design']
 
+const resolveHere = createRequire(import.meta.url).resolve
+/** Faker's module of one locale (`@faker-js/faker/locale/de`); its `faker` is the very instance `allFakers.de` is. */
+const localeModule = (name: string) => `@faker-js/faker/locale/${name}`
+
+/** Whether `name` is one of faker's locales (its module resolves; nothing is loaded). */
 export function knownLocale(name: string): boolean {
-  return Object.prototype.hasOwnProperty.call(allFakers, name)
+  if (name === '' || /[./\\]/.test(name)) return false
+  try {
+    resolveHere(localeModule(name))
+    return true
+  } catch {
+    return false
+  }
 }
 
-/** Seeded faker instances for the configured locales (unknown locale → ConfigError). */
-export function makeFakers(rng: Rng, locales: string[]): Faker[] {
+/** Faker's instances for `locales` and for `en` (the words of titles), keyed by locale, importing only those locales'
+ *  modules. Empty list or unknown locale → ConfigError. */
+export async function loadFakers(locales: string[]): Promise<Record<string, Faker>> {
   if (locales.length === 0) throw new ConfigError('config.locales', 'config.docs.locales must name at least one faker locale, e.g. ["en_US"]')
-  const known = allFakers as Record<string, Faker>
+  const out: Record<string, Faker> = {}
+  for (const loc of [...locales, 'en']) {
+    if (Object.prototype.hasOwnProperty.call(out, loc)) continue
+    if (!knownLocale(loc)) throw new ConfigError('config.locales', `unknown faker locale '${loc}' in config.docs.locales (e.g. en_US, de, fr)`)
+    out[loc] = ((await import(localeModule(loc))) as { faker: Faker }).faker
+  }
+  return out
+}
+
+/** Seeded faker instances for the configured locales, from `loadFakers(locales)` (unknown locale → ConfigError). */
+export function makeFakers(rng: Rng, locales: string[], known: Record<string, Faker>): Faker[] {
+  if (locales.length === 0) throw new ConfigError('config.locales', 'config.docs.locales must name at least one faker locale, e.g. ["en_US"]')
   return locales.map((loc) => {
-    const f = known[loc]
+    const f = Object.prototype.hasOwnProperty.call(known, loc) ? known[loc] : undefined
     if (!f) throw new ConfigError('config.locales', `unknown faker locale '${loc}' in config.docs.locales (e.g. en_US, de, fr)`)
     f.seed(rng.uint32())
     return f
   })
 }
 
-/** A function drawing a candidate name for an entity type (not yet unique). */
-export function makeNamer(rng: Rng, fakers: Faker[]): Namer {
+/** A function drawing a candidate name for an entity type (not yet unique); `en` is faker's `en` instance. */
+export function makeNamer(rng: Rng, fakers: Faker[], en: Faker): Namer {
   // English words for titles come from a dedicated instance, seeded here so that it never keeps faker's random seed.
-  const en = (allFakers as Record<string, Faker>).en
   en.seed(rng.uint32())
   const loc = () => rng.pick(fakers)
   const last = () => surname(loc().person.lastName()) || 'Nolan'

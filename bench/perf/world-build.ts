@@ -15,7 +15,7 @@ const config = { ...presetConfig(preset), seed }
 const GOAL_S = 20
 
 let t = performance.now()
-const world = generateWorld(config)
+const world = await generateWorld(config)
 const graphS = (performance.now() - t) / 1000
 t = performance.now()
 const docs = generateDocs(world.entities, world.edges, config)

@@ -1,6 +1,7 @@
 // infra/engine/serve-model: `model serve` as a library call — load a model folder (+ optional PEFT adapter), its
 // tokenizer and chat template, and put the OpenAI-compatible server on a port. The engine runs in a worker thread
-// (server/worker-generator) so sampling never stalls the event loop; HTTP details live in server/.
+// (server/worker-generator) so sampling never stalls the event loop; HTTP details live in server/ (app.ts and listen.ts,
+// on hono, are imported when a model is served: the commands that import the engine and serve nothing skip them).
 import { basename, resolve } from 'node:path'
 import { EngineError } from '../errors'
 import { chatTemplateOf, SIMPLE_QWEN_TEMPLATE } from './chat-template'
@@ -9,12 +10,11 @@ import { loadLoraAdapter } from './lora'
 import { loadModel } from './model'
 import { loadModelConfig, type ModelConfig } from './config'
 import { WorkerChatGenerator } from './server/worker-generator'
-import { createServerApp } from './server/app'
 import { ChatService } from './server/chat-service'
 import { EngineChatGenerator } from './server/engine-generator'
 import { loadTestFixture } from '../test-fixture'
 import type { ForcedScorer } from './server/types'
-import { listen, type RunningServer } from './server/listen'
+import type { RunningServer } from './server/listen'
 import type { ChatGenerator } from './server/types'
 import { DEFAULT_LIMITS } from './server/validate'
 import { loadTokenizer, type TextTokenizer } from './tokenizer'
@@ -107,6 +107,8 @@ export async function serveModel(opts: ServeModelOptions): Promise<ServedModel> 
     ...(opts.maxPromptChars !== undefined ? { maxPromptChars: opts.maxPromptChars } : {}),
   })
   const log = opts.log
+  const { createServerApp } = await import('./server/app')
+  const { listen } = await import('./server/listen')
   const app = createServerApp(service, {
     bindHost: opts.host ?? '127.0.0.1',
     ...(opts.allowHosts ? { allowHosts: opts.allowHosts } : {}),

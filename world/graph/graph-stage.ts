@@ -15,7 +15,7 @@ export const graphStage: Stage = {
   },
   async run(ctx) {
     const gen = progress('graph: relations', RELATIONS.length, { quiet: ctx.quiet })
-    const world = generateWorld(ctx.config, (step, done) => (step === 'relations' ? gen.update(done) : undefined))
+    const world = await generateWorld(ctx.config, (step, done) => (step === 'relations' ? gen.update(done) : undefined))
     gen.done()
     ctx.log(`graph: ${world.entities.length} entities, ${world.edges.length} edges`)
     const bar = progress('graph: write', world.entities.length + world.edges.length, { quiet: ctx.quiet })

@@ -3,19 +3,19 @@ import { presetConfig } from '../config'
 import { generateWorld } from './graph'
 import { slugify, entityUrls } from './urls'
 
-test('same seed, same world; other seed, other world', () => {
-  const a = generateWorld(presetConfig('tiny'))
-  const b = generateWorld(presetConfig('tiny'))
-  const c = generateWorld({ ...presetConfig('tiny'), seed: 99 })
+test('same seed, same world; other seed, other world', async () => {
+  const a = await generateWorld(presetConfig('tiny'))
+  const b = await generateWorld(presetConfig('tiny'))
+  const c = await generateWorld({ ...presetConfig('tiny'), seed: 99 })
   expect(b.entities).toEqual(a.entities)
   expect(b.edges).toEqual(a.edges)
   expect(c.entities.map((e) => e.name)).not.toEqual(a.entities.map((e) => e.name))
 })
 
-test('counts per type come from config.entities', () => {
+test('counts per type come from config.entities', async () => {
   const cfg = presetConfig('tiny')
   cfg.entities = { Country: 2, City: 6, Person: 10 }
-  const w = generateWorld(cfg)
+  const w = await generateWorld(cfg)
   expect(w.entities.filter((e) => e.type === 'City')).toHaveLength(6)
   expect(w.entities).toHaveLength(18)
   expect(w.graph.order).toBe(18)

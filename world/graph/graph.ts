@@ -1,10 +1,10 @@
 // world/graph/graph: the typed knowledge graph of a world, generated from a seed and a WorldConfig — entities with
 // names and attributes, edges that respect cardinality, domain/range, acyclicity and date coherence, Zipf-like
 // degrees, one connected component. Knows the schema; knows nothing of documents, storage or search.
-import { MultiDirectedGraph } from 'graphology'
+import type { MultiDirectedGraph } from 'graphology'
 import { Rng } from '../../infra/rng'
 import type { WorldConfig } from '../config'
-import { drawAttributes, makeFakers, makeNamer, uniqueName } from '../names'
+import { drawAttributes, loadFakers, makeFakers, makeNamer, uniqueName } from '../names'
 import { ENTITY_TYPES, RELATIONS, RELATION_PLAN, datesCoherent, pairingCoherent, singleSource, singleTarget, startYear } from '../schema'
 import { harmoniseRoles } from './roles'
 import type { Edge, Entity, RelationSpec } from '../types'
@@ -35,12 +35,14 @@ export interface GraphProgress {
 /** Geographic hubs are the same for every relation (a big city is birthplace, HQ and team home at once). */
 const SHARED_POPULARITY = new Set(['City', 'Country'])
 
-export function generateWorld(config: WorldConfig, onProgress?: GraphProgress): GeneratedWorld {
+/** Async only for loading faker's locales and graphology on demand (a command that builds no graph loads neither). */
+export async function generateWorld(config: WorldConfig, onProgress?: GraphProgress): Promise<GeneratedWorld> {
   const seed = config.seed
-  const entities = generateEntities(config)
+  const entities = await generateEntities(config)
   onProgress?.('entities', entities.length, entities.length)
   const edges = generateEdges(config, entities, seed, onProgress)
   harmoniseRoles(entities, edges)
+  const { MultiDirectedGraph } = await import('graphology')
   const graph: KnowledgeGraph = new MultiDirectedGraph<NodeAttrs, EdgeAttrs>()
   for (const e of entities) graph.addNode(e.id, { type: e.type, name: e.name, url: e.url, attrs: e.attrs })
   for (const e of edges) graph.addEdgeWithKey(e.id, e.source, e.target, { relation: e.relation })
@@ -48,10 +50,11 @@ export function generateWorld(config: WorldConfig, onProgress?: GraphProgress): 
 }
 
 /** Entities in schema type order, ids `<type>-<n>`; names unique per type except for the configured homonyms. */
-export function generateEntities(config: WorldConfig): Entity[] {
+export async function generateEntities(config: WorldConfig): Promise<Entity[]> {
+  const known = await loadFakers(config.docs.locales)
   const nameRng = Rng.derive(config.seed, 'names')
-  const fakers = makeFakers(nameRng, config.docs.locales)
-  const namer = makeNamer(nameRng, fakers)
+  const fakers = makeFakers(nameRng, config.docs.locales, known)
+  const namer = makeNamer(nameRng, fakers, known.en)
   const out: Entity[] = []
   for (const spec of ENTITY_TYPES) {
     const n = config.entities[spec.name] ?? 0

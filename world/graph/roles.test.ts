@@ -3,7 +3,7 @@
 import { presetConfig } from '../config'
 import { generateWorld } from './graph'
 
-const { entities, edges } = generateWorld(presetConfig('small'))
+const { entities, edges } = await generateWorld(presetConfig('small'))
 const byId = new Map(entities.map((e) => [e.id, e]))
 
 test('books win literature prizes, films cinema prizes; an award named for a field is of that field', () => {

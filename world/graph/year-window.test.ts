@@ -5,8 +5,8 @@ import { datesCoherent, RELATIONS, yearOf } from '../schema'
 import { generateWorld } from './graph'
 import { TARGET_YEAR_WINDOW, YearIndex } from './year-window'
 
-test('a date-coherent (source, target) pair always has the target year inside the window', () => {
-  const w = generateWorld(presetConfig('small'))
+test('a date-coherent (source, target) pair always has the target year inside the window', async () => {
+  const w = await generateWorld(presetConfig('small'))
   let coherent = 0
   for (const [name, window] of Object.entries(TARGET_YEAR_WINDOW)) {
     const rel = RELATIONS.find((r) => r.name === name)!

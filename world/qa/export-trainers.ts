@@ -56,8 +56,8 @@ const REWARD_MODEL: SchemaElement[] = [STRUCT('reward_model', 2), S('style'), ..
 const PROMPT: SchemaElement[] = [...LIST('prompt'), { name: 'element', repetition_type: 'OPTIONAL', num_children: 2 }, S('role'), S('content')]
 
 /** Search-R1 (and the veRL layout it is built on): one row per question. */
-export function writeSearchR1Parquet(path: string, qas: Qa[], split: string, id: WorldIdentity): void {
-  writeParquet(
+export async function writeSearchR1Parquet(path: string, qas: Qa[], split: string, id: WorldIdentity): Promise<void> {
+  await writeParquet(
     path,
     [
       { name: 'id', data: qas.map((q) => q.id) },
@@ -93,8 +93,8 @@ export function writeSearchR1Parquet(path: string, qas: Qa[], split: string, id:
 }
 
 /** verl's multi-turn tool agent: agent_name, tools_kwargs.search.create_kwargs, a data_source its reward accepts. */
-export function writeVerlParquet(path: string, qas: Qa[], split: string, id: WorldIdentity): void {
-  writeParquet(
+export async function writeVerlParquet(path: string, qas: Qa[], split: string, id: WorldIdentity): Promise<void> {
+  await writeParquet(
     path,
     [
       { name: 'data_source', data: qas.map(() => VERL_DATA_SOURCE) },
@@ -255,12 +255,12 @@ export async function exportForTrainer(
     if (!target) out[`questions left out (not solvable under the shipped ${format} limits)`] = total - train.length - bench.length
   }
   if (format === 'search-r1') {
-    writeSearchR1Parquet(join(outDir, 'train.parquet'), train, 'train', id)
-    writeSearchR1Parquet(join(outDir, 'test.parquet'), bench, 'test', id)
+    await writeSearchR1Parquet(join(outDir, 'train.parquet'), train, 'train', id)
+    await writeSearchR1Parquet(join(outDir, 'test.parquet'), bench, 'test', id)
     Object.assign(out, { 'train.parquet': train.length, 'test.parquet': bench.length })
   } else if (format === 'verl') {
-    writeVerlParquet(join(outDir, 'train.parquet'), train, 'train', id)
-    writeVerlParquet(join(outDir, 'test.parquet'), bench, 'test', id)
+    await writeVerlParquet(join(outDir, 'train.parquet'), train, 'train', id)
+    await writeVerlParquet(join(outDir, 'test.parquet'), bench, 'test', id)
     writeFileSync(join(outDir, 'search_tool_config.yaml'), verlToolConfig('http://127.0.0.1:8000/retrieve', tuning?.shipped.limits.topk ?? 3))
     // The whole gym inside verl's agent loop: search + access on one env per trajectory, the gym's F1 as reward.
     writeFileSync(join(outDir, 'searchgym_verl_tool.py'), VERL_GYM_TOOL_PY)
@@ -278,8 +278,8 @@ export async function exportForTrainer(
     const { byStage, unmatched } = partitionByStages(train, curriculum.stages)
     for (const [i, st] of curriculum.stages.entries()) {
       const file = stageFile(format, i, st.name)
-      if (format === 'search-r1') writeSearchR1Parquet(join(outDir, file), byStage[i], 'train', id)
-      else if (format === 'verl') writeVerlParquet(join(outDir, file), byStage[i], 'train', id)
+      if (format === 'search-r1') await writeSearchR1Parquet(join(outDir, file), byStage[i], 'train', id)
+      else if (format === 'verl') await writeVerlParquet(join(outDir, file), byStage[i], 'train', id)
       else {
         await writeJsonl(join(outDir, file), asearcherRows(byStage[i], id))
         await writeJsonl(join(outDir, phaseFile(i)), asearcherRows(byStage.slice(0, i + 1).flat(), id))

@@ -17,8 +17,8 @@ export const QA_EXPORT_FORMATS = ['jsonl', 'parquet', 'search-r1', 'verl', 'asea
 export type QaExportFormat = (typeof QA_EXPORT_FORMATS)[number]
 
 /** Plain QA table: scalars, string lists, and JSON text for evidence and meta. */
-function writeQaParquet(path: string, qas: Qa[]): void {
-  writeParquet(
+async function writeQaParquet(path: string, qas: Qa[]): Promise<void> {
+  await writeParquet(
     path,
     [
       { name: 'id', data: qas.map((q) => q.id) },
@@ -70,8 +70,8 @@ export async function exportQa(
     return { 'qa.train.jsonl': train.length, 'bench.jsonl': bench.length }
   }
   if (format === 'parquet') {
-    writeQaParquet(join(outDir, 'qa.train.parquet'), train)
-    writeQaParquet(join(outDir, 'bench.parquet'), bench)
+    await writeQaParquet(join(outDir, 'qa.train.parquet'), train)
+    await writeQaParquet(join(outDir, 'bench.parquet'), bench)
     return { 'qa.train.parquet': train.length, 'bench.parquet': bench.length }
   }
   const tuning = tune ? await tune([...train, ...bench]) : undefined
