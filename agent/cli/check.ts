@@ -11,6 +11,7 @@ import { checkWithOracle, checkWorldFolder } from '../oracle/oracle-check'
 import { worldOracleKnowledge } from '../oracle/oracle-knowledge'
 import { ENGINE_PROFILE_NAMES, engineProfile, limitsWith } from '../../world'
 import { profileCheck, type ProfileReport } from '../oracle/profile-check'
+import { formatUnitVerifyReport, verifyEdgesCheck } from './verify-edges'
 
 interface CheckArgs {
   dir: string
@@ -23,6 +24,9 @@ interface CheckArgs {
   profile?: string
   set?: string[]
   unit: 'page' | 'passage'
+  verifyEdges?: boolean
+  edges?: number
+  quiet?: boolean
 }
 
 export const checkCommand: Command = {
@@ -41,7 +45,14 @@ export const checkCommand: Command = {
         describe: "run the oracle through an outside engine's stock limits (turns, observation cut, context, topk; world/qa/engine-profiles) and report the fraction solvable by type and hops",
       })
       .option('set', { type: 'string', array: true, describe: 'with --profile: override a limit, key=value (toolCalls, topk, obs, docChars, context, access); repeatable' })
-      .option('unit', { choices: ['page', 'passage'], default: 'page', describe: 'with --profile: what /retrieve serves (gym serve --retrieve-unit): whole pages or ~100-word passages' })
+      .option('unit', { choices: ['page', 'passage'], default: 'page', describe: 'with --profile or --verify-edges: what /retrieve serves (gym serve --retrieve-unit): whole pages or ~100-word passages' })
+      .option('verify-edges', {
+        type: 'boolean',
+        describe: "re-run the world's edge verification (the build's 15 queries per edge, its top-K and keep rule) through the engine's pages, and with --unit passage through passages too; reports edges kept per unit and per-query latency (informational: which questions are served through passages is decided by the oracle check, --profile NAME --unit passage)",
+      })
+      .option('edges', { type: 'number', describe: 'with --verify-edges: only the first N edges by id' })
+      .option('quiet', { type: 'boolean', describe: 'with --verify-edges: no progress lines' })
+      .example('$0 gym check worlds/tiny --unit passage --verify-edges', "the world's edge verification re-run through pages and through passages")
       .example('$0 gym check worlds/tiny --profile verl --set toolCalls=4 --set obs=4096', 'the oracle under verl with 4 tool calls and 4,096 characters of tool output')
       .option('pages', { choices: ['all', 'needed'], default: 'needed', describe: 'how the oracle reads a paged document: only the pages a hop needs (page 1, then on until the fact is read) or all of them when it opens one' })
       .example('searchgym gym check worlds/paper --split bench', 'the oracle solves every bench question through the env')
@@ -49,7 +60,10 @@ export const checkCommand: Command = {
   handler: handler(async (raw: ArgumentsCamelCase) => {
     const a = raw as unknown as CheckArgs
     if (a.limit !== undefined && (!Number.isInteger(a.limit) || a.limit < 1)) throw new GymError('cli.bad_limit', '--limit must be a positive integer')
-    if (a.unit === 'passage' && !a.profile) throw new GymError('cli.bad_flag', '--unit needs --profile NAME')
+    if (a.unit === 'passage' && !a.profile && !a.verifyEdges) throw new GymError('cli.bad_flag', '--unit needs --profile NAME or --verify-edges')
+    if (a.verifyEdges && a.profile) throw new GymError('cli.bad_flag', '--verify-edges and --profile are separate checks: give one')
+    if (a.edges !== undefined && !a.verifyEdges) throw new GymError('cli.bad_flag', '--edges needs --verify-edges')
+    if (a.edges !== undefined && (!Number.isInteger(a.edges) || a.edges < 1)) throw new GymError('cli.bad_flag', '--edges must be a positive integer')
     if (a.set?.length && !a.profile) throw new GymError('cli.bad_flag', '--set needs --profile NAME')
     let limits
     if (a.profile) {
@@ -62,6 +76,13 @@ export const checkCommand: Command = {
     const gymWorld = await openGymWorld(a.dir)
     const w = openWorld(a.dir)
     try {
+      if (a.verifyEdges) {
+        const r = await verifyEdgesCheck(gymWorld, w.db, { unit: a.unit, edges: a.edges, quiet: a.quiet })
+        process.stdout.write(formatUnitVerifyReport(a.dir, r))
+        if (a.json) writeFileSync(a.json, JSON.stringify(r, null, 2) + '\n')
+        if (r.page && r.page.mismatches.length > 0) process.exitCode = 1
+        return
+      }
       let qas = gymWorld.listQa(a.split === 'all' ? undefined : a.split)
       if (a.limit !== undefined) qas = qas.slice(0, a.limit)
       if (qas.length === 0) throw new GymError('check.no_qa', `world ${a.dir} has no QA${a.split === 'all' ? '' : ` in split ${a.split}`}`)

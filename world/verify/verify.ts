@@ -8,7 +8,7 @@ import { progress } from '../../infra/progress'
 import { tx, type Db } from '../../infra/store'
 import type { SearchIndex } from '../search/types'
 import type { EntityTypeSpec, RelationSpec } from '../types'
-import { edgeQueries, edgeQueryRng } from './verify-queries'
+import { edgeQueries, edgeQueryRng, type EdgeQuery } from './verify-queries'
 import { hasLookupVerification } from './verify-lookups'
 
 /** Bumped when query generation or ranking bookkeeping changes: stored results of another version are redone. */
@@ -60,6 +60,77 @@ interface PendingEdge {
   sourceType: string
   targetType: string
   targetUrl: string
+}
+
+/** The queries that test one edge under `settings` (the same for the build's verification and any re-run of it). */
+function queriesOfEdge(
+  e: PendingEdge,
+  rels: Map<string, RelationSpec>,
+  nouns: Map<string, string>,
+  settings: Pick<VerifySettings, 'queriesPerEdge' | 'seed'>,
+): EdgeQuery[] {
+  const relation = rels.get(e.relation)
+  if (!relation) throw new WorldError('verify.schema', `edge ${e.id} has relation '${e.relation}' that the schema does not define`)
+  return edgeQueries(
+    {
+      relation,
+      sourceName: e.sourceName,
+      sourceNoun: nouns.get(e.sourceType) ?? e.sourceType.toLowerCase(),
+      targetNoun: nouns.get(e.targetType) ?? e.targetType.toLowerCase(),
+    },
+    settings.queriesPerEdge,
+    edgeQueryRng(settings.seed, e.id),
+  )
+}
+
+/** One verified edge as a re-run of its verification needs: its queries (generated as the build did), its target
+ *  document, the edge-fact sentences that document holds, and the build's stored result. */
+export interface EdgeQuerySet {
+  id: string
+  relation: string
+  targetUrl: string
+  queries: EdgeQuery[]
+  /** Sentences of the target document that state this edge (doc_facts kind 'edge'); may be empty. */
+  evidence: string[]
+  /** The build's own result: queries whose top-K held the target, and whether the edge was kept. */
+  hits: number
+  kept: boolean
+}
+
+/** Every verified edge (ordered by id) with the queries the build asked for it, for re-running the verification
+ *  through another retrieval unit. Throws when the world has no complete verification. */
+export function verificationQuerySets(db: Db, schema: VerifySchema): { settings: VerifySettings; edges: EdgeQuerySet[] } {
+  initVerifyTables(db)
+  const settings = readVerifySettings(db)
+  if (!settings || !verificationComplete(db)) throw new WorldError('verify.incomplete', 'this world has no complete edge verification (build its verify stage first)')
+  const rels = new Map(schema.relations.map((r) => [r.name, r]))
+  const nouns = new Map(schema.types.map((t) => [t.name, t.noun]))
+  const rows = db
+    .prepare(
+      `SELECT e.id, e.relation, s.name AS sourceName, s.type AS sourceType, t.type AS targetType, t.url AS targetUrl, v.hits, v.kept
+       FROM edges e JOIN entities s ON s.id = e.source JOIN entities t ON t.id = e.target
+       JOIN edge_verification v ON v.edge_id = e.id ORDER BY e.id`,
+    )
+    .all() as (PendingEdge & { hits: number; kept: number })[]
+  const evidence = new Map<string, string[]>()
+  for (const f of db.prepare(`SELECT f.ref, f.sentence FROM doc_facts f JOIN edges e ON e.id = f.ref JOIN entities t ON t.id = e.target
+      WHERE f.kind = 'edge' AND f.url = t.url ORDER BY f.url, f.seq`).iterate() as Iterable<{ ref: string; sentence: string }>) {
+    const list = evidence.get(f.ref)
+    if (list) list.push(f.sentence)
+    else evidence.set(f.ref, [f.sentence])
+  }
+  return {
+    settings,
+    edges: rows.map((e) => ({
+      id: e.id,
+      relation: e.relation,
+      targetUrl: e.targetUrl,
+      queries: queriesOfEdge(e, rels, nouns, settings),
+      evidence: evidence.get(e.id) ?? [],
+      hits: e.hits,
+      kept: e.kept === 1,
+    })),
+  }
 }
 
 export interface VerifyOptions extends Omit<VerifySettings, 'engine' | 'version'> {
@@ -132,20 +203,7 @@ export async function verifyEdges(db: Db, index: SearchIndex, opts: VerifyOption
   // on the other cores, and always has the next chunk queued: no worker waits for this thread between chunks).
   const search = (i: number) => {
     const part = pending.slice(i, i + chunk)
-    const perEdge = part.map((e) => {
-      const relation = rels.get(e.relation)
-      if (!relation) throw new WorldError('verify.schema', `edge ${e.id} has relation '${e.relation}' that the schema does not define`)
-      return edgeQueries(
-        {
-          relation,
-          sourceName: e.sourceName,
-          sourceNoun: nouns.get(e.sourceType) ?? e.sourceType.toLowerCase(),
-          targetNoun: nouns.get(e.targetType) ?? e.targetType.toLowerCase(),
-        },
-        settings.queriesPerEdge,
-        edgeQueryRng(settings.seed, e.id),
-      )
-    })
+    const perEdge = part.map((e) => queriesOfEdge(e, rels, nouns, settings))
     // Each distinct query is searched once: a query asked before (this chunk or an earlier one; ~23% of the paper
     // world's) takes the top URLs the engine gave then — the index does not change during verification.
     const queries = perEdge.flat().map((q) => q.query)
