@@ -1,4 +1,4 @@
-// gym/cli/serve: `searchgym gym serve DIR [--port P] [--token T] [--host H] [--address-file DIR]` — the gym server over a built world
+// gym/cli/serve: `searchgym gym serve DIR [--port P] [--token T] [--host H] [--workers N] [--address-file DIR]` — the gym server over a built world
 // (tests serve a real tiny world: `searchgym world build --preset tiny` takes seconds); runs until SIGINT/SIGTERM. Every limit flag is range-checked before anything
 // starts: a server that would refuse or expire everything is a one-line error instead.
 import { availableParallelism } from 'node:os'
@@ -93,7 +93,7 @@ export const serveCommand: Command = {
       .option('max-response-bytes', { type: 'number', default: DEFAULT_SERVER_OPTIONS.maxResponseBytes, describe: '/retrieve: largest answer in bytes (413 above)' })
       .option('search-threads', {
         type: 'number',
-        describe: '/retrieve: worker threads searching batches off the event loop, each with its own index (default: cores - 1, 1 to 4; 0: none)',
+        describe: '/retrieve: threads searching batches off the event loop, each with its own index (default: cores - 1, 1 to 4, with --workers 1; 1 per worker otherwise; 0: none)',
       })
       .option('workers', {
         type: 'number',
