@@ -1,7 +1,8 @@
 // bench/perf/gym-workers: full-episode throughput of `gym serve --workers N` over loopback, one server per worker
 // count — C concurrent clients (default 64) each running whole episodes (create, search, access, search, answer,
 // close) for S seconds, then S seconds of stateless /v1/search. Reports env steps/s, searches/s (search tool calls
-// inside episodes), /v1/search calls/s, step latency p50/p99, errors, the server tree's RSS, the load average before
+// inside episodes), /v1/search calls/s, step latency p50/p99, errors, (N > 1) the step p50 over one connection of an
+// env on each worker (one local, the others forwarded: the forwarding cost), the server tree's RSS, the load average before
 // and after, and each count's speedup over the first. Draws come from Rng(seed); the workload from the world.
 // Usage: node bin/run-ts.mjs bench/perf/gym-workers.ts --world DIR [--workers 1,2] [--clients 64] [--seconds 20] [--out FILE.json]
 import { writeFileSync } from 'node:fs'
@@ -35,6 +36,8 @@ interface Run {
   errors: number
   errorSamples: string[]
   rssMiB: number
+  /** --workers > 1: mean step latency over ONE connection for an env on each worker (one local, the others forwarded). */
+  oneConnectionStepMs?: Record<string, number>
   loadBefore: number[]
   loadAfter: number[]
 }
@@ -108,7 +111,32 @@ async function measure(workers: number): Promise<Run> {
       }),
     )
     const searchWall = (performance.now() - t0) / 1000
+    // Forwarding cost: over one connection (so one worker parses every request), steps of an env on each worker in
+    // turn; the worker the connection landed on answers its own env's steps, and forwards the others'.
+    let oneConnectionStepMs: Record<string, number> | undefined
+    if (workers > 1) {
+      const one = jsonClient(server.url, 1)
+      const byWorker = new Map<string, string>()
+      for (let i = 0; i < 4 * workers && byWorker.size < workers; i++) {
+        const r = await one.call('POST', '/v1/envs', { qaId: load.qaIds[i % load.qaIds.length], options: { budgets: { maxTurns: 1000, maxContextTokens: 100_000_000 } } })
+        if (r.status !== 201) bad(`one-connection create ${r.status} ${JSON.stringify(r.body).slice(0, 120)}`)
+        const w = /^env_w(\d+)_/.exec(String(r.body.envId))?.[1]
+        if (w !== undefined && !byWorker.has(w)) byWorker.set(w, r.body.envId as string)
+      }
+      const ms: Record<string, number[]> = {}
+      const rng = Rng.derive(seed, 'gym-workers-one-connection')
+      for (let i = 0; i < 400; i++)
+        for (const [w, id] of byWorker) {
+          const t = performance.now()
+          const r = await one.call('POST', `/v1/envs/${id}/step`, { action: search(rng) })
+          if (r.status !== 200) bad(`one-connection step ${r.status}`)
+          if (i >= 50) (ms[`worker ${w}`] ??= []).push(performance.now() - t)
+        }
+      oneConnectionStepMs = Object.fromEntries(Object.entries(ms).map(([k, v]) => [k, +pct(v, 0.5).toFixed(3)]))
+      one.close()
+    }
     return {
+      oneConnectionStepMs,
       workers,
       stepsPerSec: Math.round(steps / wall),
       searchesPerSec: Math.round(searches / wall),
@@ -137,7 +165,8 @@ for (const n of counts) {
   const base = runs[0]
   console.log(
     `--workers ${n}: ${r.stepsPerSec} env steps/s (x${(r.stepsPerSec / base.stepsPerSec).toFixed(2)}), ${r.searchesPerSec} searches/s in episodes, ${r.episodesPerSec} episodes/s, step p50 ${r.stepP50} ms p99 ${r.stepP99} ms; ` +
-      `/v1/search ${r.v1SearchPerSec} calls/s (x${(r.v1SearchPerSec / base.v1SearchPerSec).toFixed(2)}) p99 ${r.v1SearchP99} ms; errors ${r.errors}; RSS ${r.rssMiB} MiB; load ${r.loadBefore.join(' ')} → ${r.loadAfter.join(' ')}`,
+      `/v1/search ${r.v1SearchPerSec} calls/s (x${(r.v1SearchPerSec / base.v1SearchPerSec).toFixed(2)}) p99 ${r.v1SearchP99} ms; errors ${r.errors}; RSS ${r.rssMiB} MiB; load ${r.loadBefore.join(' ')} → ${r.loadAfter.join(' ')}` +
+      (r.oneConnectionStepMs ? `; one connection, step p50 by owner: ${Object.entries(r.oneConnectionStepMs).map(([k, v]) => `${k} ${v} ms`).join(', ')}` : ''),
   )
 }
 if (out) writeFileSync(out, JSON.stringify({ world, clients, seconds, cores: availableParallelism(), node: process.version, runs }, null, 2) + '\n')
