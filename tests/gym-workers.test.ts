@@ -2,8 +2,11 @@
 // Over ONE keep-alive connection (so every request reaches the same worker) creates still spread over both workers and
 // every step reaches its env's owner: the same seeded episodes give the same step results as `--workers 1`. /health
 // lists the workers; the guards (token, Host, Origin, content type) hold on every worker; a SIGKILLed worker is
-// reported and its envs answer 503 env.worker_down at once; SIGTERM — or a SIGKILLed primary — leaves no worker alive.
+// reported and its envs answer 503 env.worker_down at once; SIGTERM — or a SIGKILLed primary — leaves no worker alive
+// (and no socket folder).
+import { existsSync, readFileSync } from 'node:fs'
 import { Agent, request } from 'node:http'
+import { join } from 'node:path'
 import { sharedTinyWorld } from './helpers/shared-world'
 import { startGymServe, type GymServeProcess } from './helpers/gym-serve-process'
 import { runCli } from './helpers/cli-process'
@@ -221,8 +224,14 @@ test('a SIGKILLed primary takes its workers with it', async () => {
   const pids = ((await c.call('GET', '/health', undefined, {})).json.workers.list as { pid: number }[]).map((x) => x.pid)
   c.close()
   expect(pids.every(alive)).toBe(true)
+  // The workers' socket folder, from a worker's environment (Linux /proc).
+  const env = readFileSync(`/proc/${pids[0]}/environ`, 'utf8').split('\0')
+  const dir = env.find((kv) => kv.startsWith('SEARCHGYM_GYM_PEER_DIR='))!.slice('SEARCHGYM_GYM_PEER_DIR='.length)
+  expect(existsSync(join(dir, 'w0.sock'))).toBe(true)
   s.proc.kill('SIGKILL')
   expect(await waitFor(() => pids.every((p) => !alive(p)), 10_000)).toBe(true)
+  // Nobody else is left to remove it: the exiting workers did.
+  expect(existsSync(dir)).toBe(false)
 }, 300_000)
 
 test('a world no worker can open is one error line from the primary and a non-zero exit', async () => {

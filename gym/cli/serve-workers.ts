@@ -1,7 +1,7 @@
 // gym/cli/serve-workers: the processes of `gym serve --workers N` (node:cluster). The primary forks N workers that
 // re-run the same command line, each opening the read-only world and listening on the one shared port (the primary
 // hands each new connection to the next worker); it prints the URL once all are ready, reports a worker that exits,
-// and on SIGINT/SIGTERM stops every worker before it exits (a worker whose primary is gone exits too: no orphans).
+// and on SIGINT/SIGTERM stops every worker before it exits (node:cluster exits a worker whose primary is gone: no orphans).
 // Why no front router: a router would parse and re-send every request in one process, so the HTTP work — most of a
 // step's cost — would stay on one core; here every worker parses its own connections' requests and only a step for
 // another worker's env crosses one framed Unix-socket call (gym/cluster-sessions). Knows nothing of the HTTP routes.
@@ -43,7 +43,10 @@ export function joinPrimary(ready: Omit<WorkerReady, 'searchgym'>, onWorkerExit:
   process.on('message', (m: { searchgym?: string; index?: number }) => {
     if (m?.searchgym === 'worker-exit' && typeof m.index === 'number') onWorkerExit(m.index)
   })
-  process.on('disconnect', () => process.exit(0))
+  // node:cluster exits a worker whose primary is gone (SIGKILL); then nobody else removes the socket folder.
+  process.on('exit', () => {
+    if (!process.connected) rmSync(process.env[ENV_DIR] ?? '', { recursive: true, force: true })
+  })
   process.send!({ searchgym: 'ready', ...ready } satisfies WorkerReady)
 }
 
