@@ -23,6 +23,8 @@ export class EnvRegistry {
     private readonly maxEnvs: number,
     private readonly idleMs: number,
     private readonly now: () => number = () => Date.now(),
+    /** Start of every id ('env_'; gym serve --workers names the owner: 'env_w3_'). */
+    private readonly idPrefix = 'env_',
   ) {
     this.timer = setInterval(() => this.sweep(), Math.max(50, Math.min(30_000, Math.floor(idleMs / 2))))
     this.timer.unref()
@@ -41,7 +43,7 @@ export class EnvRegistry {
 
   add(env: SessionEnv): string {
     this.checkCapacity()
-    const id = `env_${randomBytes(12).toString('hex')}`
+    const id = `${this.idPrefix}${randomBytes(12).toString('hex')}`
     this.sessions.set(id, { env, lastUsed: this.now(), busy: false })
     return id
   }

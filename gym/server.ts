@@ -10,8 +10,9 @@ import type { Context, Hono } from 'hono'
 import { mergeStrict } from '../infra/config'
 import { ConfigError, GymError, SearchError, SearchGymError } from '../infra/errors'
 import type { Split } from '../world'
-import { EnvRegistry } from './env-registry'
-import { makeEnv, resolveGymOptions, type GymOptions } from './make-env'
+import type { EnvRegistry } from './env-registry'
+import { resolveGymOptions, type GymOptions } from './make-env'
+import { LocalEnvSessions, type EnvSessions } from './env-sessions'
 import { errorBody, HttpError, type HttpStatus } from '../infra/http/errors'
 import { hostGuard, requireJson } from '../infra/http/host-guard'
 import { parseJsonBody, type Body } from './server-validate'
@@ -73,6 +74,7 @@ export const DEFAULT_RETRIEVE_TOPK = 3
 
 export interface GymServer {
   app: Hono
+  /** This process's envs (in worker mode: this worker's). */
   registry: EnvRegistry
   options: GymServerOptions
   dispose(): void
@@ -103,7 +105,7 @@ export function validateServerOptions(o: GymServerOptions, name: (key: string) =
 
 const digest = (s: string) => createHash('sha256').update(s).digest()
 
-function statusOf(e: unknown): { status: HttpStatus; code: string; message: string } {
+export function statusOf(e: unknown): { status: HttpStatus; code: string; message: string } {
   if (e instanceof HttpError) return { status: e.status, code: e.code, message: e.message }
   if (e instanceof SearchGymError) {
     const byCode: Record<string, 404 | 409 | 429> = {
@@ -122,7 +124,16 @@ function statusOf(e: unknown): { status: HttpStatus; code: string; message: stri
   return { status: 500, code: 'internal', message: 'internal error; see the server log' }
 }
 
-export async function createGymServer(world: GymWorld, options: Partial<GymServerOptions> = {}): Promise<GymServer> {
+/** Where a server's envs live: this process (default), or routed between worker processes (gym/cluster-sessions),
+ *  built from the merged options and the resolved env defaults. */
+export type SessionsFactory = (world: GymWorld, o: GymServerOptions, envDefaults: GymOptions) => { sessions: EnvSessions; registry: EnvRegistry }
+
+const localSessions: SessionsFactory = (world, o, envDefaults) => {
+  const sessions = new LocalEnvSessions(world, envDefaults, o.maxEnvs, o.envIdleMs)
+  return { sessions, registry: sessions.registry }
+}
+
+export async function createGymServer(world: GymWorld, options: Partial<GymServerOptions> = {}, makeSessions: SessionsFactory = localSessions): Promise<GymServer> {
   const o = mergeStrict(DEFAULT_SERVER_OPTIONS, options, 'server options', ['server options.envDefaults'])
   validateServerOptions(o)
   // One after the other (concurrent imports of one graph trip jest's ESM loader).
@@ -130,7 +141,7 @@ export async function createGymServer(world: GymWorld, options: Partial<GymServe
   const { bodyLimit } = await import('hono/body-limit')
   const { checkBody, gymSchemas, toAction } = await import('./server-schemas')
   const envDefaults = resolveGymOptions(o.envDefaults)
-  const registry = new EnvRegistry(o.maxEnvs, o.envIdleMs)
+  const { sessions, registry } = makeSessions(world, o, envDefaults)
   const splits = new Map<string, ReturnType<GymWorld['listQa']>>()
   const qaList = (split?: Split) => {
     const key = split ?? '*'
@@ -192,7 +203,7 @@ export async function createGymServer(world: GymWorld, options: Partial<GymServe
   const schemas = gymSchemas(o)
   const body = async (c: Context): Promise<Body> => parseJsonBody(await c.req.text())
 
-  app.get('/health', (c) => c.json({ status: 'ok', world: world.name, qa: qaList().length, envs: registry.size }))
+  app.get('/health', async (c) => c.json({ status: 'ok', world: world.name, qa: qaList().length, ...(await sessions.health()) }))
 
   app.get('/v1/qa', (c) => {
     const split = c.req.query('split')
@@ -228,27 +239,16 @@ export async function createGymServer(world: GymWorld, options: Partial<GymServe
         throw new HttpError(404, 'qa.not_found', `split ${b.split} has ${list.length} questions; index ${b.index} is out of range`)
       qa = list[b.index]
     }
-    const merged = resolveGymOptions(mergeOverrides(envDefaults, b.options ?? {}))
-    // Everything that can fail on the request's input runs before the env takes a slot: a refused create never
-    // holds one (the slot is only taken once the first observation exists).
-    registry.checkCapacity()
-    const env = makeEnv(world, qa, merged)
-    const observation = await env.initialObservation()
-    const envId = registry.add(env)
-    return c.json({ envId, qa: { id: qa.id, type: qa.type, hops: qa.hops, split: qa.split }, observation, tools: env.tools }, 201)
+    const { envId, observation, tools } = await sessions.create(qa, b.options ?? {})
+    return c.json({ envId, qa: { id: qa.id, type: qa.type, hops: qa.hops, split: qa.split }, observation, tools }, 201)
   })
 
   app.post('/v1/envs/:id/step', async (c) => {
     const a = toAction(checkBody(schemas.step, await body(c)).action)
-    const r = await registry.use(c.req.param('id'), (env) => env.step(a))
-    return c.json(r)
+    return jsonText(c, await sessions.step(c.req.param('id'), a))
   })
 
-  const close = (c: Context) => {
-    const env = registry.close(c.req.param('id') ?? '')
-    if (!env) throw new HttpError(404, 'env.not_found', 'no open env with this id')
-    return c.json({ closed: true, stats: env.stats() })
-  }
+  const close = async (c: Context) => jsonText(c, await sessions.close(c.req.param('id') ?? ''))
   app.delete('/v1/envs/:id', close)
   app.post('/v1/envs/:id/close', close)
 
@@ -328,25 +328,16 @@ export async function createGymServer(world: GymWorld, options: Partial<GymServe
     return c.json({ result })
   })
 
-  return { app, registry, options: o, dispose: () => registry.dispose() }
+  return { app, registry, options: o, dispose: () => sessions.dispose() }
 }
+
+/** A 200 whose body is JSON text already (a step or close answer, possibly from another worker). */
+const jsonText = (c: Context, text: string) => c.body(text, 200, { 'content-type': 'application/json' })
 
 interface RetrieveNote {
   /** Position of the query in the request's `queries`. */
   index: number
   note: string
-}
-
-/** Two-level merge of env option overrides (budgets, faults are objects) over the server's defaults. */
-function mergeOverrides(base: GymOptions, over: Body): Body {
-  const out: Body = { ...base }
-  for (const [k, v] of Object.entries(over)) {
-    if (!Object.hasOwn(base, k))
-      throw new HttpError(400, 'config.unknown_key', `unknown env option ${JSON.stringify(k.slice(0, 60))}; known: ${Object.keys(base).join(', ')}`)
-    const cur = (base as unknown as Body)[k]
-    out[k] = typeof cur === 'object' && cur !== null && typeof v === 'object' && v !== null && !Array.isArray(v) ? { ...cur, ...v } : v
-  }
-  return out
 }
 
 /** How long an idle keep-alive connection stays open. */
@@ -362,10 +353,10 @@ export interface RunningGymServer {
 /** Listen on host:port (port 0 picks a free one). */
 export async function startGymServer(
   world: GymWorld,
-  opts: Partial<GymServerOptions> & { host?: string; port?: number } = {},
+  opts: Partial<GymServerOptions> & { host?: string; port?: number; sessions?: SessionsFactory } = {},
 ): Promise<RunningGymServer> {
-  const { host = '127.0.0.1', port = 0, ...rest } = opts
-  const gs = await createGymServer(world, { bindHost: host, ...rest })
+  const { host = '127.0.0.1', port = 0, sessions, ...rest } = opts
+  const gs = await createGymServer(world, { bindHost: host, ...rest }, sessions)
   const { serve } = await import('@hono/node-server')
   return new Promise((resolve, reject) => {
     const srv = serve({ fetch: gs.app.fetch, hostname: host, port }, (info: AddressInfo) => {

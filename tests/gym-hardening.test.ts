@@ -145,6 +145,7 @@ describe('gym serve flags', () => {
     [['--idle-seconds', '-5'], '--idle-seconds must be a number in [1,'],
     [['--port', 'abc'], '--port must be an integer in [0, 65535]'],
     [['--max-batch-queries', '0'], '--max-batch-queries must be an integer'],
+    [['--workers', '0'], '--workers must be an integer in [1, 256]'],
   ])('%j is a one-line error and a non-zero exit', (flags, message) => {
     const r = spawnSync(process.execPath, [BIN, 'gym', 'serve', 'worlds/not-opened-flags-come-first', ...flags], { encoding: 'utf8', timeout: 60_000 })
     expect(r.status).not.toBe(0)

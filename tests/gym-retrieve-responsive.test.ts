@@ -1,5 +1,5 @@
 // tests/gym-retrieve-responsive: one huge /retrieve never stalls `gym serve` (a real child process on the shared tiny
-// world). The 16,384 x topk 50 batch is refused with a clear 413 under the default bound; with the bound lifted it runs
+// world, --workers 1 and 2). The 16,384 x topk 50 batch is refused with a clear 413 under the default bound; with the bound lifted it runs
 // (searches on a worker thread, serialised a slice at a time) until its answer passes --max-response-bytes, a 413 —
 // and meanwhile /health and another env's steps answer within 100 ms at p99. A batch inside both bounds is answered
 // in full, streamed. Never a 500.
@@ -28,11 +28,12 @@ test('the default bound refuses 16,384 x topk 50 with a 413 naming the bound, be
   }
 })
 
-describe('gym serve under a huge /retrieve', () => {
+// One process, and two workers (there /health asks the other worker for its env count, and steps may be forwarded).
+describe.each(['1', '2'])('gym serve --workers %s under a huge /retrieve', (workers) => {
   let g: GymServeProcess
   beforeAll(async () => {
     const w = await sharedTinyWorld()
-    g = await startGymServe(w.dir, ['--max-retrieve-hits', '1000000', '--max-response-bytes', String(24 << 20), '--search-threads', '1'])
+    g = await startGymServe(w.dir, ['--workers', workers, '--max-retrieve-hits', '1000000', '--max-response-bytes', String(24 << 20), '--search-threads', '1'])
   }, 300_000)
   afterAll(() => g?.stop())
 

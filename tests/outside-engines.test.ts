@@ -1,6 +1,6 @@
 // tests/outside-engines: the Python replicas of Search-R1, verl and AReaL/ASearcher (tests/replicas/engines.py, written
 // from their code with file:line cited there; python3 standard library only) against a real `searchgym gym serve`
-// child process over loopback on the run's real tiny world — a token-protected server reached through the path prefix
+// child process (--workers 2) over loopback on the run's real tiny world — a token-protected server reached through the path prefix
 // each engine's URL setting (or ASearcher's address line) carries, 401 without it; unknown body fields accepted and
 // noted; --max-topk; stale address files of a SIGKILLed server removed at the next start and skipped by readers;
 // ASearcher's stock access branch crashing (TypeError) and the documented patch working.
@@ -38,7 +38,7 @@ describe('outside engines (Python replicas) against a token-protected gym serve'
   beforeAll(async () => {
     const world = await sharedTinyWorld()
     addrDir = mkdtempSync(join(tmpdir(), 'sg-engines-addr-'))
-    s = await startGymServe(world.dir, ['--token', TOKEN, '--address-file', addrDir, '--max-topk', '80'])
+    s = await startGymServe(world.dir, ['--token', TOKEN, '--address-file', addrDir, '--max-topk', '80', '--workers', '2'])
     const qa = (await (await fetch(`${s.url}/v1/qa?limit=5`, { headers: { authorization: `Bearer ${TOKEN}` } })).json()) as { items: { question: string }[] }
     question = qa.items[0].question
   })

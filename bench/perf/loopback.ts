@@ -2,7 +2,7 @@
 // a keep-alive node:http JSON client (lighter than fetch, so the numbers are the server's), percentiles, and the
 // server's resident memory read from /proc. No workload logic here.
 import { spawn, type ChildProcess } from 'node:child_process'
-import { readFileSync } from 'node:fs'
+import { readdirSync, readFileSync } from 'node:fs'
 import { Agent, request } from 'node:http'
 import { openGymWorld } from '../../gym'
 
@@ -82,6 +82,33 @@ export const pct = (xs: number[], p: number): number => {
 export function rssMiB(pid: number): number {
   const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))
   return m ? Number(m[1]) / 1024 : NaN
+}
+
+/** Process ids of pid's children (Linux /proc): the workers of `gym serve --workers N`. */
+export function childPids(pid: number): number[] {
+  const out: number[] = []
+  for (const d of readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue
+    try {
+      // /proc/PID/stat: "pid (comm) state ppid ..."; comm may hold spaces, so read after the last ')'.
+      const st = readFileSync(`/proc/${d}/stat`, 'utf8')
+      if (Number(st.slice(st.lastIndexOf(')') + 2).split(' ')[1]) === pid) out.push(Number(d))
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return out
+}
+
+/** Resident memory of a server and its worker processes together, in MiB. */
+export function treeRssMiB(pid: number): number {
+  return [pid, ...childPids(pid)].reduce((s, p) => {
+    try {
+      return s + rssMiB(p)
+    } catch {
+      return s
+    }
+  }, 0)
 }
 
 /** --name value from argv, or the default. */

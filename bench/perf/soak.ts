@@ -1,12 +1,13 @@
 // bench/perf/soak: a bounded soak of `gym serve` over loopback — N clients (default 64) for S seconds (default 600)
 // mixing env create/step/close, /v1/search and Search-R1 /retrieve batches; reports errors, latency p50/p99 per
 // operation, the server's resident memory at start/end (sampled every 10 s), and open envs at the end.
-// Usage: node bin/run-ts.mjs bench/perf/soak.ts [--seconds 600] [--clients 64] [--world DIR] [--out FILE.json]
+// Usage: node bin/run-ts.mjs bench/perf/soak.ts [--seconds 600] [--clients 64] [--world DIR] [--workers N] [--out FILE.json]
+// --workers N is passed to `gym serve` (default: its own default, one worker per core); RSS is the primary's plus its workers'.
 // --world DIR is required (the paper world for recorded numbers). Draws come from Rng(seed).
 import { writeFileSync } from 'node:fs'
 import { loadavg } from 'node:os'
 import { Rng } from '../../infra/rng'
-import { flag, jsonClient, pct, rssMiB, startGymServe, worldWorkload, type JsonReply } from './loopback'
+import { flag, jsonClient, pct, startGymServe, treeRssMiB, worldWorkload, type JsonReply } from './loopback'
 
 const args = process.argv.slice(2)
 const seconds = Number(flag(args, 'seconds', '600'))
@@ -14,6 +15,7 @@ const clients = Number(flag(args, 'clients', '64'))
 const world = flag(args, 'world')
 const out = flag(args, 'out')
 const seed = Number(flag(args, 'seed', '1'))
+const workers = flag(args, 'workers')
 if (!(seconds > 0) || !Number.isInteger(clients) || clients < 1) {
   process.stderr.write('soak: --seconds must be > 0 and --clients a positive integer\n')
   process.exit(2)
@@ -25,7 +27,7 @@ const errors: { op: Op; what: string }[] = []
 let errorCount = 0
 
 const load = await worldWorkload(world, 'soak')
-const server = await startGymServe({ world: world!, flags: ['--max-envs', '100000'] })
+const server = await startGymServe({ world: world!, flags: ['--max-envs', '100000', ...(workers ? ['--workers', workers] : [])] })
 const http = jsonClient(server.url, clients)
 const { qaIds, words, urls } = load
 
@@ -68,11 +70,11 @@ async function episode(rng: Rng): Promise<void> {
 
 const rss: { t: number; mib: number }[] = []
 const t0 = performance.now()
-const sampleRss = () => rss.push({ t: (performance.now() - t0) / 1000, mib: rssMiB(server.pid) })
+const sampleRss = () => rss.push({ t: (performance.now() - t0) / 1000, mib: treeRssMiB(server.pid) })
 sampleRss()
 const sampler = setInterval(sampleRss, 10_000)
 const end = t0 + seconds * 1000
-console.log(`# soak — ${clients} clients, ${seconds} s, world ${world}, node ${process.version}, load avg ${loadavg().map((x) => x.toFixed(1)).join(' ')}`)
+console.log(`# soak — ${clients} clients, ${seconds} s, world ${world}, workers ${workers ?? 'default'}, node ${process.version}, load avg ${loadavg().map((x) => x.toFixed(1)).join(' ')}`)
 
 await Promise.all(
   Array.from({ length: clients }, async (_, c) => {
@@ -103,6 +105,7 @@ const half = rss.filter((r) => r.t >= wall / 2)
 const slope = half.length >= 2 ? (half[half.length - 1].mib - half[0].mib) / ((half[half.length - 1].t - half[0].t) / 60) : NaN
 const report = {
   clients,
+  workers: workers ?? 'default',
   seconds: +wall.toFixed(1),
   world,
   node: process.version,

@@ -1,7 +1,8 @@
-// gym/cli/serve: `searchgym gym serve DIR [--port P] [--token T] [--host H] [--address-file DIR]` — the gym server over a built world
+// gym/cli/serve: `searchgym gym serve DIR [--port P] [--token T] [--host H] [--workers N] [--address-file DIR]` — the gym server over a built world
 // (tests serve a real tiny world: `searchgym world build --preset tiny` takes seconds); runs until SIGINT/SIGTERM. Every limit flag is range-checked before anything
 // starts: a server that would refuse or expire everything is a one-line error instead.
 import { availableParallelism } from 'node:os'
+import { basename, resolve } from 'node:path'
 import type { ArgumentsCamelCase } from 'yargs'
 import { announceStop, handler, type Command } from '../../infra/cli-util'
 import { showValue } from '../../infra/show-value'
@@ -10,7 +11,13 @@ import { ENGINE_NAMES, type EngineName } from '../../world'
 import { openGymWorld } from '../open-gym-world'
 import { removeAddressFile, removeStaleAddressFiles, writeAddressFile } from '../address-file'
 import { pathPrefixFor } from '../path-token'
-import { DEFAULT_SERVER_OPTIONS, SERVER_OPTION_RANGES, startGymServer } from '../server'
+import { DEFAULT_SERVER_OPTIONS, SERVER_OPTION_RANGES, startGymServer, statusOf, type SessionsFactory } from '../server'
+import { ClusterEnvSessions, workerMaxEnvs } from '../cluster-sessions'
+import { LocalEnvSessions } from '../env-sessions'
+import { listenPeers } from '../worker-peers'
+import { joinPrimary, reportStartFailure, startWorkers, workerPlan } from './serve-workers'
+import { oneLine } from '../../infra/errors'
+import type { ClusterPlan } from '../cluster-sessions'
 
 interface ServeArgs {
   dir?: string
@@ -32,6 +39,7 @@ interface ServeArgs {
   searchThreads?: number
   maxRetrieveHits: number
   maxResponseBytes: number
+  workers?: number
 }
 
 /** A flag's value must be an integer in [lo, hi] (yargs turns `--port abc` into NaN). */
@@ -85,7 +93,11 @@ export const serveCommand: Command = {
       .option('max-response-bytes', { type: 'number', default: DEFAULT_SERVER_OPTIONS.maxResponseBytes, describe: '/retrieve: largest answer in bytes (413 above)' })
       .option('search-threads', {
         type: 'number',
-        describe: '/retrieve: worker threads searching batches off the event loop, each with its own index (default: cores - 1, 1 to 4; 0: none)',
+        describe: '/retrieve: threads searching batches off the event loop, each with its own index (default: cores - 1, 1 to 4, with --workers 1; 1 per worker otherwise; 0: none)',
+      })
+      .option('workers', {
+        type: 'number',
+        describe: 'worker processes answering on the one port, each over the read-only world; an env lives in the worker that built it and its steps are routed there (default: the machine\'s cores; 1: one process)',
       })
       .option('max-body-bytes', { type: 'number', default: DEFAULT_SERVER_OPTIONS.maxBodyBytes, describe: 'largest request body' })
       .option('engine', { type: 'string', choices: [...ENGINE_NAMES], describe: 'search engine (default: the one the world was verified with)' })
@@ -102,10 +114,12 @@ export const serveCommand: Command = {
           'folder for an AReaL/ASearcher address file Host<ip>_IP<port>.txt (its $RAG_SERVER_ADDR_DIR); removed on exit; files of dead servers there are removed at start; with --token the line carries /t/TOKEN',
       })
       .example('searchgym gym serve worlds/paper --port 8000', 'envs, /v1/search, /v1/access, Search-R1 /retrieve on http://127.0.0.1:8000')
+      .example('searchgym gym serve worlds/paper --workers 2', 'two worker processes on one port (default: one per core); /health lists them')
       .example('SEARCHGYM_TOKEN=secret searchgym gym serve worlds/paper --host 0.0.0.0', 'every interface, bearer token required'),
   handler: handler(async (raw: ArgumentsCamelCase) => {
     const a = raw as unknown as ServeArgs
     if (!a.dir) throw new GymError('cli.missing_dir', 'give a world folder: searchgym gym serve worlds/NAME (a tiny one: searchgym world build --preset tiny --out worlds/tiny)')
+    const dir = a.dir
     const port = intFlag('port', a.port, 0, 65535)
     if (typeof a.host !== 'string' || a.host.trim() === '') throw new GymError('cli.bad_flag', '--host must be a host name or address, e.g. 127.0.0.1')
     const maxEnvs = intFlag('max-envs', a.maxEnvs, ...range('maxEnvs'))
@@ -119,43 +133,101 @@ export const serveCommand: Command = {
     const maxTopK = intFlag('max-topk', a.maxTopk, ...range('maxTopK'))
     const maxRetrieveHits = intFlag('max-retrieve-hits', a.maxRetrieveHits, ...range('maxRetrieveHits'))
     const maxResponseBytes = intFlag('max-response-bytes', a.maxResponseBytes, ...range('maxResponseBytes'))
-    const searchThreads = a.searchThreads === undefined ? Math.max(1, Math.min(4, availableParallelism() - 1)) : intFlag('search-threads', a.searchThreads, 0, 64)
+    const workers = a.workers === undefined ? availableParallelism() : intFlag('workers', a.workers, 1, 256)
+    const plan = workerPlan()
+    // Each worker keeps one search thread for big /retrieve batches by default: the workers already fill the cores.
+    const defaultThreads = workers > 1 ? 1 : Math.max(1, Math.min(4, availableParallelism() - 1))
+    const searchThreads = a.searchThreads === undefined ? defaultThreads : intFlag('search-threads', a.searchThreads, 0, 64)
     if (a.addressFile !== undefined && (typeof a.addressFile !== 'string' || a.addressFile.trim() === ''))
       throw new GymError('cli.bad_flag', '--address-file must be a folder, e.g. --address-file $RAG_SERVER_ADDR_DIR')
     const allowHosts = (a.allowHost ?? []).map(String)
     if (allowHosts.some((h) => h.trim() === '' || /[\s/]/.test(h.trim())))
       throw new GymError('cli.bad_flag', '--allow-host must be a host name or address without scheme or path, e.g. --allow-host gpu-node-3')
-    const world = await openGymWorld(a.dir, { engine: a.engine as EngineName | undefined, embedder: a.embedder, allowEngineMismatch: a.allowEngineMismatch, searchThreads })
     const token = a.token ?? process.env.SEARCHGYM_TOKEN ?? ''
-    const s = await startGymServer(world, {
-      host: a.host,
-      port,
-      token,
-      maxTopK,
-      retrieveUnit: a.retrieveUnit === 'passage' ? 'passage' : 'page',
-      maxEnvs,
-      envIdleMs: Math.round(idle * 1000),
-      maxBatchQueries,
-      maxQueryChars,
-      maxBodyBytes,
-      maxRetrieveHits,
-      maxResponseBytes,
-      allowHosts,
+    const log = (line: string) => process.stderr.write(`searchgym gym serve: ${line}\n`)
+    const writeAddress = (port: number): string | undefined => {
+      if (!a.addressFile) return undefined
+      for (const st of removeStaleAddressFiles(a.addressFile)) log(`removed the stale address file ${st.path} (its server, pid ${st.pid}, no longer runs)`)
+      return writeAddressFile(a.addressFile, a.host, port, token ? pathPrefixFor(token) : '')
+    }
+
+    if (workers > 1 && !plan) {
+      // The primary: no world of its own; the workers open it.
+      const p = await startWorkers(workers, log)
+      let addressFile: string | undefined
+      try {
+        addressFile = writeAddress(p.ready.port)
+      } catch (e) {
+        await p.stop()
+        throw e
+      }
+      if (addressFile) process.once('exit', () => removeAddressFile(addressFile))
+      const r = p.ready
+      log(`${basename(resolve(dir))} (${r.qa} QA, ${workers} workers, ${r.searchThreads} search threads each${a.retrieveUnit === 'passage' ? ', /retrieve serves passages' : ''}) on ${r.url}${addressFile ? ` (address file ${addressFile})` : ''}`)
+      announceStop('searchgym gym serve')
+      const stop = async () => {
+        if (addressFile) removeAddressFile(addressFile)
+        await p.stop()
+        process.exit(0)
+      }
+      process.once('SIGINT', stop)
+      process.once('SIGTERM', stop)
+      await new Promise(() => {})
+    }
+
+    const opened = await startOrReport(plan, async () => {
+      const world = await openGymWorld(dir, { engine: a.engine as EngineName | undefined, embedder: a.embedder, allowEngineMismatch: a.allowEngineMismatch, searchThreads })
+      let cluster: ClusterEnvSessions | undefined
+      const sessions: SessionsFactory | undefined = plan
+        ? (w, o, envDefaults) => {
+            const local = new LocalEnvSessions(w, envDefaults, workerMaxEnvs(o.maxEnvs, plan.index, plan.count), o.envIdleMs, `env_w${plan.index}_`)
+            cluster = new ClusterEnvSessions(w, local, plan)
+            return { sessions: cluster, registry: local.registry }
+          }
+        : undefined
+      const s = await startGymServer(world, {
+        host: a.host,
+        port,
+        token,
+        maxTopK,
+        retrieveUnit: a.retrieveUnit === 'passage' ? 'passage' : 'page',
+        maxEnvs,
+        envIdleMs: Math.round(idle * 1000),
+        maxBatchQueries,
+        maxQueryChars,
+        maxBodyBytes,
+        maxRetrieveHits,
+        maxResponseBytes,
+        allowHosts,
+        sessions,
+      })
+      return { world, s, cluster }
     })
+    const { world, s, cluster } = opened
+    if (plan && cluster) {
+      const cs = cluster
+      const peers = await listenPeers(plan.socketPath(plan.index), (h, p) => cs.serve(h, p), (e) => ({ ...statusOf(e), param: null }))
+      const stop = async () => {
+        peers.close()
+        await s.close()
+        await world.close()
+        process.exit(0)
+      }
+      process.once('SIGINT', stop)
+      process.once('SIGTERM', stop)
+      joinPrimary({ index: plan.index, url: s.url, port: s.port, qa: world.listQa().length, searchThreads: world.searchThreads }, (i) => cs.markDead(i))
+      await new Promise(() => {})
+    }
     let addressFile: string | undefined
     try {
-      if (a.addressFile) {
-        for (const st of removeStaleAddressFiles(a.addressFile))
-          process.stderr.write(`searchgym gym serve: removed the stale address file ${st.path} (its server, pid ${st.pid}, no longer runs)\n`)
-        addressFile = writeAddressFile(a.addressFile, a.host, s.port, token ? pathPrefixFor(token) : '')
-      }
+      addressFile = writeAddress(s.port)
     } catch (e) {
       await s.close()
       await world.close()
       throw e
     }
     if (addressFile) process.once('exit', () => removeAddressFile(addressFile))
-    process.stderr.write(`searchgym gym serve: ${world.name} (${world.listQa().length} QA, ${world.searchThreads} search threads${a.retrieveUnit === 'passage' ? ', /retrieve serves passages' : ''}) on ${s.url}${addressFile ? ` (address file ${addressFile})` : ''}\n`)
+    log(`${world.name} (${world.listQa().length} QA, ${world.searchThreads} search threads${a.retrieveUnit === 'passage' ? ', /retrieve serves passages' : ''}) on ${s.url}${addressFile ? ` (address file ${addressFile})` : ''}`)
     announceStop('searchgym gym serve')
     const stop = async () => {
       if (addressFile) removeAddressFile(addressFile)
@@ -167,4 +239,14 @@ export const serveCommand: Command = {
     process.once('SIGTERM', stop)
     await new Promise(() => {})
   }),
+}
+
+/** Run a worker's start; a failure goes to the primary as its one line (not printed by every worker). */
+async function startOrReport<T>(plan: ClusterPlan | undefined, start: () => Promise<T>): Promise<T> {
+  if (!plan) return start()
+  try {
+    return await start()
+  } catch (e) {
+    return reportStartFailure(plan.index, oneLine(e))
+  }
 }

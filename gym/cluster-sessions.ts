@@ -1,0 +1,157 @@
+// gym/cluster-sessions: env sessions spread over the `gym serve --workers N` processes. Every worker answers HTTP on
+// the shared port; an env lives in the worker that built it, whose index its id carries (env_w2_...). A step for
+// another worker's env is forwarded to its owner over gym/worker-peers (one framed call on a Unix socket; the answer
+// is JSON text passed through untouched); a step for a local env runs here. Creates go round-robin over the live
+// workers, so envs spread whatever connection they arrive on. A worker known to have exited answers 503
+// env.worker_down for its envs. Knows nothing of HTTP routes or of how the processes were started.
+import { GymError } from '../infra/errors'
+import { HttpError, type HttpStatus } from '../infra/http/errors'
+import type { Qa } from '../world'
+import { LocalEnvSessions, type CreatedEnv, type EnvSessions, type WorkerHealth } from './env-sessions'
+import type { AssistantAction } from './types'
+import type { GymWorld } from './world-view'
+import { PeerDownError, PeerLink, type PeerFailure, type PeerHead } from './worker-peers'
+
+type Json = Record<string, unknown>
+
+/** How long /health waits for another worker's env count. */
+export const HEALTH_PEER_TIMEOUT_MS = 500
+
+/** The worker index an env id names, or undefined for an id of no worker. */
+export function ownerOf(id: string): number | undefined {
+  const m = /^env_w(\d{1,4})_/.exec(id)
+  return m ? Number(m[1]) : undefined
+}
+
+/** Env slots of worker `index` of `count` when the server holds at most `maxEnvs` (they add up to maxEnvs exactly). */
+export function workerMaxEnvs(maxEnvs: number, index: number, count: number): number {
+  return Math.floor(maxEnvs / count) + (index < maxEnvs % count ? 1 : 0)
+}
+
+export interface ClusterPlan {
+  /** This worker's index in [0, count). */
+  index: number
+  count: number
+  /** Unix socket path of worker i's peer channel. */
+  socketPath(i: number): string
+}
+
+export class ClusterEnvSessions implements EnvSessions {
+  readonly local: LocalEnvSessions
+  private readonly peers: (PeerLink | undefined)[]
+  private readonly pids: (number | null)[]
+  private turn = 0
+
+  constructor(
+    private readonly world: GymWorld,
+    local: LocalEnvSessions,
+    private readonly plan: ClusterPlan,
+  ) {
+    this.local = local
+    this.peers = Array.from({ length: plan.count }, (_, i) => (i === plan.index ? undefined : new PeerLink(plan.socketPath(i), `worker ${i}`)))
+    this.pids = Array.from({ length: plan.count }, (_, i) => (i === plan.index ? process.pid : null))
+  }
+
+  /** The primary said worker i exited: its envs are gone, calls to it fail at once. */
+  markDead(i: number): void {
+    const p = this.peers[i]
+    if (!p) return
+    p.dead = true
+    p.close()
+  }
+
+  /** Answer a peer's forwarded call (the worker's peer channel handler). */
+  async serve(head: PeerHead, payload: string): Promise<string> {
+    switch (head.op) {
+      case 'create': {
+        const qa = this.world.qa(String(head.qaId))
+        if (!qa) throw new HttpError(404, 'qa.not_found', `no QA with id ${JSON.stringify(String(head.qaId).slice(0, 100))}`)
+        return JSON.stringify(await this.local.create(qa, JSON.parse(payload) as Json))
+      }
+      case 'step':
+        return this.local.step(String(head.id), JSON.parse(payload) as AssistantAction | string)
+      case 'close':
+        return this.local.close(String(head.id))
+      case 'health':
+        return JSON.stringify({ pid: process.pid, envs: this.local.registry.size })
+      default:
+        throw new GymError('server.peer_op', `unknown peer call ${String(head.op)}`)
+    }
+  }
+
+  async create(qa: Qa, overrides: Json): Promise<CreatedEnv> {
+    this.local.resolve(overrides) // a bad option is this request's 400, before any worker is asked
+    let last: unknown
+    for (let k = 0; k < this.plan.count; k++) {
+      const w = (this.plan.index + this.turn + k) % this.plan.count
+      const p = this.peers[w]
+      if (p?.dead) continue
+      try {
+        const made = p ? (JSON.parse(await this.forward(w, { op: 'create', qaId: qa.id }, JSON.stringify(overrides))) as CreatedEnv) : await this.local.create(qa, overrides)
+        this.turn = (this.turn + k + 1) % this.plan.count
+        return made
+      } catch (e) {
+        // A full or just-exited worker: try the next one.
+        if (!isRetryable(e)) throw e
+        last = e
+      }
+    }
+    if (last) throw last
+    throw new HttpError(503, 'env.worker_down', 'no live worker to create the env on')
+  }
+
+  step(id: string, action: AssistantAction | string): Promise<string> {
+    const w = ownerOf(id)
+    if (w === undefined || w === this.plan.index || w >= this.plan.count) return this.local.step(id, action)
+    return this.forward(w, { op: 'step', id }, JSON.stringify(action))
+  }
+
+  close(id: string): Promise<string> {
+    const w = ownerOf(id)
+    if (w === undefined || w === this.plan.index || w >= this.plan.count) return this.local.close(id)
+    return this.forward(w, { op: 'close', id })
+  }
+
+  async health(): Promise<{ envs: number; workers: { count: number; alive: number; list: WorkerHealth[] } }> {
+    const list = await Promise.all(
+      this.peers.map(async (p, i): Promise<WorkerHealth> => {
+        if (!p) return { index: i, pid: process.pid, alive: true, envs: this.local.registry.size }
+        if (p.dead) return { index: i, pid: this.pids[i], alive: false, envs: null }
+        try {
+          const h = JSON.parse(await p.call({ op: 'health' }, '', HEALTH_PEER_TIMEOUT_MS)) as { pid: number; envs: number }
+          this.pids[i] = h.pid
+          return { index: i, pid: h.pid, alive: true, envs: h.envs }
+        } catch {
+          // Slow but not known dead (the primary reports exits): alive, count unknown.
+          return { index: i, pid: this.pids[i], alive: !p.dead, envs: null }
+        }
+      }),
+    )
+    return {
+      envs: list.reduce((s, w) => s + (w.envs ?? 0), 0),
+      workers: { count: this.plan.count, alive: list.filter((w) => w.alive).length, list },
+    }
+  }
+
+  private async forward(w: number, head: PeerHead, payload = ''): Promise<string> {
+    try {
+      return await this.peers[w]!.call(head, payload)
+    } catch (e) {
+      if (e instanceof PeerDownError)
+        throw new HttpError(503, 'env.worker_down', `worker ${w} (which holds this env) is not running (${e.message}); its envs are lost — create new ones`)
+      const f = (e as { failure?: PeerFailure }).failure
+      if (f) throw new HttpError(f.status as HttpStatus, f.code, f.message, f.param)
+      throw e
+    }
+  }
+
+  dispose(): void {
+    for (const p of this.peers) p?.close()
+    this.local.dispose()
+  }
+}
+
+function isRetryable(e: unknown): boolean {
+  if (e instanceof HttpError) return e.code === 'env.limit' || e.code === 'env.worker_down'
+  return e instanceof GymError && e.code === 'env.limit'
+}

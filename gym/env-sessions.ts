@@ -1,0 +1,101 @@
+// gym/env-sessions: where the gym server's env sessions live. The routes create, step and close envs through
+// EnvSessions; LocalEnvSessions keeps them in this process (EnvRegistry + makeEnv), gym/cluster-sessions routes them
+// between `gym serve --workers N` processes. Step and close answer JSON text, so a forwarded answer is never re-parsed.
+// Knows nothing of HTTP.
+import { HttpError } from '../infra/http/errors'
+import type { Qa } from '../world'
+import type { AssistantAction, Observation } from './types'
+import type { FunctionSchema } from './protocol/tools'
+import type { GymWorld } from './world-view'
+import { EnvRegistry } from './env-registry'
+import { makeEnv, resolveGymOptions, type GymOptions } from './make-env'
+
+type Json = Record<string, unknown>
+
+export interface CreatedEnv {
+  envId: string
+  observation: Observation
+  tools: FunctionSchema[]
+}
+
+/** One worker's line in /health (gym serve --workers N). */
+export interface WorkerHealth {
+  index: number
+  pid: number | null
+  /** false once the worker process has exited (its envs answer 503 env.worker_down). */
+  alive: boolean
+  /** Open envs; null when the worker did not answer in time. */
+  envs: number | null
+}
+
+export interface EnvSessions {
+  /** Build an env for qa with the request's option overrides (over the server's defaults); the id names its owner. */
+  create(qa: Qa, overrides: Json): Promise<CreatedEnv>
+  /** The StepResult of one action, as JSON text. */
+  step(id: string, action: AssistantAction | string): Promise<string>
+  /** `{"closed":true,"stats":...}` as JSON text; throws env.not_found (404) when no such env is open. */
+  close(id: string): Promise<string>
+  /** Open envs in all workers, and the workers when there are several. */
+  health(): Promise<{ envs: number; workers?: { count: number; alive: number; list: WorkerHealth[] } }>
+  dispose(): void
+}
+
+/** Two-level merge of env option overrides (budgets, faults are objects) over the server's defaults. */
+export function mergeOverrides(base: GymOptions, over: Json): Json {
+  const out: Json = { ...base }
+  for (const [k, v] of Object.entries(over)) {
+    if (!Object.hasOwn(base, k))
+      throw new HttpError(400, 'config.unknown_key', `unknown env option ${JSON.stringify(k.slice(0, 60))}; known: ${Object.keys(base).join(', ')}`)
+    const cur = (base as unknown as Json)[k]
+    out[k] = typeof cur === 'object' && cur !== null && typeof v === 'object' && v !== null && !Array.isArray(v) ? { ...cur, ...v } : v
+  }
+  return out
+}
+
+/** The envs of this process. */
+export class LocalEnvSessions implements EnvSessions {
+  readonly registry: EnvRegistry
+
+  constructor(
+    private readonly world: GymWorld,
+    private readonly envDefaults: GymOptions,
+    maxEnvs: number,
+    idleMs: number,
+    idPrefix = 'env_',
+  ) {
+    this.registry = new EnvRegistry(maxEnvs, idleMs, undefined, idPrefix)
+  }
+
+  /** The resolved options of a create request (throws the caller's 400 before any work). */
+  resolve(overrides: Json): GymOptions {
+    return resolveGymOptions(mergeOverrides(this.envDefaults, overrides))
+  }
+
+  async create(qa: Qa, overrides: Json): Promise<CreatedEnv> {
+    const merged = this.resolve(overrides)
+    // Everything that can fail on the request's input runs before the env takes a slot: a refused create never
+    // holds one (the slot is only taken once the first observation exists).
+    this.registry.checkCapacity()
+    const env = makeEnv(this.world, qa, merged)
+    const observation = await env.initialObservation()
+    return { envId: this.registry.add(env), observation, tools: env.tools }
+  }
+
+  async step(id: string, action: AssistantAction | string): Promise<string> {
+    return JSON.stringify(await this.registry.use(id, (env) => env.step(action)))
+  }
+
+  async close(id: string): Promise<string> {
+    const env = this.registry.close(id)
+    if (!env) throw new HttpError(404, 'env.not_found', 'no open env with this id')
+    return JSON.stringify({ closed: true, stats: env.stats() })
+  }
+
+  async health(): Promise<{ envs: number }> {
+    return { envs: this.registry.size }
+  }
+
+  dispose(): void {
+    this.registry.dispose()
+  }
+}
