@@ -18,6 +18,8 @@ it('the shipped experiment files resolve; the paper ablation has the five arms, 
   // One run's GRPO config: the arm's reward and Access, the seed, the experiment's protocol and gym.
   const c = trainConfigOf(paper, 2, paper.arms[4])
   expect([c.seed, c.protocol, c.gym.access, c.gym.reward, c.steps]).toEqual([2, 'search-r1', false, 'f1', 100])
+  // The update measured better per CPU-hour (bench/RESULTS.md, issue 34): PPO mini-batches × epochs.
+  expect([c.ppoMiniBatch, c.ppoEpochs]).toEqual([32, 2])
 })
 
 it('bad files: unknown keys (top level, arm, train config), overlapping seeds, unknown presets and rewards — one line each', () => {
