@@ -165,6 +165,8 @@ maybe('searchgym view in headless Chromium', () => {
       await open('#/run/oracle-bench?outcome=wrong', '[data-testid=page-info]')
       expect(await text('[data-testid=page-info]')).toBe('nothing matches')
       await open('#/run/two-step-train', '[data-testid=no-trajectories]')
+      // The curves above the list arrive on their own request (the page is ready before them).
+      await page.waitForSelector('[data-testid=curves][data-complete=true] svg[data-curve=rewardMean]', { timeout: 60_000 })
       expect(await text('[data-testid=curves]')).toContain('reward')
       await shot('train-run')
 
