@@ -163,7 +163,7 @@ export const serveCommand: Command = {
       }
       if (addressFile) process.once('exit', () => removeAddressFile(addressFile))
       const r = p.ready
-      log(`${basename(resolve(dir))} (${r.qa} QA, ${workers} workers, ${r.searchThreads} search threads each${a.retrieveUnit === 'passage' ? ', /retrieve serves passages' : ''}) on ${r.url}${addressFile ? ` (address file ${addressFile})` : ''}`)
+      log(`${basename(resolve(dir))} (${r.qa} QA, ${workers} workers, ${r.searchThreads} search thread${r.searchThreads === 1 ? '' : 's'} each${a.retrieveUnit === 'passage' ? ', /retrieve serves passages' : ''}) on ${r.url}${addressFile ? ` (address file ${addressFile})` : ''}`)
       announceStop('searchgym gym serve')
       const stop = async () => {
         if (addressFile) removeAddressFile(addressFile)
