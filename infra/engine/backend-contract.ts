@@ -219,6 +219,20 @@ export function runBackendContract(opts: ContractOptions): void {
       expectGrad(finiteDifferenceCheck((xx) => host(be.linear(be.fromHost(xx, [N, K]), W)), x, R, host(plain.dx), rng))
     })
 
+    test('linear weight gradient (dyᵀ x) matches finite differences; accumulates into a given tensor', () => {
+      const rng = new Rng(31)
+      const N = 5, K = 6, M = 4
+      const x = randn(rng, N * K), w = randn(rng, M * K, 0.5), R = randn(rng, N * M)
+      const X = be.fromHost(x, [N, K])
+      const dw = be.linearWeightGrad(X, be.fromHost(R, [N, M]))
+      expect(dw.shape).toEqual([M, K])
+      expectGrad(finiteDifferenceCheck((ww) => host(be.linear(X, be.fromHost(ww, [M, K]))), w, R, host(dw), rng, { samples: M * K }))
+      const acc = be.fromHost(new Float32Array(M * K).fill(0.5), [M, K])
+      const back = be.linearWeightGrad(X, be.fromHost(R, [N, M]), acc)
+      expect(back).toBe(acc)
+      expectClose(host(acc), Array.from(host(dw), (v) => v + 0.5))
+    })
+
     test('embedding forward gathers rows; backward scatter-adds (repeated ids)', () => {
       const rng = new Rng(4)
       const V = 7, C = 3

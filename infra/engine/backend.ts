@@ -12,6 +12,7 @@
 //   elementwise add addInPlace scaleInPlace fillZero sumSquares(f64) adamwStep
 //   embedding   table [V,C], ids [N] → [N,C]                       → embeddingBackward dtable [V,C]
 //   linear      x [N,K], w [M,K], bias [M]?, LoRA A [r,K] B [M,r]  → linearBackward dx, dA, dB (w frozen)
+//                                                                   → linearWeightGrad dw [M,K] = dyᵀ x (full-weight training)
 //   mergeLora   w + scale·B·A
 //   rmsnorm     x [N,C], w [C]                                     → rmsnormBackward dx, dw
 //   rope        x [N,H,D], positions [N]                           → ropeBackward
@@ -180,6 +181,9 @@ export interface Backend {
   linear(x: Tensor, w: Tensor, bias?: Tensor, lora?: LoraOperand): Tensor
   /** Gradients for a frozen w (and bias): dx [N,K], and dA [r,K], dB [M,r] when lora is given. */
   linearBackward(x: Tensor, w: Tensor, dy: Tensor, lora?: LoraOperand): { dx: Tensor; dA?: Tensor; dB?: Tensor }
+  /** The weight's gradient of a linear, dyᵀ x: x [N,K], dy [N,M] → [M,K]. With `into` ([M,K], f32) it is added there
+   *  in place and `into` is returned (gradient accumulation without a temporary). Full-weight training only. */
+  linearWeightGrad(x: Tensor, dy: Tensor, into?: Tensor): Tensor
   /** w + scale · B A (a merged weight; w unchanged). */
   mergeLora(w: Tensor, lora: LoraOperand): Tensor
 

@@ -1,6 +1,7 @@
-// infra/engine/learner: the Tinker-style learning API over a frozen base model with a LoRA adapter:
-// computeLogprobs, forwardBackward(datums, loss) accumulating LoRA gradients, optimStep (AdamW), sample, and
-// adapter / optimizer state save + load (PEFT format). Log-probs can be taken at a temperature T (logits / T, the
+// infra/engine/learner: the Tinker-style learning API over a frozen base model with a LoRA adapter, or over every
+// weight (trainable 'full': pretraining from scratch, full fine-tuning): computeLogprobs, forwardBackward(datums, loss)
+// accumulating gradients (the output head only at rows the loss reads), optimStep (AdamW), sample, and
+// adapter / model / optimizer state save + load (PEFT format for adapters). Log-probs can be taken at a temperature T (logits / T, the
 // sampling policy's own numbers) and the KL reference is either the base model or the frozen adapter the learner
 // started with (a copy taken at construction). It does not know about envs, rewards or advantages.
 // Shapes: a Datum is one sequence of T aligned positions (input token t predicts target token t).
@@ -11,7 +12,7 @@ import { Rng } from '../rng'
 import type { Tensor } from './backend'
 import { type LoraConfig, LORA_TARGETS, LoraAdapter, createLoraAdapter, loadLoraAdapter, saveLoraAdapter } from './lora'
 import { type LossConfig, tokenLoss } from './losses'
-import { type CausalLM, backward, forward, loadModel, logits, targetLogprobs, targetLogprobsBackward } from './model'
+import { type CausalLM, backward, forward, headWeightName, loadModel, logits, saveModel, targetLogprobs, targetLogprobsBackward, weightParams, weightsToTensors } from './model'
 import { AdamW, type OptimParams } from './optimizer'
 import { type SampledSequence, type SamplingParams, generate, generateBatch } from './sample'
 
@@ -51,7 +52,15 @@ export interface LearnerOptions {
   baseModelNameOrPath?: string
   /** Rows per forward/backward pass; datums are packed up to this many tokens (default 4096). */
   maxTokensPerPass?: number
+  /** What is trained: 'lora' (default: a LoRA adapter on the frozen base) or 'full' (every base weight — embedding,
+   *  norms, attention, MLP, head — and no adapter: pretraining and full fine-tuning; the weights must be float32). */
+  trainable?: Trainable
 }
+
+export type Trainable = 'lora' | 'full'
+
+/** Rows of the output head per chunk in full-weight training (its logits [rows, V] are held for the backward). */
+const HEAD_CHUNK_ROWS = 512
 
 /** Which policy the k3 KL is taken to: 'start' — the adapter the learner was constructed with, frozen (a fresh
  *  adapter has B = 0, so this equals the base there); 'base' — the base model with the adapter off. */
@@ -68,6 +77,7 @@ export const DEFAULT_LORA: LoraConfig = { rank: 32, alpha: 64, targets: [...LORA
 
 export class Learner {
   readonly optimizer: AdamW
+  readonly trainable: Trainable
   private grads = new Map<string, Tensor>()
   private readonly baseName: string
   private readonly maxTokens: number
@@ -78,7 +88,12 @@ export class Learner {
     readonly model: CausalLM,
     opts: LearnerOptions = {},
   ) {
-    if (!model.adapter)
+    this.trainable = opts.trainable ?? 'lora'
+    if (this.trainable === 'full') {
+      if (model.adapter) throw new EngineError('engine.trainable', 'full-weight training takes a model without an adapter (merge it first: model.mergeAdapter)')
+      for (const p of weightParams(model))
+        if (p.tensor.dtype === 'bf16') throw new EngineError('engine.trainable', `full-weight training needs float32 weights; ${p.name} is bf16 (load with weightDtype f32)`)
+    } else if (!model.adapter)
       model.adapter = createLoraAdapter(model.backend, model.config, opts.lora ?? DEFAULT_LORA, Rng.derive(opts.seed ?? 0, 'lora-init'))
     else this.startAdapter = cloneAdapter(model)
     this.optimizer = new AdamW(model.backend)
@@ -117,62 +132,82 @@ export class Learner {
   }
 
   /** Log-probs of each datum's targets (no gradients) at temperature T; useLora false gives the base model, reference
-   *  a KL reference policy. */
-  targetLogprobs(datums: readonly Datum[], opts: { useLora?: boolean; temperature?: number; reference?: KlReference } = {}): number[][] {
+   *  a KL reference policy. With maskedOnly, only positions whose mask is non-zero are computed (the head runs on those
+   *  rows alone; a datum without a mask counts as all ones); the others are NaN. */
+  targetLogprobs(datums: readonly Datum[], opts: { useLora?: boolean; temperature?: number; reference?: KlReference; maskedOnly?: boolean } = {}): number[][] {
     const out: number[][] = []
+    const be = this.model.backend
     const fo = opts.reference ? this.referenceForward(opts.reference) : { useLora: opts.useLora ?? true }
     for (const pack of this.packs(datums)) {
+      const sel = opts.maskedOnly ? selectedRows(pack) : allRows(pack)
+      if (sel.rows.length === 0) {
+        for (const d of pack) out.push(new Array<number>(d.targetTokens.length).fill(NaN))
+        continue
+      }
       const f = forward(this.model, pack.map((d) => ({ tokens: d.inputTokens })), fo)
       temper(this.model, f.hidden, opts.temperature)
-      const lp = targetLogprobs(this.model, f.hidden, Int32Array.from(pack.flatMap((d) => d.targetTokens)))
-      this.model.backend.release(f.hidden)
-      let o = 0
-      for (const d of pack) {
-        out.push(Array.from(lp.subarray(o, o + d.targetTokens.length)))
-        o += d.targetTokens.length
-      }
+      const h = sel.all ? f.hidden : be.embedding(f.hidden, sel.rows)
+      const lp = targetLogprobs(this.model, h, sel.targets)
+      if (h !== f.hidden) be.release(h)
+      be.release(f.hidden)
+      out.push(...spreadRows(pack, sel, lp))
     }
     return out
   }
 
-  /** Forward and backward over the datums; LoRA gradients accumulate until optimStep (or zeroGrad). Log-probs (the
-   *  current policy's and the reference's) are taken at opts.temperature; the KL is to opts.klReference. */
+  /** Forward and backward over the datums; gradients (LoRA, or every weight when trainable is 'full') accumulate until
+   *  optimStep (or zeroGrad). Log-probs (the current policy's and the reference's) are taken at opts.temperature; the
+   *  KL is to opts.klReference. The output head runs only at positions whose mask is non-zero (the loss reads nothing
+   *  else: a prompt or tool-result row's dL/dlogp is 0); a pack whose masks are all 0 runs no forward at all. */
   forwardBackward(datums: readonly Datum[], loss: LossConfig, opts: PolicyOptions = {}): ForwardBackwardResult {
     datums.forEach((d, i) => validateDatum(d, i, loss))
     const T = checkTemperature(opts.temperature)
     const reference = opts.klReference ?? 'start'
     const needRef = (loss.klBeta ?? 0) > 0 && loss.name !== 'cross_entropy'
+    if (needRef && this.trainable === 'full')
+      throw new EngineError('engine.trainable', 'a KL penalty needs a frozen reference policy; full-weight training keeps none (use klBeta 0, or LoRA)')
+    const be = this.model.backend
     const result: ForwardBackwardResult = { loss: 0, logprobs: [], metrics: { tokens: 0, meanRatio: 0, clipFraction: 0, meanKl: 0 } }
     let ratioSum = 0, clippedCount = 0, klSum = 0
     for (const pack of this.packs(datums)) {
-      const targets = Int32Array.from(pack.flatMap((d) => d.targetTokens))
-      const ref = needRef ? this.targetLogprobs(pack, { reference, temperature: T }) : undefined
+      const sel = selectedRows(pack)
+      if (sel.rows.length === 0) {
+        for (const d of pack) result.logprobs.push(new Array<number>(d.targetTokens.length).fill(NaN))
+        continue
+      }
+      const ref = needRef ? this.targetLogprobs(pack, { reference, temperature: T, maskedOnly: true }) : undefined
       const f = forward(this.model, pack.map((d) => ({ tokens: d.inputTokens })), { keepTape: true })
       // Logits / T = head(hidden / T): the hidden rows are scaled in place (backward reads the tape, not f.hidden).
       temper(this.model, f.hidden, T)
-      const lp = targetLogprobs(this.model, f.hidden, targets)
+      const h = sel.all ? f.hidden : be.embedding(f.hidden, sel.rows)
+      const head = this.headForward(h, sel.targets)
+      const lp = head.logprobs
       const dlogp = new Float32Array(lp.length)
+      const perDatum = spreadRows(pack, sel, lp)
       let o = 0
       pack.forEach((d, di) => {
-        const T = d.targetTokens.length
-        for (let t = 0; t < T; t++) {
-          const tl = datumTokenGrad(d, t, lp[o + t], loss, ref?.[di][t])
+        const dlp = perDatum[di]
+        for (let t = 0; t < d.targetTokens.length; t++) {
+          const tl = datumTokenGrad(d, t, dlp[t], loss, ref?.[di][t])
           if (!tl) continue
           result.loss += tl.loss
-          dlogp[o + t] = tl.dlogp
+          dlogp[o++] = tl.dlogp
           result.metrics.tokens++
           ratioSum += tl.ratio
           if (tl.clipped) clippedCount++
           klSum += tl.kl
         }
-        result.logprobs.push(Array.from(lp.subarray(o, o + T)))
-        o += T
+        result.logprobs.push(dlp)
       })
-      const dHidden = targetLogprobsBackward(this.model, f.hidden, targets, dlogp)
+      const dh = head.backward(dlogp)
+      if (h !== f.hidden) be.release(h)
+      // Rows the head did not see get dL/dhidden = 0 (the scatter of the selected rows' gradients).
+      const dHidden = sel.all ? dh : be.embeddingBackward(dh, sel.rows, f.hidden.shape[0])
+      if (dHidden !== dh) be.release(dh)
       temper(this.model, dHidden, T)
-      backward(this.model, f, dHidden, this.grads, { releaseTape: true })
-      this.model.backend.release(dHidden)
-      this.model.backend.release(f.hidden)
+      backward(this.model, f, dHidden, this.grads, { releaseTape: true, weightGrads: this.trainable === 'full' })
+      be.release(dHidden)
+      be.release(f.hidden)
     }
     const n = Math.max(1, result.metrics.tokens)
     result.metrics.meanRatio = ratioSum / n
@@ -219,9 +254,59 @@ export class Learner {
     })
   }
 
+  /** The output head over the selected rows h [n,C] → log-probs [n] and, given dL/dlogp, dL/dh [n,C]. LoRA: the
+   *  backend's fused head (w frozen, no [n,V] held). Full-weight: chunks of HEAD_CHUNK_ROWS whose logits are kept for
+   *  the backward, which also adds the head's weight gradient (the embedding's when tied). */
+  private headForward(h: Tensor, targets: Int32Array): { logprobs: Float32Array; backward: (dlogp: Float32Array) => Tensor } {
+    const be = this.model.backend
+    const w = this.model.weights.lmHead
+    if (this.trainable !== 'full')
+      return { logprobs: targetLogprobs(this.model, h, targets), backward: (dlogp) => targetLogprobsBackward(this.model, h, targets, dlogp) }
+    const n = h.shape[0]
+    const chunks: { h: Tensor; t: Int32Array; logits: Tensor; from: number }[] = []
+    const logprobs = new Float32Array(n)
+    for (let from = 0; from < n; from += HEAD_CHUNK_ROWS) {
+      const to = Math.min(n, from + HEAD_CHUNK_ROWS)
+      const hc = n <= HEAD_CHUNK_ROWS ? h : be.sliceRows(h, from, to)
+      const t = targets.subarray(from, to)
+      const logits = be.linear(hc, w)
+      const lp = be.targetLogprobs(logits, t)
+      logprobs.set(be.toHost(lp), from)
+      be.release(lp)
+      chunks.push({ h: hc, t, logits, from })
+    }
+    const backward = (dlogp: Float32Array): Tensor => {
+      const name = headWeightName(this.model.config)
+      const parts: Tensor[] = []
+      for (const c of chunks) {
+        const g = be.fromHost(dlogp.subarray(c.from, c.from + c.t.length), [c.t.length])
+        const dlogits = be.targetLogprobsBackward(c.logits, c.t, g)
+        be.release(g)
+        be.release(c.logits)
+        parts.push(be.linearBackward(c.h, w, dlogits).dx)
+        const acc = this.grads.get(name)
+        const gw = be.linearWeightGrad(c.h, dlogits, acc)
+        if (!acc) this.grads.set(name, gw)
+        be.release(dlogits)
+      }
+      if (parts.length === 1) return parts[0]
+      const dh = be.concatRows(parts)
+      for (const p of parts) be.release(p)
+      return dh
+    }
+    return { logprobs, backward }
+  }
+
+  /** What optimStep updates: the adapter's tensors (PEFT names), or every weight (HF names) in full-weight training. */
+  params(): { name: string; tensor: Tensor }[] {
+    return this.trainable === 'full' ? weightParams(this.model) : this.model.adapter!.params()
+  }
+
   /** One AdamW step on the accumulated gradients, then zero them. */
   optimStep(params: OptimParams): { step: number; gradNorm: number; clipped: boolean } {
-    const r = this.optimizer.update(this.model.adapter!.params(), this.grads, params)
+    const r = this.optimizer.update(this.params(), this.grads, params)
+    // The base weights changed in place: what sampling built from them (bound stacks, KV prefixes) is stale.
+    if (this.trainable === 'full') this.model.weightsVersion++
     this.zeroGrad()
     return { step: this.optimizer.step, ...r }
   }
@@ -246,27 +331,46 @@ export class Learner {
   }
 
   saveAdapter(dir: string): void {
+    if (this.trainable === 'full') throw new EngineError('engine.trainable', 'full-weight training has no adapter; save the model (saveState / saveModel)')
     saveLoraAdapter(dir, this.model.adapter!, this.model.backend, this.baseName)
   }
 
   /** Replace the adapter with the PEFT adapter in dir (optimizer moments are reset unless loaded after). */
   loadAdapter(dir: string): void {
+    if (this.trainable === 'full') throw new EngineError('engine.trainable', 'full-weight training has no adapter to load')
     this.model.adapter = loadLoraAdapter(dir, this.model.backend, this.model.config)
     this.zeroGrad()
   }
 
-  /** Adapter + optimizer state (DIR/optimizer.safetensors) for resuming training. */
+  /** The trained state (the adapter; in full-weight training config.json + model.safetensors, float32) + optimizer
+   *  state (DIR/optimizer.safetensors) for resuming training. */
   saveState(dir: string): void {
     mkdirSync(dir, { recursive: true })
-    this.saveAdapter(dir)
+    if (this.trainable === 'full') saveModel(this.model, dir)
+    else this.saveAdapter(dir)
     this.optimizer.save(join(dir, 'optimizer.safetensors'))
   }
 
   loadState(dir: string): void {
-    this.loadAdapter(dir)
+    if (this.trainable === 'full') {
+      // The saved weights are copied into the model's own tensors (other holders of them — a bound stack — see the new
+      // values once weightsVersion moves).
+      const saved = weightsToTensors(loadModel(dir, this.model.backend))
+      const be = this.model.backend
+      for (const p of weightParams(this.model)) {
+        const h = saved.get(p.name)
+        if (!h) throw new EngineError('engine.optim_state', `${dir}: the saved model has no ${p.name}`)
+        const t = be.fromHost(h.data, h.shape)
+        be.fillZero(p.tensor)
+        be.addInPlace(p.tensor, t)
+        be.release(t)
+      }
+      this.model.weightsVersion++
+      this.zeroGrad()
+    } else this.loadAdapter(dir)
     const f = join(dir, 'optimizer.safetensors')
     if (!existsSync(f)) throw new EngineError('engine.optim_state', `no optimizer.safetensors in ${dir}; saveState writes one`)
-    this.optimizer.load(f, this.model.adapter!.params())
+    this.optimizer.load(f, this.params())
   }
 
   /** Datums grouped so that one pass holds at most maxTokensPerPass rows (a longer datum goes alone). */
@@ -284,6 +388,45 @@ export class Learner {
     }
     if (cur.length > 0) yield cur
   }
+}
+
+/** The rows of a pack the head runs on: flat row index, target and datum of each, in order; all when every row is. */
+interface RowSelection {
+  rows: Int32Array
+  targets: Int32Array
+  all: boolean
+}
+
+/** Rows whose mask is non-zero (a datum without a mask: all of its rows). */
+function selectedRows(pack: readonly Datum[]): RowSelection {
+  const rows: number[] = [], targets: number[] = []
+  let o = 0
+  for (const d of pack) {
+    for (let t = 0; t < d.targetTokens.length; t++)
+      if (!d.mask || d.mask[t] !== 0) {
+        rows.push(o + t)
+        targets.push(d.targetTokens[t])
+      }
+    o += d.targetTokens.length
+  }
+  return { rows: Int32Array.from(rows), targets: Int32Array.from(targets), all: rows.length === o }
+}
+
+function allRows(pack: readonly Datum[]): RowSelection {
+  const targets = Int32Array.from(pack.flatMap((d) => d.targetTokens))
+  return { rows: Int32Array.from(targets.keys()), targets, all: true }
+}
+
+/** Per datum its log-probs from those of the selected rows (NaN where the head did not run). */
+function spreadRows(pack: readonly Datum[], sel: RowSelection, lp: Float32Array): number[][] {
+  const out = pack.map((d) => new Array<number>(d.targetTokens.length).fill(NaN))
+  let di = 0, base = 0
+  for (let i = 0; i < sel.rows.length; i++) {
+    const r = sel.rows[i]
+    while (r >= base + pack[di].targetTokens.length) base += pack[di++].targetTokens.length
+    out[di][r - base] = lp[i]
+  }
+  return out
 }
 
 /** A frozen copy of the model's adapter (same config, tensors copied on its backend). */

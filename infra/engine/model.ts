@@ -27,6 +27,10 @@ export interface ModelWeights {
 
 /** A model on a backend, with an optional LoRA adapter. */
 export class CausalLM {
+  /** Bumped whenever the base weights' values change in place (full-weight training's optimizer step), so what was
+   *  built from them — a backend's bound decoder stack, cached KV prefixes — is rebuilt. */
+  weightsVersion = 0
+
   constructor(
     readonly config: ModelConfig,
     readonly backend: Backend,
@@ -310,7 +314,7 @@ export interface ForwardResult {
   hidden: Tensor
   /** Row offset and count of each input sequence in `hidden`. */
   segments: { offset: number; length: number }[]
-  tape?: { layers: LayerTape[]; xFinal: Tensor; segs: Segment[]; useLora: boolean; embed?: { ids: Int32Array; rows: Tensor } }
+  tape?: { layers: LayerTape[]; xFinal: Tensor; segs: Segment[]; useLora: boolean; ids: Int32Array; embed?: { ids: Int32Array; rows: Tensor } }
 }
 
 function lora(model: CausalLM, useLora: boolean, l: number, t: LoraTarget, adapter: LoraAdapter | undefined = model.adapter) {
@@ -410,7 +414,7 @@ export function forward(model: CausalLM, seqs: readonly SequenceInput[], opts: F
   return {
     hidden,
     segments: segs.map((g) => ({ offset: g.offset, length: g.length })),
-    tape: opts.keepTape ? { layers: tapes, xFinal: x, segs, useLora, embed: embedTape } : undefined,
+    tape: opts.keepTape ? { layers: tapes, xFinal: x, segs, useLora, ids: idArr, embed: embedTape } : undefined,
   }
 }
 
@@ -444,13 +448,51 @@ export function targetLogprobsBackward(model: CausalLM, hidden: Tensor, targets:
   return dh
 }
 
+/** The HF name of a layer weight (model.layers.L.self_attn.q_proj.weight, …), the key of its full-weight gradient. */
+export function layerWeightName(l: number, key: keyof LayerWeights): string {
+  return `model.layers.${l}.${LAYER_NAMES.find(([k]) => k === key)![1]}`
+}
+
+/** Every weight of the model under its HF name (the tensors themselves, not copies; the tied head is the embedding
+ *  and is listed once), sorted by name: the parameters of full-weight training. */
+export function weightParams(model: CausalLM): { name: string; tensor: Tensor }[] {
+  const w = model.weights
+  const out: { name: string; tensor: Tensor }[] = [{ name: 'model.embed_tokens.weight', tensor: w.embed }, { name: 'model.norm.weight', tensor: w.norm }]
+  if (!model.config.tieWordEmbeddings) out.push({ name: 'lm_head.weight', tensor: w.lmHead })
+  w.layers.forEach((lw, l) => {
+    for (const [key] of LAYER_NAMES) if (lw[key]) out.push({ name: layerWeightName(l, key), tensor: lw[key]! })
+  })
+  return out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+}
+
+/** The HF name the output head's gradient accumulates under (the embedding's when tied). */
+export function headWeightName(c: ModelConfig): string {
+  return c.tieWordEmbeddings ? 'model.embed_tokens.weight' : 'lm_head.weight'
+}
+
+/** grads[name] += t (t is taken: released after adding, or stored). */
+export function accumulateGrad(be: Backend, grads: Map<string, Tensor>, name: string, t: Tensor): void {
+  const cur = grads.get(name)
+  if (cur) {
+    be.addInPlace(cur, t)
+    be.release(t)
+  } else grads.set(name, t)
+}
+
+export interface BackwardOptions {
+  /** Release the tape's tensors as they are used (the forward result cannot be backpropagated again after that). */
+  releaseTape?: boolean
+  /** Also the gradient of every base weight (embedding, norms, the seven linears, biases), keyed by HF name:
+   *  full-weight training. Without it the base weights are frozen and only LoRA gradients are made. */
+  weightGrads?: boolean
+}
+
 /**
  * Backpropagate dL/dhidden through the stack recorded by forward(…, {keepTape: true}), adding the LoRA
- * gradients into grads (keyed by PEFT tensor name; missing keys are created). The base weights are frozen.
- * Temporaries are released as soon as they are used; with releaseTape the tape's tensors are too (the forward
- * result cannot be backpropagated again after that).
+ * gradients into grads (keyed by PEFT tensor name; missing keys are created) and, with weightGrads, the base
+ * weights' gradients (keyed by HF name). Temporaries are released as soon as they are used.
  */
-export function backward(model: CausalLM, fwd: ForwardResult, dHidden: Tensor, grads: Map<string, Tensor>, opts: { releaseTape?: boolean } = {}): void {
+export function backward(model: CausalLM, fwd: ForwardResult, dHidden: Tensor, grads: Map<string, Tensor>, opts: BackwardOptions = {}): void {
   const tape = fwd.tape
   if (!tape) throw new EngineError('engine.backward', 'backward needs a forward run with keepTape: true')
   const { config: c, backend: be, weights: w } = model
@@ -461,19 +503,33 @@ export function backward(model: CausalLM, fwd: ForwardResult, dHidden: Tensor, g
   }
   const accumulate = (l: number, t: LoraTarget, dA?: Tensor, dB?: Tensor): void => {
     if (!dA || !dB) return
-    for (const [name, g] of [[peftName(l, t, 'A'), dA], [peftName(l, t, 'B'), dB]] as const) {
-      const cur = grads.get(name)
-      if (cur) {
-        be.addInPlace(cur, g)
-        be.release(g)
-      } else grads.set(name, g)
+    accumulateGrad(be, grads, peftName(l, t, 'A'), dA)
+    accumulateGrad(be, grads, peftName(l, t, 'B'), dB)
+  }
+  const full = opts.weightGrads ?? false
+  let ones: Tensor | undefined
+  // dW += dyᵀ x of a base linear (and its bias: dyᵀ 1, the rows' sum), only in full-weight training.
+  const weightGrad = (l: number, key: LoraTarget, x: Tensor, dy: Tensor): void => {
+    if (!full) return
+    const name = layerWeightName(l, key)
+    const g = be.linearWeightGrad(x, dy, grads.get(name))
+    if (!grads.has(name)) grads.set(name, g)
+    const biasKey = `${key}Bias` as keyof LayerWeights
+    if (w.layers[l][biasKey]) {
+      ones ??= be.fromHost(new Float32Array(N).fill(1), [N, 1])
+      const M = dy.shape[dy.shape.length - 1]
+      accumulateGrad(be, grads, layerWeightName(l, biasKey), be.reshape(be.linearWeightGrad(ones, be.reshape(dy, [N, M])), [M]))
     }
+  }
+  const normGrad = (name: string, dw: Tensor): void => {
+    if (full) accumulateGrad(be, grads, name, dw)
+    else be.release(dw)
   }
   const pos = new Int32Array(N)
   for (const g of tape.segs) for (let i = 0; i < g.length; i++) pos[g.offset + i] = g.start + i
   const cu = cumulativeOffsets(tape.segs)
   const fin = be.rmsnormBackward(tape.xFinal, w.norm, c.rmsNormEps, dHidden)
-  be.release(fin.dw)
+  normGrad('model.norm.weight', fin.dw)
   let dx = fin.dx
   if (opts.releaseTape) be.release(tape.xFinal)
   for (let l = c.numLayers - 1; l >= 0; l--) {
@@ -482,11 +538,14 @@ export function backward(model: CausalLM, fwd: ForwardResult, dHidden: Tensor, g
     const op = (m: LoraTarget) => lora(model, tape.useLora, l, m)
     // MLP branch: x3 = x2 + down(swiglu(gate(h2), up(h2)))
     const dDown = be.linearBackward(t.act, lw.down, dx, op('down'))
+    weightGrad(l, 'down', t.act, dx)
     accumulate(l, 'down', dDown.dA, dDown.dB)
     const dSw = be.swigluBackward(t.gate, t.up, dDown.dx)
     free(dDown.dx)
     const dGate = be.linearBackward(t.h2, lw.gate, dSw.dgate, op('gate'))
     const dUp = be.linearBackward(t.h2, lw.up, dSw.dup, op('up'))
+    weightGrad(l, 'gate', t.h2, dSw.dgate)
+    weightGrad(l, 'up', t.h2, dSw.dup)
     free(dSw.dgate, dSw.dup)
     accumulate(l, 'gate', dGate.dA, dGate.dB)
     accumulate(l, 'up', dUp.dA, dUp.dB)
@@ -494,9 +553,11 @@ export function backward(model: CausalLM, fwd: ForwardResult, dHidden: Tensor, g
     free(dGate.dx, dUp.dx)
     const post = be.rmsnormBackward(t.x2, lw.postNorm, c.rmsNormEps, dh2)
     const dx2 = be.add(dx, post.dx)
-    free(dh2, post.dx, post.dw, dx)
+    normGrad(layerWeightName(l, 'postNorm'), post.dw)
+    free(dh2, post.dx, dx)
     // Attention branch: x2 = x + o(attn(rope(norm(q)), rope(norm(k)), v))
     const dO = be.linearBackward(t.att, lw.o, dx2, op('o'))
+    weightGrad(l, 'o', t.att, dx2)
     accumulate(l, 'o', dO.dA, dO.dB)
     const dAtt = be.reshape(dO.dx, [N, H, D])
     const ra = be.attentionVarlenBackward(t.qr, t.kr, be.reshape(t.v, [N, KV, D]), cu, dAtt)
@@ -506,17 +567,22 @@ export function backward(model: CausalLM, fwd: ForwardResult, dHidden: Tensor, g
     free(ra.dq, ra.dk)
     if (lw.qNorm) {
       const r = be.rmsnormBackward(be.reshape(t.q, [N * H, D]), lw.qNorm, c.rmsNormEps, be.reshape(dq, [N * H, D]))
-      free(dq, r.dw)
+      free(dq)
+      normGrad(layerWeightName(l, 'qNorm'), r.dw)
       dq = r.dx
     }
     if (lw.kNorm) {
       const r = be.rmsnormBackward(be.reshape(t.k, [N * KV, D]), lw.kNorm, c.rmsNormEps, be.reshape(dk, [N * KV, D]))
-      free(dk, r.dw)
+      free(dk)
+      normGrad(layerWeightName(l, 'kNorm'), r.dw)
       dk = r.dx
     }
     const dQ = be.linearBackward(t.h1, lw.q, be.reshape(dq, [N, H * D]), op('q'))
     const dK = be.linearBackward(t.h1, lw.k, be.reshape(dk, [N, KV * D]), op('k'))
     const dV = be.linearBackward(t.h1, lw.v, be.reshape(ra.dv, [N, KV * D]), op('v'))
+    weightGrad(l, 'q', t.h1, be.reshape(dq, [N, H * D]))
+    weightGrad(l, 'k', t.h1, be.reshape(dk, [N, KV * D]))
+    weightGrad(l, 'v', t.h1, be.reshape(ra.dv, [N, KV * D]))
     free(dq, dk, ra.dv)
     accumulate(l, 'q', dQ.dA, dQ.dB)
     accumulate(l, 'k', dK.dA, dK.dB)
@@ -526,7 +592,8 @@ export function backward(model: CausalLM, fwd: ForwardResult, dHidden: Tensor, g
     free(dqk, dQ.dx, dK.dx, dV.dx)
     const pre = be.rmsnormBackward(t.x, lw.inputNorm, c.rmsNormEps, dh1)
     dx = be.add(dx2, pre.dx)
-    free(dh1, pre.dx, pre.dw, dx2)
+    normGrad(layerWeightName(l, 'inputNorm'), pre.dw)
+    free(dh1, pre.dx, dx2)
     if (opts.releaseTape) free(t.x, t.h1, t.q, t.k, t.qr, t.kr, t.v, t.att, t.x2, t.h2, t.gate, t.up, t.act)
   }
   const ad = model.adapter
@@ -541,15 +608,11 @@ export function backward(model: CausalLM, fwd: ForwardResult, dHidden: Tensor, g
     const g = be.linearBackward(tape.embed.rows, Z, dx, { a: I, b: ad.embed.b, scale: ad.scale })
     const dTable = be.embeddingBackward(g.dx, tape.embed.ids, c.vocabSize)
     free(I, Z, g.dx, g.dA)
-    for (const [name, t] of [[EMBED_LORA_NAME.A, dTable], [EMBED_LORA_NAME.B, g.dB]] as const) {
-      if (!t) continue
-      const cur = grads.get(name)
-      if (cur) {
-        be.addInPlace(cur, t)
-        be.release(t)
-      } else grads.set(name, t)
-    }
+    accumulateGrad(be, grads, EMBED_LORA_NAME.A, dTable)
+    if (g.dB) accumulateGrad(be, grads, EMBED_LORA_NAME.B, g.dB)
     if (opts.releaseTape) be.release(tape.embed.rows)
   }
+  if (full) accumulateGrad(be, grads, 'model.embed_tokens.weight', be.embeddingBackward(dx, tape.ids, c.vocabSize))
+  if (ones) be.release(ones)
   be.release(dx)
 }

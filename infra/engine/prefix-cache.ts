@@ -20,9 +20,11 @@ export interface PrefixStamp {
 /** The stamp of sampling `model` now (with its adapter when useLora). */
 export function prefixStamp(model: CausalLM, useLora: boolean): PrefixStamp {
   const ad = useLora ? model.adapter : undefined
-  if (!ad) return { model, key: 'base' }
+  // Base weights changed in place (full-weight training) make a new key too; version 0 keeps the keys they always were.
+  const v = model.weightsVersion ? `w${model.weightsVersion}:` : ''
+  if (!ad) return { model, key: `${v}base` }
   const be = model.backend
-  return { model, key: ad.params().map((p) => be.sumSquares(p.tensor).toString(36)).join(',') }
+  return { model, key: v + ad.params().map((p) => be.sumSquares(p.tensor).toString(36)).join(',') }
 }
 
 export class KvPrefixCache {

@@ -148,13 +148,13 @@ export function generateBatch(model: CausalLM, prompts: readonly (readonly numbe
 
 /** The decoder stack of an unmerged model, kept while its weights, adapter object and useLora stay the same (a
  *  backend binds a stack once; LoRA operands are read on every call, so their values may change in place). */
-const stackCache = new WeakMap<CausalLM, { weights: CausalLM['weights']; adapter: CausalLM['adapter']; useLora: boolean; key: string; stack: DecoderStack }>()
+const stackCache = new WeakMap<CausalLM, { weights: CausalLM['weights']; version: number; adapter: CausalLM['adapter']; useLora: boolean; key: string; stack: DecoderStack }>()
 function stackFor(model: CausalLM, useLora: boolean, key: string): DecoderStack {
   const hit = stackCache.get(model)
-  if (hit && hit.weights === model.weights && hit.adapter === model.adapter && hit.useLora === useLora && hit.key === key) return hit.stack
+  if (hit && hit.weights === model.weights && hit.version === model.weightsVersion && hit.adapter === model.adapter && hit.useLora === useLora && hit.key === key) return hit.stack
   if (hit && hit.weights === model.weights) releaseDecoderStack(model, hit.stack)
   const stack = decoderStack(model, useLora)
-  stackCache.set(model, { weights: model.weights, adapter: model.adapter, useLora, key, stack })
+  stackCache.set(model, { weights: model.weights, version: model.weightsVersion, adapter: model.adapter, useLora, key, stack })
   return stack
 }
 

@@ -345,6 +345,15 @@ export class TsBackend implements Backend {
     matmulNNAcc(dxa, T(lora.a).data, N, r, K, dx)
     return { dx: new TsTensor(x.shape.slice(), dx), dA: new TsTensor([r, K], dA), dB: new TsTensor([M, r], dB) }
   }
+  linearWeightGrad(x: Tensor, dy: Tensor, into?: Tensor): Tensor {
+    // Rows are the first dimension of dy (x and dy may be [N,H,D]-shaped views of [N,K] and [N,M]).
+    const N = dy.shape[0], M = numel(dy.shape) / N, K = numel(x.shape) / N
+    check(Number.isInteger(K), `linearWeightGrad x [${x.shape}] dy [${dy.shape}]`)
+    if (into) check(numel(into.shape) === M * K && into.dtype !== 'bf16', `linearWeightGrad into [${into.shape}] for [${M},${K}]`)
+    const out = into ?? new TsTensor([M, K], new Float32Array(M * K))
+    matmulTNAcc(T(dy).data as Float32Array, T(x).data as Float32Array, N, M, K, T(out).data as Float32Array)
+    return out
+  }
   mergeLora(w: Tensor, lora: LoraOperand): Tensor {
     const [M, K] = w.shape
     const r = lora.a.shape[0]

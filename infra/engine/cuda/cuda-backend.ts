@@ -452,6 +452,15 @@ export class CudaBackend implements Backend {
     return { dx, dA, dB }
   }
 
+  linearWeightGrad(x: Tensor, dy: Tensor, into?: Tensor): Tensor {
+    // Rows are the first dimension of dy (x and dy may be [N,H,D]-shaped views of [N,K] and [N,M]).
+    const N = dy.shape[0], M = numel(dy.shape) / N, K = numel(x.shape) / N
+    check(Number.isInteger(K), `linearWeightGrad x [${x.shape}] dy [${dy.shape}]`)
+    if (into) check(numel(into.shape) === M * K && into.dtype !== 'bf16', `linearWeightGrad into [${into.shape}] for [${M},${K}]`)
+    const out = (into as CudaTensor | undefined) ?? this.tensor([M, K])
+    this.ok(this.lib.gemmF32(this.ctx, 1, 0, M, K, N, 1, this.h(dy), this.h(x), into ? 1 : 0, out.storage.handle) as number, 'linearWeightGrad')
+    return out
+  }
   mergeLora(w: Tensor, lora: LoraOperand): Tensor {
     const [M, K] = w.shape
     const r = lora.a.shape[0]

@@ -332,6 +332,15 @@ export class NativeBackend implements Backend {
     this.release(dxa)
     return { dx, dA, dB }
   }
+  linearWeightGrad(x: Tensor, dy: Tensor, into?: Tensor): Tensor {
+    // Rows are the first dimension of dy (x and dy may be [N,H,D]-shaped views of [N,K] and [N,M]).
+    const N = dy.shape[0], M = numel(dy.shape) / N, K = numel(x.shape) / N
+    check(Number.isInteger(K), `linearWeightGrad x [${x.shape}] dy [${dy.shape}]`)
+    if (into) check(numel(into.shape) === M * K && into.dtype !== 'bf16', `linearWeightGrad into [${into.shape}] for [${M},${K}]`)
+    const out = (into as NativeTensor | undefined) ?? this.out([M, K])
+    this.addon.gemm(M, K, N, 1, F(dy), 1, M, F(x), K, 1, into ? 1 : 0, out.data as Float32Array, K) // dyᵀ x
+    return out
+  }
   mergeLora(w: Tensor, lora: LoraOperand): Tensor {
     const [M, K] = w.shape
     const r = lora.a.shape[0]
