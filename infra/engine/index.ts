@@ -22,7 +22,7 @@ export { type ModelConfig, type ModelArch, type PresetName, PRESETS, presetConfi
 export { type HostTensor, type StoredDtype, readSafetensors, readSafetensorsHeader, writeSafetensors, readCheckpoint, writeCheckpoint } from './safetensors'
 export {
   CausalLM, type KvCache, type SequenceInput, type ForwardResult, type WeightOptions, createRandomModel, loadModel, saveModel, mergeAdapter,
-  createKvCache, forkKvCache, forward, backward, logits, targetLogprobs,
+  createKvCache, forkKvCache, forward, backward, logits, targetLogprobs, weightParams,
 } from './model'
 export { type LoraConfig, type LoraTarget, LoraAdapter, LORA_TARGETS, parseLoraTargets, createLoraAdapter, saveLoraAdapter, loadLoraAdapter } from './lora'
 export { type SamplingParams, type SampledSequence, generate, generateBatch, releaseMergedForSampling } from './sample'
@@ -33,7 +33,7 @@ export type { DecoderStack, StackLayer, CacheTensors } from './backend'
 export { sampleFromRow, samplingSupport } from './sample-row'
 export { type LossConfig, type LossName, clippedSurrogate, k3, tokenLoss } from './losses'
 export { AdamW, type OptimParams } from './optimizer'
-export { Learner, type Datum, type ForwardBackwardResult, type LearnerOptions, type KlReference, type PolicyOptions, DEFAULT_LORA } from './learner'
+export { Learner, type Datum, type ForwardBackwardResult, type LearnerOptions, type KlReference, type PolicyOptions, type Trainable, DEFAULT_LORA } from './learner'
 export { type TextTokenizer, type SpecialTokenIds, loadTokenizer, loadQwen3Tokenizer, qwen3TokenizerDir } from './tokenizer'
 export { ChatTemplate, chatTemplateOf, SIMPLE_QWEN_TEMPLATE, type TemplateMessage, type ToolSpec } from './chat-template'
 export { buildWorldTokenizer, saveTokenizerFiles, WORLD_MARKUP_TOKENS } from './world-tokenizer'
