@@ -50,7 +50,7 @@ export const GROUPS: CommandGroup[] = [
   },
   {
     command: 'model',
-    describe: 'local policy engine: create random models, serve a model over an OpenAI-compatible API',
+    describe: 'local policy engine: create random models, pretrain them on world pages, serve a model over an OpenAI-compatible API',
     load: async () => named((await import('./agent')).agentCommands(), 'model'),
   },
   {

@@ -1,0 +1,87 @@
+// agent/cli/model-pretrain: `searchgym model pretrain` — flags → pretrain() (agent/train/pretrain): every weight of a
+// model folder trained from its current values (a `model init` folder: from scratch) on the pages of one or more
+// worlds, held-out loss on another world's pages, resumable; the result is an ordinary model folder (OUT/model:
+// config.json, model.safetensors, the input's tokenizer files). Thin; composes the world package's texts with the engine.
+import { copyFileSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import type { Argv, Command } from '../../infra/cli-util'
+import { handler } from '../../infra/cli-util'
+import { ConfigError } from '../../infra/errors'
+import { Learner, loadModel, loadTokenizer, saveModel } from '../../infra/engine'
+import { worldTexts } from '../../world'
+import { openBackend, BACKEND_NAMES } from '../train/backend'
+import { pretrain, validatePretrainOptions } from '../train/pretrain'
+
+interface PretrainArgs {
+  model: string
+  world: string[]
+  'eval-world'?: string
+  out: string
+  steps: number
+  batch: number
+  'seq-len': number
+  lr: number
+  warmup: number
+  'weight-decay': number
+  'grad-clip': number
+  seed: number
+  'checkpoint-every': number
+  'eval-every': number
+  'eval-windows': number
+  backend: string
+}
+
+export const modelPretrainCommand: Command = {
+  command: 'pretrain',
+  describe: 'train every weight of a model folder (from scratch after model init) on world pages; resumable; writes OUT/model',
+  builder: (y: Argv) =>
+    y
+      .option('model', { type: 'string', demandOption: true, describe: 'model folder (config.json, model.safetensors, tokenizer files), e.g. from model init' })
+      .option('world', { type: 'string', array: true, demandOption: true, describe: 'world folder whose pages are trained on; repeat for a pool' })
+      .option('eval-world', { type: 'string', describe: 'world folder whose pages give the held-out loss (an unseen seed of the same config)' })
+      .option('out', { type: 'string', demandOption: true, describe: 'run folder (metrics.jsonl, checkpoint/, model/, pretrain.json); rerun to resume' })
+      .option('steps', { type: 'number', default: 200, describe: 'optimizer steps' })
+      .option('batch', { type: 'number', default: 8, describe: 'windows per step' })
+      .option('seq-len', { type: 'number', default: 256, describe: 'tokens per window' })
+      .option('lr', { type: 'number', default: 3e-3, describe: 'peak learning rate (linear warmup, cosine to lr/10)' })
+      .option('warmup', { type: 'number', default: 20, describe: 'warmup steps' })
+      .option('weight-decay', { type: 'number', default: 0.1, describe: 'AdamW decoupled weight decay' })
+      .option('grad-clip', { type: 'number', default: 1, describe: 'global gradient-norm clip (0: off)' })
+      .option('seed', { type: 'number', default: 0, describe: 'seed of the document order' })
+      .option('checkpoint-every', { type: 'number', default: 25, describe: 'steps between checkpoints' })
+      .option('eval-every', { type: 'number', default: 50, describe: 'steps between held-out losses (0: only at the end)' })
+      .option('eval-windows', { type: 'number', default: 16, describe: 'held-out windows scored' })
+      .option('backend', { type: 'string', default: 'auto', describe: `engine backend: ${BACKEND_NAMES.join(' | ')}` })
+      .example('$0 model pretrain --model models/tiny --world worlds/s1 --world worlds/s2 --eval-world worlds/s9 --out runs/pre --steps 300', ''),
+  handler: handler((argv: Record<string, unknown>) => {
+    const a = argv as unknown as PretrainArgs
+    for (const w of [...a.world, ...(a['eval-world'] ? [a['eval-world']] : [])])
+      if (!existsSync(join(w, 'world.db'))) throw new ConfigError('pretrain.world', `no world at ${w} (no world.db): build it with searchgym world build`)
+    if (!existsSync(join(a.model, 'config.json'))) throw new ConfigError('pretrain.model', `no model at ${a.model} (no config.json): create one with searchgym model init`)
+    const opts = {
+      steps: a.steps, batch: a.batch, seqLen: a['seq-len'], lr: a.lr, warmup: a.warmup, weightDecay: a['weight-decay'], gradClip: a['grad-clip'],
+      seed: a.seed, checkpointEvery: a['checkpoint-every'], evalEvery: a['eval-every'], evalWindows: a['eval-windows'],
+    }
+    validatePretrainOptions(opts)
+    const log = (line: string) => process.stderr.write(line + '\n')
+    const tok = loadTokenizer(a.model)
+    const sep = tok.special.pad ?? tok.special.eos
+    const encode = (dirs: readonly string[]) => dirs.flatMap((d) => [...worldTexts(d)].map((t) => tok.encode(t)))
+    const docs = encode(a.world)
+    const heldOut = a['eval-world'] ? encode([a['eval-world']]) : []
+    const learner = new Learner(loadModel(a.model, openBackend(a.backend)), { trainable: 'full', maxTokensPerPass: Math.max(4096, a.batch * a['seq-len']) })
+    const r = pretrain(learner, docs, heldOut, { ...opts, separator: sep, out: a.out, log })
+    // The model folder is written beside and renamed into place: a half-written one is never reported.
+    const dst = join(a.out, 'model'), tmp = `${dst}.tmp`
+    rmSync(tmp, { recursive: true, force: true })
+    saveModel(learner.model, tmp)
+    for (const f of readdirSync(a.model)) if (/^(tokenizer.*|special_tokens_map|vocab|merges)\.(json|txt)$/.test(f) || f === 'generation_config.json') copyFileSync(join(a.model, f), join(tmp, f))
+    rmSync(dst, { recursive: true, force: true })
+    renameSync(tmp, dst)
+    mkdirSync(a.out, { recursive: true })
+    // Paths relative to the run folder's parent are not known here; the summary names the inputs as given.
+    writeFileSync(join(a.out, 'pretrain.json'), JSON.stringify({ model: a.model, worlds: a.world, evalWorld: a['eval-world'], ...r }, null, 2) + '\n')
+    const idle = r.steps === 0 ? ' — NO optimizer step was made' : ''
+    process.stdout.write(`model pretrain: ${dst}: ${r.steps} steps, ${r.tokens} tokens, train loss ${r.finalLoss.toFixed(4)}${r.heldOutLoss !== undefined ? `, held-out loss ${r.heldOutLoss.toFixed(4)}` : ''}, ${r.wallSeconds.toFixed(1)} s wall, ${r.cpuSeconds.toFixed(1)} CPU s${idle}\n`)
+  }),
+}
