@@ -116,7 +116,7 @@ export function pretrain(learner: Learner, docs: readonly (readonly number[])[],
     return epochCache.w[j % perEpoch]
   }
   const t0 = performance.now(), c0 = process.cpuUsage(), first = step
-  let finalLoss = NaN, heldOutLast: number | undefined
+  let finalLoss = NaN, heldOutLast: number | undefined, lastLog = -Infinity
   const tokensPerStep = o.batch * o.seqLen
   const checkpoint = () => {
     const tmp = `${ckpt}.tmp`
@@ -147,6 +147,9 @@ export function pretrain(learner: Learner, docs: readonly (readonly number[])[],
     if (o.evalEvery > 0 && step % o.evalEvery === 0 && step < o.steps) evaluate()
     if (step % o.checkpointEvery === 0 || step === o.steps) checkpoint()
     const secs = (performance.now() - t0) / 1000
+    // A line a second at most (and the last step's): count, loss, rate and ETA.
+    if (secs - lastLog < 1 && step < o.steps) continue
+    lastLog = secs
     const rate = ((step - first) * tokensPerStep) / secs
     o.log?.(`pretrain step ${step}/${o.steps} loss ${r.loss.toFixed(4)} lr ${lr.toExponential(2)} ${rate.toFixed(0)} tokens/s, ETA ${Math.round(((o.steps - step) * tokensPerStep) / rate)} s${heldOutLast !== undefined ? `, held-out ${heldOutLast.toFixed(4)}` : ''}`)
   }
