@@ -1,7 +1,7 @@
 // infra/engine/model: the decoder-only causal LM (Qwen3 / Qwen2 / Llama-style dense): embedding, RMSNorm,
 // RoPE at explicit positions, grouped-query causal attention with optional QK-norm, SwiGLU MLP, tied or untied
 // head, LoRA on the seven linears (switchable off for the reference policy), forward with a KV cache or with a
-// tape for the backward pass into LoRA gradients. Weights load from / save to a Hugging Face directory.
+// tape for the backward pass into LoRA gradients (and, with weightGrads, every base weight's: full-weight training). Weights load from / save to a Hugging Face directory.
 // It does not know tokenizers, sampling or losses. Shapes: N rows, C hidden, H/KV heads, D head dim, F ffn, V vocab.
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
