@@ -12,7 +12,15 @@ import { runEpisode } from '../agent'
 import { answerTurnWeights, lastTurnStart, sequenceOfTrajectory, sftTrain, type SftSequence } from '../agent'
 import { DEFAULT_TRAIN_CONFIG } from '../agent'
 import { openWorld, type Qa } from '../world'
+import type { TokenSequence } from '../agent/policy/engine-policy'
+import type { TrajectoryRecord } from '../agent'
+import { copyFileSync, readdirSync, appendFileSync } from 'node:fs'
+import { loadModel } from '../infra/engine'
+import { Learner } from '../infra/engine'
+import { openBackend } from '../agent'
+import { funnelLine, funnelQuestions, runFunnel } from './funnel'
 import { openLearner } from './run'
+import { ChatCodec, chatTemplateOf, loadTokenizer, SIMPLE_QWEN_TEMPLATE } from '../infra/engine'
 import { CurriculumSource } from './source'
 import { curriculumPreset } from './stages'
 import { WorldPool } from './world-pool'
@@ -66,7 +74,62 @@ export interface SftRunOptions {
    *  access step (copying a title out of the search results) without paying for the page after it. Demonstrations of
    *  fewer turns are left out. Not with answerOnly (the final turn) or answerWeight (there is one target turn). */
   turn?: number
+  /** Train every weight of the model (no adapter; a float32 model, e.g. from `model pretrain`): OUT/model is then a
+   *  model folder (config, weights, the input's tokenizer files) that every command loads as a base. */
+  full?: boolean
+  /** One mixed SFT: from every solved demonstration, a sequence of each kind whose weight is > 0, all in the same
+   *  shuffled batches, each kind's target tokens weighted by its weight (a weighted token mean). Kinds: demo (the
+   *  whole episode), search (its first turn alone), access (its second turn, after the first and its results), answer
+   *  (its final turn, the whole episode as context), read (a reading drill: the question, the last access and the page
+   *  it opened → the answer; no search before it). Not with turn / answerOnly / answerWeight. */
+  mix?: SftMix
+  /** Epoch 0 short sequences first (see sftTrain shortFirst). */
+  shortFirst?: boolean
+  /** Stop after this many CPU seconds of training steps (resumable; see sftTrain cpuBudgetS). */
+  cpuBudgetS?: number
+  /** Unseen worlds to print the funnel on (after every evalEvery steps and at the end), evalQuestions questions of each
+   *  hop count in evalHops; the figures go to OUT/eval.jsonl. */
+  evalWorlds?: readonly string[]
+  evalQuestions?: number
+  evalHops?: readonly number[]
+  evalEvery?: number
   log?: (line: string) => void
+}
+
+export const SFT_KINDS = ['demo', 'search', 'access', 'answer', 'read'] as const
+export type SftKind = (typeof SFT_KINDS)[number]
+export type SftMix = Partial<Record<SftKind, number>>
+
+/** `demo=1,answer=2,read=4` → a mix; one-line errors for unknown kinds and weights that are not finite and ≥ 0. */
+export function parseSftMix(text: string): SftMix {
+  const mix: SftMix = {}
+  for (const part of text.split(',').map((x) => x.trim()).filter(Boolean)) {
+    const m = /^([a-z]+)(?:=([^=]+))?$/.exec(part)
+    if (!m || !(SFT_KINDS as readonly string[]).includes(m[1])) throw new ConfigError('sft.mix', `--mix: '${part}' is not KIND or KIND=WEIGHT with KIND one of ${SFT_KINDS.join(', ')}`)
+    const w = m[2] === undefined ? 1 : Number(m[2])
+    if (!(Number.isFinite(w) && w >= 0)) throw new ConfigError('sft.mix', `--mix: the weight of ${m[1]} must be a number ≥ 0, got '${m[2]}'`)
+    mix[m[1] as SftKind] = w
+  }
+  if (!Object.values(mix).some((w) => w! > 0)) throw new ConfigError('sft.mix', `--mix gives no kind a weight > 0 (kinds: ${SFT_KINDS.join(', ')})`)
+  return mix
+}
+
+/** The sequences of each kind of a mix built from one solved episode (kinds the episode is too short for are left out). */
+export function mixSequences(codec: ChatCodec, rec: Pick<TrajectoryRecord, 'initial' | 'turns'>, mix: SftMix): { kind: SftKind; seq: SftSequence }[] {
+  const out: { kind: SftKind; seq: SftSequence }[] = []
+  const n = rec.turns.length
+  const weighted = (seq: TokenSequence, w: number): SftSequence => ({ ...seq, weights: seq.sampled.map((on) => (on === 1 ? w : 0)) })
+  const one = (turns: TrajectoryRecord['turns']) => onlyLastTurn(sequenceOfTrajectory(codec, { initial: rec.initial, turns }))
+  for (const kind of SFT_KINDS) {
+    const w = mix[kind] ?? 0
+    if (!(w > 0)) continue
+    if (kind === 'demo') out.push({ kind, seq: weighted(sequenceOfTrajectory(codec, rec), w) })
+    else if (kind === 'search' && n >= 2) out.push({ kind, seq: weighted(one(rec.turns.slice(0, 1)), w) })
+    else if (kind === 'access' && n >= 3) out.push({ kind, seq: weighted(one(rec.turns.slice(0, 2)), w) })
+    else if (kind === 'answer') out.push({ kind, seq: weighted(one(rec.turns), w) })
+    else if (kind === 'read' && n >= 3) out.push({ kind, seq: weighted(one(rec.turns.slice(n - 2)), w) })
+  }
+  return out
 }
 
 /** The sequence with every assistant token but those of its last turn unmarked (context, not a target). */
@@ -77,12 +140,46 @@ export function onlyLastTurn<T extends { sampled: number[] }>(seq: T): T {
   return { ...seq, sampled }
 }
 
-export async function runSft(o: SftRunOptions): Promise<{ episodes: number; solved: number; steps: number; finalLoss: number; adapterDir: string }> {
+/** A full-weight learner on a model folder (float32 weights, no adapter). */
+function fullLearner(modelDir: string, backend = 'ts') {
+  const model = loadModel(modelDir, openBackend(backend))
+  const learner = new Learner(model, { trainable: 'full', maxTokensPerPass: 8192 })
+  const tokenizer = loadTokenizer(modelDir)
+  return { learner, codec: new ChatCodec(tokenizer, chatTemplateOf(tokenizer, SIMPLE_QWEN_TEMPLATE)) }
+}
+
+/** The evaluation hook: the funnel on the eval worlds after every evalEvery steps, one line per hop count, and a JSON
+ *  line per evaluation in OUT/eval.jsonl. */
+async function funnelHook(o: SftRunOptions, learner: Learner, codec: ChatCodec, protocol: TextProtocolName) {
+  const pool = await WorldPool.open(o.evalWorlds!)
+  const hops = o.evalHops ?? [1, 2]
+  const qs = hops.map((h) => ({ hops: h, qas: funnelQuestions(pool, h, o.evalQuestions ?? 100, o.seed) }))
+  const file = join(o.out, 'eval.jsonl')
+  const run = async (step: number) => {
+    const t0 = performance.now()
+    const row: Record<string, unknown> = { step }
+    for (const q of qs) {
+      if (q.qas.length === 0) continue
+      const f = await runFunnel(learner.model, codec, pool, q.qas, { protocol, gym: o.gym, oracleAnswer: o.oracleAnswer ?? 'open' })
+      row[`hops${q.hops}`] = f
+      o.log?.(`sft eval step ${step}, unseen ${q.hops}-hop: ${funnelLine(f)}`)
+    }
+    row.wallS = Math.round((performance.now() - t0) / 100) / 10
+    appendFileSync(file, JSON.stringify(row) + '\n')
+  }
+  return { hook: { every: o.evalEvery ?? 1e9, run }, close: () => pool.close() }
+}
+
+export async function runSft(o: SftRunOptions): Promise<{ episodes: number; solved: number; steps: number; finalLoss: number; budgetStopped: boolean; cpuS: number; adapterDir: string }> {
   if (!(o.epochs >= 1 && o.batchSize >= 1 && o.lr > 0)) throw new ConfigError('sft.range', 'epochs and batch must be ≥ 1 and lr > 0')
   if (o.turn !== undefined && !(Number.isInteger(o.turn) && o.turn >= 1)) throw new ConfigError('sft.turn', `--turn must be an integer ≥ 1, got ${o.turn}`)
   if (o.turn !== undefined && (o.answerOnly || o.answerWeight !== undefined)) throw new ConfigError('sft.turn', '--turn trains one turn alone: it excludes --answer-only and --answer-weight')
   if (o.answerWeight !== undefined && o.answerOnly) throw new ConfigError('sft.answer_weight', '--answer-weight and --answer-only exclude each other: --answer-only trains the answer turn alone, --answer-weight weights it inside the full demonstrations')
   if (o.answerWeight !== undefined && !(o.answerWeight > 0 && Number.isFinite(o.answerWeight))) throw new ConfigError('sft.answer_weight', `--answer-weight must be a number > 0, got ${o.answerWeight}`)
+  if (o.mix && (o.turn !== undefined || o.answerOnly || o.answerWeight !== undefined)) throw new ConfigError('sft.mix', '--mix sets each kind\'s weight itself: it excludes --turn, --answer-only and --answer-weight')
+  if (o.full && o.initAdapter) throw new ConfigError('sft.full', '--full trains the model\'s own weights: it takes no --init-adapter (merge the adapter into a model folder first)')
+  if (o.cpuBudgetS !== undefined && !(o.cpuBudgetS > 0)) throw new ConfigError('sft.cpu_budget', `--cpu-budget must be a number of seconds > 0, got ${o.cpuBudgetS}`)
+  if (o.evalEvery !== undefined && !(Number.isInteger(o.evalEvery) && o.evalEvery >= 1)) throw new ConfigError('sft.eval_every', `--eval-every must be an integer ≥ 1, got ${o.evalEvery}`)
   const answerWeight = o.answerWeight ?? 1
   const protocol = o.protocol ?? 'hermes'
   if (!(TEXT_PROTOCOLS as readonly string[]).includes(protocol)) throw new ConfigError('sft.protocol', `--protocol must be one of ${TEXT_PROTOCOLS.join(', ')} (the oracle writes those), got '${String(protocol)}'`)
@@ -113,7 +210,10 @@ export async function runSft(o: SftRunOptions): Promise<{ episodes: number; solv
     mkdirSync(o.out, { recursive: true })
     writeFileSync(join(o.out, 'heldout.json'), JSON.stringify(src.heldOut().map((q) => q.id)) + '\n')
     if (o.firstTurns !== undefined && !(Number.isInteger(o.firstTurns) && o.firstTurns >= 0)) throw new ConfigError('sft.first_turns', `--first-turns must be an integer ≥ 0, got ${o.firstTurns}`)
-    const { learner, codec } = openLearner(o.model, o.initAdapter, { seed: o.seed, lora: { rank: o.loraRank, alpha: 2 * o.loraRank, embedTokens: o.loraEmbed === true } }, o.backend)
+    const { learner, codec } = o.full
+      ? fullLearner(o.model, o.backend)
+      : openLearner(o.model, o.initAdapter, { seed: o.seed, lora: { rank: o.loraRank, alpha: 2 * o.loraRank, embedTokens: o.loraEmbed === true } }, o.backend)
+    const kinds = new Map<SftKind, number>()
     const seqs: SftSequence[] = []
     let solved = 0
     for (const qa of qas) {
@@ -121,6 +221,16 @@ export async function runSft(o: SftRunOptions): Promise<{ episodes: number; solv
       const rec = await runEpisode(qa, env, oracleOf(qa), { maxTurns: 200, scorer: scoreAnswer })
       if (rec.status !== 'ok' || rec.f1 < 1) continue
       if (o.turn !== undefined && rec.turns.length < o.turn) continue
+      if (o.mix) {
+        const made = mixSequences(codec, rec, o.mix).filter((x) => x.seq.ids.length <= learner.model.config.maxPositionEmbeddings)
+        if (made.length === 0) continue
+        solved++
+        for (const x of made) {
+          seqs.push(x.seq)
+          kinds.set(x.kind, (kinds.get(x.kind) ?? 0) + 1)
+        }
+        continue
+      }
       const full = sequenceOfTrajectory(codec, o.turn !== undefined ? { initial: rec.initial, turns: rec.turns.slice(0, o.turn) } : rec)
       const seq = o.answerOnly || o.turn !== undefined ? onlyLastTurn(full) : full
       if (seq.ids.length > learner.model.config.maxPositionEmbeddings) continue
@@ -143,11 +253,14 @@ export async function runSft(o: SftRunOptions): Promise<{ episodes: number; solv
       o.log?.(`sft: + the oracle's first turn of ${firstTurns} training questions`)
     }
     if (seqs.length === 0) throw new ConfigError('sft.no_data', `the oracle solved none of ${qas.length} training questions of ${worlds.join(', ')} within the model's context`)
-    o.log?.(`sft: oracle solved ${solved}/${qas.length} training questions; ${seqs.reduce((a, s) => a + s.ids.length, 0)} tokens`)
-    const r = sftTrain(learner, seqs, { epochs: o.epochs, batchSize: o.batchSize, microBatch: 16, lr: o.lr, seed: o.seed, out: o.out, answerWeight, log: o.log })
-    const info = { world: worlds.length === 1 ? resolve(worlds[0]) : worlds.map((x) => resolve(x)), model: resolve(o.model), protocol, gym: o.gym ?? {}, maxHops: o.maxHops ?? 0, oraclePages: pages, oracleAnswer: answer, initAdapter: o.initAdapter ? resolve(o.initAdapter) : null, firstTurns, answerOnly: o.answerOnly === true, answerWeight, turn: o.turn ?? null, questions: qas.length, solved, heldOut: held.size, heldOutFacts: src.heldOutInfo().heldFacts, heldOutExcluded: src.heldOutInfo().excluded, ...r }
+    o.log?.(`sft: oracle solved ${solved}/${qas.length} training questions; ${seqs.length} sequences${kinds.size ? ` (${[...kinds].map(([k, c]) => `${k} ${c}`).join(', ')})` : ''}, ${seqs.reduce((a, s) => a + s.ids.length, 0)} tokens`)
+    const onSteps = o.evalWorlds && o.evalWorlds.length > 0 ? await funnelHook(o, learner, codec, protocol) : undefined
+    const r = await sftTrain(learner, seqs, { epochs: o.epochs, batchSize: o.batchSize, microBatch: 16, lr: o.lr, seed: o.seed, out: o.out, answerWeight, shortFirst: o.shortFirst, cpuBudgetS: o.cpuBudgetS, onSteps: onSteps?.hook, log: o.log })
+    await onSteps?.close()
+    if (o.full) for (const f of readdirSync(o.model)) if (/^(tokenizer.*|special_tokens_map|vocab|merges)\.(json|txt)$/.test(f) || f === 'generation_config.json') copyFileSync(join(o.model, f), join(o.out, 'model', f))
+    const info = { world: worlds.length === 1 ? resolve(worlds[0]) : worlds.map((x) => resolve(x)), model: resolve(o.model), protocol, gym: o.gym ?? {}, maxHops: o.maxHops ?? 0, oraclePages: pages, oracleAnswer: answer, initAdapter: o.initAdapter ? resolve(o.initAdapter) : null, firstTurns, answerOnly: o.answerOnly === true, answerWeight, turn: o.turn ?? null, full: o.full === true, mix: o.mix ?? null, shortFirst: o.shortFirst === true, cpuBudgetS: o.cpuBudgetS ?? null, questions: qas.length, solved, heldOut: held.size, heldOutFacts: src.heldOutInfo().heldFacts, heldOutExcluded: src.heldOutInfo().excluded, ...r }
     writeFileSync(join(o.out, 'sft.json'), JSON.stringify(info, null, 2) + '\n')
-    return { episodes: qas.length, solved, ...r, adapterDir: join(o.out, 'adapter') }
+    return { episodes: qas.length, solved, ...r, adapterDir: join(o.out, o.full ? 'model' : 'adapter') }
   } finally {
     await pool.close()
     for (const w of opened) w.close()

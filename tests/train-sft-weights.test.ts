@@ -44,9 +44,9 @@ const SEQS: TokenSequence[] = [
 
 const sha = (b: Buffer | string) => createHash('sha256').update(b).digest('hex').slice(0, 16)
 
-test('the default SFT run (no weights) is bit-identical to the run before answer weights existed', () => {
+test('the default SFT run (no weights) is bit-identical to the run before answer weights existed', async () => {
   const out = join(tmp, 'default')
-  sftTrain(freshLearner(), SEQS, { epochs: 2, batchSize: 2, microBatch: 1, lr: 1e-2, seed: 0, out })
+  await sftTrain(freshLearner(), SEQS, { epochs: 2, batchSize: 2, microBatch: 1, lr: 1e-2, seed: 0, out })
   // Pinned at 8b610d3 (before --answer-weight) with this exact call; an intended change to the engine's numerics
   // re-pins them, nothing in the SFT path may. Re-pinned at 8736683: the output head runs on the masked rows only,
   // which moves the losses by float rounding (≤ 2.3e-7 here: 5.734322107 6.088461757 6.171065569 5.238205026
@@ -55,7 +55,7 @@ test('the default SFT run (no weights) is bit-identical to the run before answer
   expect(sha(readFileSync(join(out, 'metrics.jsonl'), 'utf8'))).toBe('6065f154ae344d50')
   // Explicit weights of 1 (W = 1 through the weighted path) end in the same adapter bytes.
   const ones = join(tmp, 'ones')
-  sftTrain(freshLearner(), SEQS.map((s) => ({ ...s, weights: answerTurnWeights(s, 1) })), { epochs: 2, batchSize: 2, microBatch: 1, lr: 1e-2, seed: 0, out: ones })
+  await sftTrain(freshLearner(), SEQS.map((s) => ({ ...s, weights: answerTurnWeights(s, 1) })), { epochs: 2, batchSize: 2, microBatch: 1, lr: 1e-2, seed: 0, out: ones })
   expect(readFileSync(join(ones, 'adapter', 'adapter_model.safetensors')).equals(readFileSync(join(out, 'adapter', 'adapter_model.safetensors')))).toBe(true)
   expect(readFileSync(join(ones, 'metrics.jsonl'), 'utf8')).toBe(readFileSync(join(out, 'metrics.jsonl'), 'utf8'))
 })
@@ -150,16 +150,16 @@ test("a demonstration's final turn (onlyLastTurn's) gets weight W; every other d
   expect(() => buildDatums([{ seq, advantage: 0, weights: w.slice(1) }], 'token-mean')).toThrow(/must be aligned/)
 })
 
-test('a run folder refuses resuming with another answer weight', () => {
+test('a run folder refuses resuming with another answer weight', async () => {
   const out = join(tmp, 'resume')
   const opts = { epochs: 1, batchSize: 2, microBatch: 2, lr: 1e-2, seed: 0, out }
-  sftTrain(freshLearner(), SEQS, opts)
+  await sftTrain(freshLearner(), SEQS, opts)
   const weighted: SftSequence[] = SEQS.map((s) => ({ ...s, weights: answerTurnWeights(s, 4) }))
-  expect(() => sftTrain(freshLearner(), weighted, { ...opts, epochs: 2, answerWeight: 4 })).toThrow(/holds an SFT run with other settings/)
+  await expect(sftTrain(freshLearner(), weighted, { ...opts, epochs: 2, answerWeight: 4 })).rejects.toThrow(/holds an SFT run with other settings/)
   const w4 = join(tmp, 'w4')
-  sftTrain(freshLearner(), weighted, { ...opts, out: w4, answerWeight: 4 })
+  await sftTrain(freshLearner(), weighted, { ...opts, out: w4, answerWeight: 4 })
   const w2: SftSequence[] = SEQS.map((s) => ({ ...s, weights: answerTurnWeights(s, 2) }))
-  expect(() => sftTrain(freshLearner(), w2, { ...opts, out: w4, epochs: 2, answerWeight: 2 })).toThrow(/holds an SFT run with other settings.*"answerWeight":4/)
+  await expect(sftTrain(freshLearner(), w2, { ...opts, out: w4, epochs: 2, answerWeight: 2 })).rejects.toThrow(/holds an SFT run with other settings.*"answerWeight":4/)
   // The same W extends the run.
-  expect(sftTrain(freshLearner(), weighted, { ...opts, out: w4, epochs: 2, answerWeight: 4 }).steps).toBe(6)
+  expect((await sftTrain(freshLearner(), weighted, { ...opts, out: w4, epochs: 2, answerWeight: 4 })).steps).toBe(6)
 })

@@ -1,0 +1,159 @@
+// curriculum/funnel: where a model's reading breaks — greedy episodes of a model on a world's questions, scored as a
+// funnel (the first search finds the question's entity page; the evidence of every hop was opened; F1), beside the
+// same questions with the oracle's episode as context up to the answer turn (the answer read given the right page:
+// the model's greedy answer there, and the answer tokens' teacher-forced loss, which moves before greedy accuracy does).
+// Knows nothing of training: it takes a loaded model and a pool of worlds.
+import { makeEnv, resolveGymOptions, scoreAnswer, type GymOptionsJson, type Policy, type TextProtocolName } from '../gym'
+import { ORACLE_MAX_QUERIES_PER_PAGE, oraclePolicy, runEpisode, sequenceOfTrajectory, worldOracleKnowledge, type TrajectoryRecord } from '../agent'
+import { EngineSampler, lastTurnStart, PolicyBatch } from '../agent'
+import { forward, generateBatch, targetLogprobs, type CausalLM, type ChatCodec } from '../infra/engine'
+import { Rng } from '../infra/rng'
+import { openWorld, type Qa } from '../world'
+import type { WorldPool } from './world-pool'
+
+export interface FunnelOptions {
+  protocol: TextProtocolName
+  gym?: GymOptionsJson
+  oracleAnswer?: 'open' | 'read'
+  /** Max new tokens of one greedy turn (default 64). */
+  maxTokensPerTurn?: number
+  /** Episodes played in lockstep (default 32). */
+  batch?: number
+  seed?: number
+}
+
+/** One slice's funnel: counts over `n` questions, F1 summed; ci95 is the normal-approximation half-width of mean F1. */
+export interface Funnel {
+  n: number
+  /** The first turn's search put a gold page in the top-k (it named the question's entity). */
+  search: number
+  /** Every hop's evidence sentence appeared in an observation (the right pages were opened). */
+  opened: number
+  /** Mean F1 of the model's own episodes, and its 95 % CI half-width. */
+  f1: number
+  ci95: number
+  /** Exact match rate of the model's own episodes. */
+  em: number
+  /** Teacher-forced: the oracle's episode as context up to its answer turn, the model's greedy answer there. */
+  readF1: number
+  /** Mean per-token negative log-likelihood of the oracle's answer turn in that context (nats). */
+  answerLoss: number
+  /** Questions the oracle could not play within the model's context (left out of readF1 and answerLoss). */
+  noOracle: number
+}
+
+const mean = (xs: readonly number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0)
+function ci95(xs: readonly number[]): number {
+  if (xs.length < 2) return 0
+  const m = mean(xs)
+  const v = xs.reduce((a, x) => a + (x - m) ** 2, 0) / (xs.length - 1)
+  return 1.96 * Math.sqrt(v / xs.length)
+}
+
+/** Up to n questions of the pool with exactly `hops` hops (seeded draw; every split: an unseen world has no training
+ *  questions to protect), or those of `ids` when given. */
+export function funnelQuestions(pool: WorldPool, hops: number, n: number, seed: number, ids?: ReadonlySet<string>): Qa[] {
+  const all = [...pool.listQa('train'), ...pool.listQa('bench')].filter((q) => q.hops === hops && (!ids || ids.has(q.id)))
+  return Rng.derive(seed, 'funnel', hops).shuffle(all).slice(0, n)
+}
+
+/** Runs `policies[i]` on qas[i] in lockstep batches of one PolicyBatch (greedy), each in its own env. */
+async function playBatched(model: CausalLM, codec: ChatCodec, pool: WorldPool, qas: readonly Qa[], o: FunnelOptions, wrap: (qa: Qa, p: Policy) => { policy: Policy; maxTurns: number }): Promise<TrajectoryRecord[]> {
+  const gym = resolveGymOptions({ ...o.gym, protocol: o.protocol })
+  const sampler = new EngineSampler(model, { temperature: 0, topP: 1, topK: 0, stopIds: codec.tokenizer.special.stop })
+  const out: TrajectoryRecord[] = []
+  const size = o.batch ?? 32
+  for (let at = 0; at < qas.length; at += size) {
+    const chunk = qas.slice(at, at + size)
+    const batch = new PolicyBatch(codec, sampler, chunk.length, { maxTokensPerTurn: o.maxTokensPerTurn ?? 64, maxContext: model.config.maxPositionEmbeddings, seed: o.seed ?? 0 })
+    const recs = await Promise.all(
+      chunk.map(async (qa, i) => {
+        const env = makeEnv(pool.worldFor(qa), qa, { ...gym, budgets: { maxTurns: Math.max(16, 2 * qa.hops + 4), maxResponseTokens: o.maxTokensPerTurn ?? 64, maxContextTokens: model.config.maxPositionEmbeddings } })
+        const { policy, maxTurns } = wrap(qa, batch.policy(i))
+        try {
+          return await runEpisode(qa, env, policy, { maxTurns, scorer: scoreAnswer })
+        } finally {
+          batch.finish(i)
+        }
+      }),
+    )
+    out.push(...recs)
+  }
+  return out
+}
+
+/** The funnel of the model on qas (questions of `pool`). */
+export async function runFunnel(model: CausalLM, codec: ChatCodec, pool: WorldPool, qas: readonly Qa[], o: FunnelOptions): Promise<Funnel> {
+  const opened = pool.members.map((m) => ({ name: m.name, w: openWorld(m.dir) }))
+  try {
+    const knowledge = new Map(opened.map((x) => [x.name, worldOracleKnowledge(x.w)]))
+    const plan = { maxQueriesPerPage: ORACLE_MAX_QUERIES_PER_PAGE, pages: 'needed' as const, answer: o.oracleAnswer ?? 'read' }
+    const oracleOf = (qa: Qa) => oraclePolicy({ ...qa, id: pool.localId(qa) }, knowledge.get(pool.memberOf(qa).name)!, plan, o.protocol, o.gym?.accessByTitle === true)
+    // 1. The model alone.
+    const own = await playBatched(model, codec, pool, qas, o, (_qa, p) => ({ policy: p, maxTurns: 200 }))
+    // 2. The oracle's episodes (for their turn texts), then the oracle's turns replayed up to the answer turn, the
+    //    model's greedy turn there.
+    const gym = resolveGymOptions({ ...o.gym, protocol: o.protocol })
+    const demos = new Map<string, TrajectoryRecord>()
+    for (const qa of qas) {
+      const env = makeEnv(pool.worldFor(qa), qa, { ...gym, budgets: { maxTurns: Math.max(16, 2 * qa.hops + 4), maxResponseTokens: 256, maxContextTokens: model.config.maxPositionEmbeddings } })
+      const rec = await runEpisode(qa, env, oracleOf(qa), { maxTurns: 200, scorer: scoreAnswer })
+      if (rec.status === 'ok' && rec.f1 >= 1 && sequenceOfTrajectory(codec, rec).ids.length <= model.config.maxPositionEmbeddings) demos.set(qa.id, rec)
+    }
+    const played = qas.filter((q) => demos.has(q.id))
+    const seqs = played.map((qa) => sequenceOfTrajectory(codec, demos.get(qa.id)!))
+    const stop = codec.tokenizer.special.stop
+    const answers: string[] = []
+    const size = o.batch ?? 32
+    for (let at = 0; at < seqs.length; at += size) {
+      const prompts = seqs.slice(at, at + size).map((q) => q.ids.slice(0, lastTurnStart(q.sampled)))
+      for (const [s] of generateBatch(model, prompts, { maxNewTokens: o.maxTokensPerTurn ?? 64, temperature: 0, eosTokenIds: stop }))
+        answers.push(codec.tokenizer.decode(s.tokens.filter((t) => !stop.includes(t))))
+    }
+    // Scored by the gym: the oracle's turns replayed in a fresh env, then the model's answer turn.
+    const tf: TrajectoryRecord[] = []
+    for (let i = 0; i < played.length; i++) {
+      const qa = played[i]
+      const texts = [...demos.get(qa.id)!.turns.map((t) => t.text).slice(0, -1), answers[i]]
+      let k = 0
+      const replay: Policy = { name: 'oracle-then-model', act: () => Promise.resolve({ text: texts[k++] }) }
+      const env = makeEnv(pool.worldFor(qa), qa, { ...gym, budgets: { maxTurns: Math.max(16, 2 * qa.hops + 4), maxResponseTokens: 256, maxContextTokens: model.config.maxPositionEmbeddings } })
+      tf.push(await runEpisode(qa, env, replay, { maxTurns: texts.length, scorer: scoreAnswer }))
+    }
+    const losses: number[] = []
+    for (const seq of seqs) losses.push(answerNll(model, seq.ids, lastTurnStart(seq.sampled)))
+    const f1s = own.map((r) => r.f1)
+    return {
+      n: qas.length,
+      search: own.filter((r) => (r.turns[0]?.signals?.gold_found ?? 0) > 0).length,
+      opened: own.filter((r, i) => Math.max(0, ...r.turns.map((t) => t.signals?.hop_reached ?? 0)) >= qas[i].hops).length,
+      f1: mean(f1s),
+      ci95: ci95(f1s),
+      em: mean(own.map((r) => r.em)),
+      readF1: mean(tf.map((r) => r.f1)),
+      answerLoss: mean(losses),
+      noOracle: qas.length - played.length,
+    }
+  } finally {
+    for (const x of opened) x.w.close()
+  }
+}
+
+/** Mean −log p of ids[from..] given everything before (the answer turn's tokens, teacher-forced). */
+export function answerNll(model: CausalLM, ids: readonly number[], from: number): number {
+  if (from < 1 || from >= ids.length) return NaN
+  const be = model.backend
+  const f = forward(model, [{ tokens: ids.slice(0, -1) }])
+  const rows = Int32Array.from({ length: ids.length - from }, (_, i) => from - 1 + i)
+  const h = be.embedding(f.hidden, rows)
+  const lp = targetLogprobs(model, h, Int32Array.from(ids.slice(from)))
+  be.release(h)
+  be.release(f.hidden)
+  return -mean(Array.from(lp))
+}
+
+/** One line: `n 300  search 71.0%  opened 60.3%  read|oracle 35.1%  F1 20.4% ± 4.1  EM 18.0%  answer loss 1.23`. */
+export function funnelLine(f: Funnel): string {
+  const pct = (x: number) => `${(100 * x).toFixed(1)}%`
+  return `n ${f.n}  search ${pct(f.search / Math.max(1, f.n))}  opened ${pct(f.opened / Math.max(1, f.n))}  read|oracle ${pct(f.readF1)}  F1 ${pct(f.f1)} ± ${(100 * f.ci95).toFixed(1)}  EM ${pct(f.em)}  answer loss ${f.answerLoss.toFixed(3)}${f.noOracle ? `  (oracle out of context: ${f.noOracle})` : ''}`
+}
