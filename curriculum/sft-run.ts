@@ -54,6 +54,9 @@ export interface SftRunOptions {
   /** An entity answer: the oracle opens its page ('open', the default) or answers with the name once the last hop's
    *  evidence sentence is read ('read': shorter demonstrations, a one-hop question in 3 turns). */
   oracleAnswer?: 'open' | 'read'
+  /** With a pool and `questions` > 0: take the questions round-robin across the pool's worlds (the first of each world,
+   *  then the second, …) instead of the pool's order (which drains the first world first). */
+  spread?: boolean
   /** Start from this adapter's weights (a continuation: new optimizer state) instead of a new adapter. */
   initAdapter?: string
   /** Also the oracle's FIRST turn (`<search> NAME </search>` or its call) of up to this many other non-held-out training
@@ -140,6 +143,20 @@ export function onlyLastTurn<T extends { sampled: number[] }>(seq: T): T {
   return { ...seq, sampled }
 }
 
+/** The items in round-robin order over their groups (groups in order of first appearance, each group's order kept). */
+export function roundRobin<T>(xs: readonly T[], group: (x: T) => string): T[] {
+  const groups = new Map<string, T[]>()
+  for (const x of xs) {
+    const g = group(x)
+    if (!groups.has(g)) groups.set(g, [])
+    groups.get(g)!.push(x)
+  }
+  const lists = [...groups.values()]
+  const out: T[] = []
+  for (let i = 0; out.length < xs.length; i++) for (const l of lists) if (i < l.length) out.push(l[i])
+  return out
+}
+
 /** A full-weight learner on a model folder (float32 weights, no adapter). */
 function fullLearner(modelDir: string, backend = 'ts') {
   const model = loadModel(modelDir, openBackend(backend))
@@ -206,6 +223,7 @@ export async function runSft(o: SftRunOptions): Promise<{ episodes: number; solv
     const trainable = new Set(src.trainingPool().map((q) => q.id))
     o.log?.(`sft: ${src.heldOutLine()}`)
     let qas = gw.listQa('train').filter((q) => trainable.has(q.id) && (!o.maxHops || q.hops <= o.maxHops))
+    if (o.spread && !pool.single) qas = roundRobin(qas, (q) => pool.memberOf(q).name)
     if (o.questions > 0) qas = qas.slice(0, o.questions)
     mkdirSync(o.out, { recursive: true })
     writeFileSync(join(o.out, 'heldout.json'), JSON.stringify(src.heldOut().map((q) => q.id)) + '\n')
@@ -258,7 +276,7 @@ export async function runSft(o: SftRunOptions): Promise<{ episodes: number; solv
     const r = await sftTrain(learner, seqs, { epochs: o.epochs, batchSize: o.batchSize, microBatch: 16, lr: o.lr, seed: o.seed, out: o.out, answerWeight, shortFirst: o.shortFirst, cpuBudgetS: o.cpuBudgetS, onSteps: onSteps?.hook, log: o.log })
     await onSteps?.close()
     if (o.full) for (const f of readdirSync(o.model)) if (/^(tokenizer.*|special_tokens_map|vocab|merges)\.(json|txt)$/.test(f) || f === 'generation_config.json') copyFileSync(join(o.model, f), join(o.out, 'model', f))
-    const info = { world: worlds.length === 1 ? resolve(worlds[0]) : worlds.map((x) => resolve(x)), model: resolve(o.model), protocol, gym: o.gym ?? {}, maxHops: o.maxHops ?? 0, oraclePages: pages, oracleAnswer: answer, initAdapter: o.initAdapter ? resolve(o.initAdapter) : null, firstTurns, answerOnly: o.answerOnly === true, answerWeight, turn: o.turn ?? null, full: o.full === true, mix: o.mix ?? null, shortFirst: o.shortFirst === true, cpuBudgetS: o.cpuBudgetS ?? null, questions: qas.length, solved, heldOut: held.size, heldOutFacts: src.heldOutInfo().heldFacts, heldOutExcluded: src.heldOutInfo().excluded, ...r }
+    const info = { world: worlds.length === 1 ? resolve(worlds[0]) : worlds.map((x) => resolve(x)), model: resolve(o.model), protocol, gym: o.gym ?? {}, maxHops: o.maxHops ?? 0, oraclePages: pages, oracleAnswer: answer, initAdapter: o.initAdapter ? resolve(o.initAdapter) : null, firstTurns, answerOnly: o.answerOnly === true, answerWeight, turn: o.turn ?? null, full: o.full === true, spread: o.spread === true, mix: o.mix ?? null, shortFirst: o.shortFirst === true, cpuBudgetS: o.cpuBudgetS ?? null, questions: qas.length, solved, heldOut: held.size, heldOutFacts: src.heldOutInfo().heldFacts, heldOutExcluded: src.heldOutInfo().excluded, ...r }
     writeFileSync(join(o.out, 'sft.json'), JSON.stringify(info, null, 2) + '\n')
     return { episodes: qas.length, solved, ...r, adapterDir: join(o.out, o.full ? 'model' : 'adapter') }
   } finally {

@@ -18,6 +18,11 @@ function parseGymJson(v: string | undefined): GymOptionsJson | undefined {
   return x as GymOptionsJson
 }
 
+function onceOnly(flag: string, v: unknown): string {
+  if (Array.isArray(v)) throw new ConfigError(`sft.${flag}`, `--${flag} was given ${v.length} times; give it once`)
+  return String(v)
+}
+
 function parseHops(v: string): number[] {
   const hops = String(v).split(',').map((x) => Number(x.trim()))
   if (hops.length === 0 || !hops.every((h) => Number.isInteger(h) && h >= 1)) throw new ConfigError('sft.eval_hops', `--eval-hops must list hop counts ≥ 1, e.g. 1,2; got '${v}'`)
@@ -46,6 +51,7 @@ export const trainSftCommand: Command = {
       .option('turn', { type: 'number', describe: "train only each demonstration's K-th assistant turn (1 = the first search, 2 = the access after it), the turns before it as context, the sequence cut after it" })
       .option('full', { type: 'boolean', default: false, describe: 'train every weight of the model (a float32 model folder, e.g. from model pretrain; no adapter): OUT/model is a model folder' })
       .option('mix', { type: 'string', describe: 'one mixed SFT: KIND=WEIGHT,… of demo (whole episodes), search (first turn), access (second turn), answer (final turn, whole episode as context), read (question + last access + its page → answer), all in the same batches' })
+      .option('spread', { type: 'boolean', default: false, describe: 'with a pool and --questions: take the questions round-robin across its worlds (default: pool order, the first world first)' })
       .option('short-first', { type: 'boolean', default: false, describe: 'the first epoch in order of increasing sequence length (later epochs shuffled)' })
       .option('cpu-budget', { type: 'number', describe: 'stop after this many CPU seconds of training steps (checkpoint written; a rerun with a bigger budget resumes)' })
       .option('eval-world', { type: 'string', describe: 'an unseen world folder to print the funnel on (search, opened, read|oracle, F1, answer loss); repeat for several' })
@@ -91,8 +97,9 @@ export const trainSftCommand: Command = {
       answerWeight: a['answer-weight'],
       turn: a.turn,
       full: a.full,
-      mix: a.mix === undefined ? undefined : parseSftMix(a.mix),
+      mix: a.mix === undefined ? undefined : parseSftMix(onceOnly('mix', a.mix)),
       shortFirst: a['short-first'],
+      spread: a.spread,
       cpuBudgetS: a['cpu-budget'],
       evalWorlds: a['eval-world'] === undefined ? undefined : ([] as string[]).concat(a['eval-world']),
       evalQuestions: a['eval-questions'],
