@@ -174,4 +174,14 @@ describe("buildWorldTokenizer with mode 'bpe' (model init --tokenizer bpe:DIRS)"
     expect(t.encode(' Marianne Curiel<search>').map((id) => t.decode([id]))).toEqual([' Marianne Curiel', '<search>'])
     expect(() => buildWorldTokenizer(TRAIN, { mode: 'chars' as never })).toThrow(/use words or bpe/)
   })
+
+  it('counts a weighted text as that many copies of it (the name lists against the pages)', () => {
+    const lexicon = ' Schmidt Dubois Rossi Lyonnaise'
+    const weighted = buildWorldTokenizer(TRAIN, { vocabSize: 600, mode: 'bpe', weightedTexts: [{ text: lexicon, weight: 3 }] })
+    const copied = buildWorldTokenizer([...TRAIN, lexicon, lexicon, lexicon], { vocabSize: 600, mode: 'bpe' })
+    expect(JSON.stringify(weighted.tokenizerJson)).toBe(JSON.stringify(copied.tokenizerJson))
+    expect(weighted.stats.texts).toBe(TRAIN.length)
+    expect(JSON.stringify(weighted.tokenizerJson)).not.toBe(JSON.stringify(built.tokenizerJson))
+    expect(() => buildWorldTokenizer(TRAIN, { mode: 'bpe', weightedTexts: [{ text: lexicon, weight: 0 }] })).toThrow(/positive number/)
+  })
 })

@@ -54,6 +54,9 @@ export interface WorldTokenizerOptions {
   minCount?: number
   /** More added (non-special) tokens, e.g. other protocols' tags (<search>, <information>). */
   extraTokens?: string[]
+  /** Texts counted `weight` times each, after `texts` (e.g. a name generator's word lists against a world's pages, which
+   *  repeat their own names many times); not counted in stats.texts. */
+  weightedTexts?: readonly { text: string; weight: number }[]
   /** Whole names as one token each (e.g. a world's entity names), added as non-special tokens with and without a
    *  leading space (" Lyon" inside a sentence, "Lyon" at a line's start), matched longest first, before the words.
    *  A small model trained from scratch then copies a name as one id instead of spelling it (bench/RESULTS.md, "ninth
@@ -241,6 +244,10 @@ export function buildWorldTokenizer(texts: Iterable<string>, opts: WorldTokenize
     bar.tick()
   }
   bar.done()
+  for (const { text, weight } of opts.weightedTexts ?? []) {
+    if (!(Number.isFinite(weight) && weight > 0)) throw new EngineError('engine.world_tokenizer', `a weighted text's weight must be a positive number, got ${weight}`)
+    countText(text, weight)
+  }
 
   const vocab: Record<string, number> = {}
   const ids: string[] = []
