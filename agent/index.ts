@@ -30,4 +30,4 @@ export { scriptedPolicy, wandererPolicy, spammerPolicy, noSearchPolicy, searchTu
 // A local model (+ adapter) as an evaluation policy (bench run --policy engine).
 export { openLocalEngine, type LocalEngine, type LocalEngineOptions } from './policy/local-engine'
 export { profileCheck, chooseShippedLimits, exportTuner, renderSearch, pageRetriever, type ProfileReport, type ProfileRun } from './oracle/profile-check'
-export { tokenizerSourceOf } from './cli/model-init'
+export { tokenizerSourceOf, LEXICON_WEIGHT, type TokenizerSourceOptions } from './cli/model-init'

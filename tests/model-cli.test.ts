@@ -82,3 +82,27 @@ test('model init --name-tokens --tag-tokens: each entity name and search-r1 tag 
   expect(n.stderr.trim().split('\n')).toHaveLength(1)
   expect(n.stderr).toMatch(/has no readable entities\(id, name\) table/)
 })
+
+test('model init --tokenizer bpe:DIR1,DIR2@VOCAB --rope-theta --head-dim: sub-word pieces of both worlds and the name lists', async () => {
+  const a = writeTinyWorld(join(tmp, 'bpe-a'))
+  const b = writeTinyWorld(join(tmp, 'bpe-b'))
+  const out = join(tmp, 'tiny-bpe')
+  const r = await runCli(['model', 'init', '--preset', 'tiny', '--tokenizer', `bpe:${a},${b}@2048`, '--rope-theta', '10000', '--head-dim', '24', '--out', out])
+  expect(r.code).toBe(0)
+  expect(r.stdout).toMatch(/D=24 V=2048, rope θ 10000\), tokenizer bpe:.*\(2048 ids, \d+ merges from 8 docs \+ the name lists\)/)
+  const cfg = JSON.parse(readFileSync(join(out, 'config.json'), 'utf8')) as Record<string, unknown>
+  expect(cfg).toMatchObject({ rope_theta: 10000, head_dim: 24, vocab_size: 2048 })
+  // q_proj: heads × head dim (4 × 24) rows of hidden (64) columns.
+  expect(readSafetensorsHeader(join(out, 'model.safetensors')).entries['model.layers.0.self_attn.q_proj.weight'].shape).toEqual([96, 64])
+  const tok = loadTokenizer(out)
+  // Names never in the pages, from the name generator's lists (German, French, Italian, Spanish last names): pieces,
+  // not letters — at most 4 ids each and half an id per character overall.
+  const unseen = [' Schmidt', ' Dubois', ' Müller', ' Rossi', ' García']
+  for (const name of unseen) expect(tok.tokens(name).length).toBeLessThanOrEqual(4)
+  expect(unseen.reduce((n, s) => n + tok.tokens(s).length, 0)).toBeLessThanOrEqual(unseen.join('').length / 2)
+  expect(tok.decode(tok.encode('<tool_call> Zürichsee Ōsaka'))).toBe('<tool_call> Zürichsee Ōsaka')
+  const bad = await runCli(['model', 'init', '--tokenizer', `bpe:${a}`, '--head-dim', '15', '--out', join(tmp, 'bpe-bad')])
+  expect(bad.code).not.toBe(0)
+  expect(bad.stderr.trim().split('\n')).toHaveLength(1)
+  expect(bad.stderr).toMatch(/^searchgym: error: head dim must be an even integer/)
+})

@@ -17,6 +17,10 @@ const letters = (w: string) => w.replace(/[^\p{L}]/gu, '')
 const surname = (w: string) => w.replace(/[^\p{L}' -]/gu, '').trim()
 
 const COUNTRY_SUFFIX = ['ia', 'land', 'stan', 'onia', 'ania', 'ora', 'esia', 'avia', 'mark', 'eria']
+/** The fixed words of makeNamer's templates below ("University of …", "… Medal for …"); namerLexicon lists them. */
+const TEMPLATE_WORDS = ['University', 'of', 'Institute', 'Technology', 'College', 'The', 'the', 'A', 'in', 'Return', 'Prize', 'Medal', 'for', 'Award', 'and', 'Arena', 'Park', 'Stadium', 'Field', 'Museum', 'Gallery']
+/** uniqueName's disambiguators. */
+const ROMANS = ['II', 'III', 'IV', 'V', 'VI', 'VII', 'VIII', 'IX', 'X']
 const FIELDS = ['Literature', 'Physics', 'Medicine', 'Architecture', 'Music', 'Cinema', 'Journalism', 'Mathematics', 'Peace', 'Design', 'Photography', 'Engineering']
 const MUSEUM_TOPICS = ['Modern Art', 'Natural History', 'Science', 'Maritime History', 'Fine Arts', 'Archaeology', 'Photography', 'Technology', 'Folk Art', 'Design']
 
@@ -94,6 +98,57 @@ export function makeNamer(rng: Rng, fakers: Faker[], en: Faker): Namer {
   }
 }
 
+/** Faker's lists that makeNamer's draws read, per locale (person, city and company names) and from `en` alone (the
+ *  words of titles). A pattern ("{{person.lastName}} und {{person.lastName}}") contributes its literal words. */
+const LOCALE_LISTS: [string, string][] = [
+  ['person', 'first_name'], ['person', 'last_name'], ['person', 'last_name_pattern'],
+  ['location', 'city_name'], ['location', 'city_prefix'], ['location', 'city_suffix'], ['location', 'city_infix'], ['location', 'city_pattern'],
+  ['company', 'legal_entity_type'], ['company', 'name_pattern'],
+]
+const EN_LISTS: [string, string][] = [['word', 'adjective'], ['word', 'noun'], ['animal', 'type']]
+
+/** Every string leaf of a faker definition (arrays, { generic, female, male } maps, { value, weight } entries). */
+function leaves(v: unknown, out: string[]): void {
+  if (typeof v === 'string') out.push(v)
+  else if (Array.isArray(v)) for (const x of v) leaves(x, out)
+  else if (v && typeof v === 'object') {
+    const o = v as Record<string, unknown>
+    if (typeof o.value === 'string' && typeof o.weight === 'number') out.push(o.value)
+    else for (const k of Object.keys(o)) leaves(o[k], out)
+  }
+}
+
+/**
+ * Every word and name part the name generator draws from for `locales` (a world config's docs.locales): faker's first
+ * names, last names, city names and their prefixes/suffixes, company forms, the English adjectives, nouns and animals
+ * of titles, and makeNamer's own suffixes, fields, topics and template words. A tokenizer trained on these besides a
+ * world's pages has seen the parts of every name an unseen seed can draw (model init --tokenizer bpe:DIRS).
+ * Deduplicated, in a fixed order (list by list, locale by locale). Unknown locale → ConfigError.
+ */
+export async function namerLexicon(locales: string[]): Promise<string[]> {
+  const fakers = await loadFakers(locales)
+  const raw: string[] = []
+  const list = (f: Faker, mod: string, key: string): unknown => {
+    // Faker's definitions (a locale's own, then its fallbacks) throw on a list no locale in the chain has (city_infix).
+    try {
+      return (f.definitions as unknown as Record<string, Record<string, unknown> | undefined>)[mod]?.[key]
+    } catch {
+      return undefined
+    }
+  }
+  for (const loc of locales) for (const [mod, key] of LOCALE_LISTS) leaves(list(fakers[loc], mod, key), raw)
+  for (const [mod, key] of EN_LISTS) leaves(list(fakers.en, mod, key), raw)
+  raw.push(...COUNTRY_SUFFIX, ...FIELDS, ...MUSEUM_TOPICS, ...TEMPLATE_WORDS, ...ROMANS)
+  const out = new Set<string>()
+  for (const r of raw)
+    for (const part of r.split(/\{\{[^}]*\}\}/)) {
+      const t = part.trim()
+      // A pattern's glue between placeholders (" - ", ", ") holds no letters: nothing to learn.
+      if (/\p{L}/u.test(t)) out.add(t)
+    }
+  return [...out]
+}
+
 /** Unique name within a type: redraw a few times, then disambiguate with a roman numeral. */
 export function uniqueName(draw: () => string, taken: Set<string>): string {
   for (let i = 0; i < 12; i++) {
@@ -101,8 +156,7 @@ export function uniqueName(draw: () => string, taken: Set<string>): string {
     if (n && !taken.has(n)) return n
   }
   const base = draw().trim()
-  const romans = ['II', 'III', 'IV', 'V', 'VI', 'VII', 'VIII', 'IX', 'X']
-  for (const r of romans) if (!taken.has(`${base} ${r}`)) return `${base} ${r}`
+  for (const r of ROMANS) if (!taken.has(`${base} ${r}`)) return `${base} ${r}`
   let k = 11
   while (taken.has(`${base} ${k}`)) k++
   return `${base} ${k}`

@@ -71,7 +71,7 @@ export async function runExperiment(s: ExperimentSpec, out: string, o: Experimen
         arch: 'qwen3',
         preset: s.model.preset,
         // The first training world's documents: names of the other worlds are spelled in the pieces it learned.
-        tokenizer: tokenizerSourceOf({ kind: 'world', dir: trainWorlds[0], vocabSize: s.model.vocab }, { names: s.model.nameTokens, tags: s.model.nameTokens }),
+        tokenizer: await tokenizerSourceOf({ kind: 'world', dir: trainWorlds[0], vocabSize: s.model.vocab }, { names: s.model.nameTokens, tags: s.model.nameTokens }),
         out: tmp,
         seed: s.model.seed,
         embedStd: s.model.embedStd,

@@ -92,7 +92,24 @@ describe('initModel', () => {
     expect(() => parseTokenizerSource('gpt2')).toThrow(/use qwen3 or world:DIR/)
     expect(parseTokenizerSource('world:worlds/a')).toEqual({ kind: 'world', dir: 'worlds/a' })
     expect(parseTokenizerSource('world:worlds/a@2048')).toEqual({ kind: 'world', dir: 'worlds/a', vocabSize: 2048 })
+    expect(parseTokenizerSource('bpe:worlds/a')).toEqual({ kind: 'bpe', dirs: ['worlds/a'] })
+    expect(parseTokenizerSource('bpe:worlds/a,worlds/b@8192')).toEqual({ kind: 'bpe', dirs: ['worlds/a', 'worlds/b'], vocabSize: 8192 })
+    expect(() => parseTokenizerSource('bpe:worlds/a,,worlds/b')).toThrow(/empty world folder/)
+    expect(() => parseTokenizerSource('bpe:')).toThrow(/or bpe:DIR1,DIR2/)
     writeFileSync(join(tmp, 'empty.db'), '')
     expect(() => initModel({ arch: 'qwen3', preset: 'tiny', tokenizer: worldTokenizer(join(tmp, 'nowhere')), out: join(tmp, 'x'), seed: 1 })).toThrow(/no world database/)
+  })
+
+  it('--rope-theta and --head-dim replace the preset\'s; bad values are refused before anything is written', () => {
+    const world = writeTinyWorld(join(tmp, 'world-attn'))
+    const out = join(tmp, 'attn')
+    const r = initModel({ arch: 'qwen3', preset: 'tiny', tokenizer: worldTokenizer(world), out, seed: 1, ropeTheta: 10000, headDim: 24 })
+    expect(r.config).toMatchObject({ ropeTheta: 10000, headDim: 24, hiddenSize: 64, numHeads: 4 })
+    expect(loadModel(out).config).toEqual(r.config)
+    for (const bad of [{ headDim: 15 }, { headDim: 0 }, { ropeTheta: -1 }, { ropeTheta: Number.NaN }]) {
+      const o = join(tmp, `attn-bad-${Object.values(bad)[0]}`)
+      expect(() => initModel({ arch: 'qwen3', preset: 'tiny', tokenizer: worldTokenizer(world), out: o, seed: 1, ...bad })).toThrow(/head dim must be|rope theta must be/)
+      expect(existsSync(o)).toBe(false)
+    }
   })
 })

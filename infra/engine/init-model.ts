@@ -10,16 +10,29 @@ import { type BackendName, createBackend } from './create-backend'
 import { createRandomModel, saveModel } from './model'
 import type { StoredDtype } from './safetensors'
 import { loadTokenizer, qwen3TokenizerDir, type TextTokenizer } from './tokenizer'
-import { buildWorldTokenizer, saveTokenizerFiles, type WorldTokenizerStats } from './world-tokenizer'
+import { buildWorldTokenizer, saveTokenizerFiles, type WorldTokenizerMode, type WorldTokenizerStats } from './world-tokenizer'
 
 /** Qwen3's embedding rows (config.json vocab_size of every Qwen3 model): the tokenizer's 151,669 ids padded. */
 export const QWEN3_VOCAB_ROWS = 151936
 
 /** Where the tokenizer comes from: the real Qwen3 one, or a small one built from texts (a world's documents: the
- * caller reads them, e.g. with the world package's worldTexts; infra does not read world files). */
-export type TokenizerSource = { kind: 'qwen3' } | { kind: 'texts'; texts: Iterable<string>; count?: number; vocabSize?: number; nameTokens?: Iterable<string>; extraTokens?: string[] }
-/** The `--tokenizer` flag as written: qwen3, or world:DIR[@VOCAB] (the command turns the world into texts). */
-export type TokenizerFlag = { kind: 'qwen3' } | { kind: 'world'; dir: string; vocabSize?: number }
+ * caller reads them, e.g. with the world package's worldTexts; infra does not read world files) in words or bpe mode. */
+export type TokenizerSource =
+  | { kind: 'qwen3' }
+  | {
+      kind: 'texts'
+      texts: Iterable<string>
+      count?: number
+      vocabSize?: number
+      nameTokens?: Iterable<string>
+      extraTokens?: string[]
+      mode?: WorldTokenizerMode
+      /** Counted `weight` times each after `texts` (bpe: the name generator's lexicon). */
+      weightedTexts?: readonly { text: string; weight: number }[]
+    }
+/** The `--tokenizer` flag as written: qwen3, world:DIR[@VOCAB] (one world's words), or bpe:DIR1,DIR2[@VOCAB] (sub-word
+ *  pieces of several worlds and their name generator's lists); the command turns the worlds into texts. */
+export type TokenizerFlag = { kind: 'qwen3' } | { kind: 'world'; dir: string; vocabSize?: number } | { kind: 'bpe'; dirs: string[]; vocabSize?: number }
 
 export interface InitModelOptions {
   arch: ModelArch
@@ -40,6 +53,11 @@ export interface InitModelOptions {
   /** Gain of the Qwen3 q_norm/k_norm weights (default 1). Frozen under LoRA; with 1 the attention logits of a random
    * model are bounded by √headDim, so it cannot attend sharply over a long prompt; training demos use 2.5. */
   qkNormWeight?: number
+  /** RoPE base frequency (config.json rope_theta); default the preset's (1e6, as Qwen3). */
+  ropeTheta?: number
+  /** Width of one attention head (config.json head_dim); default the preset's. Need not be hidden / heads (Qwen3's
+   *  is not): q/k/v project to heads × headDim. Even, for RoPE's pairs. */
+  headDim?: number
 }
 
 export interface InitModelResult {
@@ -50,16 +68,29 @@ export interface InitModelResult {
   worldTokenizer?: WorldTokenizerStats
 }
 
-/** `--tokenizer qwen3` or `--tokenizer world:DIR` (optionally world:DIR@4096 for the vocabulary size). */
+/** `--tokenizer qwen3`, `--tokenizer world:DIR` or `--tokenizer bpe:DIR1,DIR2` (optionally …@4096 for the vocabulary
+ *  size; the world folders of bpe: are comma-separated, so a folder name cannot hold a comma). */
 export function parseTokenizerSource(s: string): TokenizerFlag {
   if (s === 'qwen3') return { kind: 'qwen3' }
-  if (s.startsWith('world:') && s.length > 'world:'.length) {
-    const rest = s.slice('world:'.length)
+  const withVocab = (rest: string): { where: string; vocabSize?: number } => {
     const at = rest.lastIndexOf('@')
-    if (at > 0 && /^\d+$/.test(rest.slice(at + 1))) return { kind: 'world', dir: rest.slice(0, at), vocabSize: Number(rest.slice(at + 1)) }
-    return { kind: 'world', dir: rest }
+    if (at > 0 && /^\d+$/.test(rest.slice(at + 1))) return { where: rest.slice(0, at), vocabSize: Number(rest.slice(at + 1)) }
+    return { where: rest }
   }
-  throw new EngineError('engine.tokenizer_source', `--tokenizer '${s}' is not understood; use qwen3 or world:DIR (a world folder holding world.db), e.g. world:worlds/tiny`)
+  if (s.startsWith('world:') && s.length > 'world:'.length) {
+    const { where, vocabSize } = withVocab(s.slice('world:'.length))
+    return { kind: 'world', dir: where, ...(vocabSize !== undefined ? { vocabSize } : {}) }
+  }
+  if (s.startsWith('bpe:') && s.length > 'bpe:'.length) {
+    const { where, vocabSize } = withVocab(s.slice('bpe:'.length))
+    const dirs = where.split(',')
+    if (dirs.some((d) => d === '')) throw new EngineError('engine.tokenizer_source', `--tokenizer '${s}' has an empty world folder; use bpe:DIR1,DIR2[@VOCAB], e.g. bpe:worlds/s1,worlds/s2@4096`)
+    return { kind: 'bpe', dirs, ...(vocabSize !== undefined ? { vocabSize } : {}) }
+  }
+  throw new EngineError(
+    'engine.tokenizer_source',
+    `--tokenizer '${s}' is not understood; use qwen3 or world:DIR (a world folder holding world.db), e.g. world:worlds/tiny, or bpe:DIR1,DIR2[@VOCAB] (sub-word pieces of several worlds), e.g. bpe:worlds/s1,worlds/s2@4096`,
+  )
 }
 
 /** The architecture's switches on top of a (Qwen3-shaped) preset. */
@@ -69,11 +100,21 @@ function archConfig(base: ModelConfig, arch: ModelArch): ModelConfig {
   return { ...base, arch, qkNorm: false, qkvBias: false, oBias: false }
 }
 
+/** The config keys `ropeTheta` / `headDim` replace in the preset, checked before any file is written. */
+function attentionOverrides(o: Pick<InitModelOptions, 'ropeTheta' | 'headDim'>): Partial<Pick<ModelConfig, 'ropeTheta' | 'headDim'>> {
+  if (o.ropeTheta !== undefined && !(Number.isFinite(o.ropeTheta) && o.ropeTheta > 0))
+    throw new EngineError('engine.init_option', `rope theta must be a positive number (Qwen3: 1000000, Llama 2: 10000), got ${o.ropeTheta}`)
+  if (o.headDim !== undefined && !(Number.isInteger(o.headDim) && o.headDim >= 2 && o.headDim % 2 === 0))
+    throw new EngineError('engine.init_option', `head dim must be an even integer >= 2 (RoPE rotates pairs), got ${o.headDim}`)
+  return { ...(o.ropeTheta !== undefined ? { ropeTheta: o.ropeTheta } : {}), ...(o.headDim !== undefined ? { headDim: o.headDim } : {}) }
+}
+
 function writeJson(path: string, v: unknown): void {
   writeFileSync(path, JSON.stringify(v, null, 2) + '\n')
 }
 
 export function initModel(opts: InitModelOptions): InitModelResult {
+  const attention = attentionOverrides(opts)
   if (existsSync(opts.out) && readdirSync(opts.out).length > 0 && !opts.force) {
     throw new EngineError('engine.init_exists', `${opts.out} exists and is not empty; choose another --out or pass --force`)
   }
@@ -84,15 +125,15 @@ export function initModel(opts: InitModelOptions): InitModelResult {
     const src = qwen3TokenizerDir()
     for (const f of ['tokenizer.json', 'tokenizer_config.json']) copyFileSync(join(src, f), join(opts.out, f))
   } else {
-    const { texts, count, vocabSize, nameTokens, extraTokens } = opts.tokenizer
-    const built = buildWorldTokenizer(texts, { vocabSize, nameTokens, extraTokens, showProgress: opts.showProgress, expectedTexts: count })
+    const { texts, count, vocabSize, nameTokens, extraTokens, mode, weightedTexts } = opts.tokenizer
+    const built = buildWorldTokenizer(texts, { mode, vocabSize, nameTokens, extraTokens, weightedTexts, showProgress: opts.showProgress, expectedTexts: count })
     saveTokenizerFiles(opts.out, built)
     worldStats = built.stats
   }
   const tok: TextTokenizer = loadTokenizer(opts.out)
   // Embedding rows: Qwen3's own padding for its tokenizer; otherwise the tokenizer's ids rounded up to a multiple of 64.
   const rows = opts.tokenizer.kind === 'qwen3' ? QWEN3_VOCAB_ROWS : Math.ceil(tok.vocabSize / 64) * 64
-  const config = archConfig(presetConfig(opts.preset, rows, tok.special.stop), opts.arch)
+  const config = { ...archConfig(presetConfig(opts.preset, rows, tok.special.stop), opts.arch), ...attention }
 
   const model = createRandomModel(config, Rng.derive(opts.seed, 'model-init', opts.preset, opts.arch), createBackend(opts.backend ?? 'ts'), { std: 0.02, embedStd: opts.embedStd, qkNormWeight: opts.qkNormWeight })
   saveModel(model, opts.out, { dtype: opts.dtype ?? 'F32' })

@@ -1,7 +1,9 @@
 // Tests for world-tokenizer: built from texts or a world.db, saved as tokenizer.json that @huggingface/tokenizers loads back.
+import { Tokenizer } from '@huggingface/tokenizers'
 import { mkdtempSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { encodeBpe, mergeRanks } from './bpe-train'
 import { chatTemplateOf } from './chat-template'
 import { loadTokenizer } from './tokenizer'
 import { buildWorldTokenizer, saveTokenizerFiles } from './world-tokenizer'
@@ -107,5 +109,79 @@ describe('buildWorldTokenizer with nameTokens (model init --name-tokens)', () =>
 
   it('leaves the plain tokenizer unchanged when no names are given (same files, bit for bit)', () => {
     expect(JSON.stringify(buildWorldTokenizer(DOCS, { vocabSize: 1024, nameTokens: [] }).tokenizerJson)).toBe(JSON.stringify(buildWorldTokenizer(DOCS, { vocabSize: 1024 }).tokenizerJson))
+  })
+})
+
+describe("buildWorldTokenizer with mode 'bpe' (model init --tokenizer bpe:DIRS)", () => {
+  // Two "worlds" sharing a name generator's parts: the second's names are never seen whole by the first's tokenizer.
+  const TRAIN = [...DOCS, 'Marianne Curiel was born in Warszawa.', 'The Lyonnais Corporation of Zürichberg.', 'Lyon is a city; Lyonnais live in Lyon.']
+  const built = buildWorldTokenizer(TRAIN, { vocabSize: 600, mode: 'bpe' })
+  const dir = mkdtempSync(join(tmpdir(), 'wtok-bpe-'))
+  saveTokenizerFiles(dir, built)
+  const tok = loadTokenizer(dir)
+
+  it('loads back with the same protocol ids and chat template as words mode', () => {
+    const words = buildWorldTokenizer(TRAIN, { vocabSize: 600 })
+    expect(built.stats).toMatchObject({ mode: 'bpe', wordTokens: 0, charTokens: 0 })
+    expect(built.stats.mergeTokens).toBeGreaterThan(100)
+    expect(tok.vocabSize).toBe(built.stats.vocabSize)
+    expect(tok.vocabSize).toBeLessThanOrEqual(600)
+    for (const t of ['<|endoftext|>', '<|im_start|>', '<|im_end|>', '<tool_call>', '</tool_call>', '<tool_response>', '</tool_response>', '<think>', '</think>', '<answer>', '</answer>']) {
+      expect(tok.encode(t)).toEqual([tok.tokenToId(t)])
+    }
+    expect(tok.special.eos).toBe(tok.tokenToId('<|im_end|>'))
+    expect(tok.special.toolCallStart).toBeDefined()
+    expect(tok.special.stop).toContain(tok.tokenToId('<|endoftext|>'))
+    // The same tokenizer_config.json but for the added tokens' ids (the vocabularies differ in size).
+    const contents = (c: Record<string, unknown>) => Object.values(c.added_tokens_decoder as Record<string, { content: string; special: boolean }>)
+    const { added_tokens_decoder: _b, ...bpeCfg } = built.tokenizerConfig
+    const { added_tokens_decoder: _w, ...wordsCfg } = words.tokenizerConfig
+    expect(bpeCfg).toEqual(wordsCfg)
+    expect(contents(built.tokenizerConfig)).toEqual(contents(words.tokenizerConfig))
+    expect(chatTemplateOf(tok).render({ messages: [{ role: 'user', content: 'hi' }], addGenerationPrompt: true })).toBe('<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n')
+  })
+
+  it('spells an unseen name in learned sub-word pieces, not in characters', () => {
+    // Frequent words are whole through their merges; " Lyonnaise" was never seen but " Lyonnais" was.
+    expect(tok.tokens(' Marie Curie')).toEqual(['ĠMarie', 'ĠCurie'])
+    const unseen = tok.tokens(' Lyonnaise')
+    expect(unseen[0]).toBe('ĠLyonnais')
+    expect(unseen.length).toBeLessThan([...' Lyonnaise'].length / 2)
+  })
+
+  it("encodes exactly as the reference encoder applies the merges to each pre-token (Hugging Face's BPE, rank order)", () => {
+    const json = built.tokenizerJson as { model: { merges: [string, string][]; ignore_merges: boolean } }
+    expect(json.model.ignore_merges).toBe(false)
+    const rank = mergeRanks(json.model.merges)
+    const pre = new Tokenizer(built.tokenizerJson, built.tokenizerConfig).pre_tokenizer!
+    for (const s of [...TRAIN, 'Unseen Quixotic zebras of Lyonnaiseville in Ōsaka 東京 🎉!', '{"name": "search", "arguments": {"query": "Curiel"}}']) {
+      expect(tok.tokens(s)).toEqual(pre.pre_tokenize_text(s).flatMap((p) => encodeBpe(p, json.model.merges, rank)))
+    }
+  })
+
+  it('round-trips any text exactly, markup included', () => {
+    for (const s of [...TRAIN, 'Unseen ÿ words: 東京 🎉', '<|im_start|>assistant\n<tool_call>\n{"name": "search", "arguments": {"query": "Lyon"}}\n</tool_call><|im_end|>', '<answer>Marianne Curiel</answer>', '  \n\t spaces\r\n'])
+      expect(tok.decode(tok.encode(s))).toBe(s)
+  })
+
+  it('is deterministic, respects the budget, and keeps name and extra tokens whole', () => {
+    expect(JSON.stringify(buildWorldTokenizer(TRAIN, { vocabSize: 600, mode: 'bpe' }).tokenizerJson)).toBe(JSON.stringify(built.tokenizerJson))
+    expect(buildWorldTokenizer(TRAIN, { vocabSize: 300, mode: 'bpe' }).stats.vocabSize).toBe(300)
+    const named = buildWorldTokenizer(TRAIN, { vocabSize: 600, mode: 'bpe', nameTokens: ['Marianne Curiel'], extraTokens: ['<search>'] })
+    const d = mkdtempSync(join(tmpdir(), 'wtok-bpe-names-'))
+    saveTokenizerFiles(d, named)
+    const t = loadTokenizer(d)
+    expect(t.encode(' Marianne Curiel<search>').map((id) => t.decode([id]))).toEqual([' Marianne Curiel', '<search>'])
+    expect(() => buildWorldTokenizer(TRAIN, { mode: 'chars' as never })).toThrow(/use words or bpe/)
+  })
+
+  it('counts a weighted text as that many copies of it (the name lists against the pages)', () => {
+    const lexicon = ' Schmidt Dubois Rossi Lyonnaise'
+    const weighted = buildWorldTokenizer(TRAIN, { vocabSize: 600, mode: 'bpe', weightedTexts: [{ text: lexicon, weight: 3 }] })
+    const copied = buildWorldTokenizer([...TRAIN, lexicon, lexicon, lexicon], { vocabSize: 600, mode: 'bpe' })
+    expect(JSON.stringify(weighted.tokenizerJson)).toBe(JSON.stringify(copied.tokenizerJson))
+    expect(weighted.stats.texts).toBe(TRAIN.length)
+    expect(JSON.stringify(weighted.tokenizerJson)).not.toBe(JSON.stringify(built.tokenizerJson))
+    expect(() => buildWorldTokenizer(TRAIN, { mode: 'bpe', weightedTexts: [{ text: lexicon, weight: 0 }] })).toThrow(/positive number/)
   })
 })

@@ -1,11 +1,13 @@
 // infra/engine/world-tokenizer: builds a small tokenizer from a world's own vocabulary plus the protocol's markup, saved
-// as a standard tokenizer.json (byte-level BPE, whole words as tokens, characters and bytes as fallback) and a
-// tokenizer_config.json with a Qwen-like chat template. Knows nothing of models nor of world files: it is given texts (the world package reads them: worldTexts).
+// as a standard tokenizer.json (byte-level BPE: whole words as tokens with characters and bytes as fallback, or with
+// mode 'bpe' sub-word merges learned by bpe-train) and a tokenizer_config.json with a Qwen-like chat template.
+// Knows nothing of models nor of world files: it is given texts (the world package reads them: worldTexts, namerLexicon).
 import { Tokenizer } from '@huggingface/tokenizers'
 import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { EngineError } from '../errors'
 import { progress } from '../progress'
+import { trainBpe } from './bpe-train'
 import { SIMPLE_QWEN_TEMPLATE } from './chat-template'
 
 /** Added tokens that must stay one id each: special ones (skipped by decode) first, then the protocol's tags. */
@@ -36,13 +38,25 @@ const PROTOCOL_TEXTS = [
   '\n[{"title": "x", "url": "https://x", "snippet": "x"}]\n',
 ]
 
+/** How the vocabulary beyond the 256 bytes is chosen: `words` — the most frequent whole words (a word never seen is
+ *  spelled in characters); `bpe` — sub-word pieces merged by frequency (an unseen name is spelled in the pieces of
+ *  seen ones: one tokenizer serves every seed of a world recipe). */
+export type WorldTokenizerMode = 'words' | 'bpe'
+export const WORLD_TOKENIZER_MODES: readonly WorldTokenizerMode[] = ['words', 'bpe']
+
 export interface WorldTokenizerOptions {
-  /** Total ids including the 256 byte tokens, character tokens, words and added tokens. Default 4096. */
+  /** Default `words` (the files of that mode are unchanged since it was the only one). */
+  mode?: WorldTokenizerMode
+  /** Total ids including the 256 byte tokens, character tokens, words (or merges) and added tokens. Default 4096. */
   vocabSize?: number
-  /** A word becomes a token only if it occurs at least this often. Default 2. */
+  /** A word becomes a token only if it occurs at least this often; in `bpe` mode, a pair is merged only while it
+   *  occurs at least this often. Default 2. */
   minCount?: number
   /** More added (non-special) tokens, e.g. other protocols' tags (<search>, <information>). */
   extraTokens?: string[]
+  /** Texts counted `weight` times each, after `texts` (e.g. a name generator's word lists against a world's pages, which
+   *  repeat their own names many times); not counted in stats.texts. */
+  weightedTexts?: readonly { text: string; weight: number }[]
   /** Whole names as one token each (e.g. a world's entity names), added as non-special tokens with and without a
    *  leading space (" Lyon" inside a sentence, "Lyon" at a line's start), matched longest first, before the words.
    *  A small model trained from scratch then copies a name as one id instead of spelling it (bench/RESULTS.md, "ninth
@@ -61,10 +75,15 @@ export interface TokenizerFiles {
 }
 
 export interface WorldTokenizerStats {
+  mode: WorldTokenizerMode
   texts: number
   distinctWords: number
+  /** `words` mode: whole words; `bpe`: 0. */
   wordTokens: number
+  /** `words` mode: non-ASCII characters made whole; `bpe`: 0. */
   charTokens: number
+  /** `bpe` mode: tokens made by learned merges; `words`: 0. */
+  mergeTokens: number
   addedTokens: number
   vocabSize: number
 }
@@ -89,7 +108,7 @@ function byteLevel(s: string): string {
   return out
 }
 
-function structure(vocab: Record<string, number>, merges: [string, string][], added: Record<string, unknown>[]): Record<string, unknown> {
+function structure(vocab: Record<string, number>, merges: [string, string][], added: Record<string, unknown>[], ignoreMerges = true): Record<string, unknown> {
   return {
     version: '1.0',
     truncation: null,
@@ -113,8 +132,9 @@ function structure(vocab: Record<string, number>, merges: [string, string][], ad
       end_of_word_suffix: '',
       fuse_unk: false,
       byte_fallback: false,
-      // Whole words are looked up before merges: a word of the world is one token; anything else falls back to characters/bytes.
-      ignore_merges: true,
+      // Words mode: whole words are looked up before merges (a word of the world is one token; anything else falls
+      // back to characters/bytes). BPE mode: every piece is made by the merges, in rank order.
+      ignore_merges: ignoreMerges,
       vocab,
       merges,
     },
@@ -124,12 +144,63 @@ function structure(vocab: Record<string, number>, merges: [string, string][], ad
 const byCountThenText = (a: [string, number], b: [string, number]): number =>
   b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)
 
+/** The vocabulary as it is filled: bytes first, then one of the two modes' tokens, up to `budget` ids. */
+interface VocabBuilder {
+  ids: string[]
+  merges: [string, string][]
+  budget: number
+  addToken(tok: string): boolean
+}
+
+type MadeTokens = Pick<WorldTokenizerStats, 'wordTokens' | 'charTokens' | 'mergeTokens'>
+
+/** Words mode: non-ASCII characters seen, then whole words, most frequent first. */
+function addCharsAndWords(v: VocabBuilder, wordCounts: Map<string, number>, charCounts: Map<string, number>, minCount: number): MadeTokens {
+  // Characters beyond ASCII: a merge chain over their bytes, so an unseen word containing them costs one id per character.
+  let charTokens = 0
+  const chars = [...charCounts].filter(([, n]) => n >= minCount).sort(byCountThenText)
+  for (const [ch] of chars) {
+    const bytes = [...byteLevel(ch)]
+    const need = bytes.length - 1
+    if (v.ids.length + need > v.budget) break
+    let acc = bytes[0]
+    for (let i = 1; i < bytes.length; i++) {
+      const next = acc + bytes[i]
+      if (v.addToken(next)) v.merges.push([acc, bytes[i]])
+      acc = next
+    }
+    charTokens++
+  }
+
+  // Whole words, most frequent first: pre-tokens (already byte-level strings) of two or more byte characters.
+  let wordTokens = 0
+  const words = [...wordCounts].filter(([w, n]) => n >= minCount && [...w].length > 1).sort(byCountThenText)
+  for (const [w] of words) {
+    if (v.ids.length >= v.budget) break
+    if (v.addToken(w)) wordTokens++
+  }
+  return { wordTokens, charTokens, mergeTokens: 0 }
+}
+
+/** BPE mode: merges learned on the pre-tokens. They are byte-level strings (a character per byte), so the merges are
+ *  byte-level and any text still round-trips through the 256 byte tokens. */
+function addBpeMerges(v: VocabBuilder, wordCounts: Map<string, number>, minCount: number): MadeTokens {
+  const learned = trainBpe(wordCounts, { maxNewSymbols: v.budget - v.ids.length, minPairCount: minCount })
+  let mergeTokens = 0
+  for (const t of learned.newSymbols) if (v.addToken(t)) mergeTokens++
+  v.merges.push(...learned.merges)
+  return { wordTokens: 0, charTokens: 0, mergeTokens }
+}
+
 /**
  * Build a tokenizer whose tokens are the world's most frequent words (as the Qwen pre-tokenizer splits them, so
  * " Paris" is one token), every multi-byte character seen (via merges of its bytes), and all 256 bytes, plus the
- * protocol's markup as added tokens. Any text round-trips exactly. Deterministic: same texts ⇒ same bytes.
+ * protocol's markup as added tokens. With mode 'bpe', the tokens past the bytes are instead BPE merges learned on the
+ * same pre-tokens (bpe-train). Any text round-trips exactly. Deterministic: same texts ⇒ same bytes.
  */
 export function buildWorldTokenizer(texts: Iterable<string>, opts: WorldTokenizerOptions = {}): TokenizerFiles & { stats: WorldTokenizerStats } {
+  const mode = opts.mode ?? 'words'
+  if (!WORLD_TOKENIZER_MODES.includes(mode)) throw new EngineError('engine.world_tokenizer', `tokenizer mode '${String(mode)}' is not known; use ${WORLD_TOKENIZER_MODES.join(' or ')}`)
   const vocabSize = opts.vocabSize ?? 4096
   const minCount = opts.minCount ?? 2
   const addedContents = [...WORLD_SPECIAL_TOKENS, ...WORLD_MARKUP_TOKENS]
@@ -173,42 +244,27 @@ export function buildWorldTokenizer(texts: Iterable<string>, opts: WorldTokenize
     bar.tick()
   }
   bar.done()
+  for (const { text, weight } of opts.weightedTexts ?? []) {
+    if (!(Number.isFinite(weight) && weight > 0)) throw new EngineError('engine.world_tokenizer', `a weighted text's weight must be a positive number, got ${weight}`)
+    countText(text, weight)
+  }
 
   const vocab: Record<string, number> = {}
   const ids: string[] = []
-  const addToken = (tok: string): boolean => {
-    if (Object.prototype.hasOwnProperty.call(vocab, tok)) return false
-    vocab[tok] = ids.length
-    ids.push(tok)
-    return true
+  const v: VocabBuilder = {
+    ids,
+    merges: [],
+    budget: vocabSize - addedContents.length,
+    addToken: (tok: string): boolean => {
+      if (Object.prototype.hasOwnProperty.call(vocab, tok)) return false
+      vocab[tok] = ids.length
+      ids.push(tok)
+      return true
+    },
   }
-  for (const c of BYTE_CHARS) addToken(c)
-  const budget = vocabSize - addedContents.length
-  const merges: [string, string][] = []
-
-  // Characters beyond ASCII: a merge chain over their bytes, so an unseen word containing them costs one id per character.
-  let charTokens = 0
-  const chars = [...charCounts].filter(([, n]) => n >= minCount).sort(byCountThenText)
-  for (const [ch] of chars) {
-    const bytes = [...byteLevel(ch)]
-    const need = bytes.length - 1
-    if (ids.length + need > budget) break
-    let acc = bytes[0]
-    for (let i = 1; i < bytes.length; i++) {
-      const next = acc + bytes[i]
-      if (addToken(next)) merges.push([acc, bytes[i]])
-      acc = next
-    }
-    charTokens++
-  }
-
-  // Whole words, most frequent first: pre-tokens (already byte-level strings) of two or more byte characters.
-  let wordTokens = 0
-  const words = [...wordCounts].filter(([w, n]) => n >= minCount && [...w].length > 1).sort(byCountThenText)
-  for (const [w] of words) {
-    if (ids.length >= budget) break
-    if (addToken(w)) wordTokens++
-  }
+  for (const c of BYTE_CHARS) v.addToken(c)
+  const made = mode === 'bpe' ? addBpeMerges(v, wordCounts, minCount) : addCharsAndWords(v, wordCounts, charCounts, minCount)
+  const merges = v.merges
 
   const added = addedContents.map((content, i) => ({
     id: ids.length + i,
@@ -219,7 +275,7 @@ export function buildWorldTokenizer(texts: Iterable<string>, opts: WorldTokenize
     normalized: false,
     special: i < WORLD_SPECIAL_TOKENS.length,
   }))
-  const tokenizerJson = structure(vocab, merges, added)
+  const tokenizerJson = structure(vocab, merges, added, mode === 'words')
   const tokenizerConfig: Record<string, unknown> = {
     tokenizer_class: 'PreTrainedTokenizerFast',
     add_bos_token: false,
@@ -239,10 +295,10 @@ export function buildWorldTokenizer(texts: Iterable<string>, opts: WorldTokenize
     tokenizerJson,
     tokenizerConfig,
     stats: {
+      mode,
       texts: nTexts,
       distinctWords: wordCounts.size,
-      wordTokens,
-      charTokens,
+      ...made,
       addedTokens: added.length,
       vocabSize: ids.length + added.length,
     },

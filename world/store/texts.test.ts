@@ -1,9 +1,9 @@
-// world/store/texts.test: a world's documents as texts (url order) and the errors for a missing world or docs table.
+// world/store/texts.test: a world's documents as texts (url order), its name locales, and the errors for a missing world or docs table.
 import Database from 'better-sqlite3'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { countWorldDocs, worldTexts } from './texts'
+import { countWorldDocs, worldNameLocales, worldTexts } from './texts'
 
 const tmp = mkdtempSync(join(tmpdir(), 'world-texts-'))
 afterAll(() => rmSync(tmp, { recursive: true, force: true }))
@@ -28,5 +28,18 @@ describe('worldTexts', () => {
     new Database(join(dir, 'world.db')).close()
     expect(() => [...worldTexts(dir)]).toThrow(/no readable docs/)
     expect(() => countWorldDocs(dir)).toThrow(/no readable docs/)
+  })
+})
+
+describe('worldNameLocales', () => {
+  it("reads the manifest config's docs.locales; a world.db without a manifest gets the default config's", () => {
+    const dir = mkdtempSync(join(tmp, 'loc-'))
+    const db = new Database(join(dir, 'world.db'))
+    db.exec('CREATE TABLE docs (url TEXT PRIMARY KEY, entity_id TEXT, title TEXT, text TEXT)')
+    expect(worldNameLocales(dir)).toEqual(['en_US', 'en_GB', 'de', 'fr', 'es', 'it'])
+    db.exec('CREATE TABLE manifest (key TEXT PRIMARY KEY, value TEXT)')
+    db.prepare('INSERT INTO manifest VALUES (?, ?)').run('config', JSON.stringify({ docs: { locales: ['de', 'fr'] } }))
+    db.close()
+    expect(worldNameLocales(dir)).toEqual(['de', 'fr'])
   })
 })
