@@ -84,7 +84,8 @@ export interface SftRunOptions {
    *  shuffled batches, each kind's target tokens weighted by its weight (a weighted token mean). Kinds: demo (the
    *  whole episode), search (its first turn alone), access (its second turn, after the first and its results), answer
    *  (its final turn, the whole episode as context), read (a reading drill: the question, the last access and the page
-   *  it opened → the answer; no search before it). Not with turn / answerOnly / answerWeight. */
+   *  it opened → the answer; no search before it), fact (the same with the page cut to its title and the last hop's
+   *  evidence sentence: the shortest reading drill). Not with turn / answerOnly / answerWeight. */
   mix?: SftMix
   /** Epoch 0 short sequences first (see sftTrain shortFirst). */
   shortFirst?: boolean
@@ -99,9 +100,23 @@ export interface SftRunOptions {
   log?: (line: string) => void
 }
 
-export const SFT_KINDS = ['demo', 'search', 'access', 'answer', 'read'] as const
+export const SFT_KINDS = ['demo', 'search', 'access', 'answer', 'read', 'fact'] as const
 export type SftKind = (typeof SFT_KINDS)[number]
 export type SftMix = Partial<Record<SftKind, number>>
+
+const squash = (x: string) => x.replace(/\s+/g, ' ').trim()
+
+/** The page observation cut to its first line (the title) and those evidence sentences it holds; undefined when it
+ *  is not one <information> block or holds none of them. */
+export function factObservation(obs: TrajectoryRecord['turns'][number]['observation'], evidence: readonly string[]): TrajectoryRecord['turns'][number]['observation'] | undefined {
+  if (obs.length !== 1 || typeof obs[0].content !== 'string') return undefined
+  const m = /<information>([^\n]*)\n([\s\S]*)<\/information>/.exec(obs[0].content)
+  if (!m) return undefined
+  const held = evidence.filter((e) => squash(m[2]).includes(squash(e)))
+  if (held.length === 0) return undefined
+  const content = obs[0].content.slice(0, m.index) + `<information>${m[1]}\n${held.join(' ')}\n</information>` + obs[0].content.slice(m.index + m[0].length)
+  return [{ ...obs[0], content }]
+}
 
 /** `demo=1,answer=2,read=4` → a mix; one-line errors for unknown kinds and weights that are not finite and ≥ 0. */
 export function parseSftMix(text: string): SftMix {
@@ -118,7 +133,7 @@ export function parseSftMix(text: string): SftMix {
 }
 
 /** The sequences of each kind of a mix built from one solved episode (kinds the episode is too short for are left out). */
-export function mixSequences(codec: ChatCodec, rec: Pick<TrajectoryRecord, 'initial' | 'turns'>, mix: SftMix): { kind: SftKind; seq: SftSequence }[] {
+export function mixSequences(codec: ChatCodec, rec: Pick<TrajectoryRecord, 'initial' | 'turns'>, mix: SftMix, evidence: readonly string[] = []): { kind: SftKind; seq: SftSequence }[] {
   const out: { kind: SftKind; seq: SftSequence }[] = []
   const n = rec.turns.length
   const weighted = (seq: TokenSequence, w: number): SftSequence => ({ ...seq, weights: seq.sampled.map((on) => (on === 1 ? w : 0)) })
@@ -131,6 +146,10 @@ export function mixSequences(codec: ChatCodec, rec: Pick<TrajectoryRecord, 'init
     else if (kind === 'access' && n >= 3) out.push({ kind, seq: weighted(one(rec.turns.slice(0, 2)), w) })
     else if (kind === 'answer') out.push({ kind, seq: weighted(one(rec.turns), w) })
     else if (kind === 'read' && n >= 3) out.push({ kind, seq: weighted(one(rec.turns.slice(n - 2)), w) })
+    else if (kind === 'fact' && n >= 3) {
+      const cut = factObservation(rec.turns[n - 2].observation, evidence)
+      if (cut) out.push({ kind, seq: weighted(one([{ ...rec.turns[n - 2], observation: cut }, rec.turns[n - 1]]), w) })
+    }
   }
   return out
 }
@@ -240,7 +259,8 @@ export async function runSft(o: SftRunOptions): Promise<{ episodes: number; solv
       if (rec.status !== 'ok' || rec.f1 < 1) continue
       if (o.turn !== undefined && rec.turns.length < o.turn) continue
       if (o.mix) {
-        const made = mixSequences(codec, rec, o.mix).filter((x) => x.seq.ids.length <= learner.model.config.maxPositionEmbeddings)
+        const last = Math.max(...qa.evidence.map((e) => e.hop))
+        const made = mixSequences(codec, rec, o.mix, qa.evidence.filter((e) => e.hop === last).map((e) => e.sentence)).filter((x) => x.seq.ids.length <= learner.model.config.maxPositionEmbeddings)
         if (made.length === 0) continue
         solved++
         for (const x of made) {
