@@ -20,6 +20,8 @@ export interface FunnelOptions {
   /** Episodes played in lockstep (default 32). */
   batch?: number
   seed?: number
+  /** Teacher-forced answers kept as examples (default 5). */
+  examples?: number
 }
 
 /** One slice's funnel: counts over `n` questions, F1 summed; ci95 is the normal-approximation half-width of mean F1. */
@@ -40,6 +42,8 @@ export interface Funnel {
   answerLoss: number
   /** Questions the oracle could not play within the model's context (left out of readF1 and answerLoss). */
   noOracle: number
+  /** The first few teacher-forced answers: what the model wrote where the oracle answered. */
+  examples: { question: string; gold: string; answer: string; f1: number }[]
 }
 
 const mean = (xs: readonly number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0)
@@ -133,6 +137,7 @@ export async function runFunnel(model: CausalLM, codec: ChatCodec, pool: WorldPo
       readF1: mean(tf.map((r) => r.f1)),
       answerLoss: mean(losses),
       noOracle: qas.length - played.length,
+      examples: played.slice(0, o.examples ?? 5).map((qa, i) => ({ question: qa.question, gold: qa.answer, answer: answers[i], f1: tf[i].f1 })),
     }
   } finally {
     for (const x of opened) x.w.close()

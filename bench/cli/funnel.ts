@@ -24,6 +24,7 @@ export const funnelCommand: Command = {
       .option('max-tokens', { type: 'number', default: 64, describe: 'max new tokens per turn' })
       .option('seed', { type: 'number', default: 0, describe: 'seed of the question draw' })
       .option('backend', { type: 'string', default: 'auto', describe: 'engine backend: auto | native | ts | cuda' })
+      .option('show', { type: 'number', default: 0, describe: 'print this many teacher-forced answers per slice (question, gold, what the model wrote)' })
       .option('json', { type: 'string', describe: 'write the figures to this JSON file too' })
       .example('searchgym bench funnel --model runs/sft/model --world worlds/unseen1 --world worlds/unseen2 --hops 1,2 --questions 300', 'the funnel on two unseen worlds'),
   handler: handler(async (argv: Record<string, unknown>) => {
@@ -63,9 +64,10 @@ export const funnelCommand: Command = {
             continue
           }
           const t0 = performance.now()
-          const f = await runFunnel(e.model, e.codec, pool, qas, { protocol: a.protocol as TextProtocolName, gym, oracleAnswer: a['oracle-answer'], maxTokensPerTurn: a['max-tokens'], seed: a.seed })
+          const f = await runFunnel(e.model, e.codec, pool, qas, { protocol: a.protocol as TextProtocolName, gym, oracleAnswer: a['oracle-answer'], maxTokensPerTurn: a['max-tokens'], seed: a.seed, examples: Math.max(5, a.show) })
           out[name][`hops${h}`] = f
           process.stdout.write(`${name} ${h}-hop: ${funnelLine(f)}  (${((performance.now() - t0) / 1000).toFixed(0)} s)\n`)
+          for (const x of f.examples.slice(0, a.show)) process.stdout.write(`  ${x.question} → gold ${JSON.stringify(x.gold)}, model ${JSON.stringify(x.answer)} (F1 ${x.f1.toFixed(2)})\n`)
         }
       } finally {
         await pool.close()
