@@ -18,7 +18,7 @@ export type { AnswerScorer, TurnRecord, EpisodeCounts, InfraCounts, JudgeVerdict
 // Training: config, backend choice, the GRPO loop, SFT warm start, the question-source interface. (Test fixtures live under tests/fixtures, injected by tests.)
 export { resolveTrainConfig, DEFAULT_TRAIN_CONFIG, type TrainConfig } from './train/config'
 export { openBackend } from './train/backend'
-export { train, type TrainResult } from './train/loop'
+export { train, NO_UPDATE_LINE, runOptimizerSteps, type TrainResult } from './train/loop'
 export { answerTurnWeights, lastTurnStart, sftTrain, sequenceOfTrajectory, type SftSequence } from './train/sft'
 export type { QuestionOutcome, QuestionSource } from './train/source'
 export { PolicyBatch, type TokenSampler } from './policy/engine-policy'

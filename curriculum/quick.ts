@@ -8,6 +8,7 @@ import { spawn } from 'node:child_process'
 import { existsSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { ConfigError } from '../infra/errors'
+import { NO_UPDATE_LINE } from '../agent'
 import { runTraining } from './run'
 import { runSft } from './sft-run'
 
@@ -139,9 +140,9 @@ export async function runQuick(o: QuickOptions): Promise<QuickResult> {
   if (!f1) throw new ConfigError('train.quick', `${cmpOut}/compare.json has no F1 row`)
   const pp = (x: number) => (100 * x).toFixed(1)
   const sign = (x: number) => (x >= 0 ? '+' : '') + pp(x)
-  const verdict = f1.diff.lo > 0 ? 'a gain (CI above 0)' : f1.diff.hi < 0 ? 'a loss (CI below 0)' : 'no gain at this size (CI includes 0)'
+  const verdict = r.optimizerSteps === 0 ? NO_UPDATE_LINE : f1.diff.lo > 0 ? 'a gain (CI above 0)' : f1.diff.hi < 0 ? 'a loss (CI below 0)' : 'no gain at this size (CI includes 0)'
   const line =
-    `held-out F1 (${f1.diff.n} questions): start ${pp(f1.baselineMean)}% → trained ${pp(f1.runMean)}% after ${r.steps} GRPO steps; ` +
+    `held-out F1 (${f1.diff.n} questions): start ${pp(f1.baselineMean)}% → trained ${pp(f1.runMean)}% after ${r.steps} GRPO steps (${r.optimizerSteps} optimizer steps); ` +
     `paired gain ${sign(f1.diff.mean)} pp [95% CI ${sign(f1.diff.lo)}, ${sign(f1.diff.hi)}]: ${verdict}; ${((performance.now() - t0) / 1000).toFixed(0)} s`
   return { startF1: f1.baselineMean, trainedF1: f1.runMean, gain: f1.diff, line }
 }

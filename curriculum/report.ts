@@ -5,6 +5,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { ConfigError } from '../infra/errors'
+import { NO_UPDATE_LINE } from '../agent'
 
 type Row = Record<string, number | string | undefined>
 
@@ -51,7 +52,9 @@ export function writeTrainReport(run: string): string {
   const rows = readJsonl(join(run, 'metrics.jsonl'))
   if (rows.length === 0) throw new ConfigError('report.no_metrics', `${run} has no metrics.jsonl lines; is it a train run folder?`)
   const timing = readJsonl(join(run, 'timing.jsonl'))
-  const lines: string[] = [`# Training run ${run}`, '', `${rows.length} steps; last stage ${rows.at(-1)!.stage}.`, '']
+  const optimizerSteps = rows.reduce((a, r) => a + Number(r.optimizerSteps ?? 0), 0)
+  const lines: string[] = [`# Training run ${run}`, '', `${rows.length} steps, ${optimizerSteps} optimizer steps; last stage ${rows.at(-1)!.stage}.`, '']
+  if (optimizerSteps === 0) lines.push(`**${NO_UPDATE_LINE}.**`, '')
   const switches = rows.filter((r) => r.curriculumSwitch).map((r) => `- ${r.curriculumSwitch}`)
   if (switches.length) lines.push('## Curriculum switches', '', ...switches, '')
   if (timing.length) {

@@ -173,7 +173,7 @@ describe('the README tour', () => {
       // compare paired both (the oracle run scored them too).
       expect(readFileSync(join(cwd, 'runs/compare/compare.md'), 'utf8')).toContain('`tiny`: 2 paired questions')
       // The quick training finished and printed its held-out result (whatever the numbers are).
-      expect(quick).toMatch(/^held-out F1 \(\d+ questions\): start [\d.]+% → trained [\d.]+% after \d+ GRPO steps; paired gain [+-][\d.]+ pp \[95% CI /m)
+      expect(quick).toMatch(/^held-out F1 \(\d+ questions\): start [\d.]+% → trained [\d.]+% after \d+ GRPO steps \(\d+ optimizer steps\); paired gain [+-][\d.]+ pp \[95% CI /m)
     } finally {
       for (const p of servers) await stop(p)
       rmSync(cwd, { recursive: true, force: true })

@@ -62,7 +62,7 @@ describe('searchgym train (tiny world, tiny model, fixture sampler)', () => {
     const r = await runCli(trainArgs(ref), 600_000)
     expect(r.stderr).toBe('')
     expect(r.code).toBe(0)
-    expect(r.stdout).toMatch(/^train: 2 steps; adapter /)
+    expect(r.stdout).toMatch(/^train: 2 steps, \d+ optimizer steps; adapter /)
     const m = lines(join(ref, 'metrics.jsonl'))
     expect(m.map((x) => x.step)).toEqual([1, 2])
     expect(m.reduce((a, x) => a + x.groupsKept, 0)).toBeGreaterThan(0)
@@ -130,7 +130,7 @@ describe('searchgym train (tiny world, tiny model, fixture sampler)', () => {
     const r = await runCli(trainArgs(out), 600_000)
     expect(r.code).toBe(0)
     expect(r.stderr).toMatch(/^train: no checkpoint yet: starting over/m)
-    expect(r.stdout).toMatch(/^train: 2 steps; adapter /)
+    expect(r.stdout).toMatch(/^train: 2 steps, \d+ optimizer steps; adapter /)
     expect(readFileSync(join(out, 'metrics.jsonl'))).toEqual(readFileSync(join(ref, 'metrics.jsonl')))
   }, LONG)
 

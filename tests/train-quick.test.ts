@@ -11,7 +11,7 @@ const LONG = 600_000
 const root = mkdtempSync(join(tmpdir(), 'sg-train-quick-'))
 afterAll(() => rmSync(root, { recursive: true, force: true }))
 
-const RESULT = /^held-out F1 \((\d+) questions\): start ([\d.]+)% → trained ([\d.]+)% after 2 GRPO steps; paired gain ([+-][\d.]+) pp \[95% CI ([+-][\d.]+), ([+-][\d.]+)\]: (a gain \(CI above 0\)|a loss \(CI below 0\)|no gain at this size \(CI includes 0\)); \d+ s$/
+const RESULT = /^held-out F1 \((\d+) questions\): start ([\d.]+)% → trained ([\d.]+)% after 2 GRPO steps \((\d+) optimizer steps\); paired gain ([+-][\d.]+) pp \[95% CI ([+-][\d.]+), ([+-][\d.]+)\]: (a gain \(CI above 0\)|a loss \(CI below 0\)|no gain at this size \(CI includes 0\)|0 optimizer steps: every group was constant[^;]*); \d+ s$/
 
 describe('searchgym train --preset quick-smoke', () => {
   const out = join(root, 'quick')
@@ -23,8 +23,12 @@ describe('searchgym train --preset quick-smoke', () => {
     first = r.stdout.trim()
     const m = RESULT.exec(first)
     expect(m).not.toBeNull()
-    const [, n, start, trained, gain, lo, hi] = m!.map(Number)
+    const [, n, start, trained, optimizerSteps, gain, lo, hi] = m!.map(Number)
     expect(n).toBe(4)
+    // The optimizer steps printed are the run's own (metrics.jsonl), and a run without any says so in its last line.
+    const summed = readFileSync(join(out, 'grpo', 'metrics.jsonl'), 'utf8').trim().split('\n').reduce((a, l) => a + (JSON.parse(l) as { optimizerSteps: number }).optimizerSteps, 0)
+    expect(optimizerSteps).toBe(summed)
+    if (optimizerSteps === 0) expect(first).toMatch(/0 optimizer steps: every group was constant/)
     // The printed numbers are the compare's: the gain is trained − start (rounding aside) and lies inside its CI.
     expect(Math.abs(trained - start - gain)).toBeLessThan(0.11)
     expect(lo).toBeLessThanOrEqual(gain)

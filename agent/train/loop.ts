@@ -152,7 +152,18 @@ export interface TrainResult {
   steps: number
   resumedFrom: number
   adapterDir: string
+  /** Optimizer steps over the whole run (metrics.jsonl, resumed steps included): 0 when every group was constant. */
+  optimizerSteps: number
 }
+
+/** The run's optimizer steps, summed over metrics.jsonl. */
+export function runOptimizerSteps(metricsFile: string): number {
+  if (!existsSync(metricsFile)) return 0
+  return readFileSync(metricsFile, 'utf8').split('\n').filter((l) => l.trim()).reduce((a, l) => a + Number((JSON.parse(l) as { optimizerSteps?: number }).optimizerSteps ?? 0), 0)
+}
+
+/** The sentence a run's last line and report carry when it made no update. */
+export const NO_UPDATE_LINE = '0 optimizer steps: every group was constant (no reward difference), so nothing was trained — the adapter is the start'
 
 export async function train(d: TrainDeps): Promise<TrainResult> {
   const { learner, codec, world, source, config: c, out } = d
@@ -361,7 +372,7 @@ export async function train(d: TrainDeps): Promise<TrainResult> {
   }
   const adapterDir = join(out, 'adapter')
   learner.saveAdapter(adapterDir)
-  return { steps: c.steps, resumedFrom: start, adapterDir }
+  return { steps: c.steps, resumedFrom: start, adapterDir, optimizerSteps: runOptimizerSteps(metricsFile) }
 }
 
 /** Write a checkpoint atomically (a temp folder renamed into place); keep only the newest two. */

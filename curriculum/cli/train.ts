@@ -2,6 +2,7 @@
 // `train report` (report.md with SVG curves). Thin: flags → runTraining / runSft / writeTrainReport.
 import { readFileSync } from 'node:fs'
 import type { Argv, Command } from '../../infra/cli-util'
+import { NO_UPDATE_LINE } from '../../agent'
 import { handler } from '../../infra/cli-util'
 import { ConfigError } from '../../infra/errors'
 import { runTraining } from '../run'
@@ -110,7 +111,7 @@ const grpoCommand: Command = {
       log,
       notice,
     })
-    process.stdout.write(`train: ${r.steps} steps${r.resumedFrom > 0 ? ` (resumed from step ${r.resumedFrom})` : ''}; adapter ${r.adapterDir}\n`)
+    process.stdout.write(`train: ${r.steps} steps${r.resumedFrom > 0 ? ` (resumed from step ${r.resumedFrom})` : ''}, ${r.optimizerSteps} optimizer steps; adapter ${r.adapterDir}${r.optimizerSteps === 0 ? ` — ${NO_UPDATE_LINE}` : ''}\n`)
   }),
 }
 
