@@ -13,7 +13,7 @@ export { CheckRunner, pathEdges } from './oracle/oracle-check-shard'
 export { oracleCheckStage, oracleCheckStageWith, CHECKED_WORLD_STAGES } from './world-check-stage'
 export { agentCommands, checkCommand } from './cli/commands'
 // The turn loop and its records (bench and trainer share them).
-export { runEpisode } from './rollout/episode'
+export { goldsOf, runEpisode } from './rollout/episode'
 export type { AnswerScorer, TurnRecord, EpisodeCounts, InfraCounts, JudgeVerdict, TrajectoryRecord } from './rollout/types'
 // Training: config, backend choice, the GRPO loop, SFT warm start, the question-source interface. (Test fixtures live under tests/fixtures, injected by tests.)
 export { resolveTrainConfig, DEFAULT_TRAIN_CONFIG, type TrainConfig } from './train/config'

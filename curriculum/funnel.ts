@@ -3,13 +3,14 @@
 // same questions with the oracle's episode as context up to the answer turn (the answer read given the right page:
 // the model's greedy answer there, and the answer tokens' teacher-forced loss, which moves before greedy accuracy does).
 // Knows nothing of training: it takes a loaded model and a pool of worlds.
-import { makeEnv, resolveGymOptions, scoreAnswer, type GymOptionsJson, type Policy, type TextProtocolName } from '../gym'
-import { ORACLE_MAX_QUERIES_PER_PAGE, oraclePolicy, runEpisode, sequenceOfTrajectory, worldOracleKnowledge, type TrajectoryRecord } from '../agent'
+import { getProtocol, makeEnv, resolveGymOptions, scoreAnswer, type GymOptionsJson, type Policy, type TextProtocolName } from '../gym'
+import { goldsOf, ORACLE_MAX_QUERIES_PER_PAGE, oraclePolicy, runEpisode, sequenceOfTrajectory, worldOracleKnowledge, type TrajectoryRecord } from '../agent'
 import { EngineSampler, lastTurnStart, PolicyBatch } from '../agent'
 import { forward, generateBatch, targetLogprobs, type CausalLM, type ChatCodec } from '../infra/engine'
 import { Rng } from '../infra/rng'
 import { openWorld, type Qa } from '../world'
 import type { WorldPool } from './world-pool'
+import { factObservation } from './drills'
 
 export interface FunnelOptions {
   protocol: TextProtocolName
@@ -40,6 +41,11 @@ export interface Funnel {
   readF1: number
   /** Mean per-token negative log-likelihood of the oracle's answer turn in that context (nats). */
   answerLoss: number
+  /** The shortest reading drill: the oracle's context with the page cut to its title and the evidence sentence
+   *  (curriculum/drills) — the model's greedy answer F1 there and the answer's loss (nats per token); NaN when no
+   *  question's page held its evidence sentence. Whether the copy step exists at all, apart from finding it in a page. */
+  factF1: number
+  factLoss: number
   /** Questions the oracle could not play within the model's context (left out of readF1 and answerLoss). */
   noOracle: number
   /** The first few teacher-forced answers: what the model wrote where the oracle answered. */
@@ -105,10 +111,10 @@ export async function runFunnel(model: CausalLM, codec: ChatCodec, pool: WorldPo
       if (rec.status === 'ok' && rec.f1 >= 1 && sequenceOfTrajectory(codec, rec).ids.length <= model.config.maxPositionEmbeddings) demos.set(qa.id, rec)
     }
     const played = qas.filter((q) => demos.has(q.id))
-    const seqs = played.map((qa) => sequenceOfTrajectory(codec, demos.get(qa.id)!))
     const stop = codec.tokenizer.special.stop
-    const answers: string[] = []
     const size = o.batch ?? 32
+    const seqs = played.map((qa) => sequenceOfTrajectory(codec, demos.get(qa.id)!))
+    const answers: string[] = []
     for (let at = 0; at < seqs.length; at += size) {
       const prompts = seqs.slice(at, at + size).map((q) => q.ids.slice(0, lastTurnStart(q.sampled)))
       for (const [s] of generateBatch(model, prompts, { maxNewTokens: o.maxTokensPerTurn ?? 64, temperature: 0, eosTokenIds: stop }))
@@ -126,6 +132,29 @@ export async function runFunnel(model: CausalLM, codec: ChatCodec, pool: WorldPo
     }
     const losses: number[] = []
     for (const seq of seqs) losses.push(answerNll(model, seq.ids, lastTurnStart(seq.sampled)))
+    // The fact drill: the same context with the last page cut to its title and the last hop's evidence sentence.
+    const factSeqs: { seq: ReturnType<typeof sequenceOfTrajectory>; qa: Qa }[] = []
+    for (const qa of played) {
+      const rec = demos.get(qa.id)!
+      const n = rec.turns.length
+      if (n < 2) continue
+      const last = Math.max(...qa.evidence.map((e) => e.hop))
+      const cut = factObservation(rec.turns[n - 2].observation, qa.evidence.filter((e) => e.hop === last).map((e) => e.sentence))
+      if (cut) factSeqs.push({ qa, seq: sequenceOfTrajectory(codec, { initial: rec.initial, turns: [{ ...rec.turns[n - 2], observation: cut }, rec.turns[n - 1]] }) })
+    }
+    const proto = getProtocol(o.protocol)
+    const ctx = { tools: ['search', 'access'] as const, maxCallsPerTurn: 1, turn: 1, maxArgChars: 1000, prompt: gym.prompt }
+    const factF1s: number[] = []
+    const factLosses: number[] = []
+    for (let at = 0; at < factSeqs.length; at += size) {
+      const chunk = factSeqs.slice(at, at + size)
+      const outs = generateBatch(model, chunk.map((x) => x.seq.ids.slice(0, lastTurnStart(x.seq.sampled))), { maxNewTokens: o.maxTokensPerTurn ?? 64, temperature: 0, eosTokenIds: stop })
+      chunk.forEach((x, i) => {
+        const parsed = proto.parse({ text: codec.tokenizer.decode(outs[i][0].tokens.filter((t) => !stop.includes(t))) }, ctx)
+        factF1s.push(parsed.kind === 'answer' ? scoreAnswer(parsed.answer, goldsOf(x.qa)).f1 : 0)
+        factLosses.push(answerNll(model, x.seq.ids, lastTurnStart(x.seq.sampled)))
+      })
+    }
     const f1s = own.map((r) => r.f1)
     return {
       n: qas.length,
@@ -136,6 +165,8 @@ export async function runFunnel(model: CausalLM, codec: ChatCodec, pool: WorldPo
       em: mean(own.map((r) => r.em)),
       readF1: mean(tf.map((r) => r.f1)),
       answerLoss: mean(losses),
+      factF1: factSeqs.length ? mean(factF1s) : NaN,
+      factLoss: factSeqs.length ? mean(factLosses) : NaN,
       noOracle: qas.length - played.length,
       examples: played.slice(0, o.examples ?? 5).map((qa, i) => ({ question: qa.question, gold: qa.answer, answer: answers[i], f1: tf[i].f1 })),
     }
@@ -160,5 +191,5 @@ export function answerNll(model: CausalLM, ids: readonly number[], from: number)
 /** One line: `n 300  search 71.0%  opened 60.3%  read|oracle 35.1%  F1 20.4% ± 4.1  EM 18.0%  answer loss 1.23`. */
 export function funnelLine(f: Funnel): string {
   const pct = (x: number) => `${(100 * x).toFixed(1)}%`
-  return `n ${f.n}  search ${pct(f.search / Math.max(1, f.n))}  opened ${pct(f.opened / Math.max(1, f.n))}  read|oracle ${pct(f.readF1)}  F1 ${pct(f.f1)} ± ${(100 * f.ci95).toFixed(1)}  EM ${pct(f.em)}  answer loss ${f.answerLoss.toFixed(3)}${f.noOracle ? `  (oracle out of context: ${f.noOracle})` : ''}`
+  return `n ${f.n}  search ${pct(f.search / Math.max(1, f.n))}  opened ${pct(f.opened / Math.max(1, f.n))}  read|oracle ${pct(f.readF1)}  F1 ${pct(f.f1)} ± ${(100 * f.ci95).toFixed(1)}  EM ${pct(f.em)}  answer loss ${f.answerLoss.toFixed(3)}  fact drill ${pct(f.factF1)} (loss ${f.factLoss.toFixed(3)})${f.noOracle ? `  (oracle out of context: ${f.noOracle})` : ''}`
 }

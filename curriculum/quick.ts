@@ -11,6 +11,13 @@ import { ConfigError } from '../infra/errors'
 import { NO_UPDATE_LINE } from '../agent'
 import { runTraining } from './run'
 import { runSft } from './sft-run'
+import { CurriculumSource } from './source'
+import { curriculumPreset } from './stages'
+import { WorldPool } from './world-pool'
+import { fileURLToPath } from 'node:url'
+
+/** The repository root (shipped starts and world configs are repo-relative). */
+const REPO = fileURLToPath(new URL('..', import.meta.url))
 
 /** The sizes of one quick preset. */
 export interface QuickSize {
@@ -25,6 +32,10 @@ export interface QuickSize {
   batchSize: number
   maxTurns: number
   maxTokensPerTurn: number
+  /** Start from a shipped model folder (repo-relative) instead of a random model + SFT: the world is then built from
+   *  `worldConfig` over `worldPreset` at worldSeed (a seed the start never trained on), GRPO trains a LoRA on the start,
+   *  and the held-out slice is the world's own (the same CurriculumSource split `train` holds out). */
+  start?: { model: string; worldPreset: string; worldConfig: string; maxHops: number; lr: number; temperature: number; observationCap: number }
 }
 
 /** quick: ≤ 5 minutes on 2 idle cores; quick-smoke: the same pipeline at the smallest size that still runs every piece (tests). */
@@ -89,6 +100,7 @@ export async function runQuick(o: QuickOptions): Promise<QuickResult> {
   mkdirSync(o.out, { recursive: true })
   const step = (n: number, what: string, args?: string[]) => o.log(`quick [${n}/6] ${what}${args ? `: ${shown(args)}` : ''} (${((performance.now() - t0) / 1000).toFixed(0)} s)`)
 
+  if (size.start) return runQuickFromStart(o, size, size.start, t0)
   // 1. World: `world build` skips a finished world (same config), so a rerun reuses it.
   const world = ['world', 'build', '--preset', 'tiny', '--seed', String(size.worldSeed), '--out', d('world'), '--quiet']
   step(1, 'world', world)
@@ -130,7 +142,12 @@ export async function runQuick(o: QuickOptions): Promise<QuickResult> {
     await cli([...args], o.log)
   }
 
-  // 6. Paired difference trained − start on the same questions, with its bootstrap CI.
+  return compareAndSay(o, d, step, startRun, trainedRun, r, t0)
+}
+
+
+/** 6. The paired difference trained − start on the same questions, with its bootstrap CI, as the run's last line. */
+async function compareAndSay(o: QuickOptions, d: (x: string) => string, step: (n: number, what: string, args?: string[]) => void, startRun: string, trainedRun: string, r: { steps: number; optimizerSteps: number }, t0: number): Promise<QuickResult> {
   const cmpOut = d('compare')
   const cmp = ['bench', 'compare', startRun, trainedRun, '--groups', 'all', '--out', cmpOut]
   step(6, 'compare', cmp)
@@ -145,4 +162,45 @@ export async function runQuick(o: QuickOptions): Promise<QuickResult> {
     `held-out F1 (${f1.diff.n} questions): start ${pp(f1.baselineMean)}% → trained ${pp(f1.runMean)}% after ${r.steps} GRPO steps (${r.optimizerSteps} optimizer steps); ` +
     `paired gain ${sign(f1.diff.mean)} pp [95% CI ${sign(f1.diff.lo)}, ${sign(f1.diff.hi)}]: ${verdict}; ${((performance.now() - t0) / 1000).toFixed(0)} s`
   return { startF1: f1.baselineMean, trainedF1: f1.runMean, gain: f1.diff, line }
+}
+
+/** The quick loop from a shipped start: an unseen world of the start's recipe, GRPO (LoRA) on the start, the start and
+ *  the trained adapter benched on the world's held-out slice, compared. */
+async function runQuickFromStart(o: QuickOptions, size: QuickSize, st: NonNullable<QuickSize['start']>, t0: number): Promise<QuickResult> {
+  const d = (x: string) => join(o.out, x)
+  const step = (n: number, what: string, args?: string[]) => o.log(`quick [${n}/6] ${what}${args ? `: ${shown(args)}` : ''} (${((performance.now() - t0) / 1000).toFixed(0)} s)`)
+  const model = join(REPO, st.model)
+  if (!existsSync(join(model, 'model.safetensors'))) throw new ConfigError('train.quick', `the shipped start ${st.model} is missing (no model.safetensors); restore it from git`)
+  const world = ['world', 'build', '--preset', st.worldPreset, '--config', join(REPO, st.worldConfig), '--seed', String(size.worldSeed), '--out', d('world'), '--quiet']
+  step(1, 'world (never trained on by the start)', world)
+  await cli(world, o.log)
+  step(2, `model: the shipped start ${st.model}`)
+  // 3. No SFT: the start is one. The held-out slice is the one `train` holds out of this world with the same seed.
+  const gym = { topK: 3, observationCap: st.observationCap, prompt: 'brief' as const, accessByTitle: true }
+  const heldFile = d('heldout.json')
+  if (!existsSync(heldFile)) {
+    const pool = await WorldPool.open([d('world')])
+    try {
+      const src = new CurriculumSource(curriculumPreset('mixed', 1), pool.listQa('train'), { seed: 0, heldOut: size.heldOut, turnBudget: 'fixed', maxTurns: 16, turnsPerHop: 2 })
+      writeFileSync(heldFile, JSON.stringify(src.heldOut().map((q) => q.id)) + '\n')
+      step(3, `held-out slice: ${src.heldOutLine()}`)
+    } finally {
+      await pool.close()
+    }
+  } else step(3, 'held-out slice (kept)')
+  const cfgFile = d('grpo.json')
+  const cfg = { steps: size.steps, groupSize: size.groupSize, batchSize: size.batchSize, microBatch: size.batchSize, maxTurns: size.maxTurns, maxTokensPerTurn: size.maxTokensPerTurn, lora: { rank: 16, alpha: 32 }, checkpointEvery: 1, evalEvery: 0, heldOut: size.heldOut, seed: 0, klBeta: 0, refillRounds: 2, lr: st.lr, temperature: st.temperature, switchSteps: size.steps, maxHops: st.maxHops, protocol: PROTOCOL, gym: { ...gym, reward: 'f1' } }
+  writeFileSync(cfgFile, JSON.stringify(cfg, null, 2) + '\n')
+  const grpoArgs = ['train', '--world', d('world'), '--model', model, '--curriculum', 'two-stage', '--config', cfgFile, '--out', d('grpo'), '--backend', o.backend, ...(o.steps !== undefined ? ['--steps', String(o.steps)] : [])]
+  step(4, 'grpo', grpoArgs)
+  const r = await runTraining({ world: d('world'), model, curriculum: 'two-stage', out: d('grpo'), config: cfg, overrides: o.steps !== undefined ? [{ steps: o.steps }] : [], backend: o.backend, log: (l) => o.log(`  ${l}`), notice: o.notice })
+  const evalGym = JSON.stringify({ ...gym, budgets: { maxTurns: size.maxTurns } })
+  const bench = (adapter: string | undefined, out: string) => ['bench', 'run', '--world', d('world'), '--split', 'train', '--qa-ids', heldFile, '--policy', 'engine', '--model', model, ...(adapter ? ['--adapter', adapter] : []), '--protocol', PROTOCOL, '--temperature', '0', '--max-tokens', String(size.maxTokensPerTurn), '--gym-options', evalGym, '--backend', o.backend, '--out', out]
+  const startRun = d('eval-start')
+  const trainedRun = d(`eval-trained-step-${r.steps}`)
+  for (const [what, args] of [['held-out, start', bench(undefined, startRun)], ['held-out, trained', bench(r.adapterDir, trainedRun)]] as const) {
+    step(5, what, [...args])
+    await cli([...args], o.log)
+  }
+  return compareAndSay(o, d, step, startRun, trainedRun, r, t0)
 }

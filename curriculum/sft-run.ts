@@ -19,6 +19,8 @@ import { loadModel } from '../infra/engine'
 import { Learner } from '../infra/engine'
 import { openBackend } from '../agent'
 import { funnelLine, funnelQuestions, runFunnel } from './funnel'
+import { factObservation } from './drills'
+export { factObservation } from './drills'
 import { openLearner } from './run'
 import { ChatCodec, chatTemplateOf, loadTokenizer, SIMPLE_QWEN_TEMPLATE } from '../infra/engine'
 import { CurriculumSource } from './source'
@@ -103,20 +105,6 @@ export interface SftRunOptions {
 export const SFT_KINDS = ['demo', 'search', 'access', 'answer', 'read', 'fact'] as const
 export type SftKind = (typeof SFT_KINDS)[number]
 export type SftMix = Partial<Record<SftKind, number>>
-
-const squash = (x: string) => x.replace(/\s+/g, ' ').trim()
-
-/** The page observation cut to its first line (the title) and those evidence sentences it holds; undefined when it
- *  is not one <information> block or holds none of them. */
-export function factObservation(obs: TrajectoryRecord['turns'][number]['observation'], evidence: readonly string[]): TrajectoryRecord['turns'][number]['observation'] | undefined {
-  if (obs.length !== 1 || typeof obs[0].content !== 'string') return undefined
-  const m = /<information>([^\n]*)\n([\s\S]*)<\/information>/.exec(obs[0].content)
-  if (!m) return undefined
-  const held = evidence.filter((e) => squash(m[2]).includes(squash(e)))
-  if (held.length === 0) return undefined
-  const content = obs[0].content.slice(0, m.index) + `<information>${m[1]}\n${held.join(' ')}\n</information>` + obs[0].content.slice(m.index + m[0].length)
-  return [{ ...obs[0], content }]
-}
 
 /** `demo=1,answer=2,read=4` → a mix; one-line errors for unknown kinds and weights that are not finite and ≥ 0. */
 export function parseSftMix(text: string): SftMix {

@@ -8,7 +8,7 @@ import type { Argv, Command } from '../../infra/cli-util'
 import { handler } from '../../infra/cli-util'
 import { ConfigError } from '../../infra/errors'
 import { Learner, loadModel, loadTokenizer, saveModel } from '../../infra/engine'
-import { worldTexts } from '../../world'
+import { worldReadingTexts, worldTexts } from '../../world'
 import { openBackend, BACKEND_NAMES } from '../train/backend'
 import { pretrain, validatePretrainOptions } from '../train/pretrain'
 
@@ -29,6 +29,7 @@ interface PretrainArgs {
   'eval-every': number
   'eval-windows': number
   backend: string
+  'qa-lines': boolean
 }
 
 export const modelPretrainCommand: Command = {
@@ -52,6 +53,7 @@ export const modelPretrainCommand: Command = {
       .option('eval-every', { type: 'number', default: 50, describe: 'steps between held-out losses (0: only at the end)' })
       .option('eval-windows', { type: 'number', default: 16, describe: 'held-out windows scored' })
       .option('backend', { type: 'string', default: 'auto', describe: `engine backend: ${BACKEND_NAMES.join(' | ')}` })
+      .option('qa-lines', { type: 'boolean', default: false, describe: "after each training page, its one-hop training questions as 'Question: … / Answer: …' lines (reading drills in the text; the held-out pages stay plain)" })
       .example('$0 model pretrain --model models/tiny --world worlds/s1 --world worlds/s2 --eval-world worlds/s9 --out runs/pre --steps 300', ''),
   handler: handler((argv: Record<string, unknown>) => {
     const a = argv as unknown as PretrainArgs
@@ -66,8 +68,8 @@ export const modelPretrainCommand: Command = {
     const log = (line: string) => process.stderr.write(line + '\n')
     const tok = loadTokenizer(a.model)
     const sep = tok.special.pad ?? tok.special.eos
-    const encode = (dirs: readonly string[]) => dirs.flatMap((d) => [...worldTexts(d)].map((t) => tok.encode(t)))
-    const docs = encode(a.world)
+    const encode = (dirs: readonly string[], qa = false) => dirs.flatMap((d) => [...(qa ? worldReadingTexts(d) : worldTexts(d))].map((t) => tok.encode(t)))
+    const docs = encode(a.world, a['qa-lines'])
     const heldOut = a['eval-world'] ? encode([a['eval-world']]) : []
     const learner = new Learner(loadModel(a.model, openBackend(a.backend)), { trainable: 'full', maxTokensPerPass: Math.max(4096, a.batch * a['seq-len']) })
     const r = pretrain(learner, docs, heldOut, { ...opts, separator: sep, out: a.out, log })
@@ -80,7 +82,7 @@ export const modelPretrainCommand: Command = {
     renameSync(tmp, dst)
     mkdirSync(a.out, { recursive: true })
     // Paths relative to the run folder's parent are not known here; the summary names the inputs as given.
-    writeFileSync(join(a.out, 'pretrain.json'), JSON.stringify({ model: a.model, worlds: a.world, evalWorld: a['eval-world'], ...r }, null, 2) + '\n')
+    writeFileSync(join(a.out, 'pretrain.json'), JSON.stringify({ model: a.model, worlds: a.world, evalWorld: a['eval-world'], qaLines: a['qa-lines'], ...r }, null, 2) + '\n')
     const idle = r.steps === 0 ? ' — NO optimizer step was made' : ''
     process.stdout.write(`model pretrain: ${dst}: ${r.steps} steps, ${r.tokens} tokens, train loss ${r.finalLoss.toFixed(4)}${r.heldOutLoss !== undefined ? `, held-out loss ${r.heldOutLoss.toFixed(4)}` : ''}, ${r.wallSeconds.toFixed(1)} s wall, ${r.cpuSeconds.toFixed(1)} CPU s${idle}\n`)
   }),

@@ -3,7 +3,7 @@ import Database from 'better-sqlite3'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { countWorldDocs, worldNameLocales, worldTexts } from './texts'
+import { countWorldDocs, worldNameLocales, worldReadingTexts, worldTexts } from './texts'
 
 const tmp = mkdtempSync(join(tmpdir(), 'world-texts-'))
 afterAll(() => rmSync(tmp, { recursive: true, force: true }))
@@ -41,5 +41,26 @@ describe('worldNameLocales', () => {
     db.prepare('INSERT INTO manifest VALUES (?, ?)').run('config', JSON.stringify({ docs: { locales: ['de', 'fr'] } }))
     db.close()
     expect(worldNameLocales(dir)).toEqual(['de', 'fr'])
+  })
+})
+
+describe('worldReadingTexts', () => {
+  it("appends each training question of ≤ maxHops hops after the page holding its last evidence sentence; bench questions never", () => {
+    const dir = mkdtempSync(join(tmp, 'qa-'))
+    const db = new Database(join(dir, 'world.db'))
+    db.exec('CREATE TABLE docs (url TEXT PRIMARY KEY, entity_id TEXT, title TEXT, text TEXT)')
+    db.exec('CREATE TABLE qa (seq INTEGER, question TEXT, answer TEXT, hops INTEGER, evidence_json TEXT, split TEXT)')
+    const doc = db.prepare('INSERT INTO docs VALUES (?, ?, ?, ?)')
+    doc.run('https://w/a', 'e1', 'Acme', 'Acme is based in Warsaw.')
+    doc.run('https://w/b', 'e2', 'Warsaw', 'Warsaw is in Poland.')
+    const qa = db.prepare('INSERT INTO qa VALUES (?, ?, ?, ?, ?, ?)')
+    const ev = (...hops: [number, string][]) => JSON.stringify(hops.map(([hop, url]) => ({ hop, url, sentence: '' })))
+    qa.run(0, 'Where is Acme based?', 'Warsaw', 1, ev([0, 'https://w/a']), 'train')
+    qa.run(1, 'Which country is Acme in?', 'Poland', 2, ev([0, 'https://w/a'], [1, 'https://w/b']), 'train')
+    qa.run(2, 'Where is Acme?', 'Warsaw', 1, ev([0, 'https://w/a']), 'bench')
+    db.close()
+    expect([...worldReadingTexts(dir)]).toEqual(['Acme\nAcme is based in Warsaw.\n\nQuestion: Where is Acme based?\nAnswer: Warsaw', 'Warsaw\nWarsaw is in Poland.'])
+    // Two hops: the question goes after the page of its last hop.
+    expect([...worldReadingTexts(dir, 2)][1]).toBe('Warsaw\nWarsaw is in Poland.\n\nQuestion: Which country is Acme in?\nAnswer: Poland')
   })
 })

@@ -32,6 +32,36 @@ export function* worldTexts(dirOrFile: string): Generator<string> {
   }
 }
 
+/** Every document as worldTexts gives it, followed by a `Question: …` / `Answer: …` line pair for each training-split
+ *  question of at most `maxHops` hops whose last evidence sentence is on that page — reading drills inside the
+ *  pretraining text (the answer is on the page just above it). Bench-split questions are never included. */
+export function* worldReadingTexts(dirOrFile: string, maxHops = 1): Generator<string> {
+  const path = worldDbPath(dirOrFile)
+  const db = new Database(path, { readonly: true, fileMustExist: true })
+  try {
+    const byUrl = new Map<string, string[]>()
+    const rows = db.prepare("SELECT question, answer, hops, evidence_json FROM qa WHERE split = 'train' ORDER BY seq").all() as { question: string; answer: string; hops: number; evidence_json: string }[]
+    for (const r of rows) {
+      if (r.hops > maxHops) continue
+      const ev = JSON.parse(r.evidence_json) as { hop: number; url: string }[]
+      if (ev.length === 0) continue
+      const last = ev.reduce((a, e) => (e.hop > a.hop ? e : a))
+      const lines = byUrl.get(last.url) ?? []
+      lines.push(`Question: ${r.question}\nAnswer: ${r.answer}`)
+      byUrl.set(last.url, lines)
+    }
+    for (const row of db.prepare('SELECT url, title, text FROM docs ORDER BY url').iterate() as IterableIterator<{ url: string; title: string | null; text: string | null }>) {
+      const qa = byUrl.get(row.url)
+      yield `${row.title ?? ''}\n${row.text ?? ''}${qa ? `\n\n${qa.join('\n\n')}` : ''}`
+    }
+  } catch (e) {
+    if (e instanceof WorldError) throw e
+    throw new WorldError('world.no_qa', `${path} has no readable docs and qa tables: ${(e as Error).message}`, { cause: e })
+  } finally {
+    db.close()
+  }
+}
+
 /** Number of documents in a world (for progress). */
 export function countWorldDocs(dirOrFile: string): number {
   const path = worldDbPath(dirOrFile)
