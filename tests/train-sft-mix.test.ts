@@ -14,7 +14,7 @@ const [w1, w2, unseen] = ['w1', 'w2', 'w9'].map((n) => join(root, n))
 const model = join(root, 'model')
 const pre = join(root, 'pre')
 
-function sftArgs(out: string, extra: readonly string[] = [], mix = 'demo=1,search=1,answer=2,read=2'): string[] {
+function sftArgs(out: string, extra: readonly string[] = [], mix = 'demo=1,search=1,answer=2,read=2,fact=2'): string[] {
   return ['train', 'sft', '--world', w1, '--world', w2, '--model', join(pre, 'model'), '--out', out, '--protocol', 'search-r1', '--max-hops', '1',
     '--questions', '8', '--spread', '--oracle-answer', 'read', '--gym-options', '{"topK":2,"observationCap":1500,"prompt":"brief","accessByTitle":true}',
     '--epochs', '2', '--batch', '4', '--lr', '0.001', '--held-out', '0', '--full', '--mix', mix, '--backend', 'auto', ...extra]
@@ -32,14 +32,15 @@ test('pretrain → one mixed full-weight SFT with the funnel on an unseen world 
   const r = await runCli([...sftArgs(out), '--eval-world', unseen, '--eval-questions', '4', '--eval-hops', '1', '--eval-every', '2'], LONG, { SEARCHGYM_QUIET: '' })
   expect(r.code).toBe(0)
   // Every kind of the mix was made from the same demonstrations, in one run.
-  const made = /sft: oracle solved (\d+)\/8 training questions; (\d+) sequences \(demo (\d+), search (\d+), answer (\d+), read (\d+)\)/.exec(r.stderr)
+  const made = /sft: oracle solved (\d+)\/8 training questions; (\d+) sequences \(demo (\d+), search (\d+), answer (\d+), read (\d+), fact (\d+)\)/.exec(r.stderr)
   expect(made).not.toBeNull()
-  const [solved, seqs, demo, search, answer, read] = made!.slice(1).map(Number)
+  const [solved, seqs, demo, search, answer, read, fact] = made!.slice(1).map(Number)
   expect(solved).toBeGreaterThan(0)
   expect(demo).toBe(solved)
   expect(answer).toBe(solved)
   expect(search + read).toBeGreaterThan(0)
-  expect(seqs).toBe(demo + search + answer + read)
+  expect(fact).toBeGreaterThan(0)
+  expect(seqs).toBe(demo + search + answer + read + fact)
   expect(r.stdout).toMatch(/train sft: \d+\/8 oracle episodes, \d+ steps, final loss [\d.]+, \d+ CPU s; model /)
   // A model folder, not an adapter: weights, config and the input's tokenizer files.
   for (const f of ['config.json', 'model.safetensors', 'tokenizer.json']) expect(existsSync(join(out, 'model', f))).toBe(true)
@@ -47,7 +48,7 @@ test('pretrain → one mixed full-weight SFT with the funnel on an unseen world 
   const info = JSON.parse(readFileSync(join(out, 'sft.json'), 'utf8')) as { full: boolean; mix: Record<string, number>; spread: boolean }
   expect(info.full).toBe(true)
   expect(info.spread).toBe(true)
-  expect(info.mix).toEqual({ demo: 1, search: 1, answer: 2, read: 2 })
+  expect(info.mix).toEqual({ demo: 1, search: 1, answer: 2, read: 2, fact: 2 })
   // The funnel: after every 2 steps and at the end, on the unseen world, each figure a rate in [0, 1].
   expect(r.stderr).toMatch(/sft eval step \d+, unseen 1-hop: n 4 {2}search [\d.]+% {2}opened [\d.]+% {2}read\|oracle [\d.]+% {2}F1 [\d.]+% ± [\d.]+ {2}EM [\d.]+% {2}answer loss [\d.]+/)
   const evals = readFileSync(join(out, 'eval.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { step: number; hops1: { n: number; search: number; opened: number; f1: number; readF1: number; answerLoss: number } })

@@ -87,7 +87,7 @@ export const modelInitCommand: Command = {
   builder: (y: Argv) =>
     y
       .option('arch', { choices: ['qwen3', 'qwen2', 'llama'] as const, default: 'qwen3' as const, describe: 'architecture' })
-      .option('preset', { choices: ['tiny', 'small'] as const, default: 'tiny' as const, describe: 'size preset' })
+      .option('preset', { choices: ['tiny', 'mini', 'small'] as const, default: 'tiny' as const, describe: 'size preset' })
       .option('tokenizer', {
         type: 'string',
         default: 'qwen3',

@@ -2,6 +2,7 @@
 // episodes scored as a funnel (first search finds the question's page, the evidence opened, F1 with a 95 % CI) beside
 // the answer read with the oracle's episode as context and its teacher-forced loss (curriculum/funnel). Thin.
 import { writeFileSync } from 'node:fs'
+import { basename } from 'node:path'
 import { handler, type Argv, type Command } from '../../infra/cli-util'
 import { BenchError } from '../../infra/errors'
 import { readJsonFile } from '../../infra/config'
@@ -55,7 +56,7 @@ export const funnelCommand: Command = {
     for (const g of groups) {
       const pool = await WorldPool.open(g)
       try {
-        const name = g.join('+')
+        const name = g.length === 1 ? g[0] : `pool of ${g.length} worlds (${basename(g[0])} … ${basename(g[g.length - 1])})`
         out[name] = {}
         for (const h of hops) {
           const qas = funnelQuestions(pool, h, a.questions, a.seed, ids)

@@ -151,7 +151,7 @@ export function toHfConfig(c: ModelConfig, dtype: 'float32' | 'bfloat16' | 'floa
   return out
 }
 
-export type PresetName = 'tiny' | 'small'
+export type PresetName = 'tiny' | 'mini' | 'small'
 
 /** Shapes of the real Qwen3 architecture at CPU-test size; vocab size comes from the tokenizer. */
 export const PRESETS: Record<PresetName, Omit<ModelConfig, 'vocabSize' | 'eosTokenIds' | 'bosTokenId'>> = {
@@ -165,6 +165,23 @@ export const PRESETS: Record<PresetName, Omit<ModelConfig, 'vocabSize' | 'eosTok
     headDim: 16,
     rmsNormEps: 1e-6,
     ropeTheta: 1000000,
+    tieWordEmbeddings: true,
+    qkNorm: true,
+    qkvBias: false,
+    oBias: false,
+    maxPositionEmbeddings: 4096,
+  },
+  // Twice tiny's width and head dim, tiny's depth (~4× its FLOPs per token): the shape probe of the reader issue.
+  mini: {
+    arch: 'qwen3',
+    hiddenSize: 128,
+    intermediateSize: 256,
+    numLayers: 2,
+    numHeads: 4,
+    numKvHeads: 2,
+    headDim: 32,
+    rmsNormEps: 1e-6,
+    ropeTheta: 10000,
     tieWordEmbeddings: true,
     qkNorm: true,
     qkvBias: false,
@@ -192,7 +209,7 @@ export const PRESETS: Record<PresetName, Omit<ModelConfig, 'vocabSize' | 'eosTok
 /** A preset with a vocabulary size (and EOS ids) filled in. */
 export function presetConfig(name: PresetName, vocabSize: number, eosTokenIds: number[] = [], bosTokenId?: number): ModelConfig {
   const p = ownLookup(PRESETS, name)
-  if (!p) throw new EngineError('engine.preset', `unknown preset '${String(name)}'; use tiny or small`)
+  if (!p) throw new EngineError('engine.preset', `unknown preset '${String(name)}'; use ${Object.keys(PRESETS).join(', ')}`)
   if (!Number.isInteger(vocabSize) || vocabSize < 2) throw new EngineError('engine.preset', `vocab size must be an integer >= 2, got ${vocabSize}`)
   return { ...p, vocabSize, eosTokenIds, bosTokenId }
 }
