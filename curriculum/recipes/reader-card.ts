@@ -118,7 +118,7 @@ function status(): string {
   const met = one.length >= 2 && one.every((x) => x >= 0.2) && two.every((x) => x >= 0.05)
   return met
     ? 'meets the reader target (one-hop F1 ≥ 20 % and two-hop ≥ 5 % on every unseen world).'
-    : `below the reader target (one-hop F1 ≥ 20 %, two-hop ≥ 5 % on unseen worlds): one-hop ${one.map(pct).join(', ')}, two-hop ${two.map(pct).join(', ')}. The best start measured so far, shipped so that experiments can start from it; not the start the target asks for.`
+    : `below the reader target (one-hop F1 ≥ 20 %, two-hop ≥ 5 % on unseen worlds): one-hop ${one.map(pct).join(', ')}, two-hop ${two.map(pct).join(', ')}. Not the start the target asks for.`
 }
 
 function phaseWhat(p: string): string {
