@@ -43,7 +43,7 @@ export interface QuickSize {
 export const QUICK_PRESETS: Record<string, QuickSize> = {
   // From the shipped reader start, on a world of its recipe it never trained on (seed 103).
   quick: {
-    worldSeed: 103, sftQuestions: 0, sftEpochs: 0, sftBatch: 0, sftLr: 0, heldOut: 100, steps: 10, groupSize: 8, batchSize: 64, maxTurns: 4, maxTokensPerTurn: 48,
+    worldSeed: 103, sftQuestions: 0, sftEpochs: 0, sftBatch: 0, sftLr: 0, heldOut: 100, steps: 80, groupSize: 8, batchSize: 64, maxTurns: 4, maxTokensPerTurn: 48,
     start: { model: 'curriculum/starts/reader-v0', worldPreset: 'small', worldConfig: 'bench/perf/configs/world-small2x-1to2.json', maxHops: 1, lr: 3e-4, temperature: 0.8, observationCap: 2000 },
   },
   // The loop from nothing: a tiny world and a random tiny model, an oracle SFT, GRPO (what `quick` was before the shipped start).
