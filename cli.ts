@@ -60,7 +60,7 @@ export const GROUPS: CommandGroup[] = [
   },
   {
     command: 'bench',
-    describe: 'SearchGymBench: run policies, report, compare runs',
+    describe: 'SearchGymBench: run policies, report, compare runs, the reading funnel of a local model',
     load: async () => named((await import('./bench')).benchCommands(), 'bench'),
   },
   {

@@ -21,7 +21,7 @@ export { openBackend } from './train/backend'
 export { train, NO_UPDATE_LINE, runOptimizerSteps, type TrainResult } from './train/loop'
 export { answerTurnWeights, lastTurnStart, sftTrain, sequenceOfTrajectory, type SftSequence } from './train/sft'
 export type { QuestionOutcome, QuestionSource } from './train/source'
-export { PolicyBatch, type TokenSampler } from './policy/engine-policy'
+export { PolicyBatch, type TokenSampler, type TokenSequence } from './policy/engine-policy'
 export { EngineSampler } from './policy/engine-sampler'
 // Process rewards (issue 14): per-turn step signals in the record, turn-level GRPO credit, scripted guard policies.
 export type { StepSignalRecord } from './rollout/types'

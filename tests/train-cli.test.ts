@@ -185,7 +185,7 @@ describe('searchgym train (tiny world, tiny model, fixture sampler)', () => {
     cpSync(ref, ext, { recursive: true })
     const r = await runCli([...trainArgs(ext), '--steps', '3'], 600_000)
     expect(r.code).toBe(0)
-    expect(r.stdout).toMatch(/^train: 3 steps \(resumed from step 2\); adapter /)
+    expect(r.stdout).toMatch(/^train: 3 steps \(resumed from step 2\), \d+ optimizer steps; adapter /)
     const one = join(root, 'three')
     expect((await runCli([...trainArgs(one), '--steps', '3'], 600_000)).code).toBe(0)
     expect(lines(join(ext, 'metrics.jsonl')).map((x) => x.step)).toEqual([1, 2, 3])

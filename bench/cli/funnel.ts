@@ -45,8 +45,7 @@ export const funnelCommand: Command = {
       if (!Array.isArray(v) || !v.every((x) => typeof x === 'string')) throw new BenchError('bench.args', `--qa-ids ${a['qa-ids']} must hold a JSON array of question ids`)
       ids = new Set(v as string[])
     }
-    const { funnelLine, funnelQuestions, runFunnel } = await import('../../curriculum/funnel')
-    const { WorldPool } = await import('../../curriculum/world-pool')
+    const { funnelLine, funnelQuestions, runFunnel, WorldPool } = await import('../../curriculum')
     const { openLocalEngine } = await import('../../agent')
     const worlds = a.world as string[]
     const e = openLocalEngine({ model: a.model, adapter: a.adapter, backend: a.backend, temperature: 0, maxTokensPerTurn: a['max-tokens'], seed: 0 })
