@@ -107,7 +107,7 @@ export async function runQuick(o: QuickOptions): Promise<QuickResult> {
   mkdirSync(o.out, { recursive: true })
   const step = (n: number, what: string, args?: string[]) => o.log(`quick [${n}/6] ${what}${args ? `: ${shown(args)}` : ''} (${((performance.now() - t0) / 1000).toFixed(0)} s)`)
 
-  if (size.start) return runQuickFromStart(o, size, size.start, t0)
+  if (size.start) return runQuickFromStart(o, size, size.start, d, step, t0)
   // 1. World: `world build` skips a finished world (same config), so a rerun reuses it.
   const world = ['world', 'build', '--preset', 'tiny', '--seed', String(size.worldSeed), '--out', d('world'), '--quiet']
   step(1, 'world', world)
@@ -173,9 +173,7 @@ async function compareAndSay(o: QuickOptions, d: (x: string) => string, step: (n
 
 /** The quick loop from a shipped start: an unseen world of the start's recipe, GRPO (LoRA) on the start, the start and
  *  the trained adapter benched on the world's held-out slice, compared. */
-async function runQuickFromStart(o: QuickOptions, size: QuickSize, st: NonNullable<QuickSize['start']>, t0: number): Promise<QuickResult> {
-  const d = (x: string) => join(o.out, x)
-  const step = (n: number, what: string, args?: string[]) => o.log(`quick [${n}/6] ${what}${args ? `: ${shown(args)}` : ''} (${((performance.now() - t0) / 1000).toFixed(0)} s)`)
+async function runQuickFromStart(o: QuickOptions, size: QuickSize, st: NonNullable<QuickSize['start']>, d: (x: string) => string, step: (n: number, what: string, args?: string[]) => void, t0: number): Promise<QuickResult> {
   const model = join(REPO, st.model)
   if (!existsSync(join(model, 'model.safetensors'))) throw new ConfigError('train.quick', `the shipped start ${st.model} is missing (no model.safetensors); restore it from git`)
   const world = ['world', 'build', '--preset', st.worldPreset, '--config', join(REPO, st.worldConfig), '--seed', String(size.worldSeed), '--out', d('world'), '--quiet']

@@ -14,7 +14,7 @@ import { DEFAULT_TRAIN_CONFIG } from '../agent'
 import { openWorld, type Qa } from '../world'
 import type { TokenSequence } from '../agent'
 import type { TrajectoryRecord } from '../agent'
-import { copyFileSync, readdirSync, appendFileSync } from 'node:fs'
+import { appendFileSync } from 'node:fs'
 import { loadModel } from '../infra/engine'
 import { Learner } from '../infra/engine'
 import { openBackend } from '../agent'
@@ -22,7 +22,7 @@ import { funnelLine, funnelQuestions, runFunnel } from './funnel'
 import { factObservation } from './drills'
 export { factObservation } from './drills'
 import { openLearner } from './run'
-import { ChatCodec, chatTemplateOf, loadTokenizer, SIMPLE_QWEN_TEMPLATE } from '../infra/engine'
+import { ChatCodec, chatTemplateOf, copyTokenizerFiles, loadTokenizer, SIMPLE_QWEN_TEMPLATE } from '../infra/engine'
 import { CurriculumSource } from './source'
 import { curriculumPreset } from './stages'
 import { WorldPool } from './world-pool'
@@ -283,7 +283,7 @@ export async function runSft(o: SftRunOptions): Promise<{ episodes: number; solv
     const onSteps = o.evalWorlds && o.evalWorlds.length > 0 ? await funnelHook(o, learner, codec, protocol) : undefined
     const r = await sftTrain(learner, seqs, { epochs: o.epochs, batchSize: o.batchSize, microBatch: 16, lr: o.lr, seed: o.seed, out: o.out, answerWeight, shortFirst: o.shortFirst, cpuBudgetS: o.cpuBudgetS, onSteps: onSteps?.hook, log: o.log })
     await onSteps?.close()
-    if (o.full) for (const f of readdirSync(o.model)) if (/^(tokenizer.*|special_tokens_map|vocab|merges)\.(json|txt)$/.test(f) || f === 'generation_config.json') copyFileSync(join(o.model, f), join(o.out, 'model', f))
+    if (o.full) copyTokenizerFiles(o.model, join(o.out, 'model'))
     const info = { world: worlds.length === 1 ? resolve(worlds[0]) : worlds.map((x) => resolve(x)), model: resolve(o.model), protocol, gym: o.gym ?? {}, maxHops: o.maxHops ?? 0, oraclePages: pages, oracleAnswer: answer, initAdapter: o.initAdapter ? resolve(o.initAdapter) : null, firstTurns, answerOnly: o.answerOnly === true, answerWeight, turn: o.turn ?? null, full: o.full === true, spread: o.spread === true, mix: o.mix ?? null, shortFirst: o.shortFirst === true, cpuBudgetS: o.cpuBudgetS ?? null, questions: qas.length, solved, heldOut: held.size, heldOutFacts: src.heldOutInfo().heldFacts, heldOutExcluded: src.heldOutInfo().excluded, ...r }
     writeFileSync(join(o.out, 'sft.json'), JSON.stringify(info, null, 2) + '\n')
     return { episodes: qas.length, solved, ...r, adapterDir: join(o.out, o.full ? 'model' : 'adapter') }

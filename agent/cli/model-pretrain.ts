@@ -2,12 +2,12 @@
 // model folder trained from its current values (a `model init` folder: from scratch) on the pages of one or more
 // worlds, held-out loss on another world's pages, resumable; the result is an ordinary model folder (OUT/model:
 // config.json, model.safetensors, the input's tokenizer files). Thin; composes the world package's texts with the engine.
-import { copyFileSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Argv, Command } from '../../infra/cli-util'
 import { handler } from '../../infra/cli-util'
 import { ConfigError } from '../../infra/errors'
-import { Learner, loadModel, loadTokenizer, saveModel } from '../../infra/engine'
+import { copyTokenizerFiles, Learner, loadModel, loadTokenizer, saveModel } from '../../infra/engine'
 import { worldReadingTexts, worldTexts } from '../../world'
 import { openBackend, BACKEND_NAMES } from '../train/backend'
 import { pretrain, validatePretrainOptions } from '../train/pretrain'
@@ -77,7 +77,7 @@ export const modelPretrainCommand: Command = {
     const dst = join(a.out, 'model'), tmp = `${dst}.tmp`
     rmSync(tmp, { recursive: true, force: true })
     saveModel(learner.model, tmp)
-    for (const f of readdirSync(a.model)) if (/^(tokenizer.*|special_tokens_map|vocab|merges)\.(json|txt)$/.test(f) || f === 'generation_config.json') copyFileSync(join(a.model, f), join(tmp, f))
+    copyTokenizerFiles(a.model, tmp)
     rmSync(dst, { recursive: true, force: true })
     renameSync(tmp, dst)
     mkdirSync(a.out, { recursive: true })

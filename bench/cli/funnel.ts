@@ -5,8 +5,8 @@ import { writeFileSync } from 'node:fs'
 import { basename } from 'node:path'
 import { handler, type Argv, type Command } from '../../infra/cli-util'
 import { BenchError } from '../../infra/errors'
-import { readJsonFile } from '../../infra/config'
-import { TEXT_PROTOCOLS, type GymOptionsJson, type TextProtocolName } from '../../gym'
+import { parseGymOptions, readQaIds } from './run'
+import { TEXT_PROTOCOLS, type TextProtocolName } from '../../gym'
 
 export const funnelCommand: Command = {
   command: 'funnel',
@@ -33,18 +33,8 @@ export const funnelCommand: Command = {
     const hops = String(a.hops).split(',').map((x) => Number(x.trim()))
     if (!hops.every((h) => Number.isInteger(h) && h >= 1)) throw new BenchError('bench.args', `--hops must list hop counts ≥ 1, e.g. 1,2; got '${a.hops}'`)
     if (!(Number.isInteger(a.questions) && (a.questions as number) >= 1)) throw new BenchError('bench.args', `--questions must be an integer ≥ 1, got ${a.questions}`)
-    let gym: GymOptionsJson
-    try {
-      gym = JSON.parse(a['gym-options']) as GymOptionsJson
-    } catch (e) {
-      throw new BenchError('bench.args', `--gym-options is not valid JSON: ${(e as Error).message}`)
-    }
-    let ids: Set<string> | undefined
-    if (a['qa-ids']) {
-      const v = readJsonFile(a['qa-ids'], '--qa-ids file')
-      if (!Array.isArray(v) || !v.every((x) => typeof x === 'string')) throw new BenchError('bench.args', `--qa-ids ${a['qa-ids']} must hold a JSON array of question ids`)
-      ids = new Set(v as string[])
-    }
+    const gym = parseGymOptions(a['gym-options'])
+    const ids = a['qa-ids'] ? new Set(readQaIds(a['qa-ids'])) : undefined
     const { funnelLine, funnelQuestions, runFunnel, WorldPool } = await import('../../curriculum')
     const { openLocalEngine } = await import('../../agent')
     const worlds = a.world as string[]

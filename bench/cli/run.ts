@@ -139,7 +139,7 @@ function limitMode(m: string | undefined): LimitMode {
 }
 
 /** --qa-ids FILE: a JSON array of question ids (e.g. `train sft`'s heldout.json). */
-function readQaIds(file: string): string[] {
+export function readQaIds(file: string): string[] {
   const v = readJsonFile(file, '--qa-ids file')
   if (!Array.isArray(v) || v.length === 0 || !v.every((x) => typeof x === 'string')) throw new BenchError('bench.args', `--qa-ids ${file} must hold a non-empty JSON array of question ids`)
   return v as string[]

@@ -1,7 +1,7 @@
 // infra/engine/tokenizer: a Hugging Face tokenizer.json (+ tokenizer_config.json) loaded offline through
 // @huggingface/tokenizers — encode/decode and the protocol's special token ids. Knows nothing of models or chat templates.
 import { Tokenizer } from '@huggingface/tokenizers'
-import { existsSync, readFileSync } from 'node:fs'
+import { copyFileSync, existsSync, readdirSync, readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import { EngineError } from '../errors'
@@ -189,6 +189,12 @@ function readJson(path: string, what: string): Record<string, unknown> {
 }
 
 /** Load DIR/tokenizer.json and DIR/tokenizer_config.json (the config may be absent: then no chat template). */
+/** Copy a model folder's tokenizer files (tokenizer*.json, special_tokens_map, vocab, merges, generation_config.json)
+ *  into another folder: what a new model folder written from the same model needs beside its weights. */
+export function copyTokenizerFiles(fromDir: string, toDir: string): void {
+  for (const f of readdirSync(fromDir)) if (/^(tokenizer.*|special_tokens_map|vocab|merges)\.(json|txt)$/.test(f) || f === 'generation_config.json') copyFileSync(join(fromDir, f), join(toDir, f))
+}
+
 export function loadTokenizer(dir: string): TextTokenizer {
   const json = readJson(join(dir, 'tokenizer.json'), 'tokenizer.json')
   const cfgPath = join(dir, 'tokenizer_config.json')
