@@ -27,7 +27,7 @@ export function gymBenchWorld(dir: string, id: string, gw: GymWorld, oracle?: Or
 /** The world in `dir`, its content checked against its hash (a row edited after the build is refused, one line):
  *  the hash a run records as its world id is one it has verified, not only the manifest's claim. */
 function openCheckedWorld(dir: string): World {
-  const w = openWorld(dir)
+  const w = openWorld(dir, { check: true })
   try {
     checkWorldContent(w, CHECKED_WORLD_STAGES)
   } catch (e) {

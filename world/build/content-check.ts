@@ -20,7 +20,12 @@ export function checkWorldContent(w: World, stages: readonly Stage[]): ContentCh
   const known = new Set(stages.map((s) => s.name))
   const unknown = Object.keys(w.stages).filter((n) => !known.has(n))
   if (unknown.length > 0) throw new WorldError('world.content_unchecked', `world at ${w.dir} ran stages this command cannot hash (${unknown.join(', ')}); its content cannot be checked`)
-  const hash = contentHash(w.db, stages)
+  let hash: string
+  try {
+    hash = contentHash(w.db, stages)
+  } catch (e) {
+    throw new WorldError('world.corrupt', `world at ${w.dir} cannot be read to check its content (${(e as Error).message.split('\n')[0]}); see searchgym world verify --deep ${w.dir}, and rebuild or re-copy the world`, { cause: e })
+  }
   if (hash !== w.hash)
     throw new WorldError(
       'world.content_mismatch',
