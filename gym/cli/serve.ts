@@ -156,9 +156,9 @@ export const serveCommandWith = (stages?: readonly Stage[]): Command => ({
     // Once, in the primary (or the only process): the workers open a world already checked.
     if (!plan && stages) {
       const w = openWorld(dir, { check: true })
+      // Silent when it matches: a refusal below (engine mismatch, …) stays the only stderr line.
       try {
-        const c = checkWorldContent(w, stages)
-        log(`content of ${basename(resolve(dir))} matches its hash ${c.hash.slice(0, 12)}… (checked in ${(c.ms / 1000).toFixed(1)} s)`)
+        checkWorldContent(w, stages)
       } finally {
         w.close()
       }
