@@ -1,10 +1,13 @@
 // curriculum/report: `searchgym train report RUN` — read RUN/metrics.jsonl (+ timing.jsonl) and write RUN/report.md
 // with one SVG line chart per curve (reward, F1, held-out F1, format-valid, turns, response tokens, clip fraction,
-// KL, grad norm, entropy, all-0/all-1 groups) and a timing summary. Self-contained SVG (no bench/ import: bench
-// sits above curriculum).
+// KL, grad norm, entropy, all-0/all-1 groups), a timing summary, and the run's provenance (its world(s) and start as
+// config.json records them, relative to the run folder, resolved from where the folder is now, with each world's
+// content hash). Self-contained SVG (no bench/ import: bench sits above curriculum).
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { ConfigError } from '../infra/errors'
+import { resolveRecorded } from '../infra/recorded-path'
+import { openWorld } from '../world'
 import { NO_UPDATE_LINE } from '../agent'
 
 type Row = Record<string, number | string | undefined>
@@ -48,6 +51,32 @@ const CURVES: [string, string][] = [
   ['clipFraction', 'clip fraction'], ['kl', 'KL to reference'], ['gradNorm', 'grad norm'], ['entropy', 'entropy (sampled −log p)'], ['all0', 'all-0 groups'], ['all1', 'all-1 groups'],
 ]
 
+/** The world(s) and start a run folder's config.json names, each resolved from where the folder is now; a world found
+ *  there is named by its content hash, one not found by the absolute path the run started from. */
+export function provenanceLines(run: string): string[] {
+  const file = join(run, 'config.json')
+  if (!existsSync(file)) return []
+  const c = JSON.parse(readFileSync(file, 'utf8')) as { world?: string | string[]; model?: string; adapter?: string | null; origin?: { world?: string | string[]; model?: string; adapter?: string | null } }
+  const list = (v: string | string[] | null | undefined) => (v == null ? [] : typeof v === 'string' ? [v] : v)
+  const origins = list(c.origin?.world)
+  const world = (rec: string, i: number): string => {
+    const at = resolveRecorded(run, rec)
+    try {
+      const w = openWorld(at)
+      try {
+        return `- World \`${rec}\`: content hash ${w.hash || '(unfinished)'}`
+      } finally {
+        w.close()
+      }
+    } catch {
+      return `- World \`${rec}\`: not found from here (${at}); the run started from ${origins[i] ?? rec}`
+    }
+  }
+  const start = (what: string, rec: string | null | undefined, origin: string | null | undefined) =>
+    rec ? [`- ${what} \`${rec}\`${existsSync(resolveRecorded(run, rec)) ? '' : ` (not found from here; the run started from ${origin ?? rec})`}`] : []
+  return ['## Provenance', '', ...list(c.world).map(world), ...start('Model', c.model, c.origin?.model), ...start('Start adapter', c.adapter, c.origin?.adapter), '', 'Paths are relative to this folder.', '']
+}
+
 export function writeTrainReport(run: string): string {
   const rows = readJsonl(join(run, 'metrics.jsonl'))
   if (rows.length === 0) throw new ConfigError('report.no_metrics', `${run} has no metrics.jsonl lines; is it a train run folder?`)
@@ -63,6 +92,7 @@ export function writeTrainReport(run: string): string {
     lines.push('## Time', '', '| total s | sampling | env | forward/backward | trainer own | tokens/s |', '| --- | --- | --- | --- | --- | --- |')
     lines.push(`| ${total.toFixed(1)} | ${sum('samplingS').toFixed(1)} | ${sum('envS').toFixed(1)} | ${sum('learnS').toFixed(1)} | ${sum('trainerS').toFixed(1)} (${((100 * sum('trainerS')) / total).toFixed(1)}%) | ${((sum('sampledTokens')) / Math.max(1e-9, sum('samplingS'))).toFixed(0)} sampled |`, '')
   }
+  lines.push(...provenanceLines(run))
   lines.push('## Curves', '')
   for (const [k, title] of CURVES) {
     const pts = rows.filter((r) => typeof r[k] === 'number').map((r) => [Number(r.step), Number(r[k])] as [number, number])

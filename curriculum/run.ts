@@ -5,6 +5,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { resolveGymOptions } from '../gym'
+import { recordedPath, sameRecordedPath } from '../infra/recorded-path'
 import { ConfigError } from '../infra/errors'
 import { ChatCodec } from '../infra/engine'
 import { chatTemplateOf, SIMPLE_QWEN_TEMPLATE } from '../infra/engine'
@@ -42,6 +43,8 @@ export interface TrainRunOptions {
   notice?: (line: string) => void
 }
 
+/** A train run's config.json. Paths are relative to the run folder (a copied folder keeps its provenance); `origin`
+ *  keeps the absolute paths the run was started with. */
 export interface RunConfig {
   /** One folder, or the pool's folders in order (a list only when there are several). */
   world: string | string[]
@@ -51,6 +54,23 @@ export interface RunConfig {
   backend: string
   fixtureReplies: string | null
   train: TrainConfig
+  origin: { world: string | string[]; model: string; adapter: string | null; fixtureReplies: string | null }
+}
+
+const PATH_KEYS = ['world', 'model', 'adapter', 'fixtureReplies'] as const
+
+/** Whether the stored config is this run's (in all but train.steps when anySteps): every other field equal, and each
+ *  recorded path naming the path given now, from where the folder is (copied with its world) or by its origin (moved
+ *  away from it). An older folder's absolute paths are read as they are. */
+function sameRun(stored: RunConfig, run: RunConfig, out: string, anySteps: boolean): boolean {
+  const rest = (c: RunConfig, steps: number) => JSON.stringify({ ...c, world: 0, model: 0, adapter: 0, fixtureReplies: 0, origin: 0, train: { ...c.train, steps } })
+  if (!Number.isInteger(stored?.train?.steps)) return false
+  if (rest(stored, anySteps ? 0 : stored.train.steps) !== rest(run, anySteps ? 0 : run.train.steps)) return false
+  return PATH_KEYS.every((k) => {
+    const list = (v: string | string[] | null | undefined) => (v == null ? [] : typeof v === 'string' ? [v] : v)
+    const rec = list(stored[k]), origin = list(stored.origin?.[k]), given = list(run.origin[k])
+    return rec.length === given.length && rec.every((r, i) => sameRecordedPath(out, r, given[i], origin[i]))
+  })
 }
 
 export function openLearner(modelDir: string, adapterDir: string | undefined, c: Pick<TrainConfig, 'lora' | 'seed'>, backend = 'ts') {
@@ -62,17 +82,13 @@ export function openLearner(modelDir: string, adapterDir: string | undefined, c:
   return { learner, codec }
 }
 
-/** The stored run's step count when its config equals `run` in everything but `train.steps`, else null. */
-function lengthening(storedText: string, run: RunConfig): number | null {
-  let stored: RunConfig
+/** The stored config, or null when it is not JSON. */
+function parseStored(text: string): RunConfig | null {
   try {
-    stored = JSON.parse(storedText) as RunConfig
+    return JSON.parse(text) as RunConfig
   } catch {
     return null
   }
-  const steps = stored?.train?.steps
-  if (!Number.isInteger(steps)) return null
-  return JSON.stringify({ ...run, train: { ...run.train, steps } }, null, 2) + '\n' === storedText ? steps : null
 }
 
 /** What runTraining asks of a test fixture module (tests/fixtures/scripted-replies). */
@@ -95,15 +111,23 @@ export async function runTraining(o: TrainRunOptions): Promise<TrainResult> {
   // error, not a failed step); the loop gets them typed, its reward spec parsed.
   const gym = resolveGymOptions({ ...cfg.gym, protocol: cfg.protocol })
   const worlds = typeof o.world === 'string' ? [o.world] : [...o.world]
-  const run: RunConfig = { world: worlds.length === 1 ? resolve(worlds[0]) : worlds.map((w) => resolve(w)), model: resolve(o.model), adapter: o.adapter ? resolve(o.adapter) : null, curriculum: o.curriculum, backend: o.backend ?? 'ts', fixtureReplies: fixture ? resolve(fixture.replies) : null, train: cfg }
+  const rec = (p: string) => recordedPath(o.out, p)
+  const abs = worlds.map((w) => resolve(w))
+  const origin: RunConfig['origin'] = { world: abs.length === 1 ? abs[0] : abs, model: resolve(o.model), adapter: o.adapter ? resolve(o.adapter) : null, fixtureReplies: fixture ? resolve(fixture.replies) : null }
+  const run: RunConfig = {
+    world: abs.length === 1 ? rec(abs[0]) : abs.map(rec), model: rec(origin.model), adapter: origin.adapter && rec(origin.adapter), curriculum: o.curriculum, backend: o.backend ?? 'ts',
+    fixtureReplies: origin.fixtureReplies && rec(origin.fixtureReplies), train: cfg, origin,
+  }
   mkdirSync(o.out, { recursive: true })
   const cfgFile = join(o.out, 'config.json')
   const text = JSON.stringify(run, null, 2) + '\n'
   const existingRun = existsSync(cfgFile)
   if (existingRun) {
     const was = readFileSync(cfgFile, 'utf8')
-    if (was !== text) {
-      const steps = lengthening(was, run)
+    const stored = parseStored(was)
+    // The same run from a copied or moved folder resumes with its config.json as it was (its origin kept).
+    if (was !== text && !(stored && sameRun(stored, run, o.out, false))) {
+      const steps = stored && sameRun(stored, run, o.out, true) ? stored.train.steps : null
       if (steps === null) throw new ConfigError('train.resume_mismatch', `${o.out} holds a run with another config; use a new --out or the same flags to resume`)
       if (cfg.steps < steps)
         throw new ConfigError('train.resume_shorten', `${o.out} holds a run of ${steps} steps; --steps ${cfg.steps} would shorten it (use --steps ≥ ${steps}, or a new --out)`)

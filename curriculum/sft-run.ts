@@ -6,6 +6,7 @@ import { join, resolve } from 'node:path'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { makeEnv, resolveGymOptions, scoreAnswer, TEXT_PROTOCOLS, type GymOptionsJson, type TextProtocolName } from '../gym'
 import { ConfigError } from '../infra/errors'
+import { recordedPath } from '../infra/recorded-path'
 import { ORACLE_MAX_QUERIES_PER_PAGE, oraclePolicy } from '../agent'
 import { worldOracleKnowledge } from '../agent'
 import { runEpisode } from '../agent'
@@ -284,7 +285,11 @@ export async function runSft(o: SftRunOptions): Promise<{ episodes: number; solv
     const r = await sftTrain(learner, seqs, { epochs: o.epochs, batchSize: o.batchSize, microBatch: 16, lr: o.lr, seed: o.seed, out: o.out, answerWeight, shortFirst: o.shortFirst, cpuBudgetS: o.cpuBudgetS, onSteps: onSteps?.hook, log: o.log })
     await onSteps?.close()
     if (o.full) copyTokenizerFiles(o.model, join(o.out, 'model'))
-    const info = { world: worlds.length === 1 ? resolve(worlds[0]) : worlds.map((x) => resolve(x)), model: resolve(o.model), protocol, gym: o.gym ?? {}, maxHops: o.maxHops ?? 0, oraclePages: pages, oracleAnswer: answer, initAdapter: o.initAdapter ? resolve(o.initAdapter) : null, firstTurns, answerOnly: o.answerOnly === true, answerWeight, turn: o.turn ?? null, full: o.full === true, spread: o.spread === true, mix: o.mix ?? null, shortFirst: o.shortFirst === true, cpuBudgetS: o.cpuBudgetS ?? null, questions: qas.length, solved, heldOut: held.size, heldOutFacts: src.heldOutInfo().heldFacts, heldOutExcluded: src.heldOutInfo().excluded, ...r }
+    // Paths relative to OUT (a copied folder keeps its provenance); the absolute ones it ran with under origin.
+    const rec = (p: string) => recordedPath(o.out, p)
+    const absWorlds = worlds.map((x) => resolve(x))
+    const origin = { world: absWorlds.length === 1 ? absWorlds[0] : absWorlds, model: resolve(o.model), initAdapter: o.initAdapter ? resolve(o.initAdapter) : null }
+    const info = { world: absWorlds.length === 1 ? rec(absWorlds[0]) : absWorlds.map(rec), model: rec(origin.model), protocol, gym: o.gym ?? {}, maxHops: o.maxHops ?? 0, oraclePages: pages, oracleAnswer: answer, initAdapter: origin.initAdapter && rec(origin.initAdapter), firstTurns, answerOnly: o.answerOnly === true, answerWeight, turn: o.turn ?? null, full: o.full === true, spread: o.spread === true, mix: o.mix ?? null, shortFirst: o.shortFirst === true, cpuBudgetS: o.cpuBudgetS ?? null, questions: qas.length, solved, heldOut: held.size, heldOutFacts: src.heldOutInfo().heldFacts, heldOutExcluded: src.heldOutInfo().excluded, ...r, origin }
     writeFileSync(join(o.out, 'sft.json'), JSON.stringify(info, null, 2) + '\n')
     return { episodes: qas.length, solved, ...r, adapterDir: join(o.out, o.full ? 'model' : 'adapter') }
   } finally {

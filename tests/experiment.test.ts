@@ -7,7 +7,7 @@
 import { spawn } from 'node:child_process'
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { checkHeldOutWorlds, WorldPool } from '../curriculum'
 import { runCli } from './helpers/cli-process'
@@ -62,8 +62,8 @@ describe('searchgym experiment (tiny worlds, tiny model)', () => {
     const cfg = JSON.parse(readFileSync(join(ref, 'runs', 'mixed-s1', 'config.json'), 'utf8')) as { world: string[]; adapter: string; train: { seed: number } }
     expect(cfg.world.map((w) => w.slice(-3))).toEqual(['-s5', '-s6'])
     // The start is the last SFT phase's adapter (phase 1: the first turns alone, from the first phase's adapter).
-    expect(cfg.adapter).toBe(join(ref, 'start', 'phase-1', 'adapter'))
-    expect((JSON.parse(readFileSync(join(ref, 'start', 'phase-1', 'sft.json'), 'utf8')) as { turn: number; initAdapter: string })).toMatchObject({ turn: 1, initAdapter: join(ref, 'start', 'adapter') })
+    expect(cfg.adapter).toBe('../../start/phase-1/adapter') // relative to the run folder
+    expect((JSON.parse(readFileSync(join(ref, 'start', 'phase-1', 'sft.json'), 'utf8')) as { turn: number; initAdapter: string })).toMatchObject({ turn: 1, initAdapter: '../adapter' })
     expect(cfg.train.seed).toBe(1)
     // At this size the start never writes a valid turn (every group is constant, so no GRPO update happens: the
     // update itself is covered by tests/train-cli.test.ts with its fixture sampler); the reward is the arm's em+format.
@@ -108,7 +108,7 @@ describe('searchgym experiment (tiny worlds, tiny model)', () => {
 
   it('a world pool serves every question from its own world; held-out worlds may not share a seed with training worlds', async () => {
     const rep = JSON.parse(readFileSync(join(ref, 'runs', 'two-stage-s0', 'config.json'), 'utf8')) as { world: string[] }
-    const [w5, w6] = rep.world
+    const [w5, w6] = rep.world.map((w) => resolve(ref, 'runs', 'two-stage-s0', w)) // recorded relative to the run folder
     const w7 = (JSON.parse(readFileSync(join(ref, 'eval', 'unseen.json'), 'utf8')) as { worlds: string[] }).worlds.map((n) => join(root, 'worlds', n))[0]
     const pool = await WorldPool.open([w5, w6])
     try {
@@ -138,7 +138,7 @@ describe('searchgym experiment (tiny worlds, tiny model)', () => {
     const sftOut = join(root, 'sft-pool')
     const sft = await runCli(['train', 'sft', '--worlds', recipe, '--model', join(ref, 'model'), '--out', sftOut, '--questions', '2', '--epochs', '1', '--batch', '2', '--lora-rank', '4', '--held-out', '4', '--backend', 'auto', '--quiet'])
     expect(sft.code).toBe(0)
-    expect((JSON.parse(readFileSync(join(sftOut, 'sft.json'), 'utf8')) as { world: string[] }).world).toEqual([w5, w6])
+    expect((JSON.parse(readFileSync(join(sftOut, 'sft.json'), 'utf8')) as { origin: { world: string[] } }).origin.world).toEqual([w5, w6])
     const held = JSON.parse(readFileSync(join(sftOut, 'heldout.json'), 'utf8')) as string[]
     expect(held.every((id) => /^tiny-[0-9a-f]{8}-s[56]\//.test(id))).toBe(true)
     expect(() => checkHeldOutWorlds([w5, w6], [w7])).not.toThrow()

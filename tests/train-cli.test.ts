@@ -180,6 +180,34 @@ describe('searchgym train (tiny world, tiny model, fixture sampler)', () => {
     expect(shorter.stderr).toMatch(/holds a run of 2 steps; --steps 1 would shorten it/)
   }, LONG)
 
+  it('a run folder copied with its inputs, or moved alone, still reports its world and start; moved alone it resumes with the same flags', async () => {
+    // config.json and the adapter record paths relative to the run folder; origin keeps the absolute ones.
+    const cfg = JSON.parse(readFileSync(join(ref, 'config.json'), 'utf8')) as { world: string; model: string; adapter: string; origin: { world: string } }
+    expect(cfg).toMatchObject({ world: '../world', model: '../model', adapter: '../start-adapter', origin: { world } })
+    expect(JSON.parse(readFileSync(join(ref, 'adapter', 'adapter_config.json'), 'utf8')).base_model_name_or_path).toBe('../../model')
+    const hash = (JSON.parse((await runCli(['world', 'stats', world, '--json'])).stdout) as { hash: string }).hash
+    // Copied with its inputs to another root: the report resolves them from there.
+    const other = mkdtempSync(join(tmpdir(), 'sg-train-moved-'))
+    try {
+      for (const d of ['world', 'model', 'start-adapter', 'ref']) cpSync(join(root, d), join(other, d), { recursive: true })
+      expect((await runCli(['train', 'report', join(other, 'ref')])).code).toBe(0)
+      const rep = readFileSync(join(other, 'ref', 'report.md'), 'utf8')
+      expect(rep).toContain(`- World \`../world\`: content hash ${hash}`)
+      expect(rep).toContain('- Model `../model`\n')
+      expect(rep).toContain('- Start adapter `../start-adapter`\n')
+      // Moved alone (one level deeper, away from its inputs): the report names the origin; the same flags resume it.
+      const alone = join(other, 'deep', 'ref')
+      cpSync(ref, alone, { recursive: true })
+      expect((await runCli(['train', 'report', alone])).code).toBe(0)
+      expect(readFileSync(join(alone, 'report.md'), 'utf8')).toContain(`- World \`../world\`: not found from here (${join(other, 'deep', 'world')}); the run started from ${world}`)
+      const r = await runCli([...trainArgs(alone), '--steps', '2'], LONG)
+      expect(r.code).toBe(0)
+      expect(r.stdout).toMatch(/^train: 2 steps \(resumed from step 2\)/)
+    } finally {
+      rmSync(other, { recursive: true, force: true })
+    }
+  }, LONG)
+
   it('a larger --steps alone lengthens a finished run: metrics and adapter equal one run of that length', async () => {
     const ext = join(root, 'ext')
     cpSync(ref, ext, { recursive: true })

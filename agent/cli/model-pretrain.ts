@@ -3,10 +3,11 @@
 // worlds, held-out loss on another world's pages, resumable; the result is an ordinary model folder (OUT/model:
 // config.json, model.safetensors, the input's tokenizer files). Thin; composes the world package's texts with the engine.
 import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { join, resolve } from 'node:path'
 import type { Argv, Command } from '../../infra/cli-util'
 import { handler } from '../../infra/cli-util'
 import { ConfigError } from '../../infra/errors'
+import { recordedPath } from '../../infra/recorded-path'
 import { copyTokenizerFiles, Learner, loadModel, loadTokenizer, saveModel } from '../../infra/engine'
 import { worldReadingTexts, worldTexts } from '../../world'
 import { openBackend, BACKEND_NAMES } from '../train/backend'
@@ -81,8 +82,10 @@ export const modelPretrainCommand: Command = {
     rmSync(dst, { recursive: true, force: true })
     renameSync(tmp, dst)
     mkdirSync(a.out, { recursive: true })
-    // Paths relative to the run folder's parent are not known here; the summary names the inputs as given.
-    writeFileSync(join(a.out, 'pretrain.json'), JSON.stringify({ model: a.model, worlds: a.world, evalWorld: a['eval-world'], qaLines: a['qa-lines'], ...r }, null, 2) + '\n')
+    // Paths relative to the run folder (a copied folder keeps its provenance); the absolute ones under origin.
+    const worlds = a.world, evalWorld = a['eval-world'], rec = (p: string) => recordedPath(a.out, p)
+    const origin = { model: resolve(a.model), worlds: worlds.map((w) => resolve(w)), evalWorld: evalWorld ? resolve(evalWorld) : null }
+    writeFileSync(join(a.out, 'pretrain.json'), JSON.stringify({ model: rec(a.model), worlds: worlds.map(rec), evalWorld: evalWorld ? rec(evalWorld) : null, qaLines: a['qa-lines'], ...r, origin }, null, 2) + '\n')
     const idle = r.steps === 0 ? ' — NO optimizer step was made' : ''
     process.stdout.write(`model pretrain: ${dst}: ${r.steps} steps, ${r.tokens} tokens, train loss ${r.finalLoss.toFixed(4)}${r.heldOutLoss !== undefined ? `, held-out loss ${r.heldOutLoss.toFixed(4)}` : ''}, ${r.wallSeconds.toFixed(1)} s wall, ${r.cpuSeconds.toFixed(1)} CPU s${idle}\n`)
   }),

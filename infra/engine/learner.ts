@@ -6,7 +6,8 @@
 // started with (a copy taken at construction). It does not know about envs, rewards or advantages.
 // Shapes: a Datum is one sequence of T aligned positions (input token t predicts target token t).
 import { existsSync, mkdirSync } from 'node:fs'
-import { join } from 'node:path'
+import { isAbsolute, join } from 'node:path'
+import { recordedPath } from '../recorded-path'
 import { EngineError } from '../errors'
 import { Rng } from '../rng'
 import type { Tensor } from './backend'
@@ -332,7 +333,9 @@ export class Learner {
 
   saveAdapter(dir: string): void {
     if (this.trainable === 'full') throw new EngineError('engine.trainable', 'full-weight training has no adapter; save the model (saveState / saveModel)')
-    saveLoraAdapter(dir, this.model.adapter!, this.model.backend, this.baseName)
+    // An absolute base path is written relative to the adapter's folder (as PEFT's own reference fixture does), so a
+    // copied run folder still names its base model.
+    saveLoraAdapter(dir, this.model.adapter!, this.model.backend, isAbsolute(this.baseName) ? recordedPath(dir, this.baseName) : this.baseName)
   }
 
   /** Replace the adapter with the PEFT adapter in dir (optimizer moments are reset unless loaded after). */
