@@ -6,6 +6,7 @@ import { join, dirname, resolve } from 'node:path'
 import pMap from 'p-map'
 import { resolveGymOptions, type Policy } from '../gym'
 import type { Qa } from '../world'
+import { recordedPath, sameRecordedPath } from '../infra/recorded-path'
 import { canonicalJson } from '../infra/hash'
 import { BenchError } from '../infra/errors'
 import { progress } from '../infra/progress'
@@ -21,8 +22,19 @@ import { limitQuestions, type LimitMode } from './sample'
 export const RUN_FILES = { config: 'config.json', trajectories: 'trajectories.jsonl', summary: 'summary.json', report: 'report.md', lock: '.lock' } as const
 
 /** Config keys that may differ when a run is resumed (they change how, not what, is measured). */
-/** `world` (a path) may move; the world's identity is `worldId`. */
-const RESUMABLE_KEYS = new Set<keyof BenchRunConfig>(['concurrency', 'limit', 'timeoutMs', 'maxRetries', 'bootstrap', 'baseURL', 'apiKeyEnv', 'world', 'worlds'])
+/** `world` (a path) may move; the world's identity is `worldId`. `origin` is where the run was started from. The engine's
+ *  model and adapter paths are compared by what they name (sameRecordedPath), not as text. */
+const RESUMABLE_KEYS = new Set<keyof BenchRunConfig>(['concurrency', 'limit', 'timeoutMs', 'maxRetries', 'bootstrap', 'baseURL', 'apiKeyEnv', 'world', 'worlds', 'origin'])
+
+/** The config as the run folder records it: world(s), and the engine policy's model and adapter folders, relative to
+ *  the folder; the absolute paths given under origin. Idempotent (a recorded config is returned as it is). */
+export function recordedConfig(outDir: string, c: BenchRunConfig): BenchRunConfig {
+  if (c.origin) return c
+  const rec = (p: string) => recordedPath(outDir, p)
+  const engine = c.policy === 'engine'
+  const origin = { world: c.world, ...(c.worlds ? { worlds: c.worlds } : {}), ...(engine ? { model: c.model, ...(c.adapter ? { adapter: c.adapter } : {}) } : {}) }
+  return { ...c, world: rec(c.world), ...(c.worlds ? { worlds: c.worlds.map(rec) } : {}), ...(engine ? { model: rec(c.model), ...(c.adapter ? { adapter: rec(c.adapter) } : {}) } : {}), origin }
+}
 
 /** Bounds of the run's numbers (bench run's flags by their config names): checked before any question runs, so a
  *  negative --bootstrap or a --timeout-ms of -5 is one line at the start, never a crash (or 7.9 GB) after the run.
@@ -80,7 +92,12 @@ function checkResumable(path: string, config: BenchRunConfig): void {
   if (old.limit !== null && old.limit !== undefined && old.limitMode === undefined) old.limitMode = 'first'
   const now = config as unknown as Record<string, unknown>
   const keys = [...new Set([...Object.keys(old), ...Object.keys(now)])].sort()
-  const diff = keys.filter((k) => !RESUMABLE_KEYS.has(k as keyof BenchRunConfig) && canonicalJson(old[k] ?? null) !== canonicalJson(now[k] ?? null))
+  // The engine's folders: the same when the recorded path (from where the folder is now) or its origin names the one
+  // given now; an older folder's absolute path is read as it is.
+  const dir = dirname(path), was = (old.origin ?? {}) as Record<string, string | undefined>, given: NonNullable<BenchRunConfig['origin']> = config.origin ?? { world: config.world }
+  const samePath = (k: 'model' | 'adapter') =>
+    config.policy === 'engine' && typeof old[k] === 'string' && typeof given[k] === 'string' && sameRecordedPath(dir, old[k] as string, given[k]!, was[k])
+  const diff = keys.filter((k) => !RESUMABLE_KEYS.has(k as keyof BenchRunConfig) && canonicalJson(old[k] ?? null) !== canonicalJson(now[k] ?? null) && !((k === 'model' || k === 'adapter') && samePath(k)))
   if (diff.length > 0)
     throw new BenchError(
       'bench.config_mismatch',
@@ -166,7 +183,8 @@ function makeRunDir(outDir: string): void {
   }
 }
 
-export async function runBench(outDir: string, config: BenchRunConfig, deps: RunDeps): Promise<RunResult> {
+export async function runBench(outDir: string, given: BenchRunConfig, deps: RunDeps): Promise<RunResult> {
+  const config = recordedConfig(outDir, given)
   checkRunNumbers(config)
   // Everything that can be refused is checked before the run folder exists: a failed start writes nothing.
   // The gym options are resolved once per run (reward spec parsed, keys and ranges checked); each env gets them typed.

@@ -56,6 +56,9 @@ export interface BenchRunConfig {
   qaIds?: string[]
   /** `--bench NAME`: the canonical benchmark this run scores (its world's content hash checked against the pin). */
   benchmark?: { name: string; version: number; hash: string }
+  /** As config.json records it: world(s), and the engine's model and adapter, relative to the run folder; the absolute
+   *  paths the run was started with here (provenance; a copied folder keeps `worldId` and these). */
+  origin?: { world: string; worlds?: string[]; model?: string; adapter?: string }
 }
 
 /** What a run needs from a world: the questions of a split and a fresh env per question. */
