@@ -5,7 +5,8 @@
 # (every fact new to the model: reading, not recall), and the funnel on the unseen worlds and on the SFT worlds'
 # held-out slice. Every phase is resumable (rerun the
 # script: finished phases are skipped, a killed one resumes from its checkpoint); wall and CPU seconds per phase go to
-# OUT/times.tsv. Usage: bash curriculum/recipes/reader.sh [OUT]   (default runs/reader; env SFT_CPU caps the SFT phase)
+# OUT/times.tsv. Usage: bash curriculum/recipes/reader.sh [OUT]   (default runs/reader; env SFT_CPU caps the SFT phase;
+# env READER_PRESET picks the model shape, default tiny — the shipped start's; mini is the shape probe of RESULTS)
 # READER_SMOKE=1 runs the same phases at toy size (tiny worlds, a few steps; tests/reader-recipe.test.ts): the plumbing,
 # not the start.
 set -euo pipefail
@@ -50,7 +51,7 @@ SFT_WORLDS=(); for s in "${SFT_SEEDS[@]}"; do SFT_WORLDS+=(--world "$OUT/worlds/
 TOK_DIRS=$(printf "$OUT/worlds/w%s," "${PRE_SEEDS[@]:0:4}"); TOK_DIRS=${TOK_DIRS%,}
 
 phase worlds worlds_phase
-phase init $SG model init --preset tiny --tokenizer "bpe:$TOK_DIRS@4096" --rope-theta 10000 --out "$OUT/init" --force
+phase init $SG model init --preset "${READER_PRESET:-tiny}" --tokenizer "bpe:$TOK_DIRS@4096" --rope-theta 10000 --out "$OUT/init" --force
 phase pretrain $SG model pretrain --model "$OUT/init" "${PRE_WORLDS[@]}" --qa-lines --eval-world "$OUT/worlds/w${UNSEEN_SEEDS[0]}" --out "$OUT/pretrain" \
   --steps $PRE_STEPS --batch $PRE_BATCH --seq-len $PRE_LEN --warmup 50 --eval-every 600 --backend native
 phase sft $SG train sft "${SFT_WORLDS[@]}" --model "$OUT/pretrain/model" --full --mix demo=1,search=1,access=1,answer=2,read=2,fact=2 --spread \
