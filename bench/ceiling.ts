@@ -4,9 +4,11 @@
 // episode exactly when one of those passes its budget (gym/wrappers/budgets), so a question is within the ceiling iff
 // the oracle solved it and all three fit (tests/bench-ceiling checks this against oracle runs under the budgets).
 // Knows nothing of the run's policy, log or report layout.
+import pMap from 'p-map'
 import type { Budgets, GymOptions } from '../gym'
 import { parseRewardSpec } from '../gym'
 import { ORACLE_BUDGETS, runEpisode } from '../agent'
+import { BenchError } from '../infra/errors'
 import type { Qa } from '../world'
 import type { AnswerScorer, BenchWorld } from './types'
 
@@ -52,26 +54,30 @@ export function isMeasured(c: CeilingRecord | undefined): c is OracleCeiling {
   return c !== undefined && !('unmeasured' in c)
 }
 
+/** Episodes in flight: the oracle's turns are local (ms), but injected latency and timeout faults wait. */
+const CONCURRENCY = 8
+
 /** What the oracle needs for each question, in order: one episode each, budgets lifted, under the run's other options
  *  (observation cap, topK, faults, …) in the oracle's text protocol. Solvability is F1 = 1, whatever the run's reward. */
 export async function oracleNeeds(world: BenchWorld, questions: readonly Qa[], gym: GymOptions, scorer: AnswerScorer): Promise<OracleNeed[]> {
   const oracle = world.oracle?.bind(world)
-  if (!oracle) throw new Error('oracleNeeds: the world gives no oracle')
+  if (!oracle) throw new BenchError('bench.no_oracle', `world ${world.dir} cannot give an oracle (it needs the world's gold graph)`)
   const lifted: GymOptions = { ...gym, protocol: 'hermes', reward: parseRewardSpec('f1'), stepSignals: false, budgets: { ...ORACLE_BUDGETS } }
-  const out: OracleNeed[] = []
-  for (const qa of questions) {
-    const env = await world.makeEnv(qa, lifted)
-    const rec = await runEpisode(qa, env, oracle(qa), { maxTurns: ORACLE_BUDGETS.maxTurns, scorer })
-    let responseTokens = 0
-    for (const t of rec.turns) responseTokens = Math.max(responseTokens, t.metrics.response_tokens ?? 0)
-    out.push({
-      turns: rec.turns.length,
-      responseTokens,
-      contextTokens: rec.turns.at(-1)?.metrics.context_tokens ?? 0,
-      solved: rec.status === 'ok' && rec.stopReason === 'answer' && rec.f1 === 1,
-    })
-  }
-  return out
+  return pMap(
+    questions,
+    async (qa): Promise<OracleNeed> => {
+      const rec = await runEpisode(qa, await world.makeEnv(qa, lifted), oracle(qa), { maxTurns: ORACLE_BUDGETS.maxTurns, scorer })
+      let responseTokens = 0
+      for (const t of rec.turns) responseTokens = Math.max(responseTokens, t.metrics.response_tokens ?? 0)
+      return {
+        turns: rec.turns.length,
+        responseTokens,
+        contextTokens: rec.turns.at(-1)?.metrics.context_tokens ?? 0,
+        solved: rec.status === 'ok' && rec.stopReason === 'answer' && rec.f1 === 1,
+      }
+    },
+    { concurrency: CONCURRENCY },
+  )
 }
 
 /** The ceiling of `questions` (needs[i] is questions[i]'s) under `gym`'s budgets. */
@@ -110,8 +116,8 @@ export function ceilingOf(questions: readonly Qa[], needs: readonly OracleNeed[]
 
 /** The ceiling of a run's questions under its resolved gym options, or why there is none. */
 export async function measureCeiling(world: BenchWorld, questions: readonly Qa[], gym: GymOptions, scorer: AnswerScorer): Promise<CeilingRecord> {
-  if (!world.oracle) return { unmeasured: "this world gives no oracle (it needs the world's gold graph)" }
-  if (!gym.access) return { unmeasured: 'the no-Access ablation (access: false): the oracle reads pages with access' }
+  if (!world.oracle) return { unmeasured: 'this world has no gold graph for the oracle to walk' }
+  if (!gym.access) return { unmeasured: 'access: false, and the oracle reads pages with access' }
   return ceilingOf(questions, await oracleNeeds(world, questions, gym, scorer), gym)
 }
 

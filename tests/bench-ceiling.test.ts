@@ -5,7 +5,8 @@
 //   and stdout, summary.json and report.md state the ceiling; what the oracle needs there is its pin, measured;
 // - the ceiling (computed from one unbudgeted oracle pass) equals what the oracle really scores when run under each of
 //   several turn, context and response budgets, per hop count — so a wrong comparison fails here;
-// - a budget below the oracle's need warns in one stderr line; `bench report` keeps the ceiling;
+// - a budget below the oracle's need warns in one stderr line; `bench report` keeps the ceiling; where the oracle
+//   cannot play (no gold graph, the no-Access ablation) the line says so;
 // - searchgymbench-v1: its pinned budget holds the oracle's walk model, 2·(hops + starting pages) + 1 turns, at every
 //   hop count of its bench (1–12, each type), with the spare turns that model's slack used on the real tiny world, and
 //   holds the oracle's need measured on the v1 world (its pin). Building the v1 world and running its 642 questions is
@@ -17,7 +18,7 @@ import { ORACLE_BUDGETS } from '../agent'
 import { resolveGymOptions, scoreAnswer, type Budgets } from '../gym'
 import { presetConfig, type Qa } from '../world'
 import { CANONICAL_BENCHES, SEARCHGYMBENCH_BUDGETS } from '../bench/canonical'
-import { ceilingOf, isMeasured, oracleNeeds, type CeilingRecord, type OracleCeiling } from '../bench/ceiling'
+import { ceilingLine, ceilingOf, ceilingWarning, isMeasured, measureCeiling, oracleNeeds, type CeilingRecord, type OracleCeiling } from '../bench/ceiling'
 import { configFromArgs, type RunArgs } from '../bench/cli/run'
 import { openBenchWorld } from '../bench/gym-world'
 import type { RunSummary } from '../bench/metrics'
@@ -152,6 +153,21 @@ test("searchgymbench-v1's pinned budget holds the oracle's walk at every hop cou
   // The paper's 16 turns: the walk fits them only up to 6 hops of a simple question.
   expect(Math.max(...[...Array(12).keys()].map((h) => h + 1).filter((h) => walkTurns('simple', h) <= 16))).toBe(6)
 }, 300_000)
+
+test('no ceiling where the oracle cannot play: said in the line, never a number', async () => {
+  const bw = await openBenchWorld(world.dir)
+  try {
+    const qs = bw.questions('bench').slice(0, 3)
+    const noAccess = await measureCeiling(bw, qs, resolveGymOptions({ access: false }), scoreAnswer)
+    expect(ceilingLine(noAccess)).toBe('oracle ceiling: not measured (access: false, and the oracle reads pages with access)')
+    const noOracle = await measureCeiling({ ...bw, oracle: undefined }, qs, resolveGymOptions({}), scoreAnswer)
+    expect(ceilingLine(noOracle)).toBe('oracle ceiling: not measured (this world has no gold graph for the oracle to walk)')
+    expect(ceilingWarning(noOracle)).toBeUndefined()
+    expect(ceilingLine(undefined)).toBe('oracle ceiling: not measured (a run written before ceilings were recorded)')
+  } finally {
+    await bw.close()
+  }
+})
 
 // Opt-in: the real searchgymbench-v1 world (SEARCHGYM_PAPER_TESTS=1: built in a temporary folder, ~45 s on 2 cores;
 // =DIR: a world built with `world build --preset paper --seed 11 --out DIR`) and its whole bench split.

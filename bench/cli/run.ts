@@ -178,7 +178,7 @@ export async function runFromArgs(a: RunArgs, tuning: ClientTuning = {}): Promis
   checkRunNumbers(a)
   const canonical = a.bench !== undefined ? canonicalBench(a.bench) : undefined
   if (canonical) {
-    // A canonical run scores the whole pinned bench split under the default env: nothing that changes what is measured.
+    // A canonical run scores the whole pinned bench split under its pinned budgets: nothing that changes what is measured.
     if (a.split !== 'bench') throw new BenchError('bench.args', `--bench ${canonical.name} scores the bench split; leave out --split`)
     if (a.qaIds !== undefined || a.gymOptions !== undefined) throw new BenchError('bench.args', `--bench ${canonical.name} takes neither --qa-ids nor --gym-options (they change what is measured)`)
     if (a.maxTurns !== undefined)
