@@ -1,12 +1,15 @@
 // bench/canonical: the named, versioned benchmarks `bench run --bench NAME` scores — each a world preset and seed
-// pinned by its content hash, so that results from different labs are comparable by construction. Finds the world
-// (a given folder, else worlds/NAME), builds it there with the pinned preset and seed when it is missing or
-// unfinished, and refuses any world whose content hash is not the pinned one. Knows nothing of policies or scoring.
+// pinned by its content hash, and the env budgets every run of it plays under, pinned beside the hash: ones under which
+// the oracle solves every question, so that results from different labs are comparable by construction and capped by
+// nothing but the policy. Finds the world (a given folder, else worlds/NAME), builds it there with the pinned preset and
+// seed when it is missing or unfinished, and refuses any world whose content hash is not the pinned one. Knows nothing
+// of policies or scoring.
 import { existsSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { CHECKED_WORLD_STAGES } from '../agent'
 import { BenchError } from '../infra/errors'
 import { buildWorld, presetConfig, type PresetName } from '../world'
+import type { Budgets } from '../gym'
 
 export interface CanonicalBench {
   name: string
@@ -15,8 +18,23 @@ export interface CanonicalBench {
   seed: number
   /** The content hash of the world `world build --preset PRESET --seed SEED` makes (oracle check included). */
   hash: string
+  /** The env budgets of every run of this benchmark (any policy): the oracle solves every question within them. */
+  budgets: Budgets
+  /** What the oracle needs on the pinned world, measured (`bench run --bench NAME --policy oracle` prints it in its
+   *  ceiling line): its most turns, longest response and largest context over the bench split. `budgets` covers it. */
+  oracleNeed: Budgets
   describe: string
 }
+
+/** SearchGymBench's budgets: 32 turns of one tool call each, the gym's 1,024 tokens a response and 32,768 of context.
+ *  The oracle's walk needs two turns a page (search, then access of a URL the search returned) and one to answer:
+ *  2·(hops + starting pages) + 1, plus a turn per missed query or further page of a long document — 5 turns at one hop,
+ *  27–30 at twelve on the searchgymbench-v1 world. The paper's 16 turns fit that walk only up to 6 hops (2·6 + 3 = 15)
+ *  and capped the oracle at 47 % of the bench (302 of 642). More turns, not more calls a turn: each step of the walk
+ *  needs what the one before returned (a URL from a search, a name from a page), so several calls a turn cannot
+ *  shorten a chain. 32 is the measured 30 with two turns to spare (one missed search and its retry), twice the paper's
+ *  16. Context and response budgets stay the gym's: the oracle needs at most 14,617 and 46 tokens. */
+export const SEARCHGYMBENCH_BUDGETS: Budgets = Object.freeze({ maxTurns: 32, maxResponseTokens: 1024, maxContextTokens: 32768 })
 
 export const CANONICAL_BENCHES: Record<string, CanonicalBench> = {
   'searchgymbench-v1': {
@@ -25,6 +43,8 @@ export const CANONICAL_BENCHES: Record<string, CanonicalBench> = {
     preset: 'paper',
     seed: 11,
     hash: '9572b13550559a11cfc8ba5e06f7ae4b808b0f8b190415894289374dd461d41d',
+    budgets: SEARCHGYMBENCH_BUDGETS,
+    oracleNeed: { maxTurns: 30, maxResponseTokens: 46, maxContextTokens: 14617 },
     describe: "SearchGymBench as in the paper: the paper preset's held-out bench split (seed 11)",
   },
   'searchgymbench-tiny-v1': {
@@ -33,6 +53,8 @@ export const CANONICAL_BENCHES: Record<string, CanonicalBench> = {
     preset: 'tiny',
     seed: 11,
     hash: 'e2aa67711510be347b67493a5a5022d3315471d2209400a22dd4f00ed3ab3c5a',
+    budgets: SEARCHGYMBENCH_BUDGETS,
+    oracleNeed: { maxTurns: 17, maxResponseTokens: 37, maxContextTokens: 6046 },
     describe: 'the same protocol on the tiny preset (seed 11): a smoke test in seconds, not a result',
   },
 }

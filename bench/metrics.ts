@@ -3,6 +3,7 @@
 // tool error/timeout rates, endpoint reliability (retries counted apart from model mistakes), tokens, latency, cost.
 import { bootstrapMean, mean, quantileSorted, type Estimate } from './stats'
 import type { TrajectoryRecord } from './types'
+import type { CeilingRecord } from './ceiling'
 
 export interface AccuracyBlock {
   n: number
@@ -66,6 +67,8 @@ export interface RunSummary {
   latencyMs: { question: Spread; modelCall: Spread; envStep: Spread }
   cost?: { total: number; perQuestion: number; judge?: number }
   bootstrap: { resamples: number; seed: number; level: number }
+  /** The oracle's ceiling under the run's budgets (bench/ceiling; written by the run, absent in runs made before). */
+  oracleCeiling?: CeilingRecord
 }
 
 export interface SummaryOptions {

@@ -5,7 +5,10 @@ import { join } from 'node:path'
 import type { AccuracyBlock, RunSummary } from './metrics'
 import type { Estimate } from './stats'
 import { barChart } from './svg'
+import { ceilingLine, isMeasured } from './ceiling'
 import type { BenchRunConfig } from './types'
+
+const upper = (line: string) => line.charAt(0).toUpperCase() + line.slice(1)
 
 export function pct(x: number): string {
   return Number.isFinite(x) ? (100 * x).toFixed(1) : '–'
@@ -93,9 +96,13 @@ export function renderReport(config: BenchRunConfig, s: RunSummary): { markdown:
     `Scores are percentages; intervals are percentile bootstrap 95% CIs over questions (${s.bootstrap.resamples} resamples, seed ${s.bootstrap.seed}).`)
   lines.push('')
   if (config.benchmark) {
-    lines.push(`Benchmark **${config.benchmark.name}** (version ${config.benchmark.version}), world content hash \`${config.benchmark.hash}\` (checked against the pin before scoring)${config.limit !== null ? `; **a sample of ${s.questions} questions (--limit), not the whole benchmark**` : ''}.`)
+    lines.push(`Benchmark **${config.benchmark.name}** (version ${config.benchmark.version}), world content hash \`${config.benchmark.hash}\` (checked against the pin before scoring)${config.benchmark.budgets ? `, played under its pinned budget of ${config.benchmark.budgets.maxTurns} turns` : ''}${config.limit !== null ? `; **a sample of ${s.questions} questions (--limit), not the whole benchmark**` : ''}.`)
     lines.push('')
   }
+  // The oracle's ceiling under this run's budgets: what the budget leaves solvable, said before any score.
+  const capped = isMeasured(s.oracleCeiling) && s.oracleCeiling.solved < s.oracleCeiling.questions
+  lines.push(`${capped ? '> **Budget warning:** ' : ''}${upper(ceilingLine(s.oracleCeiling))}.`)
+  lines.push('')
   const warn: string[] = []
   if (s.endpoint.failedQuestions > 0) warn.push(`${s.endpoint.failedQuestions} question(s) lost to endpoint failures after retries (scored 0 in "all"; re-run with \`--retry-errors\`)`)
   if (s.status.error > 0) warn.push(`${s.status.error} question(s) ended in an env/policy error (scored 0)`)

@@ -18,8 +18,9 @@ import { latestById, loadTrajectories, TrajectoryWriter } from './trajectory-log
 import type { AnswerScorer, BenchRunConfig, BenchWorld, TrajectoryRecord } from './types'
 import { holdForTest } from '../infra/test-hold'
 import { limitQuestions, type LimitMode } from './sample'
+import { ceilingWarning, measureCeiling, type CeilingRecord } from './ceiling'
 
-export const RUN_FILES = { config: 'config.json', trajectories: 'trajectories.jsonl', summary: 'summary.json', report: 'report.md', lock: '.lock' } as const
+export const RUN_FILES = { config: 'config.json', trajectories: 'trajectories.jsonl', summary: 'summary.json', report: 'report.md', ceiling: 'oracle-ceiling.json', lock: '.lock' } as const
 
 /** Config keys that may differ when a run is resumed (they change how, not what, is measured). */
 /** `world` (a path) may move; the world's identity is `worldId`. `origin` is where the run was started from. The engine's
@@ -71,6 +72,8 @@ export interface RunDeps {
   retryErrors?: boolean
   quiet?: boolean
   signal?: AbortSignal
+  /** Where the one-line warning goes when the run's budget caps the oracle below 100 % (default: stderr). */
+  warn?: (line: string) => void
 }
 
 export interface RunResult {
@@ -84,6 +87,8 @@ export interface RunResult {
   repairedTornLine: boolean
   /** The error of every selected question lost to the endpoint (status infra_error), in question order. */
   lostErrors: string[]
+  /** The oracle's ceiling under the run's budgets (also in summary.json, report.md and oracle-ceiling.json). */
+  ceiling: CeilingRecord
 }
 
 function checkResumable(path: string, config: BenchRunConfig): void {
@@ -155,8 +160,12 @@ export function selectQuestions(world: BenchWorld, split: string, limit: number 
   return limitQuestions(all, limit, limitMode, seed)
 }
 
+/** summary.json and report.md from the records, with the run's oracle ceiling (its oracle-ceiling.json, which `bench
+ *  report` reads back: it has no world to measure one). */
 export function writeSummary(outDir: string, config: BenchRunConfig, records: TrajectoryRecord[]): RunSummary {
-  const summary = summarize(records, { resamples: config.bootstrap, seed: config.seed })
+  const summary: RunSummary = summarize(records, { resamples: config.bootstrap, seed: config.seed })
+  const ceilingPath = join(outDir, RUN_FILES.ceiling)
+  if (existsSync(ceilingPath)) summary.oracleCeiling = JSON.parse(readFileSync(ceilingPath, 'utf8')) as CeilingRecord
   writeFileSync(join(outDir, RUN_FILES.summary), JSON.stringify(summary, null, 2) + '\n')
   writeReport(outDir, config, summary)
   return summary
@@ -209,6 +218,13 @@ export async function runBench(outDir: string, given: BenchRunConfig, deps: RunD
     const pending = questions.filter((q) => !isDone(q.id))
     const skipped = questions.length - pending.length
 
+    // The oracle's ceiling under this run's budgets, before any question is asked: a budget that caps it is said at
+    // the start, in one line, not discovered in the scores.
+    const ceiling = await measureCeiling(deps.world, questions, gym, deps.scorer)
+    writeFileSync(join(outDir, RUN_FILES.ceiling), JSON.stringify(ceiling, null, 2) + '\n')
+    const capped = ceilingWarning(ceiling)
+    if (capped) (deps.warn ?? ((l: string) => process.stderr.write(`searchgym: warning: ${l}\n`)))(capped)
+
     // Accuracy so far over every finished question of this selection (resumed ones included).
     let nDone = 0
     let f1Sum = 0
@@ -254,7 +270,7 @@ export async function runBench(outDir: string, given: BenchRunConfig, deps: RunD
     const records = questions.map((q) => all.get(q.id)).filter((r): r is TrajectoryRecord => r !== undefined)
     const summary = writeSummary(outDir, config, records)
     const lostErrors = records.filter((r) => r.status === 'infra_error').map((r) => r.error ?? 'unknown endpoint failure')
-    return { outDir, summary, ran: pending.length, skipped, repairedTornLine: log.torn, lostErrors }
+    return { outDir, summary, ran: pending.length, skipped, repairedTornLine: log.torn, lostErrors, ceiling }
   } finally {
     release()
   }

@@ -1,6 +1,6 @@
 // bench/types: what a benchmark run writes and reads — the run config, one trajectory line per question, the scorer
 // signature it borrows from the gym, and the world a run draws questions and envs from.
-import { CHAT_PROTOCOLS, type ChatProtocolName, type Env, type GymOptions, type GymOptionsJson, type Policy, type ProtocolName } from '../gym'
+import { CHAT_PROTOCOLS, type Budgets, type ChatProtocolName, type Env, type GymOptions, type GymOptionsJson, type Policy, type ProtocolName } from '../gym'
 import type { Qa } from '../world'
 import type { PriceTable } from '../agent'
 import { BenchError } from '../infra/errors'
@@ -54,8 +54,9 @@ export interface BenchRunConfig {
   backend?: string
   /** Only these questions of the split, in this order (e.g. a training run's held-out slice); absent: all. */
   qaIds?: string[]
-  /** `--bench NAME`: the canonical benchmark this run scores (its world's content hash checked against the pin). */
-  benchmark?: { name: string; version: number; hash: string }
+  /** `--bench NAME`: the canonical benchmark this run scores (its world's content hash checked against the pin) and
+   *  the budgets pinned with it (also the run's `gym.budgets`). */
+  benchmark?: { name: string; version: number; hash: string; budgets?: Budgets }
   /** As config.json records it: world(s), and the engine's model and adapter, relative to the run folder; the absolute
    *  paths the run was started with here (provenance; a copied folder keeps `worldId` and these). */
   origin?: { world: string; worlds?: string[]; model?: string; adapter?: string }

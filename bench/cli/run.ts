@@ -12,6 +12,7 @@ import { ci } from '../report'
 import { checkRunNumbers, runBench } from '../run'
 import { canonicalBench, canonicalWorldDir, checkHash, CANONICAL_BENCHES } from '../canonical'
 import { LIMIT_MODES, type LimitMode } from '../sample'
+import { ceilingLine } from '../ceiling'
 import { type BenchRunConfig, type PolicyKind } from '../types'
 import { CHAT_PROTOCOLS, type GymOptionsJson, type ProtocolName } from '../../gym'
 import { resolveGymOptions } from '../../gym'
@@ -177,9 +178,11 @@ export async function runFromArgs(a: RunArgs, tuning: ClientTuning = {}): Promis
   checkRunNumbers(a)
   const canonical = a.bench !== undefined ? canonicalBench(a.bench) : undefined
   if (canonical) {
-    // A canonical run scores the whole pinned bench split under the default env: nothing that changes what is measured.
+    // A canonical run scores the whole pinned bench split under its pinned budgets: nothing that changes what is measured.
     if (a.split !== 'bench') throw new BenchError('bench.args', `--bench ${canonical.name} scores the bench split; leave out --split`)
     if (a.qaIds !== undefined || a.gymOptions !== undefined) throw new BenchError('bench.args', `--bench ${canonical.name} takes neither --qa-ids nor --gym-options (they change what is measured)`)
+    if (a.maxTurns !== undefined)
+      throw new BenchError('bench.args', `--bench ${canonical.name} plays under its pinned budget (${canonical.budgets.maxTurns} turns); leave out --max-turns, or run the world folder without --bench for another turn limit`)
     if (Array.isArray(a.world) || a.worlds !== undefined) throw new BenchError('bench.args', `--bench ${canonical.name} scores one world; give at most one world folder`)
     const given = typeof a.world === 'string' && a.world !== '' ? a.world : undefined
     a = { ...a, world: await canonicalWorldDir(canonical, given, { quiet: a.quiet, log: (l) => process.stderr.write(l + '\n') }) }
@@ -189,9 +192,11 @@ export async function runFromArgs(a: RunArgs, tuning: ClientTuning = {}): Promis
   const world = await openBenchWorlds(worlds)
   try {
     if (canonical) checkHash(canonical, world.dir, world.id)
+    // A canonical run plays under the benchmark's pinned budgets, whatever the policy (the oracle's too: its score is
+    // then the ceiling the pin promises, 100 %).
     const config: BenchRunConfig = {
       ...configFromArgs(a, world.id, worlds),
-      ...(canonical ? { benchmark: { name: canonical.name, version: canonical.version, hash: canonical.hash } } : {}),
+      ...(canonical ? { gym: { budgets: { ...canonical.budgets } }, benchmark: { name: canonical.name, version: canonical.version, hash: canonical.hash, budgets: { ...canonical.budgets } } } : {}),
     }
     const res = await runBench(resolve(a.out), config, {
       world,
@@ -208,6 +213,7 @@ export async function runFromArgs(a: RunArgs, tuning: ClientTuning = {}): Promis
       `  ran ${res.ran}, resumed ${res.skipped}${res.repairedTornLine ? ' (cut a torn last line)' : ''}`,
       `  F1 ${ci(s.overall.f1)}  EM ${ci(s.overall.em)}${s.overall.judge ? `  judge ${ci(s.overall.judge)}` : ''}`,
       `  tools/question ${s.tools.toolCallsPerQuestion.toFixed(2)}, format valid ${(100 * s.tools.formatValidRate).toFixed(1)}%, endpoint retries ${s.endpoint.retries}, lost ${s.endpoint.failedQuestions}`,
+      `  ${ceilingLine(res.ceiling)}`,
     ]
     process.stdout.write(lines.join('\n') + '\n')
     // A run that lost questions to the endpoint is not a result: scripts must see it (exit 1, the cause in one line).
@@ -255,7 +261,7 @@ export function runCommand(tuning: ClientTuning = {}): Command {
         .option('max-retries', { type: 'number', default: 5, describe: 'retries on 429/5xx/network/timeout' })
         .option('temperature', { type: 'number', describe: 'sampling temperature sent to the endpoint (default: the endpoint\'s)' })
         .option('max-tokens', { type: 'number', describe: 'max_tokens per model turn (default: the endpoint\'s; model serve: 1024)' })
-        .option('max-turns', { type: 'number', describe: 'turn limit of an episode: the env\'s budgets.maxTurns (default 16; --policy oracle 1000)' })
+        .option('max-turns', { type: 'number', describe: 'turn limit of an episode: the env\'s budgets.maxTurns (default 16; --policy oracle 1000; --bench: the benchmark\'s pinned 32)' })
         .option('rag-docs', { type: 'number', default: 3, describe: 'one-shot-rag: documents opened and put in context' })
         .option('prices', { type: 'string', describe: 'JSON price table {"model": {"input": usdPerMTok, "output": usdPerMTok}}' })
         .option('judge-model', { type: 'string', describe: 'LLM-as-judge model (optional)' })

@@ -59,7 +59,11 @@ export function withBudgets(env: GymEnv, budgets: Partial<Budgets> = {}, count: 
       if (context > b.maxContextTokens) return cut('context', `the context reached ${context} tokens; the cap is ${b.maxContextTokens}`)
       const r = await env.step(action)
       r.metrics.response_tokens = n
-      if (r.terminated || r.truncated) return r
+      // The last step reports the context it reached too: what a budget must hold for this episode to end as it did.
+      if (r.terminated || r.truncated) {
+        r.metrics.context_tokens = context
+        return r
+      }
       context += messagesTokens(r.observation, count)
       if (turns >= b.maxTurns) return cut('max_turns', `no answer after ${b.maxTurns} assistant turns`, r)
       if (context > b.maxContextTokens)
