@@ -5,8 +5,9 @@
 // report. Every phase is recorded in progress.json when done, and each is itself resumable (world build, SFT epochs,
 // train checkpoints, bench logs): a killed experiment rerun with the same file continues where it stopped and ends
 // with the report one uninterrupted run writes. Knows the order of phases, not how any phase works inside.
+import { createHash } from 'node:crypto'
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
-import { basename, join, resolve } from 'node:path'
+import { basename, join, relative, resolve } from 'node:path'
 import { tokenizerSourceOf } from '../../agent'
 import { buildRecipeWorlds, checkHeldOutWorlds, runSft, runTraining } from '../../curriculum'
 import { initModel } from '../../infra/engine'
@@ -43,11 +44,15 @@ export async function runExperiment(s: ExperimentSpec, out: string, o: Experimen
   writeFileSync(p.spec, text)
   const done = new Set<string>(existsSync(p.progress) ? (JSON.parse(readFileSync(p.progress, 'utf8')) as { done: string[] }).done : [])
 
+  // A model-folder start is checked (sha256 against its SHA256SUMS) before any work; start/start.json records it.
+  const modelDir = s.start.model || p.model
+  if (s.start.model) writeStartRecord(s.start.model, p.start, p.out)
   let trainWorlds: string[] = []
   let evalWorlds: string[] = []
   // The start: a given adapter, or the last SFT phase's (start/, then start/phase-1, …).
   const phaseDir = (k: number) => (k === 0 ? p.start : join(p.start, `phase-${k}`))
-  const startAdapter = s.start.adapter || join(phaseDir(s.start.phases.length), 'adapter')
+  // '': the model folder itself (a model start: benched without an adapter, GRPO with a fresh LoRA).
+  const startAdapter = s.start.model ? '' : s.start.adapter || join(phaseDir(s.start.phases.length), 'adapter')
   const worldsOf = (set: EvalSetSpec) => (set.worlds === 'eval' ? evalWorlds : trainWorlds)
 
   const phases: Phase[] = []
@@ -61,7 +66,7 @@ export async function runExperiment(s: ExperimentSpec, out: string, o: Experimen
       checkHeldOutWorlds(trainWorlds, evalWorlds)
     },
   })
-  phases.push({
+  if (!s.start.model) phases.push({
     name: 'model',
     kind: 'setup',
     run: async () => {
@@ -81,7 +86,7 @@ export async function runExperiment(s: ExperimentSpec, out: string, o: Experimen
       renameSync(tmp, p.model)
     },
   })
-  if (!s.start.adapter) {
+  if (!s.start.adapter && !s.start.model) {
     const sft = s.start.sft
     const c = trainConfigOf(s, s.model.seed, s.arms[0])
     // SFT across the training worlds with the GRPO runs' protocol and gym options; the held-out slice is the runs'.
@@ -123,7 +128,7 @@ export async function runExperiment(s: ExperimentSpec, out: string, o: Experimen
   const benchPhase = (label: string, adapter: string, set: EvalSetSpec, access: boolean): Phase => ({
     name: `bench:${benchName(label, set.name, access)}`,
     kind: 'bench',
-    run: () => benchOne(s, p, join(p.bench, benchName(label, set.name, access)), adapter, set, worldsOf(set), access),
+    run: () => benchOne(s, p, modelDir, join(p.bench, benchName(label, set.name, access)), adapter, set, worldsOf(set), access),
   })
   for (const access of startModes(s)) for (const set of s.eval.sets) phases.push(benchPhase('start', startAdapter, set, access))
   // Each run is trained and benched before the next starts: a stopped experiment leaves whole runs behind.
@@ -135,7 +140,7 @@ export async function runExperiment(s: ExperimentSpec, out: string, o: Experimen
         name: `train:${name}`,
         kind: 'train',
         run: async () => {
-          await runTraining({ world: trainWorlds, model: p.model, adapter: startAdapter, curriculum: arm.curriculum, out: dir, config: trainConfigOf(s, seed, arm), backend: s.backend, log: (l) => log(`  ${name}: ${l}`) })
+          await runTraining({ world: trainWorlds, model: modelDir, ...(startAdapter ? { adapter: startAdapter } : {}), curriculum: arm.curriculum, out: dir, config: trainConfigOf(s, seed, arm), backend: s.backend, log: (l) => log(`  ${name}: ${l}`) })
         },
       })
       for (const access of benchModes(arm)) for (const set of s.eval.sets) phases.push(benchPhase(name, join(dir, 'adapter'), set, access))
@@ -179,6 +184,27 @@ function writeAtomic(path: string, text: string): void {
   renameSync(path + '.tmp', path)
 }
 
+/** sha256 (hex) of a file's bytes. */
+export function fileSha256(path: string): string {
+  return createHash('sha256').update(readFileSync(path)).digest('hex')
+}
+
+/** Checks a model-folder start (model.safetensors present; its sha256 equal to SHA256SUMS' line when the folder has
+ *  one) and writes START/start.json: the folder relative to OUT and the sha256 — what the report shows as provenance. */
+function writeStartRecord(model: string, startDir: string, out: string): void {
+  const weights = join(model, 'model.safetensors')
+  if (!existsSync(weights)) throw new ConfigError('experiment.start', `experiment.start.model ${model} has no model.safetensors; give a model folder (e.g. curriculum/starts/reader-v0)`)
+  const sha = fileSha256(weights)
+  const sums = join(model, 'SHA256SUMS')
+  if (existsSync(sums)) {
+    const pinned = readFileSync(sums, 'utf8').split('\n').map((l) => l.trim().split(/\s+\*?/)).find((f) => f[1] === 'model.safetensors')?.[0]
+    if (pinned !== undefined && pinned !== sha)
+      throw new ConfigError('experiment.start_sha256', `experiment.start.model: ${weights} has sha256 ${sha.slice(0, 12)}…, but its SHA256SUMS pins ${pinned.slice(0, 12)}…; restore the folder (git checkout) or fix SHA256SUMS`)
+  }
+  mkdirSync(startDir, { recursive: true })
+  writeAtomic(join(startDir, 'start.json'), JSON.stringify({ model: relative(out, model).split('\\').join('/'), sha256: sha }, null, 1) + '\n')
+}
+
 /** OUT/eval/SET.json: the set's question ids over its worlds (pooled ids when several), a seeded sample per world. */
 async function writeEvalIds(dir: string, set: EvalSetSpec, worlds: string[]): Promise<void> {
   const bw = await openBenchWorlds(worlds)
@@ -200,9 +226,9 @@ async function writeEvalIds(dir: string, set: EvalSetSpec, worlds: string[]): Pr
 }
 
 /** One bench run: the engine policy (greedy) of the model + adapter on the set's questions, resumable by runBench. */
-async function benchOne(s: ExperimentSpec, p: ReturnType<typeof experimentPaths>, out: string, adapter: string, set: EvalSetSpec, worlds: string[], access: boolean): Promise<void> {
+async function benchOne(s: ExperimentSpec, p: ReturnType<typeof experimentPaths>, model: string, out: string, adapter: string, set: EvalSetSpec, worlds: string[], access: boolean): Promise<void> {
   const ids = (JSON.parse(readFileSync(join(p.evalDir, `${set.name}.json`), 'utf8')) as { ids: string[] }).ids
-  const maxContext = (JSON.parse(readFileSync(join(p.model, 'config.json'), 'utf8')) as { max_position_embeddings?: number }).max_position_embeddings ?? 4096
+  const maxContext = (JSON.parse(readFileSync(join(model, 'config.json'), 'utf8')) as { max_position_embeddings?: number }).max_position_embeddings ?? 4096
   const bw = await openBenchWorlds(worlds)
   try {
     const config: BenchRunConfig = {
@@ -211,7 +237,7 @@ async function benchOne(s: ExperimentSpec, p: ReturnType<typeof experimentPaths>
       worldId: bw.id,
       split: set.split,
       policy: 'engine',
-      model: p.model,
+      model,
       baseURL: '',
       apiKeyEnv: 'OPENAI_API_KEY',
       protocol: s.protocol,
@@ -227,7 +253,7 @@ async function benchOne(s: ExperimentSpec, p: ReturnType<typeof experimentPaths>
       judge: null,
       gym: { ...s.gym, ...(access ? {} : { access: false }), budgets: { maxTurns: s.eval.maxTurns, maxResponseTokens: s.eval.maxTokens, maxContextTokens: maxContext } },
       bootstrap: s.bootstrap,
-      adapter,
+      ...(adapter ? { adapter } : {}),
       backend: s.backend,
       qaIds: ids,
     }
