@@ -38,9 +38,9 @@ export const GROUPS: CommandGroup[] = [
     command: 'gym',
     describe: 'the Search/Access gym: serve a world over HTTP, check that every question is solvable',
     load: async () => {
-      const { checkCommand } = await import('./agent')
+      const { checkCommand, CHECKED_WORLD_STAGES } = await import('./agent')
       const { gymCommands } = await import('./gym')
-      return named(gymCommands([checkCommand]), 'gym')
+      return named(gymCommands([checkCommand], CHECKED_WORLD_STAGES), 'gym')
     },
   },
   {

@@ -2,8 +2,8 @@
 // search engine), the gym's Env per question (makeEnv with the run's protocol and gym options) and the gym's oracle
 // (agent's oracle policy over the world's gold graph). The answer scorer is the gym's scoreAnswer.
 import { makeEnv, openGymWorld, type GymWorld } from '../gym'
-import { oraclePolicy, worldOracleKnowledge, type OracleKnowledge } from '../agent'
-import { openWorld, type Split } from '../world'
+import { CHECKED_WORLD_STAGES, oraclePolicy, worldOracleKnowledge, type OracleKnowledge } from '../agent'
+import { checkWorldContent, openWorld, type Split, type World } from '../world'
 import { WorldPool } from '../curriculum'
 import { sha256 } from '../infra/hash'
 import type { BenchWorld } from './types'
@@ -24,9 +24,22 @@ export function gymBenchWorld(dir: string, id: string, gw: GymWorld, oracle?: Or
   return w
 }
 
-/** The built world in `dir` as a BenchWorld (its content hash is the run's world id). */
+/** The world in `dir`, its content checked against its hash (a row edited after the build is refused, one line):
+ *  the hash a run records as its world id is one it has verified, not only the manifest's claim. */
+function openCheckedWorld(dir: string): World {
+  const w = openWorld(dir, { check: true })
+  try {
+    checkWorldContent(w, CHECKED_WORLD_STAGES)
+  } catch (e) {
+    w.close()
+    throw e
+  }
+  return w
+}
+
+/** The built world in `dir` as a BenchWorld (its content hash, checked, is the run's world id). */
 export async function openBenchWorld(dir: string): Promise<BenchWorld> {
-  const w = openWorld(dir)
+  const w = openCheckedWorld(dir)
   try {
     return gymBenchWorld(dir, w.hash, await openGymWorld(dir), worldOracleKnowledge(w), () => w.close())
   } catch (e) {
@@ -40,7 +53,14 @@ export async function openBenchWorld(dir: string): Promise<BenchWorld> {
 export async function openBenchWorlds(dirs: readonly string[]): Promise<BenchWorld> {
   if (dirs.length === 1) return openBenchWorld(dirs[0])
   const pool = await WorldPool.open(dirs)
-  const opened = pool.members.map((m) => openWorld(m.dir))
+  const opened: World[] = []
+  try {
+    for (const m of pool.members) opened.push(openCheckedWorld(m.dir))
+  } catch (e) {
+    for (const w of opened) w.close()
+    await pool.close()
+    throw e
+  }
   const knowledge = new Map(pool.members.map((m, i) => [m.name, worldOracleKnowledge(opened[i])]))
   return {
     dir: pool.members.map((m) => m.dir).join(','),

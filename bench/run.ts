@@ -24,6 +24,31 @@ export const RUN_FILES = { config: 'config.json', trajectories: 'trajectories.js
 /** `world` (a path) may move; the world's identity is `worldId`. */
 const RESUMABLE_KEYS = new Set<keyof BenchRunConfig>(['concurrency', 'limit', 'timeoutMs', 'maxRetries', 'bootstrap', 'baseURL', 'apiKeyEnv', 'world', 'worlds'])
 
+/** Bounds of the run's numbers (bench run's flags by their config names): checked before any question runs, so a
+ *  negative --bootstrap or a --timeout-ms of -5 is one line at the start, never a crash (or 7.9 GB) after the run.
+ *  Upper bounds are far above any sensible value; they stop a typo from reserving memory or time without end. */
+export const RUN_NUMBER_BOUNDS = {
+  bootstrap: { flag: '--bootstrap', lo: 1, hi: 100_000, int: true },
+  concurrency: { flag: '--concurrency', lo: 1, hi: 1024, int: true },
+  seed: { flag: '--seed', lo: 0, hi: 2 ** 32 - 1, int: true },
+  timeoutMs: { flag: '--timeout-ms', lo: 1, hi: 24 * 3600_000, int: true },
+  maxRetries: { flag: '--max-retries', lo: 0, hi: 100, int: true },
+  ragDocs: { flag: '--rag-docs', lo: 1, hi: 100, int: true },
+  limit: { flag: '--limit', lo: 1, hi: 10_000_000, int: true },
+  temperature: { flag: '--temperature', lo: 0, hi: 10, int: false },
+  maxTokens: { flag: '--max-tokens', lo: 1, hi: 1_000_000, int: true },
+} as const satisfies Record<string, { flag: string; lo: number; hi: number; int: boolean }>
+
+/** Check every number of a run (null/undefined: not set) against RUN_NUMBER_BOUNDS; a bad one is one BenchError line. */
+export function checkRunNumbers(c: Partial<Record<keyof typeof RUN_NUMBER_BOUNDS, number | null | undefined>>): void {
+  for (const [k, b] of Object.entries(RUN_NUMBER_BOUNDS)) {
+    const v = c[k as keyof typeof RUN_NUMBER_BOUNDS]
+    if (v === undefined || v === null) continue
+    if (typeof v !== 'number' || !Number.isFinite(v) || (b.int && !Number.isInteger(v)) || v < b.lo || v > b.hi)
+      throw new BenchError('bench.args', `${b.flag} must be ${b.int ? 'an integer' : 'a number'} in [${b.lo}, ${b.hi}], got ${String(v)}`)
+  }
+}
+
 export interface RunDeps {
   world: BenchWorld
   /** A policy for a question (shared instances are fine; the oracle needs the question). */
@@ -142,7 +167,7 @@ function makeRunDir(outDir: string): void {
 }
 
 export async function runBench(outDir: string, config: BenchRunConfig, deps: RunDeps): Promise<RunResult> {
-  if (!Number.isInteger(config.concurrency) || config.concurrency < 1) throw new BenchError('bench.concurrency', `--concurrency must be a positive integer, got ${config.concurrency}`)
+  checkRunNumbers(config)
   // Everything that can be refused is checked before the run folder exists: a failed start writes nothing.
   // The gym options are resolved once per run (reward spec parsed, keys and ranges checked); each env gets them typed.
   const gym = resolveGymOptions({ ...config.gym, protocol: config.protocol })

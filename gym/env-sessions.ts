@@ -40,14 +40,19 @@ export interface EnvSessions {
   dispose(): void
 }
 
+/** The env options that are objects of independent settings, merged key by key over the server's defaults. */
+const MERGED_OPTIONS = new Set(['budgets', 'faults'])
+
 /** Two-level merge of env option overrides (budgets, faults are objects) over the server's defaults. */
 export function mergeOverrides(base: GymOptions, over: Json): Json {
   const out: Json = { ...base }
   for (const [k, v] of Object.entries(over)) {
     if (!Object.hasOwn(base, k))
       throw new HttpError(400, 'config.unknown_key', `unknown env option ${JSON.stringify(k.slice(0, 60))}; known: ${Object.keys(base).join(', ')}`)
+    // budgets and faults are merged a level down (a request sets one budget); every other option, the reward
+    // included, is replaced whole: a reward is a spec name, so {"terms":["em"]} may not pass under the default's "f1".
     const cur = (base as unknown as Json)[k]
-    out[k] = typeof cur === 'object' && cur !== null && typeof v === 'object' && v !== null && !Array.isArray(v) ? { ...cur, ...v } : v
+    out[k] = MERGED_OPTIONS.has(k) && typeof cur === 'object' && cur !== null && typeof v === 'object' && v !== null && !Array.isArray(v) ? { ...cur, ...v } : v
   }
   return out
 }

@@ -79,22 +79,30 @@ export function rewardSpecParses(): number {
 /** Parse a spec name: a preset, or terms joined by '+'. A RewardSpec already parsed passes through (its terms checked). */
 export function parseRewardSpec(spec: string | RewardSpec): RewardSpec {
   if (typeof spec !== 'string') {
-    if (typeof spec !== 'object' || spec === null || typeof spec.name !== 'string' || !Array.isArray(spec.terms) || spec.terms.some((t) => !(TERMS as readonly string[]).includes(t)))
-      throw new GymError('reward.unknown_spec', `reward must be a spec name (${Object.keys(REWARD_PRESETS).join(', ')} or terms joined by '+'), got ${JSON.stringify(spec)?.slice(0, 80)}`)
-    return spec
+    const bad = () => new GymError('reward.unknown_spec', `reward must be a spec name (${Object.keys(REWARD_PRESETS).join(', ')} or terms joined by '+'), got ${JSON.stringify(spec)?.slice(0, 80)}`)
+    if (typeof spec !== 'object' || spec === null || Array.isArray(spec)) throw bad()
+    // A parsed spec passes only as parseRewardSpec made it: exactly {name, terms}, its terms those its name parses to
+    // (so {"name":"f1","terms":["em"]} cannot score EM under the name f1, and no stray key rides along).
+    const keys = Object.keys(spec).sort()
+    if (keys.length !== 2 || keys[0] !== 'name' || keys[1] !== 'terms' || typeof spec.name !== 'string' || !Array.isArray(spec.terms)) throw bad()
+    const named = termsOf(spec.name)
+    if (typeof named === 'string' || named.length !== spec.terms.length || named.some((t, i) => t !== spec.terms[i])) throw bad()
+    return { name: spec.name, terms: named }
   }
   specParses++
+  const terms = termsOf(spec)
+  if (typeof terms === 'string')
+    throw new GymError('reward.unknown_spec', `unknown reward spec '${spec}': use a preset (${Object.keys(REWARD_PRESETS).join(', ')}) or terms joined by '+' (${TERMS.join(', ')})`)
+  return { name: spec, terms }
+}
+
+/** The terms a spec name stands for, or the name back when it is none (not counted as a parse). */
+function termsOf(spec: string): RewardTerm[] | string {
   const preset = ownLookup(REWARD_PRESETS, spec)
-  if (preset) return { name: spec, terms: [...preset] }
+  if (preset) return [...preset]
   const parts = spec.split('+').map((s) => s.trim())
-  for (const p of parts) {
-    if (!(TERMS as readonly string[]).includes(p))
-      throw new GymError(
-        'reward.unknown_spec',
-        `unknown reward spec '${spec}': use a preset (${Object.keys(REWARD_PRESETS).join(', ')}) or terms joined by '+' (${TERMS.join(', ')})`,
-      )
-  }
-  return { name: spec, terms: parts as RewardTerm[] }
+  if (parts.some((p) => !(TERMS as readonly string[]).includes(p))) return spec
+  return parts as RewardTerm[]
 }
 
 export interface RewardResult {

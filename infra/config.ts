@@ -5,6 +5,9 @@ import { ConfigError } from './errors'
 
 type Plain = Record<string, unknown>
 
+/** Keys that name the prototype chain, refused wherever they appear. */
+const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype'])
+
 function isPlain(v: unknown): v is Plain {
   return typeof v === 'object' && v !== null && !Array.isArray(v)
 }
@@ -21,11 +24,13 @@ export function mergeStrict<T>(defaults: T, input: unknown, where = 'config', op
   for (const [key, value] of Object.entries(input)) {
     const path = `${where}.${key}`
     const open = openPaths.includes(where)
-    if (!Object.hasOwn(out, key) && !open) {
+    // __proto__ and friends are never a key, not even of an open map: reading out[key] there would reach
+    // Object.prototype (whose own keys are none, so the error under it listed "known keys: " empty).
+    if ((!Object.hasOwn(out, key) && !open) || FORBIDDEN_KEYS.has(key)) {
       const known = Object.keys(out).join(', ')
-      throw new ConfigError('config.unknown_key', `unknown config key '${path}' (known keys: ${known})`)
+      throw new ConfigError('config.unknown_key', `unknown config key '${path}' (known keys: ${known || (open ? `any name of ${where} but ${[...FORBIDDEN_KEYS].join(', ')}` : 'none')})`)
     }
-    const def = out[key]
+    const def = Object.hasOwn(out, key) ? out[key] : undefined
     if (isPlain(def) && !openPaths.includes(path)) {
       out[key] = mergeStrict(def, value, path, openPaths)
     } else if (isPlain(def)) {

@@ -3,12 +3,29 @@
 // folder has none yet), its GRPO runs and bench runs opened as run folders, and per arm a band across seeds of every
 // numeric metrics.jsonl key. Also finds experiment folders among the folders the viewer is given. Knows nothing of
 // HTTP routes or the page.
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
-import { basename, join, resolve } from 'node:path'
+import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs'
+import { basename, join, relative, resolve, isAbsolute } from 'node:path'
 import { benchModes, benchName, buildExperimentReport, runName, startModes, type ExperimentReport, type ExperimentSpec } from '../bench'
 import { ViewError } from './errors'
 import { RunFolder } from './runs'
 import type { ExperimentCurves, ExperimentSummary, ExperimentView, SeedBand } from './types'
+
+/** A name read from experiment.json (arm, evaluation set) as the experiment file's own rule has it (bench/experiment/
+ *  spec's NAME: letters, digits, '.', '_', '-'), '.' and '..' excluded: it becomes part of a folder name, so a name
+ *  from a file is checked like a name from a flag before any path is built from it. */
+const FILE_NAME = /^[A-Za-z0-9._-]+$/
+export function checkSpecName(name: unknown, what: string, file: string): string {
+  if (typeof name !== 'string' || !FILE_NAME.test(name) || name === '.' || name === '..')
+    throw new ViewError('view.bad_experiment', `${file}: ${what} ${JSON.stringify(name)?.slice(0, 80)} is not a name (letters, digits, '.', '_' or '-'); the viewer opens no folder named by it`)
+  return name
+}
+
+/** Whether `path` (resolved through symlinks) lies inside `root` (also resolved): every folder the viewer opens for an
+ *  experiment must, so a crafted name or a symlink cannot make it serve a folder it was not given. */
+export function isWithin(root: string, path: string): boolean {
+  const r = relative(realpathSync(root), realpathSync(path))
+  return r !== '' && !r.startsWith('..') && !isAbsolute(r)
+}
 
 /** Whether DIR is an experiment folder (it holds the runner's experiment.json). */
 export const isExperimentDir = (dir: string) => existsSync(join(dir, 'experiment.json')) && existsSync(join(dir, 'runs'))
@@ -78,8 +95,14 @@ export class ExperimentFolder {
     }
     if (!Array.isArray(this.spec.arms) || !Array.isArray(this.spec.seeds) || !Array.isArray(this.spec.eval?.sets))
       throw new ViewError('view.bad_experiment', `${join(dir, 'experiment.json')} is not an experiment spec as searchgym experiment run writes it (arms, seeds, eval.sets)`)
+    const file = join(dir, 'experiment.json')
+    for (const a of this.spec.arms) checkSpecName((a as { name?: unknown } | null)?.name, 'arm name', file)
+    for (const e of this.spec.eval.sets) checkSpecName((e as { name?: unknown } | null)?.name, 'evaluation set name', file)
+    for (const seed of this.spec.seeds)
+      if (!Number.isInteger(seed) || seed < 0) throw new ViewError('view.bad_experiment', `${file}: seed ${JSON.stringify(seed)?.slice(0, 40)} is not a non-negative integer`)
     const open = (folder: string): RunFolder | null => {
       if (!existsSync(folder)) return null
+      if (!isWithin(dir, folder)) throw new ViewError('view.outside', `${folder} resolves outside the experiment folder ${dir} (a symbolic link?); the viewer serves only folders it was given`)
       try {
         return RunFolder.open(folder, unique(basename(folder), used), name)
       } catch (e) {

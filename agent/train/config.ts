@@ -104,29 +104,63 @@ export const DEFAULT_TRAIN_CONFIG: TrainConfig = {
   gym: {},
 }
 
+/** Integer fields and their [lo, hi]: checked at resolve time (experiment files and `train --config` go through here),
+ *  so `steps: 1e15` or `groupSize: 1e9` is one line before any world is built. The upper bounds sit far above any
+ *  run one machine can do (a million steps, a group of 1,024, 1,000 turns as the gym's own turn cap). */
+export const TRAIN_INT_BOUNDS = {
+  steps: [1, 1_000_000],
+  groupSize: [1, 1024],
+  batchSize: [1, 1_048_576],
+  microBatch: [1, 65_536],
+  maxTurns: [1, 1000],
+  maxTokensPerTurn: [1, 1_000_000],
+  checkpointEvery: [1, 1_000_000],
+  switchSteps: [1, 1_000_000],
+  ppoEpochs: [1, 100],
+  evalEvery: [0, 1_000_000],
+  heldOut: [0, 1_000_000],
+  refillRounds: [0, 100],
+  seed: [0, 2 ** 32 - 1],
+  topK: [0, 1_000_000],
+  turnsPerHop: [0, 100],
+  maxHops: [0, 100],
+  ppoMiniBatch: [0, 1_048_576],
+} as const satisfies Partial<Record<keyof TrainConfig, readonly [number, number]>>
+
+/** Real-valued fields and their [lo, hi]. epsLow < 1 keeps the ratio clip's lower end 1 − eps above 0. */
+export const TRAIN_NUMBER_BOUNDS = {
+  lr: [0, 1],
+  weightDecay: [0, 10],
+  epsLow: [0, 0.999],
+  epsHigh: [0, 100],
+  klBeta: [0, 1000],
+  temperature: [0, 10],
+  gradClip: [0, 1e6],
+} as const satisfies Partial<Record<keyof TrainConfig, readonly [number, number]>>
+
+const LORA_BOUNDS = { rank: [1, 4096], alpha: [0, 1e6] } as const
+
 /** Defaults ← FILE.json ← overrides; validated (unknown keys, types, ranges) with one-line errors. */
 export function resolveTrainConfig(...layers: unknown[]): TrainConfig {
   let c = DEFAULT_TRAIN_CONFIG
   for (const l of layers) if (l !== undefined) c = mergeStrict(c, l, 'train config', ['train config.gym'])
-  const int = (k: keyof TrainConfig, lo: number) => {
-    const v = c[k] as number
-    if (!Number.isInteger(v) || v < lo) throw new ConfigError('train.range', `${k} must be an integer ≥ ${lo}, got ${v}`)
+  for (const [k, [lo, hi]] of Object.entries(TRAIN_INT_BOUNDS)) {
+    const v = c[k as keyof typeof TRAIN_INT_BOUNDS]
+    if (!Number.isInteger(v) || v < lo || v > hi) throw new ConfigError('train.range', `${k} must be an integer in [${lo}, ${hi}], got ${v}`)
   }
-  for (const k of ['steps', 'groupSize', 'batchSize', 'microBatch', 'maxTurns', 'maxTokensPerTurn', 'checkpointEvery', 'switchSteps', 'ppoEpochs'] as const) int(k, 1)
-  for (const k of ['evalEvery', 'heldOut', 'refillRounds', 'seed', 'topK', 'turnsPerHop', 'maxHops', 'ppoMiniBatch'] as const) int(k, 0)
+  for (const [k, [lo, hi]] of Object.entries(LORA_BOUNDS)) {
+    const v = c.lora[k as keyof typeof LORA_BOUNDS]
+    if (typeof v !== 'number' || !Number.isFinite(v) || (k === 'rank' && !Number.isInteger(v)) || v < lo || v > hi)
+      throw new ConfigError('train.range', `lora.${k} must be ${k === 'rank' ? 'an integer' : 'a number'} in [${lo}, ${hi}], got ${v}`)
+  }
   if (c.ppoMiniBatch > c.batchSize) throw new ConfigError('train.range', `ppoMiniBatch (${c.ppoMiniBatch}) must be at most batchSize (${c.batchSize}); 0 = the whole batch`)
   if (typeof c.overlongFilter !== 'boolean') throw new ConfigError('train.range', `overlongFilter must be true or false, got ${JSON.stringify(c.overlongFilter)}`)
   if (c.groupSize < 2) throw new ConfigError('train.range', `groupSize must be at least 2 (GRPO compares rollouts of a question), got ${c.groupSize}`)
   if (c.batchSize % c.groupSize !== 0) throw new ConfigError('train.range', `batchSize (${c.batchSize}) must be a multiple of groupSize (${c.groupSize})`)
-  const pos = (k: string, v: number, lo = 0) => {
-    if (!(Number.isFinite(v) && v >= lo)) throw new ConfigError('train.range', `${k} must be a number ≥ ${lo}, got ${v}`)
+  for (const [k, [lo, hi]] of Object.entries(TRAIN_NUMBER_BOUNDS)) {
+    const v = c[k as keyof typeof TRAIN_NUMBER_BOUNDS]
+    if (!(Number.isFinite(v) && v >= lo && v <= hi)) throw new ConfigError('train.range', `${k} must be a number in [${lo}, ${hi}], got ${v}`)
   }
-  pos('lr', c.lr)
-  pos('epsLow', c.epsLow)
-  pos('epsHigh', c.epsHigh)
-  pos('klBeta', c.klBeta)
-  pos('temperature', c.temperature)
-  pos('gradClip', c.gradClip)
   if (!(c.topP > 0 && c.topP <= 1)) throw new ConfigError('train.range', `topP must be in (0, 1], got ${c.topP}`)
   const oneOf = (k: string, v: string, xs: string[]) => {
     if (!xs.includes(v)) throw new ConfigError('train.enum', `${k} must be one of ${xs.join(', ')}, got '${v}'`)

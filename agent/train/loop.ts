@@ -94,9 +94,13 @@ export interface StepMetrics {
 export interface StepTiming {
   step: number
   seconds: number
+  /** CPU seconds of the process over the step (user + system, every thread: the native pool's included). */
+  cpuS: number
   samplingS: number
   envS: number
   learnS: number
+  /** CPU seconds of the update (every thread). */
+  learnCpuS: number
   /** Held-out evaluation (sampling + env), outside the trainer's own time. */
   evalS: number
   /** The trainer's own time, measured directly: question draws, prompt/continuation rendering and encoding, turn
@@ -229,6 +233,7 @@ export async function train(d: TrainDeps): Promise<TrainResult> {
   const t0 = performance.now()
   for (let step = start + 1; step <= c.steps; step++) {
     const ts = performance.now()
+    const cpu0 = process.cpuUsage()
     sampler.ms = 0
     sampler.tokens = 0
     batchOwnMs = 0
@@ -275,6 +280,7 @@ export async function train(d: TrainDeps): Promise<TrainResult> {
       }),
     )
     const tl = performance.now()
+    const lc0 = process.cpuUsage()
     const lm =
       scored.length > 0
         ? grpoEpochs(
@@ -286,6 +292,7 @@ export async function train(d: TrainDeps): Promise<TrainResult> {
           )
         : { loss: 0, tokens: 0, clipFraction: 0, kl: 0, meanRatio: 1, gradNorm: 0, entropy: 0, optimizerSteps: 0, clipFractionLast: 0, meanRatioLast: 1 }
     const learnMs = performance.now() - tl
+    const learnCpu = process.cpuUsage(lc0)
 
     const valid = all.filter((r) => r.infraFault === null)
     const rec = valid.map((r) => r.record)
@@ -348,12 +355,15 @@ export async function train(d: TrainDeps): Promise<TrainResult> {
     ownMs += performance.now() - ckMs + batchOwnMs
     const seconds = (performance.now() - ts) / 1000
     const trainerS = ownMs / 1000
+    const cpu = process.cpuUsage(cpu0)
     const timing: StepTiming = {
       step,
       seconds,
+      cpuS: (cpu.user + cpu.system) / 1e6,
       samplingS: sampler.ms / 1000,
       envS: envMs / 1000,
       learnS: learnMs / 1000,
+      learnCpuS: (learnCpu.user + learnCpu.system) / 1e6,
       evalS: evalMs / 1000,
       trainerS,
       trainerShare: trainerS / (seconds - evalMs / 1000),

@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { handler, type Argv, type Command } from '../../infra/cli-util'
 import { BenchError } from '../../infra/errors'
 import { ci } from '../report'
-import { RUN_FILES, writeSummary } from '../run'
+import { checkRunNumbers, RUN_FILES, writeSummary } from '../run'
 import { latestById, loadTrajectories } from '../trajectory-log'
 import type { BenchRunConfig } from '../types'
 
@@ -32,9 +32,11 @@ export function readRunConfig(dir: string): BenchRunConfig {
 export function reportFromArgs(a: { run: string; bootstrap?: number }): void {
   const config = readRunConfig(a.run)
   if (a.bootstrap !== undefined) {
-    if (!Number.isInteger(a.bootstrap) || a.bootstrap < 1) throw new BenchError('bench.args', `--bootstrap must be a positive integer, got ${a.bootstrap}`)
+    checkRunNumbers({ bootstrap: a.bootstrap })
     config.bootstrap = a.bootstrap
   }
+  // A config saved before the bounds existed (e.g. --bootstrap -1) is refused in one line, not as a crash.
+  else checkRunNumbers({ bootstrap: config.bootstrap })
   const records = [...latestById(loadTrajectories(join(a.run, RUN_FILES.trajectories)).records).values()]
   const s = writeSummary(a.run, config, records)
   process.stdout.write(`${a.run}: ${s.questions} questions, F1 ${ci(s.overall.f1)}, EM ${ci(s.overall.em)} → report.md\n`)

@@ -9,7 +9,7 @@ import { openBenchWorlds } from '../gym-world'
 import { worldArgs } from '../../curriculum'
 import { makeJudge, policyFactory, type ClientTuning } from '../policies'
 import { ci } from '../report'
-import { runBench } from '../run'
+import { checkRunNumbers, runBench } from '../run'
 import { canonicalBench, canonicalWorldDir, checkHash, CANONICAL_BENCHES } from '../canonical'
 import { LIMIT_MODES, type LimitMode } from '../sample'
 import { type BenchRunConfig, type PolicyKind } from '../types'
@@ -99,7 +99,7 @@ export function configFromArgs(a: RunArgs, worldId: string, worlds: readonly str
   const protocol = benchProtocol(a.protocol, a.policy)
   if (engine && a.protocol === 'openai') throw new BenchError('bench.args', '--policy engine speaks a text protocol: use --protocol hermes or search-r1')
   if (!engine && (a.adapter !== undefined || a.backend !== undefined)) throw new BenchError('bench.args', '--adapter and --backend are options of --policy engine')
-  if (a.limit !== undefined && (!Number.isInteger(a.limit) || a.limit < 1)) throw new BenchError('bench.args', `--limit must be a positive integer, got ${a.limit}`)
+  checkRunNumbers(a)
   if (a.judgeModel && !a.judgeBaseUrl && !a.baseUrl) throw new BenchError('bench.args', '--judge-model needs --judge-base-url (or --base-url to reuse)')
   // The oracle writes the gym's hermes (text) protocol; it proves solvability, so the turn budget is lifted (as the gym's
   // oracle check does) unless --gym-options says otherwise.
@@ -173,6 +173,8 @@ function causeOf(e: string, c: { baseURL: string; apiKeyEnv: string; timeoutMs: 
 }
 
 export async function runFromArgs(a: RunArgs, tuning: ClientTuning = {}): Promise<void> {
+  // The numbers first: before a canonical world is built or any world opened.
+  checkRunNumbers(a)
   const canonical = a.bench !== undefined ? canonicalBench(a.bench) : undefined
   if (canonical) {
     // A canonical run scores the whole pinned bench split under the default env: nothing that changes what is measured.

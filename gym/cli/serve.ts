@@ -7,7 +7,7 @@ import type { ArgumentsCamelCase } from 'yargs'
 import { announceStop, handler, type Command } from '../../infra/cli-util'
 import { showValue } from '../../infra/show-value'
 import { GymError } from '../../infra/errors'
-import { ENGINE_NAMES, type EngineName } from '../../world'
+import { checkWorldContent, ENGINE_NAMES, openWorld, type EngineName, type Stage } from '../../world'
 import { openGymWorld } from '../open-gym-world'
 import { removeAddressFile, removeStaleAddressFiles, writeAddressFile } from '../address-file'
 import { pathPrefixFor } from '../path-token'
@@ -51,7 +51,9 @@ function intFlag(flag: string, v: unknown, lo: number, hi: number): number {
 
 const range = (k: keyof typeof SERVER_OPTION_RANGES) => SERVER_OPTION_RANGES[k]
 
-export const serveCommand: Command = {
+/** `gym serve`; with `stages` (the root CLI passes the world stages agent adds the oracle check to), the world's
+ *  content is checked against its hash before it is served (checkWorldContent: a row edited in place is refused). */
+export const serveCommandWith = (stages?: readonly Stage[]): Command => ({
   command: 'serve [dir]',
   describe: 'serve a world: env sessions, /v1/search, /v1/access, Search-R1 /retrieve, /health',
   builder: (y) =>
@@ -151,6 +153,17 @@ export const serveCommand: Command = {
       return writeAddressFile(a.addressFile, a.host, port, token ? pathPrefixFor(token) : '')
     }
 
+    // Once, in the primary (or the only process): the workers open a world already checked.
+    if (!plan && stages) {
+      const w = openWorld(dir, { check: true })
+      // Silent when it matches: a refusal below (engine mismatch, …) stays the only stderr line.
+      try {
+        checkWorldContent(w, stages)
+      } finally {
+        w.close()
+      }
+    }
+
     if (workers > 1 && !plan) {
       // The primary: no world of its own; the workers open it.
       const p = await startWorkers(workers, log)
@@ -239,7 +252,10 @@ export const serveCommand: Command = {
     process.once('SIGTERM', stop)
     await new Promise(() => {})
   }),
-}
+})
+
+/** `gym serve` without a content check (callers that have no stage list). */
+export const serveCommand: Command = serveCommandWith()
 
 /** Run a worker's start; a failure goes to the primary as its one line (not printed by every worker). */
 async function startOrReport<T>(plan: ClusterPlan | undefined, start: () => Promise<T>): Promise<T> {

@@ -145,6 +145,9 @@ export interface Backend {
   /** A host copy of the values. */
   toHost(t: Tensor): Float32Array
   zeros(shape: readonly number[]): Tensor
+  /** A tensor whose values are unspecified: for buffers the caller writes before every read (KV caches, whose rows past
+   *  the cached length are never read). Optional: callers fall back to zeros where a backend has none. */
+  uninitialized?(shape: readonly number[]): Tensor
   /** Same values, new shape (same element count); may share memory. */
   reshape(t: Tensor, shape: readonly number[]): Tensor
   /** Rows [start, end) of the first dimension; may share memory (treat as read-only). */

@@ -247,13 +247,25 @@ export interface KvCache {
   capacity: number
 }
 
+/** A sampling cache's row count for a requested capacity: 64 rows at least, then classes 2^(1/4) apart (≤ 19 % more rows), so
+ *  the caches of a rollout — a new length every turn — come back to the same few block sizes and the backend's freed
+ *  blocks are reused instead of fresh memory being faulted in. */
+export function kvCapacityClass(rows: number): number {
+  if (rows <= 64) return 64
+  const c = Math.ceil(2 ** (Math.ceil(Math.log2(rows) * 4) / 4) / 16) * 16
+  return c >= rows ? c : rows
+}
+
 export function createKvCache(model: CausalLM, capacity: number): KvCache {
   const c = model.config
   const w = c.numKvHeads * c.headDim
   const k: Tensor[] = [], v: Tensor[] = []
+  // Rows at or past `length` are written before anything reads them: no zero fill where the backend can skip it.
+  const be = model.backend
+  const alloc = (shape: number[]): Tensor => (be.uninitialized ? be.uninitialized(shape) : be.zeros(shape))
   for (let l = 0; l < c.numLayers; l++) {
-    k.push(model.backend.zeros([capacity, w]))
-    v.push(model.backend.zeros([capacity, w]))
+    k.push(alloc([capacity, w]))
+    v.push(alloc([capacity, w]))
   }
   return { k, v, length: 0, capacity }
 }

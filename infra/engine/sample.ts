@@ -4,7 +4,7 @@
 import { EngineError } from '../errors'
 import { Rng } from '../rng'
 import type { DecoderStack, Tensor } from './backend'
-import { type CausalLM, type KvCache, createKvCache, decoderStack, forkKvCache, logits, mergeAdapter, releaseDecoderStack } from './model'
+import { type CausalLM, type KvCache, createKvCache, decoderStack, forkKvCache, kvCapacityClass, logits, mergeAdapter, releaseDecoderStack } from './model'
 import { type KvPrefixCache, type PrefixStamp, prefixStamp } from './prefix-cache'
 import { sampleFromRow } from './sample-row'
 
@@ -226,7 +226,8 @@ function generateWith(model: CausalLM, prompts: readonly (readonly number[])[], 
   // One backend call per prefill (forwardCached: the whole stack, every row, KV-cache appends and cached attention
   // inside the backend, then the head and sampleRows) and ONE per decode step (decodeSample: stack, head and draw).
   const stack = boundStack ?? decoderStack(model, r.useLora)
-  const capacity = (p: readonly number[]): number => p.length + r.maxNewTokens
+  // Capacities in classes (kvCapacityClass): the freed caches of earlier turns and steps are reused at once.
+  const capacity = (p: readonly number[]): number => kvCapacityClass(p.length + r.maxNewTokens)
   // A prompt that extends a kept sequence continues its cache (only the new tokens are prefilled).
   const pc = r.prefixCache
   const prefixCaches = prompts.map((p) => (pc && stamp ? pc.take(model, p, capacity(p), stamp) : undefined) ?? createKvCache(model, capacity(p)))

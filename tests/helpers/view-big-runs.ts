@@ -56,7 +56,7 @@ export function makeBigRuns(root: string, opts: { steps: number; mb: number }): 
     const x = s / opts.steps
     const wob = Math.sin(s / 7) * 0.05
     mbuf += JSON.stringify({ step: s, stage: s <= opts.steps / 2 ? 'stage1' : 'stage2', questions: 8, episodes: 64, groupsKept: 6, all0: 1, all1: 1, constant: 2, maskedEpisodes: 0, rewardMean: 0.2 + 0.5 * x + wob, rewardStd: 0.3, f1: 0.1 + 0.4 * x + wob, em: 0.05 + 0.3 * x, formatValid: 0.9, invalidFormat: 0.1, truncated: 1, truncationRate: 0.02 + wob / 10, searches: 2 + x, accesses: 1 + x, turns: 3, responseTokens: 120 + 40 * x, loss: 1 / (1 + 10 * x) + wob / 5, trainedTokens: 4000, clipFraction: 0.05 + wob / 10, kl: 0.001 * (1 + 20 * x), meanRatio: 1, gradNorm: 0.5 + wob, entropy: 1.2 - 0.4 * x }) + '\n'
-    tbuf += JSON.stringify({ step: s, seconds: 2 + (s % 3) * 0.1, samplingS: 1.2, envS: 0.3, learnS: 0.4, evalS: 0, trainerS: 0.1, trainerShare: 0.05, sampledTokens: 8000, tokensPerS: 4000 + (s % 17) * 10, rssMB: 900 + (s % 50) }) + '\n'
+    tbuf += JSON.stringify({ step: s, seconds: 2 + (s % 3) * 0.1, cpuS: 3.1, samplingS: 1.2, envS: 0.3, learnS: 0.4, learnCpuS: 0.7, evalS: 0, trainerS: 0.1, trainerShare: 0.05, sampledTokens: 8000, tokensPerS: 4000 + (s % 17) * 10, rssMB: 900 + (s % 50) }) + '\n'
     if (mbuf.length > 1 << 20) (writeSync(m, mbuf), writeSync(t, tbuf), (mbuf = ''), (tbuf = ''))
   }
   writeSync(m, mbuf)

@@ -1,11 +1,15 @@
 // world/cli/stats: `searchgym world stats DIR [--json] [--held-out N] [--held-out-seed S]` — counts, degree histogram,
 // document lengths, hash, and the facts (edges) the bench and a held-out slice share with the training questions.
 import { handler, type Command } from '../../infra/cli-util'
-import { ConfigError } from '../../infra/errors'
+import { ConfigError, oneLine } from '../../infra/errors'
+import type { Stage } from '../stage'
+import { checkWorldContent } from '../build/content-check'
 import { openWorld } from '../store/open'
 import { computeStats, formatStats } from '../build/stats'
 
-export const statsCommand: Command = {
+/** `world stats`; a finished world's content is checked against its hash (over `stages`) and a mismatch flagged: the
+ *  stats are printed, then one warning line, exit 1. */
+export const statsCommand = (stages: readonly Stage[]): Command => ({
   command: 'stats <dir>',
   describe: 'summary of a world folder (an unfinished world is reported with complete=false and hash=null)',
   builder: (y) =>
@@ -23,9 +27,21 @@ export const statsCommand: Command = {
     const w = openWorld(a.dir, { allowIncomplete: true, check: true })
     try {
       const s = computeStats(w.db, a.dir, w.manifest, w.stages, { heldOut: a['held-out'], heldOutSeed: a['held-out-seed'] })
-      process.stdout.write((a.json ? JSON.stringify(s) : formatStats(s)) + '\n')
+      let mismatch: string | undefined
+      if (w.complete)
+        try {
+          checkWorldContent(w, stages)
+        } catch (e) {
+          mismatch = oneLine(e)
+        }
+      const shown = mismatch ? { ...s, contentMismatch: mismatch } : s
+      process.stdout.write((a.json ? JSON.stringify(shown) : formatStats(s)) + '\n')
+      if (mismatch) {
+        process.stderr.write(`searchgym: warning: ${mismatch}\n`)
+        process.exitCode = 1
+      }
     } finally {
       w.close()
     }
   }),
-}
+})

@@ -191,6 +191,9 @@ export class NativeBackend implements Backend {
   zeros(shape: readonly number[]): Tensor {
     return this.out(shape, true)
   }
+  uninitialized(shape: readonly number[]): Tensor {
+    return this.out(shape)
+  }
   reshape(t: Tensor, shape: readonly number[]): Tensor {
     check(numel(shape) === numel(t.shape), `reshape [${t.shape}] → [${shape}]`)
     return this.view(T(t), shape, T(t).data)

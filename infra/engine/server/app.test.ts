@@ -208,3 +208,34 @@ describe('bodies that nest too deep', () => {
     }
   })
 })
+
+describe('request log lines (issue 47)', () => {
+  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+  class Failing implements ChatGenerator {
+    constructor(private readonly err: () => Error) {}
+    async generate(): Promise<GeneratedSample[]> {
+      await sleep(60)
+      throw this.err()
+    }
+  }
+  async function logged(gen: ChatGenerator) {
+    const lines: { status: number; ms: number }[] = []
+    const service = new ChatService({ modelId: 'tiny', tokenizer: tok, template, generator: gen, maxContext: 512, seed: 7 })
+    const app = createServerApp(service, { onRequest: (i) => lines.push({ status: i.status, ms: i.ms }) })
+    await app.request('/v1/chat/completions', { method: 'POST', body: JSON.stringify({ messages: user }), headers: { 'content-type': 'application/json' } })
+    return lines
+  }
+
+  it('a generation cut because the client left is logged 499 (not 400) with its real duration', async () => {
+    const { HttpError } = await import('../../http/errors')
+    const [l] = await logged(new Failing(() => new HttpError(400, 'client_gone', 'the client disconnected; its generation was stopped')))
+    expect(l.status).toBe(499)
+    expect(l.ms).toBeGreaterThanOrEqual(50)
+  })
+
+  it('an engine failure is logged with its real duration, not 0 ms', async () => {
+    const [l] = await logged(new Failing(() => new Error('boom')))
+    expect(l.status).toBe(500)
+    expect(l.ms).toBeGreaterThanOrEqual(50)
+  })
+})

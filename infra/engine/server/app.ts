@@ -2,7 +2,7 @@
 // (token-id prompts), GET /v1/models, GET /health. Errors answer in OpenAI's JSON shape with a code (infra/http). Bodies
 // are refused by size before they are read (Content-Length) or while they stream (chunked). Listening is listen.ts's job.
 import { createHash, timingSafeEqual } from 'node:crypto'
-import { Hono } from 'hono'
+import { Hono, type Context } from 'hono'
 import { bodyLimit } from 'hono/body-limit'
 import { hostGuard, requireJson } from '../../http/host-guard'
 import { oneLine } from '../../errors'
@@ -10,6 +10,9 @@ import { ApiError } from './api-error'
 import type { ChatService } from './chat-service'
 import { completeTokens, parseTokenCompletionRequest } from './completions'
 import { DEFAULT_LIMITS, parseChatRequest, type RequestLimits } from './validate'
+
+/** The status a log line gives a request whose client disconnected before its answer (nginx's code). */
+export const CLIENT_GONE_STATUS = 499
 
 export interface AppOptions {
   limits?: RequestLimits
@@ -28,6 +31,14 @@ export interface AppOptions {
 
 export function createServerApp(service: ChatService, opts: AppOptions = {}): Hono {
   const app = new Hono()
+  // When each request arrived: the log line of an error (onError) says how long it took, as a success's does.
+  // Keyed by the context: body limits may replace c.req.raw on the way.
+  const started = new WeakMap<Context, number>()
+  const elapsed = (c: Context) => performance.now() - (started.get(c) ?? performance.now())
+  app.use('*', async (c, next) => {
+    started.set(c, performance.now())
+    await next()
+  })
   const limits = opts.limits ?? DEFAULT_LIMITS
   const maxBody = opts.maxBodyBytes ?? defaultMaxBodyBytes(service.maxPromptChars)
   const tooLarge = (len: number | string) => new ApiError(413, 'body_too_large', `the request body is ${len} bytes; the limit is ${maxBody}`)
@@ -66,13 +77,12 @@ export function createServerApp(service: ChatService, opts: AppOptions = {}): Ho
   )
 
   app.post('/v1/chat/completions', async (c) => {
-    const t0 = performance.now()
     const body = parseJsonBody(await c.req.text())
     const completion = await service.complete(parseChatRequest(body, limits), c.req.raw.signal)
     opts.onRequest?.({
       path: c.req.path,
       status: 200,
-      ms: performance.now() - t0,
+      ms: elapsed(c),
       promptTokens: completion.usage.prompt_tokens,
       completionTokens: completion.usage.completion_tokens,
     })
@@ -81,10 +91,9 @@ export function createServerApp(service: ChatService, opts: AppOptions = {}): Ho
 
   // Token-id prompts with per-token log-probs (vLLM/SGLang shape) for RL samplers: see completions.ts.
   app.post('/v1/completions', async (c) => {
-    const t0 = performance.now()
     const body = parseJsonBody(await c.req.text())
     const r = await completeTokens(service, parseTokenCompletionRequest(body, service.opts.tokenizer.vocabSize, limits.maxN), c.req.raw.signal)
-    opts.onRequest?.({ path: c.req.path, status: 200, ms: performance.now() - t0, promptTokens: r.usage.prompt_tokens, completionTokens: r.usage.completion_tokens })
+    opts.onRequest?.({ path: c.req.path, status: 200, ms: elapsed(c), promptTokens: r.usage.prompt_tokens, completionTokens: r.usage.completion_tokens })
     return c.json(r)
   })
 
@@ -96,7 +105,8 @@ export function createServerApp(service: ChatService, opts: AppOptions = {}): Ho
 
   app.onError((err, c) => {
     const e = err instanceof ApiError ? err : new ApiError(500, 'internal_error', `the engine failed: ${oneLine(err)}`)
-    opts.onRequest?.({ path: c.req.path, status: e.status, ms: 0 })
+    // A client that left is logged with nginx's 499 (client closed request), not as a bad request; no answer reaches it.
+    opts.onRequest?.({ path: c.req.path, status: e.code === 'client_gone' ? CLIENT_GONE_STATUS : e.status, ms: elapsed(c) })
     return c.json(e.body(), e.status)
   })
 

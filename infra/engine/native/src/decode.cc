@@ -17,6 +17,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <vector>
 
@@ -43,20 +44,68 @@ void linear(const float* x, int64_t N, const StackLinear& l, float* y, std::vect
   }
 }
 
+/** A grow-only raw buffer (no value-initialisation: the caller writes before it reads). */
+template <class T>
+struct RawBuf {
+  std::unique_ptr<T[]> p;
+  int64_t cap = 0;
+  T* get() const { return p.get(); }
+  void need(int64_t n) {
+    if (n <= cap) return;
+    p.reset(new T[(size_t)n]);
+    cap = n;
+  }
+};
+
+/** forwardStack's working buffers for N rows (x, h, q, qt, k, kt, v, att, o, gate, up), the positions and the rope table. */
+struct StackScratch {
+  RawBuf<float> f[11];
+  RawBuf<int32_t> pos;
+  RawBuf<double> ropeCos, ropeSin;
+  struct View {
+    float* p;
+    float* data() const { return p; }
+  };
+  void reserve(int64_t N, int64_t C, int64_t HD, int64_t W, int64_t F, int64_t D) {
+    const int64_t sizes[11] = {N * C, N * C, N * HD, N * HD, N * W, N * W, N * W, N * HD, N * C, N * F, N * F};
+    for (int i = 0; i < 11; i++) f[i].need(std::max<int64_t>(1, sizes[i]));
+    pos.need(std::max<int64_t>(1, N));
+    ropeCos.need(std::max<int64_t>(1, N * (D / 2)));
+    ropeSin.need(std::max<int64_t>(1, N * (D / 2)));
+  }
+  /** Kept between calls only up to maxBytes (a rare huge prefill does not hold its buffers for the process's life). */
+  void trim(double maxBytes) {
+    double bytes = 4.0 * pos.cap + 8.0 * (ropeCos.cap + ropeSin.cap);
+    for (const RawBuf<float>& b : f) bytes += 4.0 * b.cap;
+    if (bytes <= maxBytes) return;
+    for (RawBuf<float>& b : f) b = RawBuf<float>();
+    pos = RawBuf<int32_t>();
+    ropeCos = RawBuf<double>();
+    ropeSin = RawBuf<double>();
+  }
+  View view(int i) const { return View{f[i].get()}; }
+};
+
 /** The stack over B sequences in one pass (every op over all rows; the ops split their own loops over threads). */
 void forwardStack(const Stack& s, const int32_t* ids, const int32_t* cu, int64_t B, const int32_t* starts, float* const* kc,
                   float* const* vc, float* out) {
   const int64_t N = cu[B], C = s.C, H = s.H, KV = s.KV, D = s.D, L = (int64_t)s.layers.size(), W = KV * D;
-  std::vector<int32_t> pos(N);
-  for (int64_t b = 0; b < B; b++)
-    for (int64_t i = cu[b]; i < cu[b + 1]; i++) pos[i] = (int32_t)(starts[b] + i - cu[b]);
   int64_t F = 0;
   for (const StackLayer& lw : s.layers) F = std::max(F, lw.gate.M);
-  std::vector<float> x(N * C), h(N * C), q(N * H * D), qt(N * H * D), k(N * W), kt(N * W), v(N * W), att(N * H * D), o(N * C);
-  std::vector<float> gate(N * F), up(N * F), xa;
+  // Every buffer is written before it is read, so they come uninitialised from this thread's scratch (kept between
+  // calls): a prefill of ~20k rows otherwise zero-fills and page-faults ~60 MB of fresh vectors per call.
+  thread_local StackScratch scratch;
+  scratch.reserve(N, C, H * D, W, F, D);
+  int32_t* pos = scratch.pos.get();
+  for (int64_t b = 0; b < B; b++)
+    for (int64_t i = cu[b]; i < cu[b + 1]; i++) pos[i] = (int32_t)(starts[b] + i - cu[b]);
+  auto x = scratch.view(0), h = scratch.view(1), q = scratch.view(2), qt = scratch.view(3), k = scratch.view(4), kt = scratch.view(5),
+       v = scratch.view(6), att = scratch.view(7), o = scratch.view(8), gate = scratch.view(9), up = scratch.view(10);
+  std::vector<float> xa;
   std::vector<const float*> kl(B), vl(B);
-  std::vector<double> ropeCos(N * (D / 2)), ropeSin(N * (D / 2));  // the same angles for q and k in every layer
-  ropeTable(pos.data(), N, D, s.theta, 1, ropeCos.data(), ropeSin.data());
+  double* ropeCos = scratch.ropeCos.get();  // the same angles for q and k in every layer
+  double* ropeSin = scratch.ropeSin.get();
+  ropeTable(pos, N, D, s.theta, 1, ropeCos, ropeSin);
   embedding(s.embed, s.embedDt, s.V, C, ids, N, x.data());
   for (int64_t l = 0; l < L; l++) {
     const StackLayer& lw = s.layers[l];
@@ -77,8 +126,8 @@ void forwardStack(const Stack& s, const int32_t* ids, const int32_t* cu, int64_t
     // rope into the buffers not holding the input (q/qt, k/kt alternate).
     float* qr = qn == q.data() ? qt.data() : q.data();
     float* kr = kn == k.data() ? kt.data() : k.data();
-    ropeApply(qn, ropeCos.data(), ropeSin.data(), N, H, D, qr);
-    ropeApply(kn, ropeCos.data(), ropeSin.data(), N, KV, D, kr);
+    ropeApply(qn, ropeCos, ropeSin, N, H, D, qr);
+    ropeApply(kn, ropeCos, ropeSin, N, KV, D, kr);
     for (int64_t b = 0; b < B; b++) {
       const int64_t T = cu[b + 1] - cu[b];
       float* kcache = kc[b * L + l];
@@ -100,6 +149,7 @@ void forwardStack(const Stack& s, const int32_t* ids, const int32_t* cu, int64_t
     add(x.data(), o.data(), x.data(), N * C);
   }
   for (int64_t b = 0; b < B; b++) rmsnorm(x.data() + (cu[b + 1] - 1) * C, s.norm, 1, C, s.eps, out + b * C);
+  scratch.trim(256.0 * (1 << 20));
 }
 }  // namespace
 

@@ -93,17 +93,14 @@ __attribute__((target("avx512f"))) inline __m512 sum16(const __m512* v) {
   return _mm512_permutexvar_ps(idx, x);
 }
 
-/** attendRow for D a multiple of 16 (≤ 128) with AVX-512: scores per key (one reduction each), the exponentials 16 keys
- *  at a time, the weighted sum of values in registers. Fixed order, so deterministic; rounding differs from the
- *  scalar row (both are within the contract's tolerance of the float64 reference). */
-__attribute__((target("avx512f"))) void attendRow512(const float* q, const float* k, const float* v, int64_t count, int64_t stride,
-                                                      int64_t D, float scale, float* p, float* out) {
-  const int64_t nv = D / 16;
-  __m512 qv[8], o[8];
-  for (int64_t i = 0; i < nv; i++) {
-    qv[i] = _mm512_mul_ps(_mm512_loadu_ps(q + 16 * i), _mm512_set1_ps(scale));
-    o[i] = _mm512_setzero_ps();
-  }
+/** attendRow512's first two passes for one (row, head): the scaled scores of keys [0, count) into p, then their
+ *  exponentials (shifted by the max); returns 1 / Σ exp. NV = D / 16 at compile time (the query stays in registers). */
+template <int NV>
+__attribute__((target("avx512f"))) float attendScoresT512(const float* q, const float* k, int64_t count, int64_t stride, float scale,
+                                                           float* p) {
+  constexpr int64_t nv = NV;
+  __m512 qv[NV];
+  for (int64_t i = 0; i < nv; i++) qv[i] = _mm512_mul_ps(_mm512_loadu_ps(q + 16 * i), _mm512_set1_ps(scale));
   float max = -std::numeric_limits<float>::infinity();
   int64_t j0 = 0;
   if (count >= 16) {
@@ -145,13 +142,78 @@ __attribute__((target("avx512f"))) void attendRow512(const float* q, const float
     _mm512_mask_storeu_ps(p + j, m, e);
     vs = _mm512_mask_add_ps(vs, m, vs, e);
   }
-  const float inv = 1.f / _mm512_reduce_add_ps(vs);
+  return 1.f / _mm512_reduce_add_ps(vs);
+}
+
+/** attendScoresT512 for a head dim D known at run time (a multiple of 16, ≤ 128). */
+__attribute__((target("avx512f"))) float attendScores512(const float* q, const float* k, int64_t count, int64_t stride, int64_t D,
+                                                          float scale, float* p) {
+  switch (D / 16) {
+    case 1: return attendScoresT512<1>(q, k, count, stride, scale, p);
+    case 2: return attendScoresT512<2>(q, k, count, stride, scale, p);
+    case 3: return attendScoresT512<3>(q, k, count, stride, scale, p);
+    case 4: return attendScoresT512<4>(q, k, count, stride, scale, p);
+    case 5: return attendScoresT512<5>(q, k, count, stride, scale, p);
+    case 6: return attendScoresT512<6>(q, k, count, stride, scale, p);
+    case 7: return attendScoresT512<7>(q, k, count, stride, scale, p);
+    default: return attendScoresT512<8>(q, k, count, stride, scale, p);
+  }
+}
+
+/** attendRow for D a multiple of 16 (≤ 128) with AVX-512: scores per key (one reduction each), the exponentials 16 keys
+ *  at a time, the weighted sum of values in registers. Fixed order, so deterministic; rounding differs from the
+ *  scalar row (both are within the contract's tolerance of the float64 reference). */
+__attribute__((target("avx512f"))) void attendRow512(const float* q, const float* k, const float* v, int64_t count, int64_t stride,
+                                                      int64_t D, float scale, float* p, float* out) {
+  const int64_t nv = D / 16;
+  const float inv = attendScores512(q, k, count, stride, D, scale, p);
+  __m512 o[8];
+  for (int64_t i = 0; i < nv; i++) o[i] = _mm512_setzero_ps();
   for (int64_t jj = 0; jj < count; jj++) {
     const __m512 w = _mm512_set1_ps(p[jj] * inv);
     const float* vr = v + jj * stride;
     for (int64_t i = 0; i < nv; i++) o[i] = _mm512_fmadd_ps(w, _mm512_loadu_ps(vr + 16 * i), o[i]);
   }
   for (int64_t i = 0; i < nv; i++) _mm512_storeu_ps(out + 16 * i, o[i]);
+}
+
+/** Heads [h0, h0 + G) of one query row at once, each with exactly attendRow512's arithmetic (so the same bits): the
+ *  scores and exponentials head by head, then ONE pass over the keys that advances every head's weighted sum of
+ *  values together — G·NV independent FMA chains held in registers (NV, G compile-time, so nothing spills) instead of
+ *  nv, which is what a short head (D = 16: one chain, each FMA waiting for the last) needs. q: the row's [H, D]; k, v:
+ *  the sequence's rows (stride KV·D); p: G·count floats. */
+template <int NV, int G>
+__attribute__((target("avx512f"))) void attendHeads512(const float* q, const float* k, const float* v, int64_t count, int64_t stride,
+                                                        int64_t group, int64_t h0, float scale, float* p, float* out) {
+  constexpr int64_t D = 16 * NV;
+  float inv[G];
+  const float* vh[G];
+  for (int g = 0; g < G; g++) {
+    const int64_t h = h0 + g, kvh = h / group;
+    inv[g] = attendScoresT512<NV>(q + h * D, k + kvh * D, count, stride, scale, p + g * count);
+    vh[g] = v + kvh * D;
+  }
+  __m512 o[G][NV];
+  for (int g = 0; g < G; g++)
+    for (int i = 0; i < NV; i++) o[g][i] = _mm512_setzero_ps();
+  for (int64_t jj = 0; jj < count; jj++)
+    for (int g = 0; g < G; g++) {
+      const __m512 w = _mm512_set1_ps(p[g * count + jj] * inv[g]);
+      const float* vr = vh[g] + jj * stride;
+      for (int i = 0; i < NV; i++) o[g][i] = _mm512_fmadd_ps(w, _mm512_loadu_ps(vr + 16 * i), o[g][i]);
+    }
+  for (int g = 0; g < G; g++)
+    for (int i = 0; i < NV; i++) _mm512_storeu_ps(out + (h0 + g) * D + 16 * i, o[g][i]);
+}
+
+/** Every head of a row with attendHeads512: groups of G heads (G·NV ≤ 16 accumulators), the rest one by one. */
+template <int NV, int G>
+void attendHeadsAll512(const float* q, const float* k, const float* v, int64_t count, int64_t stride, int64_t H, int64_t group,
+                       float scale, std::vector<float>& p, float* out) {
+  p.resize((size_t)(G * count));
+  int64_t h0 = 0;
+  for (; h0 + G <= H; h0 += G) attendHeads512<NV, G>(q, k, v, count, stride, group, h0, scale, p.data(), out);
+  for (; h0 < H; h0++) attendHeads512<NV, 1>(q, k, v, count, stride, group, h0, scale, p.data(), out);
 }
 #endif
 
@@ -207,10 +269,12 @@ __attribute__((target("avx512f"))) void rowDots512(const __m512* x, int64_t nv, 
 /** attentionBackwardHead (below) for D a multiple of 16 (≤ 128) with AVX-512: scores and dp by rowDots512, the
  *  softmax 16 keys at a time, dq accumulated in registers, dk/dv rows updated with one FMA per 16 lanes. The same
  *  math in a fixed order (deterministic); rounding differs from the scalar head, within the contract's tolerance. */
-__attribute__((target("avx512f"))) void attentionBackwardHead512(const float* q, const float* k, const float* v, const float* dy,
-                                                                  int64_t T, int64_t qStart, int64_t H, int64_t KV, int64_t D,
-                                                                  int64_t kvh, float* dq, float* dk, float* dv) {
-  const int64_t group = H / KV, stride = KV * D, nv = D / 16;
+template <int NV>
+__attribute__((target("avx512f"))) void attentionBackwardHeadT512(const float* q, const float* k, const float* v, const float* dy,
+                                                                   int64_t T, int64_t qStart, int64_t H, int64_t KV, int64_t kvh,
+                                                                   float* dq, float* dk, float* dv) {
+  constexpr int64_t D = 16 * NV, nv = NV;  // compile-time: the query, dy and dq vectors stay in registers
+  const int64_t group = H / KV, stride = KV * D;
   const float scale = 1.f / std::sqrt((float)D);
   std::vector<float> p(qStart + T + 16), dp(qStart + T + 16);
   const float* kb = k + kvh * D;
@@ -222,7 +286,7 @@ __attribute__((target("avx512f"))) void attentionBackwardHead512(const float* q,
     for (int64_t h = kvh * group; h < (kvh + 1) * group; h++) {
       const float* qr = q + (i * H + h) * D;
       const float* g = dy + (i * H + h) * D;
-      __m512 qs[8], qv[8], gv[8], dqa[8];
+      __m512 qs[NV], qv[NV], gv[NV], dqa[NV];
       for (int64_t c = 0; c < nv; c++) {
         qv[c] = _mm512_loadu_ps(qr + 16 * c);
         qs[c] = _mm512_mul_ps(qv[c], _mm512_set1_ps(scale));
@@ -282,6 +346,22 @@ __attribute__((target("avx512f"))) void attentionBackwardHead512(const float* q,
     }
   }
 }
+
+/** attentionBackwardHeadT512 for a head dim D known at run time (a multiple of 16, ≤ 128). */
+__attribute__((target("avx512f"))) void attentionBackwardHead512(const float* q, const float* k, const float* v, const float* dy,
+                                                                  int64_t T, int64_t qStart, int64_t H, int64_t KV, int64_t D,
+                                                                  int64_t kvh, float* dq, float* dk, float* dv) {
+  switch (D / 16) {
+    case 1: return attentionBackwardHeadT512<1>(q, k, v, dy, T, qStart, H, KV, kvh, dq, dk, dv);
+    case 2: return attentionBackwardHeadT512<2>(q, k, v, dy, T, qStart, H, KV, kvh, dq, dk, dv);
+    case 3: return attentionBackwardHeadT512<3>(q, k, v, dy, T, qStart, H, KV, kvh, dq, dk, dv);
+    case 4: return attentionBackwardHeadT512<4>(q, k, v, dy, T, qStart, H, KV, kvh, dq, dk, dv);
+    case 5: return attentionBackwardHeadT512<5>(q, k, v, dy, T, qStart, H, KV, kvh, dq, dk, dv);
+    case 6: return attentionBackwardHeadT512<6>(q, k, v, dy, T, qStart, H, KV, kvh, dq, dk, dv);
+    case 7: return attentionBackwardHeadT512<7>(q, k, v, dy, T, qStart, H, KV, kvh, dq, dk, dv);
+    default: return attentionBackwardHeadT512<8>(q, k, v, dy, T, qStart, H, KV, kvh, dq, dk, dv);
+  }
+}
 #endif
 
 using AttendFn = void (*)(const float*, const float*, const float*, int64_t, int64_t, int64_t, float, float*, float*);
@@ -292,6 +372,24 @@ AttendFn pickAttend(int64_t D) {
   if (D % 16 == 0 && D <= 128 && std::strcmp(gemmKernel(), "avx512") == 0) return attendRow512;
 #endif
   return attendRow;
+}
+
+/** Every head of one query row: q [H, D], keys/values rows of stride KV·D from position 0 (count of them), out [H, D].
+ *  Each head's values are attendFn's bit for bit; with the AVX-512 row, heads go in groups whose FMA chains overlap. */
+void attendAllHeads(AttendFn attendFn, const float* q, const float* k, const float* v, int64_t count, int64_t H, int64_t KV,
+                    int64_t D, float scale, std::vector<float>& p, float* out) {
+  const int64_t group = H / KV, stride = KV * D;
+#ifdef SG_X86
+  if (attendFn == attendRow512) switch (D) {
+      case 16: return attendHeadsAll512<1, 4>(q, k, v, count, stride, H, group, scale, p, out);
+      case 32: return attendHeadsAll512<2, 4>(q, k, v, count, stride, H, group, scale, p, out);
+      case 64: return attendHeadsAll512<4, 2>(q, k, v, count, stride, H, group, scale, p, out);
+      case 128: return attendHeadsAll512<8, 1>(q, k, v, count, stride, H, group, scale, p, out);
+      default: break;
+    }
+#endif
+  p.resize((size_t)count);
+  for (int64_t h = 0; h < H; h++) attendFn(q + h * D, k + (h / group) * D, v + (h / group) * D, count, stride, D, scale, p.data(), out + h * D);
 }
 }  // namespace
 
@@ -404,13 +502,12 @@ void attention(const float* q, const float* k, const float* v, const int32_t* cu
   for (int64_t s = 0; s < B; s++)
     for (int64_t n = cu[s]; n < cu[s + 1]; n++) seqOf[n] = (int32_t)s;
   const AttendFn attendRow = pickAttend(D);
-  parallelFor(N * H, (double)N * H * D * 4 * (N / (B > 0 ? B : 1) / 2 + 1), [&](int64_t b, int64_t e) {
+  (void)group;
+  parallelFor(N, (double)N * H * D * 4 * (N / (B > 0 ? B : 1) / 2 + 1), [&](int64_t b, int64_t e) {
     std::vector<float> p;
-    for (int64_t it = b; it < e; it++) {
-      const int64_t n = it / H, h = it % H, s0 = cu[seqOf[n]], kvh = h / group;
-      p.resize(n - s0 + 1);
-      attendRow(q + (n * H + h) * D, k + s0 * stride + kvh * D, v + s0 * stride + kvh * D, n - s0 + 1, stride, D, scale, p.data(),
-                out + (n * H + h) * D);
+    for (int64_t n = b; n < e; n++) {
+      const int64_t s0 = cu[seqOf[n]];
+      attendAllHeads(attendRow, q + n * H * D, k + s0 * stride, v + s0 * stride, n - s0 + 1, H, KV, D, scale, p, out + n * H * D);
     }
   });
 }
@@ -421,13 +518,11 @@ void attentionCached(const float* q, const float* k, const float* v, int64_t T, 
   const float scale = 1.f / std::sqrt((float)D);
   (void)S;
   const AttendFn attendRow = pickAttend(D);
-  parallelFor(T * H, (double)T * H * D * 4 * (qStart + T), [&](int64_t b, int64_t e) {
+  (void)group;
+  (void)stride;
+  parallelFor(T, (double)T * H * D * 4 * (qStart + T), [&](int64_t b, int64_t e) {
     std::vector<float> p;
-    for (int64_t it = b; it < e; it++) {
-      const int64_t i = it / H, h = it % H, kvh = h / group, count = qStart + i + 1;
-      p.resize(count);
-      attendRow(q + (i * H + h) * D, k + kvh * D, v + kvh * D, count, stride, D, scale, p.data(), out + (i * H + h) * D);
-    }
+    for (int64_t i = b; i < e; i++) attendAllHeads(attendRow, q + i * H * D, k, v, qStart + i + 1, H, KV, D, scale, p, out + i * H * D);
   });
 }
 
@@ -443,12 +538,13 @@ void attentionSegments(const float* q, const float* const* kc, const float* cons
       keys += starts[s] + (n - cu[s]) + 1;
     }
   const AttendFn attendRow = pickAttend(D);
-  parallelFor(N * H, keys * H * D * 4, [&](int64_t b, int64_t e) {
+  (void)group;
+  (void)stride;
+  parallelFor(N, keys * H * D * 4, [&](int64_t b, int64_t e) {
     std::vector<float> p;
-    for (int64_t it = b; it < e; it++) {
-      const int64_t n = it / H, h = it % H, s = seqOf[n], kvh = h / group, count = starts[s] + (n - cu[s]) + 1;
-      p.resize(count);
-      attendRow(q + (n * H + h) * D, kc[s] + kvh * D, vc[s] + kvh * D, count, stride, D, scale, p.data(), out + (n * H + h) * D);
+    for (int64_t n = b; n < e; n++) {
+      const int64_t s = seqOf[n], count = starts[s] + (n - cu[s]) + 1;
+      attendAllHeads(attendRow, q + n * H * D, kc[s], vc[s], count, H, KV, D, scale, p, out + n * H * D);
     }
   });
 }
