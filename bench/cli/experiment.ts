@@ -15,14 +15,14 @@ const runCommand: Command = {
     y
       .positional('file', { type: 'string', demandOption: true, describe: 'experiment JSON (see curriculum/experiments/)' })
       .option('out', { type: 'string', demandOption: true, describe: 'experiment folder (runs/NAME)' })
-      .option('results', { type: 'string', describe: 'results folder to commit (e.g. results/NAME): finished units (the start, each arm × seed) are restored from it into --out and exported to it, the report is copied there; large files stay out' })
+      .option('results', { type: 'string', describe: 'results folder to commit (e.g. curriculum/results/NAME): finished units (the start, each arm × seed) are restored from it into --out and exported to it, the report is copied there; large files stay out' })
       .option('quiet', { type: 'boolean', default: false, describe: 'no progress lines' })
       .example('$0 experiment run curriculum/experiments/tiny.json --out runs/exp-tiny', '')
-      .example('$0 experiment run curriculum/experiments/tiny.json --out runs/exp-tiny --results results/tiny', 'carry finished units across sessions in a folder of the repo'),
+      .example('$0 experiment run curriculum/experiments/tiny.json --out runs/exp-tiny --results curriculum/results/tiny', 'carry finished units across sessions in a folder of the repo'),
   handler: handler(async (argv: Record<string, unknown>) => {
     const spec = readExperiment(String(argv.file))
     if (argv.results !== undefined && (typeof argv.results !== 'string' || argv.results.trim() === ''))
-      throw new ConfigError('experiment.results_flag', '--results needs a folder (e.g. --results results/' + spec.name + ')')
+      throw new ConfigError('experiment.results_flag', '--results needs a folder (e.g. --results curriculum/results/' + spec.name + ')')
     const log = argv.quiet ? undefined : (l: string) => process.stderr.write(l + '\n')
     const r = await runExperiment(spec, resolve(String(argv.out)), { log, ...(argv.results !== undefined ? { results: resolve(String(argv.results)) } : {}) })
     const restored = r.restored.length > 0 ? `, ${r.restored.length} units restored from ${String(argv.results)}` : ''

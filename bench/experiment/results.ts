@@ -53,7 +53,7 @@ export class ExperimentResults {
     this.out = resolve(out)
     const inside = (a: string, b: string) => a === b || a.startsWith(b + sep)
     if (inside(this.dir, this.out) || inside(this.out, this.dir))
-      throw new ConfigError('experiment.results_flag', `--results ${this.dir} ${this.dir === this.out ? 'is' : inside(this.dir, this.out) ? 'is inside' : 'holds'} the --out folder ${this.out}; give a separate folder (e.g. results/${s.name})`)
+      throw new ConfigError('experiment.results_flag', `--results ${this.dir} ${this.dir === this.out ? 'is' : inside(this.dir, this.out) ? 'is inside' : 'holds'} the --out folder ${this.out}; give a separate folder (e.g. curriculum/results/${s.name})`)
     if (existsSync(this.dir) && !statSync(this.dir).isDirectory()) throw new ConfigError('experiment.results_flag', `--results ${this.dir} is a file; give a folder`)
     this.spec = portableSpec(s, this.out)
     const specFile = join(this.dir, 'experiment.json')
