@@ -1,7 +1,7 @@
 // tests/experiment-results: `experiment run --results RDIR` carries an experiment across sessions through the real CLI
 // (tests/fixtures/experiment-results.json: one tiny training world, one never-trained world, a one-step SFT start,
 // a two-stage arm and a no-Access arm × two seeds × one GRPO step) — an uninterrupted run exports every unit and the
-// report; a copy of that folder resumed in a fresh --out restores every unit and trains nothing, and a folder holding
+// report (and a finished --out given --results later exports the same files); a copy of that folder resumed in a fresh --out restores every unit and trains nothing, and a folder holding
 // only some units is finished in a fresh --out, both to report.json / report.md / SVGs equal byte for byte to the
 // uninterrupted run's; runs with 0 optimizer steps are flagged in report.md and report.json; no report or kept file
 // holds a machine path (a model-folder start reads 'curriculum/starts/reader-v0'); bad --results folders are one-line
@@ -100,6 +100,15 @@ describe('experiment run --results (tiny fixture)', () => {
     sameReport(out1, out2)
     // The results folder is unchanged (its report was the same bytes already).
     for (const f of files(r1)) expect([f, readFileSync(f).equals(readFileSync(join(r2, relative(r1, f))))]).toEqual([f, true])
+  }, LONG)
+
+  it('a finished --out given --results later exports every unit at once, the same files as exporting unit by unit', async () => {
+    const late = join(root, 'late')
+    const r = await runCli(['experiment', 'run', spec, '--out', out1, '--results', late], LONG)
+    expect(r.code).toBe(0)
+    expect(r.stderr).toMatch(/late: nothing to restore; all 5 units done/)
+    expect(files(late).map((f) => relative(late, f)).sort()).toEqual(files(r1).map((f) => relative(r1, f)).sort())
+    for (const f of files(r1)) expect([f, readFileSync(f).equals(readFileSync(join(late, relative(r1, f))))]).toEqual([f, true])
   }, LONG)
 
   it('a results folder with only the start and one run done is finished in a fresh --out to the same report, bit for bit', async () => {
