@@ -191,5 +191,13 @@ describe('experiment run --results (tiny fixture)', () => {
     }
     expect(existsSync(fresh)).toBe(false)
     expect(readdirSync(stray)).toEqual(['notes.txt'])
+    // A unit recorded done whose run folder was deleted by hand is refused, not silently reported without it.
+    const torn = join(root, 'torn')
+    cpSync(r1, torn, { recursive: true })
+    rmSync(join(torn, 'runs', 'no-access-s1'), { recursive: true })
+    const t = await runCli(['experiment', 'run', spec, '--out', join(root, 'torn-out'), '--results', torn])
+    expect(t.code).not.toBe(0)
+    expect(t.stderr).toMatch(/unit no-access-s1 is recorded done in units.json but runs\/no-access-s1 is missing/)
+    expect(t.stderr.trim().split('\n')).toHaveLength(1)
   }, LONG)
 })

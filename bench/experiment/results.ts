@@ -82,6 +82,13 @@ export class ExperimentResults {
     const restored: ResultUnit[] = []
     for (const u of units) {
       if (!this.units.has(u.name) || u.phases.every(doneInOut)) continue
+      // A run or bench folder is always exported; one missing was deleted by hand (the start's folder may not exist).
+      const lost = u.dirs.filter((d) => /^(runs|bench)\//.test(d) && !existsSync(join(this.dir, d)))
+      if (lost.length > 0)
+        throw new ConfigError('experiment.results_torn', `${this.dir}: unit ${u.name} is recorded done in units.json but ${lost.join(', ')} is missing; restore it (git checkout) or remove '${u.name}' from units.json to run it again`)
+    }
+    for (const u of units) {
+      if (!this.units.has(u.name) || u.phases.every(doneInOut)) continue
       for (const d of u.dirs) {
         const from = join(this.dir, d)
         const to = join(this.out, d)
