@@ -1,7 +1,9 @@
-// bench/cli/experiment: `searchgym experiment run FILE --out DIR` (build what is missing, train every arm × seed from
-// the shared start, bench them, report; resumable) and `experiment report DIR` (re-render the report). Thin.
+// bench/cli/experiment: `searchgym experiment run FILE --out DIR [--results RDIR]` (build what is missing, train every
+// arm × seed from the shared start, bench them, report; resumable, and carried across sessions through a results
+// folder) and `experiment report DIR` (re-render the report). Thin.
 import { resolve } from 'node:path'
 import { handler, type Argv, type Command } from '../../infra/cli-util'
+import { ConfigError } from '../../infra/errors'
 import { writeExperimentReport } from '../experiment/report'
 import { runExperiment } from '../experiment/run'
 import { readExperiment } from '../experiment/spec'
@@ -13,13 +15,18 @@ const runCommand: Command = {
     y
       .positional('file', { type: 'string', demandOption: true, describe: 'experiment JSON (see curriculum/experiments/)' })
       .option('out', { type: 'string', demandOption: true, describe: 'experiment folder (runs/NAME)' })
+      .option('results', { type: 'string', describe: 'results folder to commit (e.g. curriculum/results/NAME): finished units (the start, each arm × seed) are restored from it into --out and exported to it, the report is copied there; large files stay out' })
       .option('quiet', { type: 'boolean', default: false, describe: 'no progress lines' })
-      .example('$0 experiment run curriculum/experiments/tiny.json --out runs/exp-tiny', ''),
+      .example('$0 experiment run curriculum/experiments/tiny.json --out runs/exp-tiny', '')
+      .example('$0 experiment run curriculum/experiments/tiny.json --out runs/exp-tiny --results curriculum/results/tiny', 'carry finished units across sessions in a folder of the repo'),
   handler: handler(async (argv: Record<string, unknown>) => {
     const spec = readExperiment(String(argv.file))
+    if (argv.results !== undefined && (typeof argv.results !== 'string' || argv.results.trim() === ''))
+      throw new ConfigError('experiment.results_flag', '--results needs a folder (e.g. --results curriculum/results/' + spec.name + ')')
     const log = argv.quiet ? undefined : (l: string) => process.stderr.write(l + '\n')
-    const r = await runExperiment(spec, resolve(String(argv.out)), { log })
-    process.stdout.write(`experiment ${spec.name}: ${r.ran} phases run, ${r.skipped} found done; report ${r.report}\n`)
+    const r = await runExperiment(spec, resolve(String(argv.out)), { log, ...(argv.results !== undefined ? { results: resolve(String(argv.results)) } : {}) })
+    const restored = r.restored.length > 0 ? `, ${r.restored.length} units restored from ${String(argv.results)}` : ''
+    process.stdout.write(`experiment ${spec.name}: ${r.ran} phases run, ${r.skipped} found done${restored}; report ${r.report}\n`)
   }),
 }
 

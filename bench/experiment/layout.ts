@@ -1,6 +1,8 @@
 // bench/experiment/layout: the names of an experiment's folders and of its runs and benches, and which Access
-// settings each is benched in — shared by the runner and the report (which reads the folders back).
-import { join, resolve } from 'node:path'
+// settings each is benched in, and how a machine path is written down portably — shared by the runner, the results
+// folder and the report (which reads the folders back).
+import { existsSync } from 'node:fs'
+import { basename, dirname, join, relative, resolve, sep } from 'node:path'
 import type { ArmSpec, ExperimentSpec } from './spec'
 
 /** Where everything of an experiment lives under OUT. */
@@ -34,3 +36,18 @@ export function startModes(s: ExperimentSpec): boolean[] {
   return s.arms.some((a) => !a.access) ? [true, false] : [true]
 }
 
+
+/** A path as written into files meant to outlive this machine (report, results folder): inside OUT relative to OUT;
+ *  inside the world cache 'worlds/NAME'; inside a git checkout relative to its root (the shipped start reads
+ *  'curriculum/starts/reader-v0' in every clone); otherwise its last name. Never absolute. */
+export function portablePath(p: string, out: string, worlds?: string): string {
+  const a = resolve(p)
+  const under = (root: string) => a === root || a.startsWith(root.endsWith(sep) ? root : root + sep)
+  const rel = (root: string) => relative(root, a).split(sep).join('/') || '.'
+  if (under(resolve(out))) return rel(resolve(out))
+  if (worlds && under(resolve(worlds))) return 'worlds/' + rel(resolve(worlds))
+  for (let d = dirname(a); ; d = dirname(d)) {
+    if (existsSync(join(d, '.git'))) return rel(d)
+    if (dirname(d) === d) return basename(a)
+  }
+}

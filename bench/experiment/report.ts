@@ -47,6 +47,27 @@ export interface ExperimentReport {
   runsTotal: number
   sets: SetResult[]
   curves: Record<string, { step: number; rewardMean: number; f1: number }[]>
+  /** A model-folder start: the folder (relative to the experiment's out folder) and its model.safetensors sha256. */
+  start: { model: string; sha256: string } | null
+  /** Per trained run, read from its metrics.jsonl: what happened, not what was asked. */
+  runs: RunProvenance[]
+  /** Some run made 0 optimizer steps or saw only constant groups (flagged loudly in report.md). */
+  warning: boolean
+}
+
+export interface RunProvenance {
+  run: string
+  /** Resolved GRPO config of the run (its arm and seed). */
+  config: { lr: number; groupSize: number; steps: number; epsLow: number; epsHigh: number; klBeta: number; ppoMiniBatch: number; ppoEpochs: number }
+  /** Metric lines written (steps made). */
+  stepsMade: number
+  optimizerSteps: number
+  trainedTokens: number
+  /** First step whose curriculum stage differs from step 1's (null: one stage throughout). */
+  switchStep: number | null
+  /** Every group of every step was constant (all rewards equal): nothing to learn from. */
+  constantOnly: boolean
+  warning: boolean
 }
 
 const mean = (xs: readonly number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : NaN)
@@ -122,6 +143,7 @@ export function buildExperimentReport(out: string): ExperimentReport {
       sets.push(res)
     }
   const curves: ExperimentReport['curves'] = {}
+  const provenance: RunProvenance[] = []
   let runsDone = 0
   for (const a of s.arms)
     for (const seed of s.seeds) {
@@ -129,14 +151,45 @@ export function buildExperimentReport(out: string): ExperimentReport {
       if (existsSync(join(dir, 'adapter'))) runsDone++
       const f = join(dir, 'metrics.jsonl')
       if (!existsSync(f)) continue
-      curves[runName(a.name, seed)] = readFileSync(f, 'utf8')
+      const lines = readFileSync(f, 'utf8')
         .split('\n')
         .filter((l) => l.trim())
-        .map((l) => JSON.parse(l) as { step: number; rewardMean: number; f1: number })
-        .map((m) => ({ step: m.step, rewardMean: m.rewardMean, f1: m.f1 }))
+        .map((l) => JSON.parse(l) as { step: number; rewardMean: number; f1: number; stage?: string; optimizerSteps?: number; trainedTokens?: number; groupsKept?: number; constant?: number })
+      curves[runName(a.name, seed)] = lines.map((m) => ({ step: m.step, rewardMean: m.rewardMean, f1: m.f1 }))
+      const c = trainConfigOf(s, seed, a) as unknown as Record<string, unknown>
+      const num = (k: string) => (typeof c[k] === 'number' ? (c[k] as number) : NaN)
+      const optimizerSteps = lines.reduce((x, m) => x + (m.optimizerSteps ?? 0), 0)
+      const constantOnly = lines.length > 0 && lines.every((m) => (m.groupsKept ?? 0) === 0)
+      const switchAt = lines.find((m) => m.stage !== lines[0].stage)
+      provenance.push({
+        run: runName(a.name, seed),
+        config: { lr: num('lr'), groupSize: num('groupSize'), steps: num('steps'), epsLow: num('epsLow'), epsHigh: num('epsHigh'), klBeta: num('klBeta'), ppoMiniBatch: num('ppoMiniBatch'), ppoEpochs: num('ppoEpochs') },
+        stepsMade: lines.length,
+        optimizerSteps,
+        trainedTokens: lines.reduce((x, m) => x + (m.trainedTokens ?? 0), 0),
+        switchStep: switchAt ? switchAt.step : null,
+        constantOnly,
+        warning: optimizerSteps === 0 || constantOnly,
+      })
     }
+  const startFile = join(out, 'start', 'start.json')
+  const start = existsSync(startFile) ? (JSON.parse(readFileSync(startFile, 'utf8')) as { model: string; sha256: string }) : null
   const steps = trainConfigOf(s, s.seeds[0], s.arms[0]).steps
-  return { name: s.name, worlds: { preset: s.worlds.preset, trainSeeds: s.worlds.trainSeeds, evalSeeds: s.worlds.evalSeeds }, arms: s.arms, seeds: s.seeds, steps, runsDone, runsTotal: s.arms.length * s.seeds.length, sets, curves }
+  return { name: s.name, worlds: { preset: s.worlds.preset, trainSeeds: s.worlds.trainSeeds, evalSeeds: s.worlds.evalSeeds }, arms: s.arms, seeds: s.seeds, steps, runsDone, runsTotal: s.arms.length * s.seeds.length, sets, curves, start, runs: provenance, warning: provenance.some((r) => r.warning) }
+}
+
+/** report.md's provenance: the start's sha256, per run its resolved config and what the run made, a WARNING line per
+ *  run that trained nothing (0 optimizer steps, or constant groups only). */
+function provenanceLines(r: ExperimentReport): string[] {
+  const md: string[] = ['## Provenance', '']
+  if (r.start) md.push(`Start: model folder \`${r.start.model}\` (model.safetensors sha256 \`${r.start.sha256}\`), GRPO with a fresh LoRA.`, '')
+  for (const run of r.runs.filter((x) => x.warning))
+    md.push(`WARNING: run \`${run.run}\` ${run.optimizerSteps === 0 ? 'made 0 optimizer steps' : 'trained on constant groups only'} (${run.stepsMade} steps): its adapter is the start, not a trained arm.`, '')
+  if (r.runs.length > 0) {
+    const rows = r.runs.map((x) => [x.run, String(x.config.lr), String(x.config.groupSize), `${x.stepsMade}/${x.config.steps}`, `${x.config.epsLow}/${x.config.epsHigh}`, String(x.config.klBeta), `${x.config.ppoMiniBatch}×${x.config.ppoEpochs}`, x.switchStep === null ? '–' : String(x.switchStep), String(x.optimizerSteps), String(x.trainedTokens), x.warning ? 'WARNING' : ''])
+    md.push(table(['run', 'lr', 'group', 'steps made/asked', 'clip ε low/high', 'KL β', 'PPO mini-batch × epochs', 'stage switch at step', 'optimizer steps', 'tokens trained', 'flag'], rows), '')
+  }
+  return md
 }
 
 function groupOrder(g: string): number {
@@ -173,6 +226,7 @@ export function renderExperimentReport(r: ExperimentReport): { markdown: string;
       })), '')
     }
   }
+  md.push(...provenanceLines(r))
   md.push('## Training curves', '', '![reward per step](curves.svg)', '', '![gains against the start](gains.svg)', '')
   const names = Object.keys(r.curves)
   const maxStep = Math.max(0, ...names.map((n) => r.curves[n].length))

@@ -4,7 +4,12 @@
 // followed by its benches (greedy engine policy on each evaluation set; a no-Access arm also without Access), and the
 // report. Every phase is recorded in progress.json when done, and each is itself resumable (world build, SFT epochs,
 // train checkpoints, bench logs): a killed experiment rerun with the same file continues where it stopped and ends
-// with the report one uninterrupted run writes. Knows the order of phases, not how any phase works inside.
+// with the report one uninterrupted run writes. With --results RDIR the phases are grouped into durable units (the
+// start; each arm × seed): finished units are restored from RDIR into OUT before anything runs, each unit is exported
+// when its last phase is done and the report is copied there (results.ts), so a fresh clone resumes from the
+// committed folder and redoes only unfinished units. Knows the order of phases and which make a unit, not how any
+// phase works inside.
+import { createHash } from 'node:crypto'
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { basename, join, resolve } from 'node:path'
 import { tokenizerSourceOf } from '../../agent'
@@ -19,35 +24,60 @@ import { policyFactory } from '../policies'
 import { runBench } from '../run'
 import type { BenchRunConfig } from '../types'
 import { writeExperimentReport } from './report'
-import { benchModes, benchName, experimentPaths, runName, startModes } from './layout'
+import { benchModes, benchName, experimentPaths, portablePath, runName, startModes } from './layout'
+import { ExperimentResults, type ResultUnit } from './results'
 import { trainConfigOf, type EvalSetSpec, type ExperimentSpec } from './spec'
 
 interface Phase {
   name: string
   kind: 'setup' | 'sft' | 'train' | 'bench' | 'report'
   run: () => Promise<void>
+  /** The durable unit the phase belongs to ('start' or ARM-sSEED); none for worlds, model and report (regenerable). */
+  unit?: { name: string; dirs: string[] }
 }
+
+/** Phases every other phase needs (regenerated in a fresh clone, skipped when nothing is left to run). */
+const SETUP = new Set(['worlds', 'model'])
 
 export interface ExperimentOptions {
   log?: (line: string) => void
+  /** A results folder (`--results`): durable units restored from it and exported to it. */
+  results?: string
 }
 
-export async function runExperiment(s: ExperimentSpec, out: string, o: ExperimentOptions = {}): Promise<{ report: string; ran: number; skipped: number }> {
+export async function runExperiment(s: ExperimentSpec, out: string, o: ExperimentOptions = {}): Promise<{ report: string; ran: number; skipped: number; restored: string[] }> {
   const log = o.log ?? (() => undefined)
   const p = experimentPaths(out, s)
-  mkdirSync(p.out, { recursive: true })
-  // The file is part of the experiment: another one in the same folder is refused before anything runs.
+  // The file is part of the experiment: another one in the same folder (or results folder) is refused before anything runs.
   const text = JSON.stringify(s, null, 2) + '\n'
   if (existsSync(p.spec) && readFileSync(p.spec, 'utf8') !== text)
     throw new ConfigError('experiment.resume_mismatch', `${p.out} holds another experiment (experiment.json differs); rerun with the same file or choose a new --out`)
+  const results = o.results !== undefined ? new ExperimentResults(o.results, s, p.out) : null
+  // A model-folder start is checked (sha256 against its SHA256SUMS, and against the results' start) before any work.
+  const startRecord = s.start.model ? checkStart(s.start.model, p.out, p.worlds) : null
+  if (startRecord && results?.has('start')) {
+    const kept = join(results.dir, 'start', 'start.json')
+    const sha = existsSync(kept) ? (JSON.parse(readFileSync(kept, 'utf8')) as { sha256: string }).sha256 : startRecord.sha256
+    if (sha !== startRecord.sha256)
+      throw new ConfigError('experiment.start_sha256', `${results.dir} was run from a start with sha256 ${sha.slice(0, 12)}…, but ${startRecord.model} now has ${startRecord.sha256.slice(0, 12)}…; restore the start folder or use another --results folder`)
+  }
+  mkdirSync(p.out, { recursive: true })
   writeFileSync(p.spec, text)
+  results?.open()
   const done = new Set<string>(existsSync(p.progress) ? (JSON.parse(readFileSync(p.progress, 'utf8')) as { done: string[] }).done : [])
 
+  // start/start.json records a model-folder start: its folder (written portably) and sha256 — the report's provenance.
+  const modelDir = s.start.model || p.model
+  if (startRecord) {
+    mkdirSync(p.start, { recursive: true })
+    writeAtomic(join(p.start, 'start.json'), JSON.stringify(startRecord, null, 1) + '\n')
+  }
   let trainWorlds: string[] = []
   let evalWorlds: string[] = []
   // The start: a given adapter, or the last SFT phase's (start/, then start/phase-1, …).
   const phaseDir = (k: number) => (k === 0 ? p.start : join(p.start, `phase-${k}`))
-  const startAdapter = s.start.adapter || join(phaseDir(s.start.phases.length), 'adapter')
+  // '': the model folder itself (a model start: benched without an adapter, GRPO with a fresh LoRA).
+  const startAdapter = s.start.model ? '' : s.start.adapter || join(phaseDir(s.start.phases.length), 'adapter')
   const worldsOf = (set: EvalSetSpec) => (set.worlds === 'eval' ? evalWorlds : trainWorlds)
 
   const phases: Phase[] = []
@@ -61,7 +91,7 @@ export async function runExperiment(s: ExperimentSpec, out: string, o: Experimen
       checkHeldOutWorlds(trainWorlds, evalWorlds)
     },
   })
-  phases.push({
+  if (!s.start.model) phases.push({
     name: 'model',
     kind: 'setup',
     run: async () => {
@@ -81,7 +111,10 @@ export async function runExperiment(s: ExperimentSpec, out: string, o: Experimen
       renameSync(tmp, p.model)
     },
   })
-  if (!s.start.adapter) {
+  // The start unit: the start's folder (SFT adapters or start.json), the evaluation lists, the start's benches.
+  const startUnit = { name: 'start', dirs: ['start', 'eval'] }
+  const firstStartPhase = phases.length
+  if (!s.start.adapter && !s.start.model) {
     const sft = s.start.sft
     const c = trainConfigOf(s, s.model.seed, s.arms[0])
     // SFT across the training worlds with the GRPO runs' protocol and gym options; the held-out slice is the runs'.
@@ -120,27 +153,65 @@ export async function runExperiment(s: ExperimentSpec, out: string, o: Experimen
   }
   for (const set of s.eval.sets)
     phases.push({ name: `eval:${set.name}`, kind: 'setup', run: async () => writeEvalIds(p.evalDir, set, worldsOf(set)) })
-  const benchPhase = (label: string, adapter: string, set: EvalSetSpec, access: boolean): Phase => ({
-    name: `bench:${benchName(label, set.name, access)}`,
-    kind: 'bench',
-    run: () => benchOne(s, p, join(p.bench, benchName(label, set.name, access)), adapter, set, worldsOf(set), access),
-  })
-  for (const access of startModes(s)) for (const set of s.eval.sets) phases.push(benchPhase('start', startAdapter, set, access))
+  const benchPhase = (label: string, adapter: string, set: EvalSetSpec, access: boolean, unit: { name: string; dirs: string[] }): Phase => {
+    unit.dirs.push(`bench/${benchName(label, set.name, access)}`)
+    return {
+      name: `bench:${benchName(label, set.name, access)}`,
+      kind: 'bench',
+      run: () => benchOne(s, p, modelDir, join(p.bench, benchName(label, set.name, access)), adapter, set, worldsOf(set), access),
+      unit,
+    }
+  }
+  for (const access of startModes(s)) for (const set of s.eval.sets) phases.push(benchPhase('start', startAdapter, set, access, startUnit))
+  for (const ph of phases.slice(firstStartPhase)) ph.unit = startUnit
   // Each run is trained and benched before the next starts: a stopped experiment leaves whole runs behind.
   for (const arm of s.arms)
     for (const seed of s.seeds) {
       const name = runName(arm.name, seed)
       const dir = join(p.runs, name)
+      const unit = { name, dirs: [`runs/${name}`] }
       phases.push({
         name: `train:${name}`,
         kind: 'train',
+        unit,
         run: async () => {
-          await runTraining({ world: trainWorlds, model: p.model, adapter: startAdapter, curriculum: arm.curriculum, out: dir, config: trainConfigOf(s, seed, arm), backend: s.backend, log: (l) => log(`  ${name}: ${l}`) })
+          await runTraining({ world: trainWorlds, model: modelDir, ...(startAdapter ? { adapter: startAdapter } : {}), curriculum: arm.curriculum, out: dir, config: trainConfigOf(s, seed, arm), backend: s.backend, log: (l) => log(`  ${name}: ${l}`) })
         },
       })
-      for (const access of benchModes(arm)) for (const set of s.eval.sets) phases.push(benchPhase(name, join(dir, 'adapter'), set, access))
+      for (const access of benchModes(arm)) for (const set of s.eval.sets) phases.push(benchPhase(name, join(dir, 'adapter'), set, access, unit))
     }
-  phases.push({ name: 'report', kind: 'report', run: async () => void writeExperimentReport(p.out) })
+  phases.push({
+    name: 'report',
+    kind: 'report',
+    run: async () => {
+      writeExperimentReport(p.out)
+      results?.copyReport()
+    },
+  })
+
+  const units: ResultUnit[] = []
+  for (const ph of phases)
+    if (ph.unit) {
+      const u = units.find((x) => x.name === ph.unit!.name)
+      if (u) u.phases.push(ph.name)
+      else units.push({ name: ph.unit.name, phases: [ph.name], dirs: ph.unit.dirs })
+    }
+  const saveProgress = () => writeAtomic(p.progress, JSON.stringify({ done: phases.map((x) => x.name).filter((n) => done.has(n)) }, null, 1) + '\n')
+  const unitDone = (u: ResultUnit) => u.phases.every((n) => done.has(n))
+  const restored: string[] = []
+  if (results) {
+    for (const u of results.restore(units, (n) => done.has(n))) {
+      for (const n of u.phases) done.add(n)
+      restored.push(u.name)
+    }
+    if (restored.length > 0) saveProgress()
+    // Units this folder finished before (a run without --results, or one killed between a phase and its export).
+    for (const u of units) if (unitDone(u) && !results.has(u.name)) results.export(u, p.worlds)
+    const left = units.filter((u) => !unitDone(u)).map((u) => u.name)
+    log(`experiment ${s.name}: results ${results.shown()}: ${restored.length > 0 ? `restored ${restored.join(', ')}` : 'nothing to restore'}; ${left.length > 0 ? `${left.length} of ${units.length} units to run: ${left.join(', ')}` : `all ${units.length} units done`}`)
+  }
+  // Worlds and model are needed only while some unit phase is left to run (a fully restored experiment builds nothing).
+  const needSetup = phases.some((ph) => !SETUP.has(ph.name) && ph.kind !== 'report' && !done.has(ph.name))
 
   const t0 = performance.now()
   const spent: Record<Phase['kind'], number[]> = { setup: [], sft: [], train: [], bench: [], report: [] }
@@ -148,6 +219,7 @@ export async function runExperiment(s: ExperimentSpec, out: string, o: Experimen
   for (let i = 0; i < phases.length; i++) {
     const ph = phases[i]
     // World folders are needed by every later phase: their phase runs even when recorded (it only opens built worlds).
+    if (SETUP.has(ph.name) && !needSetup) continue
     if (done.has(ph.name) && ph.name !== 'worlds' && ph.name !== 'report') continue
     log(`experiment ${s.name}: [${i + 1}/${phases.length}] ${ph.name}${eta(phases.slice(i), done, spent)}`)
     const t = performance.now()
@@ -155,14 +227,19 @@ export async function runExperiment(s: ExperimentSpec, out: string, o: Experimen
     spent[ph.kind].push((performance.now() - t) / 1000)
     if (!done.has(ph.name)) {
       done.add(ph.name)
-      writeAtomic(p.progress, JSON.stringify({ done: phases.map((x) => x.name).filter((n) => done.has(n)) }, null, 1) + '\n')
+      saveProgress()
       ran++
+    }
+    const u = ph.unit && units.find((x) => x.name === ph.unit!.name)
+    if (results && u && unitDone(u) && !results.has(u.name)) {
+      results.export(u, p.worlds)
+      log(`experiment ${s.name}: unit ${u.name} exported to ${results.shown()}`)
     }
     // Test-only: kill tests can stop the experiment right after a phase is recorded.
     holdForTest(`experiment-${ph.name}`)
   }
-  log(`experiment ${s.name}: done in ${((performance.now() - t0) / 1000).toFixed(0)} s (${ran} phases run, ${phases.length - ran} found done); report ${join(p.out, 'report.md')}`)
-  return { report: join(p.out, 'report.md'), ran, skipped: phases.length - ran }
+  log(`experiment ${s.name}: done in ${((performance.now() - t0) / 1000).toFixed(0)} s (${ran} phases run, ${phases.length - ran} found done); report ${join(p.out, 'report.md')}${results ? ` (copied to ${results.shown()})` : ''}`)
+  return { report: join(p.out, 'report.md'), ran, skipped: phases.length - ran, restored }
 }
 
 /** ' (ETA … s)': the remaining GRPO (train) and bench phases × the mean time of phases of their kind run so far (the
@@ -177,6 +254,26 @@ function eta(rest: Phase[], done: Set<string>, spent: Record<Phase['kind'], numb
 function writeAtomic(path: string, text: string): void {
   writeFileSync(path + '.tmp', text)
   renameSync(path + '.tmp', path)
+}
+
+/** sha256 (hex) of a file's bytes. */
+export function fileSha256(path: string): string {
+  return createHash('sha256').update(readFileSync(path)).digest('hex')
+}
+
+/** Checks a model-folder start (model.safetensors present; its sha256 equal to SHA256SUMS' line when the folder has
+ *  one) and returns its record: the folder written portably (layout.portablePath) and the sha256. */
+function checkStart(model: string, out: string, worlds: string): { model: string; sha256: string } {
+  const weights = join(model, 'model.safetensors')
+  if (!existsSync(weights)) throw new ConfigError('experiment.start', `experiment.start.model ${model} has no model.safetensors; give a model folder (e.g. curriculum/starts/reader-v0)`)
+  const sha = fileSha256(weights)
+  const sums = join(model, 'SHA256SUMS')
+  if (existsSync(sums)) {
+    const pinned = readFileSync(sums, 'utf8').split('\n').map((l) => l.trim().split(/\s+\*?/)).find((f) => f[1] === 'model.safetensors')?.[0]
+    if (pinned !== undefined && pinned !== sha)
+      throw new ConfigError('experiment.start_sha256', `experiment.start.model: ${weights} has sha256 ${sha.slice(0, 12)}…, but its SHA256SUMS pins ${pinned.slice(0, 12)}…; restore the folder (git checkout) or fix SHA256SUMS`)
+  }
+  return { model: portablePath(model, out, worlds), sha256: sha }
 }
 
 /** OUT/eval/SET.json: the set's question ids over its worlds (pooled ids when several), a seeded sample per world. */
@@ -200,9 +297,9 @@ async function writeEvalIds(dir: string, set: EvalSetSpec, worlds: string[]): Pr
 }
 
 /** One bench run: the engine policy (greedy) of the model + adapter on the set's questions, resumable by runBench. */
-async function benchOne(s: ExperimentSpec, p: ReturnType<typeof experimentPaths>, out: string, adapter: string, set: EvalSetSpec, worlds: string[], access: boolean): Promise<void> {
+async function benchOne(s: ExperimentSpec, p: ReturnType<typeof experimentPaths>, model: string, out: string, adapter: string, set: EvalSetSpec, worlds: string[], access: boolean): Promise<void> {
   const ids = (JSON.parse(readFileSync(join(p.evalDir, `${set.name}.json`), 'utf8')) as { ids: string[] }).ids
-  const maxContext = (JSON.parse(readFileSync(join(p.model, 'config.json'), 'utf8')) as { max_position_embeddings?: number }).max_position_embeddings ?? 4096
+  const maxContext = (JSON.parse(readFileSync(join(model, 'config.json'), 'utf8')) as { max_position_embeddings?: number }).max_position_embeddings ?? 4096
   const bw = await openBenchWorlds(worlds)
   try {
     const config: BenchRunConfig = {
@@ -211,7 +308,7 @@ async function benchOne(s: ExperimentSpec, p: ReturnType<typeof experimentPaths>
       worldId: bw.id,
       split: set.split,
       policy: 'engine',
-      model: p.model,
+      model,
       baseURL: '',
       apiKeyEnv: 'OPENAI_API_KEY',
       protocol: s.protocol,
@@ -227,7 +324,7 @@ async function benchOne(s: ExperimentSpec, p: ReturnType<typeof experimentPaths>
       judge: null,
       gym: { ...s.gym, ...(access ? {} : { access: false }), budgets: { maxTurns: s.eval.maxTurns, maxResponseTokens: s.eval.maxTokens, maxContextTokens: maxContext } },
       bootstrap: s.bootstrap,
-      adapter,
+      ...(adapter ? { adapter } : {}),
       backend: s.backend,
       qaIds: ids,
     }

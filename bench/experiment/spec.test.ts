@@ -1,7 +1,8 @@
 // bench/experiment/spec.test: the experiment file's resolution — the shipped files resolve, defaults fill in, unknown
-// keys and overlapping seeds are one-line errors, SFT phases inherit the first phase's settings.
+// keys and overlapping seeds are one-line errors, SFT phases inherit the first phase's settings; the reader ablation is
+// the reader's world recipe from its shipped start.
 import { readFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { join, resolve } from 'node:path'
 import { resolveExperiment, trainConfigOf } from './spec'
 
 const file = (name: string) => JSON.parse(readFileSync(join('curriculum/experiments', name), 'utf8')) as Record<string, Record<string, unknown>>
@@ -52,4 +53,18 @@ it('SFT phases inherit the first phase settings they do not give; paths resolve 
   const s = resolveExperiment({ ...tiny, worlds: { ...tiny.worlds, cache: 'w' }, start: { ...tiny.start, phases: [{ turn: 2, epochs: 3 }] } }, '/base')
   expect(s.start.phases[0]).toEqual({ questions: 4, epochs: 3, batch: 2, lr: 1e-3, maxHops: 1, firstTurns: 0, turn: 2, answerOnly: false, answerWeight: 1 })
   expect(s.worlds.cache).toBe('/base/w')
+})
+
+it("the reader ablation: the five arms × 3 seeds from the shipped reader start, on the reader's worlds, PPO mini-batch × epochs", () => {
+  const r = resolveExperiment(file('reader-ablation.json'), resolve('curriculum/experiments'))
+  expect(r.start.model).toBe(resolve('curriculum/starts/reader-v0'))
+  expect([r.start.adapter, r.start.phases]).toEqual(['', []])
+  expect(r.arms.map((a) => [a.name, a.curriculum, a.access])).toEqual([['two-stage', 'two-stage', true], ['mixed', 'mixed', true], ['stage1-only', 'stage1-only', true], ['adaptive', 'adaptive', true], ['two-stage-no-access', 'two-stage', false]])
+  expect(r.seeds).toEqual([0, 1, 2])
+  // curriculum/recipes/reader.sh: its SFT worlds (27–42) train, its unseen worlds (101, 102) evaluate, same world config.
+  expect([r.worlds.preset, r.worlds.trainSeeds, r.worlds.evalSeeds]).toEqual(['small', Array.from({ length: 16 }, (_, i) => 27 + i), [101, 102]])
+  expect(r.worlds.config).toEqual(JSON.parse(readFileSync('bench/perf/configs/world-small2x-1to2.json', 'utf8')))
+  const c = trainConfigOf(r, 0, r.arms[0])
+  expect([c.ppoMiniBatch, c.ppoEpochs, c.maxHops, c.protocol]).toEqual([32, 2, 2, 'search-r1'])
+  expect(r.gym).toEqual({ topK: 3, observationCap: 2000, prompt: 'brief', accessByTitle: true })
 })

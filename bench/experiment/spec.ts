@@ -53,6 +53,11 @@ export interface ExperimentSpec {
     nameTokens: boolean
   }
   start: {
+    /** A trained model folder (e.g. curriculum/starts/reader-v0; '' = model init + SFT below); relative to the experiment
+     *  file's folder. The experiment then uses it as is (its own tokenizer; no model init, no SFT; the model section is
+     *  ignored) and every GRPO run starts from it with a fresh LoRA. Its model.safetensors is checked against its
+     *  SHA256SUMS when present; the report records the sha256. Not with adapter or phases. */
+    model: string
     /** An existing adapter of this model ('' = SFT below); relative to the experiment file's folder. */
     adapter: string
     sft: { questions: number; epochs: number; batch: number; lr: number; maxHops: number; loraRank: number; loraEmbed: boolean; oracleAnswer: 'open' | 'read'; firstTurns: number }
@@ -94,7 +99,7 @@ export const DEFAULT_EXPERIMENT: ExperimentSpec = {
   name: 'experiment',
   worlds: { preset: 'tiny', config: {}, trainSeeds: [], evalSeeds: [], cache: '' },
   model: { preset: 'tiny', seed: 0, vocab: 4096, embedStd: 0.25, qkNormWeight: 2.5, nameTokens: false },
-  start: { adapter: '', sft: { questions: 0, epochs: 2, batch: 8, lr: 1e-3, maxHops: 0, loraRank: 64, loraEmbed: true, oracleAnswer: 'read', firstTurns: 0 }, phases: [] },
+  start: { model: '', adapter: '', sft: { questions: 0, epochs: 2, batch: 8, lr: 1e-3, maxHops: 0, loraRank: 64, loraEmbed: true, oracleAnswer: 'read', firstTurns: 0 }, phases: [] },
   protocol: 'search-r1',
   gym: { topK: 3, observationCap: 2000, prompt: 'brief', accessByTitle: true },
   train: {},
@@ -128,6 +133,12 @@ export function resolveExperiment(raw: unknown, base: string): ExperimentSpec {
   recipeConfig({ preset: s.worlds.preset, config: s.worlds.config, seeds: [] }, 0)
   if (s.worlds.cache) s.worlds.cache = resolve(base, s.worlds.cache)
   if (s.start.adapter) s.start.adapter = resolve(base, s.start.adapter)
+  if (s.start.model) {
+    const given = raw !== null && typeof raw === 'object' ? ((raw as { start?: Record<string, unknown> }).start ?? {}) : {}
+    const clash = ['adapter', 'sft', 'phases'].filter((k) => Object.prototype.hasOwnProperty.call(given, k))
+    if (clash.length > 0) throw new ConfigError('experiment.start', `${where}.start: a model start takes no ${clash.join(' or ')} (GRPO starts from the model with a fresh LoRA)`)
+    s.start.model = resolve(base, s.start.model)
+  }
   if (!['tiny', 'small'].includes(s.model.preset)) throw new ConfigError('experiment.model', `${where}.model.preset must be tiny or small, got '${s.model.preset}'`)
   if (!['hermes', 'search-r1'].includes(s.protocol)) throw new ConfigError('experiment.protocol', `${where}.protocol must be hermes or search-r1, got '${s.protocol}'`)
   const sft = s.start.sft
