@@ -152,15 +152,31 @@ function copyDurable(from: string, to: string, where: { out: string; worlds: str
     const evalList = e.name.endsWith('.json') && dirname(src).endsWith(sep + 'eval')
     if (!e.isFile() || !(KEPT_FILES.has(e.name) || evalList)) continue
     if (e.name === 'trajectories.jsonl') writeFileSync(join(to, e.name), compactTrajectories(readFileSync(src, 'utf8')))
-    else if (e.name.endsWith('.json')) writeFileSync(join(to, e.name), portableJson(readFileSync(src, 'utf8'), where))
+    else if (e.name.endsWith('.json')) writeFileSync(join(to, e.name), portableJson(readFileSync(src, 'utf8'), where, from))
     else copyFileSync(src, join(to, e.name))
   }
 }
 
-/** A JSON file with every absolute path among its strings written portably (layout.portablePath); same layout. */
-export function portableJson(text: string, where: { out: string; worlds: string }): string {
-  const walk = (v: unknown): unknown =>
-    typeof v === 'string' ? (v.startsWith('/') && v.length > 1 ? portablePath(v, where.out, where.worlds) : v) : Array.isArray(v) ? v.map(walk) : v !== null && typeof v === 'object' ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x)])) : v
+/** A JSON file with every absolute path among its strings written portably (layout.portablePath); same layout. A run
+ *  folder's own records keep their paths relative to that folder (`dir`, where the file is in OUT) with the absolute
+ *  ones under `origin`: those keys are written from their origin, and an adapter's relative base_model_name_or_path
+ *  from where it points, so every path in the results folder is read the same way (portablePath). */
+export function portableJson(text: string, where: { out: string; worlds: string }, dir?: string): string {
+  const at = (p: string) => portablePath(p, where.out, where.worlds)
+  const walk = (v: unknown): unknown => {
+    if (typeof v === 'string') return v.startsWith('/') && v.length > 1 ? at(v) : v
+    if (Array.isArray(v)) return v.map(walk)
+    if (v === null || typeof v !== 'object') return v
+    const o = v as Record<string, unknown>
+    const origin = o.origin !== null && typeof o.origin === 'object' ? (o.origin as Record<string, unknown>) : undefined
+    return Object.fromEntries(
+      Object.entries(o).map(([k, x]) => {
+        if (origin && k !== 'origin' && k in origin && x !== null && origin[k] !== null) return [k, walk(origin[k])]
+        if (k === 'base_model_name_or_path' && dir && typeof x === 'string' && !x.startsWith('/') && (x.startsWith('.') || x.includes('/'))) return [k, at(resolve(dir, x))]
+        return [k, walk(x)]
+      }),
+    )
+  }
   const compact = !text.includes('\n') || text.indexOf('\n') === text.length - 1
   return JSON.stringify(walk(JSON.parse(text)), null, compact ? undefined : /^\{\n( +)/.exec(text)?.[1].length ?? 2) + (text.endsWith('\n') ? '\n' : '')
 }
