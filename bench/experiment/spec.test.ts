@@ -35,6 +35,14 @@ it('bad files: unknown keys (top level, arm, train config), overlapping seeds, u
     [{ ...tiny, arms: [{ name: 'x y', curriculum: 'two-stage' }] }, /arm name 'x y'/],
     [{ ...tiny, eval: { ...tiny.eval, sets: [{ name: 't', worlds: 'train', split: 'train' }] } }, /what the arms train on/],
     [{ ...tiny, gym: { reward: 'f1' } }, /gym.reward: set reward per arm/],
+    // Bounds (issue 47): a negative perWorld is not "all", absurd sizes do not start.
+    [{ ...tiny, eval: { ...tiny.eval, sets: [{ name: 'u', perWorld: -3 }] } }, /experiment.eval.sets\[0\].perWorld must be an integer in \[0, 10000000\], got -3/],
+    [{ ...tiny, eval: { ...tiny.eval, sets: [{ name: 'u', maxHops: 1.5 }] } }, /eval.sets\[0\].maxHops must be an integer/],
+    [{ ...tiny, eval: { ...tiny.eval, maxTurns: 0 } }, /experiment.eval.maxTurns must be an integer in \[1, 1000\], got 0/],
+    [{ ...tiny, bootstrap: 1e9 }, /experiment.bootstrap must be an integer in \[1, 100000\]/],
+    [{ ...tiny, start: { ...tiny.start, phases: [{ epochs: 1e9 }] } }, /experiment.start.phases\[0\].epochs must be an integer in \[1, 1000\]/],
+    [{ ...tiny, start: { ...tiny.start, phases: [{ lr: -1 }] } }, /experiment.start.phases\[0\].lr must be a number/],
+    [{ ...tiny, train: { ...tiny.train, steps: 1e15 } }, /steps/],
   ]
   for (const [v, msg] of bad) {
     let err: Error | undefined

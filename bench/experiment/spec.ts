@@ -175,9 +175,40 @@ export function resolveExperiment(raw: unknown, base: string): ExperimentSpec {
   }
   const dupSet = s.eval.sets.map((e) => e.name).find((n, i, xs) => xs.indexOf(n) !== i)
   if (dupSet) throw new ConfigError('experiment.eval', `two evaluation sets are named '${dupSet}'`)
-  for (const [k, v] of [['eval.maxTurns', s.eval.maxTurns], ['eval.maxTokens', s.eval.maxTokens], ['bootstrap', s.bootstrap]] as const)
-    if (!Number.isInteger(v) || v < 1) throw new ConfigError('experiment.range', `${where}.${k} must be an integer ≥ 1, got ${v}`)
+  checkExperimentNumbers(s)
   return s
+}
+
+/** Bounds of every number an experiment file sets (beyond the train config's own, checked by trainConfigOf), checked
+ *  before any work: a perWorld of -3 is not read as "all", an epochs of 1e9 does not start. Upper bounds are far above
+ *  any sensible value; they stop a typo, not a plan. */
+function checkExperimentNumbers(s: ExperimentSpec): void {
+  const num = (k: string, v: unknown, lo: number, hi: number, int = true) => {
+    if (typeof v !== 'number' || !Number.isFinite(v) || (int && !Number.isInteger(v)) || v < lo || v > hi)
+      throw new ConfigError('experiment.range', `experiment.${k} must be ${int ? 'an integer' : 'a number'} in [${lo}, ${hi}], got ${JSON.stringify(v)}`)
+  }
+  num('eval.maxTurns', s.eval.maxTurns, 1, 1000)
+  num('eval.maxTokens', s.eval.maxTokens, 1, 1_000_000)
+  num('bootstrap', s.bootstrap, 1, 100_000)
+  s.eval.sets.forEach((e, i) => {
+    num(`eval.sets[${i}].perWorld`, e.perWorld, 0, 10_000_000) // 0: every question
+    num(`eval.sets[${i}].maxHops`, e.maxHops, 0, 12) // 0: every hop count
+  })
+  const sft = (k: string, p: Partial<SftPhase>) => {
+    num(`${k}.questions`, p.questions, 0, 10_000_000) // 0: every training question
+    num(`${k}.epochs`, p.epochs, 1, 1000)
+    num(`${k}.batch`, p.batch, 1, 4096)
+    num(`${k}.lr`, p.lr, Number.MIN_VALUE, 1, false)
+    num(`${k}.maxHops`, p.maxHops, 0, 12)
+  }
+  sft('start.sft', s.start.sft)
+  num('start.sft.loraRank', s.start.sft.loraRank, 1, 1024)
+  s.start.phases.forEach((ph, i) => {
+    sft(`start.phases[${i}]`, ph)
+    num(`start.phases[${i}].firstTurns`, ph.firstTurns, 0, 10_000_000)
+    num(`start.phases[${i}].turn`, ph.turn, 0, 1000)
+    num(`start.phases[${i}].answerWeight`, ph.answerWeight, Number.MIN_VALUE, 1000, false)
+  })
 }
 
 /** The GRPO config of one run: the experiment's train keys, its protocol and gym, the arm's reward and Access, the seed. */
