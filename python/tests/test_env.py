@@ -6,6 +6,26 @@ import support
 from searchgym import EnvStateError, NotFoundError, SearchGymEnv, SearchGymError
 
 
+class StubbedEnvTest(unittest.TestCase):
+    def test_an_expired_server_env_ends_the_episode(self):
+        created = {"envId": "env_1", "qa": {"id": "q1", "type": "simple", "hops": 1, "split": "train", "question": "Who?"},
+                   "observation": [{"role": "system", "content": "S"}, {"role": "user", "content": "Who?"}], "tools": []}
+        s = support.StubServer([(201, created, {}), (404, {"error": {"message": "env expired after 600 s idle", "code": "env.expired"}}, {})])
+        try:
+            env = SearchGymEnv(s.url, "")
+            self.assertEqual(env.reset(options={"qa_id": "q1"}), ("S\n\nWho?", {**{k: created[k] for k in ("qa", "tools")}, "question": "Who?", "qa_id": "q1",
+                                                                               "messages": created["observation"], "env_id": "env_1"}))
+            with self.assertRaises(NotFoundError) as e:
+                env.step("<answer>x</answer>")
+            self.assertEqual(e.exception.code, "env.expired")
+            with self.assertRaises(EnvStateError):
+                env.step("<answer>x</answer>")
+            env.close()  # nothing left to close: no request
+            self.assertEqual(len(s.requests), 2)
+        finally:
+            s.close()
+
+
 @support.live
 class EnvTest(unittest.TestCase):
     def setUp(self):

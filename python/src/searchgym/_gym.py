@@ -47,17 +47,18 @@ else:
             return False
 
 
-_CHARSET: Optional[frozenset] = None
+_SPACES: Dict[int, Any] = {}
 
 
 def text_space(max_length: int = MAX_TEXT_CHARS) -> Any:
-    """A gymnasium Text space over every Basic Multilingual Plane character (None without Gymnasium)."""
-    global _CHARSET
+    """A gymnasium Text space over every Basic Multilingual Plane character (None without Gymnasium); one instance per
+    length, shared by every env (building the charset's index costs tens of milliseconds)."""
     if _gymnasium is None:
         return None
-    if _CHARSET is None:
-        _CHARSET = frozenset(chr(c) for c in range(0x10000) if not 0xD800 <= c <= 0xDFFF)
-    return _gymnasium.spaces.Text(max_length=max_length, min_length=0, charset=_CHARSET)
+    if max_length not in _SPACES:
+        charset = frozenset(chr(c) for c in range(0x10000) if not 0xD800 <= c <= 0xDFFF)
+        _SPACES[max_length] = _gymnasium.spaces.Text(max_length=max_length, min_length=0, charset=charset)
+    return _SPACES[max_length]
 
 
 def register() -> bool:

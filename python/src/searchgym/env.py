@@ -51,7 +51,7 @@ class SearchGymEnv(Env):
         space = text_space()
         if space is not None:  # gymnasium.make's env checker asks for both spaces
             self.observation_space = space
-            self.action_space = text_space()
+            self.action_space = space
         self._rng = random.Random()
         self._totals: Dict[str, int] = {}
         self._env_id: Optional[str] = None
@@ -95,7 +95,11 @@ class SearchGymEnv(Env):
             raise EnvStateError("searchgym: step() before reset(), or after the episode ended: call reset() first", code="env.reset_needed")
         if not isinstance(action, (str, dict)):
             raise SearchGymError(f"searchgym: an action is the assistant's turn as text (or {{text, tool_calls}}), got {type(action).__name__}", code="env.bad_action")
-        r = self.client.step(self._env_id, action)
+        try:
+            r = self.client.step(self._env_id, action)
+        except NotFoundError:  # expired on the server (idle too long): this episode is over
+            self._env_id = None
+            raise
         obs = r.get("observation", [])
         text = action if isinstance(action, str) else str(action.get("text", ""))
         self.conversation.append({"role": "assistant", "content": text})
