@@ -1,7 +1,8 @@
 // tests/python-package: the Python package (python/) against a real token-protected `searchgym gym serve` over loopback
 // on the run's tiny world — its unittest suite (python/tests) with the machine's python3, fed the oracle's walks and
 // gold answers from the world, nothing skipped; then `pip install --no-index ./python` into a fresh venv (offline)
-// and python/README.md's quick start and GRPO-group snippets run as written (the TRL snippet is compiled only).
+// and python/README.md's quick start, GRPO-group and verifiers snippets run as written (verifiers through the stand-in;
+// the TRL snippet is compiled only).
 import { execFile } from 'node:child_process'
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -72,11 +73,12 @@ describe('python package (python/) against a real gym serve', () => {
     expect(r.out).toMatch(/^Ran \d+ tests/m)
     // Only the Python-version and not-installed guards may skip; a live test skipping means the server was not reached.
     const skipped = r.out.split('\n').filter((l) => / \.\.\. skipped /.test(l))
-    expect(skipped.filter((l) => !/tomllib needs Python 3\.11|the real gymnasium is installed/.test(l))).toEqual([])
+    expect(skipped.filter((l) => !/tomllib needs Python 3\.11|the real (gymnasium|verifiers) is installed/.test(l))).toEqual([])
     expect(r.out).toMatch(/test_oracle_walk_scores_one .* \.\.\. ok/)
     expect(r.out).toMatch(/test_equals_searchgym_score .* \.\.\. ok/)
     expect(r.out).toMatch(/test_rollout_of_8_plays_8_episodes_of_one_question .* \.\.\. ok/)
     expect(r.out).toMatch(/test_make_and_play_with_the_standin .* \.\.\. ok/)
+    expect(r.out).toMatch(/test_loads_and_plays_oracle_and_wrong_episodes_with_the_standin .* \.\.\. ok/)
   })
 
   it('pip install --no-index ./python in a fresh venv (offline), then the README snippets run as written', async () => {
@@ -99,6 +101,11 @@ describe('python package (python/) against a real gym serve', () => {
     const group = await run(py, [join(tmp, 'group.py')], served, 60_000)
     expect({ code: group.code, out: group.out }).toMatchObject({ code: 0 })
     expect(group.out).toContain('[0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]')
+    // verifiers is not installed here: its snippet runs with the stand-in (python/tests/standin) on the path.
+    writeFileSync(join(tmp, 'vf.py'), snippet('verifiers: the gym as a multi-turn tool environment'))
+    const vf = await run(py, [join(tmp, 'vf.py')], { ...served, PYTHONPATH: join(ROOT, 'python', 'tests', 'standin') }, 60_000)
+    expect({ code: vf.code, out: vf.out }).toMatchObject({ code: 0 })
+    expect(vf.out).toMatch(/^100 \{'qa_id': /m)
     const trl = await run(py, ['-c', 'import sys; compile(sys.stdin.read(), "trl-snippet", "exec")'], {}, 30_000, snippet('TRL: the gym\'s F1 as a GRPO reward'))
     expect(trl).toMatchObject({ code: 0 })
   })
