@@ -2,7 +2,8 @@
 // on the run's tiny world — its unittest suite (python/tests) with the machine's python3, fed the oracle's walks and
 // gold answers from the world, nothing skipped; then `pip install --no-index ./python` into a fresh venv (offline)
 // and python/README.md's quick start, GRPO-group and verifiers snippets run as written (verifiers through the stand-in;
-// the TRL snippet is compiled only).
+// the TRL snippet is compiled only). That `world export --format verl` ships the package's verl tool module byte for
+// byte is checked where that export is made (tests/outside-exports).
 import { execFile } from 'node:child_process'
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -79,6 +80,7 @@ describe('python package (python/) against a real gym serve', () => {
     expect(r.out).toMatch(/test_rollout_of_8_plays_8_episodes_of_one_question .* \.\.\. ok/)
     expect(r.out).toMatch(/test_make_and_play_with_the_standin .* \.\.\. ok/)
     expect(r.out).toMatch(/test_loads_and_plays_oracle_and_wrong_episodes_with_the_standin .* \.\.\. ok/)
+    expect(r.out).toMatch(/test_episodes_equal_the_env_apis .* \.\.\. ok/)
   })
 
   it('pip install --no-index ./python in a fresh venv (offline), then the README snippets run as written', async () => {
