@@ -240,7 +240,8 @@ export async function createGymServer(world: GymWorld, options: Partial<GymServe
       qa = list[b.index]
     }
     const { envId, observation, tools } = await sessions.create(qa, b.options ?? {})
-    return c.json({ envId, qa: { id: qa.id, type: qa.type, hops: qa.hops, split: qa.split }, observation, tools }, 201)
+    // The question's text beside its metadata (as /v1/qa lists it): a client need not dig it out of the observation.
+    return c.json({ envId, qa: { id: qa.id, type: qa.type, hops: qa.hops, split: qa.split, question: qa.question }, observation, tools }, 201)
   })
 
   app.post('/v1/envs/:id/step', async (c) => {

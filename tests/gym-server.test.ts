@@ -32,7 +32,9 @@ describe('gym server', () => {
     expect(c.status).toBe(201)
     expect(c.json.observation.map((m: J) => m.role)).toEqual(['system', 'user'])
     expect(c.json.tools.map((t: J) => t.function.name)).toEqual(['search', 'access'])
-    expect(c.json.qa).toEqual({ id: 'fx-2', type: 'simple', hops: 3, split: 'train' })
+    const question = 'In which city is the headquarters of the publisher of the novel written by Marie Alder?'
+    expect(c.json.qa).toEqual({ id: 'fx-2', type: 'simple', hops: 3, split: 'train', question })
+    expect(c.json.observation[1].content).toContain(question) // the text the user message asks
     const id = c.json.envId
     const st = (action: unknown) => call(s, 'POST', `/v1/envs/${id}/step`, { action })
     const r1 = await st('<tool_call>{"name":"search","arguments":{"query":"Harrow House headquarters"}}</tool_call>')

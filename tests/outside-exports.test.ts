@@ -188,6 +188,8 @@ describe('world export for outside trainers', () => {
 
   it('verl gym tool: full episodes (search, access, answer) through the exported tool module give the F1 searchgym score gives', async () => {
     const dir = await exported('verl')
+    // One implementation: the exported module is the Python package's python/src/searchgym/verl_tool.py, byte for byte.
+    expect(readFileSync(join(dir, 'searchgym_verl_tool.py'), 'utf8')).toBe(readFileSync(fileURLToPath(new URL('../python/src/searchgym/verl_tool.py', import.meta.url)), 'utf8'))
     const rows = (await readParquet(join(dir, 'train.parquet'))).slice(0, 4)
     // Per question: the gold answer, a wrong one, and a partial one (its first word): F1 1, 0 and in between.
     const eps = rows.flatMap((r) => {

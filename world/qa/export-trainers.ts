@@ -8,7 +8,7 @@ import { join } from 'node:path'
 import type { Qa } from '../types'
 import { I32, I64, LIST, S, STRLIST, STRUCT, writeParquet, type SchemaElement } from './parquet'
 import { batchSizes, launchFlags, type BatchSizes, type ExportTuning } from './engine-profiles'
-import { VERL_GYM_TOOL_PY, verlGymToolConfig } from './verl-gym-tool'
+import { verlGymToolPy, verlGymToolConfig } from './verl-gym-tool'
 import { partitionByStages, phaseFile, stageFile, writeCurriculumLaunch, type ExportCurriculum } from './export-stages'
 
 /** Who the rows come from: kept in every exported row (the trainers' data_source must be one of their own names). */
@@ -263,7 +263,7 @@ export async function exportForTrainer(
     await writeVerlParquet(join(outDir, 'test.parquet'), bench, 'test', id)
     writeFileSync(join(outDir, 'search_tool_config.yaml'), verlToolConfig('http://127.0.0.1:8000/retrieve', tuning?.shipped.limits.topk ?? 3))
     // The whole gym inside verl's agent loop: search + access on one env per trajectory, the gym's F1 as reward.
-    writeFileSync(join(outDir, 'searchgym_verl_tool.py'), VERL_GYM_TOOL_PY)
+    writeFileSync(join(outDir, 'searchgym_verl_tool.py'), verlGymToolPy())
     writeFileSync(join(outDir, 'searchgym_tool_config.yaml'), verlGymToolConfig('http://127.0.0.1:8000'))
     writeFileSync(join(outDir, 'launch-verl-gym.sh'), verlGymLaunch(outDir), { mode: 0o755 })
     Object.assign(out, { 'train.parquet': train.length, 'test.parquet': bench.length, 'search_tool_config.yaml': 0, 'searchgym_verl_tool.py': 0, 'searchgym_tool_config.yaml': 0, 'launch-verl-gym.sh': 0 })
