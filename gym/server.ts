@@ -20,7 +20,7 @@ import { checkRetrieveWork, retrieveResultParts, streamJson } from './retrieve-b
 import type { GymWorld, SearchResult } from './world-view'
 import { extraFieldNotes, IGNORED_FIELDS_HEADER } from './extra-fields'
 import { getPathWithoutToken, pathToken, rawPath } from './path-token'
-import { passageResults, passageRetriever, type RetrieveUnit } from './passages'
+import { passageRetriever, type RetrieveUnit } from './passages'
 
 export interface GymServerOptions {
   /** Token required on every route but /health — as `Authorization: Bearer TOKEN` or as the path prefix `/t/TOKEN/`
@@ -295,14 +295,10 @@ export async function createGymServer(world: GymWorld, options: Partial<GymServe
     // Bounded up front (both units): one batch never stalls /health or another env's steps.
     const work = { maxHits: o.maxRetrieveHits, maxResponseBytes: o.maxResponseBytes }
     checkRetrieveWork(Math.min(qs.length, o.maxBatchQueries), topk, work)
-    if (passages) {
-      const result = await passageResults(passages, queries, topk, withScores)
-      if (notes.length === 0) return c.json({ result })
-      return c.json({ result, notes }, 200, { 'x-searchgym-retrieve-notes': String(notes.length) })
-    }
-    // Pages: searched a slice at a time off the event loop, streamed (gym/retrieve-batch). Shapes (Search-R1/verl with scores, AReaL/ASearcher flat items): gym/retrieve-batch.
+    // Pages or passages: searched a slice at a time off the event loop (on the search threads when there are), streamed
+    // (gym/retrieve-batch). Shapes (Search-R1/verl with scores, AReaL/ASearcher flat items): gym/retrieve-batch, gym/passages.
     // A streamed Response bypasses c.header(): the ignored-fields header goes in explicitly.
-    const parts = await retrieveResultParts(world, queries, topk, withScores, work)
+    const parts = await retrieveResultParts(world, queries, topk, withScores, work, passages)
     const headers: Record<string, string> = ignored ? { [IGNORED_FIELDS_HEADER]: ignored } : {}
     if (notes.length === 0) return streamJson(parts, {}, headers)
     return streamJson(parts, { notes }, { ...headers, 'x-searchgym-retrieve-notes': String(notes.length) })
