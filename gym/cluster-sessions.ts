@@ -2,12 +2,14 @@
 // the shared port; an env lives in the worker that built it, whose index its id carries (env_w2_...). A step for
 // another worker's env is forwarded to its owner over gym/worker-peers (one framed call on a Unix socket; the answer
 // is JSON text passed through untouched); a step for a local env runs here. Creates go round-robin over the live
-// workers, so envs spread whatever connection they arrive on. A worker known to have exited answers 503
-// env.worker_down for its envs. Knows nothing of HTTP routes or of how the processes were started.
+// workers, so envs spread whatever connection they arrive on. Which workers are up (and their pids) is what the
+// primary last said (setWorkers): a worker known to be down answers 503 env.worker_down for its envs at once; once its
+// replacement is up, calls go to the new process (which never held the old envs: 404). Knows nothing of HTTP routes
+// or of how the processes were started.
 import { GymError } from '../infra/errors'
 import { HttpError, type HttpStatus } from '../infra/http/errors'
 import type { Qa } from '../world'
-import { LocalEnvSessions, type CreatedEnv, type EnvSessions, type WorkerHealth } from './env-sessions'
+import { LocalEnvSessions, type CreatedEnv, type EnvSessions, type WorkerHealth, type WorkerState } from './env-sessions'
 import type { AssistantAction } from './types'
 import type { GymWorld } from './world-view'
 import { PeerDownError, PeerLink, type PeerFailure, type PeerHead } from './worker-peers'
@@ -40,6 +42,7 @@ export class ClusterEnvSessions implements EnvSessions {
   readonly local: LocalEnvSessions
   private readonly peers: (PeerLink | undefined)[]
   private readonly pids: (number | null)[]
+  private readonly restarts: number[]
   private turn = 0
 
   constructor(
@@ -50,14 +53,32 @@ export class ClusterEnvSessions implements EnvSessions {
     this.local = local
     this.peers = Array.from({ length: plan.count }, (_, i) => (i === plan.index ? undefined : new PeerLink(plan.socketPath(i), `worker ${i}`)))
     this.pids = Array.from({ length: plan.count }, (_, i) => (i === plan.index ? process.pid : null))
+    this.restarts = Array.from({ length: plan.count }, () => 0)
   }
 
-  /** The primary said worker i exited: its envs are gone, calls to it fail at once. */
-  markDead(i: number): void {
-    const p = this.peers[i]
-    if (!p) return
-    p.dead = true
-    p.close()
+  /** What the primary says of the workers: one that is down fails calls at once; a new process at an index gets a
+   *  fresh connection. */
+  setWorkers(states: WorkerState[]): void {
+    for (const st of states) {
+      const i = st.index
+      if (!Number.isInteger(i) || i < 0 || i >= this.plan.count) continue
+      this.restarts[i] = st.restarts
+      const p = this.peers[i]
+      if (!p) continue
+      if (!st.up) {
+        p.dead = true
+        p.close()
+      } else if (p.dead || this.pids[i] !== st.pid) {
+        p.close()
+        p.dead = false
+      }
+      this.pids[i] = st.pid
+    }
+  }
+
+  /** Whether every worker is up, as far as the primary has said (no call to any worker). */
+  allUp(): boolean {
+    return this.peers.every((p) => !p?.dead)
   }
 
   /** Answer a peer's forwarded call (the worker's peer channel handler). */
@@ -115,15 +136,16 @@ export class ClusterEnvSessions implements EnvSessions {
   async health(): Promise<{ envs: number; workers: { count: number; alive: number; list: WorkerHealth[] } }> {
     const list = await Promise.all(
       this.peers.map(async (p, i): Promise<WorkerHealth> => {
-        if (!p) return { index: i, pid: process.pid, alive: true, envs: this.local.registry.size }
-        if (p.dead) return { index: i, pid: this.pids[i], alive: false, envs: null }
+        const restarts = this.restarts[i]
+        if (!p) return { index: i, pid: process.pid, alive: true, envs: this.local.registry.size, restarts }
+        if (p.dead) return { index: i, pid: this.pids[i], alive: false, envs: null, restarts }
         try {
           const h = JSON.parse(await p.call({ op: 'health' }, '', HEALTH_PEER_TIMEOUT_MS)) as { pid: number; envs: number }
           this.pids[i] = h.pid
-          return { index: i, pid: h.pid, alive: true, envs: h.envs }
+          return { index: i, pid: h.pid, alive: true, envs: h.envs, restarts }
         } catch {
-          // Slow but not known dead (the primary reports exits): alive, count unknown.
-          return { index: i, pid: this.pids[i], alive: !p.dead, envs: null }
+          // Slow but not known down (the primary reports exits): alive, count unknown.
+          return { index: i, pid: this.pids[i], alive: !p.dead, envs: null, restarts }
         }
       }),
     )

@@ -15,7 +15,7 @@ import { DEFAULT_SERVER_OPTIONS, SERVER_OPTION_RANGES, startGymServer, statusOf,
 import { ClusterEnvSessions, workerMaxEnvs } from '../cluster-sessions'
 import { LocalEnvSessions } from '../env-sessions'
 import { listenPeers } from '../worker-peers'
-import { joinPrimary, reportStartFailure, startWorkers, workerPlan } from './serve-workers'
+import { joinPrimary, reportStartFailure, startWorkers, workerPlan, workerPort } from './serve-workers'
 import { oneLine } from '../../infra/errors'
 import type { ClusterPlan } from '../cluster-sessions'
 
@@ -200,7 +200,7 @@ export const serveCommandWith = (stages?: readonly Stage[]): Command => ({
         : undefined
       const s = await startGymServer(world, {
         host: a.host,
-        port,
+        port: workerPort() ?? port,
         token,
         maxTopK,
         retrieveUnit: a.retrieveUnit === 'passage' ? 'passage' : 'page',
@@ -228,7 +228,7 @@ export const serveCommandWith = (stages?: readonly Stage[]): Command => ({
       }
       process.once('SIGINT', stop)
       process.once('SIGTERM', stop)
-      joinPrimary({ index: plan.index, url: s.url, port: s.port, qa: world.listQa().length, searchThreads: world.searchThreads }, (i) => cs.markDead(i))
+      joinPrimary({ index: plan.index, url: s.url, port: s.port, qa: world.listQa().length, searchThreads: world.searchThreads }, (states) => cs.setWorkers(states))
       await new Promise(() => {})
     }
     let addressFile: string | undefined
