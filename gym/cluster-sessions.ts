@@ -16,8 +16,9 @@ import { PeerDownError, PeerLink, type PeerFailure, type PeerHead } from './work
 
 type Json = Record<string, unknown>
 
-/** How long /health waits for another worker's env count. */
-export const HEALTH_PEER_TIMEOUT_MS = 500
+/** How long /health waits for another worker's env count (then `envs: null`): a worker busy with a batch answers
+ *  between slices, and /health may not wait for the batch (at 500 ms, /health's max during one was the timeout). */
+export const HEALTH_PEER_TIMEOUT_MS = 100
 
 /** The worker index an env id names, or undefined for an id of no worker. */
 export function ownerOf(id: string): number | undefined {
