@@ -124,14 +124,26 @@ export class ClusterEnvSessions implements EnvSessions {
 
   step(id: string, action: AssistantAction | string): Promise<string> {
     const w = ownerOf(id)
-    if (w === undefined || w === this.plan.index || w >= this.plan.count) return this.local.step(id, action)
-    return this.forward(w, { op: 'step', id }, JSON.stringify(action))
+    if (w === undefined || w >= this.plan.count) return this.local.step(id, action)
+    return this.lostOnRestart(w, w === this.plan.index ? this.local.step(id, action) : this.forward(w, { op: 'step', id }, JSON.stringify(action)))
   }
 
   close(id: string): Promise<string> {
     const w = ownerOf(id)
-    if (w === undefined || w === this.plan.index || w >= this.plan.count) return this.local.close(id)
-    return this.forward(w, { op: 'close', id })
+    if (w === undefined || w >= this.plan.count) return this.local.close(id)
+    return this.lostOnRestart(w, w === this.plan.index ? this.local.close(id) : this.forward(w, { op: 'close', id }))
+  }
+
+  /** An env that worker w does not know, once w has been restarted: say that envs from before a restart are lost. */
+  private async lostOnRestart(w: number, call: Promise<string>): Promise<string> {
+    try {
+      return await call
+    } catch (e) {
+      const code = (e as { code?: unknown }).code
+      const n = this.restarts[w]
+      if (code !== 'env.not_found' || !n) throw e
+      throw new HttpError(404, 'env.not_found', `${(e as Error).message} (worker ${w} was restarted ${n === 1 ? 'once' : `${n} times`}; envs made before a restart are lost: create a new one)`)
+    }
   }
 
   async health(): Promise<{ envs: number; workers: { count: number; alive: number; list: WorkerHealth[] } }> {

@@ -239,7 +239,11 @@ describe('gym serve --workers 2', () => {
     expect(seen).toEqual(new Set([0, 1]))
     // The old worker's envs died with it: the new process never had them.
     const old = ids.find((id) => id.startsWith('env_w1_'))
-    if (old) expect((await reply('POST', `/v1/envs/${old}/step`, { action: '<answer>x</answer>' })).json.error.code).toBe('env.not_found')
+    if (old) {
+      const gone = (await reply('POST', `/v1/envs/${old}/step`, { action: '<answer>x</answer>' })).json.error
+      expect(gone.code).toBe('env.not_found')
+      expect(gone.message).toContain('worker 1 was restarted once; envs made before a restart are lost')
+    }
     for (const id of [...made, ...ids.filter((x) => x.startsWith('env_w0_'))]) await reply('DELETE', `/v1/envs/${id}`)
     c2.close()
     c.close()
