@@ -156,9 +156,11 @@ export class ClusterEnvSessions implements EnvSessions {
           const h = JSON.parse(await p.call({ op: 'health' }, '', HEALTH_PEER_TIMEOUT_MS)) as { pid: number; envs: number }
           this.pids[i] = h.pid
           return { index: i, pid: h.pid, alive: true, envs: h.envs, restarts }
-        } catch {
-          // Slow but not known down (the primary reports exits): alive, count unknown.
-          return { index: i, pid: this.pids[i], alive: !p.dead, envs: null, restarts }
+        } catch (e) {
+          // Slow (busy with a batch): alive, count unknown. Unreachable (not listening yet, or gone before the primary
+          // said so): not alive.
+          const busy = e instanceof PeerDownError && e.timedOut
+          return { index: i, pid: this.pids[i], alive: busy && !p.dead, envs: null, restarts }
         }
       }),
     )

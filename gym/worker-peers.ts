@@ -17,7 +17,15 @@ export interface PeerFailure {
 }
 
 /** A call that did not get an answer: the peer is gone or did not answer in time. */
-export class PeerDownError extends Error {}
+export class PeerDownError extends Error {
+  constructor(
+    message: string,
+    /** The peer may be alive but busy: it did not answer in time (else it is gone or cannot be reached). */
+    readonly timedOut = false,
+  ) {
+    super(message)
+  }
+}
 
 function encode(head: PeerHead, payload: string): Buffer {
   const h = Buffer.from(JSON.stringify(head))
@@ -90,7 +98,7 @@ export class PeerLink {
       if (timeoutMs > 0)
         entry.timer = setTimeout(() => {
           this.pending.delete(i)
-          reject(new PeerDownError(`${this.name} did not answer within ${timeoutMs} ms`))
+          reject(new PeerDownError(`${this.name} did not answer within ${timeoutMs} ms`, true))
         }, timeoutMs)
       this.pending.set(i, entry)
       s.write(encode({ ...head, i }, payload))

@@ -338,7 +338,7 @@ test('every worker SIGKILLed at once (--port 0): they come back on the same port
       const c2 = oneConnection(s.url)
       try {
         const h = (await c2.call('GET', '/health')).json
-        return h.status === 'ok' && (h.workers.list as { pid: number }[]).every((x) => !pids.includes(x.pid))
+        return h.status === 'ok' && (h.workers.list as { pid: number | null; alive: boolean }[]).every((x) => x.alive && x.pid !== null && !pids.includes(x.pid))
       } catch {
         return false // nobody listens yet
       } finally {
@@ -346,7 +346,7 @@ test('every worker SIGKILLed at once (--port 0): they come back on the same port
       }
     }
     expect(await waitFor(ok, 60_000)).toBe(true)
-    expect(s.stderr()).toMatch(/2 of 2 workers up/)
+    expect(await waitFor(() => /2 of 2 workers up/.test(s.stderr()), 5000)).toBe(true)
   } finally {
     await s.stop()
   }
