@@ -2,20 +2,23 @@
 // the shared port; an env lives in the worker that built it, whose index its id carries (env_w2_...). A step for
 // another worker's env is forwarded to its owner over gym/worker-peers (one framed call on a Unix socket; the answer
 // is JSON text passed through untouched); a step for a local env runs here. Creates go round-robin over the live
-// workers, so envs spread whatever connection they arrive on. A worker known to have exited answers 503
-// env.worker_down for its envs. Knows nothing of HTTP routes or of how the processes were started.
+// workers, so envs spread whatever connection they arrive on. Which workers are up (and their pids) is what the
+// primary last said (setWorkers): a worker known to be down answers 503 env.worker_down for its envs at once; once its
+// replacement is up, calls go to the new process (which never held the old envs: 404). Knows nothing of HTTP routes
+// or of how the processes were started.
 import { GymError } from '../infra/errors'
 import { HttpError, type HttpStatus } from '../infra/http/errors'
 import type { Qa } from '../world'
-import { LocalEnvSessions, type CreatedEnv, type EnvSessions, type WorkerHealth } from './env-sessions'
+import { LocalEnvSessions, type CreatedEnv, type EnvSessions, type WorkerHealth, type WorkerState } from './env-sessions'
 import type { AssistantAction } from './types'
 import type { GymWorld } from './world-view'
 import { PeerDownError, PeerLink, type PeerFailure, type PeerHead } from './worker-peers'
 
 type Json = Record<string, unknown>
 
-/** How long /health waits for another worker's env count. */
-export const HEALTH_PEER_TIMEOUT_MS = 500
+/** How long /health waits for another worker's env count (then `envs: null`): a worker busy with a batch answers
+ *  between slices, and /health may not wait for the batch (at 500 ms, /health's max during one was the timeout). */
+export const HEALTH_PEER_TIMEOUT_MS = 100
 
 /** The worker index an env id names, or undefined for an id of no worker. */
 export function ownerOf(id: string): number | undefined {
@@ -40,6 +43,7 @@ export class ClusterEnvSessions implements EnvSessions {
   readonly local: LocalEnvSessions
   private readonly peers: (PeerLink | undefined)[]
   private readonly pids: (number | null)[]
+  private readonly restarts: number[]
   private turn = 0
 
   constructor(
@@ -50,14 +54,32 @@ export class ClusterEnvSessions implements EnvSessions {
     this.local = local
     this.peers = Array.from({ length: plan.count }, (_, i) => (i === plan.index ? undefined : new PeerLink(plan.socketPath(i), `worker ${i}`)))
     this.pids = Array.from({ length: plan.count }, (_, i) => (i === plan.index ? process.pid : null))
+    this.restarts = Array.from({ length: plan.count }, () => 0)
   }
 
-  /** The primary said worker i exited: its envs are gone, calls to it fail at once. */
-  markDead(i: number): void {
-    const p = this.peers[i]
-    if (!p) return
-    p.dead = true
-    p.close()
+  /** What the primary says of the workers: one that is down fails calls at once; a new process at an index gets a
+   *  fresh connection. */
+  setWorkers(states: WorkerState[]): void {
+    for (const st of states) {
+      const i = st.index
+      if (!Number.isInteger(i) || i < 0 || i >= this.plan.count) continue
+      this.restarts[i] = st.restarts
+      const p = this.peers[i]
+      if (!p) continue
+      if (!st.up) {
+        p.dead = true
+        p.close()
+      } else if (p.dead || this.pids[i] !== st.pid) {
+        p.close()
+        p.dead = false
+      }
+      this.pids[i] = st.pid
+    }
+  }
+
+  /** Whether every worker is up, as far as the primary has said (no call to any worker). */
+  allUp(): boolean {
+    return this.peers.every((p) => !p?.dead)
   }
 
   /** Answer a peer's forwarded call (the worker's peer channel handler). */
@@ -102,28 +124,43 @@ export class ClusterEnvSessions implements EnvSessions {
 
   step(id: string, action: AssistantAction | string): Promise<string> {
     const w = ownerOf(id)
-    if (w === undefined || w === this.plan.index || w >= this.plan.count) return this.local.step(id, action)
-    return this.forward(w, { op: 'step', id }, JSON.stringify(action))
+    if (w === undefined || w >= this.plan.count) return this.local.step(id, action)
+    return this.lostOnRestart(w, w === this.plan.index ? this.local.step(id, action) : this.forward(w, { op: 'step', id }, JSON.stringify(action)))
   }
 
   close(id: string): Promise<string> {
     const w = ownerOf(id)
-    if (w === undefined || w === this.plan.index || w >= this.plan.count) return this.local.close(id)
-    return this.forward(w, { op: 'close', id })
+    if (w === undefined || w >= this.plan.count) return this.local.close(id)
+    return this.lostOnRestart(w, w === this.plan.index ? this.local.close(id) : this.forward(w, { op: 'close', id }))
+  }
+
+  /** An env that worker w does not know, once w has been restarted: say that envs from before a restart are lost. */
+  private async lostOnRestart(w: number, call: Promise<string>): Promise<string> {
+    try {
+      return await call
+    } catch (e) {
+      const code = (e as { code?: unknown }).code
+      const n = this.restarts[w]
+      if (code !== 'env.not_found' || !n) throw e
+      throw new HttpError(404, 'env.not_found', `${(e as Error).message} (worker ${w} was restarted ${n === 1 ? 'once' : `${n} times`}; envs made before a restart are lost: create a new one)`)
+    }
   }
 
   async health(): Promise<{ envs: number; workers: { count: number; alive: number; list: WorkerHealth[] } }> {
     const list = await Promise.all(
       this.peers.map(async (p, i): Promise<WorkerHealth> => {
-        if (!p) return { index: i, pid: process.pid, alive: true, envs: this.local.registry.size }
-        if (p.dead) return { index: i, pid: this.pids[i], alive: false, envs: null }
+        const restarts = this.restarts[i]
+        if (!p) return { index: i, pid: process.pid, alive: true, envs: this.local.registry.size, restarts }
+        if (p.dead) return { index: i, pid: this.pids[i], alive: false, envs: null, restarts }
         try {
           const h = JSON.parse(await p.call({ op: 'health' }, '', HEALTH_PEER_TIMEOUT_MS)) as { pid: number; envs: number }
           this.pids[i] = h.pid
-          return { index: i, pid: h.pid, alive: true, envs: h.envs }
-        } catch {
-          // Slow but not known dead (the primary reports exits): alive, count unknown.
-          return { index: i, pid: this.pids[i], alive: !p.dead, envs: null }
+          return { index: i, pid: h.pid, alive: true, envs: h.envs, restarts }
+        } catch (e) {
+          // Slow (busy with a batch): alive, count unknown. Unreachable (not listening yet, or gone before the primary
+          // said so): not alive.
+          const busy = e instanceof PeerDownError && e.timedOut
+          return { index: i, pid: this.pids[i], alive: busy && !p.dead, envs: null, restarts }
         }
       }),
     )

@@ -22,10 +22,22 @@ export interface CreatedEnv {
 export interface WorkerHealth {
   index: number
   pid: number | null
-  /** false once the worker process has exited (its envs answer 503 env.worker_down). */
+  /** false while the worker process is down (exited, its restart pending or starting; its envs answer 503 env.worker_down). */
   alive: boolean
   /** Open envs; null when the worker did not answer in time. */
   envs: number | null
+  /** Times this worker was restarted after it exited. */
+  restarts: number
+}
+
+/** What the primary of `gym serve --workers N` tells every worker about worker `index` (sent on every change). */
+export interface WorkerState {
+  index: number
+  /** The process id of the worker that runs (or last ran) at this index. */
+  pid: number | null
+  /** Listening and serving; false from its exit until its replacement is ready. */
+  up: boolean
+  restarts: number
 }
 
 export interface EnvSessions {

@@ -73,20 +73,17 @@ export function passageRetriever(world: GymWorld, wordsPerPassage = PASSAGE_WORD
   }
 }
 
-/** /retrieve's answer for passages, in the two shapes the engines read (as gym/server's page-level one). */
-export async function passageResults(
-  retrieve: (query: string, topk: number) => Promise<Passage[]>,
-  queries: string[],
-  topk: number,
-  withScores: boolean,
-): Promise<unknown[][]> {
-  return Promise.all(
-    queries.map(async (q) =>
-      (await retrieve(q, topk)).map((p, rank) =>
-        withScores
-          ? { document: { id: p.id, contents: p.contents, url: p.url }, score: 1 / (rank + 1) }
-          : { id: p.id, contents: p.contents, url: p.url, title: p.title, text: p.contents.slice(p.contents.indexOf('\n') + 1) },
-      ),
+/** One query's passages as the JSON of its /retrieve result list, in the two shapes the engines read (as the page-level
+ *  one in gym/retrieve-batch): with scores `{document: {id, contents, url}, score}` (rank-based), without the flat item. */
+export function passagesJson(list: Passage[], withScores: boolean): string {
+  return JSON.stringify(
+    list.map((p, rank) =>
+      withScores
+        ? { document: { id: p.id, contents: p.contents, url: p.url }, score: 1 / (rank + 1) }
+        : { id: p.id, contents: p.contents, url: p.url, title: p.title, text: p.contents.slice(p.contents.indexOf('\n') + 1) },
     ),
   )
 }
+
+/** The passage retriever's type (passageRetriever). */
+export type PassageRetriever = ReturnType<typeof passageRetriever>

@@ -1,9 +1,10 @@
 // gym/retrieve-batch: answers one /retrieve batch without holding the server's event loop — the work is bounded up
 // front (queries × topk hits), searched and serialised a slice at a time with a turn of the event loop between slices
 // (the searches themselves run on worker threads when the world has a search pool: openGymWorld searchThreads), and
-// the JSON is handed back as parts for a streamed response, with a bound on its bytes. Knows no routes or HTTP types
-// beyond the error it throws.
+// the JSON is handed back as parts for a streamed response, with a bound on its bytes. Both units (pages, passages)
+// go the same way. Knows no routes or HTTP types beyond the error it throws.
 import { HttpError } from '../infra/http/errors'
+import { PASSAGE_POOL_PAGES, passagesJson, type PassageRetriever } from './passages'
 import type { GymWorld, SearchResult, SliceAnswerer } from './world-view'
 
 /** Hits searched per search call (on the search threads when the world has them). */
@@ -47,13 +48,22 @@ export async function hitsJson(world: Pick<GymWorld, 'access'>, list: SearchResu
   return JSON.stringify(items)
 }
 
-/** A slice of queries answered as the comma-joined JSON of their result lists (what a retrieve worker returns). */
-export async function sliceJson(world: GymWorld, queries: string[], topk: number, withScores: boolean): Promise<string> {
+/** Each query's /retrieve result list as JSON, in order: whole pages, or passages when `passages` is given. */
+async function* queryJson(world: GymWorld, queries: string[], topk: number, withScores: boolean, passages: PassageRetriever | undefined): AsyncGenerator<string> {
+  if (passages) {
+    for (const q of queries) yield passagesJson(await passages(q, topk), withScores)
+    return
+  }
   const hits: SearchResult[][] = world.searchMany
     ? await world.searchMany(queries, topk)
     : await Promise.all(queries.map((q) => (q.trim() ? world.search(q, topk) : Promise.resolve([]))))
+  for (const list of hits) yield await hitsJson(world, list, withScores)
+}
+
+/** A slice of queries answered as the comma-joined JSON of their result lists (what a retrieve worker returns). */
+export async function sliceJson(world: GymWorld, queries: string[], topk: number, withScores: boolean, passages?: PassageRetriever): Promise<string> {
   const out: string[] = []
-  for (const list of hits) out.push(await hitsJson(world, list, withScores))
+  for await (const j of queryJson(world, queries, topk, withScores, passages)) out.push(j)
   return out.join(',')
 }
 
@@ -61,6 +71,7 @@ export async function sliceJson(world: GymWorld, queries: string[], topk: number
  * The `result` array of a /retrieve answer as JSON text parts (comma-joined query lists, in order). With `workers`,
  * whole slices are searched and serialised on worker threads (up to one slice per thread in flight) and this thread
  * only collects their text; without, slices are answered here, yielding to the event loop every few milliseconds.
+ * `passages` (this thread's retriever) makes the answer passages instead of pages, on the threads as here.
  * Throws 413 when the answer would pass maxResponseBytes.
  */
 export async function retrieveResultParts(
@@ -69,9 +80,12 @@ export async function retrieveResultParts(
   topk: number,
   withScores: boolean,
   w: RetrieveWork,
+  passages?: PassageRetriever,
   workers: SliceAnswerer | undefined = world.retrieveSlices,
 ): Promise<string[]> {
-  const per = Math.max(1, Math.floor(SLICE_HITS / topk))
+  // A passage query searches PASSAGE_POOL_PAGES pages whatever its topk: slices are sized by the pages searched.
+  const per = Math.max(1, Math.floor(SLICE_HITS / (passages ? Math.max(topk, PASSAGE_POOL_PAGES) : topk)))
+  const unit = passages ? 'passage' : 'page'
   const parts: string[] = []
   let bytes = 0
   const add = (s: string, at: number) => {
@@ -90,7 +104,7 @@ export async function retrieveResultParts(
     for (let at = 0; at < queries.length; at += per) starts.push(at)
     const window = Math.max(1, workers.threads)
     const inFlight: Promise<string>[] = []
-    const launch = (i: number) => workers.sliceJson(queries.slice(starts[i], starts[i] + per), topk, withScores)
+    const launch = (i: number) => workers.sliceJson(queries.slice(starts[i], starts[i] + per), topk, withScores, unit)
     for (let i = 0; i < Math.min(window, starts.length); i++) inFlight.push(launch(i))
     for (let i = 0; i < starts.length; i++) {
       let s: string
@@ -112,12 +126,9 @@ export async function retrieveResultParts(
   }
   let since = performance.now()
   for (let at = 0; at < queries.length; at += per) {
-    const slice = queries.slice(at, at + per)
-    const hits: SearchResult[][] = world.searchMany
-      ? await world.searchMany(slice, topk)
-      : await Promise.all(slice.map((q) => (q.trim() ? world.search(q, topk) : Promise.resolve([]))))
-    for (let i = 0; i < hits.length; i++) {
-      add(await hitsJson(world, hits[i], withScores), at + i)
+    let i = at
+    for await (const j of queryJson(world, queries.slice(at, at + per), topk, withScores, passages)) {
+      add(j, i++)
       if (performance.now() - since > YIELD_MS) {
         await tick()
         since = performance.now()
@@ -129,17 +140,22 @@ export async function retrieveResultParts(
   return parts
 }
 
-/** A JSON response streamed from `{"result": [parts...]` + extra top-level fields `}`, a few hundred KB per chunk. */
+/** A JSON response streamed from `{"result": [parts...]` + extra top-level fields `}`, a few hundred KB per chunk, with
+ *  a turn of the event loop before each chunk: @hono/node-server reads the next chunk as soon as a socket write
+ *  returns true, which on loopback it does for most of an answer, so a stream that is always ready would be sent in
+ *  one go (78 MiB: /health waited ~0.4-0.9 s at the first byte of a 16,384 x 4 answer). */
 export function streamJson(resultParts: string[], extra: Record<string, unknown>, headers: Record<string, string> = {}): Response {
   const enc = new TextEncoder()
   let i = 0
   let started = false
   const body = new ReadableStream<Uint8Array>({
-    pull(ctl) {
+    async pull(ctl) {
       if (!started) {
         started = true
         ctl.enqueue(enc.encode('{"result":['))
+        return
       }
+      await tick()
       if (i >= resultParts.length) {
         const tail = Object.entries(extra).map(([k, v]) => `,${JSON.stringify(k)}:${JSON.stringify(v)}`).join('')
         ctl.enqueue(enc.encode(`]${tail}}`))

@@ -1,5 +1,5 @@
 // gym/retrieve-workers: RetrieveWorkers — worker threads over a world folder, each with its own read-only copy of the
-// world's index, that answer whole /retrieve slices (search + page text + JSON) off the server's event loop; slices go
+// world's index, that answer whole /retrieve slices (search + page text or passages + JSON) off the server's event loop; slices go
 // to the least busy thread. Only engines that rebuild from the world file (embedded, sqlite) can be shared this way.
 // Knows nothing of HTTP.
 import { Worker } from 'node:worker_threads'
@@ -38,7 +38,7 @@ export class RetrieveWorkers implements SliceAnswerer {
     return new RetrieveWorkers(ok)
   }
 
-  sliceJson(queries: string[], topk: number, withScores: boolean): Promise<string> {
+  sliceJson(queries: string[], topk: number, withScores: boolean, unit: 'page' | 'passage' = 'page'): Promise<string> {
     if (this.closed) return Promise.reject(new SearchError('search.retrieve_workers', 'the retrieve workers are closed'))
     const live = this.pool.filter((t) => !t.dead)
     if (live.length === 0) return Promise.reject(this.pool[0]?.dead ?? new SearchError('search.retrieve_workers', 'no retrieve worker'))
@@ -46,7 +46,7 @@ export class RetrieveWorkers implements SliceAnswerer {
     const id = this.nextId++
     return new Promise((resolve, reject) => {
       t.pending.set(id, { resolve, reject })
-      t.worker.postMessage({ id, queries, topk, withScores } satisfies RetrieveWorkerRequest)
+      t.worker.postMessage({ id, queries, topk, withScores, unit } satisfies RetrieveWorkerRequest)
     })
   }
 

@@ -20,11 +20,11 @@ import { checkRetrieveWork, retrieveResultParts, streamJson } from './retrieve-b
 import type { GymWorld, SearchResult } from './world-view'
 import { extraFieldNotes, IGNORED_FIELDS_HEADER } from './extra-fields'
 import { getPathWithoutToken, pathToken, rawPath } from './path-token'
-import { passageResults, passageRetriever, type RetrieveUnit } from './passages'
+import { passageRetriever, type RetrieveUnit } from './passages'
 
 export interface GymServerOptions {
   /** Token required on every route but /health — as `Authorization: Bearer TOKEN` or as the path prefix `/t/TOKEN/`
-   * (gym/path-token; for engines that send no header); empty: no auth. */
+   * (gym/path-token; for engines that send no header); empty: no auth. Without it /health says only `{"status":"up"}`. */
   token: string
   maxBodyBytes: number
   maxQueryChars: number
@@ -174,14 +174,15 @@ export async function createGymServer(world: GymWorld, options: Partial<GymServe
   app.use('*', hostGuard({ bindHost: o.bindHost, allowHosts: o.allowHosts }))
   const jsonOnly = requireJson()
   app.use('*', (c, next) => (c.req.header('content-type') !== undefined || Number(c.req.header('content-length') ?? 0) > 0 || c.req.header('transfer-encoding') !== undefined ? jsonOnly(c, next) : next()))
+  const authorized = (c: Context): boolean => {
+    if (!tokenDigest) return true
+    const m = /^Bearer\s+(.+)$/i.exec(c.req.header('authorization') ?? '')
+    const given = m ? m[1].trim() : pathToken(rawPath(c.req.url))
+    return given !== undefined && timingSafeEqual(digest(given), tokenDigest)
+  }
   app.use('*', async (c, next) => {
-    if (tokenDigest && c.req.path !== '/health') {
-      const h = c.req.header('authorization') ?? ''
-      const m = /^Bearer\s+(.+)$/i.exec(h)
-      const given = m ? m[1].trim() : pathToken(rawPath(c.req.url))
-      if (given === undefined || !timingSafeEqual(digest(given), tokenDigest))
-        return c.json(errorBody(401, 'auth.unauthorized', 'missing or wrong token (Authorization: Bearer TOKEN, or the URL path prefix /t/TOKEN/)'), 401)
-    }
+    if (c.req.path !== '/health' && !authorized(c))
+      return c.json(errorBody(401, 'auth.unauthorized', 'missing or wrong token (Authorization: Bearer TOKEN, or the URL path prefix /t/TOKEN/)'), 401)
     await next()
   })
   // The unread rest of a refused body makes the connection unusable: tell the client not to reuse it.
@@ -203,7 +204,15 @@ export async function createGymServer(world: GymWorld, options: Partial<GymServe
   const schemas = gymSchemas(o)
   const body = async (c: Context): Promise<Body> => parseJsonBody(await c.req.text())
 
-  app.get('/health', async (c) => c.json({ status: 'ok', world: world.name, qa: qaList().length, ...(await sessions.health()) }))
+  // Public, for load balancers: with a token set, an unauthenticated /health answers only that the server is up (no world,
+  // counts or pids, and no call to another worker); with the token (or without one set), the detail: "degraded" while a
+  // worker of --workers N is down (still 200: the other workers serve; a server with none up does not answer at all).
+  app.get('/health', async (c) => {
+    if (!authorized(c)) return c.json({ status: 'up' })
+    const h = await sessions.health()
+    const status = h.workers && h.workers.alive < h.workers.count ? 'degraded' : 'ok'
+    return c.json({ status, world: world.name, qa: qaList().length, ...h })
+  })
 
   app.get('/v1/qa', (c) => {
     const split = c.req.query('split')
@@ -296,14 +305,10 @@ export async function createGymServer(world: GymWorld, options: Partial<GymServe
     // Bounded up front (both units): one batch never stalls /health or another env's steps.
     const work = { maxHits: o.maxRetrieveHits, maxResponseBytes: o.maxResponseBytes }
     checkRetrieveWork(Math.min(qs.length, o.maxBatchQueries), topk, work)
-    if (passages) {
-      const result = await passageResults(passages, queries, topk, withScores)
-      if (notes.length === 0) return c.json({ result })
-      return c.json({ result, notes }, 200, { 'x-searchgym-retrieve-notes': String(notes.length) })
-    }
-    // Pages: searched a slice at a time off the event loop, streamed (gym/retrieve-batch). Shapes (Search-R1/verl with scores, AReaL/ASearcher flat items): gym/retrieve-batch.
+    // Pages or passages: searched a slice at a time off the event loop (on the search threads when there are), streamed
+    // (gym/retrieve-batch). Shapes (Search-R1/verl with scores, AReaL/ASearcher flat items): gym/retrieve-batch, gym/passages.
     // A streamed Response bypasses c.header(): the ignored-fields header goes in explicitly.
-    const parts = await retrieveResultParts(world, queries, topk, withScores, work)
+    const parts = await retrieveResultParts(world, queries, topk, withScores, work, passages)
     const headers: Record<string, string> = ignored ? { [IGNORED_FIELDS_HEADER]: ignored } : {}
     if (notes.length === 0) return streamJson(parts, {}, headers)
     return streamJson(parts, { notes }, { ...headers, 'x-searchgym-retrieve-notes': String(notes.length) })

@@ -63,7 +63,7 @@ test('a peer that goes away fails pending calls and later ones at once (no hang)
   await expect(link.call({ op: 'later' })).rejects.toBeInstanceOf(PeerDownError)
   expect(performance.now() - t0).toBeLessThan(1000)
   link.dead = true
-  await expect(link.call({ op: 'dead' })).rejects.toThrow('peer c has exited')
+  await expect(link.call({ op: 'dead' })).rejects.toThrow('peer c is down')
 })
 
 test('env ids name their owner; --max-envs splits exactly over the workers', () => {

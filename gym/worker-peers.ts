@@ -1,7 +1,7 @@
 // gym/worker-peers: the channel between `gym serve --workers N` processes — each worker listens on a Unix socket;
 // a peer sends it framed calls and gets framed answers. A frame is [u32 head bytes][u32 payload bytes][head JSON]
 // [payload UTF-8], so a step's answer (already JSON text) crosses without being escaped or re-parsed. A peer whose
-// socket closes fails its pending calls at once (never a hang). Knows nothing of envs or HTTP.
+// socket closes fails the calls pending on that connection at once (never a hang). Knows nothing of envs or HTTP.
 import { createConnection, createServer, type Server, type Socket } from 'node:net'
 
 export type PeerHead = Record<string, unknown>
@@ -17,7 +17,15 @@ export interface PeerFailure {
 }
 
 /** A call that did not get an answer: the peer is gone or did not answer in time. */
-export class PeerDownError extends Error {}
+export class PeerDownError extends Error {
+  constructor(
+    message: string,
+    /** The peer may be alive but busy: it did not answer in time (else it is gone or cannot be reached). */
+    readonly timedOut = false,
+  ) {
+    super(message)
+  }
+}
 
 function encode(head: PeerHead, payload: string): Buffer {
   const h = Buffer.from(JSON.stringify(head))
@@ -71,7 +79,7 @@ export function listenPeers(path: string, handler: PeerHandler, toFailure: (e: u
 export class PeerLink {
   private sock: Socket | undefined
   private next = 1
-  private readonly pending = new Map<number, { resolve(t: string): void; reject(e: Error): void; timer?: NodeJS.Timeout }>()
+  private readonly pending = new Map<number, { resolve(t: string): void; reject(e: Error): void; timer?: NodeJS.Timeout; sock: Socket }>()
   /** Set once the peer is known to have exited: calls fail at once. */
   dead = false
 
@@ -82,15 +90,15 @@ export class PeerLink {
 
   /** The payload of the answer; a PeerFailure-shaped Error (with .failure) when the peer's handler threw. */
   call(head: PeerHead, payload = '', timeoutMs = 0): Promise<string> {
-    if (this.dead) return Promise.reject(new PeerDownError(`${this.name} has exited`))
+    if (this.dead) return Promise.reject(new PeerDownError(`${this.name} is down`))
     const s = this.socket()
     const i = this.next++
     return new Promise<string>((resolve, reject) => {
-      const entry: { resolve(t: string): void; reject(e: Error): void; timer?: NodeJS.Timeout } = { resolve, reject }
+      const entry: { resolve(t: string): void; reject(e: Error): void; timer?: NodeJS.Timeout; sock: Socket } = { resolve, reject, sock: s }
       if (timeoutMs > 0)
         entry.timer = setTimeout(() => {
           this.pending.delete(i)
-          reject(new PeerDownError(`${this.name} did not answer within ${timeoutMs} ms`))
+          reject(new PeerDownError(`${this.name} did not answer within ${timeoutMs} ms`, true))
         }, timeoutMs)
       this.pending.set(i, entry)
       s.write(encode({ ...head, i }, payload))
@@ -112,11 +120,13 @@ export class PeerLink {
     })
     const fail = (why: string) => {
       if (this.sock === s) this.sock = undefined
-      for (const [, p] of this.pending) {
+      // Only the calls sent on this connection: a peer restarted at the same path already has a new one.
+      for (const [i, p] of this.pending) {
+        if (p.sock !== s) continue
         if (p.timer) clearTimeout(p.timer)
+        this.pending.delete(i)
         p.reject(new PeerDownError(`${this.name} ${why}`))
       }
-      this.pending.clear()
     }
     s.on('error', (e) => fail(`cannot be reached (${(e as NodeJS.ErrnoException).code ?? e.message})`))
     s.on('close', () => fail('closed its connection'))

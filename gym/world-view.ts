@@ -39,6 +39,6 @@ export interface GymWorld {
 export interface SliceAnswerer {
   /** Worker threads answering slices in parallel. */
   readonly threads: number
-  /** The comma-joined JSON of these queries' /retrieve result lists, in order. */
-  sliceJson(queries: string[], topk: number, withScores: boolean): Promise<string>
+  /** The comma-joined JSON of these queries' /retrieve result lists, in order: whole pages, or ~100-word passages. */
+  sliceJson(queries: string[], topk: number, withScores: boolean, unit?: 'page' | 'passage'): Promise<string>
 }

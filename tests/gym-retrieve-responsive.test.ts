@@ -2,7 +2,10 @@
 // world, --workers 1 and 2). The 16,384 x topk 50 batch is refused with a clear 413 under the default bound; with the bound lifted it runs
 // (searches on a worker thread, serialised a slice at a time) until its answer passes --max-response-bytes, a 413 —
 // and meanwhile /health and another env's steps answer within 100 ms at p99. A batch inside both bounds is answered
-// in full, streamed. Never a 500.
+// in full, streamed. Never a 500. With --retrieve-unit passage the same holds, and the threads' passages are the ones
+// this process's own retriever ranks.
+import { openGymWorld, passageRetriever } from '../gym'
+import { passagesJson } from '../gym/passages'
 import { startGymServer } from '../gym/server'
 import { openFixtureWorld } from './fixtures/gym-fixture-world'
 import { sharedTinyWorld } from './helpers/shared-world'
@@ -101,4 +104,50 @@ describe.each(['1', '2'])('gym serve --workers %s under a huge /retrieve', (work
     expect(j.result[1]).toHaveLength(3)
     expect(j.result[1][0].document.contents.length).toBeGreaterThan(20)
   }, 120_000)
+})
+
+// Passages take the same road (they were one Promise.all on the event loop: /health waited for the whole batch).
+describe('gym serve --workers 2 --retrieve-unit passage under a big /retrieve', () => {
+  let g: GymServeProcess
+  beforeAll(async () => {
+    const w = await sharedTinyWorld()
+    g = await startGymServe(w.dir, ['--workers', '2', '--retrieve-unit', 'passage'])
+  }, 300_000)
+  afterAll(() => g?.stop())
+
+  it('4,096 x topk 4 passages, answered in full and as this process ranks them, while /health answers within 100 ms p99', async () => {
+    const w = await sharedTinyWorld()
+    const world = await openGymWorld(w.dir)
+    const questions = world.listQa().map((q) => q.question)
+    const qs = Array.from({ length: 4096 }, (_, i) => `${questions[i % questions.length]} ${i}`)
+    const probe = async (until: () => boolean, out: number[]) => {
+      while (!until()) {
+        const t0 = performance.now()
+        const r = await fetch(`${g.url}/health`)
+        await r.json()
+        if (!until()) out.push(performance.now() - t0)
+        expect(r.status).toBe(200)
+      }
+    }
+    const quiet: number[] = []
+    const t0 = performance.now()
+    await Promise.all([probe(() => performance.now() - t0 > 2000, quiet), probe(() => performance.now() - t0 > 2000, quiet)])
+    let done = false
+    const during: number[] = []
+    const big = post(`${g.url}/retrieve`, { queries: qs, topk: 4, return_scores: true }).then(async (r) => {
+      const j = (await r.json()) as { result: unknown[][] }
+      done = true
+      return { status: r.status, j }
+    })
+    const [res] = await Promise.all([big, probe(() => done, during), probe(() => done, during)])
+    expect(res.status).toBe(200)
+    expect(res.j.result).toHaveLength(4096)
+    // The worker threads rank passages as this process's own retriever does.
+    const mine = passageRetriever(world)
+    for (const i of [0, 1, 2047, 4095]) expect(res.j.result[i]).toEqual(JSON.parse(passagesJson(await mine(qs[i], 4), true)))
+    await world.close()
+    process.stdout.write(`passages 4,096 x topk 4: ${during.length} /health p99 ${p99(during).toFixed(1)} ms (max ${Math.max(...during).toFixed(1)}); quiet p99 ${p99(quiet).toFixed(1)} ms\n`)
+    expect(during.length).toBeGreaterThanOrEqual(20)
+    expect(p99(during)).toBeLessThan(Math.max(100, 3 * p99(quiet)))
+  }, 300_000)
 })

@@ -171,8 +171,13 @@ describe('gym server auth and expiry', () => {
   })
   afterAll(() => s.close())
 
-  it('requires the bearer token everywhere but /health', async () => {
-    expect((await call(s, 'GET', '/health')).status).toBe(200)
+  it('requires the bearer token everywhere but /health, which without it says only that the server is up', async () => {
+    const open = await call(s, 'GET', '/health')
+    expect(open).toMatchObject({ status: 200, json: { status: 'up' } })
+    expect(Object.keys(open.json)).toEqual(['status'])
+    expect((await call(s, 'GET', '/health', undefined, { authorization: 'Bearer wrong' })).json).toEqual({ status: 'up' })
+    expect((await call(s, 'GET', '/health', undefined, { authorization: 'Bearer s3cret' })).json).toMatchObject({ status: 'ok', world: 'fixture', envs: 0 })
+    expect((await call(s, 'GET', '/t/s3cret/health')).json).toMatchObject({ status: 'ok', world: 'fixture', envs: 0 })
     const none = await call(s, 'POST', '/v1/search', { query: 'x' })
     expect(none).toMatchObject({ status: 401, json: { error: { code: 'auth.unauthorized' } } })
     expect((await call(s, 'POST', '/v1/search', { query: 'x' }, { authorization: 'Bearer wrong' })).status).toBe(401)

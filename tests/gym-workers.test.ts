@@ -1,10 +1,12 @@
 // tests/gym-workers: `searchgym gym serve --workers 2` for real (child processes, loopback HTTP, the shared tiny world).
 // Over ONE keep-alive connection (so every request reaches the same worker) creates still spread over both workers and
 // every step reaches its env's owner: the same seeded episodes give the same step results as `--workers 1`. /health
-// lists the workers; the guards (token, Host, Origin, content type) hold on every worker; a SIGKILLed worker is
-// reported and its envs answer 503 env.worker_down at once; SIGTERM — or a SIGKILLed primary — leaves no worker alive
-// (and no socket folder).
-import { existsSync, readFileSync } from 'node:fs'
+// lists the workers (with the token; without it, only {"status":"up"}); the guards (token, Host, Origin, content type)
+// hold on every worker; a SIGKILLed worker is reported (/health "degraded"), its envs answer 503 env.worker_down at
+// once, and it comes back as a new process that serves; a worker that cannot start is retried with a growing back-off,
+// not in a loop; SIGTERM — or a SIGKILLed primary — leaves no worker alive (and no socket folder).
+import { cpSync, existsSync, mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { Agent, request } from 'node:http'
 import { join } from 'node:path'
 import { sharedTinyWorld } from './helpers/shared-world'
@@ -111,10 +113,12 @@ describe('gym serve --workers 2', () => {
     await Promise.all([two?.stop(), one?.stop()])
   })
 
-  it('/health lists both workers, alive, each its own process; --workers 1 has no worker list', async () => {
+  it('/health lists both workers, alive, each its own process; without the token only {"status":"up"}; --workers 1 has no worker list', async () => {
     const c = oneConnection(two.url)
-    const h = (await c.call('GET', '/health', undefined, {})).json
+    const h = (await c.call('GET', '/health')).json
+    const open = await c.call('GET', '/health', undefined, {})
     c.close()
+    expect(open).toEqual({ status: 200, json: { status: 'up' } })
     expect(h.status).toBe('ok')
     expect(h.workers.count).toBe(2)
     expect(h.workers.alive).toBe(2)
@@ -123,7 +127,7 @@ describe('gym serve --workers 2', () => {
     expect(pids).not.toContain(two.proc.pid)
     for (const p of pids) expect(alive(p)).toBe(true)
     const c1 = oneConnection(one.url)
-    const h1 = (await c1.call('GET', '/health', undefined, {})).json
+    const h1 = (await c1.call('GET', '/health')).json
     c1.close()
     expect(h1.workers).toBeUndefined()
     expect(h1.envs).toBe(0)
@@ -138,7 +142,7 @@ describe('gym serve --workers 2', () => {
       expect(b.ids.every((id) => /^env_[0-9a-f]{24}$/.test(id))).toBe(true)
       expect(a.steps).toEqual(b.steps)
       // Every env was closed on its owner.
-      expect((await c2.call('GET', '/health', undefined, {})).json.envs).toBe(0)
+      expect((await c2.call('GET', '/health')).json.envs).toBe(0)
     } finally {
       c2.close()
       c1.close()
@@ -167,11 +171,11 @@ describe('gym serve --workers 2', () => {
     expect(seen).toEqual(new Set([0, 1]))
   }, 60_000)
 
-  it('a SIGKILLed worker is reported in /health; its envs answer 503 env.worker_down at once; creates go to the live one', async () => {
+  it('a SIGKILLed worker: /health "degraded", its envs 503 env.worker_down at once; then a new process at its index serves', async () => {
     const c = oneConnection(two.url)
     const ids: string[] = []
     for (let i = 0; i < 4; i++) ids.push((await c.call('POST', '/v1/envs', { qaId: qaIds[i] })).json.envId as string)
-    const h = (await c.call('GET', '/health', undefined, {})).json
+    const h = (await c.call('GET', '/health')).json
     const victim = (h.workers.list as { index: number; pid: number }[])[1]
     process.kill(victim.pid, 'SIGKILL')
     expect(await waitFor(() => !alive(victim.pid), 5000)).toBe(true)
@@ -185,9 +189,15 @@ describe('gym serve --workers 2', () => {
         return c2.call(method, path, body)
       }
     }
-    expect(await waitFor(async () => (await reply('GET', '/health')).json.workers.alive === 1, 5000)).toBe(true)
-    const health = (await reply('GET', '/health')).json
-    expect(health.workers.list[1]).toMatchObject({ index: 1, alive: false, envs: null })
+    // Down: degraded (still 200 — the other worker serves), listed not alive; its envs fail at once.
+    expect(await waitFor(async () => (await reply('GET', '/health')).json.status === 'degraded', 5000)).toBe(true)
+    const down = await reply('GET', '/health')
+    expect(down.status).toBe(200)
+    expect(down.json.workers).toMatchObject({ count: 2, alive: 1 })
+    expect(down.json.workers.list[1]).toMatchObject({ index: 1, alive: false, envs: null })
+    const anon = oneConnection(two.url)
+    expect(await anon.call('GET', '/health', undefined, {})).toEqual({ status: 200, json: { status: 'up' } })
+    anon.close()
     for (const id of ids) {
       const t0 = performance.now()
       const r = await reply('POST', `/v1/envs/${id}/step`, { action: '<answer>x</answer>' })
@@ -197,18 +207,51 @@ describe('gym serve --workers 2', () => {
         expect(r.json.error.code).toBe('env.worker_down')
       } else expect(r.status).toBe(200)
     }
-    for (let i = 0; i < 3; i++) {
-      const made = await reply('POST', '/v1/envs', { qaId: qaIds[i] })
-      expect(made.status).toBe(201)
-      expect(made.json.envId).toMatch(/^env_w0_/)
+    expect(two.stderr()).toMatch(new RegExp(`worker 1 \\(pid ${victim.pid}\\) exited \\(SIGKILL\\).*restarting it in 0\\.5 s`))
+    // Back: a new pid at index 1, status ok, one restart counted.
+    expect(await waitFor(async () => (await reply('GET', '/health')).json.status === 'ok', 60_000)).toBe(true)
+    const back = (await reply('GET', '/health')).json
+    const fresh = back.workers.list[1] as { pid: number; alive: boolean; restarts: number }
+    expect(fresh).toMatchObject({ alive: true, restarts: 1 })
+    expect(fresh.pid).not.toBe(victim.pid)
+    expect(alive(fresh.pid)).toBe(true)
+    expect(two.stderr()).toMatch(new RegExp(`worker 1 restarted \\(pid ${fresh.pid}\\); 2 of 2 workers up`))
+    // It serves: creates go to both workers again, and a step of an env on the new worker answers (forwarded or not).
+    const made: string[] = []
+    for (let i = 0; i < 4; i++) {
+      const r = await reply('POST', '/v1/envs', { qaId: qaIds[i] })
+      expect(r.status).toBe(201)
+      made.push(r.json.envId as string)
     }
+    const onNew = made.filter((id) => id.startsWith('env_w1_'))
+    expect(onNew.length).toBeGreaterThan(0)
+    for (const id of onNew) expect((await reply('POST', `/v1/envs/${id}/step`, { action: '<answer>x</answer>' })).status).toBe(200)
+    // A fresh connection can land on the new process itself: every one answers.
+    const seen = new Set<number>()
+    for (let i = 0; i < 8; i++) {
+      const c3 = oneConnection(two.url)
+      const r = await c3.call('POST', '/v1/envs', { qaId: qaIds[0] })
+      expect(r.status).toBe(201)
+      seen.add(Number(/^env_w(\d)_/.exec(r.json.envId as string)![1]))
+      await c3.call('DELETE', `/v1/envs/${r.json.envId as string}`)
+      c3.close()
+    }
+    expect(seen).toEqual(new Set([0, 1]))
+    // The old worker's envs died with it: the new process never had them.
+    const old = ids.find((id) => id.startsWith('env_w1_'))
+    if (old) {
+      const gone = (await reply('POST', `/v1/envs/${old}/step`, { action: '<answer>x</answer>' })).json.error
+      expect(gone.code).toBe('env.not_found')
+      expect(gone.message).toContain('worker 1 was restarted once; envs made before a restart are lost')
+    }
+    for (const id of [...made, ...ids.filter((x) => x.startsWith('env_w0_'))]) await reply('DELETE', `/v1/envs/${id}`)
     c2.close()
     c.close()
-  }, 60_000)
+  }, 120_000)
 
   it('SIGTERM stops the primary and every worker (no orphans)', async () => {
     const c = oneConnection(two.url)
-    const pids = ((await c.call('GET', '/health', undefined, {})).json.workers.list as { pid: number; alive: boolean }[]).filter((w) => w.alive).map((w) => w.pid)
+    const pids = ((await c.call('GET', '/health')).json.workers.list as { pid: number; alive: boolean }[]).filter((w) => w.alive).map((w) => w.pid)
     c.close()
     expect(pids.length).toBeGreaterThan(0)
     await two.stop()
@@ -241,3 +284,70 @@ test('a world no worker can open is one error line from the primary and a non-ze
   expect(lines.filter((l) => l.startsWith('searchgym: error:'))).toHaveLength(1)
   expect(lines).toHaveLength(1)
 }, 180_000)
+
+test('a worker that cannot start again is retried with a doubling back-off, not in a loop; the other keeps serving', async () => {
+  const w = await sharedTinyWorld()
+  const root = mkdtempSync(join(tmpdir(), 'sg-workers-backoff-'))
+  const dir = join(root, 'tiny')
+  cpSync(w.dir, dir, { recursive: true })
+  const s = await startGymServe(dir, ['--workers', '2'])
+  try {
+    const c = oneConnection(s.url)
+    const victim = ((await c.call('GET', '/health')).json.workers.list as { pid: number }[])[1].pid
+    // The running workers keep their open world; a replacement finds no world to open.
+    renameSync(dir, join(root, 'moved'))
+    process.kill(victim, 'SIGKILL')
+    const tries = () => (s.stderr().match(/worker 1 .*restarting it in/g) ?? []).length
+    expect(await waitFor(() => tries() >= 3, 30_000)).toBe(true)
+    const waits = [...s.stderr().matchAll(/worker 1 .*restarting it in ([\d.]+) s/g)].map((m) => Number(m[1]))
+    expect(waits.slice(0, 3)).toEqual([0.5, 1, 2])
+    expect(s.stderr()).toMatch(/worker 1 \(pid \d+\) could not start \(.+\)/)
+    // Not a loop: ~3.5 s of back-off for three tries.
+    expect(tries()).toBeLessThan(6)
+    let c2 = oneConnection(s.url)
+    const health = async () => {
+      try {
+        return (await c2.call('GET', '/health')).json
+      } catch {
+        c2 = oneConnection(s.url)
+        return (await c2.call('GET', '/health')).json
+      }
+    }
+    const h = await health()
+    expect(h.status).toBe('degraded')
+    expect(h.workers.alive).toBe(1)
+    expect(s.proc.exitCode).toBeNull()
+    c2.close()
+    c.close()
+  } finally {
+    await s.stop()
+    rmSync(root, { recursive: true, force: true })
+  }
+}, 120_000)
+
+test('every worker SIGKILLed at once (--port 0): they come back on the same port', async () => {
+  const w = await sharedTinyWorld()
+  const s = await startGymServe(w.dir, ['--workers', '2'])
+  try {
+    const c = oneConnection(s.url)
+    const pids = ((await c.call('GET', '/health')).json.workers.list as { pid: number }[]).map((x) => x.pid)
+    c.close()
+    for (const p of pids) process.kill(p, 'SIGKILL')
+    expect(await waitFor(() => pids.every((p) => !alive(p)), 5000)).toBe(true)
+    const ok = async () => {
+      const c2 = oneConnection(s.url)
+      try {
+        const h = (await c2.call('GET', '/health')).json
+        return h.status === 'ok' && (h.workers.list as { pid: number | null; alive: boolean }[]).every((x) => x.alive && x.pid !== null && !pids.includes(x.pid))
+      } catch {
+        return false // nobody listens yet
+      } finally {
+        c2.close()
+      }
+    }
+    expect(await waitFor(ok, 60_000)).toBe(true)
+    expect(await waitFor(() => /2 of 2 workers up/.test(s.stderr()), 5000)).toBe(true)
+  } finally {
+    await s.stop()
+  }
+}, 120_000)

@@ -15,7 +15,7 @@ import { DEFAULT_SERVER_OPTIONS, SERVER_OPTION_RANGES, startGymServer, statusOf,
 import { ClusterEnvSessions, workerMaxEnvs } from '../cluster-sessions'
 import { LocalEnvSessions } from '../env-sessions'
 import { listenPeers } from '../worker-peers'
-import { joinPrimary, reportStartFailure, startWorkers, workerPlan } from './serve-workers'
+import { joinPrimary, reportStartFailure, startWorkers, workerPlan, workerPort } from './serve-workers'
 import { oneLine } from '../../infra/errors'
 import type { ClusterPlan } from '../cluster-sessions'
 
@@ -63,7 +63,7 @@ export const serveCommandWith = (stages?: readonly Stage[]): Command => ({
       .option('host', { type: 'string', default: '127.0.0.1', describe: 'interface to listen on (0.0.0.0: every interface; set --token then)' })
       .option('token', {
         type: 'string',
-        describe: 'token required on every route but /health, as Authorization: Bearer TOKEN or as the URL path prefix http://HOST:PORT/t/TOKEN/... (for engines that send no header) (default: $SEARCHGYM_TOKEN)',
+        describe: 'token required on every route but /health (which without it says only {"status":"up"}), as Authorization: Bearer TOKEN or as the URL path prefix http://HOST:PORT/t/TOKEN/... (for engines that send no header) (default: $SEARCHGYM_TOKEN)',
       })
       .option('max-envs', { type: 'number', default: DEFAULT_SERVER_OPTIONS.maxEnvs, describe: 'most envs open at once' })
       .option('idle-seconds', { type: 'number', default: DEFAULT_SERVER_OPTIONS.envIdleMs / 1000, describe: 'close envs idle this long' })
@@ -99,7 +99,7 @@ export const serveCommandWith = (stages?: readonly Stage[]): Command => ({
       })
       .option('workers', {
         type: 'number',
-        describe: 'worker processes answering on the one port, each over the read-only world; an env lives in the worker that built it and its steps are routed there (default: the machine\'s cores; 1: one process)',
+        describe: 'worker processes answering on the one port, each over the read-only world, restarted when one exits (back-off 0.5 s doubling to 30 s); an env lives in the worker that built it and its steps are routed there (default: the machine\'s cores; 1: one process)',
       })
       .option('max-body-bytes', { type: 'number', default: DEFAULT_SERVER_OPTIONS.maxBodyBytes, describe: 'largest request body' })
       .option('engine', { type: 'string', choices: [...ENGINE_NAMES], describe: 'search engine (default: the one the world was verified with)' })
@@ -116,7 +116,7 @@ export const serveCommandWith = (stages?: readonly Stage[]): Command => ({
           'folder for an AReaL/ASearcher address file Host<ip>_IP<port>.txt (its $RAG_SERVER_ADDR_DIR); removed on exit; files of dead servers there are removed at start; with --token the line carries /t/TOKEN',
       })
       .example('searchgym gym serve worlds/paper --port 8000', 'envs, /v1/search, /v1/access, Search-R1 /retrieve on http://127.0.0.1:8000')
-      .example('searchgym gym serve worlds/paper --workers 2', 'two worker processes on one port (default: one per core); /health lists them')
+      .example('searchgym gym serve worlds/paper --workers 2', 'two worker processes on one port (default: one per core); one that exits is restarted; /health lists them, "degraded" while one is down')
       .example('SEARCHGYM_TOKEN=secret searchgym gym serve worlds/paper --host 0.0.0.0', 'every interface, bearer token required'),
   handler: handler(async (raw: ArgumentsCamelCase) => {
     const a = raw as unknown as ServeArgs
@@ -200,7 +200,7 @@ export const serveCommandWith = (stages?: readonly Stage[]): Command => ({
         : undefined
       const s = await startGymServer(world, {
         host: a.host,
-        port,
+        port: workerPort() ?? port,
         token,
         maxTopK,
         retrieveUnit: a.retrieveUnit === 'passage' ? 'passage' : 'page',
@@ -228,7 +228,7 @@ export const serveCommandWith = (stages?: readonly Stage[]): Command => ({
       }
       process.once('SIGINT', stop)
       process.once('SIGTERM', stop)
-      joinPrimary({ index: plan.index, url: s.url, port: s.port, qa: world.listQa().length, searchThreads: world.searchThreads }, (i) => cs.markDead(i))
+      joinPrimary({ index: plan.index, url: s.url, port: s.port, qa: world.listQa().length, searchThreads: world.searchThreads }, (states) => cs.setWorkers(states))
       await new Promise(() => {})
     }
     let addressFile: string | undefined
