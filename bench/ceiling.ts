@@ -66,7 +66,7 @@ export async function oracleNeeds(world: BenchWorld, questions: readonly Qa[], g
   return pMap(
     questions,
     async (qa): Promise<OracleNeed> => {
-      const rec = await runEpisode(qa, await world.makeEnv(qa, lifted), oracle(qa), { maxTurns: ORACLE_BUDGETS.maxTurns, scorer })
+      const rec = await runEpisode(qa, await world.makeEnv(qa, lifted), oracle(qa), { scorer })
       let responseTokens = 0
       for (const t of rec.turns) responseTokens = Math.max(responseTokens, t.metrics.response_tokens ?? 0)
       return {

@@ -249,7 +249,7 @@ export async function runBench(outDir: string, given: BenchRunConfig, deps: RunD
         pending,
         async (qa) => {
           const env = await deps.world.makeEnv(qa, gym)
-          const rec = await runEpisode(qa, env, deps.policyFor(qa), { maxTurns: gym.budgets.maxTurns, scorer: deps.scorer, judge: deps.judge, signal: deps.signal })
+          const rec = await runEpisode(qa, env, deps.policyFor(qa), { scorer: deps.scorer, judge: deps.judge, signal: deps.signal })
           writer.append(rec)
           nDone++
           // Test-only: kill tests hold the run here, right after the n-th record is on disk.

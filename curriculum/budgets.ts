@@ -1,7 +1,8 @@
 // curriculum/budgets: which training questions each stage's turn budget lets be solved — the oracle plays every
-// question of the stage through the real gym under the budget the trainer would give it (fixed or hop-scaled), and
-// the result (solved / total per stage, the turns the oracle needed, the ids it could not solve) is recorded.
-import { makeEnv, resolveGymOptions, type GymOptionsJson, type GymWorld } from '../gym'
+// question of the stage through the real gym under the budget the trainer would give it (gym/episode-budgets: the
+// config's gym.budgets as given, else its turn rule, fixed or hop-scaled; token budgets lifted unless given), and the
+// result (solved / total per stage, the turns the oracle needed, the ids it could not solve) is recorded.
+import { episodeBudgets, makeEnv, resolveGymOptions, type GymOptionsJson, type GymWorld, type TurnRule } from '../gym'
 import { runOracle, type OracleKnowledge } from '../agent'
 import type { Qa } from '../world'
 import { inStage, type CurriculumSpec } from './stages'
@@ -21,7 +22,7 @@ export async function budgetCoverage(
   knowledge: OracleKnowledge,
   spec: CurriculumSpec,
   train: readonly Qa[],
-  maxTurnsFor: (qa: Qa) => number,
+  turnRule: TurnRule,
   gymJson: GymOptionsJson = {},
 ): Promise<StageBudgetReport[]> {
   const gym = resolveGymOptions({ ...gymJson, protocol: 'hermes' })
@@ -31,8 +32,9 @@ export async function budgetCoverage(
     const turns: number[] = []
     const unsolved: StageBudgetReport['unsolved'] = []
     for (const qa of qs) {
-      const budget = maxTurnsFor(qa)
-      const env = makeEnv(world, qa, { ...gym, budgets: { maxTurns: budget, maxResponseTokens: 1_000_000, maxContextTokens: 100_000_000 } })
+      const budgets = episodeBudgets(qa, { given: gymJson.budgets, turns: turnRule, responseTokens: 1_000_000, contextTokens: 100_000_000 })
+      const budget = budgets.maxTurns
+      const env = makeEnv(world, qa, { ...gym, budgets })
       const r = await runOracle(env, qa, knowledge)
       if (r.failure) unsolved.push({ id: qa.id, hops: qa.hops, budget, failure: r.failure })
       else turns.push(r.turns)

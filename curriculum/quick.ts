@@ -186,7 +186,7 @@ async function runQuickFromStart(o: QuickOptions, size: QuickSize, st: NonNullab
   if (!existsSync(heldFile)) {
     const pool = await WorldPool.open([d('world')])
     try {
-      const src = new CurriculumSource(curriculumPreset('mixed', 1), pool.listQa('train'), { seed: 0, heldOut: size.heldOut, turnBudget: 'fixed', maxTurns: 16, turnsPerHop: 2 })
+      const src = new CurriculumSource(curriculumPreset('mixed', 1), pool.listQa('train'), { seed: 0, heldOut: size.heldOut })
       writeFileSync(heldFile, JSON.stringify(src.heldOut().map((q) => q.id)) + '\n')
       step(3, `held-out slice: ${src.heldOutLine()}`)
     } finally {

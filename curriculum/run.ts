@@ -144,9 +144,6 @@ export async function runTraining(o: TrainRunOptions): Promise<TrainResult> {
       seed: cfg.seed,
       // Held out of training whether or not the run evaluates on it (train sft and bench run --qa-ids use the same slice).
       heldOut: cfg.heldOut,
-      turnBudget: cfg.turnBudget,
-      maxTurns: cfg.maxTurns,
-      turnsPerHop: cfg.turnsPerHop,
     })
     if (cfg.heldOut > 0) o.log?.(`train: ${source.heldOutLine()}`)
     const sampler = fixture?.sampler(learner, codec, cfg.temperature)

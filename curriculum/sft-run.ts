@@ -4,7 +4,7 @@
 // cross-entropy on a new adapter. Writes the held-out ids (heldout.json) so `bench run --qa-ids` can score that slice.
 import { join, resolve } from 'node:path'
 import { mkdirSync, writeFileSync } from 'node:fs'
-import { makeEnv, resolveGymOptions, scoreAnswer, TEXT_PROTOCOLS, type GymOptionsJson, type TextProtocolName } from '../gym'
+import { episodeBudgets, makeEnv, resolveGymOptions, scoreAnswer, TEXT_PROTOCOLS, type GymOptionsJson, type TextProtocolName } from '../gym'
 import { ConfigError } from '../infra/errors'
 import { recordedPath } from '../infra/recorded-path'
 import { ORACLE_MAX_QUERIES_PER_PAGE, oraclePolicy } from '../agent'
@@ -19,7 +19,7 @@ import { appendFileSync } from 'node:fs'
 import { loadModel } from '../infra/engine'
 import { Learner } from '../infra/engine'
 import { openBackend } from '../agent'
-import { funnelLine, funnelQuestions, runFunnel } from './funnel'
+import { DEMO_TURNS, funnelLine, funnelQuestions, runFunnel } from './funnel'
 import { factObservation } from './drills'
 export { factObservation } from './drills'
 import { openLearner } from './run'
@@ -225,7 +225,7 @@ export async function runSft(o: SftRunOptions): Promise<{ episodes: number; solv
     const oracleOf = (qa: Qa) => oraclePolicy({ ...qa, id: pool.localId(qa) }, knowledgeOf.get(pool.memberOf(qa).name)!, plan, protocol, o.gym?.accessByTitle === true)
     const gw = { listQa: (split: 'train') => pool.listQa(split) }
     // The same held-out split as `train` (CurriculumSource with this seed and heldOut), so SFT never sees eval questions.
-    const src = new CurriculumSource(curriculumPreset('mixed', 1), gw.listQa('train'), { seed: o.seed, heldOut: o.heldOut, turnBudget: 'fixed', maxTurns: 16, turnsPerHop: 2 })
+    const src = new CurriculumSource(curriculumPreset('mixed', 1), gw.listQa('train'), { seed: o.seed, heldOut: o.heldOut })
     const held = new Set(src.heldOut().map((q) => q.id))
     // What it leaves to train on is fact-disjoint from the slice (questions sharing an edge with it are left out too).
     const trainable = new Set(src.trainingPool().map((q) => q.id))
@@ -243,8 +243,8 @@ export async function runSft(o: SftRunOptions): Promise<{ episodes: number; solv
     const seqs: SftSequence[] = []
     let solved = 0
     for (const qa of qas) {
-      const env = makeEnv(gwOf(qa), qa, { ...gym, budgets: { maxTurns: Math.max(16, 2 * qa.hops + 4), maxResponseTokens: DEFAULT_TRAIN_CONFIG.maxTokensPerTurn, maxContextTokens: learner.model.config.maxPositionEmbeddings } })
-      const rec = await runEpisode(qa, env, oracleOf(qa), { maxTurns: 200, scorer: scoreAnswer })
+      const env = makeEnv(gwOf(qa), qa, { ...gym, budgets: episodeBudgets(qa, { given: o.gym?.budgets, turns: DEMO_TURNS, responseTokens: DEFAULT_TRAIN_CONFIG.maxTokensPerTurn, contextTokens: learner.model.config.maxPositionEmbeddings }) })
+      const rec = await runEpisode(qa, env, oracleOf(qa), { scorer: scoreAnswer })
       if (rec.status !== 'ok' || rec.f1 < 1) continue
       if (o.turn !== undefined && rec.turns.length < o.turn) continue
       if (o.mix) {

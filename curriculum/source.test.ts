@@ -11,7 +11,7 @@ function qa(i: number, type: QaType, hops: number): Qa {
 }
 const TRAIN: Qa[] = []
 for (let i = 0; i < 120; i++) TRAIN.push(qa(i, (['simple', 'parallel', 'combo'] as const)[i % 3], 1 + (i % 10)))
-const OPTS: SourceOptions = { seed: 3, heldOut: 10, turnBudget: 'fixed', maxTurns: 16, turnsPerHop: 2 }
+const OPTS: SourceOptions = { seed: 3, heldOut: 10 }
 
 test('presets: the paper stages; unknown names, including Object.prototype members, are clean errors', () => {
   expect(presetNames()).toEqual(expect.arrayContaining(['two-stage', 'mixed', 'stage1-only', 'adaptive']))
@@ -58,14 +58,6 @@ test('plateau gate: switches when held-out F1 stops improving', () => {
   expect(s.afterStep(2, 0.2)).toBeNull()
   expect(s.afterStep(3, 0.2)).toBeNull()
   expect(s.afterStep(4, 0.19)).toMatch(/stage1 → stage2 \(held-out F1 plateaued at 0\.200/)
-})
-
-test('hop-scaled budgets give long questions more turns; fixed budgets do not', () => {
-  const fixed = new CurriculumSource(curriculumPreset('mixed', 1), TRAIN, OPTS)
-  const scaled = new CurriculumSource(curriculumPreset('mixed', 1), TRAIN, { ...OPTS, turnBudget: 'hop-scaled' })
-  expect(fixed.maxTurnsFor(qa(0, 'simple', 12))).toBe(16)
-  expect(scaled.maxTurnsFor(qa(0, 'simple', 12))).toBe(28)
-  expect(scaled.maxTurnsFor(qa(0, 'simple', 2))).toBe(16)
 })
 
 test('adaptive: buckets near pass rate 0.5 are drawn far more often than solved or hopeless ones', () => {

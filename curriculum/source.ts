@@ -1,9 +1,9 @@
 // curriculum/source: a CurriculumSpec over a world's training questions → the trainer's QuestionSource. Seeded data
 // order (one permutation per stage, a cursor through it; wraps around), type weights, the adaptive preset's
 // type × hops buckets sampled towards a pass rate near the target from an exponential moving average, the stage
-// switch rules (fixed steps, or a plateau gate on held-out F1), turn budgets (fixed or scaled with hops), and the
-// held-out slice of training questions used for evaluation — fact-disjoint: no question left to train on shares an
-// edge with a held-out one. All of it checkpointable through state()/load().
+// switch rules (fixed steps, or a plateau gate on held-out F1), and the held-out slice of training questions used for evaluation — fact-disjoint: no question left to train on shares an
+// edge with a held-out one. All of it checkpointable through state()/load(). Which questions, not how long an episode
+// runs: turn budgets are gym/episode-budgets' (the train config's turn rule).
 import { ConfigError } from '../infra/errors'
 import { Rng } from '../infra/rng'
 import { heldOutSlice, type Qa } from '../world'
@@ -14,10 +14,6 @@ export interface SourceOptions {
   seed: number
   /** Training questions set aside for evaluation (never trained on). */
   heldOut: number
-  /** 'fixed': every question gets maxTurns; 'hop-scaled': max(maxTurns, turnsPerHop·hops + 4). */
-  turnBudget: 'fixed' | 'hop-scaled'
-  maxTurns: number
-  turnsPerHop: number
 }
 
 /** What holding out cost: the slice, its distinct edges, the training questions excluded for sharing one, the rest. */
@@ -89,11 +85,6 @@ export class CurriculumSource implements QuestionSource {
     const h = this.heldInfo
     const rest = h.excluded + h.train
     return `held out ${h.heldOut} training questions (${h.heldFacts} edges); excluded ${h.excluded} of the other ${rest} (${rest ? ((100 * h.excluded) / rest).toFixed(1) : '0.0'}%) for sharing an edge with them; ${h.train} left to train on`
-  }
-
-  maxTurnsFor(qa: Qa): number {
-    const o = this.opts
-    return o.turnBudget === 'hop-scaled' ? Math.max(o.maxTurns, o.turnsPerHop * qa.hops + 4) : o.maxTurns
   }
 
   next(count: number, rng: Rng): Qa[] {

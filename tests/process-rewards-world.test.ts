@@ -41,7 +41,7 @@ const POLICIES: Record<string, (qa: Qa) => Policy> = {
 
 async function play(name: string, qa: Qa, reward: string): Promise<TrajectoryRecord & { reward: number }> {
   const env = makeEnv(gym, qa, { reward, budgets: { maxTurns: 60, maxResponseTokens: 1024, maxContextTokens: 100_000_000 } })
-  const rec = await runEpisode(qa, env, POLICIES[name](qa), { maxTurns: 60, scorer: scoreAnswer })
+  const rec = await runEpisode(qa, env, POLICIES[name](qa), { scorer: scoreAnswer })
   return { ...rec, reward: rec.turns.reduce((a, t) => a + t.reward, 0) }
 }
 

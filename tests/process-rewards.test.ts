@@ -32,7 +32,7 @@ const noSearch = (): Policy => noSearchPolicy('Velmora')
 
 async function play(policy: Policy, reward: string): Promise<TrajectoryRecord & { reward: number }> {
   const env = makeEnv(world, PROCESS_QA, { reward, budgets: { maxTurns: 40, maxResponseTokens: 1024, maxContextTokens: 1_000_000 } })
-  const rec = await runEpisode(PROCESS_QA, env, policy, { maxTurns: 40, scorer: scoreAnswer })
+  const rec = await runEpisode(PROCESS_QA, env, policy, { scorer: scoreAnswer })
   return { ...rec, reward: rec.turns.reduce((a, t) => a + t.reward, 0) }
 }
 

@@ -41,7 +41,7 @@ it('an episode whose search hit an injected 429 or timeout is masked, not scored
     env: makeEnv(world, qa, { protocol: 'hermes', reward: 'em+format', budgets: { maxTurns: 1, maxResponseTokens: 256, maxContextTokens: 4096 }, episode: j, faults: { ...NO_FAULTS, seed: 1, searchRateLimit: 0.3, searchTimeout: 0.3, timeoutMs: 0 } }),
   }))
   const batch = new PolicyBatch(codec, sampler, G, { maxTokensPerTurn: 256, maxContext: 4096, seed: 0 })
-  const rs = await rolloutBatch(items, batch, { maxTurns: 1, scorer: scoreAnswer })
+  const rs = await rolloutBatch(items, batch, { scorer: scoreAnswer })
   const faulted = rs.filter((r) => r.infraFault !== null)
   const clean = rs.filter((r) => r.infraFault === null)
   expect(faulted.length).toBeGreaterThan(0)
@@ -74,7 +74,7 @@ it('prompt and tool-observation positions carry no loss: dLoss/dlogits there is 
   const search = `<search> ${qa.question.replace(/\?$/, '')} </search>`
   const items = [0, 1].map((j) => ({ qa, env: makeEnv(world, qa, { protocol: 'search-r1', topK: 1, observationCap: 200, budgets: { maxTurns: 2, maxResponseTokens: 256, maxContextTokens: 4096 }, episode: j }) }))
   const batch = new PolicyBatch(codec, new FixtureSampler(learner, codec, [search]), 2, { maxTokensPerTurn: 256, maxContext: 4096, seed: 0 })
-  const rs = await rolloutBatch(items, batch, { maxTurns: 2, scorer: scoreAnswer })
+  const rs = await rolloutBatch(items, batch, { scorer: scoreAnswer })
   await world.close()
   const datums = buildDatums([{ seq: rs[0].seq, advantage: 1.3 }, { seq: rs[1].seq, advantage: -0.7 }], 'token-mean')
   // Old log-probs off the current policy on the sampled tokens, so ratios differ from 1 and some clip.

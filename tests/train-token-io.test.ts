@@ -43,7 +43,7 @@ it('keeps the exact prompt, sampled and observation ids; nothing is decoded and 
   const N = 3
   const items = Array.from({ length: N }, (_, j) => ({ qa, env: makeEnv(world, qa, { protocol: 'hermes', episode: j }) }))
   const batch = new PolicyBatch(codec, sampler, N, { maxTokensPerTurn: 200, maxContext: 100_000, seed: 0 })
-  const rs = await rolloutBatch(items, batch, { maxTurns: 5, scorer: scoreAnswer })
+  const rs = await rolloutBatch(items, batch, { scorer: scoreAnswer })
   expect(sampler.calls).toEqual([{ prompts: 1, n: N }, { prompts: 1, n: N }]) // one shared prefill per round (identical prompts)
   for (const r of rs) {
     expect(r.record.status).toBe('ok')

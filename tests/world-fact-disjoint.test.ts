@@ -26,7 +26,6 @@ function questions(dir: string): { train: Qa[]; bench: Qa[] } {
   }
 }
 
-const OPTS = { turnBudget: 'fixed' as const, maxTurns: 16, turnsPerHop: 2 }
 
 test('within a world, the held-out slice shares no edge with any question left to train on', async () => {
   const { dir } = await sharedTinyWorld()
@@ -34,7 +33,7 @@ test('within a world, the held-out slice shares no edge with any question left t
   expect(train.length).toBeGreaterThan(100)
   for (const seed of [0, 1, 7])
     for (const heldOut of [8, 24, 64]) {
-      const src = new CurriculumSource(curriculumPreset('mixed', 1), train, { ...OPTS, seed, heldOut })
+      const src = new CurriculumSource(curriculumPreset('mixed', 1), train, { seed, heldOut })
       const held = src.heldOut()
       const pool = src.trainingPool()
       const heldEdges = new Set(held.flatMap((q) => q.path))
@@ -75,7 +74,7 @@ test('world stats --json reports the fact overlap of the bench and of the held-o
   expect(facts.bench.insideOne).toBeLessThanOrEqual(facts.bench.everyEdge)
   expect(facts.factDisjoint).toBeNull()
   // The held-out slice: the one train --held-out 24 --seed 1 takes, before and after its fact exclusion.
-  const src = new CurriculumSource(curriculumPreset('mixed', 1), train, { ...OPTS, seed: 1, heldOut: 24 })
+  const src = new CurriculumSource(curriculumPreset('mixed', 1), train, { seed: 1, heldOut: 24 })
   const heldIds = new Set(src.heldOut().map((q) => q.id))
   const rest = train.filter((q) => !heldIds.has(q.id))
   expect(facts.heldOut).toMatchObject({ size: 24, seed: 1, picked: 24, excluded: src.heldOutInfo().excluded, train: src.heldOutInfo().train })

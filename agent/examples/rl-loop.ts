@@ -3,7 +3,7 @@
 //
 // Usage: node bin/run-ts.mjs agent/examples/rl-loop.ts --world worlds/tiny --model models/tiny [--adapter DIR]
 //        [--steps 3] [--questions 2] [--n 4] [--max-tokens 32] [--max-turns 4] [--lr 1e-4] [--seed 0]
-import { makeEnv, openGymWorld, scoreAnswer } from '../../gym'
+import { episodeBudgets, makeEnv, openGymWorld, scoreAnswer } from '../../gym'
 import { Rng } from '../../infra/rng'
 import { ChatCodec } from '../../infra/engine'
 import { chatTemplateOf, SIMPLE_QWEN_TEMPLATE } from '../../infra/engine'
@@ -49,10 +49,10 @@ for (let step = 1; step <= steps; step++) {
   // 3. Q questions, N envs each; every env steps in one lockstep batch (token in, token out).
   const qas = Array.from({ length: Q }, () => rng.pick(train))
   const items = qas.flatMap((qa, qi) =>
-    Array.from({ length: N }, (_, j) => ({ qa, env: makeEnv(world, qa, { protocol: 'hermes', budgets: { maxTurns, maxResponseTokens: maxTokens, maxContextTokens: model.config.maxPositionEmbeddings }, episode: step * 1000 + qi * N + j }) })),
+    Array.from({ length: N }, (_, j) => ({ qa, env: makeEnv(world, qa, { protocol: 'hermes', budgets: episodeBudgets(qa, { turns: maxTurns, responseTokens: maxTokens, contextTokens: model.config.maxPositionEmbeddings }), episode: step * 1000 + qi * N + j }) })),
   )
   const batch = new PolicyBatch(codec, sampler, items.length, { maxTokensPerTurn: maxTokens, maxContext: model.config.maxPositionEmbeddings, seed: rng.int(0, 2 ** 31 - 1) })
-  const rollouts = await rolloutBatch(items, batch, { maxTurns: 1000, scorer: scoreAnswer })
+  const rollouts = await rolloutBatch(items, batch, { scorer: scoreAnswer })
 
   // 4. Group advantages from terminal rewards; infra-failed episodes masked; constant groups dropped.
   const groups = scoreGroups(rollouts, N)

@@ -76,7 +76,7 @@ describe('oracle in the search-r1 protocol', () => {
     for (const qa of ORACLE_QA) {
       // Cap 220: the fixture's longer pages come in several pages and every evidence sentence still fits one page.
       const env = makeEnv(world, qa, { ...CHECK, protocol: 'search-r1', observationCap: 220 })
-      const rec = await runEpisode(qa, env, oraclePolicy(qa, ORACLE_KNOWLEDGE, undefined, 'search-r1'), { maxTurns: 1000, scorer: scoreAnswer })
+      const rec = await runEpisode(qa, env, oraclePolicy(qa, ORACLE_KNOWLEDGE, undefined, 'search-r1'), { scorer: scoreAnswer })
       expect({ id: qa.id, f1: rec.f1 }).toEqual({ id: qa.id, f1: 1 })
       paged += rec.turns.filter((t) => /^<access> \S+#page=\d+ <\/access>$/.test(t.text)).length
     }
@@ -89,7 +89,7 @@ describe('oracle opening pages by title (accessByTitle)', () => {
     const world = openFixtureWorld({ qa: ORACLE_QA })
     for (const qa of ORACLE_QA) {
       const env = makeEnv(world, qa, { ...CHECK, protocol: 'search-r1', accessByTitle: true })
-      const rec = await runEpisode(qa, env, oraclePolicy(qa, ORACLE_KNOWLEDGE, undefined, 'search-r1', true), { maxTurns: 1000, scorer: scoreAnswer })
+      const rec = await runEpisode(qa, env, oraclePolicy(qa, ORACLE_KNOWLEDGE, undefined, 'search-r1', true), { scorer: scoreAnswer })
       expect({ id: qa.id, f1: rec.f1 }).toEqual({ id: qa.id, f1: 1 })
       const accesses = rec.turns.filter((t) => t.text.startsWith('<access>'))
       expect(accesses.length).toBeGreaterThan(0)
@@ -107,7 +107,7 @@ describe("oracle reading only the pages it needs (pages: 'needed')", () => {
     for (const qa of ORACLE_QA) {
       const run = async (pages: 'all' | 'needed') => {
         const env = makeEnv(world, qa, { ...CHECK, protocol: 'search-r1', observationCap: 220 })
-        const rec = await runEpisode(qa, env, oraclePolicy(qa, ORACLE_KNOWLEDGE, { maxQueriesPerPage: 6, pages }, 'search-r1'), { maxTurns: 1000, scorer: scoreAnswer })
+        const rec = await runEpisode(qa, env, oraclePolicy(qa, ORACLE_KNOWLEDGE, { maxQueriesPerPage: 6, pages }, 'search-r1'), { scorer: scoreAnswer })
         expect({ id: qa.id, pages, f1: rec.f1 }).toEqual({ id: qa.id, pages, f1: 1 })
         return rec.turns.map((t) => t.text)
       }
@@ -127,7 +127,7 @@ describe("oracle answering with a name it has read (answer: 'read')", () => {
   const world = openFixtureWorld({ qa: ORACLE_QA })
   const play = async (qa: Qa, answer: 'open' | 'read') => {
     const env = makeEnv(world, qa, { ...CHECK, protocol: 'search-r1', accessByTitle: true })
-    return runEpisode(qa, env, oraclePolicy(qa, ORACLE_KNOWLEDGE, { maxQueriesPerPage: 6, pages: 'needed', answer }, 'search-r1', true), { maxTurns: 1000, scorer: scoreAnswer })
+    return runEpisode(qa, env, oraclePolicy(qa, ORACLE_KNOWLEDGE, { maxQueriesPerPage: 6, pages: 'needed', answer }, 'search-r1', true), { scorer: scoreAnswer })
   }
 
   it("stops at the page whose evidence names the answer: 3 hops in 7 turns, the answer's page never opened", async () => {

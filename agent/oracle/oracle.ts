@@ -119,13 +119,10 @@ export const ORACLE_BUDGETS: Budgets = { maxTurns: 1000, maxResponseTokens: 100_
 /** The oracle's gym options: its budgets, the rest the gym's defaults. */
 export const ORACLE_GYM_OPTIONS: GymOptionsJson = { budgets: ORACLE_BUDGETS }
 
-/** Turn guard of runOracle's episode: far past any budget, so the env's own budgets end it. */
-const ORACLE_TURN_GUARD = 100_000
-
 /** Play one episode of the oracle in `env` (a fresh env for `qa`) through the one turn loop, runEpisode. */
 export async function runOracle(env: GymEnv, qa: Qa, k: OracleKnowledge, opts?: OraclePlanOptions): Promise<OracleRun> {
   const policy = oraclePolicy(qa, k, opts)
-  const rec = await runEpisode(qa, env, policy, { maxTurns: ORACLE_TURN_GUARD, scorer: scoreAnswer })
+  const rec = await runEpisode(qa, env, policy, { scorer: scoreAnswer })
   // The oracle plays a local env: an error there is a bug to surface, not an episode to score.
   if (rec.status !== 'ok') throw new AgentError('oracle.episode', `the oracle's episode for ${qa.id} failed: ${rec.error ?? rec.status}`)
   const r = rec.turns.at(-1)

@@ -1,16 +1,16 @@
 // agent/rollout/episode: run one question to the end — env initial observation, policy turns, env steps — and record
 // everything (turns, tool calls, observations, tokens, latency, endpoint failures) as a TrajectoryRecord.
-// It scores with the injected gym scorer; it does not know which policy or world it runs.
+// It runs until the env says terminated or truncated — the env's budgets (gym/wrappers/budgets) are the only turn limit;
+// it scores with the injected gym scorer; it does not know which policy or world it runs.
 import type { ChatMessage, Env, Policy, StepResult, StopReason } from '../../gym'
 import type { Qa } from '../../world'
 import { ContextOverflowError, EndpointError } from '../policy/chat-client'
 import type { RecordedTurn } from '../policy/openai'
-import { oneLine } from '../../infra/errors'
+import { AgentError, oneLine } from '../../infra/errors'
 import { addStepCounts, emptyCounts, finalAnswer, stepSignals } from './env-stats'
 import type { AnswerJudge, AnswerScorer, InfraCounts, TrajectoryRecord, TurnRecord } from './types'
 
 export interface EpisodeOptions {
-  maxTurns: number
   scorer: AnswerScorer
   judge?: AnswerJudge
   signal?: AbortSignal
@@ -38,6 +38,10 @@ async function endFromOutside(env: Env, reason: StopReason, note: string): Promi
   return { observation: [], reward: 0, terminated: false, truncated: true, stopReason: reason, metrics: {}, logs: { stop: note } }
 }
 
+/** Not a budget: a net under an env that never ends its episodes (one built without gym/make-env's budgets wrapper,
+ *  whose turn cap is 1,000). Reaching it is an error of the env, recorded as the episode's error. */
+const RUNAWAY_ENV_STEPS = 100_000
+
 export function goldsOf(qa: Qa): string[] {
   return [qa.answer, ...qa.aliases.filter((a) => a !== qa.answer)]
 }
@@ -58,7 +62,9 @@ export async function runEpisode(qa: Qa, env: Env, policy: Policy, opts: Episode
   try {
     initial = await env.initialObservation()
     const conversation: ChatMessage[] = [...initial]
-    for (let i = 0; i < opts.maxTurns; i++) {
+    for (let i = 0; ; i++) {
+      if (i === RUNAWAY_ENV_STEPS)
+        throw new AgentError('episode.runaway_env', `the env of ${qa.id} neither terminated nor truncated in ${RUNAWAY_ENV_STEPS} steps: build it with makeEnv (its budgets end every episode)`)
       const tm = performance.now()
       const turn: RecordedTurn = await policy.act(conversation, { qaId: qa.id, signal: opts.signal })
       const latencyMs = performance.now() - tm
@@ -110,9 +116,9 @@ export async function runEpisode(qa: Qa, env: Env, policy: Policy, opts: Episode
   }
 
   const prediction = last && (last.terminated || last.truncated) ? finalAnswer(last) : null
-  // An episode cut by an endpoint failure or an error has no stop reason of its own (its status says why).
-  const ended = last !== undefined && (last.terminated || last.truncated)
-  const stopReason = status !== 'ok' ? null : ended ? (last?.stopReason ?? null) : last ? 'max_turns' : null
+  // An episode cut by an endpoint failure or an error has no stop reason of its own (its status says why); one that is
+  // 'ok' ended in the env (the loop leaves only then), which names its reason.
+  const stopReason = status !== 'ok' ? null : (last?.stopReason ?? null)
   const { f1, em } = prediction === null ? { f1: 0, em: 0 } : opts.scorer(prediction, golds)
   const rec: TrajectoryRecord = {
     v: 1,

@@ -1,5 +1,6 @@
 // Tests for agent/train/config's bounds: every numeric field refused in one line outside its range (issue 47:
-// `steps: 1e15` in an experiment file was accepted), checked at resolve time before any work.
+// `steps: 1e15` in an experiment file was accepted), checked at resolve time before any work; a given gym.budgets
+// folded into maxTurns / maxTokensPerTurn or refused where a layer sets the same limit otherwise (issue 48).
 import { ConfigError } from '../../infra/errors'
 import { DEFAULT_TRAIN_CONFIG, resolveTrainConfig, TRAIN_INT_BOUNDS, TRAIN_NUMBER_BOUNDS } from './config'
 
@@ -33,4 +34,17 @@ test.each([
   expect(err).toBeInstanceOf(ConfigError)
   expect((err as Error).message).toMatch(message)
   expect((err as Error).message).not.toMatch(/\n/)
+})
+
+test('a gym.budgets given is the run’s: its limits become maxTurns / maxTokensPerTurn; a layer that says otherwise is refused', () => {
+  const c = resolveTrainConfig({ gym: { budgets: { maxTurns: 4, maxResponseTokens: 24 } } })
+  expect([c.maxTurns, c.maxTokensPerTurn, c.gym.budgets]).toEqual([4, 24, { maxTurns: 4, maxResponseTokens: 24 }])
+  // Resolved again (a stored config.json, a resume): both keys agree, no conflict, the same config.
+  expect(resolveTrainConfig(JSON.parse(JSON.stringify(c)))).toEqual(c)
+  // Context alone: nothing folded (the model's context is not a config key).
+  expect(resolveTrainConfig({ gym: { budgets: { maxContextTokens: 900 } } }).maxTurns).toBe(DEFAULT_TRAIN_CONFIG.maxTurns)
+  expect(() => resolveTrainConfig({ maxTurns: 2 }, { gym: { budgets: { maxTurns: 4 } } })).toThrow(/^maxTurns 2 and gym\.budgets\.maxTurns 4 set the same limit: give one$/)
+  expect(() => resolveTrainConfig({ maxTokensPerTurn: 32, gym: { budgets: { maxResponseTokens: 8 } } })).toThrow(/^maxTokensPerTurn 32 and gym\.budgets\.maxResponseTokens 8 set the same limit/)
+  expect(() => resolveTrainConfig({ turnBudget: 'hop-scaled', gym: { budgets: { maxTurns: 4 } } })).toThrow(/turnBudget 'hop-scaled' scales it with hops: give one$/)
+  expect(() => resolveTrainConfig({ gym: { budgets: { maxTurns: 0 } } })).toThrow(/^gym\.budgets\.maxTurns must be an integer in \[1, 1000\], got 0$/)
 })

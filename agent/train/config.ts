@@ -3,7 +3,7 @@
 // LoRA rank 32 — and a LoRA learning rate (the paper's 5e-6 is for full fine-tuning; LoRA needs ~10×).
 import { mergeStrict } from '../../infra/config'
 import { ConfigError } from '../../infra/errors'
-import { TEXT_PROTOCOLS, type GymOptionsJson, type TextProtocolName } from '../../gym'
+import { refuseBudgetConflicts, TEXT_PROTOCOLS, type GymOptionsJson, type TextProtocolName } from '../../gym'
 
 export interface TrainConfig {
   seed: number
@@ -172,5 +172,29 @@ export function resolveTrainConfig(...layers: unknown[]): TrainConfig {
   oneOf('turnBudget', c.turnBudget, ['fixed', 'hop-scaled'])
   oneOf('protocol', c.protocol, [...TEXT_PROTOCOLS])
   if (Object.prototype.hasOwnProperty.call(c.gym, 'protocol')) throw new ConfigError('train.gym', 'gym.protocol is set by the config key protocol')
-  return c
+  return withGivenBudgets(c, layers)
+}
+
+/** A gym.budgets given is the run's: its turn and response limits become maxTurns (turnBudget fixed) and
+ *  maxTokensPerTurn (the sampler's too), so config.json says what the episodes get; a layer that sets one of those
+ *  keys to another value, or turnBudget 'hop-scaled' beside a given maxTurns, is refused — never overwritten. */
+function withGivenBudgets(c: TrainConfig, layers: unknown[]): TrainConfig {
+  const given = c.gym.budgets
+  if (given === undefined) return c
+  if (typeof given !== 'object' || given === null || Array.isArray(given)) throw new ConfigError('train.gym', `gym.budgets must be an object {maxTurns, maxResponseTokens, maxContextTokens}, got ${JSON.stringify(given)}`)
+  const set = (k: keyof TrainConfig) => layers.some((l) => typeof l === 'object' && l !== null && Object.prototype.hasOwnProperty.call(l, k))
+  refuseBudgetConflicts(given, {
+    ...(set('maxTurns') ? { maxTurns: { key: 'maxTurns', value: c.maxTurns } } : {}),
+    ...(set('maxTokensPerTurn') ? { maxResponseTokens: { key: 'maxTokensPerTurn', value: c.maxTokensPerTurn } } : {}),
+  })
+  if (given.maxTurns !== undefined && c.turnBudget === 'hop-scaled')
+    throw new ConfigError('train.budgets', `gym.budgets.maxTurns ${given.maxTurns} fixes every episode's turn limit but turnBudget 'hop-scaled' scales it with hops: give one`)
+  const out = { ...c }
+  if (given.maxTurns !== undefined) out.maxTurns = given.maxTurns
+  if (given.maxResponseTokens !== undefined) out.maxTokensPerTurn = given.maxResponseTokens
+  for (const k of ['maxTurns', 'maxTokensPerTurn'] as const) {
+    const [lo, hi] = TRAIN_INT_BOUNDS[k]
+    if (!Number.isInteger(out[k]) || out[k] < lo || out[k] > hi) throw new ConfigError('train.range', `gym.budgets.${k === 'maxTurns' ? 'maxTurns' : 'maxResponseTokens'} must be an integer in [${lo}, ${hi}], got ${JSON.stringify(k === 'maxTurns' ? given.maxTurns : given.maxResponseTokens)}`)
+  }
+  return out
 }

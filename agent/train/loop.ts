@@ -6,7 +6,7 @@
 // draw is derived from (seed, step, round): a resumed run draws what the killed one would have.
 import { appendFileSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { FEWEST_RETRIEVALS_BONUS, makeEnvGroup, resolveGymOptions, scoreAnswer, STEP_TERMS, type GymOptions, type GymWorld } from '../../gym'
+import { episodeBudgets, FEWEST_RETRIEVALS_BONUS, makeEnvGroup, resolveGymOptions, scoreAnswer, STEP_TERMS, type GymOptions, type GymWorld } from '../../gym'
 import { AgentError } from '../../infra/errors'
 import { Rng } from '../../infra/rng'
 import { holdForTest } from '../../infra/test-hold'
@@ -203,9 +203,11 @@ export async function train(d: TrainDeps): Promise<TrainResult> {
   const Q = c.batchSize / c.groupSize
   const gym = d.gym ?? resolveGymOptions({ ...c.gym, protocol: c.protocol })
   if (gym.protocol !== c.protocol) throw new AgentError('train.gym', `gym options speak '${gym.protocol}' but the config's protocol is '${c.protocol}'`)
+  // The config's gym.budgets as given (resolveTrainConfig folded its turn and response limits into maxTurns and
+  // maxTokensPerTurn, or refused a contradiction); the run's turn rule and the model's context for the rest.
   const envOptions = (qa: Qa, episode: number): GymOptions => ({
     ...gym,
-    budgets: { maxTurns: source.maxTurnsFor(qa), maxResponseTokens: c.maxTokensPerTurn, maxContextTokens: model.config.maxPositionEmbeddings },
+    budgets: episodeBudgets(qa, { given: c.gym.budgets, turns: c, responseTokens: c.maxTokensPerTurn, contextTokens: model.config.maxPositionEmbeddings }),
     episode,
   })
   // Group terms of the reward spec (the env pays terminal and step terms; the group scorer adds these).
@@ -219,7 +221,7 @@ export async function train(d: TrainDeps): Promise<TrainResult> {
     const items = qas.flatMap((qa, qi) => makeEnvGroup(d.worldFor?.(qa) ?? world, qa, n, envOptions(qa, episodeBase + qi * n)).map((env) => ({ qa, env })))
     const batch = new PolicyBatch(codec, s, items.length, { maxTokensPerTurn: c.maxTokensPerTurn, maxContext: model.config.maxPositionEmbeddings, seed })
     const p = progress
-    const rs = await rolloutBatch(items, batch, { maxTurns: 10_000, scorer: scoreAnswer }, p ? () => p.tick() : undefined)
+    const rs = await rolloutBatch(items, batch, { scorer: scoreAnswer }, p ? () => p.tick() : undefined)
     batchOwnMs += batch.ownMs
     return rs
   }

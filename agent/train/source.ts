@@ -19,8 +19,6 @@ export interface QuestionSource {
   afterStep(step: number, evalScore: number | null): string | null
   /** The current stage's name (logged per step). */
   stage(): string
-  /** Turn budget for a question (fixed, or scaled with hops). */
-  maxTurnsFor(qa: Qa): number
   /** Held-out training questions for periodic evaluation (never drawn by next()). */
   heldOut(): Qa[]
   /** JSON-serialisable state (stage, cursors, pass rates) for checkpoints, and its inverse. */

@@ -18,7 +18,7 @@ import { initModel } from '../../infra/engine'
 import { ConfigError } from '../../infra/errors'
 import { holdForTest } from '../../infra/test-hold'
 import { Rng } from '../../infra/rng'
-import { scoreAnswer } from '../../gym'
+import { episodeBudgets, scoreAnswer } from '../../gym'
 import { openBenchWorlds } from '../gym-world'
 import { policyFactory } from '../policies'
 import { runBench } from '../run'
@@ -322,7 +322,7 @@ async function benchOne(s: ExperimentSpec, p: ReturnType<typeof experimentPaths>
       ragDocs: 3,
       prices: null,
       judge: null,
-      gym: { ...s.gym, ...(access ? {} : { access: false }), budgets: { maxTurns: s.eval.maxTurns, maxResponseTokens: s.eval.maxTokens, maxContextTokens: maxContext } },
+      gym: { ...s.gym, ...(access ? {} : { access: false }), budgets: episodeBudgets(null, { given: s.gym.budgets, turns: s.eval.maxTurns, responseTokens: s.eval.maxTokens, contextTokens: maxContext }) },
       bootstrap: s.bootstrap,
       ...(adapter ? { adapter } : {}),
       backend: s.backend,

@@ -7,7 +7,7 @@ import { resolveTrainConfig, type TrainConfig } from '../../agent'
 import { presetNames, recipeConfig } from '../../curriculum'
 import { mergeStrict, readJsonFile } from '../../infra/config'
 import { ConfigError } from '../../infra/errors'
-import { parseRewardSpec, type GymOptionsJson, type TextProtocolName } from '../../gym'
+import { parseRewardSpec, refuseBudgetConflicts, type GymOptionsJson, type TextProtocolName } from '../../gym'
 
 export interface ArmSpec {
   /** Folder-safe name (letters, digits, '.', '_', '-'). */
@@ -149,6 +149,7 @@ export function resolveExperiment(raw: unknown, base: string): ExperimentSpec {
   if (!['open', 'read'].includes(s.start.sft.oracleAnswer)) throw new ConfigError('experiment.start', `${where}.start.sft.oracleAnswer must be open or read`)
   for (const k of ['protocol', 'reward', 'access'])
     if (Object.prototype.hasOwnProperty.call(s.gym, k)) throw new ConfigError('experiment.gym', `${where}.gym.${k}: set ${k === 'protocol' ? 'protocol at the top level' : `${k} per arm`}`)
+  foldGivenBudgets(s, raw)
   for (const k of ['seed', 'protocol', 'gym'])
     if (Object.prototype.hasOwnProperty.call(s.train, k)) throw new ConfigError('experiment.train', `${where}.train.${k} is set by the experiment (${k === 'seed' ? 'seeds' : k})`)
   if (!Array.isArray(s.arms) || s.arms.length === 0) throw new ConfigError('experiment.arms', `${where}.arms must list at least one arm {name, curriculum, reward, access}`)
@@ -177,6 +178,27 @@ export function resolveExperiment(raw: unknown, base: string): ExperimentSpec {
   if (dupSet) throw new ConfigError('experiment.eval', `two evaluation sets are named '${dupSet}'`)
   checkExperimentNumbers(s)
   return s
+}
+
+/** experiment.gym.budgets is every episode's (SFT demonstrations, GRPO rollouts, evaluation): its turn and response
+ *  limits become eval.maxTurns / eval.maxTokens (the evaluation's sampler too), refused where the file sets those to
+ *  another value; the train block's maxTurns / maxTokensPerTurn are checked against it by resolveTrainConfig. */
+function foldGivenBudgets(s: ExperimentSpec, raw: unknown): void {
+  const given = s.gym.budgets
+  if (given === undefined) return
+  if (typeof given !== 'object' || given === null || Array.isArray(given)) throw new ConfigError('experiment.gym', `experiment.gym.budgets must be an object {maxTurns, maxResponseTokens, maxContextTokens}, got ${JSON.stringify(given)}`)
+  const rawEval = raw !== null && typeof raw === 'object' ? (raw as { eval?: unknown }).eval : undefined
+  const set = (k: string) => rawEval !== null && typeof rawEval === 'object' && Object.prototype.hasOwnProperty.call(rawEval, k)
+  refuseBudgetConflicts(
+    given,
+    {
+      ...(set('maxTurns') ? { maxTurns: { key: 'experiment.eval.maxTurns', value: s.eval.maxTurns } } : {}),
+      ...(set('maxTokens') ? { maxResponseTokens: { key: 'experiment.eval.maxTokens', value: s.eval.maxTokens } } : {}),
+    },
+    'experiment.gym.budgets',
+  )
+  if (given.maxTurns !== undefined) s.eval.maxTurns = given.maxTurns
+  if (given.maxResponseTokens !== undefined) s.eval.maxTokens = given.maxResponseTokens
 }
 
 /** Bounds of every number an experiment file sets (beyond the train config's own, checked by trainConfigOf), checked

@@ -29,8 +29,9 @@ export const trainBudgetsCommand: Command = {
     const gw = await openGymWorld(String(argv.world))
     try {
       const train = gw.listQa('train')
-      const src = new CurriculumSource(spec, train, { seed: cfg.seed, heldOut: 0, turnBudget: cfg.turnBudget, maxTurns: cfg.maxTurns, turnsPerHop: cfg.turnsPerHop })
-      const rep = await budgetCoverage(gw, worldOracleKnowledge(w), spec, train, (q) => src.maxTurnsFor(q), cfg.gym)
+      // The source's own checks (every stage has questions in this world) before the oracle plays.
+      new CurriculumSource(spec, train, { seed: cfg.seed, heldOut: 0 })
+      const rep = await budgetCoverage(gw, worldOracleKnowledge(w), spec, train, cfg, cfg.gym)
       for (const r of rep)
         process.stdout.write(`${r.stage}: oracle solves ${r.solved}/${r.questions} within the ${cfg.turnBudget} budget (median ${r.medianTurns} turns, max ${r.maxTurns})\n`)
       if (argv.out) writeFileSync(String(argv.out), JSON.stringify({ curriculum: spec.name, turnBudget: cfg.turnBudget, maxTurns: cfg.maxTurns, stages: rep }, null, 2) + '\n')
