@@ -12,6 +12,11 @@ import { BenchError } from '../infra/errors'
 import type { Qa } from '../world'
 import type { AnswerScorer, BenchWorld } from './types'
 
+/** The oracle pass's reward (F1: solvability, whatever the run's), parsed once per process: a run's own reward spec
+ *  stays the only one it parses (tests/gym-options-once). */
+let f1Parsed: ReturnType<typeof parseRewardSpec> | undefined
+const f1Spec = () => (f1Parsed ??= parseRewardSpec('f1'))
+
 /** What the oracle needs for one question (budgets lifted). */
 export interface OracleNeed {
   /** Assistant turns, the answer's included. */
@@ -62,7 +67,7 @@ const CONCURRENCY = 8
 export async function oracleNeeds(world: BenchWorld, questions: readonly Qa[], gym: GymOptions, scorer: AnswerScorer): Promise<OracleNeed[]> {
   const oracle = world.oracle?.bind(world)
   if (!oracle) throw new BenchError('bench.no_oracle', `world ${world.dir} cannot give an oracle (it needs the world's gold graph)`)
-  const lifted: GymOptions = { ...gym, protocol: 'hermes', reward: parseRewardSpec('f1'), stepSignals: false, budgets: { ...ORACLE_BUDGETS } }
+  const lifted: GymOptions = { ...gym, protocol: 'hermes', reward: f1Spec(), stepSignals: false, budgets: { ...ORACLE_BUDGETS } }
   return pMap(
     questions,
     async (qa): Promise<OracleNeed> => {
