@@ -9,11 +9,14 @@ import { checkWorldContent, openWorld, type Stage } from '../../world'
 import { openGymWorld } from '../open-gym-world'
 import { resolveMcpOptions } from '../mcp-episode'
 
+/** The env registry's longest idle time (a week): a stdio session is never expired in practice. */
+const STDIO_IDLE_MS = 7 * 24 * 3600_000
+
 interface McpArgs {
   dir?: string
   qa?: string
-  split: string
-  index: number
+  split?: string
+  index?: number
   options?: string
   http: boolean
   port: number
@@ -51,8 +54,8 @@ export const mcpCommandWith = (stages?: readonly Stage[]): Command => ({
     y
       .positional('dir', { type: 'string', describe: 'world folder (worlds/<name>)' })
       .option('qa', { type: 'string', describe: 'the question every session plays, by id (default: --split and --index)' })
-      .option('split', { type: 'string', choices: ['train', 'bench'], default: 'train', describe: 'the split of the question (without --qa)' })
-      .option('index', { type: 'number', default: 0, describe: 'the question\'s position in --split, in the env API\'s order (without --qa)' })
+      .option('split', { type: 'string', choices: ['train', 'bench'], describe: 'the split of the question, instead of --qa (default: train)' })
+      .option('index', { type: 'number', describe: 'the question\'s position in --split, in the env API\'s order (GET /v1/qa), instead of --qa (default: 0)' })
       .option('options', {
         type: 'string',
         describe: 'env options as JSON, the env API\'s create "options" (budgets, reward, topK, episode, faults, ...), e.g. \'{"budgets":{"maxTurns":8}}\'',
@@ -63,7 +66,7 @@ export const mcpCommandWith = (stages?: readonly Stage[]): Command => ({
       .option('token', { type: 'string', describe: '--http: token required on every request, as Authorization: Bearer TOKEN (default: $SEARCHGYM_TOKEN)' })
       .option('allow-host', { type: 'string', array: true, describe: '--http: also accept requests whose Host is NAME (loopback names and --host always are; * accepts any)' })
       .option('max-sessions', { type: 'number', default: 256, describe: '--http: most MCP sessions (episodes) open at once' })
-      .option('idle-seconds', { type: 'number', default: 600, describe: 'close a session (and its env) idle this long' })
+      .option('idle-seconds', { type: 'number', default: 600, describe: '--http: close a session (and its env) idle this long (stdio: the session lasts as long as the process)' })
       .option('max-body-bytes', { type: 'number', default: 1 << 20, describe: '--http: largest request body' })
       .example('searchgym gym mcp worlds/tiny', 'stdio: one episode of train question 0 (an MCP client starts this command)')
       .example('searchgym gym mcp worlds/tiny --split bench --index 3 --options \'{"budgets":{"maxTurns":8}}\'', 'bench question 3 under an 8-turn budget')
@@ -71,8 +74,9 @@ export const mcpCommandWith = (stages?: readonly Stage[]): Command => ({
   handler: handler(async (raw: ArgumentsCamelCase) => {
     const a = raw as unknown as McpArgs
     if (!a.dir) throw new GymError('cli.missing_dir', 'give a world folder: searchgym gym mcp worlds/NAME (a tiny one: searchgym world build --preset tiny --out worlds/tiny)')
-    const index = intFlag('index', a.index, 0, Number.MAX_SAFE_INTEGER)
+    const index = a.index === undefined ? 0 : intFlag('index', a.index, 0, Number.MAX_SAFE_INTEGER)
     if (a.qa !== undefined && (typeof a.qa !== 'string' || a.qa.trim() === '')) throw new GymError('cli.bad_flag', '--qa must be a question id')
+    if (a.qa !== undefined && (a.split !== undefined || a.index !== undefined)) throw new GymError('cli.bad_flag', 'give either --qa or --split + --index, not both')
     const options = optionsFlag(a.options)
     const port = intFlag('port', a.port, 0, 65535)
     if (typeof a.host !== 'string' || a.host.trim() === '') throw new GymError('cli.bad_flag', '--host must be a host name or address, e.g. 127.0.0.1')
@@ -106,19 +110,22 @@ export const mcpCommandWith = (stages?: readonly Stage[]): Command => ({
         throw new GymError('cli.bad_flag', `no question with id ${JSON.stringify(a.qa.slice(0, 100))} in ${world.name}`)
       }
     } else {
-      const list = world.listQa(a.split === 'bench' ? 'bench' : 'train')
+      const split = a.split === 'bench' ? 'bench' : 'train'
+      const list = world.listQa(split)
       if (index >= list.length) {
         await world.close()
-        throw new GymError('cli.bad_flag', `--index ${index} is out of range: split ${a.split} of ${world.name} has ${list.length} questions`)
+        throw new GymError('cli.bad_flag', `--index ${index} is out of range: split ${split} of ${world.name} has ${list.length} questions`)
       }
       qa = list[index]
     }
     const serveOptions = { qa, options, maxSessions, idleMs: Math.round(idle * 1000) }
+    // stdio: one session for the life of the process (a person may think for an hour between two calls).
+    const stdioOptions = { ...serveOptions, maxSessions: 1, idleMs: STDIO_IDLE_MS }
     const { serveMcpStdio, startMcpHttp } = await import('../mcp-server')
     if (!a.http) {
       // stdout is the protocol's: every line of ours goes to stderr.
       log(`${world.name}, question ${qa.id} (${qa.type}, ${qa.hops} hops, ${qa.split}) on stdio`)
-      await serveMcpStdio(world, serveOptions)
+      await serveMcpStdio(world, stdioOptions)
       await world.close()
       process.exit(0)
     }
