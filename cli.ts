@@ -36,7 +36,7 @@ export const GROUPS: CommandGroup[] = [
   },
   {
     command: 'gym',
-    describe: 'the Search/Access gym: serve a world over HTTP, check that every question is solvable',
+    describe: 'the Search/Access gym: serve a world over HTTP or MCP, check that every question is solvable',
     load: async () => {
       const { checkCommand, CHECKED_WORLD_STAGES } = await import('./agent')
       const { gymCommands } = await import('./gym')

@@ -1,6 +1,6 @@
 // tests/cli-lazy-imports: which npm packages a command loads — `--help`, `world stats --json` and `gym check` through
 // the real CLI, with a module resolve hook (node --import) that writes every node_modules file resolved. The heavy
-// packages (faker, zod, hono's server, hyparquet-writer, graphology, openai, onnxruntime) are imported only by the
+// packages (the MCP SDK, faker, zod, hono's server, hyparquet-writer, graphology, openai, onnxruntime) are imported only by the
 // commands that use them (bench/RESULTS.md, "CLI start-up, second round"); a static import of one of them anywhere
 // these commands reach fails here.
 import { spawnSync } from 'node:child_process'
@@ -32,7 +32,7 @@ function loaded(args: string[]): string[] {
   return r.stderr.split('\n').filter((l) => l.startsWith('RESOLVED ')).map((l) => l.slice('RESOLVED '.length))
 }
 
-const HEAVY = ['@faker-js/faker/', 'zod/', 'hyparquet-writer/', 'graphology/', '@hono/node-server/', 'openai/', 'onnxruntime-node/', '@huggingface/transformers/']
+const HEAVY = ['@modelcontextprotocol/', '@faker-js/faker/', 'zod/', 'hyparquet-writer/', 'graphology/', '@hono/node-server/', 'openai/', 'onnxruntime-node/', '@huggingface/transformers/']
 /** hono's package itself (its app and middleware); gym/path-token's one URL helper (hono/dist/utils/url.js) is allowed. */
 const honoServer = (f: string) => f.startsWith('hono/') && !/^hono\/dist\/utils\//.test(f)
 const heavy = (files: string[]) => files.filter((f) => HEAVY.some((p) => f.startsWith(p)) || honoServer(f))
@@ -56,4 +56,6 @@ test('--help, world stats --json and gym check load none of the heavy packages',
   expect(stats.some((f) => f.startsWith('better-sqlite3/'))).toBe(true) // the hook saw the world file being opened
   expect(heavy(stats)).toEqual([])
   expect(heavy(loaded(['gym', 'check', world, '--split', 'bench']))).toEqual([])
+  // The MCP SDK (and hono, zod) load when `gym mcp` serves, not for its help.
+  expect(heavy(loaded(['gym', 'mcp', '--help']))).toEqual([])
 }, 300_000)
