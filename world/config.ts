@@ -85,6 +85,9 @@ export interface WorldConfig {
      * manifest, config.json and content hash.
      */
     factDisjoint?: boolean
+    /** The bench is drawn from questions with a blurred start only (config.qa.blur on): a hard split such as
+     *  searchgymbench-hard-v1. Off is the key's absence, as factDisjoint. */
+    blurredOnly?: boolean
   }
   /** The optional LLM writer (world/write): rewrites each template document through an OpenAI-compatible endpoint. */
   write: WriteConfig
@@ -106,8 +109,8 @@ export interface BlurConfig {
 
 export const DEFAULT_BLUR: BlurConfig = { rate: 0.3, minCues: 2, maxCues: 3, positions: ['start'], queries: 6, minHits: 2 }
 
-export type PresetName = 'tiny' | 'small' | 'paper' | 'paper-x10' | 'paper-x100'
-export const PRESET_NAMES: readonly PresetName[] = ['tiny', 'small', 'paper', 'paper-x10', 'paper-x100']
+export type PresetName = 'tiny' | 'small' | 'paper' | 'paper-hard' | 'paper-x10' | 'paper-x100'
+export const PRESET_NAMES: readonly PresetName[] = ['tiny', 'small', 'paper', 'paper-hard', 'paper-x10', 'paper-x100']
 
 export const DEFAULT_CONFIG: WorldConfig = {
   seed: 11,
@@ -128,7 +131,7 @@ export const DEFAULT_CONFIG: WorldConfig = {
     headroom: 0.22,
     blur: undefined,
   },
-  split: { bench: { simple: 462, parallel: 134, combo: 46 }, minHops: 1, maxHops: 12, disjoint: { question: true, path: true, startEntity: true }, factDisjoint: undefined },
+  split: { bench: { simple: 462, parallel: 134, combo: 46 }, minHops: 1, maxHops: 12, disjoint: { question: true, path: true, startEntity: true }, factDisjoint: undefined, blurredOnly: undefined },
   write: DEFAULT_WRITE_CONFIG,
 }
 
@@ -159,6 +162,15 @@ export const PRESETS: Record<PresetName, WorldConfig> = {
     split: { ...DEFAULT_CONFIG.split, bench: { simple: 120, parallel: 35, combo: 12 }, minHops: 1, maxHops: 12 },
   },
   paper: { ...DEFAULT_CONFIG, entities: PRESET_ENTITIES.paper, graph: { ...DEFAULT_CONFIG.graph, edgesPerEntity: 4.3 } },
+  // searchgymbench-hard-v1's world: the paper world with 35 % of the starts blurred (qa.blur), and a bench of
+  // SearchGymBench's sizes (462/134/46, hops 1–12) drawn from blurred questions only, held out fact-disjoint.
+  'paper-hard': {
+    ...DEFAULT_CONFIG,
+    entities: PRESET_ENTITIES.paper,
+    graph: { ...DEFAULT_CONFIG.graph, edgesPerEntity: 4.3 },
+    qa: { ...DEFAULT_CONFIG.qa, blur: { ...DEFAULT_BLUR, rate: 0.35 } },
+    split: { ...DEFAULT_CONFIG.split, factDisjoint: true, blurredOnly: true },
+  },
   // Scale presets: the paper's entity mix and graph ×10 / ×100. The QA pool grows with the world but less than it
   // (100,000 and 250,000 questions: the oracle check of every question is the build's biggest per-question cost);
   // the bench stays SearchGymBench's 462/134/46 over hops 1–12, drawn from questions the check solved.
@@ -243,6 +255,10 @@ export function validateWorldConfig(cfg: WorldConfig): WorldConfig {
   if (fd !== undefined && typeof fd !== 'boolean') throw new ConfigError('config.type', `config.split.factDisjoint must be true or false, got ${JSON.stringify(fd)}`)
   // Off is the absence of the key: the stored config (and so resuming a world built before the option) is unchanged.
   if (fd === false) cfg.split.factDisjoint = undefined
+  const bo = cfg.split.blurredOnly
+  if (bo !== undefined && typeof bo !== 'boolean') throw new ConfigError('config.type', `config.split.blurredOnly must be true or false, got ${JSON.stringify(bo)}`)
+  if (bo === false) cfg.split.blurredOnly = undefined
+  if (cfg.split.blurredOnly && cfg.qa.blur === undefined) throw new ConfigError('config.range', 'config.split.blurredOnly needs config.qa.blur (no question has a blurred start without it)')
   return cfg
 }
 
