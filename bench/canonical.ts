@@ -36,6 +36,10 @@ export interface CanonicalBench {
  *  16. Context and response budgets stay the gym's: the oracle needs at most 14,617 and 46 tokens. */
 export const SEARCHGYMBENCH_BUDGETS: Budgets = Object.freeze({ maxTurns: 32, maxResponseTokens: 1024, maxContextTokens: 32768 })
 
+/** searchgymbench-hard-v1's budgets: SearchGymBench's, with the turns the blurred starts add — the oracle's walk needs up
+ *  to 33 turns on its world (a missed candidate page costs an access), so 35: the measured 33 with two to spare, as v1. */
+export const SEARCHGYMBENCH_HARD_BUDGETS: Budgets = Object.freeze({ maxTurns: 35, maxResponseTokens: 1024, maxContextTokens: 32768 })
+
 export const CANONICAL_BENCHES: Record<string, CanonicalBench> = {
   'searchgymbench-v1': {
     name: 'searchgymbench-v1',
@@ -56,6 +60,17 @@ export const CANONICAL_BENCHES: Record<string, CanonicalBench> = {
     budgets: SEARCHGYMBENCH_BUDGETS,
     oracleNeed: { maxTurns: 17, maxResponseTokens: 37, maxContextTokens: 6046 },
     describe: 'the same protocol on the tiny preset (seed 11): a smoke test in seconds, not a result',
+  },
+  'searchgymbench-hard-v1': {
+    name: 'searchgymbench-hard-v1',
+    version: 1,
+    preset: 'paper-hard',
+    seed: 11,
+    hash: 'b22e0ed089fcf6a02ccec5387b2fa9a6ee7da6f0c23a8c7e3f5438a1e22976ac',
+    budgets: SEARCHGYMBENCH_HARD_BUDGETS,
+    oracleNeed: { maxTurns: 33, maxResponseTokens: 46, maxContextTokens: 16143 },
+    describe:
+      'the hard split: the paper world with blurred starts (qa.blur, rate 0.35; each description unique on the graph and resolved by search), a bench of 642 blurred questions (462 simple, 134 parallel, 46 combo; hops 1–12) held out fact-disjoint (seed 11)',
   },
 }
 

@@ -10,6 +10,7 @@ import { worldOracleKnowledge } from '../agent/oracle/oracle-knowledge'
 import { CHECK_GYM_OPTIONS } from '../agent/oracle/oracle-check'
 import { gymWorldFromIndex, makeEnv } from '../gym'
 import { canonicalJson } from '../infra/hash'
+import { curriculumPreset, inStage } from '../curriculum/stages'
 import { buildWorld, openSearchIndex, openWorld, worldReader } from '../world'
 import { presetConfig, resolveConfig } from '../world/config'
 import { checkBlurDesc, makeBlurMatcher } from '../world/qa/blur-check'
@@ -123,3 +124,17 @@ test('the same seed and blur config give the same world; blur off (absent, false
   expect(() => resolveConfig({ qa: { blur: { cues: 3 } } }, presetConfig('tiny'))).toThrow(/unknown config key/)
   expect(() => resolveConfig({ qa: { blur: { positions: ['intermediate'] } } }, presetConfig('tiny'))).toThrow(/not built yet/)
 }, 120_000)
+
+test('curriculum three-stage: the paper\'s two stages on named starts, then a stage of blurred starts only', () => {
+  const spec = curriculumPreset('three-stage', 10)
+  expect(spec.stages.map((s) => s.name)).toEqual(['stage1', 'stage2', 'stage3-blur'])
+  expect(spec.switches).toEqual([
+    { kind: 'steps', steps: 10 },
+    { kind: 'steps', steps: 10 },
+  ])
+  const [s1, s2, s3] = spec.stages
+  const third = served.filter((q) => inStage(q, s3))
+  expect(third.length).toBe(served.filter(isBlurred).length)
+  expect(third.every(isBlurred)).toBe(true)
+  expect(served.filter((q) => inStage(q, s1) || inStage(q, s2)).some(isBlurred)).toBe(false)
+})

@@ -89,7 +89,7 @@ async function main(): Promise<void> {
   const num = (e: { mean: number; lo: number; hi: number }) => `${e.mean.toFixed(2)} [${e.lo.toFixed(2)}, ${e.hi.toFixed(2)}]`
   const byType = (xs: number[], qs: Qa[], t: string) => xs.filter((_, i) => qs[i].type === t)
   console.log(`pairs: ${pairs.length} of ${hard.length} hard bench questions have a named twin (all blurred: ${hard.every(isBlurred)})`)
-  console.log(`oracle solved: blurred ${ob.solved}/${pairs.length}, named ${on.solved}/${pairs.length}`)
+  console.log(`oracle solved: blurred ${ob.solved}/${pairs.length}, named ${on.solved}/${pairs.length}; most turns: blurred ${Math.max(...ob.turns)}, named ${Math.max(...on.turns)}`)
   console.log(`oracle turns (tool calls = turns - 1): blurred ${num(bootstrapMean(ob.turns, opts('tb')))}, named ${num(bootstrapMean(on.turns, opts('tn')))}; paired diff ${num(pairedDifference(on.turns, ob.turns, opts('td')))}`)
   for (const t of ['simple', 'parallel', 'combo'])
     console.log(`  ${t}: blurred ${num(bootstrapMean(byType(ob.turns, blurredQ, t), opts(`tb${t}`)))}, named ${num(bootstrapMean(byType(on.turns, namedQ, t), opts(`tn${t}`)))}`)

@@ -104,8 +104,12 @@ export async function blurPool(view: QaWorldView, qas: readonly Qa[], cfg: BlurC
     const old = startText(g, i, chain.desc)
     const at = placeOf(qa.question, old)
     if (at < 0) return void stats.noPlace++
-    const words = at === 0 ? capitalise(draft.text) : draft.text
-    const question = qa.question.slice(0, at) + words + qa.question.slice(at + old.length)
+    // A template's own article before a bare name ("the {s}" around "Falcioni Medal") would double the description's.
+    let before = qa.question.slice(0, at)
+    const article = /(^|\s)(the|The|a|A|an|An) $/.exec(before)
+    if (article) before = before.slice(0, before.length - article[2].length - 1)
+    const words = before.length === 0 || /[.?!]\s*$/.test(before) ? capitalise(draft.text) : draft.text
+    const question = before + words + qa.question.slice(at + old.length)
     if (question.includes(g.entities[i].name)) return void stats.noPlace++
     pending.push({ index, chain, url: g.entities[i].url, draft: { ...draft, queries: draft.queries.slice(0, cfg.queries) }, question })
   })
