@@ -66,7 +66,7 @@ export const CANONICAL_BENCHES: Record<string, CanonicalBench> = {
     version: 1,
     preset: 'paper-hard',
     seed: 11,
-    hash: 'b22e0ed089fcf6a02ccec5387b2fa9a6ee7da6f0c23a8c7e3f5438a1e22976ac',
+    hash: 'c7cc93261bcbcd04749e59f86552b9d2dd441396ed2832bbae50796626c0986c',
     budgets: SEARCHGYMBENCH_HARD_BUDGETS,
     oracleNeed: { maxTurns: 33, maxResponseTokens: 46, maxContextTokens: 16143 },
     describe:
