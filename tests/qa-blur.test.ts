@@ -25,18 +25,33 @@ const root = mkdtempSync(join(tmpdir(), 'sg-blur-'))
 afterAll(() => rmSync(root, { recursive: true, force: true }))
 const dir = join(root, 'tiny-blur')
 const config = resolveConfig({ qa: { blur: { rate: 0.5 } } }, presetConfig('tiny'))
+// The two-step style (one neighbour shared by a few entities, then values and ranges): resolved via the neighbour's page.
+const dir2 = join(root, 'tiny-blur-two-step')
+const config2 = resolveConfig({ qa: { blur: { rate: 0.6, style: 'two-step' } } }, presetConfig('tiny'))
 let served: Qa[] = []
+let served2: Qa[] = []
 let hash = ''
 
-beforeAll(async () => {
-  hash = (await buildWorld({ config, dir, quiet: true, stages: CHECKED_WORLD_STAGES })).hash
-  const w = openWorld(dir)
+const readServed = (d: string): Qa[] => {
+  const w = openWorld(d)
   try {
-    served = readQa(w.db)
+    return readQa(w.db)
   } finally {
     w.close()
   }
+}
+
+beforeAll(async () => {
+  hash = (await buildWorld({ config, dir, quiet: true, stages: CHECKED_WORLD_STAGES })).hash
+  await buildWorld({ config: config2, dir: dir2, quiet: true, stages: CHECKED_WORLD_STAGES })
+  served = readServed(dir)
+  served2 = readServed(dir2)
 }, 120_000)
+
+const worlds = () => [
+  { name: 'direct', d: dir, qas: served },
+  { name: 'two-step', d: dir2, qas: served2 },
+]
 
 const blurs = (qa: Qa): { start: string; desc: BlurDesc }[] =>
   namedChains(qa).flatMap((c) => (c.desc.kind === 'blur' ? [{ start: c.start, desc: c.desc }] : []))
@@ -49,22 +64,24 @@ test('the world serves blurred questions of every type, and the blur report coun
   expect(report.blurred).toBeGreaterThanOrEqual(blurred.length)
 })
 
-test('every blurred description fits exactly its start entity, re-checked on the whole graph; every QA re-derives', () => {
-  const w = openWorld(dir)
+test.each(['direct', 'two-step'])('%s: every blurred description fits exactly its start entity, re-checked on the whole graph; every QA re-derives', (style) => {
+  const { d, qas } = worlds().find((x) => x.name === style)!
+  const w = openWorld(d)
   try {
     const view = loadQaView(w.db)
     const match = makeBlurMatcher(view)
     const names = new Map(view.entities.map((e) => [e.id, e.name]))
     let n = 0
-    for (const qa of served)
+    for (const qa of qas)
       for (const b of blurs(qa)) {
+        if (style === 'two-step') expect(typeof b.desc.via).toBe('string')
         expect(checkBlurDesc(match, b.desc, b.start, names.get(b.start)!)).toEqual([])
         expect(qa.question.includes(names.get(b.start)!)).toBe(false)
         n++
       }
     expect(n).toBeGreaterThan(50)
     const check = makeQaChecker(view, (u) => docText(w.db, u))
-    expect(served.flatMap((q) => check(q))).toEqual([])
+    expect(qas.flatMap((q) => check(q))).toEqual([])
   } finally {
     w.close()
   }
@@ -95,10 +112,12 @@ test('a crafted ambiguous description is rejected, by the cue checker and by the
   }
 })
 
-test('the oracle solves every served blurred question through the env, searching on the cues', async () => {
-  const w = openWorld(dir)
+test.each(['direct', 'two-step'])('%s: the oracle solves every served blurred question through the env, searching on the cues', async (style) => {
+  const { d, qas } = worlds().find((x) => x.name === style)!
+  const w = openWorld(d)
   const index = await openSearchIndex(w, { quiet: true })
-  const blurred = served.filter(isBlurred)
+  const blurred = qas.filter(isBlurred)
+  expect(blurred.length).toBeGreaterThan(50)
   const world = gymWorldFromIndex('blur', index, blurred)
   try {
     const k = worldOracleKnowledge(worldReader(w.db))
@@ -123,6 +142,7 @@ test('the same seed and blur config give the same world; blur off (absent, false
   expect(() => resolveConfig({ qa: { blur: { rate: 2 } } }, presetConfig('tiny'))).toThrow(/rate/)
   expect(() => resolveConfig({ qa: { blur: { cues: 3 } } }, presetConfig('tiny'))).toThrow(/unknown config key/)
   expect(() => resolveConfig({ qa: { blur: { positions: ['intermediate'] } } }, presetConfig('tiny'))).toThrow(/not built yet/)
+  expect(() => resolveConfig({ qa: { blur: { style: 'fuzzy' } } }, presetConfig('tiny'))).toThrow(/style/)
 }, 120_000)
 
 test('curriculum three-stage: the paper\'s two stages on named starts, then a stage of blurred starts only', () => {

@@ -105,9 +105,14 @@ export interface BlurConfig {
    *  least minHits of them put the entity's page in the top-K (config.verification.topK) of the world's engine. */
   queries: number
   minHits: number
+  /** 'direct': cues of any kind, resolved when the cue queries find the entity's page itself. 'two-step': one neighbour
+   *  shared by 2–6 entities of the type plus values and year ranges; resolved when the cue queries find the entity's
+   *  page or that neighbour's page and the neighbour's page names the entity (a reader lists the candidates there, then
+   *  opens each: WebSailor's search-then-verify). */
+  style: 'direct' | 'two-step'
 }
 
-export const DEFAULT_BLUR: BlurConfig = { rate: 0.3, minCues: 2, maxCues: 3, positions: ['start'], queries: 6, minHits: 2 }
+export const DEFAULT_BLUR: BlurConfig = { rate: 0.3, minCues: 2, maxCues: 3, positions: ['start'], queries: 6, minHits: 2, style: 'direct' }
 
 export type PresetName = 'tiny' | 'small' | 'paper' | 'paper-hard' | 'paper-x10' | 'paper-x100'
 export const PRESET_NAMES: readonly PresetName[] = ['tiny', 'small', 'paper', 'paper-hard', 'paper-x10', 'paper-x100']
@@ -162,13 +167,13 @@ export const PRESETS: Record<PresetName, WorldConfig> = {
     split: { ...DEFAULT_CONFIG.split, bench: { simple: 120, parallel: 35, combo: 12 }, minHops: 1, maxHops: 12 },
   },
   paper: { ...DEFAULT_CONFIG, entities: PRESET_ENTITIES.paper, graph: { ...DEFAULT_CONFIG.graph, edgesPerEntity: 4.3 } },
-  // searchgymbench-hard-v1's world: the paper world with 35 % of the starts blurred (qa.blur), and a bench of
+  // searchgymbench-hard-v1's world: the paper world with half the starts drawn for two-step blurring (qa.blur), and a bench of
   // SearchGymBench's sizes (462/134/46, hops 1–12) drawn from blurred questions only, held out fact-disjoint.
   'paper-hard': {
     ...DEFAULT_CONFIG,
     entities: PRESET_ENTITIES.paper,
     graph: { ...DEFAULT_CONFIG.graph, edgesPerEntity: 4.3 },
-    qa: { ...DEFAULT_CONFIG.qa, blur: { ...DEFAULT_BLUR, rate: 0.35 } },
+    qa: { ...DEFAULT_CONFIG.qa, blur: { ...DEFAULT_BLUR, rate: 0.5, style: 'two-step' } },
     split: { ...DEFAULT_CONFIG.split, factDisjoint: true, blurredOnly: true },
   },
   // Scale presets: the paper's entity mix and graph ×10 / ×100. The QA pool grows with the world but less than it
@@ -277,6 +282,7 @@ function validateBlur(cfg: WorldConfig): void {
   if (b.minHits > b.queries) throw new ConfigError('config.range', `config.qa.blur.minHits (${b.minHits}) cannot exceed queries (${b.queries})`)
   if (b.positions.length === 0 || b.positions.some((p) => p !== 'start' && p !== 'intermediate'))
     throw new ConfigError('config.range', `config.qa.blur.positions must list 'start' (and 'intermediate'), got ${showValue(b.positions)}`)
+  if (b.style !== 'direct' && b.style !== 'two-step') throw new ConfigError('config.range', `config.qa.blur.style must be 'direct' or 'two-step', got ${showValue(b.style)}`)
   if (b.positions.includes('intermediate'))
     throw new ConfigError('config.unsupported', `config.qa.blur.positions 'intermediate' is not built yet: blur the start only (positions: ["start"])`)
   cfg.qa.blur = b

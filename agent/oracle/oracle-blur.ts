@@ -15,12 +15,15 @@ export interface ReadBlur {
   cues: ReadCue[]
   queries: string[]
   text: string
+  /** two-step: the neighbour whose page lists the candidates. */
+  via?: string
 }
 
 export function asReadBlur(v: unknown): ReadBlur | null {
-  const d = v as { kind?: unknown; cues?: unknown; queries?: unknown; text?: unknown } | null
+  const d = v as { kind?: unknown; cues?: unknown; queries?: unknown; text?: unknown; via?: unknown } | null
   if (!d || d.kind !== 'blur' || !Array.isArray(d.cues) || !Array.isArray(d.queries) || typeof d.text !== 'string') return null
-  return { cues: d.cues as ReadCue[], queries: d.queries.filter((q): q is string => typeof q === 'string'), text: d.text }
+  const out: ReadBlur = { cues: d.cues as ReadCue[], queries: d.queries.filter((q): q is string => typeof q === 'string'), text: d.text }
+  return typeof d.via === 'string' ? { ...out, via: d.via } : out
 }
 
 /** Labels of the `- Label: value` infobox lines of a page, with their values. */
@@ -83,4 +86,12 @@ export function statesRelation(text: string, rel: string, dir: 'fwd' | 'inv', ti
     if (re.test(text)) return true
   }
   return false
+}
+
+/** The entities among `pool` that a page names, in the order the page first names them (longest names first on ties,
+ *  so "Ann Lee Smith" is not read as "Ann Lee"). */
+export function namedOnPage(text: string, pool: readonly Entity[]): Entity[] {
+  const at = pool.map((e) => ({ e, i: text.indexOf(e.name) })).filter((x) => x.i >= 0)
+  at.sort((a, b) => a.i - b.i || b.e.name.length - a.e.name.length)
+  return at.map((x) => x.e)
 }

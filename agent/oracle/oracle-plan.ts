@@ -6,7 +6,7 @@
 import { formatAttr } from '../../world'
 import { attributeSpec, entityType, relation } from '../../world'
 import type { AttrValue, Edge, Entity, EntityId, Qa } from '../../world'
-import { asReadBlur, blurMismatch, type ReadBlur } from './oracle-blur'
+import { asReadBlur, blurMismatch, namedOnPage, type ReadBlur } from './oracle-blur'
 
 /** What the oracle may look up in the world: the graph (to follow the gold path) and verification queries. */
 export interface OracleKnowledge {
@@ -18,6 +18,8 @@ export interface OracleKnowledge {
   entitiesWith(type: string, attr: string, value: AttrValue): Entity[]
   /** Queries lookup verification ran for finding an entity by this attribute's value whose results held its page. */
   lookupQueries?(entityId: string, attr: string): string[]
+  /** Every entity of a type (a two-step blurred start: which names on a neighbour's page are candidates). */
+  entitiesOfType?(type: string): Entity[]
 }
 
 export type OracleCall = { name: 'search'; arguments: { query: string } } | { name: 'access'; arguments: { url: string; page?: number } }
@@ -201,7 +203,39 @@ export function* oraclePlan(qa: Qa, k: OracleKnowledge, opts: OraclePlanOptions 
       if (tried.length >= opts.maxQueriesPerPage) break
       tried.push(query)
       const obs: string = yield { name: 'search', arguments: { query } }
-      for (const url of resultUrls(obs)) {
+      const urls = resultUrls(obs)
+      const via = d.via !== undefined ? k.entity(d.via) : undefined
+      if (via && urls.includes(via.url)) {
+        // Two-step: the neighbour's page lists the few entities of the type it is linked to; open each and read it.
+        if (!opened.has(via.url)) {
+          const page: string = yield { name: 'access', arguments: { url: via.url } }
+          opened.set(via.url, page)
+          paging.set(via.url, { read: 1, of: Number(/^Page 1 of (\d+)\b/m.exec(page)?.[1] ?? 1) })
+        }
+        const listing = yield* readUntil(via.url, () => false)
+        const typeCue = d.cues.find((c) => c.kind === 'type')
+        const pool = typeCue && typeCue.kind === 'type' ? (k.entitiesOfType?.(typeCue.type) ?? []) : []
+        for (const cand of namedOnPage(listing, pool)) {
+          if (cand.url === via.url || rejected.has(cand.url)) continue
+          if (!opened.has(cand.url)) {
+            const found: string = yield { name: 'search', arguments: { query: cand.name } }
+            if (!resultUrls(found).includes(cand.url)) continue
+            const page: string = yield { name: 'access', arguments: { url: cand.url } }
+            opened.set(cand.url, page)
+            paging.set(cand.url, { read: 1, of: Number(/^Page 1 of (\d+)\b/m.exec(page)?.[1] ?? 1) })
+          }
+          const text = yield* readUntil(cand.url, (t) => blurMismatch(t, d.cues, k.entity) === null)
+          if (blurMismatch(text, d.cues, k.entity) !== null) {
+            rejected.add(cand.url)
+            continue
+          }
+          if (cand.url !== start.url) fail(`the blurred description reads as fitting ${cand.name} (${cand.url}), not ${start.name}`)
+          if (!lazy) yield* readUntil(cand.url, () => false)
+          return
+        }
+        rejected.add(via.url)
+      }
+      for (const url of urls) {
         if (rejected.has(url)) continue
         if (!opened.has(url)) {
           const page: string = yield { name: 'access', arguments: { url } }

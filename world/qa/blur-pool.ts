@@ -68,11 +68,23 @@ interface Pending {
   index: number
   chain: ChainSpec
   url: string
-  draft: { cues: BlurDesc['cues']; text: string; queries: string[]; needed: number }
+  draft: { cues: BlurDesc['cues']; text: string; queries: string[]; needed: number; via?: string }
+  /** two-step: the neighbour's page, when it names the entity (else the description cannot be resolved through it). */
+  viaUrl?: string
   question: string
 }
 
-export async function blurPool(view: QaWorldView, qas: readonly Qa[], cfg: BlurConfig, seed: number, search: SearchIndex, topK: number, maxHops = 12): Promise<{ qas: Qa[]; stats: BlurStats }> {
+export async function blurPool(
+  view: QaWorldView,
+  qas: readonly Qa[],
+  cfg: BlurConfig,
+  seed: number,
+  search: SearchIndex,
+  topK: number,
+  maxHops = 12,
+  /** A document's text (two-step descriptions: the neighbour's page must name the entity). */
+  docText: (url: string) => string | undefined = () => undefined,
+): Promise<{ qas: Qa[]; stats: BlurStats }> {
   const g: GraphIndex = buildGraphIndex(view, maxHops)
   const b = buildBlurIndex(g)
   const root = Rng.derive(seed, 'qa-blur')
@@ -99,7 +111,7 @@ export async function blurPool(view: QaWorldView, qas: readonly Qa[], cfg: BlurC
       }
     }
     for (const c of chains) if (c !== chain) avoid.add(g.entityIndex.get(c.start) ?? -1)
-    const draft = drawBlur(b, rng, i, avoid, { minCues: cfg.minCues, maxCues: cfg.maxCues })
+    const draft = drawBlur(b, rng, i, avoid, { minCues: cfg.minCues, maxCues: cfg.maxCues, style: cfg.style })
     if (!draft) return void stats.noDescription++
     const old = startText(g, i, chain.desc)
     const at = placeOf(qa.question, old)
@@ -111,7 +123,13 @@ export async function blurPool(view: QaWorldView, qas: readonly Qa[], cfg: BlurC
     const words = before.length === 0 || /[.?!]\s*$/.test(before) ? capitalise(draft.text) : draft.text
     const question = before + words + qa.question.slice(at + old.length)
     if (question.includes(g.entities[i].name)) return void stats.noPlace++
-    pending.push({ index, chain, url: g.entities[i].url, draft: { ...draft, queries: draft.queries.slice(0, cfg.queries) }, question })
+    let viaUrl: string | undefined
+    if (draft.via !== undefined) {
+      const v = g.entities[g.entityIndex.get(draft.via)!]
+      if (!(docText(v.url) ?? '').includes(g.entities[i].name)) return void stats.unresolved++
+      viaUrl = v.url
+    }
+    pending.push({ index, chain, url: g.entities[i].url, draft: { ...draft, queries: draft.queries.slice(0, cfg.queries) }, question, ...(viaUrl ? { viaUrl } : {}) })
   })
   // Verification: every description's queries in one batched search, chunked so memory stays flat.
   const CHUNK = 512
@@ -121,7 +139,7 @@ export async function blurPool(view: QaWorldView, qas: readonly Qa[], cfg: BlurC
     const results = await search.searchMany(flat, { k: topK })
     let r = 0
     for (const p of part) {
-      const hit = p.draft.queries.map(() => results[r++].slice(0, topK).some((h) => h.url === p.url))
+      const hit = p.draft.queries.map(() => results[r++].slice(0, topK).some((h) => h.url === p.url || h.url === p.viaUrl))
       const hits = hit.filter(Boolean).length
       stats.queries += hit.length
       stats.hits += hits
@@ -131,7 +149,7 @@ export async function blurPool(view: QaWorldView, qas: readonly Qa[], cfg: BlurC
       }
       // Hits first (the order the oracle tries them), each group in draw order.
       const queries = [...p.draft.queries.filter((_, k) => hit[k]), ...p.draft.queries.filter((_, k) => !hit[k])]
-      const desc: BlurDesc = { kind: 'blur', cues: p.draft.cues, text: p.draft.text, queries, hits }
+      const desc: BlurDesc = { kind: 'blur', cues: p.draft.cues, text: p.draft.text, queries, hits, ...(p.draft.via !== undefined ? { via: p.draft.via } : {}) }
       const qa = out[p.index]
       out[p.index] = { ...qa, question: p.question, meta: replaceDesc(qa.meta, p.chain, desc) }
       stats.blurred++

@@ -12,7 +12,12 @@ export interface BlurDraw {
   /** Smallest and largest number of cues besides the type. */
   minCues: number
   maxCues: number
+  /** 'two-step': one neighbour shared by 2..TWO_STEP_MAX entities of the type, then values and ranges only. */
+  style?: 'direct' | 'two-step'
 }
+
+/** Most entities a two-step description's neighbour may share with its entity (each is a page a reader opens). */
+export const TWO_STEP_MAX = 6
 
 /** A description drawn for an entity, before search has been asked whether it resolves. */
 export interface BlurDraft {
@@ -21,6 +26,8 @@ export interface BlurDraft {
   queries: string[]
   /** Cues besides the type the greedy draw had taken when exactly one entity was left (uniqueness's need). */
   needed: number
+  /** two-step: the neighbour (entity id) whose page lists the entity among its few candidates. */
+  via?: string
 }
 
 /** Width choices of a year range cue (a partial value: the year, and only a window around it). */
@@ -120,8 +127,22 @@ export function drawBlur(b: BlurIndex, rng: Rng, i: number, avoid: ReadonlySet<n
   }
   // One neighbour leads (it is what search can find); the rest in a random order.
   const order: Cue[] = []
-  if (neighbours.length > 0) order.push(neighbours.splice(rng.int(0, neighbours.length - 1), 1)[0])
-  order.push(...rng.shuffle([...neighbours, ...attrs]))
+  let via: string | undefined
+  if (opts.style === 'two-step') {
+    // The neighbour shared by the most entities of the type that a reader can still open one by one; no other neighbour.
+    const fit = rng.shuffle(neighbours.filter((c) => {
+      const n = cueSet(b, e.type, c).length
+      return n >= 2 && n <= TWO_STEP_MAX
+    }))
+    if (fit.length === 0) return null
+    let lead = fit[0]
+    for (const c of fit) if (cueSet(b, e.type, c).length > cueSet(b, e.type, lead).length) lead = c
+    if (lead.kind === 'neighbour') via = lead.other
+    order.push(lead, ...rng.shuffle(attrs))
+  } else {
+    if (neighbours.length > 0) order.push(neighbours.splice(rng.int(0, neighbours.length - 1), 1)[0])
+    order.push(...rng.shuffle([...neighbours, ...attrs]))
+  }
   let cands = new Set(b.byType.get(e.type) ?? [])
   const chosen: Cue[] = []
   const rest: Cue[] = []
@@ -144,7 +165,8 @@ export function drawBlur(b: BlurIndex, rng: Rng, i: number, avoid: ReadonlySet<n
   const text = blurText(g, rng, cues)
   // A neighbour whose name holds the entity's own would name it after all.
   if (text.toLowerCase().includes(e.name.toLowerCase())) return null
-  return { cues, text, queries: blurQueries(g, rng, cues), needed }
+  if (via !== undefined && !cues.some((c) => c.kind === 'neighbour' && c.other === via)) return null
+  return { cues, text, queries: blurQueries(g, rng, cues), needed, ...(via !== undefined ? { via } : {}) }
 }
 
 const rank = (c: Cue) => (c.kind === 'neighbour' ? 0 : c.kind === 'value' ? 1 : 2)

@@ -7,7 +7,7 @@ import { progress } from '../../infra/progress'
 import { tx, type Db } from '../../infra/store'
 import type { Stage } from '../stage'
 import { qaDraws } from './generate'
-import { loadQaView } from './load'
+import { docText, loadQaView } from './load'
 import { clearQa, initQaTables, initSplitTables, insertQa } from './store'
 import type { Qa } from '../types'
 import { writeFileSync } from 'node:fs'
@@ -57,7 +57,7 @@ export const qaStage: Stage = {
     if (blur) {
       const index = await stageSearchIndex(ctx)
       try {
-        const r = await blurPool(view, qas, blur, ctx.config.seed, index, ctx.config.verification.topK, ctx.config.qa.maxHops)
+        const r = await blurPool(view, qas, blur, ctx.config.seed, index, ctx.config.verification.topK, ctx.config.qa.maxHops, (u) => docText(ctx.db, u))
         qas = r.qas
         blurStats = r.stats
         // The blur's counts beside the world (not hashed: they follow from the questions, which are).

@@ -34,8 +34,10 @@ export interface BlurDesc {
   cues: Cue[]
   text: string
   queries: string[]
-  /** Queries (of `queries`) whose top-K held the entity's page. */
+  /** Queries (of `queries`) whose top-K held the entity's page (two-step: its page or the `via` neighbour's). */
   hits: number
+  /** two-step (config.qa.blur.style): the neighbour whose page names the entity among its few candidates. */
+  via?: EntityId
 }
 
 export interface ChainSpec {
