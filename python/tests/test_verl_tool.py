@@ -1,7 +1,7 @@
 """tests/test_verl_tool: the verl tool module (searchgym.verl_tool, the file `world export --format verl` copies) on the
 live gym server, driven as verl's tool agent loop drives it (verl b178a3c tool_agent_loop.py: one AgentData per
 trajectory, :54-92, with its request_id, the row's tools_kwargs and extra_fields; create / execute / release around
-every call, :427-442; a turn's calls run concurrently, :285-291): its episode's observations and reward equal the same
+every call, :427-442; a turn's calls run concurrently, :285-292): its episode's observations and reward equal the same
 actions' through the env API (SearchGymEnv); more trajectories than a `gym serve --max-envs 3` holds end with no env open
 and every reward computed; execute never blocks the event loop; a first call that is access works; a vanished
 trajectory's env is reaped within its idle expiry; compute_score survives an env that is gone or a full gym."""
@@ -214,7 +214,7 @@ class VerlToolStubTest(unittest.TestCase):
             print(f"\n  execute + release over a 0.4 s/answer gym: {took:.2f} s, timer ticked {n} times, longest gap {gap * 1000:.0f} ms", flush=True)
             self.assertEqual(text, "slow page")
             self.assertGreaterEqual(took, 1.2)  # create, step, close: three slow answers
-            self.assertLess(gap, 0.2)
+            self.assertLess(gap, 0.25)  # 10 ms ticks; blocking would be one 0.4 s gap per answer
             self.assertGreater(n, 40)
             self.assertEqual([r[:2] for r in s.requests], [("POST", "/v1/envs"), ("POST", "/v1/envs/env_1/step"), ("DELETE", "/v1/envs/env_1")])
 

@@ -11,11 +11,11 @@ Lifecycle, as verl b178a3c calls a tool (verl/tools/base_tool.py:46-93: create /
   fresh env for the trajectory's question, replays the trajectory's earlier actions on it (the same observations, budgets
   and turn count as one long-lived env), steps the new action, and release closes it. The trajectory's actions live in
   agent_data.extra_fields (tool_agent_loop.py:55-56, :92: per-trajectory tool session data, dropped with the
-  trajectory), its calls one at a time in their order (tool_agent_loop.py:285-291 runs a turn's calls concurrently).
+  trajectory), its calls one at a time in their order (tool_agent_loop.py:285-292 runs a turn's calls concurrently).
   Each env is created with idleSeconds = env_idle_seconds (default 60): if a worker dies mid-call, the gym reaps its env
   within about that (its /health counts reaped envs). The price: a trajectory of n calls steps n(n+1)/2 times.
 Non-blocking: every HTTP call runs on this module's thread pool (urllib in a thread; verl's own SearchTool offloads
-  likewise, verl/tools/search_tool.py:101-113, :251), so the agent loop's event loop never waits on the gym. A create
+  likewise, verl/tools/search_tool.py:101-113, :251-253), so the agent loop's event loop never waits on the gym. A create
   the gym refuses for its env cap (429 env.limit) is retried with backoff for up to `timeout` seconds.
 First call access: the question comes from the row's tools_kwargs, which verl hands every call as agent_data.tools_kwargs
   (tool_agent_loop.py:144, :288); the export puts qa_id under tools_kwargs.search.create_kwargs, so an access call finds it
