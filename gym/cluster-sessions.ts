@@ -88,20 +88,20 @@ export class ClusterEnvSessions implements EnvSessions {
       case 'create': {
         const qa = this.world.qa(String(head.qaId))
         if (!qa) throw new HttpError(404, 'qa.not_found', `no QA with id ${JSON.stringify(String(head.qaId).slice(0, 100))}`)
-        return JSON.stringify(await this.local.create(qa, JSON.parse(payload) as Json))
+        return JSON.stringify(await this.local.create(qa, JSON.parse(payload) as Json, typeof head.idleMs === 'number' ? head.idleMs : undefined))
       }
       case 'step':
         return this.local.step(String(head.id), JSON.parse(payload) as AssistantAction | string)
       case 'close':
         return this.local.close(String(head.id))
       case 'health':
-        return JSON.stringify({ pid: process.pid, envs: this.local.registry.size })
+        return JSON.stringify({ pid: process.pid, envs: this.local.registry.size, reaped: this.local.registry.reaped })
       default:
         throw new GymError('server.peer_op', `unknown peer call ${String(head.op)}`)
     }
   }
 
-  async create(qa: Qa, overrides: Json): Promise<CreatedEnv> {
+  async create(qa: Qa, overrides: Json, idleMs?: number): Promise<CreatedEnv> {
     this.local.resolve(overrides) // a bad option is this request's 400, before any worker is asked
     let last: unknown
     for (let k = 0; k < this.plan.count; k++) {
@@ -109,7 +109,9 @@ export class ClusterEnvSessions implements EnvSessions {
       const p = this.peers[w]
       if (p?.dead) continue
       try {
-        const made = p ? (JSON.parse(await this.forward(w, { op: 'create', qaId: qa.id }, JSON.stringify(overrides))) as CreatedEnv) : await this.local.create(qa, overrides)
+        const made = p
+          ? (JSON.parse(await this.forward(w, { op: 'create', qaId: qa.id, ...(idleMs === undefined ? {} : { idleMs }) }, JSON.stringify(overrides))) as CreatedEnv)
+          : await this.local.create(qa, overrides, idleMs)
         this.turn = (this.turn + k + 1) % this.plan.count
         return made
       } catch (e) {
@@ -146,26 +148,28 @@ export class ClusterEnvSessions implements EnvSessions {
     }
   }
 
-  async health(): Promise<{ envs: number; workers: { count: number; alive: number; list: WorkerHealth[] } }> {
+  async health(): Promise<{ envs: number; reaped: number; workers: { count: number; alive: number; list: WorkerHealth[] } }> {
     const list = await Promise.all(
       this.peers.map(async (p, i): Promise<WorkerHealth> => {
         const restarts = this.restarts[i]
-        if (!p) return { index: i, pid: process.pid, alive: true, envs: this.local.registry.size, restarts }
-        if (p.dead) return { index: i, pid: this.pids[i], alive: false, envs: null, restarts }
+        if (!p) return { index: i, pid: process.pid, alive: true, envs: this.local.registry.size, reaped: this.local.registry.reaped, restarts }
+        if (p.dead) return { index: i, pid: this.pids[i], alive: false, envs: null, reaped: null, restarts }
         try {
-          const h = JSON.parse(await p.call({ op: 'health' }, '', HEALTH_PEER_TIMEOUT_MS)) as { pid: number; envs: number }
+          const h = JSON.parse(await p.call({ op: 'health' }, '', HEALTH_PEER_TIMEOUT_MS)) as { pid: number; envs: number; reaped: number }
           this.pids[i] = h.pid
-          return { index: i, pid: h.pid, alive: true, envs: h.envs, restarts }
+          return { index: i, pid: h.pid, alive: true, envs: h.envs, reaped: h.reaped, restarts }
         } catch (e) {
           // Slow (busy with a batch): alive, count unknown. Unreachable (not listening yet, or gone before the primary
           // said so): not alive.
           const busy = e instanceof PeerDownError && e.timedOut
-          return { index: i, pid: this.pids[i], alive: busy && !p.dead, envs: null, restarts }
+          return { index: i, pid: this.pids[i], alive: busy && !p.dead, envs: null, reaped: null, restarts }
         }
       }),
     )
     return {
       envs: list.reduce((s, w) => s + (w.envs ?? 0), 0),
+      // Counts of workers that answered (a restarted worker's count starts again at 0).
+      reaped: list.reduce((s, w) => s + (w.reaped ?? 0), 0),
       workers: { count: this.plan.count, alive: list.filter((w) => w.alive).length, list },
     }
   }

@@ -26,6 +26,8 @@ export interface WorkerHealth {
   alive: boolean
   /** Open envs; null when the worker did not answer in time. */
   envs: number | null
+  /** Envs this worker reaped by idle expiry since it started; null when it did not answer in time. */
+  reaped: number | null
   /** Times this worker was restarted after it exited. */
   restarts: number
 }
@@ -41,14 +43,15 @@ export interface WorkerState {
 }
 
 export interface EnvSessions {
-  /** Build an env for qa with the request's option overrides (over the server's defaults); the id names its owner. */
-  create(qa: Qa, overrides: Json): Promise<CreatedEnv>
+  /** Build an env for qa with the request's option overrides (over the server's defaults); the id names its owner.
+   *  `idleMs` shortens the env's idle expiry below the server's (never lengthens it). */
+  create(qa: Qa, overrides: Json, idleMs?: number): Promise<CreatedEnv>
   /** The StepResult of one action, as JSON text. */
   step(id: string, action: AssistantAction | string): Promise<string>
   /** `{"closed":true,"stats":...}` as JSON text; throws env.not_found (404) when no such env is open. */
   close(id: string): Promise<string>
-  /** Open envs in all workers, and the workers when there are several. */
-  health(): Promise<{ envs: number; workers?: { count: number; alive: number; list: WorkerHealth[] } }>
+  /** Open envs and envs reaped by idle expiry in all workers, and the workers when there are several. */
+  health(): Promise<{ envs: number; reaped: number; workers?: { count: number; alive: number; list: WorkerHealth[] } }>
   dispose(): void
 }
 
@@ -88,14 +91,14 @@ export class LocalEnvSessions implements EnvSessions {
     return resolveGymOptions(mergeOverrides(this.envDefaults, overrides))
   }
 
-  async create(qa: Qa, overrides: Json): Promise<CreatedEnv> {
+  async create(qa: Qa, overrides: Json, idleMs?: number): Promise<CreatedEnv> {
     const merged = this.resolve(overrides)
     // Everything that can fail on the request's input runs before the env takes a slot: a refused create never
     // holds one (the slot is only taken once the first observation exists).
     this.registry.checkCapacity()
     const env = makeEnv(this.world, qa, merged)
     const observation = await env.initialObservation()
-    return { envId: this.registry.add(env), observation, tools: env.tools }
+    return { envId: this.registry.add(env, idleMs), observation, tools: env.tools }
   }
 
   async step(id: string, action: AssistantAction | string): Promise<string> {
@@ -108,8 +111,8 @@ export class LocalEnvSessions implements EnvSessions {
     return JSON.stringify({ closed: true, stats: env.stats() })
   }
 
-  async health(): Promise<{ envs: number }> {
-    return { envs: this.registry.size }
+  async health(): Promise<{ envs: number; reaped: number }> {
+    return { envs: this.registry.size, reaped: this.registry.reaped }
   }
 
   dispose(): void {

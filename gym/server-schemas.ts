@@ -43,6 +43,9 @@ export function gymSchemas(l: SchemaLimits) {
         /** GymOptions overrides; their keys and values are checked by resolveGymOptions. */
         // Passed through as sent (z.record would rebuild it and drop an own "__proto__" key silently).
         options: z.custom<Record<string, unknown>>((v) => typeof v === 'object' && v !== null && !Array.isArray(v), 'options must be an object').nullish(),
+        /** Close this env after this many seconds idle, if sooner than the server's --idle-seconds (a later one is
+         *  the server's): a client whose envs live for one call (the verl tool) has its vanished envs reaped soon. */
+        idleSeconds: z.number().min(1).max(7 * 24 * 3600).nullish(),
       })
       .strict(),
     step: z.object({ action: z.union([z.string().max(l.maxActionChars), actionObject]) }).strict(),

@@ -1,5 +1,6 @@
 // gym/server: the gym over HTTP (hono on @hono/node-server) — env sessions (create by QA id or split+index, step,
-// close), stateless search/access, /retrieve (Search-R1, verl, AReaL/ASearcher shapes), ASearcher's /access {urls}, health; bearer token, body/query/env limits, idle expiry.
+// close), stateless search/access, /retrieve (Search-R1, verl, AReaL/ASearcher shapes), ASearcher's /access {urls}, health
+// (open and reaped envs); bearer token, body/query/env limits, idle expiry (the server's, or shorter per env).
 // Every bad input is a 4xx JSON error {error: {message, type, param, code}} (infra/http). Batch endpoints never fail a
 // batch for one item: a bad or over-long item is answered empty or cut, and the response says so. Built from any
 // GymWorld (fixture or openGymWorld). The HTTP stack (hono, @hono/node-server, the zod schemas) is imported when a
@@ -205,8 +206,8 @@ export async function createGymServer(world: GymWorld, options: Partial<GymServe
   const body = async (c: Context): Promise<Body> => parseJsonBody(await c.req.text())
 
   // Public, for load balancers: with a token set, an unauthenticated /health answers only that the server is up (no world,
-  // counts or pids, and no call to another worker); with the token (or without one set), the detail: "degraded" while a
-  // worker of --workers N is down (still 200: the other workers serve; a server with none up does not answer at all).
+  // counts or pids, and no call to another worker); with the token (or without one set), the detail (open envs, envs reaped
+  // by idle expiry since start): "degraded" while a worker of --workers N is down (still 200: the other workers serve; a server with none up does not answer at all).
   app.get('/health', async (c) => {
     if (!authorized(c)) return c.json({ status: 'up' })
     const h = await sessions.health()
@@ -248,7 +249,7 @@ export async function createGymServer(world: GymWorld, options: Partial<GymServe
         throw new HttpError(404, 'qa.not_found', `split ${b.split} has ${list.length} questions; index ${b.index} is out of range`)
       qa = list[b.index]
     }
-    const { envId, observation, tools } = await sessions.create(qa, b.options ?? {})
+    const { envId, observation, tools } = await sessions.create(qa, b.options ?? {}, b.idleSeconds == null ? undefined : Math.round(b.idleSeconds * 1000))
     // The question's text beside its metadata (as /v1/qa lists it): a client need not dig it out of the observation.
     return c.json({ envId, qa: { id: qa.id, type: qa.type, hops: qa.hops, split: qa.split, question: qa.question }, observation, tools }, 201)
   })

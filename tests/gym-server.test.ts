@@ -24,7 +24,7 @@ describe('gym server', () => {
 
   it('health', async () => {
     const r = await call(s, 'GET', '/health')
-    expect(r).toEqual({ status: 200, json: { status: 'ok', world: 'fixture', qa: 4, envs: 0 } })
+    expect(r).toEqual({ status: 200, json: { status: 'ok', world: 'fixture', qa: 4, envs: 0, reaped: 0 } })
   })
 
   it('runs a whole episode: create by QA id, search, access, answer, close', async () => {
@@ -161,6 +161,18 @@ describe('gym server', () => {
     const [a, b] = await Promise.all([step(), step()])
     expect([a.status, b.status].sort()).toEqual([200, 409])
     await call(s, 'DELETE', `/v1/envs/${c.json.envId}`)
+  })
+
+  it('an env created with idleSeconds is reaped at that expiry (the server keeps 10 min); /health counts it', async () => {
+    expect((await call(s, 'POST', '/v1/envs', { qaId: 'fx-1', idleSeconds: 0.5 })).json.error.code).toBe('request.bad_field')
+    const before = (await call(s, 'GET', '/health')).json
+    const c = await call(s, 'POST', '/v1/envs', { qaId: 'fx-1', idleSeconds: 1 })
+    expect(c.status).toBe(201)
+    const kept = await call(s, 'POST', '/v1/envs', { qaId: 'fx-1' })
+    await new Promise((r) => setTimeout(r, 1700))
+    expect(await call(s, 'POST', `/v1/envs/${c.json.envId}/step`, { action: '<answer>x</answer>' })).toMatchObject({ status: 404, json: { error: { code: 'env.expired', message: expect.stringContaining('1000 ms idle') } } })
+    expect((await call(s, 'GET', '/health')).json).toMatchObject({ envs: before.envs + 1, reaped: before.reaped + 1 })
+    expect((await call(s, 'DELETE', `/v1/envs/${kept.json.envId}`)).status).toBe(200)
   })
 })
 

@@ -149,6 +149,22 @@ describe('gym serve --workers 2', () => {
     }
   }, 120_000)
 
+  it('idleSeconds reaches the worker that builds the env (created on both); /health sums what each reaped', async () => {
+    const c = oneConnection(two.url)
+    try {
+      const before = (await c.call('GET', '/health')).json
+      const ids = await Promise.all([0, 1].map(async () => (await c.call('POST', '/v1/envs', { qaId: qaIds[0], idleSeconds: 1 })).json.envId as string))
+      expect(new Set(ids.map((id) => /^env_w(\d)_/.exec(id)?.[1]))).toEqual(new Set(['0', '1']))
+      expect(await waitFor(async () => (await c.call('GET', '/health')).json.reaped === before.reaped + 2, 5000)).toBe(true)
+      const h = (await c.call('GET', '/health')).json
+      expect(h.envs).toBe(before.envs)
+      expect((h.workers.list as { reaped: number }[]).map((w) => w.reaped).reduce((a, b) => a + b, 0)).toBe(h.reaped)
+      for (const id of ids) expect((await c.call('POST', `/v1/envs/${id}/step`, { action: '<answer>x</answer>' })).json.error.code).toBe('env.expired')
+    } finally {
+      c.close()
+    }
+  }, 30_000)
+
   it('the guards hold on every worker: token, foreign Host, cross-site Origin, text/plain; a bad option is a 400 before any worker', async () => {
     // Fresh connections land on either worker: ask enough times that both answer.
     const seen = new Set<number>()

@@ -61,7 +61,7 @@ describe('python package (python/) against a real gym serve', () => {
     const fixture = join(tmp, 'fixture.json')
     writeFileSync(fixture, JSON.stringify({ oracle, questions }))
     s = await startGymServe(world.dir, ['--token', TOKEN, '--workers', '1'])
-    env = { SEARCHGYM_TEST_URL: s.url, SEARCHGYM_TEST_TOKEN: TOKEN, SEARCHGYM_TEST_FIXTURE: fixture, SEARCHGYM_TEST_CLI: JSON.stringify([process.execPath, BIN]), SEARCHGYM_QUIET: '1' }
+    env = { SEARCHGYM_TEST_URL: s.url, SEARCHGYM_TEST_TOKEN: TOKEN, SEARCHGYM_TEST_FIXTURE: fixture, SEARCHGYM_TEST_CLI: JSON.stringify([process.execPath, BIN]), SEARCHGYM_TEST_WORLD: world.dir, SEARCHGYM_QUIET: '1' }
   })
   afterAll(async () => {
     if (s && s.proc.exitCode === null) await s.stop()
@@ -70,7 +70,8 @@ describe('python package (python/) against a real gym serve', () => {
 
   it(`python/tests pass with ${PYTHON}, every live test run (none skipped)`, async () => {
     const r = await run(PYTHON, ['-m', 'unittest', 'discover', '-s', 'python/tests', '-t', 'python/tests', '-v'], env)
-    expect({ code: r.code, tail: r.out.slice(-3000) }).toMatchObject({ code: 0 })
+    // The tail is compared too, so a failure shows the unittest output.
+    expect({ code: r.code, tail: r.code === 0 ? '' : r.out.slice(-6000) }).toEqual({ code: 0, tail: '' })
     expect(r.out).toMatch(/^Ran \d+ tests/m)
     // Only the Python-version and not-installed guards may skip; a live test skipping means the server was not reached.
     const skipped = r.out.split('\n').filter((l) => / \.\.\. skipped /.test(l))
@@ -81,6 +82,9 @@ describe('python package (python/) against a real gym serve', () => {
     expect(r.out).toMatch(/test_make_and_play_with_the_standin .* \.\.\. ok/)
     expect(r.out).toMatch(/test_loads_and_plays_oracle_and_wrong_episodes_with_the_standin .* \.\.\. ok/)
     expect(r.out).toMatch(/test_episodes_equal_the_env_apis .* \.\.\. ok/)
+    // The verl tool (issue 49): more trajectories than the env cap, a non-blocking execute, access first, reaping.
+    for (const t of ['test_more_trajectories_than_the_cap_end_with_no_env_open_and_every_reward', 'test_execute_does_not_block_the_event_loop', 'test_first_call_access_reads_the_question_from_tools_kwargs', 'test_a_vanished_trajectorys_env_is_reaped_within_its_idle_expiry', 'test_compute_score_survives_an_env_that_is_gone_and_a_full_gym', 'test_a_turns_concurrent_calls_play_in_order'])
+      expect(r.out).toMatch(new RegExp(`${t} .* \\.\\.\\. ok`))
   })
 
   it('pip install --no-index ./python in a fresh venv (offline), then the README snippets run as written', async () => {

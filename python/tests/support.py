@@ -1,16 +1,21 @@
 """tests/support: what the suite shares — searchgym importable from ../src, the live gym server's URL, token and
-fixture (set by tests/python-package.test.ts, which starts a real `searchgym gym serve`), and a stub HTTP server.
+fixture (set by tests/python-package.test.ts, which starts a real `searchgym gym serve`), a gym server of a test's own
+(GymServe: the same world, its own flags), and a stub HTTP server.
 
 Environment: SEARCHGYM_TEST_URL, SEARCHGYM_TEST_TOKEN, SEARCHGYM_TEST_FIXTURE (a JSON file: oracle walks and gold
-answers), SEARCHGYM_TEST_CLI (the searchgym CLI's argv as JSON). Without them the live tests are skipped.
+answers), SEARCHGYM_TEST_CLI (the searchgym CLI's argv as JSON), SEARCHGYM_TEST_WORLD (the world folder the live server
+serves). Without them the live tests are skipped.
 """
 from __future__ import annotations
 
 import http.server
 import json
 import os
+import re
+import subprocess
 import sys
 import threading
+import time
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -19,6 +24,7 @@ if SRC not in sys.path:
     sys.path.insert(0, SRC)
 
 URL = os.environ.get("SEARCHGYM_TEST_URL")
+WORLD = os.environ.get("SEARCHGYM_TEST_WORLD")
 TOKEN = os.environ.get("SEARCHGYM_TEST_TOKEN", "")
 live = unittest.skipUnless(URL, "no gym server: run through tests/python-package.test.ts (sets SEARCHGYM_TEST_URL)")
 
@@ -48,16 +54,51 @@ def oracle_actions(walk: dict) -> list:
     return out
 
 
-class StubServer:
-    """A loopback HTTP server answering each request with the next (status, body, headers) of a script."""
+class GymServe:
+    """`searchgym gym serve WORLD --port 0 ARGS` of a test's own (real HTTP over loopback); stopped by its own pid."""
 
-    def __init__(self, script):
+    def __init__(self, args, timeout=120):
+        self.proc = subprocess.Popen(cli() + ["gym", "serve", WORLD, "--port", "0", *args], stdin=subprocess.DEVNULL,
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        self.stderr, found = [], threading.Event()
+
+        def drain():  # read stderr to its end, so the server never blocks on a full pipe
+            for line in self.proc.stderr:
+                self.stderr.append(line)
+                m = re.search(r"on (http://127\.0\.0\.1:\d+)", line)
+                if m and not found.is_set():
+                    self.url = m.group(1)
+                    found.set()
+
+        threading.Thread(target=drain, daemon=True).start()
+        t0 = time.monotonic()
+        while not found.wait(0.1):
+            if self.proc.poll() is not None or time.monotonic() - t0 > timeout:
+                self.stop()
+                raise RuntimeError("gym serve did not start: " + "".join(self.stderr)[-2000:])
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(30)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+
+class StubServer:
+    """A loopback HTTP server answering each request with the next (status, body, headers) of a script, each after
+    `delay` seconds (a slow gym)."""
+
+    def __init__(self, script, delay=0.0):
         self.script = list(script)
         self.requests = []
         stub = self
 
         class Handler(http.server.BaseHTTPRequestHandler):
             def _answer(self):
+                time.sleep(delay)
                 n = int(self.headers.get("content-length") or 0)
                 stub.requests.append((self.command, self.path, dict(self.headers), self.rfile.read(n) if n else b""))
                 status, body, headers = stub.script.pop(0) if stub.script else (500, {"error": {"message": "script ran out", "code": "stub"}}, {})

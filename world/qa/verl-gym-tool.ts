@@ -17,13 +17,14 @@ export function verlGymToolPy(): string {
   }
 }
 
-/** The tool yaml for SearchGymTool: search and access forwarded to one gym env per trajectory. */
+/** The tool yaml for SearchGymTool: search and access played on the gym's env API (searchgym_verl_tool.py's docstring). */
 export function verlGymToolConfig(gymUrl: string): string {
   const tool = (action: 'search' | 'access', description: string, arg: string, argDesc: string) => `  - class_name: searchgym_verl_tool.SearchGymTool
     config:
       gym_url: ${gymUrl}
       action: ${action}
       timeout: 30
+      env_idle_seconds: 60
       type: native
     tool_schema:
       type: function
@@ -39,9 +40,10 @@ export function verlGymToolConfig(gymUrl: string): string {
           required:
             - ${arg}
 `
-  return `# verl tool config: the whole SearchGym.ts gym (search + access on one env per trajectory), written by
-# searchgym world export --format verl. Put this folder on PYTHONPATH (launch-verl-gym.sh does) so verl can import
-# searchgym_verl_tool; rewards: custom_reward_function.path=searchgym_verl_tool.py, name=compute_score.
+  return `# verl tool config: the whole SearchGym.ts gym (search + access played on the gym's env API, each call's env closed
+# by its release), written by searchgym world export --format verl. Every Ray worker must import searchgym_verl_tool:
+# +ray_kwargs.ray_init.runtime_env.py_modules=[$DATA/searchgym_verl_tool.py] ships it to every node (PYTHONPATH reaches
+# only the driver's); rewards: custom_reward_function.path=pkg://searchgym_verl_tool, name=compute_score.
 tools:
 ${tool('search', 'Search the world\'s encyclopedia; returns the best matching pages with their URLs.', 'query', 'A search query.')}${tool('access', 'Open a page by its URL (from a search result) and read it.', 'url', 'The URL of a page.')}`
 }

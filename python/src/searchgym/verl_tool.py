@@ -1,27 +1,46 @@
 """searchgym.verl_tool: the whole SearchGym.ts gym inside verl's agent loop — the package's one copy, which
 `searchgym world export --format verl` writes next to the data as searchgym_verl_tool.py (Python 3 standard library
-only; it imports nothing from searchgym, so the copy runs alone). One gym env per trajectory over the gym's HTTP env API
-(POST /v1/envs, /v1/envs/{id}/step, DELETE /v1/envs/{id}); the model's search and access calls are forwarded to it,
-and the trajectory's answer is scored by the gym itself (its F1 / reward spec), not by a copy of the metric.
+only; it imports nothing from searchgym, so the copy runs alone). The model's search and access calls are played on the
+gym's HTTP env API (POST /v1/envs, /v1/envs/{id}/step, DELETE /v1/envs/{id}); the answer is scored by the gym itself
+(its F1), not by a copy of the metric.
 
-Lifecycle, as verl b178a3c calls it (verl/tools/base_tool.py: create / execute / calc_reward / release):
-  verl/experimental/agent_loop/tool_agent_loop.py:427-442 creates and releases a tool instance around EVERY call,
-  passing agent_data (whose request_id is fixed for the trajectory, :143) to execute; so the env is keyed by that
-  request id, not by the instance, and release() leaves it open. The env is closed by calc_reward (the answer) or
-  by the gym's idle expiry (gym serve --idle-seconds).
-Settings (tool yaml `config`): gym_url (e.g. http://127.0.0.1:8000, or http://HOST:8000/t/TOKEN on a
-  token-protected server), action ("search" or "access"), timeout (s, default 30).
-The reward: compute_score() below is a verl custom_reward_function (custom_reward_function.path=this file,
-  .name=compute_score): it opens a fresh env for the row's qa_id, submits the final <answer>, and returns the gym's
-  F1 — the same number `searchgym score` gives for that answer.
-Known limits, left to the outside-engines issue: the HTTP calls block verl's event loop (urllib inside async methods),
-and a trajectory that never reaches calc_reward keeps its env until the gym's idle expiry.
+Lifecycle, as verl b178a3c calls a tool (verl/tools/base_tool.py:46-93: create / execute / calc_reward / release):
+  verl/experimental/agent_loop/tool_agent_loop.py:427-442 creates and releases a tool instance around EVERY call
+  (release in a `finally`), and nothing tells a tool that its trajectory ended; calc_reward is never called
+  (only verl's gsm8k and geo3k tools call theirs, from their own execute). So no env outlives a call: execute opens a
+  fresh env for the trajectory's question, replays the trajectory's earlier actions on it (the same observations, budgets
+  and turn count as one long-lived env), steps the new action, and release closes it. The trajectory's actions live in
+  agent_data.extra_fields (tool_agent_loop.py:55-56, :92: per-trajectory tool session data, dropped with the
+  trajectory), its calls one at a time in their order (tool_agent_loop.py:285-292 runs a turn's calls concurrently).
+  Each env is created with idleSeconds = env_idle_seconds (default 60): if a worker dies mid-call, the gym reaps its env
+  within about that (its /health counts reaped envs). The price: a trajectory of n calls steps n(n+1)/2 times.
+Non-blocking: every HTTP call runs on this module's thread pool (urllib in a thread; verl's own SearchTool offloads
+  likewise, verl/tools/search_tool.py:101-113, :251-253), so the agent loop's event loop never waits on the gym. A create
+  the gym refuses for its env cap (429 env.limit) is retried with backoff for up to `timeout` seconds.
+First call access: the question comes from the row's tools_kwargs, which verl hands every call as agent_data.tools_kwargs
+  (tool_agent_loop.py:144, :288); the export puts qa_id under tools_kwargs.search.create_kwargs, so an access call finds it
+  there (the gym lets an episode open a page before any search).
+Settings (tool yaml `config`): gym_url (e.g. http://127.0.0.1:8000, or http://HOST:8000/t/TOKEN on a token-protected
+  server), action ("search" or "access"), timeout (s per HTTP call, default 30), env_idle_seconds (default 60).
+Importable on every Ray worker (verl imports the tool by module name, verl/tools/utils/tool_registry.py:68-79, and the
+  reward function by path, verl/utils/import_utils.py:87-130): ship the exported file with Ray, on the launch command
+  +ray_kwargs.ray_init.runtime_env.py_modules=[$DATA/searchgym_verl_tool.py] (merged into ray.init's runtime_env,
+  verl/trainer/main_ppo.py:64-77; ray_init is verl/trainer/config/ppo_trainer.yaml:314) with
+  custom_reward_function.path=pkg://searchgym_verl_tool (import_utils.py:83, :106-108); or `pip install ./python` on
+  every node and name searchgym.verl_tool.SearchGymTool / pkg://searchgym.verl_tool. A driver-only PYTHONPATH reaches
+  no worker on another node.
+The reward: compute_score() below is verl's custom_reward_function (.name=compute_score, gym_url in
+  custom_reward_function.reward_kwargs, verl/trainer/ppo/reward.py:80-96); see its docstring.
 """
+import asyncio
+import concurrent.futures
 import json
 import re
+import time
 import urllib.error
 import urllib.request
 import uuid
+from collections import OrderedDict
 
 try:  # inside verl
     from verl.tools.base_tool import BaseTool
@@ -36,10 +55,17 @@ except ImportError:  # standalone (tests, other engines): the same surface
         def __init__(self, text=None, **_):
             self.text = text
 
-_ENVS = {}  # trajectory key -> env id
+_ENVS = {}  # tool instance id -> the gym env its execute opened and its release closes (empty between calls)
+# Trajectories of callers that pass no agent_data with extra_fields (keyed by request id, else instance id); bounded.
+_TRAJECTORIES = OrderedDict()
+_MAX_TRAJECTORIES = 4096
+# verl runs hundreds of trajectories per agent-loop worker; their calls wait on the gym here, never on the event loop.
+_POOL = concurrent.futures.ThreadPoolExecutor(max_workers=64, thread_name_prefix="searchgym-verl-http")
+_RETRY = (0.05, 2.0)  # backoff of a create refused for the env cap: first wait, longest wait (s)
 
 
-def _post(url, body, timeout, method="POST"):
+def _request(url, body, timeout, method="POST"):
+    """(status, JSON body) of one HTTP call; status 0 when the gym could not be reached."""
     data = None if body is None else json.dumps(body).encode()
     req = urllib.request.Request(url, data=data, headers={"Content-Type": "application/json"}, method=method)
     try:
@@ -50,10 +76,70 @@ def _post(url, body, timeout, method="POST"):
             return e.code, json.loads(e.read())
         except ValueError:
             return e.code, None
+    except (urllib.error.URLError, OSError) as e:
+        return 0, {"error": {"code": "unreachable", "message": f"{url}: {getattr(e, 'reason', e)}"}}
+
+
+def _create(gym_url, qa_id, timeout, idle_seconds=None):
+    """POST /v1/envs, waiting for a slot while the gym answers 429 env.limit (for up to `timeout` s)."""
+    body = {"qaId": qa_id, **({} if idle_seconds is None else {"idleSeconds": idle_seconds})}
+    deadline, wait = time.monotonic() + timeout, _RETRY[0]
+    while True:
+        status, env = _request(f"{gym_url}/v1/envs", body, timeout)
+        if status != 429 or time.monotonic() + wait > deadline:
+            return status, env
+        time.sleep(wait)
+        wait = min(2 * wait, _RETRY[1])
+
+
+def _close(gym_url, env_id, timeout):
+    _request(f"{gym_url}/v1/envs/{env_id}", None, timeout, method="DELETE")  # an env already gone is fine
+
+
+def _error_text(status, body):
+    err = (body or {}).get("error") if isinstance(body, dict) else None
+    return f"gym error {status}: {err.get('code')}: {err.get('message')}" if isinstance(err, dict) else f"gym error {status}"
 
 
 def _observation_text(step):
     return "\n".join(m.get("content", "") for m in step.get("observation", []) if m.get("role") in ("tool", "user"))
+
+
+class _Trajectory:
+    """One trajectory's question and the actions the gym accepted, in order; its calls run one at a time."""
+
+    def __init__(self):
+        self.qa_id = None
+        self.actions = []
+        self.lock = asyncio.Lock()
+
+
+def _trajectory(agent_data, instance_id):
+    extra = getattr(agent_data, "extra_fields", None)
+    if isinstance(extra, dict):  # verl: per-trajectory session data, gone with the trajectory
+        return extra.setdefault("searchgym", _Trajectory())
+    key = getattr(agent_data, "request_id", None) or instance_id
+    t = _TRAJECTORIES.pop(key, None) or _Trajectory()
+    _TRAJECTORIES[key] = t
+    while len(_TRAJECTORIES) > _MAX_TRAJECTORIES:
+        _TRAJECTORIES.popitem(last=False)
+    return t
+
+
+def _qa_id(create_kwargs, agent_data, traj):
+    """The trajectory's question: this call's create_kwargs, else any tool's in the row's tools_kwargs (an access call
+    has none of its own), else the one an earlier call of the trajectory used."""
+    if create_kwargs.get("qa_id"):
+        return create_kwargs["qa_id"]
+    for kw in (getattr(agent_data, "tools_kwargs", None) or {}).values():
+        qa_id = ((kw or {}).get("create_kwargs") or {}).get("qa_id") if isinstance(kw, dict) else None
+        if qa_id:
+            return qa_id
+    return traj.qa_id
+
+
+NO_QA_ID = ("searchgym tool: this trajectory names no question (no qa_id in its tools_kwargs): give every row "
+            "extra_info.tools_kwargs.search.create_kwargs.qa_id, as `searchgym world export --format verl` writes")
 
 
 class SearchGymTool(BaseTool):
@@ -62,31 +148,36 @@ class SearchGymTool(BaseTool):
         self.gym_url = config["gym_url"].rstrip("/")
         self.action = config.get("action", "search")
         self.timeout = config.get("timeout", 30)
+        self.env_idle_seconds = config.get("env_idle_seconds", 60)
         self._instances = {}
+
+    async def _http(self, fn, *args):
+        return await asyncio.get_running_loop().run_in_executor(_POOL, fn, *args)
 
     async def create(self, instance_id=None, **kwargs):
         instance_id = instance_id or str(uuid.uuid4())
         self._instances[instance_id] = kwargs.get("create_kwargs", {}) or {}
         return instance_id, ToolResponse()
 
-    def _env(self, key, create_kwargs):
-        if key in _ENVS:
-            return _ENVS[key], None
-        qa_id = create_kwargs.get("qa_id")
-        if not qa_id:
-            return None, "no gym env yet for this trajectory: call search first"
-        status, body = _post(f"{self.gym_url}/v1/envs", {"qaId": qa_id}, self.timeout)
+    async def _replayed_env(self, instance_id, traj, qa_id):
+        """A fresh env for qa_id with the trajectory's earlier actions played on it: (env id, None) or (None, error)."""
+        status, env = await self._http(_create, self.gym_url, qa_id, self.timeout, self.env_idle_seconds)
         if status != 201:
-            return None, f"gym error {status}: {json.dumps(body)[:200]}"
-        _ENVS[key] = body["envId"]
-        return body["envId"], None
+            return None, _error_text(status, env)
+        env_id = env["envId"]
+        _ENVS[instance_id] = env_id  # closed by release (or by calc_reward), whatever happens next
+        for a in traj.actions:
+            status, step = await self._http(_request, f"{self.gym_url}/v1/envs/{env_id}/step", {"action": a}, self.timeout)
+            if status != 200:
+                return None, _error_text(status, step)
+        return env_id, None
 
     async def execute(self, instance_id, parameters, **kwargs):
         agent_data = kwargs.get("agent_data")
-        key = getattr(agent_data, "request_id", None) or instance_id
-        env_id, err = self._env(key, self._instances.get(instance_id, {}))
-        if err:
-            return ToolResponse(text=err), 0.0, {"error": err}
+        traj = _trajectory(agent_data, instance_id)
+        qa_id = _qa_id(self._instances.get(instance_id, {}), agent_data, traj)
+        if not qa_id:
+            return ToolResponse(text=NO_QA_ID), 0.0, {"error": "no_qa_id"}
         if self.action == "search":
             q = parameters.get("query")
             if q is None and isinstance(parameters.get("query_list"), list) and parameters["query_list"]:
@@ -96,27 +187,45 @@ class SearchGymTool(BaseTool):
             args = {"url": str(parameters.get("url", ""))}
         # The gym's hermes protocol reads the call from the turn's text, as the model wrote it.
         action = "<tool_call>\n" + json.dumps({"name": self.action, "arguments": args}) + "\n</tool_call>"
-        status, step = _post(f"{self.gym_url}/v1/envs/{env_id}/step", {"action": action}, self.timeout)
-        if status != 200:
-            return ToolResponse(text=f"gym error {status}"), 0.0, {"error": status}
+        async with traj.lock:
+            traj.qa_id = qa_id
+            env_id, err = await self._replayed_env(instance_id, traj, qa_id)
+            if err:
+                return ToolResponse(text=err), 0.0, {"error": err}
+            status, step = await self._http(_request, f"{self.gym_url}/v1/envs/{env_id}/step", {"action": action}, self.timeout)
+            if status != 200:
+                err = _error_text(status, step)
+                return ToolResponse(text=err), 0.0, {"error": err}
+            traj.actions.append(action)
         return ToolResponse(text=_observation_text(step)), 0.0, {"turn": step.get("metrics", {}).get("turn")}
 
     async def calc_reward(self, instance_id, **kwargs):
-        """The gym's F1 for kwargs['answer'] on this trajectory's env (closes it)."""
+        """The gym's F1 for kwargs['answer'] after this trajectory's actions (0.0 when the gym cannot score it). verl
+        never calls it (see the module docstring); compute_score is verl's reward."""
         agent_data = kwargs.get("agent_data")
-        key = getattr(agent_data, "request_id", None) or kwargs.get("trajectory") or instance_id
-        env_id = _ENVS.pop(key, None)
-        if env_id is None:
-            env_id, err = self._env(key, self._instances.get(instance_id, {}))
-            _ENVS.pop(key, None)
-            if err:
-                return 0.0
-        status, step = _post(f"{self.gym_url}/v1/envs/{env_id}/step", {"action": f"<answer>{kwargs.get('answer', '')}</answer>"}, self.timeout)
-        _post(f"{self.gym_url}/v1/envs/{env_id}", None, self.timeout, method="DELETE")
-        return float(step.get("metrics", {}).get("f1", 0.0)) if status == 200 else 0.0
+        traj = _trajectory(agent_data, instance_id)
+        qa_id = _qa_id(self._instances.get(instance_id, {}), agent_data, traj)
+        if not qa_id:
+            return 0.0
+        async with traj.lock:
+            env_id, err = await self._replayed_env(instance_id, traj, qa_id)
+            try:
+                if err:
+                    return 0.0
+                status, step = await self._http(_request, f"{self.gym_url}/v1/envs/{env_id}/step", {"action": f"<answer>{kwargs.get('answer', '')}</answer>"}, self.timeout)
+                return float(step.get("metrics", {}).get("f1", 0.0)) if status == 200 else 0.0
+            finally:
+                await self._release_env(instance_id)
+
+    async def _release_env(self, instance_id):
+        env_id = _ENVS.pop(instance_id, None)
+        if env_id is not None:
+            await self._http(_close, self.gym_url, env_id, self.timeout)
 
     async def release(self, instance_id, **kwargs):
-        self._instances.pop(instance_id, None)  # the trajectory's env stays open for its next call
+        """Close the env this instance's execute opened (verl calls release after every call, in a finally)."""
+        self._instances.pop(instance_id, None)
+        await self._release_env(instance_id)
 
 
 def final_answer(solution_str):
@@ -124,15 +233,39 @@ def final_answer(solution_str):
     return m[-1].strip() if m else None
 
 
-def compute_score(data_source, solution_str, ground_truth, extra_info=None, gym_url="http://127.0.0.1:8000", timeout=30):
-    """verl custom reward: the gym's F1 of the response's last <answer> for the row's qa_id (0 without an answer)."""
+def compute_score(data_source, solution_str, ground_truth, extra_info=None, gym_url="http://127.0.0.1:8000", timeout=30, **_):
+    """verl custom reward: the gym's F1 of the response's last <answer> for the row's qa_id (0.0 without an answer or
+    qa_id).
+
+    How the reward is obtained: the trajectory's own envs are closed call by call (SearchGymTool.release), and verl
+    hands a reward function no trajectory id (verl/experimental/reward_loop/reward_manager/naive.py:42-84), so this opens
+    its own env for extra_info["qa_id"], steps `<answer>...</answer>` on it, reads the env's F1 (metrics.f1 — what
+    `searchgym score` gives for that answer) and closes the env. Reward terms that depend on the searches (retrieval,
+    format penalties, process, cost) are therefore not part of it. It never raises because an env is gone: a create
+    refused for the env cap waits for a slot (up to `timeout` s), and an env that expired or vanished before its answer
+    is made again (3 tries); an answer the gym refuses as input (400, 413) scores 0.0. It raises only when the gym cannot score at all (unreachable, refusing, or full past the
+    wait): a silent 0 would train on a reward that was never computed. Synchronous (stdlib urllib): verl runs a
+    synchronous reward function on an executor (naive.py:75-84).
+    """
     answer = final_answer(solution_str)
     qa_id = (extra_info or {}).get("qa_id")
     if answer is None or not qa_id:
         return 0.0
-    status, env = _post(f"{gym_url.rstrip('/')}/v1/envs", {"qaId": qa_id}, timeout)
-    if status != 201:
-        raise RuntimeError(f"gym {gym_url} answered {status}: {json.dumps(env)[:200]}")
-    status, step = _post(f"{gym_url.rstrip('/')}/v1/envs/{env['envId']}/step", {"action": f"<answer>{answer}</answer>"}, timeout)
-    _post(f"{gym_url.rstrip('/')}/v1/envs/{env['envId']}", None, timeout, method="DELETE")
-    return float(step.get("metrics", {}).get("f1", 0.0))
+    url = gym_url.rstrip("/")
+    last = None
+    for _ in range(3):
+        status, env = _create(url, qa_id, timeout, idle_seconds=max(1, timeout))
+        if status != 201:
+            raise RuntimeError(f"gym {url} cannot score: POST /v1/envs answered {_error_text(status, env)}")
+        try:
+            status, step = _request(f"{url}/v1/envs/{env['envId']}/step", {"action": f"<answer>{answer}</answer>"}, timeout)
+        finally:
+            _close(url, env["envId"], timeout)
+        if status == 200:
+            return float(step.get("metrics", {}).get("f1", 0.0))
+        if status in (400, 413):  # the answer itself refused (e.g. longer than the gym's --max-action-chars): no F1
+            return 0.0
+        last = _error_text(status, step)
+        if status not in (404, 409):  # gone (expired, lost with a restarted worker) or busy: a fresh env scores it
+            break
+    raise RuntimeError(f"gym {url} cannot score the answer: {last}")

@@ -631,15 +631,60 @@ void attentionCachedBackward(const float* q, const float* k, const float* v, con
   });
 }
 
+namespace {
+#ifdef SG_X86
+/** σ(g) = 1 / (1 + e^−g) on 16 lanes with the vector exp (its clamp keeps e^−g finite; σ then rounds to 0 or 1). */
+__attribute__((target("avx512f"))) inline __m512 sigmoid512(__m512 g) {
+  const __m512 one = _mm512_set1_ps(1.f);
+  return _mm512_div_ps(one, _mm512_add_ps(one, exp512(_mm512_sub_ps(_mm512_setzero_ps(), g))));
+}
+/** swiglu over [b, e) in blocks of 16, the tail masked: every element gets the same arithmetic wherever a range
+ *  starts or ends (decode splits rows by columns per thread). Returns e. */
+__attribute__((target("avx512f"))) int64_t swiglu512(const float* g, const float* u, int64_t b, int64_t e, float* out) {
+  for (int64_t i = b; i < e; i += 16) {
+    const __mmask16 m = e - i >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << (e - i)) - 1);
+    const __m512 gv = _mm512_maskz_loadu_ps(m, g + i);
+    _mm512_mask_storeu_ps(out + i, m, _mm512_mul_ps(_mm512_mul_ps(gv, sigmoid512(gv)), _mm512_maskz_loadu_ps(m, u + i)));
+  }
+  return e;
+}
+__attribute__((target("avx512f"))) int64_t swigluBackward512(const float* g, const float* u, const float* dy, int64_t b, int64_t e, float* dg,
+                                                              float* du) {
+  const __m512 one = _mm512_set1_ps(1.f);
+  for (int64_t i = b; i < e; i += 16) {
+    const __mmask16 m = e - i >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << (e - i)) - 1);
+    const __m512 gv = _mm512_maskz_loadu_ps(m, g + i), uv = _mm512_maskz_loadu_ps(m, u + i), d = _mm512_maskz_loadu_ps(m, dy + i);
+    const __m512 sv = sigmoid512(gv);
+    _mm512_mask_storeu_ps(du + i, m, _mm512_mul_ps(_mm512_mul_ps(d, gv), sv));
+    _mm512_mask_storeu_ps(dg + i, m, _mm512_mul_ps(_mm512_mul_ps(_mm512_mul_ps(d, uv), sv), _mm512_fmadd_ps(gv, _mm512_sub_ps(one, sv), one)));
+  }
+  return e;
+}
+#endif
+bool vectorExp() { return std::strcmp(gemmKernel(), "avx512") == 0; }
+}  // namespace
+
+// SwiGLU's sigmoid on the vector exp where the gemm kernel is avx512 (a scalar expf per element was most of the
+// block's elementwise time), else the scalar loop; each element's arithmetic is the same whichever thread runs it.
 void swiglu(const float* g, const float* u, int64_t n, float* out) {
+  const bool vec = vectorExp();
   elementwise(n, [&](int64_t b, int64_t e) {
-    for (int64_t i = b; i < e; i++) out[i] = g[i] / (1.f + std::exp(-g[i])) * u[i];
+    int64_t i = b;
+#ifdef SG_X86
+    if (vec) i = swiglu512(g, u, b, e, out);
+#endif
+    for (; i < e; i++) out[i] = g[i] / (1.f + std::exp(-g[i])) * u[i];
   });
 }
 
 void swigluBackward(const float* g, const float* u, const float* dy, int64_t n, float* dg, float* du) {
+  const bool vec = vectorExp();
   elementwise(n, [&](int64_t b, int64_t e) {
-    for (int64_t i = b; i < e; i++) {
+    int64_t i = b;
+#ifdef SG_X86
+    if (vec) i = swigluBackward512(g, u, dy, b, e, dg, du);
+#endif
+    for (; i < e; i++) {
       const float s = 1.f / (1.f + std::exp(-g[i]));
       du[i] = dy[i] * g[i] * s;
       dg[i] = dy[i] * u[i] * s * (1.f + g[i] * (1.f - s));
@@ -648,12 +693,73 @@ void swigluBackward(const float* g, const float* u, const float* dy, int64_t n, 
 }
 
 namespace {
+float rowMax(const float* x, int64_t V);
+
+#ifdef SG_X86
+/** x[i] = exp(x[i] − m) for the first n / 16 · 16 values (float32 vector exp), returning their float64 sum (each block
+ *  of 16 summed in float64, blocks in order). */
+__attribute__((target("avx512f"))) double expInPlace512(float* x, int64_t n, float m) {
+  const __m512 vm = _mm512_set1_ps(m);
+  double z = 0;
+  for (int64_t i = 0; i + 16 <= n; i += 16) {
+    const __m512 ev = exp512(_mm512_sub_ps(_mm512_loadu_ps(x + i), vm));
+    _mm512_storeu_ps(x + i, ev);
+    const __m512d lo = _mm512_cvtps_pd(_mm512_castps512_ps256(ev));
+    const __m512d hi = _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(ev), 1)));
+    z += _mm512_reduce_add_pd(_mm512_add_pd(lo, hi));
+  }
+  return z;
+}
+#endif
+
+/** x[i] = exp(x[i] − m) for i < n, in place; returns Σ x[i] in float64. The vector exp (~2 ulp, float32) where the
+ *  gemm kernel is avx512 — the head's softmax was scalar float64 exp, 3–4× its own gemm at vocabulary 4,096 — else
+ *  float64 exp rounded to float32. */
+double expInPlace(float* x, int64_t n, float m) {
+  int64_t i = 0;
+  double z = 0;
+#ifdef SG_X86
+  if (std::strcmp(gemmKernel(), "avx512") == 0) {
+    z = expInPlace512(x, n, m);
+    i = n / 16 * 16;
+  }
+#endif
+  for (; i < n; i++) z += (x[i] = (float)std::exp((double)x[i] - m));
+  return z;
+}
+
+#ifdef SG_X86
+/** Σ exp(x[i] − m) over the first n / 16 · 16 values (float32 vector exp, each block of 16 summed in float64). */
+__attribute__((target("avx512f"))) double expSum512(const float* x, int64_t n, float m) {
+  const __m512 vm = _mm512_set1_ps(m);
+  double z = 0;
+  for (int64_t i = 0; i + 16 <= n; i += 16) {
+    const __m512 ev = exp512(_mm512_sub_ps(_mm512_loadu_ps(x + i), vm));
+    const __m512d lo = _mm512_cvtps_pd(_mm512_castps512_ps256(ev));
+    const __m512d hi = _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(ev), 1)));
+    z += _mm512_reduce_add_pd(_mm512_add_pd(lo, hi));
+  }
+  return z;
+}
+#endif
+
+/** Σ exp(x[i] − m) for i < n in float64, with expInPlace's exponentials (not stored). */
+double expSum(const float* x, int64_t n, float m) {
+  int64_t i = 0;
+  double z = 0;
+#ifdef SG_X86
+  if (std::strcmp(gemmKernel(), "avx512") == 0) {
+    z = expSum512(x, n, m);
+    i = n / 16 * 16;
+  }
+#endif
+  for (; i < n; i++) z += (float)std::exp((double)x[i] - m);
+  return z;
+}
+
 double logSumExp(const float* x, int64_t V) {
-  float max = -std::numeric_limits<float>::infinity();
-  for (int64_t c = 0; c < V; c++) max = x[c] > max ? x[c] : max;
-  double s = 0;
-  for (int64_t c = 0; c < V; c++) s += std::exp((double)x[c] - max);
-  return max + std::log(s);
+  const float max = rowMax(x, V);
+  return max + std::log(expSum(x, V, max));
 }
 }  // namespace
 
@@ -683,8 +789,12 @@ void targetLogprobsBackward(const float* x, const int32_t* t, const float* g, in
         std::memset(o, 0, sizeof(float) * V);
         continue;
       }
-      const double lse = logSumExp(x + n * V, V);
-      for (int64_t c = 0; c < V; c++) o[c] = (float)(-g[n] * std::exp(x[n * V + c] - lse));
+      // softmax = exp(x − max) / Σ: the exponentials written into o once, then scaled.
+      const float* x_n = x + n * V;
+      const float max = rowMax(x_n, V);
+      std::memcpy(o, x_n, sizeof(float) * V);
+      const float f = (float)(-g[n] / expInPlace(o, V, max));
+      for (int64_t c = 0; c < V; c++) o[c] *= f;
       o[t[n]] += g[n];
     }
   });
@@ -713,18 +823,15 @@ int64_t headLogprobs(const float* h, const void* w, DType wt, const int32_t* t, 
       gemm(rb, vb, C, 1.f, Mat{h + r0 * C, DType::F32, C, 1}, Mat{rowPtr(w, wt, v0, C), wt, 1, C}, 0.f, tile.data(), vb);
       parallelFor(rb, (double)rb * vb * 20, [&](int64_t b, int64_t e) {
         for (int64_t r = b; r < e; r++) {
-          const float* x = tile.data() + r * vb;
-          float mt = -std::numeric_limits<float>::infinity();
-          for (int64_t c = 0; c < vb; c++) mt = x[c] > mt ? x[c] : mt;
+          float* x = tile.data() + r * vb;
+          const float mt = rowMax(x, vb);
           if (mt > m[r]) {
             s[r] *= std::exp(m[r] - mt);
             m[r] = mt;
           }
-          double acc = 0;
-          for (int64_t c = 0; c < vb; c++) acc += std::exp((double)x[c] - m[r]);
-          s[r] += acc;
           const int64_t tg = t[r0 + r] - v0;
           if (tg >= 0 && tg < vb) tl[r] = x[tg];
+          s[r] += expInPlace(x, vb, (float)m[r]);  // the tile is scratch: its logits are not read again
         }
       });
     }
@@ -756,20 +863,14 @@ void headLogprobsBackward(const float* h, const void* w, DType wt, const int32_t
       parallelFor(rb, (double)rb * vb * 20, [&](int64_t b, int64_t e) {
         for (int64_t r = b; r < e; r++) {
           float* x = tile.data() + r * vb;
-          float mt = -std::numeric_limits<float>::infinity();
-          for (int64_t c = 0; c < vb; c++) mt = x[c] > mt ? x[c] : mt;
+          const float mt = rowMax(x, vb);
           if (mt > m[r]) {
             const double f = std::exp(m[r] - mt);
             s[r] *= f;
             for (int64_t c = 0; c < C; c++) acc[r * C + c] = (float)(acc[r * C + c] * f);
             m[r] = mt;
           }
-          double sum = 0;
-          for (int64_t c = 0; c < vb; c++) {
-            x[c] = (float)std::exp((double)x[c] - m[r]);
-            sum += x[c];
-          }
-          s[r] += sum;
+          s[r] += expInPlace(x, vb, (float)m[r]);
         }
       });
       gemm(rb, C, vb, 1.f, Mat{tile.data(), DType::F32, vb, 1}, Mat{rowPtr(w, wt, v0, C), wt, C, 1}, 1.f, acc.data(), C);
