@@ -36,6 +36,11 @@ export interface CanonicalBench {
  *  16. Context and response budgets stay the gym's: the oracle needs at most 14,617 and 46 tokens. */
 export const SEARCHGYMBENCH_BUDGETS: Budgets = Object.freeze({ maxTurns: 32, maxResponseTokens: 1024, maxContextTokens: 32768 })
 
+/** searchgymbench-hard-v1's budgets: SearchGymBench's, with the turns the blurred starts add — the oracle's walk needs up
+ *  to 38 turns on its world (the neighbour's page, then a search and an access per candidate it lists), so 40: the
+ *  measured 38 with two to spare, as v1. */
+export const SEARCHGYMBENCH_HARD_BUDGETS: Budgets = Object.freeze({ maxTurns: 40, maxResponseTokens: 1024, maxContextTokens: 32768 })
+
 export const CANONICAL_BENCHES: Record<string, CanonicalBench> = {
   'searchgymbench-v1': {
     name: 'searchgymbench-v1',
@@ -56,6 +61,17 @@ export const CANONICAL_BENCHES: Record<string, CanonicalBench> = {
     budgets: SEARCHGYMBENCH_BUDGETS,
     oracleNeed: { maxTurns: 17, maxResponseTokens: 37, maxContextTokens: 6046 },
     describe: 'the same protocol on the tiny preset (seed 11): a smoke test in seconds, not a result',
+  },
+  'searchgymbench-hard-v1': {
+    name: 'searchgymbench-hard-v1',
+    version: 1,
+    preset: 'paper-hard',
+    seed: 11,
+    hash: '7bd9c44e697468a7048f3d5d6d71f8e7740a403a9ee426e045768663c75b613a',
+    budgets: SEARCHGYMBENCH_HARD_BUDGETS,
+    oracleNeed: { maxTurns: 38, maxResponseTokens: 48, maxContextTokens: 17425 },
+    describe:
+      'the hard split: the paper world with blurred starts (qa.blur two-step, rate 0.5; each description unique on the graph and resolved by search), a bench of 642 blurred questions (462 simple, 134 parallel, 46 combo; hops 1–12) held out fact-disjoint (seed 11)',
   },
 }
 

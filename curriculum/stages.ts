@@ -2,7 +2,7 @@
 // named presets of the paper's ablations (two-stage, mixed, stage1-only, stage2-only) plus ours (adaptive). Presets
 // are looked up in a Map: a user-given name like `toString` is a clean error, never a prototype member.
 import { ConfigError } from '../infra/errors'
-import type { Qa, QaType } from '../world'
+import { isBlurred, type Qa, type QaType } from '../world'
 
 export interface StageSpec {
   name: string
@@ -11,6 +11,9 @@ export interface StageSpec {
   maxHops: number
   /** Sampling weight per QA type (default 1 each). */
   typeWeights?: Partial<Record<QaType, number>>
+  /** Blur as a stage dimension (a world built with config.qa.blur): only questions with named starts, or only ones with
+   *  a blurred start. Absent: both. */
+  blur?: 'named' | 'blurred'
 }
 
 /** When to leave a stage: after a fixed number of steps, or when held-out F1 has not improved by minDelta for `patience` evaluations. */
@@ -29,10 +32,24 @@ const ALL: QaType[] = ['simple', 'parallel', 'combo']
 const STAGE1: StageSpec = { name: 'stage1', types: ['simple'], minHops: 1, maxHops: 6 }
 const STAGE2: StageSpec = { name: 'stage2', types: ALL, minHops: 1, maxHops: 12 }
 const MIXED: StageSpec = { name: 'mixed', types: ALL, minHops: 1, maxHops: 12 }
+// three-stage: the paper's two stages on named starts, then every type and hop count with blurred starts (the entity
+// must be found from its description first: searchgymbench-hard-v1's skill).
+const STAGE3: StageSpec = { name: 'stage3-blur', types: ALL, minHops: 1, maxHops: 12, blur: 'blurred' }
 
 export const PRESETS: ReadonlyMap<string, (switchSteps: number) => CurriculumSpec> = new Map([
   ['two-stage', (s: number): CurriculumSpec => ({ name: 'two-stage', stages: [STAGE1, STAGE2], switches: [{ kind: 'steps', steps: s }] })],
   ['two-stage-plateau', (): CurriculumSpec => ({ name: 'two-stage-plateau', stages: [STAGE1, STAGE2], switches: [{ kind: 'plateau', patience: 2, minDelta: 0.01, minSteps: 2 }] })],
+  [
+    'three-stage',
+    (s: number): CurriculumSpec => ({
+      name: 'three-stage',
+      stages: [{ ...STAGE1, blur: 'named' }, { ...STAGE2, blur: 'named' }, STAGE3],
+      switches: [
+        { kind: 'steps', steps: s },
+        { kind: 'steps', steps: s },
+      ],
+    }),
+  ],
   ['mixed', (): CurriculumSpec => ({ name: 'mixed', stages: [MIXED], switches: [] })],
   ['stage1-only', (): CurriculumSpec => ({ name: 'stage1-only', stages: [STAGE1], switches: [] })],
   ['stage2-only', (): CurriculumSpec => ({ name: 'stage2-only', stages: [{ ...STAGE2, name: 'stage2' }], switches: [] })],
@@ -61,7 +78,8 @@ export function capHops(spec: CurriculumSpec, maxHops: number): CurriculumSpec {
 }
 
 export function inStage(qa: Qa, s: StageSpec): boolean {
-  return s.types.includes(qa.type) && qa.hops >= s.minHops && qa.hops <= s.maxHops
+  if (!(s.types.includes(qa.type) && qa.hops >= s.minHops && qa.hops <= s.maxHops)) return false
+  return s.blur === undefined || (s.blur === 'blurred') === isBlurred(qa)
 }
 
 /** The bucket key of a question: type × hops. */

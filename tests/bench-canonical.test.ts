@@ -47,7 +47,7 @@ test('a world of another seed is refused before scoring; unknown names and chang
   expect(r.stderr.trim()).toMatch(/^searchgym: error: \S+tiny-12 has content hash [0-9a-f]{12}…, not searchgymbench-tiny-v1's pinned e2aa67711510…/)
   expect(existsSync(join(cwd, 'runs/wrong'))).toBe(false)
   const unknown = await cli(['bench', 'run', '--bench', 'searchgymbench-v0', '--policy', 'oracle', '--out', 'runs/x'])
-  expect(unknown.stderr.trim()).toMatch(/--bench searchgymbench-v0 is not a known benchmark; known: searchgymbench-v1, searchgymbench-tiny-v1$/)
+  expect(unknown.stderr.trim()).toMatch(/--bench searchgymbench-v0 is not a known benchmark; known: searchgymbench-v1, searchgymbench-tiny-v1, searchgymbench-hard-v1$/)
   const opts = await cli(['bench', 'run', '--bench', 'searchgymbench-tiny-v1', '--policy', 'oracle', '--gym-options', '{"topK":3}', '--out', 'runs/x'])
   expect(opts.stderr.trim()).toMatch(/takes neither --qa-ids nor --gym-options/)
 }, 600_000)

@@ -64,6 +64,12 @@ export interface WorldConfig {
     comboKinds: { compareChain: number; param: number }
     /** Extra fraction drawn so that train + bench still reach `target` after the split drops conflicts. */
     headroom: number
+    /**
+     * Blurred starts (world/qa/blur-pool): questions whose start entity is described by cues only it satisfies instead of
+     * named. Off is the key's absence (undefined in the defaults, dropped by canonical JSON): worlds built without it keep
+     * their manifest and content hash. Given keys are merged over DEFAULT_BLUR (unknown keys rejected).
+     */
+    blur?: BlurConfig
   }
   split: {
     bench: { simple: number; parallel: number; combo: number }
@@ -79,13 +85,37 @@ export interface WorldConfig {
      * manifest, config.json and content hash.
      */
     factDisjoint?: boolean
+    /** The bench is drawn from questions with a blurred start only (config.qa.blur on): a hard split such as
+     *  searchgymbench-hard-v1. Off is the key's absence, as factDisjoint. */
+    blurredOnly?: boolean
   }
   /** The optional LLM writer (world/write): rewrites each template document through an OpenAI-compatible endpoint. */
   write: WriteConfig
 }
 
-export type PresetName = 'tiny' | 'small' | 'paper' | 'paper-x10' | 'paper-x100'
-export const PRESET_NAMES: readonly PresetName[] = ['tiny', 'small', 'paper', 'paper-x10', 'paper-x100']
+export interface BlurConfig {
+  /** Probability that a question's start is blurred (one draw per question from Rng.derive(seed, 'qa-blur')). */
+  rate: number
+  /** Cues per description besides the entity's type (the generator adds cues until exactly one entity fits). */
+  minCues: number
+  maxCues: number
+  /** Which entity of a question is blurred: 'start' (a chain's named start). 'intermediate' is not built yet. */
+  positions: ('start' | 'intermediate')[]
+  /** Resolvability, the edge rule's shape: this many queries built from the cues alone; the description is kept iff at
+   *  least minHits of them put the entity's page in the top-K (config.verification.topK) of the world's engine. */
+  queries: number
+  minHits: number
+  /** 'direct': cues of any kind, resolved when the cue queries find the entity's page itself. 'two-step': one neighbour
+   *  shared by 2–6 entities of the type plus values and year ranges; resolved when the cue queries find the entity's
+   *  page or that neighbour's page and the neighbour's page names the entity (a reader lists the candidates there, then
+   *  opens each: WebSailor's search-then-verify). */
+  style: 'direct' | 'two-step'
+}
+
+export const DEFAULT_BLUR: BlurConfig = { rate: 0.3, minCues: 2, maxCues: 3, positions: ['start'], queries: 6, minHits: 2, style: 'direct' }
+
+export type PresetName = 'tiny' | 'small' | 'paper' | 'paper-hard' | 'paper-x10' | 'paper-x100'
+export const PRESET_NAMES: readonly PresetName[] = ['tiny', 'small', 'paper', 'paper-hard', 'paper-x10', 'paper-x100']
 
 export const DEFAULT_CONFIG: WorldConfig = {
   seed: 11,
@@ -104,8 +134,9 @@ export const DEFAULT_CONFIG: WorldConfig = {
     parallelOps: { compare: 0.35, sum: 0.15, difference: 0.2, same: 0.3 },
     comboKinds: { compareChain: 0.65, param: 0.35 },
     headroom: 0.22,
+    blur: undefined,
   },
-  split: { bench: { simple: 462, parallel: 134, combo: 46 }, minHops: 1, maxHops: 12, disjoint: { question: true, path: true, startEntity: true }, factDisjoint: undefined },
+  split: { bench: { simple: 462, parallel: 134, combo: 46 }, minHops: 1, maxHops: 12, disjoint: { question: true, path: true, startEntity: true }, factDisjoint: undefined, blurredOnly: undefined },
   write: DEFAULT_WRITE_CONFIG,
 }
 
@@ -136,6 +167,15 @@ export const PRESETS: Record<PresetName, WorldConfig> = {
     split: { ...DEFAULT_CONFIG.split, bench: { simple: 120, parallel: 35, combo: 12 }, minHops: 1, maxHops: 12 },
   },
   paper: { ...DEFAULT_CONFIG, entities: PRESET_ENTITIES.paper, graph: { ...DEFAULT_CONFIG.graph, edgesPerEntity: 4.3 } },
+  // searchgymbench-hard-v1's world: the paper world with half the starts drawn for two-step blurring (qa.blur), and a bench of
+  // SearchGymBench's sizes (462/134/46, hops 1–12) drawn from blurred questions only, held out fact-disjoint.
+  'paper-hard': {
+    ...DEFAULT_CONFIG,
+    entities: PRESET_ENTITIES.paper,
+    graph: { ...DEFAULT_CONFIG.graph, edgesPerEntity: 4.3 },
+    qa: { ...DEFAULT_CONFIG.qa, blur: { ...DEFAULT_BLUR, rate: 0.5, style: 'two-step' } },
+    split: { ...DEFAULT_CONFIG.split, factDisjoint: true, blurredOnly: true },
+  },
   // Scale presets: the paper's entity mix and graph ×10 / ×100. The QA pool grows with the world but less than it
   // (100,000 and 250,000 questions: the oracle check of every question is the build's biggest per-question cost);
   // the bench stays SearchGymBench's 462/134/46 over hops 1–12, drawn from questions the check solved.
@@ -215,9 +255,35 @@ export function validateWorldConfig(cfg: WorldConfig): WorldConfig {
   if (v.minHits > v.queriesPerEdge)
     throw new ConfigError('config.range', `config.verification.minHits (${v.minHits}) cannot exceed queriesPerEdge (${v.queriesPerEdge})`)
   validateWriteConfig(cfg.write)
+  validateBlur(cfg)
   const fd = cfg.split.factDisjoint
   if (fd !== undefined && typeof fd !== 'boolean') throw new ConfigError('config.type', `config.split.factDisjoint must be true or false, got ${JSON.stringify(fd)}`)
   // Off is the absence of the key: the stored config (and so resuming a world built before the option) is unchanged.
   if (fd === false) cfg.split.factDisjoint = undefined
+  const bo = cfg.split.blurredOnly
+  if (bo !== undefined && typeof bo !== 'boolean') throw new ConfigError('config.type', `config.split.blurredOnly must be true or false, got ${JSON.stringify(bo)}`)
+  if (bo === false) cfg.split.blurredOnly = undefined
+  if (cfg.split.blurredOnly && cfg.qa.blur === undefined) throw new ConfigError('config.range', 'config.split.blurredOnly needs config.qa.blur (no question has a blurred start without it)')
   return cfg
+}
+
+/** qa.blur: false or absent is off (the key dropped, hashes unchanged); an object is merged over DEFAULT_BLUR. */
+function validateBlur(cfg: WorldConfig): void {
+  const raw: unknown = cfg.qa.blur
+  if (raw === undefined || raw === false) {
+    cfg.qa.blur = undefined
+    return
+  }
+  const b = mergeStrict(DEFAULT_BLUR, raw === true ? {} : raw, 'config.qa.blur')
+  if (!(b.rate >= 0 && b.rate <= 1)) throw new ConfigError('config.range', `config.qa.blur.rate must be between 0 and 1, got ${showValue(b.rate)}`)
+  for (const k of ['minCues', 'maxCues', 'queries', 'minHits'] as const)
+    if (!Number.isInteger(b[k]) || b[k] < 1) throw new ConfigError('config.range', `config.qa.blur.${k} must be a positive integer, got ${showValue(b[k])}`)
+  if (b.maxCues < b.minCues) throw new ConfigError('config.range', `config.qa.blur.maxCues (${b.maxCues}) must be >= minCues (${b.minCues})`)
+  if (b.minHits > b.queries) throw new ConfigError('config.range', `config.qa.blur.minHits (${b.minHits}) cannot exceed queries (${b.queries})`)
+  if (b.positions.length === 0 || b.positions.some((p) => p !== 'start' && p !== 'intermediate'))
+    throw new ConfigError('config.range', `config.qa.blur.positions must list 'start' (and 'intermediate'), got ${showValue(b.positions)}`)
+  if (b.style !== 'direct' && b.style !== 'two-step') throw new ConfigError('config.range', `config.qa.blur.style must be 'direct' or 'two-step', got ${showValue(b.style)}`)
+  if (b.positions.includes('intermediate'))
+    throw new ConfigError('config.unsupported', `config.qa.blur.positions 'intermediate' is not built yet: blur the start only (positions: ["start"])`)
+  cfg.qa.blur = b
 }

@@ -23,3 +23,4 @@ export { ENGINE_PROFILES, ENGINE_PROFILE_NAMES, engineProfile, limitsWith, batch
 export { partitionByStages, curriculumLaunch, stageFile, type ExportStage, type ExportCurriculum, type ExportStager } from './qa/export-stages'
 export { verificationQuerySets, type EdgeQuerySet, type VerifySettings } from './verify/verify'
 export type { EdgeQuery, QueryStyle } from './verify/verify-queries'
+export { isBlurred } from './qa/blur-pool'

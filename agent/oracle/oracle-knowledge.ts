@@ -23,6 +23,17 @@ export function worldOracleKnowledge(w: WorldReader): WorldOracleKnowledge {
     lookups = undefined // verified before lookups were: the oracle falls back to its own lookup queries
   }
   let byType: Map<string, Entity[]> | undefined
+  const typed = (): Map<string, Entity[]> => {
+    if (!byType) {
+      byType = new Map()
+      for (const e of w.entities()) {
+        const l = byType.get(e.type) ?? []
+        l.push(e)
+        byType.set(e.type, l)
+      }
+    }
+    return byType
+  }
   /** type → attr → value → entities (in the world's order), built per (type, attr) on first use. */
   const byValue = new Map<string, Map<AttrValue, Entity[]>>()
   const entities = new Map<string, Entity | undefined>()
@@ -55,15 +66,11 @@ export function worldOracleKnowledge(w: WorldReader): WorldOracleKnowledge {
         verified.set(id, l.map((r) => r.query))
       }
     },
+    entitiesOfType(type) {
+      return [...typed().get(type) ?? []]
+    },
     entitiesWith(type, attr, value) {
-      if (!byType) {
-        byType = new Map()
-        for (const e of w.entities()) {
-          const l = byType.get(e.type) ?? []
-          l.push(e)
-          byType.set(e.type, l)
-        }
-      }
+      const byType = typed()
       const key = `${type}\u0000${attr}`
       let index = byValue.get(key)
       if (index === undefined) {

@@ -6,6 +6,7 @@
 import { formatAttr } from '../../world'
 import { attributeSpec, entityType, relation } from '../../world'
 import type { AttrValue, Edge, Entity, EntityId, Qa } from '../../world'
+import { asReadBlur, blurMismatch, namedOnPage, type ReadBlur } from './oracle-blur'
 
 /** What the oracle may look up in the world: the graph (to follow the gold path) and verification queries. */
 export interface OracleKnowledge {
@@ -17,6 +18,8 @@ export interface OracleKnowledge {
   entitiesWith(type: string, attr: string, value: AttrValue): Entity[]
   /** Queries lookup verification ran for finding an entity by this attribute's value whose results held its page. */
   lookupQueries?(entityId: string, attr: string): string[]
+  /** Every entity of a type (a two-step blurred start: which names on a neighbour's page are candidates). */
+  entitiesOfType?(type: string): Entity[]
 }
 
 export type OracleCall = { name: 'search'; arguments: { query: string } } | { name: 'access'; arguments: { url: string; page?: number } }
@@ -26,6 +29,8 @@ export class OracleFailure extends Error {}
 type Dir = 'fwd' | 'inv'
 interface Chain {
   start: EntityId
+  /** How the question gives the start (world/qa/spec StartDesc): only a blurred one changes the walk. */
+  desc?: unknown
   steps: { rel: string; dir: Dir }[]
   edges: string[]
 }
@@ -185,8 +190,81 @@ export function* oraclePlan(qa: Qa, k: OracleKnowledge, opts: OraclePlanOptions 
     return cur
   }
 
+  /** A blurred start: search on the description's cue queries, open the result pages in rank order and take the first
+   *  whose text fits every cue; it must be the gold start (else the description reads as fitting another page). */
+  function* resolveBlur(start: Entity, d: ReadBlur): Generator<OracleCall, void, string> {
+    const shown = [d.text, d.text.charAt(0).toUpperCase() + d.text.slice(1)]
+    if (!shown.some((t) => qa.question.includes(t))) fail(`the blurred description of ${start.name} is not in the question`)
+    const rejected = new Set<string>()
+    const tried: string[] = []
+    for (const q of d.queries) {
+      const query = q.trim()
+      if (!query || tried.includes(query)) continue
+      if (tried.length >= opts.maxQueriesPerPage) break
+      tried.push(query)
+      const obs: string = yield { name: 'search', arguments: { query } }
+      const urls = resultUrls(obs)
+      const via = d.via !== undefined ? k.entity(d.via) : undefined
+      if (via && urls.includes(via.url)) {
+        // Two-step: the neighbour's page lists the few entities of the type it is linked to; open each and read it.
+        if (!opened.has(via.url)) {
+          const page: string = yield { name: 'access', arguments: { url: via.url } }
+          opened.set(via.url, page)
+          paging.set(via.url, { read: 1, of: Number(/^Page 1 of (\d+)\b/m.exec(page)?.[1] ?? 1) })
+        }
+        const listing = yield* readUntil(via.url, () => false)
+        const typeCue = d.cues.find((c) => c.kind === 'type')
+        const pool = typeCue && typeCue.kind === 'type' ? (k.entitiesOfType?.(typeCue.type) ?? []) : []
+        for (const cand of namedOnPage(listing, pool)) {
+          if (cand.url === via.url || rejected.has(cand.url)) continue
+          if (!opened.has(cand.url)) {
+            const found: string = yield { name: 'search', arguments: { query: cand.name } }
+            if (!resultUrls(found).includes(cand.url)) continue
+            const page: string = yield { name: 'access', arguments: { url: cand.url } }
+            opened.set(cand.url, page)
+            paging.set(cand.url, { read: 1, of: Number(/^Page 1 of (\d+)\b/m.exec(page)?.[1] ?? 1) })
+          }
+          const text = yield* readUntil(cand.url, (t) => blurMismatch(t, d.cues, k.entity) === null)
+          if (blurMismatch(text, d.cues, k.entity) !== null) {
+            rejected.add(cand.url)
+            continue
+          }
+          if (cand.url !== start.url) fail(`the blurred description reads as fitting ${cand.name} (${cand.url}), not ${start.name}`)
+          if (!lazy) yield* readUntil(cand.url, () => false)
+          return
+        }
+        rejected.add(via.url)
+      }
+      for (const url of urls) {
+        if (rejected.has(url)) continue
+        if (!opened.has(url)) {
+          const page: string = yield { name: 'access', arguments: { url } }
+          if (!page.includes(`\nURL: ${url}\n`)) fail(`access ${url} did not return its page: ${page.slice(0, 120)}`)
+          opened.set(url, page)
+          paging.set(url, { read: 1, of: Number(/^Page 1 of (\d+)\b/m.exec(page)?.[1] ?? 1) })
+        }
+        // Read on (paged documents) until the page fits or there is nothing more to read.
+        const text = yield* readUntil(url, (t) => blurMismatch(t, d.cues, k.entity) === null)
+        if (blurMismatch(text, d.cues, k.entity) !== null) {
+          rejected.add(url)
+          continue
+        }
+        if (url !== start.url) fail(`the blurred description reads as fitting ${text.split('\n')[0]} (${url}), not ${start.name}`)
+        if (!text.startsWith(`${start.name}\nURL: ${start.url}\n`)) fail(`access ${url} did not return the page of ${start.name}`)
+        if (!lazy) yield* readUntil(url, () => false)
+        return
+      }
+    }
+    fail(`no search found the page of ${start.name} (${start.url}) from its blurred description; queries tried: ${tried.map((t) => JSON.stringify(t)).join(', ') || 'none'}`)
+  }
+
   function* chain(c: Chain, answerEnd = false): Generator<OracleCall, Entity, string> {
     const start = ent(c.start)
+    const blur = asReadBlur(c.desc)
+    if (blur) {
+      yield* resolveBlur(start, blur)
+      return yield* walk(start, c.steps, c.edges, answerEnd)
+    }
     if (!qa.question.includes(start.name)) fail(`the start entity ${start.name} is not named in the question`)
     yield* open(start, [start.name, `${entityType(start.type)?.noun ?? ''} ${start.name}`])
     return yield* walk(start, c.steps, c.edges, answerEnd)

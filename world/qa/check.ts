@@ -3,6 +3,7 @@
 // the answer, and checks each evidence sentence is a fact of that hop's document. Shares no code with sampling
 // beyond value formatting and the description matcher.
 import type { Edge, Entity, Qa } from '../types'
+import { checkBlurDesc, makeBlurMatcher } from './blur-check'
 import { matchAmong } from './describe'
 import { formatValue } from './format'
 import type { ChainSpec, ComboMeta, ContinuationSpec, ParallelMeta, QaMeta, SimpleMeta, StepSpec, Terminal } from './spec'
@@ -26,6 +27,7 @@ export function makeQaChecker(view: QaWorldView, docText?: (url: string) => stri
     add(byName, e.name.toLowerCase(), e)
     for (const [a, v] of Object.entries(e.attrs)) add(byValue, `${e.type}|${a}|${typeof v}:${v}`, e)
   }
+  let blurMatch: ReturnType<typeof makeBlurMatcher> | undefined
   const attrSpec = (type: string, attr: string) => view.entityTypes.find((t) => t.name === type)?.attributes.find((a) => a.name === attr)
 
   const texts = new Map<string, string | undefined>()
@@ -62,6 +64,13 @@ export function makeQaChecker(view: QaWorldView, docText?: (url: string) => stri
     const chain = (c: ChainSpec, visited: Set<string>): Entity | null => {
       const s = ent.get(c.start)
       if (!s) return bad(`unknown start ${c.start}`), null
+      if (c.desc.kind === 'blur') {
+        blurMatch ??= makeBlurMatcher(view)
+        for (const p of checkBlurDesc(blurMatch, c.desc, s.id, s.name)) bad(p)
+        if (!qa.question.includes(c.desc.text) && !qa.question.includes(c.desc.text[0].toUpperCase() + c.desc.text.slice(1))) bad('blurred description is not in the question')
+        if (qa.question.includes(s.name)) bad(`blurred start ${s.id} is named in the question`)
+        return walk(c.start, c.steps, c.edges, visited)
+      }
       const fits = matchAmong(byName.get(s.name.toLowerCase()) ?? [], s, c.desc)
       if (fits.length !== 1) bad(`start description of ${s.id} fits ${fits.length} entities`)
       return walk(c.start, c.steps, c.edges, visited)

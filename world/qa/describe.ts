@@ -30,6 +30,8 @@ export function matchStart(entities: readonly Entity[], e: Entity, d: StartDesc)
 /** matchStart over the entities already known to carry e's name (any type). */
 export function matchAmong(sameName: readonly Entity[], e: Entity, d: StartDesc): Entity[] {
   if (d.kind === 'name') return sameName.slice()
+  // A blurred description is matched on the whole graph by world/qa/blur-check, not among homonyms.
+  if (d.kind === 'blur') return []
   const n = norm(e.name)
   const entities = sameName
   if (d.kind === 'typed') return entities.filter((x) => x.type === e.type && norm(x.name) === n)
@@ -41,6 +43,7 @@ export function startText(g: GraphIndex, i: number, d: StartDesc): string {
   const spec = g.types.get(e.type)
   const noun = spec?.noun ?? e.type.toLowerCase()
   if (d.kind === 'name') return e.name
+  if (d.kind === 'blur') return d.text
   if (d.kind === 'typed') return `the ${noun} ${e.name}`
   const a = spec?.attributes.find((x) => x.name === d.attr)
   return `the ${noun} ${e.name} (${a?.label ?? d.attr}: ${formatValue(a, e.attrs[d.attr])})`

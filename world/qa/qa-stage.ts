@@ -7,9 +7,13 @@ import { progress } from '../../infra/progress'
 import { tx, type Db } from '../../infra/store'
 import type { Stage } from '../stage'
 import { qaDraws } from './generate'
-import { loadQaView } from './load'
+import { docText, loadQaView } from './load'
 import { clearQa, initQaTables, initSplitTables, insertQa } from './store'
 import type { Qa } from '../types'
+import { writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { BLUR_REPORT_FILE, blurPool, type BlurStats } from './blur-pool'
+import { releaseStageSearchIndex, stageSearchIndex } from '../indexing/search-handle'
 
 /** Questions handed to StageContext.ahead at a time. */
 const AHEAD_BATCH = 64
@@ -25,7 +29,9 @@ export const qaStage: Stage = {
     const bar = progress('qa: sample', target, { quiet: ctx.quiet })
     // Questions go to the next stage's warm work (the oracle check's threads) in batches as they are drawn.
     let batch: Qa[] = []
-    const ahead = ctx.ahead
+    const blur = ctx.config.qa.blur
+    // With blur on, questions change after the draw (their starts described): they go ahead only once final.
+    const ahead = blur ? undefined : ctx.ahead
     const kept = ahead
       ? (qa: Qa) => {
           batch.push(qa)
@@ -43,9 +49,27 @@ export const qaStage: Stage = {
       if (ahead && n % AHEAD_BATCH === 0) await new Promise<void>((resolve) => setImmediate(resolve))
       step = draws.next()
     }
-    const { qas, stats } = step.value
+    const { stats } = step.value
+    let qas = step.value.qas
     if (ahead && batch.length > 0) ahead(batch)
     bar.done()
+    let blurStats: BlurStats | undefined
+    if (blur) {
+      const index = await stageSearchIndex(ctx)
+      try {
+        const r = await blurPool(view, qas, blur, ctx.config.seed, index, ctx.config.verification.topK, ctx.config.qa.maxHops, (u) => docText(ctx.db, u))
+        qas = r.qas
+        blurStats = r.stats
+        // The blur's counts beside the world (not hashed: they follow from the questions, which are).
+        writeFileSync(join(ctx.dir, BLUR_REPORT_FILE), JSON.stringify(r.stats, null, 2) + '\n')
+        ctx.log(
+          `qa: blurred ${r.stats.blurred} of ${r.stats.drawn} drawn starts (no unique cues ${r.stats.noDescription}, no place ${r.stats.noPlace}, unresolved by search ${r.stats.unresolved}; ${r.stats.hits}/${r.stats.queries} cue queries hit top-${ctx.config.verification.topK})`,
+        )
+      } finally {
+        await releaseStageSearchIndex(ctx)
+      }
+      if (ctx.ahead) for (let i = 0; i < qas.length; i += AHEAD_BATCH) ctx.ahead(qas.slice(i, i + AHEAD_BATCH))
+    }
     tx(ctx.db, () => {
       clearQa(ctx.db)
       insertQa(ctx.db, qas)

@@ -15,6 +15,30 @@ export type StartDesc =
   | { kind: 'name' }
   | { kind: 'typed' }
   | { kind: 'attr'; attr: string }
+  | BlurDesc
+
+/**
+ * One fact of a blurred description (qa.blur): the entity's type, an exact attribute value, a year range for a year or
+ * date attribute (a partial value: only the year is given), or a neighbour reached along a relation.
+ */
+export type Cue =
+  | { kind: 'type'; type: string }
+  | { kind: 'value'; attr: string; value: string }
+  | { kind: 'years'; attr: string; lo: number; hi: number }
+  | { kind: 'neighbour'; rel: string; dir: Dir; other: EntityId }
+
+/** A start entity described, not named: the cues only it satisfies in the whole graph, their words, and the search
+ *  queries built from the cues (hits first) whose results held its page (the resolvability check, world/qa/blur-verify). */
+export interface BlurDesc {
+  kind: 'blur'
+  cues: Cue[]
+  text: string
+  queries: string[]
+  /** Queries (of `queries`) whose top-K held the entity's page (two-step: its page or the `via` neighbour's). */
+  hits: number
+  /** two-step (config.qa.blur.style): the neighbour whose page names the entity among its few candidates. */
+  via?: EntityId
+}
 
 export interface ChainSpec {
   start: EntityId

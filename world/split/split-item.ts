@@ -3,6 +3,7 @@
 import type { Qa } from '../types'
 import type { SplitItem } from './split'
 import type { ComboMeta, ParallelMeta, SimpleMeta } from '../qa/spec'
+import { isBlurred } from '../qa/blur-pool'
 
 export function splitItemOf(qa: Qa): SplitItem {
   let subPaths: string[][]
@@ -25,5 +26,6 @@ export function splitItemOf(qa: Qa): SplitItem {
       starts = [m.part1.chain.start]
     }
   }
-  return { id: qa.id, type: qa.type, hops: qa.hops, question: qa.question, path: qa.path, subPaths, starts }
+  const item: SplitItem = { id: qa.id, type: qa.type, hops: qa.hops, question: qa.question, path: qa.path, subPaths, starts }
+  return isBlurred(qa) ? { ...item, blurred: true } : item
 }

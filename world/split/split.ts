@@ -21,6 +21,8 @@ export interface SplitItem {
   subPaths: string[][]
   /** Entities the question names as starting points. */
   starts: string[]
+  /** A start is blurred (config.qa.blur): only these may enter a bench with config.split.blurredOnly. */
+  blurred?: boolean
 }
 
 export type SplitLabel = 'train' | 'bench' | 'excluded'
@@ -80,7 +82,7 @@ export function splitBench(items: SplitItem[], cfg: WorldConfig['split'], seed: 
     // Candidates per hop count, cheapest first (ties broken by a seeded shuffle).
     const cells = new Map<number, SplitItem[]>()
     const trng = rng.fork(type)
-    for (const it of trng.shuffle(items.filter((x) => x.type === type && x.hops >= lo && x.hops <= cfg.maxHops)))
+    for (const it of trng.shuffle(items.filter((x) => x.type === type && x.hops >= lo && x.hops <= cfg.maxHops && (!cfg.blurredOnly || x.blurred === true))))
       (cells.get(it.hops) ?? cells.set(it.hops, []).get(it.hops)!).push(it)
     for (const list of cells.values()) {
       const c = new Map(list.map((x) => [x.id, cost(x)]))
