@@ -158,7 +158,7 @@ describe('searchgym experiment (tiny worlds, tiny model)', () => {
       [{ ...tiny, armz: [] }, /unknown config key 'experiment.armz'/],
       [{ ...tiny, arms: [{ name: 'a', curriculum: 'two-stage', rewrd: 'f1' }] }, /unknown config key 'experiment.arms\[0\].rewrd'/],
       [{ ...tiny, worlds: { ...tiny.worlds, evalSeeds: [6] } }, /evalSeeds share seed 6 with trainSeeds/],
-      [{ ...tiny, arms: [{ name: 'a', curriculum: 'three-stage' }] }, /unknown curriculum preset 'three-stage'/],
+      [{ ...tiny, arms: [{ name: 'a', curriculum: 'four-stage' }] }, /unknown curriculum preset 'four-stage'/],
       [{ ...tiny, train: { ...tiny.train, stepz: 2 } }, /unknown config key 'train config.stepz'/],
     ]
     for (const [v, msg] of cases) {
