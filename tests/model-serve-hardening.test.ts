@@ -131,10 +131,14 @@ describe('model serve under hostile load', () => {
     await new Promise((r) => setTimeout(r, 30))
     const gone = new AbortController()
     const b = post('/v1/chat/completions', chat('Marie Curie', { max_tokens: 600, n: 16 }), gone.signal).catch((e: Error) => e)
-    await new Promise((r) => setTimeout(r, 30))
-    // The engine samples in a worker: /health answers while A samples (queue >= 1 means A is still running).
-    const during = await health()
-    expect(during.json.queue).toBeGreaterThanOrEqual(1)
+    // The engine samples in a worker: /health answers while A samples. Wait until B is accepted and waiting behind A
+    // (queue 2: A running, B queued) before its client gives up — aborting earlier tests nothing (B never queued).
+    let during = await health()
+    for (let i = 0; i < 200 && (during.json.queue as number) < 2; i++) {
+      await new Promise((r) => setTimeout(r, 10))
+      during = await health()
+    }
+    expect(during.json.queue).toBe(2)
     process.stdout.write(`/health while sampling: ${during.ms.toFixed(1)} ms, queue ${String(during.json.queue)}\n`)
     gone.abort()
     expect(String(await b)).toMatch(/abort/i)
