@@ -1,6 +1,7 @@
 // tests/bench-via-mcp: `bench run --via mcp` through the real CLI on the run's tiny world — every episode played through
 // `gym mcp` (a child per question, the SDK's client) and scored by it: the oracle gets the same per-question rewards
-// and F1 as through `--via env` (1.0), a wrong-answer baseline 0; a bad --via is one line before any work.
+// and F1 as through `--via env` (1.0), a wrong-answer baseline 0; malformed turns are corrected by the client and end
+// the episode at the same turn limit as the env; a bad --via is one line before any work.
 import { execFile } from 'node:child_process'
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -66,6 +67,24 @@ test('a wrong-answer baseline through --via mcp scores 0', async () => {
   expect(recs).toHaveLength(qas.length)
   for (const r of recs) {
     expect(r).toMatchObject({ status: 'ok', stopReason: 'answer', prediction: 'Paris', f1: 0, em: 0 })
+    expect(episodeReward(r)).toBe(0)
+  }
+}, 240_000)
+
+test('malformed turns never reach the server: the client corrects them and counts them against the turn limit, as the env does', async () => {
+  const model = await startReplayServer(() => ({ content: 'Let me think about it.', usage: { prompt_tokens: 10, completion_tokens: 5 } }))
+  servers.push(model)
+  const flags = ['--policy', 'openai', '--model', 'm', '--base-url', model.url, '--max-turns', '3']
+  const [env, mcp] = await Promise.all([bench('rambler-env', ...flags, '--via', 'env'), bench('rambler-mcp', ...flags, '--via', 'mcp')])
+  const e = byId(env)
+  for (const r of mcp) {
+    expect(r).toMatchObject({ status: 'ok', stopReason: 'max_turns', prediction: null, f1: 0 })
+    expect(r.turns).toHaveLength(3)
+    expect(r.turns.length).toBe(e.get(r.id)!.turns.length)
+    expect(r.stopReason).toBe(e.get(r.id)!.stopReason)
+    // The corrective note is the protocol's, the same text the env gives.
+    expect(r.turns[0].observation).toEqual(e.get(r.id)!.turns[0].observation)
+    expect(r.turns[2].metrics.malformed_turns).toBe(3)
     expect(episodeReward(r)).toBe(0)
   }
 }, 240_000)
