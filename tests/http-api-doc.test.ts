@@ -1,5 +1,6 @@
 // tests/http-api-doc: docs/http-api.md is what gym/http-api-doc renders now (`--check`: drift fails CI); every route
-// the gym server registers (read from the server's own hono app) has its section; and every documented response shape
+// the gym server registers (read from the server's own hono app) has its section; every error code the server and its guards
+// can answer (read from their sources) is listed with its status; and every documented response shape
 // holds for a real server's answers on the run's tiny world (so the page's shapes are checked, not only written).
 import { execFile } from 'node:child_process'
 import { readFileSync } from 'node:fs'
@@ -24,6 +25,27 @@ test('every route the server registers has its section, and nothing else is desc
   for (const r of routes) expect(page).toContain(`### \`${r}\``)
   const sections = [...page.matchAll(/^### `([A-Z]+ \S+)`$/gm)].map((m) => m[1])
   expect(sections.sort()).toEqual([...routes].sort())
+})
+
+test('every error code the server and its guards can answer is in the page, with its status', () => {
+  const page = readFileSync(HTTP_API_DOC, 'utf8')
+  const files = ['gym/server.ts', 'gym/server-validate.ts', 'gym/server-schemas.ts', 'gym/retrieve-batch.ts', 'gym/env-sessions.ts', 'infra/http/host-guard.ts']
+  const found = new Set<string>()
+  for (const f of files) {
+    const src = readFileSync(f, 'utf8')
+    for (const m of src.matchAll(/(?:HttpError|errorBody)\(\s*(\d{3}),\s*'([a-z_.]+)'/g)) found.add(`${m[1]} ${m[2]}`)
+    // statusOf's table of the env registry's errors
+    for (const m of src.matchAll(/'(env\.[a-z_]+)': (\d{3})/g)) found.add(`${m[2]} ${m[1]}`)
+  }
+  // makeEnv's own check of a question id: the create route looks the question up first (qa.not_found), so HTTP never
+  // answers it.
+  found.delete('404 env.unknown_qa')
+  expect(found.size).toBeGreaterThanOrEqual(20)
+  const missing = [...found].filter((sc) => {
+    const [status, code] = sc.split(' ')
+    return !page.includes(`| ${status} | \`${code}\` |`)
+  })
+  expect(missing).toEqual([])
 })
 
 test('a real server answers every route in the documented shape', async () => {
