@@ -1,14 +1,16 @@
-// bench/mcp-env: `bench run --via mcp` — an Env that plays one question through the gym's MCP server (`searchgym gym mcp
-// DIR --qa ID`, a child process per question over stdio, driven by the official SDK client) as an agent harness would:
-// the policy's turn is parsed with the run's protocol, each tool call becomes an MCP tools/call, an <answer> the answer
+// bench/mcp-env: `bench run --via mcp` — envs that play each question through the gym's MCP server as an agent harness
+// would: one `searchgym gym mcp DIR --http --port 0` child per world folder for the whole run (loopback, a random
+// token), an MCP session per question (its endpoint URL names the question: ?qa=ID), driven by the official SDK client.
+// The policy's turn is parsed with the run's protocol; each tool call becomes an MCP tools/call, an <answer> the answer
 // tool. Rewards, metrics, budgets and the end of the episode are the server's (its env is the env API's). A malformed
 // turn never reaches the server (an MCP client sends only well-formed calls): it gets the protocol's corrective note
 // here and counts as a turn of the run's maxTurns. Knows nothing of policies or run folders; the SDK loads only here.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
-import type { Readable } from 'node:stream'
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import { spawn, type ChildProcess } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
 import { getProtocol, type AssistantAction, type ChatMessage, type Env, type GymOptions, type GymOptionsJson, type Observation, type ParsedTurn, type StepResult, type StopReason } from '../gym'
-import { BenchError, oneLine } from '../infra/errors'
+import { BenchError } from '../infra/errors'
 import type { Qa } from '../world'
 
 /** How to start `searchgym` (the CLI that runs this, as a child: node + its entry script). */
@@ -23,10 +25,21 @@ export interface McpEnvOptions {
   home: (qa: Qa) => { dir: string; qaId: string }
   /** The run's env options as given (--gym-options / --max-turns), passed as the server's --options; no protocol. */
   options: GymOptionsJson | null
+  /** Sessions open at once (the run's concurrency). */
+  maxSessions: number
+  /** How long a server may take to start (default 120 s). */
+  startMs?: number
 }
 
-/** An Env that must be closed (its child process); closing twice is fine. */
+/** An Env that must be closed (its MCP session); closing twice is fine. */
 export interface ClosableEnv extends Env {
+  close(): Promise<void>
+}
+
+export interface McpEnvs {
+  /** runBench's makeEnv: a connected MCP session for the question (its world's server started on first use). */
+  makeEnv(qa: Qa, gym: GymOptions): Promise<ClosableEnv>
+  /** Stop every server started (by its process). */
   close(): Promise<void>
 }
 
@@ -47,23 +60,75 @@ interface ToolReply {
 
 const textOf = (r: ToolReply) => (r.content ?? []).map((c) => c.text ?? '').join('\n')
 
-/** A factory of MCP-played envs for runBench's makeEnv: a child `gym mcp` per question, connected before it returns. */
-export function mcpEnvFactory(o: McpEnvOptions): (qa: Qa, gym: GymOptions) => Promise<ClosableEnv> {
-  return async (qa, gym) => {
-    const { dir, qaId } = o.home(qa)
-    const args = [...o.cli.args, 'gym', 'mcp', dir, '--qa', qaId, ...(o.options ? ['--options', JSON.stringify(o.options)] : [])]
-    const transport = new StdioClientTransport({ command: o.cli.command, args, env: { ...(process.env as Record<string, string>), SEARCHGYM_QUIET: '1' }, stderr: 'pipe' })
-    let stderr = ''
-    ;(transport.stderr as Readable | null)?.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-4000)))
-    const client = new Client({ name: 'searchgym-bench', version: '0.1.0' })
-    try {
-      await client.connect(transport)
-    } catch (e) {
-      await client.close().catch(() => {})
-      const why = stderr.trim().split('\n').pop() ?? oneLine(e)
-      throw new BenchError('bench.mcp', `gym mcp ${dir} --qa ${qaId} did not start: ${why}`, { cause: e })
+interface McpChild {
+  url: string
+  proc: ChildProcess
+}
+
+/** `gym mcp DIR --http --port 0` as a child; resolves with its endpoint once it listens. */
+function startServer(o: McpEnvOptions, dir: string, token: string): Promise<McpChild> {
+  const args = [...o.cli.args, 'gym', 'mcp', dir, '--http', '--port', '0', '--max-sessions', String(o.maxSessions), '--idle-seconds', String(7 * 24 * 3600), ...(o.options ? ['--options', JSON.stringify(o.options)] : [])]
+  // The token through the environment, not the command line (which other users of the machine can read).
+  const proc = spawn(o.cli.command, args, { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, SEARCHGYM_TOKEN: token, SEARCHGYM_QUIET: '1' } })
+  return new Promise((resolve, reject) => {
+    let err = ''
+    const fail = (why: string) => {
+      clearTimeout(timer)
+      proc.kill('SIGKILL')
+      reject(new BenchError('bench.mcp', `gym mcp ${dir} --http did not start: ${why}`))
     }
-    return new McpClientEnv(client, gym)
+    const timer = setTimeout(() => fail(`no endpoint within ${(o.startMs ?? 120_000) / 1000} s`), o.startMs ?? 120_000)
+    proc.stderr!.on('data', (d: Buffer) => {
+      err = (err + d.toString()).slice(-8000)
+      const m = / on (http:\/\/\S+\/mcp)/.exec(err)
+      if (m) {
+        clearTimeout(timer)
+        proc.stderr!.removeAllListeners('data')
+        proc.stderr!.resume()
+        resolve({ url: m[1], proc })
+      }
+    })
+    proc.once('error', (e) => fail(e.message))
+    proc.once('exit', (code) => fail(`exit ${code}: ${err.trim().split('\n').pop() ?? ''}`))
+  })
+}
+
+/** Envs played through `gym mcp --http` servers: one per world folder for the whole run, a session per question. */
+export function mcpEnvs(o: McpEnvOptions): McpEnvs {
+  const token = randomBytes(24).toString('hex')
+  const servers = new Map<string, Promise<McpChild>>()
+  const serverFor = (dir: string) => {
+    let s = servers.get(dir)
+    if (!s) servers.set(dir, (s = startServer(o, dir, token)))
+    return s
+  }
+  return {
+    async makeEnv(qa, gym) {
+      const { dir, qaId } = o.home(qa)
+      const { url } = await serverFor(dir)
+      const transport = new StreamableHTTPClientTransport(new URL(`${url}?qa=${encodeURIComponent(qaId)}`), { requestInit: { headers: { authorization: `Bearer ${token}` } } })
+      const client = new Client({ name: 'searchgym-bench', version: '0.1.0' })
+      try {
+        await client.connect(transport)
+      } catch (e) {
+        throw new BenchError('bench.mcp', `gym mcp ${dir}: no MCP session for question ${qaId}: ${(e as Error).message}`, { cause: e })
+      }
+      return new McpClientEnv(client, transport, gym)
+    },
+    async close() {
+      const started = await Promise.allSettled([...servers.values()])
+      servers.clear()
+      await Promise.all(
+        started.map((r) =>
+          r.status === 'fulfilled' && r.value.proc.exitCode === null && r.value.proc.signalCode === null
+            ? new Promise<void>((done) => {
+                r.value.proc.once('exit', () => done())
+                r.value.proc.kill('SIGTERM')
+              })
+            : undefined,
+        ),
+      )
+    },
   }
 }
 
@@ -73,9 +138,11 @@ class McpClientEnv implements ClosableEnv {
   private turns = 0
   private malformed = 0
   private ended = false
+  private closed = false
 
   constructor(
     private readonly client: Client,
+    private readonly transport: StreamableHTTPClientTransport,
     private readonly gym: GymOptions,
   ) {
     this.protocol = getProtocol(gym.protocol)
@@ -121,8 +188,12 @@ class McpClientEnv implements ClosableEnv {
     return this.turnLimit({ observation, reward, terminated: false, truncated: false, metrics: { ...metrics, turn: this.turns }, logs })
   }
 
+  /** End the MCP session (the server frees its env), then the client. */
   async close(): Promise<void> {
+    if (this.closed) return
+    this.closed = true
     this.ended = true
+    await this.transport.terminateSession().catch(() => {})
     await this.client.close().catch(() => {})
   }
 

@@ -211,15 +211,16 @@ export async function runFromArgs(a: RunArgs, tuning: ClientTuning = {}): Promis
       ...configFromArgs(a, world.id, worlds),
       ...(canonical ? { gym: { budgets: { ...canonical.budgets } }, benchmark: { name: canonical.name, version: canonical.version, hash: canonical.hash, budgets: { ...canonical.budgets } } } : {}),
     }
+    const mcp = config.via === 'mcp' ? await viaMcp(config, world) : undefined
     const res = await runBench(resolve(a.out), config, {
       world,
-      ...(config.via === 'mcp' ? { makeEnv: await viaMcp(config, world) } : {}),
+      ...(mcp ? { makeEnv: mcp.makeEnv } : {}),
       policyFor: policyFactory(config, world, process.env, tuning),
       scorer: scoreAnswer,
       judge: makeJudge(config, process.env, tuning),
       retryErrors: a.retryErrors,
       quiet: a.quiet,
-    })
+    }).finally(() => mcp?.close())
     const s = res.summary
     const lines = [
       ...(config.benchmark ? [`benchmark ${config.benchmark.name} (version ${config.benchmark.version}), world hash ${config.benchmark.hash}${config.limit !== null ? ` — a sample of ${s.questions} (--limit), not the whole benchmark` : ''}`] : []),
@@ -246,13 +247,13 @@ export async function runFromArgs(a: RunArgs, tuning: ClientTuning = {}): Promis
   }
 }
 
-/** --via mcp: each episode through `searchgym gym mcp` (this very CLI, as a child per question), the run's env options
- *  as its --options. */
+/** --via mcp: each episode through `searchgym gym mcp --http` (this very CLI as a child, one per world folder for the
+ *  run), the run's env options as its --options. */
 async function viaMcp(config: BenchRunConfig, world: BenchWorld) {
   const home = world.home?.bind(world)
   if (!home) throw new BenchError('bench.args', '--via mcp needs world folders (gym mcp serves a folder)')
-  const { mcpEnvFactory } = await import('../mcp-env')
-  return mcpEnvFactory({ cli: { command: process.execPath, args: [...process.execArgv, process.argv[1]] }, home, options: config.gym })
+  const { mcpEnvs } = await import('../mcp-env')
+  return mcpEnvs({ cli: { command: process.execPath, args: [...process.execArgv, process.argv[1]] }, home, options: config.gym, maxSessions: config.concurrency })
 }
 
 export function runCommand(tuning: ClientTuning = {}): Command {
@@ -297,7 +298,7 @@ export function runCommand(tuning: ClientTuning = {}): Command {
         .option('quiet', { type: 'boolean', default: false })
         .option('adapter', { type: 'string', describe: '--policy engine: PEFT adapter folder on the local --model folder' })
         .option('backend', { type: 'string', describe: '--policy engine: engine backend auto | native | ts | cuda (default auto)' })
-        .option('via', { type: 'string', default: 'env', describe: "where each episode is played: env (the gym's env in process) or mcp (through the gym's MCP server, `gym mcp`, a child per question, scored by it)" })
+        .option('via', { type: 'string', default: 'env', describe: "where each episode is played: env (the gym's env in process) or mcp (through the gym's MCP server, `gym mcp --http` started for the run, an MCP session per question, scored by it)" })
         .option('qa-ids', { type: 'string', describe: 'JSON file with an array of question ids of the split to run (e.g. train sft heldout.json)' })
         .group(['policy', 'model', 'base-url', 'api-key-env', 'protocol', 'temperature', 'max-tokens', 'timeout-ms', 'max-retries', 'concurrency'], 'Policy and endpoint:')
         .group(['world', 'bench', 'split', 'limit', 'limit-mode', 'qa-ids', 'gym-options', 'max-turns', 'rag-docs', 'via'], 'Questions and env:')
