@@ -65,11 +65,19 @@ interface McpChild {
   proc: ChildProcess
 }
 
+/** Servers still running: a run that exits without closing them (an error thrown past it, process.exit) takes them with it. */
+const RUNNING = new Set<ChildProcess>()
+process.once('exit', () => {
+  for (const p of RUNNING) p.kill('SIGKILL')
+})
+
 /** `gym mcp DIR --http --port 0` as a child; resolves with its endpoint once it listens. */
 function startServer(o: McpEnvOptions, dir: string, token: string): Promise<McpChild> {
   const args = [...o.cli.args, 'gym', 'mcp', dir, '--http', '--port', '0', '--max-sessions', String(o.maxSessions), '--idle-seconds', String(7 * 24 * 3600), ...(o.options ? ['--options', JSON.stringify(o.options)] : [])]
   // The token through the environment, not the command line (which other users of the machine can read).
   const proc = spawn(o.cli.command, args, { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, SEARCHGYM_TOKEN: token, SEARCHGYM_QUIET: '1' } })
+  RUNNING.add(proc)
+  proc.once('exit', () => RUNNING.delete(proc))
   return new Promise((resolve, reject) => {
     let err = ''
     const fail = (why: string) => {
