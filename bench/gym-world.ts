@@ -15,6 +15,7 @@ export function gymBenchWorld(dir: string, id: string, gw: GymWorld, oracle?: Or
     id,
     questions: (split) => gw.listQa(split as Split),
     makeEnv: async (qa, gym) => makeEnv(gw, qa, gym),
+    home: (qa) => ({ dir, qaId: qa.id }),
     close: async () => {
       await gw.close()
       onClose?.()
@@ -67,6 +68,7 @@ export async function openBenchWorlds(dirs: readonly string[]): Promise<BenchWor
     id: sha256(opened.map((w) => w.hash).join(',')),
     questions: (split) => pool.listQa(split as Split),
     makeEnv: async (qa, gym) => makeEnv(pool.worldFor(qa), qa, gym),
+    home: (qa) => ({ dir: pool.memberOf(qa).dir, qaId: pool.localId(qa) }),
     oracle: (qa) => oraclePolicy({ ...qa, id: pool.localId(qa) }, knowledge.get(pool.memberOf(qa).name)!),
     close: async () => {
       await pool.close()

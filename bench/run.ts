@@ -4,7 +4,7 @@
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, unlinkSync, writeFileSync, writeSync } from 'node:fs'
 import { join, dirname, resolve } from 'node:path'
 import pMap from 'p-map'
-import { resolveGymOptions, type Policy } from '../gym'
+import { resolveGymOptions, type Env, type GymOptions, type Policy } from '../gym'
 import type { Qa } from '../world'
 import { recordedPath, sameRecordedPath } from '../infra/recorded-path'
 import { canonicalJson } from '../infra/hash'
@@ -66,6 +66,9 @@ export interface RunDeps {
   world: BenchWorld
   /** A policy for a question (shared instances are fine; the oracle needs the question). */
   policyFor: (qa: Qa) => Policy
+  /** Where each episode is played (default: the world's own env, world.makeEnv); `bench run --via mcp` plays it through
+   *  the gym's MCP server (bench/mcp-env). An env with a close() is closed after its episode, however it ended. */
+  makeEnv?: (qa: Qa, gym: GymOptions) => Promise<Env & { close?: () => Promise<void> }>
   scorer: AnswerScorer
   judge?: LlmJudge
   /** Re-run questions whose recorded status is 'infra_error' (their new line supersedes the old). */
@@ -248,8 +251,13 @@ export async function runBench(outDir: string, given: BenchRunConfig, deps: RunD
       await pMap(
         pending,
         async (qa) => {
-          const env = await deps.world.makeEnv(qa, gym)
-          const rec = await runEpisode(qa, env, deps.policyFor(qa), { scorer: deps.scorer, judge: deps.judge, signal: deps.signal })
+          const env: Env & { close?: () => Promise<void> } = deps.makeEnv ? await deps.makeEnv(qa, gym) : await deps.world.makeEnv(qa, gym)
+          let rec
+          try {
+            rec = await runEpisode(qa, env, deps.policyFor(qa), { scorer: deps.scorer, judge: deps.judge, signal: deps.signal })
+          } finally {
+            await env.close?.()
+          }
           writer.append(rec)
           nDone++
           // Test-only: kill tests hold the run here, right after the n-th record is on disk.

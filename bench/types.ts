@@ -52,6 +52,9 @@ export interface BenchRunConfig {
   adapter?: string
   /** --policy engine: the engine backend. */
   backend?: string
+  /** `--via mcp`: every episode played through the gym's MCP server (`gym mcp`); absent: through the gym's env in
+   *  process (`--via env`, the default). */
+  via?: 'mcp'
   /** Only these questions of the split, in this order (e.g. a training run's held-out slice); absent: all. */
   qaIds?: string[]
   /** `--bench NAME`: the canonical benchmark this run scores (its world's content hash checked against the pin) and
@@ -69,6 +72,9 @@ export interface BenchWorld {
   questions(split: string): Qa[]
   /** A fresh env for a question; `gym` is the run's resolved options (its protocol included). */
   makeEnv(qa: Qa, gym: GymOptions): Promise<Env>
+  /** The world folder a question lives in and its id there (a pool's member and local id), for a child process such
+   *  as `gym mcp`; absent for a world that is not a folder. */
+  home?(qa: Qa): { dir: string; qaId: string }
   /** The oracle for a question of this world, when the world can give one (it needs the gold graph). */
   oracle?(qa: Qa): Policy
   close(): Promise<void>

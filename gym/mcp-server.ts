@@ -127,8 +127,8 @@ function episodeFactory(world: GymWorld, o: McpServeOptions) {
   const access = resolveMcpOptions(o.options).access
   return {
     sessions,
-    async open(): Promise<{ episode: McpEpisode; server: McpServer }> {
-      const episode = new McpEpisode(sessions, o.qa, o.options)
+    async open(qa: Qa = o.qa): Promise<{ episode: McpEpisode; server: McpServer }> {
+      const episode = new McpEpisode(sessions, qa, o.options)
       await episode.start()
       return { episode, server: createEpisodeServer(episode, access) }
     },
@@ -159,10 +159,25 @@ export interface RunningMcpHttp {
   close(): Promise<void>
 }
 
+/** The question a session's endpoint URL names (undefined: none named), or why it names none of this world's. */
+function sessionQuestion(world: GymWorld, qa?: string, split?: string, index?: string): Qa | string | undefined {
+  if (qa !== undefined) {
+    if (split !== undefined || index !== undefined) return 'give either ?qa=ID or ?split=S&index=N, not both'
+    return world.qa(qa) ?? `no question with id ${JSON.stringify(qa.slice(0, 100))} in ${world.name}`
+  }
+  if (split === undefined && index === undefined) return undefined
+  if (split !== 'train' && split !== 'bench') return '?split must be train or bench (with ?index=N)'
+  const i = Number(index ?? '0')
+  const list = world.listQa(split)
+  if (!Number.isInteger(i) || i < 0 || i >= list.length) return `?index must be an integer in [0, ${list.length - 1}] for split ${split}`
+  return list[i]
+}
+
 const digest = (s: string) => createHash('sha256').update(s).digest()
 const rpcError = (code: number, message: string) => ({ jsonrpc: '2.0', error: { code, message }, id: null })
 
-/** Streamable HTTP on host:port at /mcp: a session (and its episode) per initialize request. */
+/** Streamable HTTP on host:port at /mcp: a session (and its episode) per initialize request, of the question its URL
+ *  names (?qa=ID, ?split=S&index=N) or the server's. */
 export async function startMcpHttp(world: GymWorld, o: McpHttpOptions): Promise<RunningMcpHttp> {
   const f = episodeFactory(world, o)
   const live = new Map<string, { transport: WebStandardStreamableHTTPServerTransport; episode: McpEpisode; server: McpServer; used: number }>()
@@ -219,7 +234,11 @@ export async function startMcpHttp(world: GymWorld, o: McpHttpOptions): Promise<
     }
     if (c.req.method !== 'POST' || !isInitializeRequest(parsed)) return c.json(rpcError(-32000, 'no mcp-session-id: send an initialize request first'), 400)
     if (live.size >= o.maxSessions) return c.json(rpcError(-32000, `at most ${o.maxSessions} MCP sessions at once (gym mcp --max-sessions)`), 429)
-    const { episode, server } = await f.open()
+    // The session's question: ?qa=ID or ?split=S&index=N on the endpoint URL of its initialize request (a client
+    // plays several questions on one server), else the server's own (--qa / --split --index).
+    const picked = sessionQuestion(world, c.req.query('qa'), c.req.query('split'), c.req.query('index'))
+    if (typeof picked === 'string') return c.json(rpcError(-32602, picked), 404)
+    const { episode, server } = await f.open(picked ?? o.qa)
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       enableJsonResponse: true,

@@ -10,7 +10,12 @@ export interface SchemaLimits {
   maxUrlChars: number
   maxActionChars: number
   maxTopK: number
+  /** /v1/search's k when none is given: the server's env topK (documented as the field's default). */
+  searchTopK: number
 }
+
+/** `topk` of a /retrieve call that gives none (Search-R1's retrieval server default). */
+export const DEFAULT_RETRIEVE_TOPK = 3
 
 // Range before integrality: 1e20 is told the field's bound (e.g. <= 50), not zod's safe-integer one.
 const int = (lo: number, hi: number) => z.number().min(lo).max(hi).int()
@@ -28,34 +33,46 @@ const toolCall = z.object({
 export function gymSchemas(l: SchemaLimits) {
   const actionObject = z
     .object({
-      text: z.string().max(l.maxActionChars).nullish(),
-      content: z.string().max(l.maxActionChars).nullish(),
-      numTokens: z.number().int().min(0).nullish(),
-      tool_calls: z.array(toolCall).max(64).nullish(),
+      text: z.string().max(l.maxActionChars).nullish().meta({ description: "the assistant turn's text (hermes/search-r1 tags, or an <answer>)", default: '' }),
+      content: z.string().max(l.maxActionChars).nullish().meta({ description: 'the same as text (an OpenAI message\'s field name), used when text is absent' }),
+      numTokens: z.number().int().min(0).nullish().meta({ description: "the response's token count, for the token budgets (default: counted by the server)" }),
+      tool_calls: z.array(toolCall).max(64).nullish().meta({ description: 'OpenAI-style tool calls (protocol openai)' }),
     })
     .strict()
   return {
     createEnv: z
       .object({
-        qaId: z.string().max(500).nullish(),
-        split: z.enum(['train', 'bench']).nullish(),
-        index: int(0, Number.MAX_SAFE_INTEGER).nullish(),
+        qaId: z.string().max(500).nullish().meta({ description: 'the question, by id (or split + index)' }),
+        split: z.enum(['train', 'bench']).nullish().meta({ description: 'the split of the question, with index (instead of qaId)' }),
+        index: int(0, Number.MAX_SAFE_INTEGER).nullish().meta({ description: 'position in the split, in GET /v1/qa order' }),
         /** GymOptions overrides; their keys and values are checked by resolveGymOptions. */
         // Passed through as sent (z.record would rebuild it and drop an own "__proto__" key silently).
-        options: z.custom<Record<string, unknown>>((v) => typeof v === 'object' && v !== null && !Array.isArray(v), 'options must be an object').nullish(),
+        options: z
+          .custom<Record<string, unknown>>((v) => typeof v === 'object' && v !== null && !Array.isArray(v), 'options must be an object')
+          .meta({ type: 'object' })
+          .nullish()
+          .meta({ description: "env options over the server's defaults (protocol, reward, budgets, topK, faults, episode, ...)", default: {} }),
         /** Close this env after this many seconds idle, if sooner than the server's --idle-seconds (a later one is
          *  the server's): a client whose envs live for one call (the verl tool) has its vanished envs reaped soon. */
-        idleSeconds: z.number().min(1).max(7 * 24 * 3600).nullish(),
+        idleSeconds: z.number().min(1).max(7 * 24 * 3600).nullish().meta({ description: "close the env after this many seconds idle, if sooner than the server's --idle-seconds" }),
       })
       .strict(),
-    step: z.object({ action: z.union([z.string().max(l.maxActionChars), actionObject]) }).strict(),
-    search: z.object({ query: z.string().max(l.maxQueryChars), k: int(1, l.maxTopK).nullish() }).strict(),
-    access: z.object({ url: z.string().max(l.maxUrlChars) }).strict(),
+    step: z.object({ action: z.union([z.string().max(l.maxActionChars), actionObject]).meta({ description: 'the assistant turn: its text, or {text, tool_calls?, numTokens?}' }) }).strict(),
+    search: z
+      .object({ query: z.string().max(l.maxQueryChars).meta({ description: 'the search query (blank: no results)' }), k: int(1, l.maxTopK).nullish().meta({ description: "results (default: the server's env topK)", default: l.searchTopK }) })
+      .strict(),
+    access: z.object({ url: z.string().max(l.maxUrlChars).meta({ description: 'the page URL, exactly as search gave it' }) }).strict(),
     // Items are not checked here: one bad query never fails a batch (the route cuts or answers it empty).
     // ASearcher's batch access; items are judged by the route (a bad one is answered null).
     // Outside engines add fields to these two bodies: unknown ones are let through (the route notes them).
-    accessMany: z.object({ urls: z.array(z.unknown()) }).loose(),
-    retrieve: z.object({ queries: z.array(z.unknown()), topk: int(1, l.maxTopK).nullish(), return_scores: z.boolean().nullish() }).loose(),
+    accessMany: z.object({ urls: z.array(z.unknown()).meta({ description: 'page URLs (a non-string or unknown one is answered null)' }) }).loose(),
+    retrieve: z
+      .object({
+        queries: z.array(z.unknown()).meta({ description: 'queries (a non-string one is answered [], an over-long one cut)' }),
+        topk: int(1, l.maxTopK).nullish().meta({ description: 'hits per query', default: DEFAULT_RETRIEVE_TOPK }),
+        return_scores: z.boolean().nullish().meta({ description: 'hits as {document, score} (Search-R1/verl) instead of flat items', default: false }),
+      })
+      .loose(),
   }
 }
 

@@ -70,9 +70,6 @@ export const DEFAULT_SERVER_OPTIONS: GymServerOptions = {
   allowHosts: [],
 }
 
-/** `topk` of a /retrieve call that gives none (Search-R1's retrieval server default). */
-export const DEFAULT_RETRIEVE_TOPK = 3
-
 export interface GymServer {
   app: Hono
   /** This process's envs (in worker mode: this worker's). */
@@ -140,7 +137,7 @@ export async function createGymServer(world: GymWorld, options: Partial<GymServe
   // One after the other (concurrent imports of one graph trip jest's ESM loader).
   const { Hono } = await import('hono')
   const { bodyLimit } = await import('hono/body-limit')
-  const { checkBody, gymSchemas, toAction } = await import('./server-schemas')
+  const { checkBody, gymSchemas, toAction, DEFAULT_RETRIEVE_TOPK } = await import('./server-schemas')
   const envDefaults = resolveGymOptions(o.envDefaults)
   const { sessions, registry } = makeSessions(world, o, envDefaults)
   const splits = new Map<string, ReturnType<GymWorld['listQa']>>()
@@ -202,7 +199,7 @@ export async function createGymServer(world: GymWorld, options: Partial<GymServe
     return streamingLimit(c, next) // chunked uploads: counted while streaming
   })
 
-  const schemas = gymSchemas(o)
+  const schemas = gymSchemas({ ...o, searchTopK: envDefaults.topK })
   const body = async (c: Context): Promise<Body> => parseJsonBody(await c.req.text())
 
   // Public, for load balancers: with a token set, an unauthenticated /health answers only that the server is up (no world,

@@ -1,7 +1,8 @@
 // tests/gym-mcp: the real `searchgym gym mcp` driven by the MCP SDK's own client, over stdio and over streamable HTTP on
 // loopback — the tools and their schemas, the question as a prompt and a resource, an oracle episode scored 1.0, a wrong
 // answer 0, a budget overrun truncated; over HTTP a request without the token, with a foreign Host or Origin refused;
-// bad flags and a bad world refused in one line before any work. The episode's score is the env API's: the same
+// bad flags and a bad world refused in one line before any work; over HTTP a session plays the question its endpoint
+// URL names. The episode's score is the env API's: the same
 // actions played over `gym serve`'s env routes (in process) end with the same reward and metrics.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
@@ -151,7 +152,7 @@ describe('gym mcp over stdio', () => {
 function rawPost(url: string, headers: Record<string, string>, body: string): Promise<number> {
   const u = new URL(url)
   return new Promise((resolve, reject) => {
-    const req = request({ host: u.hostname, port: u.port, method: 'POST', path: u.pathname, headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) } }, (res) => {
+    const req = request({ host: u.hostname, port: u.port, method: 'POST', path: u.pathname + u.search, headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) } }, (res) => {
       res.resume()
       res.on('end', () => resolve(res.statusCode ?? 0))
     })
@@ -219,6 +220,34 @@ describe('gym mcp over streamable HTTP', () => {
     }
   }, 60_000)
 })
+
+test('one HTTP server, many questions: a session plays the question its endpoint URL names (?qa=ID, ?split=S&index=N)', async () => {
+  const server = await startHttp([])
+  try {
+    const w = openWorld(dir)
+    const gw = await openGymWorld(dir)
+    const bench1 = gw.listQa('bench')[1]
+    await gw.close()
+    const other = readQa(w.db).find((q) => q.id !== qa.id && q.split === 'train')!
+    w.close()
+    const question = async (query: string) => {
+      const client = new Client({ name: 'searchgym-test', version: '0.0.0' })
+      await client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}${query}`)))
+      const res = await client.readResource({ uri: 'searchgym://question' })
+      await client.close()
+      return (res.contents[0] as { text: string }).text
+    }
+    expect(await question('')).toBe(qa.question)
+    expect(await question(`?qa=${encodeURIComponent(other.id)}`)).toBe(other.question)
+    expect(await question('?split=bench&index=1')).toBe(bench1.question)
+    const init = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '0' } } })
+    const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }
+    expect(await rawPost(`${server.url}?qa=no-such-question`, headers, init)).toBe(404)
+    expect(await rawPost(`${server.url}?split=bench&index=100000`, headers, init)).toBe(404)
+  } finally {
+    await server.stop()
+  }
+}, 60_000)
 
 test('bad flags and a bad world are one-line errors before any work', async () => {
   const [opts, world, proto] = await Promise.all([

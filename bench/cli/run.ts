@@ -13,7 +13,7 @@ import { checkRunNumbers, runBench } from '../run'
 import { canonicalBench, canonicalWorldDir, checkHash, CANONICAL_BENCHES } from '../canonical'
 import { LIMIT_MODES, type LimitMode } from '../sample'
 import { ceilingLine } from '../ceiling'
-import { type BenchRunConfig, type PolicyKind } from '../types'
+import { type BenchRunConfig, type BenchWorld, type PolicyKind } from '../types'
 import { CHAT_PROTOCOLS, type GymOptionsJson, type ProtocolName } from '../../gym'
 import { resolveGymOptions } from '../../gym'
 
@@ -50,6 +50,17 @@ export interface RunArgs {
   qaIds?: string
   allowLost?: boolean
   bench?: string
+  via?: string
+}
+
+/** Where `bench run` plays each episode: the gym's env in process, or through the gym's MCP server (`gym mcp`). */
+export const VIA = ['env', 'mcp'] as const
+
+/** --via: env (default) or mcp; anything else is one line before any work. */
+export function benchVia(v: string | undefined): (typeof VIA)[number] {
+  const via = v ?? 'env'
+  if (!(VIA as readonly string[]).includes(via)) throw new BenchError('bench.args', `--via must be one of ${VIA.join(', ')}, got '${via}'`)
+  return via as (typeof VIA)[number]
 }
 
 /** --gym-options: inline JSON or a JSON file (env budgets, faults, reward, topK, access); the gym validates keys. */
@@ -130,6 +141,7 @@ export function configFromArgs(a: RunArgs, worldId: string, worlds: readonly str
     bootstrap: a.bootstrap,
     ...(engine ? { model: resolve(a.model ?? ''), adapter: a.adapter ? resolve(a.adapter) : undefined, backend: a.backend ?? 'auto' } : {}),
     ...(a.qaIds !== undefined ? { qaIds: readQaIds(a.qaIds) } : {}),
+    ...(benchVia(a.via) === 'mcp' ? { via: 'mcp' as const } : {}),
   }
 }
 
@@ -176,6 +188,7 @@ function causeOf(e: string, c: { baseURL: string; apiKeyEnv: string; timeoutMs: 
 export async function runFromArgs(a: RunArgs, tuning: ClientTuning = {}): Promise<void> {
   // The numbers first: before a canonical world is built or any world opened.
   checkRunNumbers(a)
+  benchVia(a.via)
   const canonical = a.bench !== undefined ? canonicalBench(a.bench) : undefined
   if (canonical) {
     // A canonical run scores the whole pinned bench split under its pinned budgets: nothing that changes what is measured.
@@ -198,14 +211,16 @@ export async function runFromArgs(a: RunArgs, tuning: ClientTuning = {}): Promis
       ...configFromArgs(a, world.id, worlds),
       ...(canonical ? { gym: { budgets: { ...canonical.budgets } }, benchmark: { name: canonical.name, version: canonical.version, hash: canonical.hash, budgets: { ...canonical.budgets } } } : {}),
     }
+    const mcp = config.via === 'mcp' ? await viaMcp(config, world) : undefined
     const res = await runBench(resolve(a.out), config, {
       world,
+      ...(mcp ? { makeEnv: mcp.makeEnv } : {}),
       policyFor: policyFactory(config, world, process.env, tuning),
       scorer: scoreAnswer,
       judge: makeJudge(config, process.env, tuning),
       retryErrors: a.retryErrors,
       quiet: a.quiet,
-    })
+    }).finally(() => mcp?.close())
     const s = res.summary
     const lines = [
       ...(config.benchmark ? [`benchmark ${config.benchmark.name} (version ${config.benchmark.version}), world hash ${config.benchmark.hash}${config.limit !== null ? ` — a sample of ${s.questions} (--limit), not the whole benchmark` : ''}`] : []),
@@ -230,6 +245,15 @@ export async function runFromArgs(a: RunArgs, tuning: ClientTuning = {}): Promis
   } finally {
     await world.close()
   }
+}
+
+/** --via mcp: each episode through `searchgym gym mcp --http` (this very CLI as a child, one per world folder for the
+ *  run), the run's env options as its --options. */
+async function viaMcp(config: BenchRunConfig, world: BenchWorld) {
+  const home = world.home?.bind(world)
+  if (!home) throw new BenchError('bench.args', '--via mcp needs world folders (gym mcp serves a folder)')
+  const { mcpEnvs } = await import('../mcp-env')
+  return mcpEnvs({ cli: { command: process.execPath, args: [...process.execArgv, process.argv[1]] }, home, options: config.gym, maxSessions: config.concurrency })
 }
 
 export function runCommand(tuning: ClientTuning = {}): Command {
@@ -274,14 +298,16 @@ export function runCommand(tuning: ClientTuning = {}): Command {
         .option('quiet', { type: 'boolean', default: false })
         .option('adapter', { type: 'string', describe: '--policy engine: PEFT adapter folder on the local --model folder' })
         .option('backend', { type: 'string', describe: '--policy engine: engine backend auto | native | ts | cuda (default auto)' })
+        .option('via', { type: 'string', default: 'env', describe: "where each episode is played: env (the gym's env in process) or mcp (through the gym's MCP server, `gym mcp --http` started for the run, an MCP session per question, scored by it)" })
         .option('qa-ids', { type: 'string', describe: 'JSON file with an array of question ids of the split to run (e.g. train sft heldout.json)' })
         .group(['policy', 'model', 'base-url', 'api-key-env', 'protocol', 'temperature', 'max-tokens', 'timeout-ms', 'max-retries', 'concurrency'], 'Policy and endpoint:')
-        .group(['world', 'bench', 'split', 'limit', 'limit-mode', 'qa-ids', 'gym-options', 'max-turns', 'rag-docs'], 'Questions and env:')
+        .group(['world', 'bench', 'split', 'limit', 'limit-mode', 'qa-ids', 'gym-options', 'max-turns', 'rag-docs', 'via'], 'Questions and env:')
         .group(['out', 'seed', 'bootstrap', 'retry-errors', 'allow-lost', 'quiet', 'prices'], 'Run:')
         .group(['judge-model', 'judge-base-url', 'judge-api-key-env'], 'LLM judge (optional):')
         .group(['adapter', 'backend'], 'Local model (--policy engine):')
         .example('searchgym bench run --bench searchgymbench-v1 --model M --base-url http://127.0.0.1:8001/v1 --out runs/m-v1', 'the canonical benchmark (world built once, hash checked)')
         .example('searchgym bench run worlds/paper --policy oracle --limit 20 --out runs/oracle', 'the gold path on 20 questions (a stratified sample)')
+        .example('searchgym bench run worlds/paper --policy oracle --limit 20 --via mcp --out runs/oracle-mcp', 'the same episodes played through the gym\'s MCP server')
         .example('searchgym bench run worlds/paper --model M --base-url http://127.0.0.1:8001/v1 --out runs/m', 'a model behind an OpenAI-compatible endpoint'),
     handler: handler((a: unknown) => runFromArgs(a as RunArgs, tuning)),
   }

@@ -53,7 +53,7 @@ export const mcpCommandWith = (stages?: readonly Stage[]): Command => ({
   builder: (y) =>
     y
       .positional('dir', { type: 'string', describe: 'world folder (worlds/<name>)' })
-      .option('qa', { type: 'string', describe: 'the question every session plays, by id (default: --split and --index)' })
+      .option('qa', { type: 'string', describe: 'the question every session plays, by id (default: --split and --index); over --http a session may name its own: /mcp?qa=ID or /mcp?split=S&index=N' })
       .option('split', { type: 'string', choices: ['train', 'bench'], describe: 'the split of the question, instead of --qa (default: train)' })
       .option('index', { type: 'number', describe: 'the question\'s position in --split, in the env API\'s order (GET /v1/qa), instead of --qa (default: 0)' })
       .option('options', {
