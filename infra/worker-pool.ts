@@ -129,6 +129,11 @@ export class WorkerPool<Req, Res, Prog = never> {
     return this.workers.filter((w) => !w.dead).length
   }
 
+  /** Not closed, and a worker is alive. */
+  get open(): boolean {
+    return !this.closed && this.live > 0
+  }
+
   /** Calls waiting for a free slot (back-pressure). */
   get queued(): number {
     return this.queue.length
