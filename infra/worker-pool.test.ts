@@ -16,8 +16,8 @@ class FixtureError extends Error {
 
 const entry = () => workerEntry(new URL('../tests/fixtures/pool-worker/main.ts', import.meta.url), new URL('../tests/fixtures/pool-worker/entry.mjs', import.meta.url))
 
-async function pool(size: number, more: Partial<WorkerPoolOptions<{ failStart?: string; startMs?: number }>> = {}) {
-  return WorkerPool.start<FixtureReq, unknown, number, { failStart?: string; startMs?: number }>({
+async function pool(size: number, more: Partial<WorkerPoolOptions<{ failStart?: string; startMs?: number; serial?: boolean }>> = {}) {
+  return WorkerPool.start<FixtureReq, unknown, number, { failStart?: string; startMs?: number; serial?: boolean }>({
     name: 'fixture worker',
     error: (m, phase, code) => new FixtureError(m, phase, code),
     entry: await entry(),
@@ -137,6 +137,34 @@ describe('WorkerPool', () => {
     expect(((await first) as Error).message).toMatch(/exited/)
     expect(((await p.call({ op: 'echo', v: 2 }).catch((e: unknown) => e)) as Error).message).toBe('the fixture worker pool is closed')
     expect(() => p.post({ op: 'add', v: 1 })).toThrow('the fixture worker pool is closed')
+  })
+
+  it('a serial worker runs one call at a time, in order; a plain one runs them together', async () => {
+    for (const serial of [true, false]) {
+      const p = await pool(1, { data: () => ({ serial }) })
+      try {
+        const order: number[] = []
+        const t0 = Date.now()
+        await Promise.all([p.call({ op: 'sleep', ms: 150 }).then(() => order.push(1)), p.call({ op: 'echo', v: 2 }).then(() => order.push(2))])
+        const ms = Date.now() - t0
+        expect(order).toEqual(serial ? [1, 2] : [2, 1])
+        if (serial) expect(ms).toBeGreaterThanOrEqual(140)
+      } finally {
+        await p.close()
+      }
+    }
+  })
+
+  it('a post that fails ends its worker: the next call says why', async () => {
+    const p = await pool(1)
+    try {
+      p.post({ op: 'postFail' })
+      const e = (await p.call({ op: 'sleep', ms: 1000 }).catch((x: unknown) => x)) as FixtureError
+      expect([e.message, e.phase]).toEqual(['a fixture worker failed: a post failed', 'exit'])
+      expect(p.live).toBe(0)
+    } finally {
+      await p.close()
+    }
   })
 
   it('a bad size or worker index is refused in one line', async () => {

@@ -20,15 +20,26 @@ function codeOf(e: unknown): string | undefined {
 
 const messageOf = (e: unknown): string => (e instanceof Error ? e.message : String(e))
 
-/** Serve the pool's calls in this worker thread; `handshake: false` for a pool started without one. */
-export function serveWorker<D, Req, Res, Prog = never>(init: (data: D) => WorkerHandler<Req, Res, Prog> | Promise<WorkerHandler<Req, Res, Prog>>, opts: { handshake?: boolean } = {}): void {
+/** Serve the pool's calls in this worker thread; `handshake: false` for a pool started without one; `serial`: one
+ *  call at a time, in arrival order (the next starts when the last has answered), for a handler that is not
+ *  reentrant. */
+export function serveWorker<D, Req, Res, Prog = never>(
+  init: (data: D) => WorkerHandler<Req, Res, Prog> | Promise<WorkerHandler<Req, Res, Prog>>,
+  opts: { handshake?: boolean; serial?: boolean } = {},
+): void {
   const port = parentPort
   if (!port) throw new Error('serveWorker runs in a worker thread')
   const send = (m: PoolReply<Res, Prog>) => port.postMessage(m)
   const handlerP = Promise.resolve().then(() => init(workerData as D))
   // Calls that arrive before init is done wait for it (a pool without a handshake may send at once).
+  // Serial: each call starts after the one before it answered (a chain; a failed call does not stop it).
+  let turn: Promise<unknown> = handlerP
   port.on('message', (m: PoolCall<Req>) => {
-    void handlerP.then(
+    const after = opts.serial ? turn : handlerP
+    const done = after.then(
+      () => handlerP,
+      () => handlerP,
+    ).then(
       async (h) => {
         const id = m.id
         try {
@@ -38,13 +49,18 @@ export function serveWorker<D, Req, Res, Prog = never>(init: (data: D) => Worker
           if (id !== undefined) send({ kind: 'result', id, value })
         } catch (e) {
           if (id !== undefined) send({ kind: 'error', id, message: messageOf(e), code: codeOf(e) })
-          else throw e
+          // A post has no caller to tell: the worker fails, and the pool fails its calls with why.
+          else
+            process.nextTick(() => {
+              throw e
+            })
         }
       },
       (e: unknown) => {
         if (m.id !== undefined) send({ kind: 'error', id: m.id, message: messageOf(e), code: codeOf(e) })
       },
     )
+    if (opts.serial) turn = done.catch(() => undefined)
   })
   if (opts.handshake === false) return
   handlerP.then(
