@@ -3,12 +3,10 @@
 // thread never parses a big file. Several reads interleave chunk by chunk (a small metrics file is not stuck behind a
 // 400 MB trajectories file). Never writes.
 import { open } from 'node:fs/promises'
-import { parentPort } from 'node:worker_threads'
+import { serveWorker } from '../infra/worker-serve'
 import { MetricBatchBuilder, summarize, type RecordMode } from './records'
 
 export interface ReadJob {
-  kind: 'read'
-  job: number
   path: string
   mode: RecordMode
   /** Bytes from .. to (to: the file's size when the pass started); lineBase: lines before `from`. */
@@ -24,14 +22,17 @@ export interface WorkerFlag {
   preview: string
 }
 
-export type WorkerMessage =
-  | { kind: 'batch'; job: number; items: unknown[]; flagged: WorkerFlag[]; bytes: number; lines: number }
-  | { kind: 'done'; job: number }
-  | { kind: 'failed'; job: number; message: string }
+/** One chunk's entries, posted as the read's progress (infra/worker-serve). */
+export interface ReadBatch {
+  items: unknown[]
+  flagged: WorkerFlag[]
+  bytes: number
+  lines: number
+}
 
 const CHUNK = 1 << 20
 
-async function read(j: ReadJob, post: (m: WorkerMessage) => void): Promise<void> {
+async function read(j: ReadJob, post: (m: ReadBatch) => void): Promise<void> {
   const fh = await open(j.path, 'r')
   try {
     let lines = j.lineBase
@@ -63,7 +64,7 @@ async function read(j: ReadJob, post: (m: WorkerMessage) => void): Promise<void>
     }
     const flush = (bytes: number) => {
       // Metric rows cross as one columnar batch (thousands of tiny arrays are slow to copy between threads).
-      post({ kind: 'batch', job: j.job, items: j.mode === 'metrics' ? (metrics.size ? [metrics.take()] : []) : items, flagged, bytes, lines })
+      post({ items: j.mode === 'metrics' ? (metrics.size ? [metrics.take()] : []) : items, flagged, bytes, lines })
       items = []
       flagged = []
     }
@@ -106,10 +107,4 @@ async function read(j: ReadJob, post: (m: WorkerMessage) => void): Promise<void>
   }
 }
 
-const port = parentPort!
-port.on('message', (j: ReadJob) => {
-  read(j, (m) => port.postMessage(m)).then(
-    () => port.postMessage({ kind: 'done', job: j.job } satisfies WorkerMessage),
-    (e: Error) => port.postMessage({ kind: 'failed', job: j.job, message: e.message } satisfies WorkerMessage),
-  )
-})
+serveWorker<undefined, ReadJob, void, ReadBatch>(() => ({ handle: (j, progress) => read(j, progress) }))

@@ -5,9 +5,9 @@
 // flagged (line number, byte offset, reason) and skipped; a torn last line (a writer mid-line) waits for the next
 // pass. Knows nothing of what the entries mean.
 import { existsSync, statSync } from 'node:fs'
-import { Worker } from 'node:worker_threads'
 import { workerEntry } from '../infra/worker-bundle'
-import type { ReadJob, WorkerFlag, WorkerMessage } from './index-worker-main'
+import { WorkerPool } from '../infra/worker-pool'
+import type { ReadBatch, ReadJob, WorkerFlag } from './index-worker-main'
 import type { RecordMode } from './records'
 
 export type FlaggedLine = WorkerFlag
@@ -19,51 +19,39 @@ export interface IndexProgress {
   complete: boolean
 }
 
-type Handler = (m: WorkerMessage) => void
-
-/** An indexing thread, started on first use; it does not keep the process alive. */
+/** An indexing thread, started on first use; it does not keep the process alive. A thread that died is started
+ *  again by the next read. */
 class IndexThread {
-  private worker: Promise<Worker> | null = null
-  private jobs = new Map<number, Handler>()
-  private next = 1
+  private pool: Promise<WorkerPool<ReadJob, void, ReadBatch>> | null = null
 
-  private start(): Promise<Worker> {
-    this.worker ??= workerEntry(new URL('./index-worker-main.ts', import.meta.url), new URL('./index-worker.mjs', import.meta.url)).then((entry) => {
-      const w = new Worker(entry)
-      w.unref()
-      w.on('message', (m: WorkerMessage) => this.jobs.get(m.job)?.(m))
-      const fail = (why: string) => {
-        for (const [job, h] of this.jobs) h({ kind: 'failed', job, message: `indexing worker: ${why}` })
-        this.jobs.clear()
-        this.worker = null
-      }
-      w.on('error', (e) => fail(e.message))
-      w.on('exit', (code) => fail(`it exited (code ${code})`))
-      return w
-    })
-    return this.worker
+  private start(): Promise<WorkerPool<ReadJob, void, ReadBatch>> {
+    this.pool ??= workerEntry(new URL('./index-worker-main.ts', import.meta.url), new URL('./index-worker.mjs', import.meta.url)).then((entry) =>
+      WorkerPool.start<ReadJob, void, ReadBatch>({
+        name: 'indexing worker',
+        entry,
+        size: 1,
+        unref: true,
+        error: (m, phase) => new Error(phase === 'exit' ? `indexing worker: ${m.replace(/^an indexing worker /, 'it ')}` : m),
+      }),
+    )
+    return this.pool
   }
 
-  async read(job: Omit<ReadJob, 'kind' | 'job'>, onBatch: (m: Extract<WorkerMessage, { kind: 'batch' }>) => void): Promise<void> {
-    const w = await this.start()
-    const id = this.next++
-    return new Promise((resolve, reject) => {
-      this.jobs.set(id, (m) => {
-        if (m.kind === 'batch') onBatch(m)
-        else {
-          this.jobs.delete(id)
-          if (m.kind === 'done') resolve()
-          else reject(new Error(m.message))
-        }
-      })
-      w.postMessage({ kind: 'read', job: id, ...job } satisfies ReadJob)
-    })
+  async read(job: ReadJob, onBatch: (m: ReadBatch) => void): Promise<void> {
+    const pool = this.start()
+    try {
+      await (await pool).call(job, { onProgress: onBatch })
+    } catch (e) {
+      // A dead thread (or one that never started) is replaced on the next read.
+      if (this.pool === pool && ((await pool.catch(() => undefined))?.live ?? 0) === 0) this.pool = null
+      throw e
+    }
   }
 
   async stop(): Promise<void> {
-    const w = this.worker
-    this.worker = null
-    if (w) await (await w).terminate()
+    const p = this.pool
+    this.pool = null
+    if (p) await (await p).close()
   }
 }
 

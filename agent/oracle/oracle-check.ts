@@ -4,9 +4,9 @@
 // thread, whichever is free, and puts the runs back in question order, so the report is the same for any number of
 // workers and any timing.
 import pMap from 'p-map'
-import { Worker } from 'node:worker_threads'
 import { AgentError } from '../../infra/errors'
 import { workerEntry } from '../../infra/worker-bundle'
+import { WorkerPool } from '../../infra/worker-pool'
 import { progress } from '../../infra/progress'
 import { workerCount, workerResourceLimits } from '../../infra/workers'
 import { makeEnv, gymWorldFromIndex, type GymOptions } from '../../gym'
@@ -18,7 +18,7 @@ import { CheckRunner, pathEdges, prefetchPaths, type CheckPages } from './oracle
 import { worldOracleKnowledge } from './oracle-knowledge'
 import { ORACLE_MAX_QUERIES_PER_PAGE } from './oracle-plan'
 import { withMemoSearch } from './memo-search'
-import type { CheckWorkerData, CheckWorkerMessage, CheckWorkerRequest } from './oracle-check-worker-main'
+import type { CheckWorkerData, CheckWorkerRequest } from './oracle-check-worker-main'
 
 export interface OracleCheckReport {
   total: number
@@ -332,6 +332,9 @@ function checkWorkerEntry(): Promise<URL> {
   return workerEntry(new URL('./oracle-check-worker-main.ts', import.meta.url), new URL('./oracle-check-worker.mjs', import.meta.url))
 }
 
+/** Chunks an attached thread is sent ahead of the one it runs (so it never waits for the scheduler between chunks). */
+const WORKER_CHUNKS_IN_FLIGHT = 2
+
 /** Young-generation size of a check worker, MB. */
 const CHECK_YOUNG_GENERATION_MB = 192
 
@@ -391,10 +394,11 @@ class ChunkScheduler {
   }
 }
 
-/** One oracle-check worker thread. Started at once; attached to a check's scheduler when the check begins (a warm
- *  thread earlier than that: what it reports before — a failure to open the world — is kept for the attach). */
+/** One oracle-check worker thread (infra/worker-pool, one worker). Started at once; attached to a check's scheduler
+ *  when the check begins (a warm thread earlier than that: what it reports before — a failure to open the world — is
+ *  kept for the attach). Attached, it is kept WORKER_CHUNKS_IN_FLIGHT chunks ahead. */
 class CheckThread {
-  private readonly worker: Worker
+  private readonly pool: Promise<WorkerPool<CheckWorkerRequest, OracleRun[], number>>
   private sched?: ChunkScheduler
   private tick: (n: number) => void = () => undefined
   /** Before the attach: called when the runs of an early chunk came back (the warm check sends the next). */
@@ -404,26 +408,26 @@ class CheckThread {
   private readonly inFlight = new Set<number>()
   private readonly earlyRuns = new Map<number, OracleRun[]>()
   private earlyTicks = 0
-  /** Before the attach: chunks asked for. */
-  private wantsWaiting = 0
 
   constructor(entry: URL, data: CheckWorkerData) {
     // A bigger young generation: the check allocates ~1 MB of short-lived strings and records per question; with 64 MB
     // semi-spaces (V8's flag --max-semi-space-size=64; young generation = 3 semi-spaces) it spent ~5% less CPU.
-    this.worker = new Worker(entry, { workerData: data, resourceLimits: { maxYoungGenerationSizeMb: CHECK_YOUNG_GENERATION_MB, ...workerResourceLimits() } })
-    this.worker.on('message', (m: CheckWorkerMessage) => this.onMessage(m))
-    this.worker.once('error', (e) => this.fail(e.message))
-    // A worker that leaves with chunks unanswered lost them; one that leaves after 'end' with none is done.
-    this.worker.once('exit', (code) => {
-      if (this.inFlight.size > 0) this.fail(`it exited (code ${code}) with ${this.inFlight.size} chunk${this.inFlight.size === 1 ? '' : 's'} unanswered`)
-      else if (!this.sched) this.fail(`it exited (code ${code}) before the check began`)
+    this.pool = WorkerPool.start<CheckWorkerRequest, OracleRun[], number, CheckWorkerData>({
+      name: 'oracle-check worker',
+      entry,
+      size: 1,
+      data: () => data,
+      // A cold thread (the pool's edges known) says when its runner is open; a warm one takes early chunks at once.
+      handshake: data.edges !== undefined,
+      resourceLimits: { maxYoungGenerationSizeMb: CHECK_YOUNG_GENERATION_MB, ...workerResourceLimits() },
+      error: (m, phase) => new AgentError(phase === 'exit' ? 'agent.check_exit' : 'agent.check', m.replace(/^an oracle-check worker /, 'it ')),
     })
+    this.pool.catch((e: Error) => this.fail(e.message))
   }
 
   /** A chunk of questions before the check began (a warm thread: the qa stage is still drawing the pool). */
   sendEarly(chunk: number, qas: Qa[]): void {
-    this.inFlight.add(chunk)
-    this.worker.postMessage({ kind: 'chunk', chunk, qas } satisfies CheckWorkerRequest)
+    this.send(chunk, qas)
   }
 
   /** Early chunks sent and not yet answered. */
@@ -431,8 +435,8 @@ class CheckThread {
     return this.inFlight.size
   }
 
-  /** Work for `sched`. Runs of chunks it was sent early count now (the scheduler reserved them); requests it made
-   *  before are served now; a warm thread is told to ask for work from now on. */
+  /** Work for `sched`. Runs of chunks it was sent early count now (the scheduler reserved them); from now on the
+   *  thread is kept WORKER_CHUNKS_IN_FLIGHT chunks ahead. */
   attach(sched: ChunkScheduler, tick: (n: number) => void): void {
     this.sched = sched
     this.tick = tick
@@ -440,23 +444,51 @@ class CheckThread {
     if (this.earlyTicks > 0) tick(this.earlyTicks)
     for (const [c, runs] of this.earlyRuns) sched.put(c, runs)
     this.earlyRuns.clear()
-    for (; this.wantsWaiting > 0; this.wantsWaiting--) this.serve(sched)
-    this.worker.postMessage({ kind: 'ask' } satisfies CheckWorkerRequest)
+    for (let i = 0; i < WORKER_CHUNKS_IN_FLIGHT; i++) this.serve(sched)
   }
 
+  /** One more chunk once the thread is ready (a cold thread takes chunks only when its runner is open, so the build's
+   *  own thread is not left waiting for chunks a starting thread holds). */
   private serve(sched: ChunkScheduler): void {
-    if (this.over) return
-    const c = sched.take()
-    if (c === undefined) this.worker.postMessage({ kind: 'end' } satisfies CheckWorkerRequest)
-    else {
-      this.inFlight.add(c)
-      this.worker.postMessage({ kind: 'chunk', chunk: c, qas: sched.slice(c) } satisfies CheckWorkerRequest)
+    void this.pool.then(
+      () => {
+        if (this.over) return
+        const c = sched.take()
+        if (c !== undefined) this.send(c, sched.slice(c))
+      },
+      () => undefined,
+    )
+  }
+
+  private send(chunk: number, qas: Qa[]): void {
+    this.inFlight.add(chunk)
+    void this.pool.then((pool) =>
+      pool.call({ chunk, qas }, { onProgress: (n) => (this.sched ? this.tick(n) : (this.earlyTicks += n)) }).then(
+        (runs) => this.onRuns(chunk, runs),
+        (e: AgentError) => {
+          const n = this.inFlight.size
+          this.fail(e.code === 'agent.check_exit' ? `${e.message} with ${n} chunk${n === 1 ? '' : 's'} unanswered` : e.message)
+        },
+      ),
+    )
+  }
+
+  private onRuns(chunk: number, runs: OracleRun[]): void {
+    this.inFlight.delete(chunk)
+    const sched = this.sched
+    if (!sched) {
+      // Before the check: runs of early chunks are kept for the attach.
+      this.earlyRuns.set(chunk, runs)
+      this.onEarlyRuns()
+      return
     }
+    sched.put(chunk, runs)
+    this.serve(sched)
   }
 
   stop(): void {
     this.over = true
-    void this.worker.terminate()
+    void this.pool.then((p) => p.close(), () => undefined)
   }
 
   private fail(why: string): void {
@@ -467,27 +499,5 @@ class CheckThread {
     }
     this.over = true
     this.sched.fail(new AgentError('agent.check', `an oracle-check worker failed: ${why}`))
-  }
-
-  private onMessage(m: CheckWorkerMessage): void {
-    const sched = this.sched
-    if (!sched) {
-      // Before the check: runs of early chunks are kept for the attach.
-      if (m.kind === 'failed') this.fail(m.message)
-      else if (m.kind === 'tick') this.earlyTicks += m.n
-      else if (m.kind === 'want') this.wantsWaiting++
-      else if (m.kind === 'runs') {
-        this.inFlight.delete(m.chunk)
-        this.earlyRuns.set(m.chunk, m.runs)
-        this.onEarlyRuns()
-      }
-      return
-    }
-    if (m.kind === 'tick') this.tick(m.n)
-    else if (m.kind === 'want') this.serve(sched)
-    else if (m.kind === 'runs') {
-      this.inFlight.delete(m.chunk)
-      sched.put(m.chunk, m.runs)
-    } else this.fail(m.message)
   }
 }

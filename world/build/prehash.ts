@@ -8,11 +8,11 @@
 import type { Db } from '../../infra/store'
 import { canonicalJson } from '../../infra/hash'
 import type { WorldConfig } from '../config'
-import { Worker } from 'node:worker_threads'
+import { WorkerPool } from '../../infra/worker-pool'
 import { workerEntry } from '../../infra/worker-bundle'
 import type { Stage } from '../stage'
 import { WORLD_STAGES } from './stages'
-import type { PrehashRequest, PrehashMessage } from './prehash-worker-main'
+import type { PrehashRequest } from './prehash-worker-main'
 
 /** Stages whose hashed rows no stage after them changes. */
 export const SEALED_STAGES: readonly string[] = ['graph', 'docs', 'write', 'index', 'verify']
@@ -33,49 +33,46 @@ export function sealedPrefix(stages: readonly Stage[], status: Record<string, st
 }
 
 export class Prehash {
-  private failure?: string
-  private digest?: (d: string) => void
-  private fail?: (e: Error) => void
-
   /** The stages whose sections it has (the front of the build's list; grows as later stages are done). */
   readonly stages: Stage[]
 
   private constructor(
-    private readonly worker: Worker,
+    private readonly worker: WorkerPool<PrehashRequest, string | undefined>,
     prefix: readonly Stage[],
   ) {
     this.stages = [...prefix]
-    worker.on('message', (m: PrehashMessage) => {
-      if (m.kind === 'digest') this.digest?.(m.digest)
-      else this.onFail(m.message)
-    })
-    worker.once('error', (e) => this.onFail(e.message))
-    worker.once('exit', (code) => this.onFail(`it exited (code ${code})`))
   }
 
   /** Start hashing the sealed stages at the front of `stages` in the world file `dbPath`; undefined if none. */
   static async start(dbPath: string, stages: readonly Stage[], status: Record<string, string | undefined>): Promise<Prehash | undefined> {
     const prefix = sealedPrefix(stages, status)
     if (prefix.length === 0) return undefined
-    const entry = await workerEntry(new URL('./prehash-worker-main.ts', import.meta.url), new URL('./prehash-worker.mjs', import.meta.url))
-    return new Prehash(new Worker(entry, { workerData: { dbPath, stages: prefix.map((s) => s.name) } }), prefix)
+    const pool = await WorkerPool.start<PrehashRequest, string | undefined, never, { dbPath: string; stages: string[] }>({
+      name: 'content-hash worker',
+      entry: await workerEntry(new URL('./prehash-worker-main.ts', import.meta.url), new URL('./prehash-worker.mjs', import.meta.url)),
+      size: 1,
+      data: () => ({ dbPath, stages: prefix.map((s) => s.name) }),
+      handshake: false,
+      error: (m, phase) => new Error(`content-hash worker: ${phase === 'exit' ? m.replace(/^a content-hash worker /, 'it ') : m}`),
+    })
+    return new Prehash(pool, prefix)
   }
 
-  private onFail(why: string): void {
-    this.failure ??= why
-    this.fail?.(new Error(`content-hash worker: ${why}`))
+  /** The worker died or was released: later sections are not sent; finish says why. */
+  private get over(): boolean {
+    return !this.worker.open
   }
 
   /** After a stage is done: hand over the sections of the next stages of `all` (the build's list) that are done and
    *  final — no stage after them may change their rows under `config` (Stage.rewrites) — in order, up to the first that
    *  is not. A world stage's rows the worker reads itself; another's are streamed from this thread. */
   extend(all: readonly Stage[], status: Record<string, string | undefined>, config: WorldConfig, db: Db): void {
-    if (this.failure !== undefined) return
+    if (this.over) return
     for (let i = this.stages.length; i < all.length; i++) {
       const s = all[i]
       if (status[s.name] !== 'done' || all.slice(i + 1).some((t) => t.rewrites?.(config).includes(s.name))) return
       const own = WORLD_STAGES.find((w) => w.name === s.name)
-      if (own?.hashRows === s.hashRows) this.worker.postMessage({ kind: 'section', name: s.name } satisfies PrehashRequest)
+      if (own?.hashRows === s.hashRows) this.worker.post({ kind: 'section', name: s.name })
       else this.stream([{ name: s.name, rows: (emit) => s.hashRows(db, (row) => emit(canonicalJson(row))) }])
       this.stages.push(s)
     }
@@ -84,7 +81,7 @@ export class Prehash {
   /** Sections' text (header + rows), in messages of about SEND_CHARS characters. */
   private stream(sections: readonly { name: string; rows: (emit: (line: string) => void) => void }[]): void {
     let buf = ''
-    const send = (text: string) => this.worker.postMessage({ kind: 'text', text } satisfies PrehashRequest)
+    const send = (text: string) => this.worker.post({ kind: 'text', text })
     for (const s of sections) {
       buf += `\u0000section:${s.name}\n`
       s.rows((line) => {
@@ -101,22 +98,16 @@ export class Prehash {
 
   /** The digest: the worker's sections, then these sections' rows (`rows`: one stage's canonical rows in order). */
   async finish(rest: readonly { name: string; rows: (emit: (line: string) => void) => void }[]): Promise<string> {
-    if (this.failure !== undefined) throw new Error(`content-hash worker: ${this.failure}`)
-    const got = new Promise<string>((resolve, reject) => {
-      this.digest = resolve
-      this.fail = reject
-    })
-    this.stream(rest)
-    this.worker.postMessage({ kind: 'end' } satisfies PrehashRequest)
     try {
-      return await got
+      // A dead worker: the call below fails with why (the pool's exit error), without streaming the rest.
+      if (!this.over) this.stream(rest)
+      return (await this.worker.call({ kind: 'end' })) as string
     } finally {
       this.release()
     }
   }
 
   release(): void {
-    this.failure ??= 'released'
-    void this.worker.terminate()
+    void this.worker.close()
   }
 }

@@ -2,79 +2,48 @@
 // each holding its own copy of a world's embedded or SQLite index (built from the world file), and returns the hits
 // in query order: the same answers as one index, on every core. Only searchMany is served (what verification needs);
 // documents are not held in this thread.
-import { Worker } from 'node:worker_threads'
 import { SearchError } from '../../infra/errors'
 import { workerEntry } from '../../infra/worker-bundle'
+import { WorkerPool } from '../../infra/worker-pool'
 import { workerResourceLimits } from '../../infra/workers'
 import type { EngineName } from '../search/engine-names'
 import type { SearchDoc, SearchHit, SearchIndex, SearchOptions } from '../search/types'
-import type { SearchWorkerData, SearchWorkerReply, SearchWorkerRequest } from './search-worker-main'
+import type { SearchWorkerData, SearchWorkerRequest } from './search-worker-main'
 
 /** Engines a worker can rebuild alone from the world file (a server or an embedder is not started per worker). */
 export const POOLABLE_ENGINES: readonly EngineName[] = ['embedded', 'sqlite']
 
-interface Pending {
-  resolve: (hits: SearchHit[][]) => void
-  reject: (e: Error) => void
-}
-
-class PoolWorker {
-  private readonly pending = new Map<number, Pending>()
-  private nextId = 1
-  private dead?: Error
-  constructor(readonly worker: Worker) {
-    worker.on('message', (m: SearchWorkerReply) => {
-      if (m.kind !== 'result' && m.kind !== 'error') return
-      const p = this.pending.get(m.id)
-      if (!p) return
-      this.pending.delete(m.id)
-      if (m.kind === 'result') p.resolve(m.hits)
-      else p.reject(new SearchError('search.worker', `a search worker failed: ${m.message}`))
-    })
-    const fail = (e: Error) => {
-      this.dead = e
-      for (const p of this.pending.values()) p.reject(e)
-      this.pending.clear()
-    }
-    worker.on('error', (e) => fail(new SearchError('search.worker', `a search worker failed: ${e.message}`)))
-    worker.on('exit', (code) => fail(new SearchError('search.worker', `a search worker exited (code ${code})`)))
-  }
-  search(queries: string[], opts: SearchOptions): Promise<SearchHit[][]> {
-    if (this.dead) return Promise.reject(this.dead)
-    const id = this.nextId++
-    return new Promise((resolve, reject) => {
-      this.pending.set(id, { resolve, reject })
-      this.worker.postMessage({ id, queries, opts } satisfies SearchWorkerRequest)
-    })
-  }
-}
-
 export class SearchPool implements SearchIndex {
   private closed = false
-  private constructor(readonly engine: string, private readonly workers: PoolWorker[]) {}
+  private constructor(
+    readonly engine: string,
+    private readonly pool: WorkerPool<SearchWorkerRequest, SearchHit[][]>,
+  ) {}
 
   /** Start `n` workers over the world folder `dir` and wait until each has built its index. */
   static async start(dir: string, engine: EngineName, n: number): Promise<SearchPool> {
     if (!POOLABLE_ENGINES.includes(engine)) throw new SearchError('search.pool', `the ${engine} engine cannot be shared over worker threads (only ${POOLABLE_ENGINES.join(', ')})`)
-    const started = await Promise.allSettled(Array.from({ length: n }, () => startWorker({ dir, engine })))
-    const ok = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []))
-    const bad = started.find((s) => s.status === 'rejected') as PromiseRejectedResult | undefined
-    if (bad) {
-      await Promise.all(ok.map((w) => w.terminate()))
-      throw bad.reason instanceof Error ? bad.reason : new SearchError('search.worker', String(bad.reason))
-    }
-    return new SearchPool(engine, ok.map((w) => new PoolWorker(w)))
+    const pool = await WorkerPool.start<SearchWorkerRequest, SearchHit[][], never, SearchWorkerData>({
+      name: 'search worker',
+      entry: await workerEntry(new URL('./search-worker-main.ts', import.meta.url), new URL('./search-worker.mjs', import.meta.url)),
+      size: n,
+      data: () => ({ dir, engine }),
+      resourceLimits: workerResourceLimits(),
+      error: (m, phase) =>
+        new SearchError(phase === 'pool' ? 'search.pool' : 'search.worker', phase === 'start' ? `a search worker could not open the world: ${m}` : phase === 'call' ? `a search worker failed: ${m}` : m),
+    })
+    return new SearchPool(engine, pool)
   }
 
   get size(): number {
-    return this.workers.length
+    return this.pool.size
   }
 
   async searchMany(queries: string[], opts: SearchOptions = {}): Promise<SearchHit[][]> {
     if (this.closed) throw new SearchError('search.closed', 'the search pool is closed')
-    const n = this.workers.length
+    const n = this.pool.size
     const per = Math.ceil(queries.length / n)
-    const parts = await Promise.all(this.workers.map((w, i) => (i * per < queries.length ? w.search(queries.slice(i * per, (i + 1) * per), opts) : Promise.resolve([]))))
+    const parts = await Promise.all(Array.from({ length: n }, (_, i) => (i * per < queries.length ? this.pool.call({ queries: queries.slice(i * per, (i + 1) * per), opts }, { worker: i }) : Promise.resolve([]))))
     return parts.flat()
   }
 
@@ -93,25 +62,6 @@ export class SearchPool implements SearchIndex {
   async close(): Promise<void> {
     if (this.closed) return
     this.closed = true
-    await Promise.all(this.workers.map((w) => w.worker.terminate()))
+    await this.pool.close()
   }
-}
-
-async function startWorker(data: SearchWorkerData): Promise<Worker> {
-  const entry = await workerEntry(new URL('./search-worker-main.ts', import.meta.url), new URL('./search-worker.mjs', import.meta.url))
-  const worker = new Worker(entry, { workerData: data, resourceLimits: workerResourceLimits() })
-  return new Promise((resolve, reject) => {
-    const onExit = (code: number) => reject(new SearchError('search.worker', `a search worker exited (code ${code}) before its index was built`))
-    worker.once('error', reject)
-    worker.once('exit', onExit)
-    worker.once('message', (m: SearchWorkerReply) => {
-      worker.off('exit', onExit)
-      worker.off('error', reject)
-      if (m.kind === 'ready') resolve(worker)
-      else {
-        void worker.terminate()
-        reject(new SearchError('search.worker', `a search worker could not open the world: ${m.kind === 'failed' ? m.message : m.kind}`))
-      }
-    })
-  })
 }
