@@ -14,6 +14,7 @@ import { runCli } from './helpers/cli-process'
 import { Learner } from '../infra/engine/learner'
 import { loadModel } from '../infra/engine/model'
 import { scriptedRepliesEnv } from './fixtures/scripted-replies'
+import { holdAtPoint } from './helpers/hold'
 
 const LONG = 600_000
 const BIN = fileURLToPath(new URL('../bin/searchgym.mjs', import.meta.url))
@@ -84,9 +85,9 @@ describe('searchgym train (tiny world, tiny model, fixture sampler)', () => {
   it('a run SIGKILLed mid-step resumes to the same metrics.jsonl and adapter, bit for bit', async () => {
     const out = join(root, 'killed')
     const metrics = join(out, 'metrics.jsonl')
-    // Held (SEARCHGYM_TEST_HOLD) right after step 2's metrics line is written and before its checkpoint: the kill
+    // Held (holdAtPoint) right after step 2's metrics line is written and before its checkpoint: the kill
     // leaves a metrics line whose step has no checkpoint, which the resume must cut back.
-    const p = spawn(process.execPath, [BIN, ...trainArgs(out)], { cwd: ROOT, env: { ...process.env, SEARCHGYM_TEST_HOLD: 'train-step-2' } })
+    const p = spawn(process.execPath, [BIN, ...trainArgs(out)], { cwd: ROOT, env: { ...process.env, ...holdAtPoint('train-step-2') } })
     const killedAt = await new Promise<number>((resolve, reject) => {
       let err = ''
       p.stderr.on('data', (d: Buffer) => {
@@ -113,7 +114,7 @@ describe('searchgym train (tiny world, tiny model, fixture sampler)', () => {
 
   it('a run SIGKILLed before its first checkpoint says "no checkpoint yet: starting over" and ends as the uninterrupted run', async () => {
     const out = join(root, 'killed-early')
-    const p = spawn(process.execPath, [BIN, ...trainArgs(out)], { cwd: ROOT, env: { ...process.env, SEARCHGYM_TEST_HOLD: 'train-step-1' } })
+    const p = spawn(process.execPath, [BIN, ...trainArgs(out)], { cwd: ROOT, env: { ...process.env, ...holdAtPoint('train-step-1') } })
     await new Promise<void>((resolve, reject) => {
       let err = ''
       p.stderr.on('data', (d: Buffer) => {
