@@ -7,13 +7,23 @@ import yargs, { type Argv } from 'yargs'
 import { hideBin } from 'yargs/helpers'
 import { fail, type Command } from './infra/cli-util'
 import { nearest } from './infra/did-you-mean'
+import type { TrainCommandDeps } from './curriculum'
+import type { ModelServeDeps } from './infra/engine'
+
+/** What a caller of main may inject into the commands (none in a user run; tests' scripted entry injects stand-ins). */
+export interface CliDeps {
+  /** `train`: the rollout sampler. */
+  train?: TrainCommandDeps
+  /** `model serve`: the reply generator. */
+  serve?: ModelServeDeps
+}
 
 export interface CommandGroup {
   /** The top-level command as the package declares it (`world`, `score`, …). */
   command: string
   describe: string
-  /** The package's real command (imported on demand). */
-  load(): Promise<Command>
+  /** The package's real command (imported on demand), with what main injects. */
+  load(deps: CliDeps): Promise<Command>
 }
 
 const named = (cmds: Command[], command: string): Command => {
@@ -51,12 +61,12 @@ export const GROUPS: CommandGroup[] = [
   {
     command: 'model',
     describe: 'local policy engine: create random models, pretrain them on world pages, serve a model over an OpenAI-compatible API',
-    load: async () => named((await import('./agent')).agentCommands(), 'model'),
+    load: async (deps) => named((await import('./agent')).agentCommands(deps.serve), 'model'),
   },
   {
     command: 'train',
     describe: 'train a search agent: GRPO with a curriculum (default), `train sft` warm start, `train report RUN`',
-    load: async () => named((await import('./curriculum')).curriculumCommands(), 'train'),
+    load: async (deps) => named((await import('./curriculum')).curriculumCommands(deps.train), 'train'),
   },
   {
     command: 'bench',
@@ -82,12 +92,12 @@ function firstWord(args: string[]): string | undefined {
 
 /** `searchgym` over `args`: the named group's package is loaded; the others stand as their usage and description.
  * `loadAll` loads every package (the help walk in tests). */
-export async function makeCli(args: string[], opts: { loadAll?: boolean } = {}): Promise<Argv> {
+export async function makeCli(args: string[], opts: { loadAll?: boolean; deps?: CliDeps } = {}): Promise<Argv> {
   const word = firstWord(args)
   const commands: Command[] = []
   for (const g of GROUPS) {
     const name = g.command.split(' ')[0]
-    if (opts.loadAll || name === word) commands.push(await g.load())
+    if (opts.loadAll || name === word) commands.push(await g.load(opts.deps ?? {}))
     else commands.push({ command: g.command, describe: g.describe, builder: (y: Argv) => y, handler: () => undefined })
   }
   const y: Argv = yargs(args)
@@ -126,10 +136,10 @@ function didYouMean(msg: string, args: string[], y: Argv): string {
 }
 
 /** `searchgym ARGS`. A reader that closes the pipe early (`world verify | head`) ends the command quietly. */
-export async function main(args: string[] = hideBin(process.argv)): Promise<void> {
+export async function main(args: string[] = hideBin(process.argv), deps: CliDeps = {}): Promise<void> {
   process.stdout.on('error', (e: NodeJS.ErrnoException) => {
     if (e.code === 'EPIPE') process.exit(0)
     fail(e)
   })
-  await (await makeCli(args)).parseAsync()
+  await (await makeCli(args, { deps })).parseAsync()
 }

@@ -16,7 +16,7 @@ import { summarize, type RunSummary } from './metrics'
 import { writeReport } from './report'
 import { latestById, loadTrajectories, TrajectoryWriter } from './trajectory-log'
 import type { AnswerScorer, BenchRunConfig, BenchWorld, TrajectoryRecord } from './types'
-import { holdForTest } from '../infra/test-hold'
+import { passPoint } from '../infra/run-points'
 import { limitQuestions, type LimitMode } from './sample'
 import { ceilingWarning, measureCeiling, type CeilingRecord } from './ceiling'
 
@@ -260,8 +260,8 @@ export async function runBench(outDir: string, given: BenchRunConfig, deps: RunD
           }
           writer.append(rec)
           nDone++
-          // Test-only: kill tests hold the run here, right after the n-th record is on disk.
-          holdForTest(`bench-record-${nDone}`)
+          // A run point right after the n-th record is on disk (a kill here must resume).
+          passPoint(`bench-record-${nDone}`)
           f1Sum += rec.f1
           emSum += rec.em
           if (rec.status === 'infra_error') infraErr++

@@ -13,7 +13,6 @@ import { Learner } from '../infra/engine'
 import { LORA_TARGETS, loadLoraAdapter } from '../infra/engine'
 import { loadModel } from '../infra/engine'
 import { loadTokenizer } from '../infra/engine'
-import { loadTestFixture } from '../infra/test-fixture'
 import type { TokenSampler } from '../agent'
 import { openBackend } from '../agent'
 import { resolveTrainConfig, type TrainConfig } from '../agent'
@@ -34,10 +33,9 @@ export interface TrainRunOptions {
   /** Overrides after the file (e.g. { steps } from --steps, { gym: { access: false } } from --no-access). */
   overrides?: unknown[]
   backend?: string
-  /** Tests in process: a stand-in rollout sampler (tests/fixtures: scripted replies with real log-probs) and the file it
-   *  plays, recorded in config.json. A `searchgym train` process gets one only from the module SEARCHGYM_TEST_FIXTURE
-   *  names (infra/test-fixture); no flag reaches it. */
-  fixture?: { sampler: (learner: Learner, codec: ChatCodec, temperature?: number) => TokenSampler; replies: string }
+  /** The rollout sampler, when not the learner's own sampling: an injected dependency (tests inject scripted replies
+   *  carrying the model's real log-probs, in process or through the CLI's composition root); no flag reaches it. */
+  sampler?: RolloutSamplerFactory
   log?: (line: string) => void
   /** Lines shown even when quiet (resuming from step K / no checkpoint yet: starting over); default: log. */
   notice?: (line: string) => void
@@ -52,18 +50,21 @@ export interface RunConfig {
   adapter: string | null
   curriculum: string
   backend: string
-  fixtureReplies: string | null
   train: TrainConfig
-  origin: { world: string | string[]; model: string; adapter: string | null; fixtureReplies: string | null }
+  origin: { world: string | string[]; model: string; adapter: string | null }
 }
 
-const PATH_KEYS = ['world', 'model', 'adapter', 'fixtureReplies'] as const
+/** Makes the rollout sampler of a run from its learner and chat codec (at the run's sampling temperature). */
+export type RolloutSamplerFactory = (learner: Learner, codec: ChatCodec, temperature: number) => TokenSampler
+
+const PATH_KEYS = ['world', 'model', 'adapter'] as const
 
 /** Whether the stored config is this run's (in all but train.steps when anySteps): every other field equal, and each
  *  recorded path naming the path given now, from where the folder is (copied with its world) or by its origin (moved
  *  away from it). An older folder's absolute paths are read as they are. */
 function sameRun(stored: RunConfig, run: RunConfig, out: string, anySteps: boolean): boolean {
-  const rest = (c: RunConfig, steps: number) => JSON.stringify({ ...c, world: 0, model: 0, adapter: 0, fixtureReplies: 0, origin: 0, train: { ...c.train, steps } })
+  // fixtureReplies: a field older run folders carry (null unless a test played scripted replies); it names no setting.
+  const rest = (c: RunConfig, steps: number) => JSON.stringify({ ...c, world: 0, model: 0, adapter: 0, origin: 0, fixtureReplies: undefined, train: { ...c.train, steps } })
   if (!Number.isInteger(stored?.train?.steps)) return false
   if (rest(stored, anySteps ? 0 : stored.train.steps) !== rest(run, anySteps ? 0 : run.train.steps)) return false
   return PATH_KEYS.every((k) => {
@@ -91,20 +92,7 @@ function parseStored(text: string): RunConfig | null {
   }
 }
 
-/** What runTraining asks of a test fixture module (tests/fixtures/scripted-replies). */
-interface SamplerFixture {
-  fixtureSampler: (learner: Learner, codec: ChatCodec, temperature?: number) => TokenSampler
-  repliesFile: () => string
-}
-
-async function testFixture(o: TrainRunOptions): Promise<TrainRunOptions['fixture']> {
-  if (o.fixture) return o.fixture
-  const m = await loadTestFixture<SamplerFixture>()
-  return m?.fixtureSampler && m.repliesFile ? { sampler: m.fixtureSampler, replies: m.repliesFile() } : undefined
-}
-
 export async function runTraining(o: TrainRunOptions): Promise<TrainResult> {
-  const fixture = await testFixture(o)
   const cfg = resolveTrainConfig(o.config, ...(o.overrides ?? []))
   const spec = capHops(curriculumPreset(o.curriculum, cfg.switchSteps), cfg.maxHops)
   // The gym options are resolved once, here, before anything is written (an unknown reward name or option is a one-line
@@ -113,10 +101,10 @@ export async function runTraining(o: TrainRunOptions): Promise<TrainResult> {
   const worlds = typeof o.world === 'string' ? [o.world] : [...o.world]
   const rec = (p: string) => recordedPath(o.out, p)
   const abs = worlds.map((w) => resolve(w))
-  const origin: RunConfig['origin'] = { world: abs.length === 1 ? abs[0] : abs, model: resolve(o.model), adapter: o.adapter ? resolve(o.adapter) : null, fixtureReplies: fixture ? resolve(fixture.replies) : null }
+  const origin: RunConfig['origin'] = { world: abs.length === 1 ? abs[0] : abs, model: resolve(o.model), adapter: o.adapter ? resolve(o.adapter) : null }
   const run: RunConfig = {
     world: abs.length === 1 ? rec(abs[0]) : abs.map(rec), model: rec(origin.model), adapter: origin.adapter && rec(origin.adapter), curriculum: o.curriculum, backend: o.backend ?? 'ts',
-    fixtureReplies: origin.fixtureReplies && rec(origin.fixtureReplies), train: cfg, origin,
+    train: cfg, origin,
   }
   mkdirSync(o.out, { recursive: true })
   const cfgFile = join(o.out, 'config.json')
@@ -146,7 +134,7 @@ export async function runTraining(o: TrainRunOptions): Promise<TrainResult> {
       heldOut: cfg.heldOut,
     })
     if (cfg.heldOut > 0) o.log?.(`train: ${source.heldOutLine()}`)
-    const sampler = fixture?.sampler(learner, codec, cfg.temperature)
+    const sampler = o.sampler?.(learner, codec, cfg.temperature)
     return await train({ learner, codec, world, worldFor: pool.single ? undefined : pool.worldFor, source, config: cfg, gym, out: o.out, log: o.log, notice: o.notice, existingRun, sampler })
   } finally {
     await pool.close()

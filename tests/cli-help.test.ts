@@ -71,7 +71,7 @@ function pathOf(usage: string): string[] {
 describe('searchgym --help', () => {
   test('the root lists each package command with the package’s own usage and description', async () => {
     for (const g of GROUPS) {
-      const c = await g.load()
+      const c = await g.load({})
       expect({ command: c.command, describe: c.describe }).toEqual({ command: g.command, describe: g.describe })
     }
   })

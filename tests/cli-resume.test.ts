@@ -1,5 +1,5 @@
 // tests/cli-resume: the real CLI killed with SIGKILL and rerun, on a real tiny world — `searchgym world build` held
-// inside the verify stage's last chunk transaction (SEARCHGYM_TEST_HOLD=verify: the first chunk is committed, the
+// inside the verify stage's last chunk transaction (holdAtPoint('verify'): the first chunk is committed, the
 // last one is rolled back) reaches the uninterrupted build's content hash; `searchgym bench run` (oracle policy, tool
 // latency injected so the run lasts long enough to be killed) killed mid-run reaches the uninterrupted run's records
 // and summary. No fixture CLI: bin/searchgym.mjs throughout.
@@ -8,6 +8,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
+import { holdAtPoint } from './helpers/hold'
 
 const TIMEOUT_MS = 240_000
 const root = mkdtempSync(join(tmpdir(), 'sg-cli-resume-'))
@@ -49,7 +50,7 @@ test('world build: SIGKILL inside the verify stage, rerun, same content hash as 
   expect(want).toMatch(/^[0-9a-f]{64}$/)
 
   const killed = join(root, 'killed')
-  const k = await runAndKill(buildArgs(killed), { ...ENV, SEARCHGYM_TEST_HOLD: 'verify' }, (err) => err.includes('test hold in stage verify'))
+  const k = await runAndKill(buildArgs(killed), { ...ENV, ...holdAtPoint('verify') }, (err) => err.includes('test hold in stage verify'))
   expect(k.signal).toBe('SIGKILL')
   const s = statsJson(killed)
   expect(s.complete).toBe(false)
@@ -89,8 +90,8 @@ test('bench run: SIGKILL mid-run, rerun, the same records and summary as an unin
 
   const cut = join(root, 'run-cut')
   const traj = join(cut, 'trajectories.jsonl')
-  // Held (SEARCHGYM_TEST_HOLD) right after the 4th record is written: the kill lands mid-run whatever the machine's speed.
-  const k = await runAndKill(args(cut), { ...ENV, SEARCHGYM_TEST_HOLD: 'bench-record-4' }, (err) => err.includes('test hold in stage bench-record-4'))
+  // Held (holdAtPoint) right after the 4th record is written: the kill lands mid-run whatever the machine's speed.
+  const k = await runAndKill(args(cut), { ...ENV, ...holdAtPoint('bench-record-4') }, (err) => err.includes('test hold in stage bench-record-4'))
   expect(k.signal).toBe('SIGKILL')
   const before = lines(traj).length
   expect(before).toBe(4)

@@ -11,6 +11,7 @@ import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { checkHeldOutWorlds, WorldPool } from '../curriculum'
 import { runCli } from './helpers/cli-process'
+import { holdAtPoint } from './helpers/hold'
 
 const LONG = 600_000
 const BIN = fileURLToPath(new URL('../bin/searchgym.mjs', import.meta.url))
@@ -73,8 +74,8 @@ describe('searchgym experiment (tiny worlds, tiny model)', () => {
 
   it('an experiment SIGKILLed inside its first GRPO run resumes to the same report, bit for bit', async () => {
     const out = join(root, 'killed')
-    // Held (SEARCHGYM_TEST_HOLD) inside two-stage-s0's step 2, after its metrics line and before its checkpoint.
-    const p = spawn(process.execPath, [BIN, 'experiment', 'run', spec, '--out', out], { cwd: ROOT, env: { ...process.env, SEARCHGYM_TEST_HOLD: 'train-step-2' } })
+    // Held (holdAtPoint) inside two-stage-s0's step 2, after its metrics line and before its checkpoint.
+    const p = spawn(process.execPath, [BIN, 'experiment', 'run', spec, '--out', out], { cwd: ROOT, env: { ...process.env, ...holdAtPoint('train-step-2') } })
     await new Promise<void>((resolve, reject) => {
       let err = ''
       p.stderr.on('data', (d: Buffer) => {

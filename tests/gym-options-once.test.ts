@@ -63,7 +63,7 @@ it('a train run parses its reward spec once over every group of every step', asy
   const config = { steps: 2, groupSize: 2, batchSize: 4, microBatch: 4, maxTurns: 2, maxTokensPerTurn: 32, lora: { rank: 4, alpha: 8 }, evalEvery: 0, heldOut: 0, checkpointEvery: 2, klBeta: 0, refillRounds: 0 }
   const n0 = rewardSpecParses()
   const out = join(root, 'train')
-  await runTraining({ world, model, curriculum: 'two-stage', out, config, overrides: [{ gym: { reward: 'cost' } }], fixture: { sampler: (l, c) => new FixtureSampler(l, c, readReplies(replies)), replies } })
+  await runTraining({ world, model, curriculum: 'two-stage', out, config, overrides: [{ gym: { reward: 'cost' } }], sampler: (l, c) => new FixtureSampler(l, c, readReplies(replies)) })
   expect(rewardSpecParses() - n0).toBe(1)
   const lines = readFileSync(join(out, 'metrics.jsonl'), 'utf8').trim().split('\n')
   expect(lines).toHaveLength(2)

@@ -1,7 +1,8 @@
 // tests/model-serve: `searchgym model serve` as a real child process on 127.0.0.1 (free port), driven over HTTP by the
 // official `openai` client (v7). A tiny random Qwen3 with a world tokenizer samples for real; a random model never
-// writes tool calls, so the tool_calls path is driven by a second server started with the scripted-replies TEST FIXTURE (SEARCHGYM_TEST_FIXTURE; a TEST
-// FIXTURE: canned reply texts forced through the model, which still scores them — the log-probs are the model's).
+// writes tool calls, so the tool_calls path is driven by a second server started from the test-only entry that injects
+// the scripted-replies TEST FIXTURE (tests/fixtures/scripted-cli.mjs: canned reply texts forced through the model, which
+// still scores them — the log-probs are the model's).
 import OpenAI from 'openai'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'

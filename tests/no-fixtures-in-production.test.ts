@@ -1,6 +1,8 @@
-// tests/no-fixtures-in-production: no test fixture is reachable from a package surface or a production CLI flag — no
-// package index.ts exports a fixture, no command declares a --fixture* option, and no source file outside tests/
-// imports from tests/ (infra/test-fixture's env-named module, which must live under tests/, is the one door).
+// tests/no-fixtures-in-production: production code carries no test hooks — no package index.ts exports a fixture or a
+// contract suite, no command declares a --fixture* option, no source file outside tests/ imports from tests/ or reads a
+// SEARCHGYM_TEST_* variable, and a run's config.json names no fixture. Tests reach stand-ins through injected
+// dependencies (runTraining's sampler, serveModel's generator, cli.ts main's deps from tests/fixtures/scripted-cli.mjs)
+// and hold processes at infra/run-points through a preload of their own (tests/fixtures/hold-at-point.mjs).
 import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { join, relative } from 'node:path'
 
@@ -24,8 +26,12 @@ const hits = (re: RegExp, only?: (f: string) => boolean) =>
     .filter(({ line }) => re.test(line))
     .map(({ f, line, i }) => `${relative(repo, f)}:${i + 1}: ${line.trim()}`)
 
-it('no package surface exports a fixture', () => {
-  expect(hits(/^export .*fixture/i, (f) => f.endsWith('/index.ts'))).toEqual([])
+it('no package surface exports a fixture or a contract suite', () => {
+  expect(hits(/^export .*(fixture|contract)/i, (f) => f.endsWith('/index.ts'))).toEqual([])
+})
+
+it('no production source reads a test variable or names a test hook', () => {
+  expect(hits(/SEARCHGYM_TEST_|holdForTest|loadTestFixture|test-hold|test-fixture/)).toEqual([])
 })
 
 it('no command has a --fixture* flag', () => {

@@ -10,13 +10,13 @@ import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } 
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { runCli } from './helpers/cli-process'
+import { cliEntry, runCli } from './helpers/cli-process'
 import { Learner } from '../infra/engine/learner'
 import { loadModel } from '../infra/engine/model'
 import { scriptedRepliesEnv } from './fixtures/scripted-replies'
+import { holdAtPoint } from './helpers/hold'
 
 const LONG = 600_000
-const BIN = fileURLToPath(new URL('../bin/searchgym.mjs', import.meta.url))
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const root = mkdtempSync(join(tmpdir(), 'sg-train-cli-'))
 afterAll(() => rmSync(root, { recursive: true, force: true }))
@@ -26,7 +26,8 @@ const model = join(root, 'model')
 const cfgFile = join(root, 'ci.json')
 const replies = join(root, 'replies.json')
 const start = join(root, 'start-adapter')
-// Every `train` this file starts plays the scripted replies (TEST FIXTURE, injected by env, not by a flag).
+// Every `train` this file starts plays the scripted replies (TEST FIXTURE: started from the test-only entry that injects
+// them into the CLI, tests/fixtures/scripted-cli.mjs; no flag or env var of the product reaches it).
 Object.assign(process.env, scriptedRepliesEnv(replies))
 // CI size: 2 steps × 2 questions × N = 2, one turn of at most 16 tokens; em+format gives answered 0 / unanswered −0.1.
 // The update keys of issue 34 at non-default values: unanswered episodes end on the turn budget and are filtered out;
@@ -84,9 +85,9 @@ describe('searchgym train (tiny world, tiny model, fixture sampler)', () => {
   it('a run SIGKILLed mid-step resumes to the same metrics.jsonl and adapter, bit for bit', async () => {
     const out = join(root, 'killed')
     const metrics = join(out, 'metrics.jsonl')
-    // Held (SEARCHGYM_TEST_HOLD) right after step 2's metrics line is written and before its checkpoint: the kill
+    // Held (holdAtPoint) right after step 2's metrics line is written and before its checkpoint: the kill
     // leaves a metrics line whose step has no checkpoint, which the resume must cut back.
-    const p = spawn(process.execPath, [BIN, ...trainArgs(out)], { cwd: ROOT, env: { ...process.env, SEARCHGYM_TEST_HOLD: 'train-step-2' } })
+    const p = spawn(process.execPath, [cliEntry(), ...trainArgs(out)], { cwd: ROOT, env: { ...process.env, ...holdAtPoint('train-step-2') } })
     const killedAt = await new Promise<number>((resolve, reject) => {
       let err = ''
       p.stderr.on('data', (d: Buffer) => {
@@ -113,7 +114,7 @@ describe('searchgym train (tiny world, tiny model, fixture sampler)', () => {
 
   it('a run SIGKILLed before its first checkpoint says "no checkpoint yet: starting over" and ends as the uninterrupted run', async () => {
     const out = join(root, 'killed-early')
-    const p = spawn(process.execPath, [BIN, ...trainArgs(out)], { cwd: ROOT, env: { ...process.env, SEARCHGYM_TEST_HOLD: 'train-step-1' } })
+    const p = spawn(process.execPath, [cliEntry(), ...trainArgs(out)], { cwd: ROOT, env: { ...process.env, ...holdAtPoint('train-step-1') } })
     await new Promise<void>((resolve, reject) => {
       let err = ''
       p.stderr.on('data', (d: Buffer) => {
@@ -206,6 +207,19 @@ describe('searchgym train (tiny world, tiny model, fixture sampler)', () => {
     } finally {
       rmSync(other, { recursive: true, force: true })
     }
+  }, LONG)
+
+  it('config.json names no test fixture; a folder written before that (fixtureReplies recorded) resumes with the same flags', async () => {
+    const cfg = JSON.parse(readFileSync(join(ref, 'config.json'), 'utf8')) as Record<string, unknown> & { origin: Record<string, unknown> }
+    expect(Object.keys(cfg)).toEqual(['world', 'model', 'adapter', 'curriculum', 'backend', 'train', 'origin'])
+    expect(Object.keys(cfg.origin)).toEqual(['world', 'model', 'adapter'])
+    const old = join(root, 'old-folder')
+    cpSync(ref, old, { recursive: true })
+    const { train, origin, ...head } = cfg
+    writeFileSync(join(old, 'config.json'), JSON.stringify({ ...head, fixtureReplies: null, train, origin: { ...origin, fixtureReplies: null } }, null, 2) + '\n')
+    const r = await runCli(trainArgs(old), LONG)
+    expect(r.code).toBe(0)
+    expect(r.stdout).toMatch(/^train: 2 steps \(resumed from step 2\)/)
   }, LONG)
 
   it('a larger --steps alone lengthens a finished run: metrics and adapter equal one run of that length', async () => {

@@ -1,10 +1,11 @@
 // tests/world-resume: a real `searchgym world build` process is SIGKILLed while a stage is writing (inside its
-// transaction, held there by SEARCHGYM_TEST_HOLD), first in 'graph' and then in 'docs'; after each kill the folder
+// transaction, held there by holdAtPoint), first in 'graph' and then in 'docs'; after each kill the folder
 // is not reported finished, and the final rerun reaches the uninterrupted build's content hash.
 import { spawn, spawnSync } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { holdAtPoint } from './helpers/hold'
 
 const root = mkdtempSync(join(tmpdir(), 'sg-world-resume-'))
 afterAll(() => rmSync(root, { recursive: true, force: true }))
@@ -19,7 +20,7 @@ function statsJson(dir: string): { hash: string | null; complete: boolean; stage
 /** Start a build held inside `stage`, wait until it says so, SIGKILL it; resolves with the signal seen. */
 function buildAndKillIn(out: string, stage: string): Promise<NodeJS.Signals | null> {
   return new Promise((resolve, reject) => {
-    const p = spawn(process.execPath, args(out), { env: { ...process.env, SEARCHGYM_TEST_HOLD: stage, SEARCHGYM_QUIET: '1' }, stdio: ['ignore', 'ignore', 'pipe'] })
+    const p = spawn(process.execPath, args(out), { env: { ...process.env, ...holdAtPoint(stage), SEARCHGYM_QUIET: '1' }, stdio: ['ignore', 'ignore', 'pipe'] })
     let err = ''
     p.stderr.on('data', (d: Buffer) => {
       err += d.toString()

@@ -16,6 +16,7 @@ import { generateEntities } from '../world/graph/graph'
 import { articleResponder, factsOf, goodArticle, mixedKind, mixedQuestionKind, questionOf, scriptedArticle, scriptedQuestion } from './fixtures/article-writer-script'
 import { startReplayServer, type ReplayServer } from './fixtures/replay-server'
 import { runCli } from './helpers/cli-process'
+import { holdAtPoint } from './helpers/hold'
 
 const root = mkdtempSync(join(tmpdir(), 'sg-world-write-'))
 const base = presetConfig('tiny')
@@ -156,7 +157,7 @@ test('a build SIGKILLed mid-write resumes without repeating a call and reaches t
   const before = server.requests.length
   const bin = join(process.cwd(), 'bin/searchgym.mjs')
   const signal = await new Promise<NodeJS.Signals | null>((resolve, reject) => {
-    const p = spawn(process.execPath, [bin, ...args], { env: { ...process.env, SEARCHGYM_TEST_HOLD: 'write', SEARCHGYM_QUIET: '1' }, stdio: ['ignore', 'ignore', 'pipe'] })
+    const p = spawn(process.execPath, [bin, ...args], { env: { ...process.env, ...holdAtPoint('write'), SEARCHGYM_QUIET: '1' }, stdio: ['ignore', 'ignore', 'pipe'] })
     let err = ''
     p.stderr.on('data', (d: Buffer) => {
       err += d.toString()

@@ -2,18 +2,18 @@
 // (the local policy engine's models; init composes a world's texts with the engine) and `gym check` (mounted under
 // the gym group by the root CLI).
 import type { Argv, Command } from '../../infra/cli-util'
-import { modelServeCommand } from '../../infra/engine'
+import { modelServeCommand, type ModelServeDeps } from '../../infra/engine'
 import { modelInitCommand } from './model-init'
 import { modelPretrainCommand } from './model-pretrain'
 export { checkCommand } from './check'
 
-/** `searchgym model init|serve`. */
-export function agentCommands(): Command[] {
+/** `searchgym model init|serve`. `deps`: what the composition root injects into `model serve` (cli.ts's main). */
+export function agentCommands(deps: ModelServeDeps = {}): Command[] {
   return [
     {
       command: 'model',
       describe: 'local policy engine: create random models, pretrain them on world pages, serve a model over an OpenAI-compatible API',
-      builder: (y: Argv) => y.command([modelInitCommand, modelPretrainCommand, modelServeCommand]).demandCommand(1, 'give a model sub-command: init, pretrain or serve'),
+      builder: (y: Argv) => y.command([modelInitCommand, modelPretrainCommand, modelServeCommand(deps)]).demandCommand(1, 'give a model sub-command: init, pretrain or serve'),
       handler: () => undefined,
     },
   ]

@@ -9,7 +9,7 @@ import { join } from 'node:path'
 import { episodeBudgets, FEWEST_RETRIEVALS_BONUS, makeEnvGroup, resolveGymOptions, scoreAnswer, STEP_TERMS, type GymOptions, type GymWorld } from '../../gym'
 import { AgentError } from '../../infra/errors'
 import { Rng } from '../../infra/rng'
-import { holdForTest } from '../../infra/test-hold'
+import { passPoint } from '../../infra/run-points'
 import type { ChatCodec } from '../../infra/engine'
 import type { Learner } from '../../infra/engine'
 import type { Qa } from '../../world'
@@ -350,8 +350,8 @@ export async function train(d: TrainDeps): Promise<TrainResult> {
       log(sw)
     }
     own(() => appendFileSync(metricsFile, JSON.stringify(m) + '\n'))
-    // Test-only: a kill here leaves this step's metrics line without its checkpoint (resume must cut it back).
-    holdForTest(`train-step-${step}`)
+    // A run point: a kill here leaves this step's metrics line without its checkpoint (resume must cut it back).
+    passPoint(`train-step-${step}`)
     const ckMs = performance.now()
     if (step % c.checkpointEvery === 0 || step === c.steps) saveCheckpoint(out, step, learner, source, metricsFile)
     ownMs += performance.now() - ckMs + batchOwnMs

@@ -16,7 +16,7 @@ import { tokenizerSourceOf } from '../../agent'
 import { buildRecipeWorlds, checkHeldOutWorlds, runSft, runTraining } from '../../curriculum'
 import { initModel } from '../../infra/engine'
 import { ConfigError } from '../../infra/errors'
-import { holdForTest } from '../../infra/test-hold'
+import { passPoint } from '../../infra/run-points'
 import { Rng } from '../../infra/rng'
 import { episodeBudgets, scoreAnswer } from '../../gym'
 import { openBenchWorlds } from '../gym-world'
@@ -235,8 +235,8 @@ export async function runExperiment(s: ExperimentSpec, out: string, o: Experimen
       results.export(u, p.worlds)
       log(`experiment ${s.name}: unit ${u.name} exported to ${results.shown()}`)
     }
-    // Test-only: kill tests can stop the experiment right after a phase is recorded.
-    holdForTest(`experiment-${ph.name}`)
+    // A run point right after a phase is recorded (a kill here must resume).
+    passPoint(`experiment-${ph.name}`)
   }
   log(`experiment ${s.name}: done in ${((performance.now() - t0) / 1000).toFixed(0)} s (${ran} phases run, ${phases.length - ran} found done); report ${join(p.out, 'report.md')}${results ? ` (copied to ${results.shown()})` : ''}`)
   return { report: join(p.out, 'report.md'), ran, skipped: phases.length - ran, restored }

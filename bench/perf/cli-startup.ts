@@ -10,16 +10,19 @@
 import { spawnSync } from 'node:child_process'
 import { loadavg } from 'node:os'
 import { resolve } from 'node:path'
+import { perfArgs } from './perf-args'
 
-function arg(name: string, dflt: string): string {
-  const i = process.argv.indexOf(`--${name}`)
-  return i >= 0 && process.argv[i + 1] ? process.argv[i + 1] : dflt
-}
-
-const root = resolve(arg('root', '.'))
-const runs = Number(arg('runs', '20'))
-const world = arg('world', '')
-const before = arg('before', '')
+const { values: opt } = perfArgs('node bin/run-ts.mjs bench/perf/cli-startup.ts [--runs 20] [--world DIR] [--root DIR] [--before DIR] [--npx]', {
+  root: { type: 'string', default: '.' },
+  runs: { type: 'string', default: '20' },
+  world: { type: 'string', default: '' },
+  before: { type: 'string', default: '' },
+  npx: { type: 'boolean', default: false },
+})
+const root = resolve(opt.root)
+const runs = Number(opt.runs)
+const world = opt.world
+const before = opt.before
 if (!Number.isInteger(runs) || runs < 1) {
   process.stderr.write('cli-startup: --runs must be a positive integer\n')
   process.exit(2)
@@ -35,7 +38,7 @@ for (const [tag, dir] of before ? [['before: ', resolve(before)], ['after:  ', r
     cli('node bin/searchgym.mjs world stats W --json', ['world', 'stats', w, '--json'])
     cli('node bin/searchgym.mjs gym check W --split bench', ['gym', 'check', w, '--split', 'bench'])
   }
-  if (process.argv.includes('--npx')) CASES.push({ label: `${tag}npx searchgym --help`, cmd: ['npx', 'searchgym', '--help'], cwd: dir })
+  if (opt.npx) CASES.push({ label: `${tag}npx searchgym --help`, cmd: ['npx', 'searchgym', '--help'], cwd: dir })
 }
 
 const median = (xs: number[]) => {

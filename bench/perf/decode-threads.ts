@@ -13,16 +13,20 @@ import { createBackend } from '../../infra/engine/create-backend'
 import { createRandomModel } from '../../infra/engine/model'
 import { generate } from '../../infra/engine/sample'
 import { loadNativeAddon } from '../../infra/engine/native/addon'
+import { perfArgs } from './perf-args'
 
-function arg(name: string, def: string): string {
-  const i = process.argv.indexOf(`--${name}`)
-  return i >= 0 && process.argv[i + 1] ? process.argv[i + 1] : def
-}
-const presets = arg('presets', 'tiny,small').split(',') as PresetName[]
-const rowCounts = arg('rows', '1,4,8').split(',').map(Number)
-const rounds = Number(arg('rounds', '5'))
-const cpuPer = Number(arg('cpu-seconds', '0.5'))
-const vocab = Number(arg('vocab', '1024'))
+const { values: opt } = perfArgs('node bin/run-ts.mjs bench/perf/decode-threads.ts [--presets tiny,small] [--rows 1,4,8] [--rounds 5] [--cpu-seconds 0.5] [--vocab 1024]', {
+  presets: { type: 'string', default: 'tiny,small' },
+  rows: { type: 'string', default: '1,4,8' },
+  rounds: { type: 'string', default: '5' },
+  'cpu-seconds': { type: 'string', default: '0.5' },
+  vocab: { type: 'string', default: '1024' },
+})
+const presets = opt.presets.split(',') as PresetName[]
+const rowCounts = opt.rows.split(',').map(Number)
+const rounds = Number(opt.rounds)
+const cpuPer = Number(opt['cpu-seconds'])
+const vocab = Number(opt.vocab)
 for (const p of presets) if (!PRESETS[p]) throw new Error(`unknown preset ${p}; use tiny or small`)
 for (const r of rowCounts) if (!(Number.isInteger(r) && r >= 1 && r <= 8)) throw new Error(`--rows: each count must be an integer 1..8, got ${r}`)
 if (!(rounds > 0) || !(cpuPer > 0)) throw new Error('--rounds and --cpu-seconds must be positive')

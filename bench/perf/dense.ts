@@ -9,7 +9,6 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { parseArgs } from 'node:util'
 import { worldTexts } from '../../world/store/texts'
 import { oneLine } from '../../infra/errors'
 import { Rng } from '../../infra/rng'
@@ -27,17 +26,16 @@ import { MeiliIndex } from '../../world/search/meilisearch'
 import { openSearchIndex, readSearchDocs } from '../../world/indexing/open'
 import type { SearchIndex } from '../../world/search/types'
 import { clearVerification, verifyEdges } from '../../world/verify/verify'
+import { perfArgs } from './perf-args'
 
-const { values } = parseArgs({
-  options: {
-    world: { type: 'string' },
-    hidden: { type: 'string', default: '384' },
-    single: { type: 'string', default: '1000' },
-    'sample-edges': { type: 'string', default: '500' },
-    engines: { type: 'string', default: 'embedded,sqlite,meilisearch,dense,hybrid,meili-hybrid' },
-    full: { type: 'string', default: 'dense,hybrid' },
-    seed: { type: 'string', default: '1' },
-  },
+const { values } = perfArgs('node bin/run-ts.mjs bench/perf/dense.ts --world DIR [--hidden 384] [--single 1000] [--sample-edges 500] [--engines LIST] [--full LIST] [--seed 1]', {
+  world: { type: 'string' },
+  hidden: { type: 'string', default: '384' },
+  single: { type: 'string', default: '1000' },
+  'sample-edges': { type: 'string', default: '500' },
+  engines: { type: 'string', default: 'embedded,sqlite,meilisearch,dense,hybrid,meili-hybrid' },
+  full: { type: 'string', default: 'dense,hybrid' },
+  seed: { type: 'string', default: '1' },
 })
 
 const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]

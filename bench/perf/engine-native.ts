@@ -20,20 +20,31 @@ import { createRandomModel } from '../../infra/engine/model'
 import { generate, generateBatch } from '../../infra/engine/sample'
 import { KvPrefixCache } from '../../infra/engine/prefix-cache'
 import { loadNativeAddon } from '../../infra/engine/native/addon'
+import { perfArgs } from './perf-args'
 
-function arg(name: string, def: string): string {
-  const i = process.argv.indexOf(`--${name}`)
-  return i >= 0 && process.argv[i + 1] ? process.argv[i + 1] : def
-}
-const presets = arg('presets', 'tiny,small').split(',') as PresetName[]
-const vocab = Number(arg('vocab', '1024'))
-const rank = Number(arg('rank', '32'))
-const seconds = Number(arg('seconds', '2'))
-const longPrompt = Number(arg('long-prompt', '800'))
-const observation = Number(arg('observation', '200'))
-const turns = Number(arg('turns', '3'))
-const longTs = arg('long-ts', 'tiny').split(',')
-const interleaveRounds = Number(arg('rounds', '5'))
+const { values: opt } = perfArgs(
+  'node bin/run-ts.mjs bench/perf/engine-native.ts [--presets tiny,small] [--vocab 1024] [--rank 32] [--seconds 2] [--long-prompt 800] [--observation 200] [--turns 3] [--long-ts tiny] [--rounds 5]',
+  {
+    presets: { type: 'string', default: 'tiny,small' },
+    vocab: { type: 'string', default: '1024' },
+    rank: { type: 'string', default: '32' },
+    seconds: { type: 'string', default: '2' },
+    'long-prompt': { type: 'string', default: '800' },
+    observation: { type: 'string', default: '200' },
+    turns: { type: 'string', default: '3' },
+    'long-ts': { type: 'string', default: 'tiny' },
+    rounds: { type: 'string', default: '5' },
+  },
+)
+const presets = opt.presets.split(',') as PresetName[]
+const vocab = Number(opt.vocab)
+const rank = Number(opt.rank)
+const seconds = Number(opt.seconds)
+const longPrompt = Number(opt['long-prompt'])
+const observation = Number(opt.observation)
+const turns = Number(opt.turns)
+const longTs = opt['long-ts'].split(',')
+const interleaveRounds = Number(opt.rounds)
 for (const [k, v] of [['long-prompt', longPrompt], ['observation', observation], ['turns', turns], ['vocab', vocab], ['rank', rank], ['seconds', seconds], ['rounds', interleaveRounds]] as const)
   if (!(v > 0)) throw new Error(`--${k} must be a positive number, got ${v}`)
 for (const p of presets) if (!PRESETS[p]) throw new Error(`unknown preset ${p}; use tiny or small`)

@@ -7,16 +7,18 @@ import { Learner } from '../../infra/engine/learner'
 import { LORA_TARGETS } from '../../infra/engine/lora'
 import { createRandomModel, forward } from '../../infra/engine/model'
 import { generate } from '../../infra/engine/sample'
+import { perfArgs } from './perf-args'
 
-function arg(name: string, def: string): string {
-  const i = process.argv.indexOf(`--${name}`)
-  return i >= 0 && process.argv[i + 1] ? process.argv[i + 1] : def
-}
-
-const presets = arg('presets', 'tiny,small').split(',') as PresetName[]
-const vocab = Number(arg('vocab', '1024'))
-const rank = Number(arg('rank', '32'))
-const seconds = Number(arg('seconds', '2'))
+const { values: opt } = perfArgs('node bin/run-ts.mjs bench/perf/engine.ts [--presets tiny,small] [--vocab 1024] [--rank 32] [--seconds 2]', {
+  presets: { type: 'string', default: 'tiny,small' },
+  vocab: { type: 'string', default: '1024' },
+  rank: { type: 'string', default: '32' },
+  seconds: { type: 'string', default: '2' },
+})
+const presets = opt.presets.split(',') as PresetName[]
+const vocab = Number(opt.vocab)
+const rank = Number(opt.rank)
+const seconds = Number(opt.seconds)
 
 /** Run fn until `seconds` have passed (after one warm-up call); returns units per second. */
 function rate(fn: () => number): { perSec: number; reps: number } {

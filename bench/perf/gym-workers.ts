@@ -8,15 +8,23 @@
 import { writeFileSync } from 'node:fs'
 import { availableParallelism, loadavg } from 'node:os'
 import { Rng } from '../../infra/rng'
-import { flag, jsonClient, pct, startGymServe, treeRssMiB, worldWorkload } from './loopback'
+import { jsonClient, pct, startGymServe, treeRssMiB, worldWorkload } from './loopback'
+import { perfArgs } from './perf-args'
 
-const args = process.argv.slice(2)
-const world = flag(args, 'world')
-const counts = (flag(args, 'workers', `1,${availableParallelism()}`) ?? '').split(',').map(Number)
-const clients = Number(flag(args, 'clients', '64'))
-const seconds = Number(flag(args, 'seconds', '20'))
-const seed = Number(flag(args, 'seed', '1'))
-const out = flag(args, 'out')
+const { values: opt } = perfArgs('node bin/run-ts.mjs bench/perf/gym-workers.ts --world DIR [--workers 1,2] [--clients 64] [--seconds 20] [--out FILE.json]', {
+  world: { type: 'string' },
+  workers: { type: 'string', default: `1,${availableParallelism()}` },
+  clients: { type: 'string', default: '64' },
+  seconds: { type: 'string', default: '20' },
+  seed: { type: 'string', default: '1' },
+  out: { type: 'string' },
+})
+const world = opt.world
+const counts = opt.workers.split(',').map(Number)
+const clients = Number(opt.clients)
+const seconds = Number(opt.seconds)
+const seed = Number(opt.seed)
+const out = opt.out
 if (counts.some((n) => !Number.isInteger(n) || n < 1) || !Number.isInteger(clients) || clients < 1 || !(seconds > 0)) {
   process.stderr.write('gym-workers: --workers is a comma list of positive integers (e.g. 1,2), --clients a positive integer, --seconds > 0\n')
   process.exit(2)

@@ -13,10 +13,12 @@ import type { BenchRunConfig } from '../types'
 import { scoreAnswer } from '../../gym'
 import { fixtureWorld, makeFixtureWorldData } from '../../tests/fixtures/bench-fixture-world'
 import { chatProtocol } from '../types'
+import { perfArgs } from './perf-args'
 
-const questions = Number(process.argv[2] ?? 300)
-const concurrency = Number(process.argv[3] ?? 8)
-const benchProtocol = process.argv[4] === 'hermes' ? 'hermes' : 'openai'
+const { positionals: pos } = perfArgs('node bin/run-ts.mjs bench/perf/harness-overhead.ts [questions=300] [concurrency=8] [protocol=openai|hermes]', {})
+const questions = Number(pos[0] ?? 300)
+const concurrency = Number(pos[1] ?? 8)
+const benchProtocol = pos[2] === 'hermes' ? 'hermes' : 'openai'
 const protocol = chatProtocol(benchProtocol)
 
 const child = spawn(process.execPath, ['bin/run-ts.mjs', 'tests/fixtures/replay-server-main.ts', protocol], { stdio: ['ignore', 'pipe', 'inherit'] })

@@ -111,12 +111,6 @@ export function treeRssMiB(pid: number): number {
   }, 0)
 }
 
-/** --name value from argv, or the default. */
-export function flag(args: string[], name: string, d?: string): string | undefined {
-  const i = args.indexOf(`--${name}`)
-  return i >= 0 ? args[i + 1] : d
-}
-
 /** What the server benchmarks send, drawn from a built world: its QA ids and questions, and page URLs and title words
  *  found by searching the questions. `--world DIR` is required (a tiny one builds in seconds:
  *  `searchgym world build --preset tiny --out worlds/tiny`). */

@@ -14,14 +14,14 @@ import { serveModel } from '../../infra/engine/serve-model'
 import { loadQwen3Tokenizer, loadTokenizer } from '../../infra/engine/tokenizer'
 import { buildWorldTokenizer } from '../../infra/engine/world-tokenizer'
 import { Rng } from '../../infra/rng'
-import { buildTinyWorld, worldTokenizer } from './perf-kit'
+import { buildTinyWorld, perfArgs, worldTokenizer } from './perf-kit'
 
-const arg = (name: string, def: number) => {
-  const i = process.argv.indexOf(`--${name}`)
-  return i > 0 ? Number(process.argv[i + 1]) : def
-}
-const maxTokens = arg('tokens', 32)
-const reps = arg('reps', 3)
+const { values: opt } = perfArgs('node bin/run-ts.mjs bench/perf/model-serve.ts [--tokens 32] [--reps 3]', {
+  tokens: { type: 'string', default: '32' },
+  reps: { type: 'string', default: '3' },
+})
+const maxTokens = Number(opt.tokens)
+const reps = Number(opt.reps)
 const ms = (t0: number) => performance.now() - t0
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
 

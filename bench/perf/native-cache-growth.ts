@@ -7,15 +7,11 @@
 //
 // Usage: node bin/run-ts.mjs bench/perf/native-cache-growth.ts MODEL_DIR [ADAPTER_DIR] [--backend native|ts]
 import { createBackend, generateBatch, loadLoraAdapter, loadModel, parseBackendName } from '../../infra/engine'
+import { perfArgs } from './perf-args'
 
-const args = process.argv.slice(2)
-const bi = args.indexOf('--backend')
-const backend = bi >= 0 ? args.splice(bi, 2)[1] : 'native'
-const [modelDir, adapterDir] = args
-if (!modelDir) {
-  process.stderr.write('usage: native-cache-growth.ts MODEL_DIR [ADAPTER_DIR] [--backend native|ts]\n')
-  process.exit(2)
-}
+const { values: opt, positionals } = perfArgs('node bin/run-ts.mjs bench/perf/native-cache-growth.ts MODEL_DIR [ADAPTER_DIR] [--backend native|ts]', { backend: { type: 'string', default: 'native' } }, 1)
+const backend = opt.backend
+const [modelDir, adapterDir] = positionals
 const model = loadModel(modelDir, createBackend(parseBackendName(backend)))
 if (adapterDir) model.adapter = loadLoraAdapter(adapterDir, model.backend, model.config)
 const mb = (x: number) => Math.round(x / 1e6)

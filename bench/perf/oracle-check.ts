@@ -5,17 +5,17 @@
 // (--every K: every K-th question of the pool, a sample of every type and hop count; --pages: how the oracle reads paged
 // documents. outcomeDigest: sha256 of every question's (id, solved, failure) — equal digests, equal check rows.)
 import { createHash } from 'node:crypto'
-import { parseArgs } from 'node:util'
 import { loadavg } from 'node:os'
 import { checkWorldFolder } from '../../agent'
 import { openWorld, readQa } from '../../world'
+import { perfArgs } from './perf-args'
 
-const { values: a, positionals } = parseArgs({ allowPositionals: true, options: { n: { type: 'string' }, every: { type: 'string', default: '1' }, workers: { type: 'string', default: '1' }, pages: { type: 'string' } } })
+const { values: a, positionals } = perfArgs(
+  'node bin/run-ts.mjs bench/perf/oracle-check.ts WORLD_DIR [--every K] [--n N] [--workers K] [--pages all|needed]',
+  { n: { type: 'string' }, every: { type: 'string', default: '1' }, workers: { type: 'string', default: '1' }, pages: { type: 'string' } },
+  1,
+)
 const dir = positionals[0]
-if (!dir) {
-  process.stderr.write('usage: oracle-check.ts WORLD_DIR [--every K] [--n N] [--workers K]\n')
-  process.exit(2)
-}
 const pages = a.pages
 if (pages !== undefined && pages !== 'all' && pages !== 'needed') {
   process.stderr.write(`--pages must be all or needed, got ${JSON.stringify(pages)}\n`)

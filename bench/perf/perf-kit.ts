@@ -1,25 +1,14 @@
-// bench/perf/perf-kit: what the one-off measurement scripts share instead of copying their openings — flag parsing
-// with a one-line usage error, percentiles, wall/CPU timing, the load line every recorded number needs, and a real
+// bench/perf/perf-kit: what the measurement scripts share instead of copying their openings — flag parsing
+// (perf-args, re-exported), percentiles, wall/CPU timing, the load line every recorded number needs, and a real
 // tiny world built into a temp folder (the library build with the oracle check, as `searchgym world build`).
 import { mkdtempSync, rmSync } from 'node:fs'
 import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { parseArgs, type ParseArgsConfig } from 'node:util'
 import { CHECKED_WORLD_STAGES } from '../../agent'
 import type { TokenizerSource } from '../../infra/engine'
 import { buildWorld, countWorldDocs, presetConfig, worldTexts } from '../../world'
 
-/** node:util parseArgs; a bad flag or a missing positional prints `usage` as one line and exits 2. */
-export function perfArgs<O extends NonNullable<ParseArgsConfig['options']>>(usage: string, options: O, minPositionals = 0) {
-  try {
-    const r = parseArgs({ allowPositionals: true, options, strict: true })
-    if (r.positionals.length < minPositionals) throw new Error('missing argument')
-    return r
-  } catch (e) {
-    process.stderr.write(`${(e as Error).message.split('\n')[0]}; usage: ${usage}\n`)
-    process.exit(2)
-  }
-}
+export { perfArgs } from './perf-args'
 
 /** The p-quantile (0..1) of `xs` by nearest rank below; NaN for none. */
 export function pct(xs: readonly number[], p: number): number {

@@ -20,10 +20,11 @@ import { qaStage } from '../../world/qa/qa-stage'
 import { splitStage } from '../../world/split/split-stage'
 import { readQa, readSplitStats } from '../../world/qa/store'
 import type { SplitStats } from '../../world/split/split'
+import { perfArgs } from './perf-args'
 
-const args = process.argv.slice(2)
-const check = args.includes('--check')
-let dir = args.find((a) => !a.startsWith('--'))
+const { values: opt, positionals: pos } = perfArgs('node bin/run-ts.mjs bench/perf/qa.ts [WORLD_DIR] [--check]', { check: { type: 'boolean', default: false } })
+const check = opt.check
+let dir = pos[0]
 let temp = ''
 let verification = 'verify stage of the world'
 if (!dir) {

@@ -10,17 +10,28 @@ import { Agent, request } from 'node:http'
 import { availableParallelism, cpus, loadavg, totalmem } from 'node:os'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { DEFAULT_SERVER_OPTIONS } from '../../gym/server'
-import { flag, pct, startGymServe, worldWorkload } from './loopback'
+import { pct, startGymServe, worldWorkload } from './loopback'
+import { perfArgs } from './perf-args'
 
 const args = process.argv.slice(2)
-const world = flag(args, 'world')
-const workers = Number(flag(args, 'workers', '2'))
-const topk = Number(flag(args, 'topk', '4'))
-const probes = Number(flag(args, 'probes', '2'))
-const quietSeconds = Number(flag(args, 'quiet-seconds', '3'))
-const rounds = Number(flag(args, 'rounds', '1'))
-const unit = flag(args, 'unit', 'page')!
-const out = flag(args, 'out')
+const { values: opt } = perfArgs('node bin/run-ts.mjs bench/perf/retrieve-health.ts --world DIR [--workers 2] [--topk 4] [--probes 2] [--quiet-seconds 3] [--rounds 1] [--unit page|passage] [--out FILE.json]', {
+  world: { type: 'string' },
+  workers: { type: 'string', default: '2' },
+  topk: { type: 'string', default: '4' },
+  probes: { type: 'string', default: '2' },
+  'quiet-seconds': { type: 'string', default: '3' },
+  rounds: { type: 'string', default: '1' },
+  unit: { type: 'string', default: 'page' },
+  out: { type: 'string' },
+})
+const world = opt.world
+const workers = Number(opt.workers)
+const topk = Number(opt.topk)
+const probes = Number(opt.probes)
+const quietSeconds = Number(opt['quiet-seconds'])
+const rounds = Number(opt.rounds)
+const unit = opt.unit!
+const out = opt.out
 for (const [k, v] of Object.entries({ workers, topk, probes, rounds }))
   if (!Number.isInteger(v) || v < 1) {
     process.stderr.write(`bench/perf/retrieve-health: --${k} must be a positive integer, got ${String(v)}\n`)

@@ -4,18 +4,25 @@
 // Queries are the world's own questions (distinct, up to the number it has), so no engine cache is hit twice in a row.
 // Usage: node bin/run-ts.mjs bench/perf/retrieve.ts --world DIR [--batches 8] [--batch 2560] [--callers 120] [--seconds 10]
 import { loadavg } from 'node:os'
-import { flag, jsonClient, pct, startGymServe } from './loopback'
+import { jsonClient, pct, startGymServe } from './loopback'
+import { perfArgs } from './perf-args'
 
-const args = process.argv.slice(2)
-const world = flag(args, 'world')
+const { values: opt } = perfArgs('node bin/run-ts.mjs bench/perf/retrieve.ts --world DIR [--batches 8] [--batch 2560] [--callers 120] [--seconds 10]', {
+  world: { type: 'string' },
+  batches: { type: 'string', default: '8' },
+  batch: { type: 'string', default: '2560' },
+  callers: { type: 'string', default: '120' },
+  seconds: { type: 'string', default: '10' },
+})
+const world = opt.world
 if (!world) {
   process.stderr.write('bench/perf/retrieve: --world DIR is required (a tiny one: npx searchgym world build --preset tiny --out worlds/tiny)\n')
   process.exit(2)
 }
-const batches = Number(flag(args, 'batches', '8'))
-const batch = Number(flag(args, 'batch', '2560'))
-const callers = Number(flag(args, 'callers', '120'))
-const seconds = Number(flag(args, 'seconds', '10'))
+const batches = Number(opt.batches)
+const batch = Number(opt.batch)
+const callers = Number(opt.callers)
+const seconds = Number(opt.seconds)
 for (const [k, v] of Object.entries({ batches, batch, callers, seconds }))
   if (!Number.isInteger(v) || v < 1) {
     process.stderr.write(`bench/perf/retrieve: --${k} must be a positive integer\n`)

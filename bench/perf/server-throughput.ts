@@ -3,13 +3,19 @@
 // checkout's CLI on the same workload, so a change to request validation can be compared before/after on one machine.
 // Usage: node bin/run-ts.mjs bench/perf/server-throughput.ts --world DIR [--seconds 5] [--clients 64] [--bin OTHER/bin/searchgym.mjs]
 import { loadavg } from 'node:os'
-import { flag, jsonClient, pct, startGymServe, worldWorkload } from './loopback'
+import { jsonClient, pct, startGymServe, worldWorkload } from './loopback'
+import { perfArgs } from './perf-args'
 
-const args = process.argv.slice(2)
-const seconds = Number(flag(args, 'seconds', '5'))
-const clients = Number(flag(args, 'clients', '64'))
-const bin = flag(args, 'bin')
-const world = flag(args, 'world')
+const { values: opt } = perfArgs('node bin/run-ts.mjs bench/perf/server-throughput.ts --world DIR [--seconds 5] [--clients 64] [--bin OTHER/bin/searchgym.mjs]', {
+  seconds: { type: 'string', default: '5' },
+  clients: { type: 'string', default: '64' },
+  bin: { type: 'string' },
+  world: { type: 'string' },
+})
+const seconds = Number(opt.seconds)
+const clients = Number(opt.clients)
+const bin = opt.bin
+const world = opt.world
 const load = await worldWorkload(world, 'server-throughput')
 const server = await startGymServe({ bin, world: world!, flags: ['--max-envs', '100000'] })
 const http = jsonClient(server.url, clients)

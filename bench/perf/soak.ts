@@ -7,15 +7,23 @@
 import { writeFileSync } from 'node:fs'
 import { loadavg } from 'node:os'
 import { Rng } from '../../infra/rng'
-import { flag, jsonClient, pct, startGymServe, treeRssMiB, worldWorkload, type JsonReply } from './loopback'
+import { jsonClient, pct, startGymServe, treeRssMiB, worldWorkload, type JsonReply } from './loopback'
+import { perfArgs } from './perf-args'
 
-const args = process.argv.slice(2)
-const seconds = Number(flag(args, 'seconds', '600'))
-const clients = Number(flag(args, 'clients', '64'))
-const world = flag(args, 'world')
-const out = flag(args, 'out')
-const seed = Number(flag(args, 'seed', '1'))
-const workers = flag(args, 'workers')
+const { values: opt } = perfArgs('node bin/run-ts.mjs bench/perf/soak.ts [--seconds 600] [--clients 64] [--world DIR] [--workers N] [--out FILE.json]', {
+  seconds: { type: 'string', default: '600' },
+  clients: { type: 'string', default: '64' },
+  world: { type: 'string' },
+  out: { type: 'string' },
+  seed: { type: 'string', default: '1' },
+  workers: { type: 'string' },
+})
+const seconds = Number(opt.seconds)
+const clients = Number(opt.clients)
+const world = opt.world
+const out = opt.out
+const seed = Number(opt.seed)
+const workers = opt.workers
 if (!(seconds > 0) || !Number.isInteger(clients) || clients < 1) {
   process.stderr.write('soak: --seconds must be > 0 and --clients a positive integer\n')
   process.exit(2)

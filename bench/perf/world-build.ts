@@ -8,9 +8,11 @@ import { buildWorld } from '../../world/build/build'
 import { presetConfig } from '../../world/config'
 import { generateDocs } from '../../world/docs/docs'
 import { generateWorld } from '../../world/graph/graph'
+import { perfArgs } from './perf-args'
 
-const preset = process.argv[2] ?? 'paper'
-const seed = Number(process.argv[3] ?? 11)
+const { positionals: pos } = perfArgs('node bin/run-ts.mjs bench/perf/world-build.ts [preset] [seed]', {})
+const preset = pos[0] ?? 'paper'
+const seed = Number(pos[1] ?? 11)
 const config = { ...presetConfig(preset), seed }
 const GOAL_S = 20
 

@@ -6,9 +6,10 @@
 // Usage: node --expose-gc bin/run-ts.mjs bench/perf/world-memory.ts WORLD_DIR
 import { openSearchIndex, openWorld, readQa } from '../../world'
 import { CHECK_GYM_OPTIONS, CheckRunner, pathEdges } from '../../agent'
+import { perfArgs } from './perf-args'
 
-const dir = process.argv[2]
-if (!dir || typeof global.gc !== 'function') {
+const dir = perfArgs('node --expose-gc bin/run-ts.mjs bench/perf/world-memory.ts WORLD_DIR', {}, 1).positionals[0]
+if (typeof global.gc !== 'function') {
   process.stderr.write('usage: node --expose-gc bin/run-ts.mjs bench/perf/world-memory.ts WORLD_DIR\n')
   process.exit(2)
 }

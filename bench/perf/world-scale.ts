@@ -18,27 +18,25 @@ import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from
 import { availableParallelism, cpus, loadavg, tmpdir, totalmem } from 'node:os'
 import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { parseArgs } from 'node:util'
 import { CHECKED_WORLD_STAGES } from '../../agent'
 import { buildWorld, presetConfig, type WorldConfig } from '../../world'
 import type { Stage } from '../../world'
 import { openDb } from '../../infra/store'
+import { perfArgs } from './perf-args'
 
-const { values: a } = parseArgs({
-  options: {
-    scale: { type: 'string' },
-    scales: { type: 'string' },
-    twice: { type: 'string' },
-    'gym-check': { type: 'string' },
-    preset: { type: 'string' },
-    seed: { type: 'string', default: '11' },
-    'qa-target': { type: 'string' },
-    out: { type: 'string' },
-    json: { type: 'string' },
-    md: { type: 'string' },
-    report: { type: 'string' },
-    keep: { type: 'boolean', default: false },
-  },
+const { values: a } = perfArgs('node bin/run-ts.mjs bench/perf/world-scale.ts --scales 1,3,10 | --scale K | --preset P | --report RUNS.jsonl [--twice K] [--gym-check K] [--seed 11] [--qa-target N] [--out DIR] [--json F] [--md F] [--keep]', {
+  scale: { type: 'string' },
+  scales: { type: 'string' },
+  twice: { type: 'string' },
+  'gym-check': { type: 'string' },
+  preset: { type: 'string' },
+  seed: { type: 'string', default: '11' },
+  'qa-target': { type: 'string' },
+  out: { type: 'string' },
+  json: { type: 'string' },
+  md: { type: 'string' },
+  report: { type: 'string' },
+  keep: { type: 'boolean', default: false },
 })
 const die = (m: string): never => {
   process.stderr.write(`world-scale: ${m}\n`)

@@ -1,8 +1,9 @@
 // curriculum/cli/commands: the curriculum package's `searchgym` verbs — `train`, `train sft`, `train report`,
 // `train budgets` (sub-commands of train).
 import type { Command } from '../../infra/cli-util'
-import { trainCommand } from './train'
+import { trainCommand, type TrainCommandDeps } from './train'
 
-export function curriculumCommands(): Command[] {
-  return [trainCommand]
+/** `deps`: what the composition root injects (cli.ts's main; tests' scripted entry). */
+export function curriculumCommands(deps: TrainCommandDeps = {}): Command[] {
+  return [trainCommand(deps)]
 }

@@ -5,7 +5,7 @@ import type { Argv, Command } from '../../infra/cli-util'
 import { NO_UPDATE_LINE } from '../../agent'
 import { handler } from '../../infra/cli-util'
 import { ConfigError } from '../../infra/errors'
-import { runTraining } from '../run'
+import { runTraining, type RolloutSamplerFactory } from '../run'
 import { quickPresetNames, runQuick } from '../quick'
 import { presetNames } from '../stages'
 import { worldArgs } from '../world-pool'
@@ -48,7 +48,12 @@ interface GrpoArgs {
   overlongFilter?: boolean
 }
 
-const grpoCommand: Command = {
+/** What the composition root may inject into `train` (tests: a scripted rollout sampler; see runTraining's `sampler`). */
+export interface TrainCommandDeps {
+  sampler?: RolloutSamplerFactory
+}
+
+const grpoCommand = (deps: TrainCommandDeps): Command => ({
   command: '$0',
   describe: 'GRPO on a world with a curriculum preset (resumes from runs/NAME/checkpoints)',
   builder: (y: Argv) =>
@@ -110,14 +115,15 @@ const grpoCommand: Command = {
       backend: a.backend,
       log,
       notice,
+      ...(deps.sampler ? { sampler: deps.sampler } : {}),
     })
     process.stdout.write(`train: ${r.steps} steps${r.resumedFrom > 0 ? ` (resumed from step ${r.resumedFrom})` : ''}, ${r.optimizerSteps} optimizer steps; adapter ${r.adapterDir}${r.optimizerSteps === 0 ? ` — ${NO_UPDATE_LINE}` : ''}\n`)
   }),
-}
+})
 
-export const trainCommand: Command = {
+export const trainCommand = (deps: TrainCommandDeps = {}): Command => ({
   command: 'train',
   describe: 'train a search agent: GRPO with a curriculum (default), `train sft` warm start, `train report RUN`',
-  builder: (y: Argv) => y.command([grpoCommand, trainSftCommand, trainReportCommand, trainBudgetsCommand]),
+  builder: (y: Argv) => y.command([grpoCommand(deps), trainSftCommand, trainReportCommand, trainBudgetsCommand]),
   handler: () => undefined,
-}
+})

@@ -12,7 +12,6 @@ import { loadModelConfig, type ModelConfig } from './config'
 import { WorkerChatGenerator } from './server/worker-generator'
 import { ChatService } from './server/chat-service'
 import { EngineChatGenerator } from './server/engine-generator'
-import { loadTestFixture } from '../test-fixture'
 import type { ForcedScorer } from './server/types'
 import type { RunningServer } from './server/listen'
 import type { ChatGenerator } from './server/types'
@@ -28,8 +27,8 @@ export interface ServeModelOptions {
   seed?: number
   /** Name of the base model in /v1/models (default: the folder's name). */
   name?: string
-  /** Tests in process: a stand-in generator (tests/fixtures: canned replies with the model's real log-probs) instead of
-   *  sampling. A served process gets one only from the module SEARCHGYM_TEST_FIXTURE names (infra/test-fixture). */
+  /** A stand-in generator instead of sampling: an injected dependency (tests inject canned replies carrying the model's
+   *  real log-probs, in process or through the CLI's composition root); no flag reaches it. */
   generator?: (tokenizer: TextTokenizer, score: ForcedScorer) => ChatGenerator
   /** max_tokens when a request gives none. */
   defaultMaxTokens?: number
@@ -52,7 +51,8 @@ export interface ServeModelOptions {
 
 export interface ServedModel extends RunningServer {
   modelIds: string[]
-  fixture: boolean
+  /** Whether a stand-in generator answers (not the model's sampling). */
+  standIn: boolean
 }
 
 export async function serveModel(opts: ServeModelOptions): Promise<ServedModel> {
@@ -94,7 +94,7 @@ export async function serveModel(opts: ServeModelOptions): Promise<ServedModel> 
     )
   }
   const template = chatTemplateOf(tokenizer, SIMPLE_QWEN_TEMPLATE)
-  const stand = opts.generator ?? (await loadTestFixture<{ fixtureGenerator: NonNullable<ServeModelOptions['generator']> }>())?.fixtureGenerator
+  const stand = opts.generator
   const generator: ChatGenerator = stand ? stand(tokenizer, engine.score) : engine
   const service = new ChatService({
     modelId: opts.name ?? basename(resolve(opts.dir)),
@@ -127,5 +127,5 @@ export async function serveModel(opts: ServeModelOptions): Promise<ServedModel> 
     await server.close()
     await stopWorker()
   }
-  return { ...server, close, modelIds: service.modelIds(), fixture: stand !== undefined }
+  return { ...server, close, modelIds: service.modelIds(), standIn: stand !== undefined }
 }

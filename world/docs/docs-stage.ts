@@ -5,7 +5,7 @@ import { tx, type Db } from '../../infra/store'
 import { generateDocs } from './docs'
 import type { Stage } from '../stage'
 import { clearDocs, initDocTables, insertDocs, readEdges, readEntities } from '../store/store'
-import { holdForTest } from '../../infra/test-hold'
+import { passPoint } from '../../infra/run-points'
 
 export const docsStage: Stage = {
   name: 'docs',
@@ -23,7 +23,7 @@ export const docsStage: Stage = {
     tx(ctx.db, () => {
       clearDocs(ctx.db)
       insertDocs(ctx.db, docs.slice(0, half), () => bar.tick())
-      holdForTest('docs')
+      passPoint('docs')
       insertDocs(ctx.db, docs.slice(half), () => bar.tick())
     })
     bar.done()

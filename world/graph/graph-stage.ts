@@ -6,7 +6,7 @@ import { generateWorld } from './graph'
 import { RELATIONS } from '../schema'
 import type { Stage } from '../stage'
 import { clearGraph, initGraphTables, insertEdges, insertEntities } from '../store/store'
-import { holdForTest } from '../../infra/test-hold'
+import { passPoint } from '../../infra/run-points'
 
 export const graphStage: Stage = {
   name: 'graph',
@@ -22,7 +22,7 @@ export const graphStage: Stage = {
     tx(ctx.db, () => {
       clearGraph(ctx.db)
       insertEntities(ctx.db, world.entities, () => bar.tick())
-      holdForTest('graph')
+      passPoint('graph')
       insertEdges(ctx.db, world.edges, () => bar.tick())
     })
     bar.done()

@@ -9,7 +9,7 @@ import { initVerifyTables, verificationHashRows, verifyEdges } from './verify'
 import { initLookupTables, lookupHashRows, verifyLookups } from './verify-lookups'
 import { formatVerifyReport, verificationReport } from './verify-report'
 import { releaseStageSearchIndex, stageSearchIndex } from '../indexing/search-handle'
-import { holdForTest } from '../../infra/test-hold'
+import { passPoint } from '../../infra/run-points'
 import { workerCount } from '../../infra/workers'
 import { POOLABLE_ENGINES, SearchPool } from '../indexing/search-pool'
 import type { SearchIndex } from '../search/types'
@@ -60,9 +60,9 @@ export const verifyStage: Stage = {
         log: ctx.log,
         // Chunks of 250 edges: a killed build keeps every finished chunk (a tiny world has two).
         chunk: 250,
-        // Test-only: held inside the last chunk's transaction, after the earlier chunks were committed.
+        // A run point inside the last chunk's transaction, the earlier chunks committed (a kill here must resume).
         onChunkWritten: ({ edgesLeft }) => {
-          if (edgesLeft === 0) holdForTest('verify')
+          if (edgesLeft === 0) passPoint('verify')
         },
       })
       const lookups = await verifyLookups(ctx.db, index, ENTITY_TYPES, v.topK)

@@ -4,7 +4,7 @@
 // are replaced in one transaction at the end. Without a model it records nothing and changes nothing.
 import pMap from 'p-map'
 import { progress } from '../../infra/progress'
-import { holdForTest } from '../../infra/test-hold'
+import { passPoint } from '../../infra/run-points'
 import { tx, type Db } from '../../infra/store'
 import { generateDocs } from '../docs/docs'
 import type { Stage } from '../stage'
@@ -61,8 +61,8 @@ export function makeWriteStage(clientOptions: LlmClientOptions = {}): Stage {
         async (template): Promise<{ doc: Doc; outcome: DocOutcome; detail: string }> => {
           const task = docTask(lookup(template.entityId), template, edgesById, lookup)
           const reply = await client.complete(task.prompt, 'docs')
-          // Kill tests stop here once half the calls are cached (with concurrency 1, no call is in flight).
-          if (reply.kind === 'reply' && !reply.cached && ++newCalls === holdAt) holdForTest('write')
+          // A run point once half the calls are cached (with concurrency 1, no call is in flight; a kill here must resume).
+          if (reply.kind === 'reply' && !reply.cached && ++newCalls === holdAt) passPoint('write')
           let out: { doc: Doc; outcome: DocOutcome; detail: string }
           if (reply.kind === 'budget') out = { doc: template, outcome: 'budget', detail: 'budget spent before this call' }
           else if (reply.kind === 'refused') out = { doc: template, outcome: 'refused', detail: reply.reason }

@@ -4,7 +4,7 @@ import type { Argv, Command } from '../../cli-util'
 import { announceStop, handler } from '../../cli-util'
 import { BACKEND_NAMES, type BackendName, parseBackendName } from '../create-backend'
 import { EngineError } from '../../errors'
-import { serveModel } from '../serve-model'
+import { serveModel, type ServeModelOptions } from '../serve-model'
 
 interface ServeArgs {
   dir: string
@@ -22,7 +22,12 @@ interface ServeArgs {
   'allow-host'?: string[]
 }
 
-export const modelServeCommand: Command = {
+/** What the composition root may inject into `model serve` (tests: a stand-in generator; see serveModel's `generator`). */
+export interface ModelServeDeps {
+  generator?: ServeModelOptions['generator']
+}
+
+export const modelServeCommand = (deps: ModelServeDeps = {}): Command => ({
   command: 'serve <dir>',
   describe: 'serve a model folder as an OpenAI-compatible API (/v1/chat/completions, /v1/models, /health)',
   builder: (y: Argv) =>
@@ -75,9 +80,10 @@ export const modelServeCommand: Command = {
       allowHosts,
       ...(a.token ? { token: a.token } : {}),
       log: a.quiet ? undefined : (line) => process.stderr.write(`model serve: ${line}\n`),
+      ...(deps.generator ? { generator: deps.generator } : {}),
     })
     process.stdout.write(
-      `model serve: listening on ${s.url}/v1 (models: ${s.modelIds.join(', ')})${s.fixture ? ' [FIXTURE REPLIES: not sampling]' : ''}\n`,
+      `model serve: listening on ${s.url}/v1 (models: ${s.modelIds.join(', ')})${s.standIn ? ' [STAND-IN REPLIES: not sampling]' : ''}\n`,
     )
     announceStop('model serve')
     await new Promise<void>((done) => {
@@ -88,4 +94,4 @@ export const modelServeCommand: Command = {
       process.once('SIGTERM', stop)
     })
   }),
-}
+})
