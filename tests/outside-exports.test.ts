@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parquetReadObjects } from 'hyparquet'
 import { fileURLToPath } from 'node:url'
+import { engineProfile } from '../world'
 import { runCli } from './helpers/cli-process'
 import { startGymServe } from './helpers/outside-clients'
 import { sharedTinyWorld, type SharedWorld } from './helpers/shared-world'
@@ -125,8 +126,11 @@ describe('world export for outside trainers', () => {
     for (const format of ['search-r1', 'verl', 'asearcher']) {
       const dir = await exported(format)
       const prof = JSON.parse(readFileSync(join(dir, 'engine-profile.json'), 'utf8')) as J
-      const trainRows = format === 'asearcher' ? readJsonl(join(dir, 'train.jsonl')).length : (await readParquet(join(dir, 'train.parquet'))).length
-      const testRows = format === 'asearcher' ? readJsonl(join(dir, 'test.jsonl')).length : (await readParquet(join(dir, 'test.parquet'))).length
+      // The data files' extension is the profile's (world/qa/engines); their rows are read by a reader of that format.
+      const ext = engineProfile(format).dataExt
+      const rowsOf = async (split: string) => (ext === 'jsonl' ? readJsonl(join(dir, `${split}.jsonl`)) : await readParquet(join(dir, `${split}.${ext}`))).length
+      const trainRows = await rowsOf('train')
+      const testRows = await rowsOf('test')
       expect(prof.rows).toEqual({ train: trainRows, test: testRows })
       // >= 95 % solvable under the shipped limits, or only the solvable ones exported (and counted).
       expect(prof.shipped.fraction >= 0.95 || prof.filtered === prof.shipped.total - prof.shipped.solved).toBe(true)

@@ -18,8 +18,25 @@ export { SearchPool, POOLABLE_ENGINES } from './indexing/search-pool'
 export type { SearchDoc, SearchHit, SearchIndex, SearchOptions } from './search/types'
 export { worldCommands } from './cli/commands'
 export { ENGINE_NAMES, type EngineName } from './search/engine-names'
-export { searchR1Prompt, verlPrompt } from './qa/export-trainers'
-export { ENGINE_PROFILES, ENGINE_PROFILE_NAMES, engineProfile, limitsWith, batchSizes, launchFlags, validationBatch, type EngineLimits, type EngineProfile, type EngineProfileName, type BatchSizes, type ExportTuning, type ExportTuner } from './qa/engine-profiles'
+export {
+  limitsWith,
+  batchSizes,
+  validationBatch,
+  observationText,
+  type EngineLimits,
+  type EngineProfile,
+  type LimitLadder,
+  type RetrievedDoc,
+  type RenderedObservation,
+  type ObservationCut,
+  type ExportIo,
+  type ExportUnit,
+  type WorldIdentity,
+  type BatchSizes,
+  type ExportTuning,
+  type ExportTuner,
+} from './qa/engines/profile'
+export { registerEngine, unregisterEngine, engineProfile, engineProfileNames, engineProfiles, isEngineProfile } from './qa/engines/registry'
 export { partitionByStages, curriculumLaunch, stageFile, type ExportStage, type ExportCurriculum, type ExportStager } from './qa/export-stages'
 export { verificationQuerySets, type EdgeQuerySet, type VerifySettings } from './verify/verify'
 export type { EdgeQuery, QueryStyle } from './verify/verify-queries'

@@ -9,7 +9,7 @@ import { openGymWorld } from '../../gym'
 import { openWorld } from '../../world'
 import { checkWithOracle, checkWorldFolder } from '../oracle/oracle-check'
 import { worldOracleKnowledge } from '../oracle/oracle-knowledge'
-import { ENGINE_PROFILE_NAMES, engineProfile, limitsWith } from '../../world'
+import { engineProfile, engineProfileNames, limitsWith } from '../../world'
 import { profileCheck, type ProfileReport } from '../oracle/profile-check'
 import { formatUnitVerifyReport, verifyEdgesCheck } from './verify-edges'
 
@@ -41,8 +41,8 @@ export const checkCommand: Command = {
       .option('json', { type: 'string', describe: 'write the full report (every failure) to this JSON file' })
       .option('workers', { type: 'number', describe: 'worker threads over question shards (default: SEARCHGYM_WORKERS, else the cores up to 8; 1 = in-process with --concurrency)' })
       .option('profile', {
-        choices: [...ENGINE_PROFILE_NAMES],
-        describe: "run the oracle through an outside engine's stock limits (turns, observation cut, context, topk; world/qa/engine-profiles) and report the fraction solvable by type and hops",
+        choices: engineProfileNames(),
+        describe: "run the oracle through an outside engine's stock limits (turns, observation cut, context, topk; world/qa/engines) and report the fraction solvable by type and hops",
       })
       .option('set', { type: 'string', array: true, describe: 'with --profile: override a limit, key=value (toolCalls, topk, obs, docChars, context, access); repeatable' })
       .option('unit', { choices: ['page', 'passage'], default: 'page', describe: 'with --profile or --verify-edges: what /retrieve serves (gym serve --retrieve-unit): whole pages or ~100-word passages' })

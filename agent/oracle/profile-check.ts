@@ -1,11 +1,12 @@
-// agent/oracle/profile-check: the oracle's walk run through an outside engine's limits (world/qa/engine-profiles) —
-// each search rendered the way that engine renders /retrieve's documents, cut the way it cuts observations, counted
-// against its turn and context limits; with no access tool the oracle may only read what a search observation kept
-// visible of a page. Reports the fraction solvable by type and hops, and picks raised limits under which ≥ 95 % are.
-// Knows no HTTP (it calls the GymWorld in process, as /retrieve does) and no launch scripts.
+// agent/oracle/profile-check: the oracle's walk run through an outside engine's limits (world/qa/engines) — each
+// search rendered the way that engine renders /retrieve's documents, cut the way it cuts observations, counted against
+// its turn and context limits; with no access tool the oracle may only read what a search observation kept visible of
+// a page. Reports the fraction solvable by type and hops, and picks raised limits under which ≥ 95 % are (the ladder is
+// the profile's). Knows no engine by name (the render, cut, prompt and ladder are the profile's), no HTTP (it calls the
+// GymWorld in process, as /retrieve does) and no launch scripts.
 import { approxTokens, scoreAnswer, type GymWorld, type TokenCounter } from '../../gym'
 import { openGymWorld, passageRetriever, type RetrieveUnit } from '../../gym'
-import { engineProfile, openWorld, searchR1Prompt, verlPrompt, type EngineLimits, type EngineProfile, type ExportTuner, type Qa } from '../../world'
+import { engineProfile, openWorld, type EngineLimits, type EngineProfile, type ExportTuner, type Qa, type RetrievedDoc } from '../../world'
 import { worldOracleKnowledge } from './oracle-knowledge'
 import { OracleFailure, oraclePlan, ORACLE_MAX_QUERIES_PER_PAGE, type OracleKnowledge } from './oracle-plan'
 
@@ -35,11 +36,7 @@ export interface ProfileReport {
 }
 
 /** The text of one retrieved unit: title line + text (a page, or a passage when /retrieve serves passages). */
-export interface RetrievedDoc {
-  title: string
-  url: string
-  contents: string
-}
+export type { RetrievedDoc }
 
 /** A document source: what /retrieve would answer for a query (page-level by default). */
 export type Retriever = (query: string, topk: number) => Promise<RetrievedDoc[]>
@@ -85,74 +82,10 @@ interface Seen {
   tokens: number
 }
 
-/** Kept [start, end) ranges of a rendered observation. */
-type Ranges = [number, number][]
-
 /** Render one search as the engine does and cut it; returns what stays visible. */
 export function renderSearch(p: EngineProfile, l: EngineLimits, docs: RetrievedDoc[], count: TokenCounter, cutTokens: (s: string, n: number) => number): Seen {
-  const blocks: { url: string; title: string; head: [number, number]; body: [number, number] }[] = []
-  let text = ''
-  const push = (s: string) => {
-    const a = text.length
-    text += s
-    return [a, text.length] as [number, number]
-  }
-  docs = docs.slice(0, l.topk)
-  if (p.name === 'search-r1') {
-    // generation.py:460-467 per doc, :446 joined; the observation is <information>{.strip()}</information> (tokens cut, head kept).
-    push('\n\n<information>')
-    docs.forEach((d, i) => {
-      const lines = d.contents.split('\n')
-      const head = push(`Doc ${i + 1}(Title: ${lines[0]}) `)
-      const body = push(lines.slice(1).join('\n'))
-      push(i === docs.length - 1 ? '' : '\n')
-      blocks.push({ url: d.url, title: lines[0], head, body })
-    })
-    push('</information>\n\n')
-  } else if (p.name === 'verl') {
-    docs.forEach((d, i) => {
-      const lines = d.contents.split('\n')
-      if (i > 0) push('\n\n')
-      const head = push(`Doc ${i + 1} (Title: ${lines[0]})\n`)
-      const body = push(lines.slice(1).join('\n'))
-      blocks.push({ url: d.url, title: lines[0], head, body })
-    })
-  } else {
-    push('<information>\n')
-    docs.forEach((d, i) => {
-      if (i > 0) push('\n\n')
-      const head = push(`[Doc ${i + 1}](${d.url}):\n`)
-      const doc = l.docChars > 0 ? d.contents.slice(0, l.docChars) : d.contents
-      const body = push(doc)
-      blocks.push({ url: d.url, title: d.contents.split('\n')[0], head, body })
-    })
-    push('\n</information>')
-  }
-  let kept: Ranges = [[0, text.length]]
-  let tokens: number
-  if (p.name === 'search-r1') {
-    const n = l.obs > 0 ? cutTokens(text, l.obs) : text.length
-    kept = [[0, n]]
-    tokens = Math.min(count(text), l.obs > 0 ? l.obs : Infinity)
-  } else if (p.name === 'verl') {
-    // search_r1_like_utils.py:223 json.dumps({"result": text}); tool_agent_loop.py:445-452 cuts that string's characters.
-    const esc = (c: string) => JSON.stringify(c).length - 2
-    const shown = 12 + [...text].reduce((a, c) => a + esc(c), 0) + 2
-    if (l.obs > 0 && shown > l.obs) {
-      const half = Math.floor(l.obs / 2)
-      let h = half - 12
-      let i = 0
-      while (i < text.length && h - esc(text[i]) >= 0) h -= esc(text[i++])
-      let t = half - 2
-      let j = text.length
-      while (j > i && t - esc(text[j - 1]) >= 0) t -= esc(text[--j])
-      kept = [
-        [0, i],
-        [j, text.length],
-      ]
-      tokens = count('x'.repeat(2 * half + 17))
-    } else tokens = count('x'.repeat(shown))
-  } else tokens = count(text)
+  const { text, blocks } = p.renderObservation(docs.slice(0, l.topk), l)
+  const { kept, tokens } = p.cutObservation(text, l, count, cutTokens)
   const visible = new Map<string, [string, string]>()
   const titles: string[] = []
   const inter = (a: [number, number]) => kept.map(([s, e]) => [Math.max(s, a[0]), Math.min(e, a[1])] as [number, number]).filter(([s, e]) => e > s)
@@ -184,8 +117,7 @@ export async function runProfile(
   count: TokenCounter,
   cutTokens: (s: string, n: number) => number,
 ): Promise<ProfileRun> {
-  const prompt = p.name === 'verl' ? verlPrompt(qa.question).map((m) => m.content).join('\n') : searchR1Prompt(qa.question)
-  let context = count(prompt)
+  let context = count(p.prompt(qa.question))
   let calls = 0
   const seen = new Map<string, [string, string]>()
   const gen = oraclePlan(qa, k, { maxQueriesPerPage: ORACLE_MAX_QUERIES_PER_PAGE, pages: 'all', answer: 'read' })
@@ -309,20 +241,19 @@ export async function chooseShippedLimits(
   const ok = (r: ProfileReport) => r.solved >= SHIP_TARGET * r.total
   const stock = stockReport ?? (await run(p.stock))
   if (ok(stock)) return stock
-  const turns = p.name === 'asearcher' ? [p.stock.toolCalls] : [2, 3, 4, 6, 8, 10, 12, 16, 24].filter((t) => t >= p.stock.toolCalls)
-  const obsLadder = p.name === 'search-r1' ? [500, 1024, 2048, 4096] : p.name === 'verl' ? [256, 1024, 2048, 4096, 8192, 16384] : [0]
-  const ctx = (l: EngineLimits): number => {
-    if (p.name === 'search-r1') return 2048 + 500 * (l.toolCalls - 1) + l.obs * l.toolCalls // train_grpo.sh:27
-    if (p.name === 'verl') return Math.max(p.stock.context, Math.ceil(l.toolCalls * (l.obs / 3 + 200)) + 500)
-    return l.context
-  }
-  const wide = { ...p.stock, obs: obsLadder.at(-1)!, context: 10_000_000 }
-  if (p.name === 'asearcher') {
-    for (const c of [p.stock.context, 15_000 - 1024, 32_768 - 1024]) {
-      const r = await run({ ...p.stock, context: c })
-      if (ok(r) || c === 32_768 - 1024) return r
+  const ladder = p.ladder
+  if (ladder.kind === 'context') {
+    // Only the context is raised: the first that passes, else the last.
+    let last = stock
+    for (const c of ladder.contexts) {
+      last = await run({ ...p.stock, context: c })
+      if (ok(last)) return last
     }
+    return last
   }
+  const turns = ladder.turns.filter((t) => t >= p.stock.toolCalls)
+  const obsLadder = ladder.obs
+  const wide = { ...p.stock, obs: obsLadder.at(-1)!, context: 10_000_000 }
   let T = turns.at(-1)!
   for (const t of turns) {
     const r = await run({ ...wide, toolCalls: t })
@@ -340,7 +271,7 @@ export async function chooseShippedLimits(
     }
   }
   const l = { ...p.stock, toolCalls: T, obs: O }
-  l.context = ctx(l)
+  l.context = ladder.context(l)
   const final = await run(l)
   return final
 }

@@ -1,5 +1,6 @@
 // world/cli/export: `searchgym world export DIR --format F --out DIR2` — jsonl: entities, edges, docs (with facts), the
-// manifest and the QA as JSON Lines; parquet: the QA; search-r1 | verl | asearcher: the QA as that trainer reads it.
+// manifest and the QA as JSON Lines; parquet: the QA; a registered engine's name (search-r1 | verl | asearcher, …:
+// world/qa/engines/registry): the QA as that trainer reads it.
 import { writeFileSync, createWriteStream } from 'node:fs'
 import { basename, join, resolve } from 'node:path'
 import { once } from 'node:events'
@@ -8,9 +9,10 @@ import { handler, type Command } from '../../infra/cli-util'
 import { makeDirs } from '../build/build'
 import { openWorld } from '../store/open'
 import { iterateDocs } from '../store/store'
-import { exportQa, QA_EXPORT_FORMATS, type QaExportFormat } from '../qa/export'
+import { exportQa, qaExportFormats } from '../qa/export'
 import { hasQaTable } from '../qa/store'
-import { ENGINE_PROFILE_NAMES, type EngineProfileName, type ExportTuner } from '../qa/engine-profiles'
+import type { ExportTuner } from '../qa/engines/profile'
+import { engineProfileNames, engineProfiles, isEngineProfile, orList } from '../qa/engines/registry'
 import type { ExportStager } from '../qa/export-stages'
 import type { Qa } from '../types'
 
@@ -46,31 +48,33 @@ export async function exportWorldJsonl(dir: string, outDir: string): Promise<Rec
 }
 
 /** `world export`; `tuner` (the root CLI passes agent's) runs the oracle through the engine's limits for the
- * search-r1 / verl / asearcher formats, so the launch settings written make the exported questions solvable. */
+ * engine formats, so the launch settings written make the exported questions solvable. */
 export const exportCommandWith = (tuner?: ExportTuner, stager?: ExportStager): Command => ({
   command: 'export <dir>',
-  describe: 'export a finished world: JSON Lines (entities, edges, docs with facts, QA), Parquet (QA), or QA as Search-R1, verl or ASearcher read it',
-  builder: (y) =>
-    y
+  describe: `export a finished world: JSON Lines (entities, edges, docs with facts, QA), Parquet (QA), or QA as ${orList(engineProfiles().map((p) => p.title))} read it`,
+  builder: (y) => {
+    const engines = engineProfileNames().join(' | ')
+    return y
       .positional('dir', { type: 'string', demandOption: true, describe: 'world folder (written by world build --out)' })
       .option('format', {
         type: 'string',
         default: 'jsonl',
-        describe: 'jsonl (world + QA), parquet (QA), search-r1 | verl | asearcher (QA as that trainer reads it, with its tool config / launch snippet)',
+        describe: `jsonl (world + QA), parquet (QA), ${engines} (QA as that trainer reads it, with its tool config / launch snippet)`,
       })
       .option('out', { type: 'string', demandOption: true, describe: 'output folder' })
       .option('curriculum', {
         type: 'string',
-        describe: 'search-r1 | verl | asearcher: also write one data file per stage of this curriculum preset (e.g. two-stage) and launch-<format>-<preset>.sh chaining the phases',
+        describe: `${engines}: also write one data file per stage of this curriculum preset (e.g. two-stage) and launch-<format>-<preset>.sh chaining the phases`,
       })
       .option('stage1-steps', { type: 'number', default: 100, describe: 'with --curriculum: training steps of each phase but the last (the preset\'s switch)' })
       .option('unit', {
         choices: ['page', 'passage'],
         default: 'page',
-        describe: 'search-r1 | verl | asearcher: what /retrieve serves the trainer (gym serve --retrieve-unit); the oracle check runs through that unit',
+        describe: `${engines}: what /retrieve serves the trainer (gym serve --retrieve-unit); the oracle check runs through that unit`,
       })
       .example('searchgym world export worlds/paper --out exports/paper', 'entities, edges, docs and QA as JSON Lines')
-      .example('searchgym world export worlds/paper --format verl --out exports/verl', 'QA as verl reads it, with its tool config and launch script'),
+      .example('searchgym world export worlds/paper --format verl --out exports/verl', 'QA as verl reads it, with its tool config and launch script')
+  },
   handler: handler(async (raw: object) => {
     const a = raw as { dir: string; format: string; out: string; unit: 'page' | 'passage'; curriculum?: string; stage1Steps: number }
     let curriculum
@@ -79,20 +83,20 @@ export const exportCommandWith = (tuner?: ExportTuner, stager?: ExportStager): C
       if (!Number.isInteger(a.stage1Steps) || a.stage1Steps < 1) throw new ConfigError('export.curriculum', `--stage1-steps must be a positive integer, got ${String(a.stage1Steps)}`)
       curriculum = stager(a.curriculum, a.stage1Steps)
     }
-    if (!(QA_EXPORT_FORMATS as readonly string[]).includes(a.format))
-      throw new ConfigError('export.format', `unknown export format '${a.format}' (supported: ${QA_EXPORT_FORMATS.join(', ')})`)
+    if (!qaExportFormats().includes(a.format))
+      throw new ConfigError('export.format', `unknown export format '${a.format}' (supported: ${qaExportFormats().join(', ')})`)
     const n = a.format === 'jsonl' ? await exportWorldJsonl(a.dir, a.out) : {}
     const w = openWorld(a.dir)
     try {
-      const engine = (ENGINE_PROFILE_NAMES as readonly string[]).includes(a.format) ? (a.format as EngineProfileName) : undefined
-      const tune = engine && tuner ? (qas: Qa[]) => tuner(a.dir, engine, qas, a.unit) : undefined
+      const tune = isEngineProfile(a.format) && tuner ? (qas: Qa[]) => tuner(a.dir, a.format, qas, a.unit) : undefined
       if (a.format !== 'jsonl' || hasQaTable(w.db))
-        Object.assign(n, await exportQa(w.db, a.out, a.format as QaExportFormat, { world: basename(resolve(a.dir)), hash: w.manifest.content_hash ?? '' }, tune, curriculum))
+        Object.assign(n, await exportQa(w.db, a.out, a.format, { world: basename(resolve(a.dir)), hash: w.manifest.content_hash ?? '' }, tune, curriculum))
     } finally {
       w.close()
     }
     // Data files with their row counts; a config file or launch script by its name alone (it has no rows).
-    const isConfig = (f: string) => /\.\w+$/.test(f) && !/\.(jsonl|parquet)$/.test(f)
+    const dataExts = new Set(['jsonl', 'parquet', ...engineProfiles().map((p) => p.dataExt)])
+    const isConfig = (f: string) => /\.\w+$/.test(f) && !dataExts.has(f.slice(f.lastIndexOf('.') + 1))
     process.stdout.write(`exported to ${a.out}: ${Object.entries(n).map(([k, v]) => (isConfig(k) ? k : `${v} ${k}`)).join(', ')}\n`)
   }),
 })

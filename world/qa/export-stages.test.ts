@@ -1,6 +1,7 @@
 // world/qa/export-stages tests: first-match partition of a pool by stage filters, and the phases' launch scripts for
 // verl (resume_path from the previous phase's global step) and Search-R1 (the previous phase's saved actor).
 import { curriculumLaunch, partitionByStages, type ExportCurriculum } from './export-stages'
+import { engineProfile } from './engines/registry'
 import type { Qa } from '../types'
 
 const qa = (id: string, type: Qa['type'], hops: number) => ({ id, type, hops }) as Qa
@@ -20,9 +21,9 @@ test('each question goes to the first stage that takes it; the rest are returned
 })
 
 test('phase 2 trains on stage files 1..2 and resumes from phase 1 with the engine\'s own setting', () => {
-  const v = curriculumLaunch('verl', two, '/x', ['data.train_batch_size=8'])
+  const v = curriculumLaunch(engineProfile('verl'), two, '/x', ['data.train_batch_size=8'])
   expect(v).toMatch(/data\.train_files="\['\$DATA\/stage1-stage1\.parquet'\]".*trainer\.resume_mode=disable trainer\.total_training_steps=30 data\.train_batch_size=8/)
   expect(v).toMatch(/data\.train_files="\['\$DATA\/stage1-stage1\.parquet','\$DATA\/stage2-stage2\.parquet'\]".*trainer\.resume_mode=resume_path trainer\.resume_from_path="\$CKPT\/global_step_30"/)
-  const s = curriculumLaunch('search-r1', two, '/x', [])
+  const s = curriculumLaunch(engineProfile('search-r1'), two, '/x', [])
   expect(s).toMatch(/actor_rollout_ref\.model\.path="\$CKPT\/actor\/global_step_30"/)
 })

@@ -1,6 +1,6 @@
 // world/qa/export: the QA of a world as files — JSON Lines (qa.train.jsonl, bench.jsonl), Parquet
-// (qa.train.parquet, bench.parquet), and the layouts of outside trainers (search-r1, verl, asearcher:
-// world/qa/export-trainers).
+// (qa.train.parquet, bench.parquet), and the layouts of the outside trainers in the engine registry (search-r1, verl,
+// asearcher, …: world/qa/export-trainers through world/qa/engines).
 import { createWriteStream, mkdirSync } from 'node:fs'
 import { once } from 'node:events'
 import { join } from 'node:path'
@@ -10,11 +10,15 @@ import type { Db } from '../../infra/store'
 import type { Qa } from '../types'
 import { readQa } from './store'
 import { exportForTrainer, type WorldIdentity } from './export-trainers'
-import type { ExportTuning } from './engine-profiles'
+import type { ExportTuning } from './engines/profile'
+import { engineProfile, engineProfileNames, orList } from './engines/registry'
 import type { ExportCurriculum } from './export-stages'
 
-export const QA_EXPORT_FORMATS = ['jsonl', 'parquet', 'search-r1', 'verl', 'asearcher'] as const
-export type QaExportFormat = (typeof QA_EXPORT_FORMATS)[number]
+/** The plain QA formats; every other export format is a registered engine's name. */
+export const PLAIN_QA_FORMATS = ['jsonl', 'parquet'] as const
+
+/** jsonl, parquet and the registered engines' names. */
+export const qaExportFormats = (): string[] => [...PLAIN_QA_FORMATS, ...engineProfileNames()]
 
 /** Plain QA table: scalars, string lists, and JSON text for evidence and meta. */
 async function writeQaParquet(path: string, qas: Qa[]): Promise<void> {
@@ -48,7 +52,8 @@ async function writeJsonl(path: string, rows: unknown[]): Promise<void> {
 export async function exportQa(
   db: Db,
   outDir: string,
-  format: QaExportFormat,
+  /** jsonl, parquet or a registered engine's name (qaExportFormats()). */
+  format: string,
   id: WorldIdentity = { world: 'searchgym', hash: '' },
   /** Outside-engine formats: run the oracle through the engine's limits over the questions to export. */
   tune?: (qas: Qa[]) => Promise<ExportTuning>,
@@ -63,7 +68,7 @@ export async function exportQa(
   } catch (e) {
     throw new WorldError('qa.export_out', `cannot create export folder ${outDir}: ${(e as NodeJS.ErrnoException).code}`, { cause: e })
   }
-  if (curriculum && (format === 'jsonl' || format === 'parquet')) throw new WorldError('qa.export_curriculum', `--curriculum needs --format search-r1, verl or asearcher (got ${format})`)
+  if (curriculum && (format === 'jsonl' || format === 'parquet')) throw new WorldError('qa.export_curriculum', `--curriculum needs --format ${orList(engineProfileNames())} (got ${format})`)
   if (format === 'jsonl') {
     await writeJsonl(join(outDir, 'qa.train.jsonl'), train)
     await writeJsonl(join(outDir, 'bench.jsonl'), bench)
@@ -74,6 +79,7 @@ export async function exportQa(
     await writeQaParquet(join(outDir, 'bench.parquet'), bench)
     return { 'qa.train.parquet': train.length, 'bench.parquet': bench.length }
   }
+  const profile = engineProfile(format)
   const tuning = tune ? await tune([...train, ...bench]) : undefined
-  return exportForTrainer(format, outDir, train, bench, id, writeJsonl, tuning, curriculum)
+  return exportForTrainer(profile, outDir, train, bench, id, { writeJsonl }, tuning, curriculum)
 }
