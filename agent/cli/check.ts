@@ -9,7 +9,7 @@ import { openGymWorld } from '../../gym'
 import { openWorld } from '../../world'
 import { checkWithOracle, checkWorldFolder } from '../oracle/oracle-check'
 import { worldOracleKnowledge } from '../oracle/oracle-knowledge'
-import { ENGINE_PROFILE_NAMES, engineProfile, limitsWith } from '../../world'
+import { ENGINE_PROFILE_NAMES, engineProfile, limitsWith, RETRIEVE_UNITS, type RetrieveUnit } from '../../world'
 import { profileCheck, type ProfileReport } from '../oracle/profile-check'
 import { formatUnitVerifyReport, verifyEdgesCheck } from './verify-edges'
 
@@ -23,7 +23,7 @@ interface CheckArgs {
   pages: 'all' | 'needed'
   profile?: string
   set?: string[]
-  unit: 'page' | 'passage'
+  unit: RetrieveUnit
   verifyEdges?: boolean
   edges?: number
   quiet?: boolean
@@ -45,7 +45,7 @@ export const checkCommand: Command = {
         describe: "run the oracle through an outside engine's stock limits (turns, observation cut, context, topk; world/qa/engine-profiles) and report the fraction solvable by type and hops",
       })
       .option('set', { type: 'string', array: true, describe: 'with --profile: override a limit, key=value (toolCalls, topk, obs, docChars, context, access); repeatable' })
-      .option('unit', { choices: ['page', 'passage'], default: 'page', describe: 'with --profile or --verify-edges: what /retrieve serves (gym serve --retrieve-unit): whole pages or ~100-word passages' })
+      .option('unit', { choices: [...RETRIEVE_UNITS], default: 'page', describe: 'with --profile or --verify-edges: what /retrieve serves (gym serve --retrieve-unit): whole pages or ~100-word passages' })
       .option('verify-edges', {
         type: 'boolean',
         describe: "re-run the world's edge verification (the build's 15 queries per edge, its top-K and keep rule) through the engine's pages, and with --unit passage through passages too; reports edges kept per unit and per-query latency (informational: which questions are served through passages is decided by the oracle check, --profile NAME --unit passage)",

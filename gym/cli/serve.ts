@@ -7,7 +7,7 @@ import type { ArgumentsCamelCase } from 'yargs'
 import { announceStop, handler, type Command } from '../../infra/cli-util'
 import { showValue } from '../../infra/show-value'
 import { GymError } from '../../infra/errors'
-import { checkWorldContent, ENGINE_NAMES, openWorld, type EngineName, type Stage } from '../../world'
+import { checkWorldContent, ENGINE_NAMES, openWorld, RETRIEVE_UNITS, type EngineName, type RetrieveUnit, type Stage } from '../../world'
 import { openGymWorld } from '../open-gym-world'
 import { removeAddressFile, removeStaleAddressFiles, writeAddressFile } from '../address-file'
 import { pathPrefixFor } from '../path-token'
@@ -30,7 +30,7 @@ interface ServeArgs {
   maxQueryChars: number
   maxBodyBytes: number
   maxTopk: number
-  retrieveUnit: string
+  retrieveUnit: RetrieveUnit
   engine?: string
   embedder?: string
   allowEngineMismatch: boolean
@@ -83,7 +83,7 @@ export const serveCommandWith = (stages?: readonly Stage[]): Command => ({
         describe: 'largest topk a /retrieve call (or k a /v1/search call) may ask for; larger is a 400',
       })
       .option('retrieve-unit', {
-        choices: ['page', 'passage'],
+        choices: [...RETRIEVE_UNITS],
         default: 'page',
         describe: '/retrieve hits: whole pages, or ~100-word passages (title as first line) like the corpora Search-R1/verl/ASearcher were built on',
       })
@@ -203,7 +203,7 @@ export const serveCommandWith = (stages?: readonly Stage[]): Command => ({
         port: workerPort() ?? port,
         token,
         maxTopK,
-        retrieveUnit: a.retrieveUnit === 'passage' ? 'passage' : 'page',
+        retrieveUnit: a.retrieveUnit,
         maxEnvs,
         envIdleMs: Math.round(idle * 1000),
         maxBatchQueries,

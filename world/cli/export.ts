@@ -10,6 +10,7 @@ import { openWorld } from '../store/open'
 import { iterateDocs } from '../store/store'
 import { exportQa, QA_EXPORT_FORMATS, type QaExportFormat } from '../qa/export'
 import { hasQaTable } from '../qa/store'
+import { RETRIEVE_UNITS, type RetrieveUnit } from '../search/retrieve-units'
 import { ENGINE_PROFILE_NAMES, type EngineProfileName, type ExportTuner } from '../qa/engine-profiles'
 import type { ExportStager } from '../qa/export-stages'
 import type { Qa } from '../types'
@@ -65,14 +66,14 @@ export const exportCommandWith = (tuner?: ExportTuner, stager?: ExportStager): C
       })
       .option('stage1-steps', { type: 'number', default: 100, describe: 'with --curriculum: training steps of each phase but the last (the preset\'s switch)' })
       .option('unit', {
-        choices: ['page', 'passage'],
+        choices: [...RETRIEVE_UNITS],
         default: 'page',
         describe: 'search-r1 | verl | asearcher: what /retrieve serves the trainer (gym serve --retrieve-unit); the oracle check runs through that unit',
       })
       .example('searchgym world export worlds/paper --out exports/paper', 'entities, edges, docs and QA as JSON Lines')
       .example('searchgym world export worlds/paper --format verl --out exports/verl', 'QA as verl reads it, with its tool config and launch script'),
   handler: handler(async (raw: object) => {
-    const a = raw as { dir: string; format: string; out: string; unit: 'page' | 'passage'; curriculum?: string; stage1Steps: number }
+    const a = raw as { dir: string; format: string; out: string; unit: RetrieveUnit; curriculum?: string; stage1Steps: number }
     let curriculum
     if (a.curriculum !== undefined) {
       if (!stager) throw new ConfigError('export.curriculum', '--curriculum needs the curriculum presets (run through the searchgym CLI)')
