@@ -108,7 +108,7 @@ export function summariseRuns(qas: Qa[], runs: OracleRun[]): OracleCheckReport {
 
 export interface FolderCheckOptions {
   gym?: Partial<GymOptions>
-  /** Worker threads (default: SEARCHGYM_WORKERS, else the machine's cores up to 8; 1 = in this thread). */
+  /** Worker threads (default: SEARCHGYM_THREADS, else the machine's cores up to 8; 1 = in this thread). */
   workers?: number
   quiet?: boolean
   /** With workers > 1: whether this thread checks chunks too (default true; false: only the worker threads do — tests

@@ -4,7 +4,7 @@ import { writeFileSync, createWriteStream } from 'node:fs'
 import { basename, join, resolve } from 'node:path'
 import { once } from 'node:events'
 import { ConfigError, WorldError } from '../../infra/errors'
-import { handler, type Command } from '../../infra/cli-util'
+import { handler, renamedFlags, type Command } from '../../infra/cli-util'
 import { makeDirs } from '../build/build'
 import { openWorld } from '../store/open'
 import { iterateDocs } from '../store/store'
@@ -52,7 +52,7 @@ export const exportCommandWith = (tuner?: ExportTuner, stager?: ExportStager): C
   command: 'export <dir>',
   describe: 'export a finished world: JSON Lines (entities, edges, docs with facts, QA), Parquet (QA), or QA as Search-R1, verl or ASearcher read it',
   builder: (y) =>
-    y
+    renamedFlags(y, { unit: 'retrieve-unit' })
       .positional('dir', { type: 'string', demandOption: true, describe: 'world folder (written by world build --out)' })
       .option('format', {
         type: 'string',
@@ -65,15 +65,15 @@ export const exportCommandWith = (tuner?: ExportTuner, stager?: ExportStager): C
         describe: 'search-r1 | verl | asearcher: also write one data file per stage of this curriculum preset (e.g. two-stage) and launch-<format>-<preset>.sh chaining the phases',
       })
       .option('stage1-steps', { type: 'number', default: 100, describe: 'with --curriculum: training steps of each phase but the last (the preset\'s switch)' })
-      .option('unit', {
+      .option('retrieve-unit', {
         choices: [...RETRIEVE_UNITS],
         default: 'page',
-        describe: 'search-r1 | verl | asearcher: what /retrieve serves the trainer (gym serve --retrieve-unit); the oracle check runs through that unit',
+        describe: 'search-r1 | verl | asearcher: what /retrieve serves the trainer (as gym serve --retrieve-unit); the oracle check runs through that unit',
       })
       .example('searchgym world export worlds/paper --out exports/paper', 'entities, edges, docs and QA as JSON Lines')
       .example('searchgym world export worlds/paper --format verl --out exports/verl', 'QA as verl reads it, with its tool config and launch script'),
   handler: handler(async (raw: object) => {
-    const a = raw as { dir: string; format: string; out: string; unit: RetrieveUnit; curriculum?: string; stage1Steps: number }
+    const a = raw as { dir: string; format: string; out: string; retrieveUnit: RetrieveUnit; curriculum?: string; stage1Steps: number }
     let curriculum
     if (a.curriculum !== undefined) {
       if (!stager) throw new ConfigError('export.curriculum', '--curriculum needs the curriculum presets (run through the searchgym CLI)')
@@ -86,7 +86,7 @@ export const exportCommandWith = (tuner?: ExportTuner, stager?: ExportStager): C
     const w = openWorld(a.dir)
     try {
       const engine = (ENGINE_PROFILE_NAMES as readonly string[]).includes(a.format) ? (a.format as EngineProfileName) : undefined
-      const tune = engine && tuner ? (qas: Qa[]) => tuner(a.dir, engine, qas, a.unit) : undefined
+      const tune = engine && tuner ? (qas: Qa[]) => tuner(a.dir, engine, qas, a.retrieveUnit) : undefined
       if (a.format !== 'jsonl' || hasQaTable(w.db))
         Object.assign(n, await exportQa(w.db, a.out, a.format as QaExportFormat, { world: basename(resolve(a.dir)), hash: w.manifest.content_hash ?? '' }, tune, curriculum))
     } finally {
