@@ -111,7 +111,8 @@ export async function makeCli(args: string[], opts: { loadAll?: boolean; deps?: 
     .version()
     .wrap(Math.min(110, process.stdout.columns || 100))
     .fail((msg, err) => {
-      if (err) fail(err)
+      // A check that returns its message (renamedFlags) hands it over as err too: a usage error all the same (exit 2).
+      if (err && typeof err !== 'string') fail(err)
       process.stderr.write(`searchgym: error: ${msg.replace(/\s*\n\s*/g, ' ')}${didYouMean(msg, args, y)}\n`)
       process.exit(2)
     })

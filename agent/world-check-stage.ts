@@ -19,7 +19,7 @@ function init(db: Db): void {
  *  'dropped' and are checked again (a repaired world can win them back). */
 const POOL = Object.keys({ train: 1, bench: 1, excluded: 1, dropped: 1 } satisfies Record<StoredSplit, 1>) as StoredSplit[]
 
-/** Thread settings of the check stage (undefined: checkWorkers' default — SEARCHGYM_WORKERS, else the cores; the
+/** Thread settings of the check stage (undefined: checkWorkers' default — SEARCHGYM_THREADS, else the cores; the
  *  build's own thread checks too). */
 interface CheckThreads {
   workers?: number

@@ -1,7 +1,7 @@
 // bench/gym-world: the bench over the real gym — a built world folder (openGymWorld: QA, documents, the verified
-// search engine), the gym's Env per question (makeEnv with the run's protocol and gym options) and the gym's oracle
-// (agent's oracle policy over the world's gold graph). The answer scorer is the gym's scoreAnswer.
-import { makeEnv, openGymWorld, type GymWorld } from '../gym'
+// search engine), the gym's Env per question (makeResolvedEnv with the run's options, resolved once by runBench) and
+// the gym's oracle (agent's oracle policy over the world's gold graph). The answer scorer is the gym's scoreAnswer.
+import { makeResolvedEnv, openGymWorld, type GymWorld } from '../gym'
 import { CHECKED_WORLD_STAGES, oraclePolicy, worldOracleKnowledge, type OracleKnowledge } from '../agent'
 import { checkWorldContent, openWorld, type Split, type World } from '../world'
 import { WorldPool } from '../curriculum'
@@ -14,7 +14,7 @@ export function gymBenchWorld(dir: string, id: string, gw: GymWorld, oracle?: Or
     dir,
     id,
     questions: (split) => gw.listQa(split as Split),
-    makeEnv: async (qa, gym) => makeEnv(gw, qa, gym),
+    makeEnv: async (qa, gym) => makeResolvedEnv(gw, qa, gym),
     home: (qa) => ({ dir, qaId: qa.id }),
     close: async () => {
       await gw.close()
@@ -67,7 +67,7 @@ export async function openBenchWorlds(dirs: readonly string[]): Promise<BenchWor
     dir: pool.members.map((m) => m.dir).join(','),
     id: sha256(opened.map((w) => w.hash).join(',')),
     questions: (split) => pool.listQa(split as Split),
-    makeEnv: async (qa, gym) => makeEnv(pool.worldFor(qa), qa, gym),
+    makeEnv: async (qa, gym) => makeResolvedEnv(pool.worldFor(qa), qa, gym),
     home: (qa) => ({ dir: pool.memberOf(qa).dir, qaId: pool.localId(qa) }),
     oracle: (qa) => oraclePolicy({ ...qa, id: pool.localId(qa) }, knowledge.get(pool.memberOf(qa).name)!),
     close: async () => {

@@ -11,7 +11,7 @@ const tc = (name: string, args: unknown) => `<tool_call>${JSON.stringify({ name,
 
 describe('SearchEnv (hermes)', () => {
   it('starts with the system prompt (tool schemas, answer format) and the question', async () => {
-    const env = new SearchEnv(world, qa)
+    const env = new SearchEnv(world, qa, resolveGymOptions({}))
     const obs = await env.initialObservation()
     expect(obs.map((m) => m.role)).toEqual(['system', 'user'])
     expect(obs[0].content).toContain('<tools>')
@@ -23,7 +23,7 @@ describe('SearchEnv (hermes)', () => {
   })
 
   it('search returns titles, URLs and snippets; access returns the full page', async () => {
-    const env = new SearchEnv(world, qa)
+    const env = new SearchEnv(world, qa, resolveGymOptions({}))
     await env.initialObservation()
     const s = await env.step(tc('search', { query: 'Glass Orchard novel' }))
     expect(s.terminated || s.truncated).toBe(false)
@@ -38,7 +38,7 @@ describe('SearchEnv (hermes)', () => {
 
   it('stepSignals false: the same observations and outcome without signal/* metrics; step-term rewards refuse it', async () => {
     const play = async (stepSignals: boolean) => {
-      const env = new SearchEnv(world, qa, { stepSignals })
+      const env = new SearchEnv(world, qa, resolveGymOptions({ stepSignals }))
       await env.initialObservation()
       const steps = [await env.step(tc('search', { query: 'Glass Orchard novel' })), await env.step(tc('access', { url: FIXTURE_DOCS[1].url })), await env.step(`<answer>${qa.answer}</answer>`)]
       return steps
@@ -54,13 +54,13 @@ describe('SearchEnv (hermes)', () => {
       expect(rest(off[i].metrics)).toEqual(rest(on[i].metrics))
     }
     expect(off[2].metrics.f1).toBe(1)
-    expect(() => new SearchEnv(world, qa, { stepSignals: false, reward: 'process' })).toThrow(/stepSignals must not be false/)
+    expect(() => resolveGymOptions({ stepSignals: false, reward: 'process' })).toThrow(/stepSignals must not be false/)
     expect(() => resolveGymOptions({ stepSignals: false, reward: 'cost' })).toThrow(/stepSignals must not be false/)
     expect(() => resolveGymOptions({ stepSignals: 'no' })).toThrow(/stepSignals must be a boolean/)
   })
 
   it('an unknown URL gets a clear "no such page" observation', async () => {
-    const env = new SearchEnv(world, qa)
+    const env = new SearchEnv(world, qa, resolveGymOptions({}))
     const r = await env.step(tc('access', { url: 'https://fixture.wiki/Nowhere' }))
     expect(r.observation[0].content).toMatch(/^No such page: "https:\/\/fixture.wiki\/Nowhere"/)
     expect(r.metrics.access_not_found).toBe(1)
@@ -68,7 +68,7 @@ describe('SearchEnv (hermes)', () => {
   })
 
   it('cuts long pages to the observation cap with a note', async () => {
-    const env = new SearchEnv(world, qa, { observationCap: 120 })
+    const env = new SearchEnv(world, qa, resolveGymOptions({ observationCap: 120 }))
     const r = await env.step(tc('access', { url: FIXTURE_DOCS[0].url }))
     const text = r.observation[0].content
     expect(text).toMatch(/\[Page truncated: showing the first 120 of \d+ characters\.\]$/)
@@ -76,7 +76,7 @@ describe('SearchEnv (hermes)', () => {
   })
 
   it('an answer ends the episode with the F1 reward', async () => {
-    const env = new SearchEnv(world, FIXTURE_QA[1])
+    const env = new SearchEnv(world, FIXTURE_QA[1], resolveGymOptions({}))
     const r = await env.step('<answer>Brenlow city</answer>')
     expect(r).toMatchObject({ terminated: true, truncated: false, stopReason: 'answer', reward: 2 / 3 })
     expect(r.metrics).toMatchObject({ f1: 2 / 3, em: 0, answered: 1 })
@@ -87,12 +87,12 @@ describe('SearchEnv (hermes)', () => {
   })
 
   it('aliases count', async () => {
-    const env = new SearchEnv(world, FIXTURE_QA[3])
+    const env = new SearchEnv(world, FIXTURE_QA[3], resolveGymOptions({}))
     expect((await env.step('<answer>in 1899</answer>')).reward).toBe(1)
   })
 
   it('malformed turns get a corrective observation, are counted and feed the format reward', async () => {
-    const env = new SearchEnv(world, qa, { reward: 'r1-searcher-stage2' })
+    const env = new SearchEnv(world, qa, resolveGymOptions({ reward: 'r1-searcher-stage2' }))
     const bad = await env.step('<tool_call>{oops}</tool_call>')
     expect(bad.terminated || bad.truncated).toBe(false)
     expect(bad.observation[0].content).toMatch(/^Format error \(bad_json\)/)
@@ -105,7 +105,7 @@ describe('SearchEnv (hermes)', () => {
 
   it('a failing engine becomes an observation, never an exception', async () => {
     const broken: GymWorld = { ...world, search: async () => Promise.reject(new Error('engine down')), access: async () => { throw new Error('disk') } }
-    const env = new SearchEnv(broken, qa)
+    const env = new SearchEnv(broken, qa, resolveGymOptions({}))
     const s = await env.step(tc('search', { query: 'x' }))
     expect(s.observation[0].content).toMatch(/^Search failed because of an internal error/)
     expect(s.metrics).toMatchObject({ search_calls: 1, search_errors: 1 })
@@ -115,7 +115,7 @@ describe('SearchEnv (hermes)', () => {
   })
 
   it('finish() truncates with the stop reason and the no-answer reward', async () => {
-    const env = new SearchEnv(world, qa, { reward: 'em+format' })
+    const env = new SearchEnv(world, qa, resolveGymOptions({ reward: 'em+format' }))
     const r = await env.finish('max_turns', 'budget')
     expect(r).toMatchObject({ terminated: false, truncated: true, stopReason: 'max_turns', reward: -0.1 })
   })
@@ -123,7 +123,7 @@ describe('SearchEnv (hermes)', () => {
 
 describe('SearchEnv with other protocols', () => {
   it('search-r1: <search> answered with <information>', async () => {
-    const env = new SearchEnv(world, qa, { protocol: 'search-r1' })
+    const env = new SearchEnv(world, qa, resolveGymOptions({ protocol: 'search-r1' }))
     const obs = await env.initialObservation()
     expect(obs[0].content).toContain('<search> query </search>')
     const r = await env.step('<think>look it up</think><search>Glass Orchard</search>')
@@ -134,7 +134,7 @@ describe('SearchEnv with other protocols', () => {
   })
 
   it('accessByTitle: a title shown in this episode opens its page; unseen titles and the option off do not', async () => {
-    const on = new SearchEnv(world, qa, { protocol: 'search-r1', accessByTitle: true })
+    const on = new SearchEnv(world, qa, resolveGymOptions({ protocol: 'search-r1', accessByTitle: true }))
     await on.initialObservation()
     const early = await on.step('<access> The Glass Orchard </access>')
     expect(early.observation[0].content).toContain('No such page: "The Glass Orchard"')
@@ -142,14 +142,14 @@ describe('SearchEnv with other protocols', () => {
     const r = await on.step('<access> The Glass Orchard </access>')
     expect(r.observation[0].content).toMatch(/^\n\n<information>The Glass Orchard\nURL: https:\/\/fixture.wiki\/The_Glass_Orchard\n/)
     expect(r.metrics.access_by_title).toBe(1)
-    const off = new SearchEnv(world, qa, { protocol: 'search-r1' })
+    const off = new SearchEnv(world, qa, resolveGymOptions({ protocol: 'search-r1' }))
     await off.initialObservation()
     await off.step('<search> Glass Orchard </search>')
     expect((await off.step('<access> The Glass Orchard </access>')).observation[0].content).toContain('No such page')
   })
 
   it('openai: tool_calls answered by tool messages with the same ids; malformed calls too', async () => {
-    const env = new SearchEnv(world, qa, { protocol: 'openai' })
+    const env = new SearchEnv(world, qa, resolveGymOptions({ protocol: 'openai' }))
     const obs = await env.initialObservation()
     expect(obs[0].content).not.toContain('<tools>')
     const call = (id: string, args: string) => ({ id, type: 'function' as const, function: { name: 'search', arguments: args } })

@@ -4,38 +4,16 @@
 import type { Qa } from '../world'
 import { getProtocol, toolSchemas } from './protocol'
 import type { FunctionSchema } from './protocol/tools'
-import type { GymToolCall, ParsedTurn, PromptStyle, Protocol, ProtocolContext, ProtocolName, ToolName } from './protocol/types'
+import type { GymToolCall, ParsedTurn, Protocol, ProtocolContext, ToolName } from './protocol/types'
 import { capObservation } from './observation-cap'
 import { documentPages, renderPage } from './pages'
-import { computeReward, parseRewardSpec, type RewardSpec } from './reward'
+import { computeReward, type RewardSpec } from './reward'
 import { StepCredit } from './reward-steps'
 import { StepSignals } from './step-signals'
 import { ToolFaultError } from './tool-errors'
-import { GymError } from '../infra/errors'
 import type { AssistantAction, ChatMessage, Env, Observation, StepResult, StopReason } from './types'
 import type { GymWorld } from './world-view'
-
-export interface EnvOptions {
-  protocol?: ProtocolName | Protocol
-  reward?: string | RewardSpec
-  /** Search results per call (default 5). */
-  topK?: number
-  /** Longest tool observation in characters before it is cut with a note (default 8,000). */
-  observationCap?: number
-  /** Tool calls allowed per turn (default 1). */
-  maxCallsPerTurn?: number
-  /** Longest query/URL argument (default 2,048 characters). */
-  maxArgChars?: number
-  /** Enabled tools (default both; ['search'] for the no-Access ablation). */
-  tools?: ToolName[]
-  /** System prompt style (default 'full'; 'brief': one line, for small models trained from scratch). */
-  prompt?: PromptStyle
-  /** Access also takes the exact title of a search result shown earlier in the episode (default false). */
-  accessByTitle?: boolean
-  /** Record per-step process signals as `signal/*` metrics (default true); false skips that bookkeeping (the oracle
-   *  check, which needs only the outcome). Reward specs with step terms (process, cost) need them. */
-  stepSignals?: boolean
-}
+import type { GymOptions } from './make-env'
 
 /** An Env that also exposes what wrappers and servers need. */
 export interface GymEnv extends Env {
@@ -62,29 +40,28 @@ export class SearchEnv implements GymEnv {
   private turn = 0
   private malformed = 0
   private validSearches = 0
-  /** undefined: step signals off (EnvOptions.stepSignals false). */
+  /** undefined: step signals off (GymOptions.stepSignals false). */
   private readonly signals: StepSignals | undefined
   private readonly byTitle: boolean
   /** Title → URL of every search result shown in this episode (for accessByTitle). */
   private readonly shownTitles = new Map<string, string>()
   private readonly credit: StepCredit
 
-  constructor(world: GymWorld, qa: Qa, opts: EnvOptions = {}) {
+  /** `o` as resolveGymOptions returns it (defaults filled, ranges and the step-signals rule checked there, once);
+   *  budgets, faults and the episode index are the wrappers' (makeResolvedEnv), not read here. */
+  constructor(world: GymWorld, qa: Qa, o: GymOptions) {
     this.world = world
     this.qa = qa
-    this.protocol = getProtocol(opts.protocol)
-    this.spec = parseRewardSpec(opts.reward ?? 'f1')
-    this.topK = opts.topK ?? 5
-    this.cap = opts.observationCap ?? 8000
-    this.byTitle = opts.accessByTitle === true
-    const tools = opts.tools ?? ['search', 'access']
+    this.protocol = getProtocol(o.protocol)
+    this.spec = o.reward
+    this.topK = o.topK
+    this.cap = o.observationCap
+    this.byTitle = o.accessByTitle
+    const tools: ToolName[] = o.access ? ['search', 'access'] : ['search']
     this.tools = toolSchemas(tools)
-    this.ctx = { tools, maxCallsPerTurn: opts.maxCallsPerTurn ?? 1, turn: 0, maxArgChars: opts.maxArgChars ?? 2048, prompt: opts.prompt ?? 'full' }
-    const steps = { process: this.spec.terms.includes('process'), cost: this.spec.terms.includes('cost') }
-    if (opts.stepSignals === false && (steps.process || steps.cost))
-      throw new GymError('options.step_signals', `reward '${this.spec.name}' has step terms (process, cost), which need the step signals: stepSignals must not be false`)
-    this.signals = opts.stepSignals === false ? undefined : new StepSignals(qa)
-    this.credit = new StepCredit(steps, this.signals?.goldCount ?? 0)
+    this.ctx = { tools, maxCallsPerTurn: o.maxCallsPerTurn, turn: 0, maxArgChars: o.maxArgChars, prompt: o.prompt }
+    this.signals = o.stepSignals ? new StepSignals(qa) : undefined
+    this.credit = new StepCredit({ process: this.spec.terms.includes('process'), cost: this.spec.terms.includes('cost') }, this.signals?.goldCount ?? 0)
   }
 
   get done(): boolean {

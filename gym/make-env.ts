@@ -102,6 +102,12 @@ export function resolveGymOptions(input: GymOptionsJson | Partial<GymOptions> | 
   return o
 }
 
+function questionOf(world: GymWorld, qa: Qa | string): Qa {
+  const q = typeof qa === 'string' ? world.qa(qa) : qa
+  if (!q) throw new GymError('env.unknown_qa', `no QA with id '${String(qa)}' in world '${world.name}'; list ids with the world's QA export`)
+  return q
+}
+
 /** A ready env for one question (by Qa or id). Options are validated; an unknown QA id is a GymError. */
 export function makeEnv(
   world: GymWorld,
@@ -109,10 +115,7 @@ export function makeEnv(
   options: GymOptionsJson | Partial<GymOptions> = {},
   count?: TokenCounter,
 ): GymEnv & { stats: ReturnType<typeof withEpisodeStats>['stats'] } {
-  const o = resolveGymOptions(options)
-  const q = typeof qa === 'string' ? world.qa(qa) : qa
-  if (!q) throw new GymError('env.unknown_qa', `no QA with id '${String(qa)}' in world '${world.name}'; list ids with the world's QA export`)
-  return makeResolvedEnv(world, q, o, count)
+  return makeResolvedEnv(world, questionOf(world, qa), resolveGymOptions(options), count)
 }
 
 /** makeEnv with options resolveGymOptions already returned (a loop over many questions validates them once). */
@@ -125,22 +128,12 @@ export function makeResolvedEnv(
   let tools: GymWorld = world
   if (!o.access) tools = withFullDocumentSearch(tools)
   if (hasFaults(o.faults)) tools = withFaults(tools, o.faults, Rng.derive(o.faults.seed, 'faults', q.id, o.episode))
-  const base = new SearchEnv(tools, q, {
-    protocol: o.protocol,
-    reward: o.reward,
-    topK: o.topK,
-    observationCap: o.observationCap,
-    maxCallsPerTurn: o.maxCallsPerTurn,
-    maxArgChars: o.maxArgChars,
-    prompt: o.prompt,
-    accessByTitle: o.accessByTitle,
-    stepSignals: o.stepSignals,
-    tools: o.access ? ['search', 'access'] : ['search'],
-  })
+  const base = new SearchEnv(tools, q, o)
   return withEpisodeStats(withBudgets(base, o.budgets, count), count)
 }
 
-/** N envs for one question (a GRPO group): episodes episode, episode+1, … so injected faults differ reproducibly. */
+/** N envs for one question (a GRPO group): the options resolved once, then episodes episode, episode+1, … so injected
+ *  faults differ reproducibly. */
 export function makeEnvGroup(
   world: GymWorld,
   qa: Qa | string,
@@ -149,6 +142,7 @@ export function makeEnvGroup(
   count?: TokenCounter,
 ): ReturnType<typeof makeEnv>[] {
   if (!Number.isInteger(n) || n < 1) throw new GymError('options.range', `group size must be a positive integer, got ${n}`)
-  const base = options.episode ?? 0
-  return Array.from({ length: n }, (_, i) => makeEnv(world, qa, { ...options, episode: base + i }, count))
+  const o = resolveGymOptions(options)
+  const q = questionOf(world, qa)
+  return Array.from({ length: n }, (_, i) => makeResolvedEnv(world, q, { ...o, episode: o.episode + i }, count))
 }

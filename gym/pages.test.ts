@@ -2,6 +2,7 @@
 // serves a long document page by page (page argument, `#page=k` form, bad pages) and short ones exactly as before.
 import { documentPages, paginate, renderPage } from './pages'
 import { SearchEnv } from './env'
+import { resolveGymOptions } from './make-env'
 import { FIXTURE_DOCS, FIXTURE_QA, openFixtureWorld } from '../tests/fixtures/gym-fixture-world'
 
 const sentences = Array.from({ length: 200 }, (_, i) => `Sentence number ${i} says that entity ${i} is linked to entity ${i + 1}.`)
@@ -33,7 +34,7 @@ describe('SearchEnv paged access', () => {
   const tc = (args: unknown) => `<tool_call>${JSON.stringify({ name: 'access', arguments: args })}</tool_call>`
 
   it('a page that fits the cap is served as before, without a page line', async () => {
-    const env = new SearchEnv(world, FIXTURE_QA[0])
+    const env = new SearchEnv(world, FIXTURE_QA[0], resolveGymOptions({}))
     const r = await env.step(tc({ url: doc.url }))
     expect(r.observation[0].content).toBe(`${doc.title}\nURL: ${doc.url}\n\n${doc.text}`)
     expect(r.metrics.access_paged).toBeUndefined()
@@ -45,7 +46,7 @@ describe('SearchEnv paged access', () => {
     const base = openFixtureWorld()
     const big = { ...base, access: async (url: string) => (url === hub.url ? hub : base.access(url)) }
     const cap = 8000
-    const env = new SearchEnv(big, FIXTURE_QA[0])
+    const env = new SearchEnv(big, FIXTURE_QA[0], resolveGymOptions({}))
     const doc = hub
     const first = (await env.step(tc({ url: doc.url }))).observation[0].content
     const m = /^Page 1 of (\d+)\. Read the next with access\(url, page=2\), or open (\S+)#page=2\.$/m.exec(first)

@@ -3,9 +3,6 @@
 // passages ranked among the engine's top pages by the query words they hold. Deterministic; knows no HTTP.
 import type { GymWorld } from './world-view'
 
-export const RETRIEVE_UNITS = ['page', 'passage'] as const
-export type RetrieveUnit = (typeof RETRIEVE_UNITS)[number]
-
 /** Words per passage (the DPR Wikipedia split Search-R1's corpus uses: 100-word chunks). */
 export const PASSAGE_WORDS = 100
 

@@ -2,9 +2,9 @@
 // world's (embedded or SQLite) index, and answers {queries, topk, withScores, unit} (infra/worker-serve) with the JSON text of those
 // queries' /retrieve result lists, pages or passages (searched and serialised here, so the server's thread only forwards text).
 import { serveWorker } from '../infra/worker-serve'
-import { openSearchIndex, openWorld, type EngineName } from '../world'
+import { openSearchIndex, openWorld, type EngineName, type RetrieveUnit } from '../world'
 import { gymWorldFromIndex } from './index-world'
-import { passageRetriever, type PassageRetriever, type RetrieveUnit } from './passages'
+import { passageRetriever, type PassageRetriever } from './passages'
 import { sliceJson } from './retrieve-batch'
 
 export interface RetrieveWorkerData {

@@ -6,7 +6,7 @@ import { SearchError } from '../infra/errors'
 import { workerEntry } from '../infra/worker-bundle'
 import { WorkerPool } from '../infra/worker-pool'
 import { workerResourceLimits } from '../infra/workers'
-import { POOLABLE_ENGINES, type EngineName } from '../world'
+import { POOLABLE_ENGINES, type EngineName, type RetrieveUnit } from '../world'
 import type { SliceAnswerer } from './world-view'
 import type { RetrieveWorkerData, RetrieveWorkerRequest } from './retrieve-worker-main'
 
@@ -37,7 +37,7 @@ export class RetrieveWorkers implements SliceAnswerer {
   }
 
   /** One slice, to the least busy live thread. */
-  sliceJson(queries: string[], topk: number, withScores: boolean, unit: 'page' | 'passage' = 'page'): Promise<string> {
+  sliceJson(queries: string[], topk: number, withScores: boolean, unit: RetrieveUnit = 'page'): Promise<string> {
     return this.pool.call({ queries, topk, withScores, unit })
   }
 

@@ -2,6 +2,7 @@
 // answer, and a whole SearchEnv episode (where the env builds the gold list from the QA's answer and aliases).
 // Every case answers with an alias that scores strictly less against the main gold alone.
 import { SearchEnv } from './env'
+import { resolveGymOptions } from './make-env'
 import { FIXTURE_QA, openFixtureWorld } from '../tests/fixtures/gym-fixture-world'
 import { computeReward, parseRewardSpec, scoreAnswer } from './reward'
 
@@ -41,11 +42,11 @@ describe('SearchEnv passes the QA aliases to the reward', () => {
   const world = openFixtureWorld()
   const base = FIXTURE_QA[1]
   it(`an episode answering with an alias of '${base.answer}' gets reward 1; the same answer is partial without it`, async () => {
-    const withAlias = new SearchEnv(world, { ...base, aliases: ['Brenlow city'] })
+    const withAlias = new SearchEnv(world, { ...base, aliases: ['Brenlow city'] }, resolveGymOptions({}))
     const r = await withAlias.step('<answer>Brenlow city</answer>')
     expect(r).toMatchObject({ terminated: true, reward: 1 })
     expect(r.metrics).toMatchObject({ f1: 1, em: 1 })
-    const without = new SearchEnv(world, { ...base, aliases: [] })
+    const without = new SearchEnv(world, { ...base, aliases: [] }, resolveGymOptions({}))
     const s = await without.step('<answer>Brenlow city</answer>')
     expect(s.reward).toBeCloseTo(2 / 3, 12)
     expect(s.metrics.em).toBe(0)

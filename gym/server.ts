@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net'
 import type { Context, Hono } from 'hono'
 import { mergeStrict } from '../infra/config'
 import { ConfigError, GymError, SearchError, SearchGymError } from '../infra/errors'
-import type { Split } from '../world'
+import type { RetrieveUnit, Split } from '../world'
 import type { EnvRegistry } from './env-registry'
 import { resolveGymOptions, type GymOptions } from './make-env'
 import { LocalEnvSessions, type EnvSessions } from './env-sessions'
@@ -21,7 +21,7 @@ import { checkRetrieveWork, retrieveResultParts, streamJson } from './retrieve-b
 import type { GymWorld, SearchResult } from './world-view'
 import { extraFieldNotes, IGNORED_FIELDS_HEADER } from './extra-fields'
 import { getPathWithoutToken, pathToken, rawPath } from './path-token'
-import { passageRetriever, type RetrieveUnit } from './passages'
+import { passageRetriever } from './passages'
 
 export interface GymServerOptions {
   /** Token required on every route but /health — as `Authorization: Bearer TOKEN` or as the path prefix `/t/TOKEN/`

@@ -2,8 +2,8 @@
 // world/verify generated them for the build) asked at the same top-K, once of the engine's pages (which must reproduce
 // the build's figures) and once of the passages gym/passages ranks; keep rule and K are the build's. Reports kept
 // edges per unit, by relation, and the per-query latency of each unit. Knows no CLI and no HTTP.
-import type { EdgeQuerySet, VerifySettings } from '../world'
-import { passageRetriever, type RetrieveUnit } from './passages'
+import type { EdgeQuerySet, RetrieveUnit, VerifySettings } from '../world'
+import { passageRetriever } from './passages'
 import type { GymWorld } from './world-view'
 
 export interface UnitCounts {

@@ -1,6 +1,6 @@
 // gym/world-view: GymWorld, the only view of a world the gym has — search, access, QA lookup. Implemented by the
 // fixture (tests/fixtures/gym-fixture-world) and by openGymWorld (a built world folder + its SearchIndex).
-import type { Qa, Split } from '../world'
+import type { Qa, RetrieveUnit, Split } from '../world'
 
 /** One search hit as the agent sees it. */
 export interface SearchResult {
@@ -40,5 +40,5 @@ export interface SliceAnswerer {
   /** Worker threads answering slices in parallel. */
   readonly threads: number
   /** The comma-joined JSON of these queries' /retrieve result lists, in order: whole pages, or ~100-word passages. */
-  sliceJson(queries: string[], topk: number, withScores: boolean, unit?: 'page' | 'passage'): Promise<string>
+  sliceJson(queries: string[], topk: number, withScores: boolean, unit?: RetrieveUnit): Promise<string>
 }

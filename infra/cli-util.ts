@@ -24,6 +24,16 @@ export function fail(e: unknown, code = 1): never {
 
 export type { Argv }
 
+/** Flags renamed (old spelling → new): each old one stays a hidden option only so that giving it is refused with one
+ *  line naming the new one (exit 2, as any usage error) rather than yargs' bare "Unknown argument"; nothing else reads it. */
+export function renamedFlags<T>(y: Argv<T>, renamed: Record<string, string>): Argv<T> {
+  for (const old of Object.keys(renamed)) y = y.option(old, { type: 'string', hidden: true }) as unknown as Argv<T>
+  return y.check((argv) => {
+    for (const [old, now] of Object.entries(renamed)) if (argv[old] !== undefined) return `--${old} was renamed: use --${now}`
+    return true
+  })
+}
+
 /** One stderr line for a long-running server: its own process id and how to stop it. (`npx searchgym … &` gives the
  *  shell npx's pid; killing that one leaves the server running.) */
 export function announceStop(name: string): void {

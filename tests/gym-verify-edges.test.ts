@@ -79,9 +79,9 @@ test("an edge whose target page loses its query words falls out of the top-K pas
   }
 })
 
-test('gym check --unit passage --verify-edges prints and writes both units; bad flags exit non-zero with one line', async () => {
+test('gym check --retrieve-unit passage --verify-edges prints and writes both units; bad flags exit non-zero with one line', async () => {
   const json = join(out, 've.json')
-  const r = await runCli(['gym', 'check', dir, '--unit', 'passage', '--verify-edges', '--json', json, '--quiet'])
+  const r = await runCli(['gym', 'check', dir, '--retrieve-unit', 'passage', '--verify-edges', '--json', json, '--quiet'])
   expect(r.code).toBe(0)
   expect(r.stdout).toMatch(/pages \(re-run\): +kept \d+\/\d+ .*every edge has the hits the build stored/)
   expect(r.stdout).toMatch(/passages: +kept \d+\/\d+/)

@@ -95,7 +95,7 @@ describe('world build --search dense', () => {
     } finally {
       w.close()
     }
-    const r = run('gym', 'serve', denseDir, '--engine', 'embedded', '--port', '0')
+    const r = run('gym', 'serve', denseDir, '--search', 'embedded', '--port', '0')
     expect(r.status).not.toBe(0)
     expect(r.stderr.trim().split('\n')).toHaveLength(1)
     expect(r.stderr).toMatch(/verified with the dense engine.*--allow-engine-mismatch/)

@@ -18,6 +18,7 @@ export { SearchPool, POOLABLE_ENGINES } from './indexing/search-pool'
 export type { SearchDoc, SearchHit, SearchIndex, SearchOptions } from './search/types'
 export { worldCommands } from './cli/commands'
 export { ENGINE_NAMES, type EngineName } from './search/engine-names'
+export { RETRIEVE_UNITS, type RetrieveUnit } from './search/retrieve-units'
 export {
   limitsWith,
   batchSizes,

@@ -3,13 +3,13 @@
 // oracle); the root CLI mounts it under the `gym` group (gymCommands([checkCommand])).
 import { writeFileSync } from 'node:fs'
 import type { ArgumentsCamelCase } from 'yargs'
-import { handler, type Command } from '../../infra/cli-util'
+import { handler, renamedFlags, type Command } from '../../infra/cli-util'
 import { GymError } from '../../infra/errors'
 import { openGymWorld } from '../../gym'
 import { openWorld } from '../../world'
 import { checkWithOracle, checkWorldFolder } from '../oracle/oracle-check'
 import { worldOracleKnowledge } from '../oracle/oracle-knowledge'
-import { engineProfile, engineProfileNames, limitsWith } from '../../world'
+import { engineProfile, engineProfileNames, limitsWith, RETRIEVE_UNITS, type RetrieveUnit } from '../../world'
 import { profileCheck, type ProfileReport } from '../oracle/profile-check'
 import { formatUnitVerifyReport, verifyEdgesCheck } from './verify-edges'
 
@@ -19,11 +19,11 @@ interface CheckArgs {
   limit?: number
   concurrency: number
   json?: string
-  workers?: number
+  threads?: number
   pages: 'all' | 'needed'
   profile?: string
   set?: string[]
-  unit: 'page' | 'passage'
+  retrieveUnit: RetrieveUnit
   verifyEdges?: boolean
   edges?: number
   quiet?: boolean
@@ -33,26 +33,26 @@ export const checkCommand: Command = {
   command: 'check <dir>',
   describe: 'run the oracle policy through the real env over every QA of a world and list questions it cannot solve',
   builder: (y) =>
-    y
+    renamedFlags(y, { unit: 'retrieve-unit', workers: 'threads' })
       .positional('dir', { type: 'string', demandOption: true, describe: 'world folder' })
       .option('split', { choices: ['train', 'bench', 'all'], default: 'all', describe: 'which questions to check' })
       .option('limit', { type: 'number', describe: 'check only the first N questions' })
       .option('concurrency', { type: 'number', default: 8, describe: 'questions checked at once (in-process)' })
       .option('json', { type: 'string', describe: 'write the full report (every failure) to this JSON file' })
-      .option('workers', { type: 'number', describe: 'worker threads over question shards (default: SEARCHGYM_WORKERS, else the cores up to 8; 1 = in-process with --concurrency)' })
+      .option('threads', { type: 'number', describe: 'worker threads over question shards (default: SEARCHGYM_THREADS, else the cores up to 8; 1 = in-process with --concurrency)' })
       .option('profile', {
         choices: engineProfileNames(),
         describe: "run the oracle through an outside engine's stock limits (turns, observation cut, context, topk; world/qa/engines) and report the fraction solvable by type and hops",
       })
       .option('set', { type: 'string', array: true, describe: 'with --profile: override a limit, key=value (toolCalls, topk, obs, docChars, context, access); repeatable' })
-      .option('unit', { choices: ['page', 'passage'], default: 'page', describe: 'with --profile or --verify-edges: what /retrieve serves (gym serve --retrieve-unit): whole pages or ~100-word passages' })
+      .option('retrieve-unit', { choices: [...RETRIEVE_UNITS], default: 'page', describe: 'with --profile or --verify-edges: what /retrieve serves (as gym serve --retrieve-unit): whole pages or ~100-word passages' })
       .option('verify-edges', {
         type: 'boolean',
-        describe: "re-run the world's edge verification (the build's 15 queries per edge, its top-K and keep rule) through the engine's pages, and with --unit passage through passages too; reports edges kept per unit and per-query latency (informational: which questions are served through passages is decided by the oracle check, --profile NAME --unit passage)",
+        describe: "re-run the world's edge verification (the build's 15 queries per edge, its top-K and keep rule) through the engine's pages, and with --retrieve-unit passage through passages too; reports edges kept per unit and per-query latency (informational: which questions are served through passages is decided by the oracle check, --profile NAME --retrieve-unit passage)",
       })
       .option('edges', { type: 'number', describe: 'with --verify-edges: only the first N edges by id' })
       .option('quiet', { type: 'boolean', describe: 'with --verify-edges: no progress lines' })
-      .example('$0 gym check worlds/tiny --unit passage --verify-edges', "the world's edge verification re-run through pages and through passages")
+      .example('$0 gym check worlds/tiny --retrieve-unit passage --verify-edges', "the world's edge verification re-run through pages and through passages")
       .example('$0 gym check worlds/tiny --profile verl --set toolCalls=4 --set obs=4096', 'the oracle under verl with 4 tool calls and 4,096 characters of tool output')
       .option('pages', { choices: ['all', 'needed'], default: 'needed', describe: 'how the oracle reads a paged document: only the pages a hop needs (page 1, then on until the fact is read) or all of them when it opens one' })
       .example('searchgym gym check worlds/paper --split bench', 'the oracle solves every bench question through the env')
@@ -60,7 +60,7 @@ export const checkCommand: Command = {
   handler: handler(async (raw: ArgumentsCamelCase) => {
     const a = raw as unknown as CheckArgs
     if (a.limit !== undefined && (!Number.isInteger(a.limit) || a.limit < 1)) throw new GymError('cli.bad_limit', '--limit must be a positive integer')
-    if (a.unit === 'passage' && !a.profile && !a.verifyEdges) throw new GymError('cli.bad_flag', '--unit needs --profile NAME or --verify-edges')
+    if (a.retrieveUnit === 'passage' && !a.profile && !a.verifyEdges) throw new GymError('cli.bad_flag', '--retrieve-unit needs --profile NAME or --verify-edges')
     if (a.verifyEdges && a.profile) throw new GymError('cli.bad_flag', '--verify-edges and --profile are separate checks: give one')
     if (a.edges !== undefined && !a.verifyEdges) throw new GymError('cli.bad_flag', '--edges needs --verify-edges')
     if (a.edges !== undefined && (!Number.isInteger(a.edges) || a.edges < 1)) throw new GymError('cli.bad_flag', '--edges must be a positive integer')
@@ -77,7 +77,7 @@ export const checkCommand: Command = {
     const w = openWorld(a.dir)
     try {
       if (a.verifyEdges) {
-        const r = await verifyEdgesCheck(gymWorld, w.db, { unit: a.unit, edges: a.edges, quiet: a.quiet })
+        const r = await verifyEdgesCheck(gymWorld, w.db, { unit: a.retrieveUnit, edges: a.edges, quiet: a.quiet })
         process.stdout.write(formatUnitVerifyReport(a.dir, r))
         if (a.json) writeFileSync(a.json, JSON.stringify(r, null, 2) + '\n')
         if (r.page && r.page.mismatches.length > 0) process.exitCode = 1
@@ -87,16 +87,16 @@ export const checkCommand: Command = {
       if (a.limit !== undefined) qas = qas.slice(0, a.limit)
       if (qas.length === 0) throw new GymError('check.no_qa', `world ${a.dir} has no QA${a.split === 'all' ? '' : ` in split ${a.split}`}`)
       if (a.profile && limits) {
-        const r = await profileCheck(gymWorld, worldOracleKnowledge(w), qas, engineProfile(a.profile), limits, { unit: a.unit })
+        const r = await profileCheck(gymWorld, worldOracleKnowledge(w), qas, engineProfile(a.profile), limits, { unit: a.retrieveUnit })
         process.stdout.write(formatProfileReport(a.dir, r))
         if (a.json) writeFileSync(a.json, JSON.stringify(r, null, 2) + '\n')
         return
       }
-      if (a.workers !== undefined && (!Number.isInteger(a.workers) || a.workers < 1)) throw new GymError('cli.bad_workers', '--workers must be a positive integer')
+      if (a.threads !== undefined && (!Number.isInteger(a.threads) || a.threads < 1)) throw new GymError('cli.bad_threads', '--threads must be a positive integer')
       const r =
-        a.workers === 1
+        a.threads === 1
           ? await checkWithOracle(gymWorld, worldOracleKnowledge(w), qas, { concurrency: a.concurrency, pages: a.pages })
-          : await checkWorldFolder(a.dir, qas, { workers: a.workers, pages: a.pages })
+          : await checkWorldFolder(a.dir, qas, { workers: a.threads, pages: a.pages })
       const out = process.stdout
       out.write(`oracle check of ${a.dir}: ${r.solved}/${r.total} solved (${((100 * r.solved) / r.total).toFixed(2)}%), mean F1 ${r.meanF1.toFixed(4)}\n`)
       for (const [t, c] of Object.entries(r.byType).sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0)))

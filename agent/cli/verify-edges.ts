@@ -1,4 +1,4 @@
-// agent/cli/verify-edges: `gym check DIR --verify-edges [--unit passage]` — the world's edge verification re-run
+// agent/cli/verify-edges: `gym check DIR --verify-edges [--retrieve-unit passage]` — the world's edge verification re-run
 // through the gym's /retrieve units (gym/unit-verify), with progress, plus how many served questions use an edge that
 // fails through passages; and the report as printed. Knows the CLI's wording, not how units rank.
 import { ENTITY_TYPES, RELATIONS, verificationQuerySets } from '../../world'
@@ -52,7 +52,7 @@ export function formatUnitVerifyReport(dir: string, r: VerifyEdgesCheck): string
     lines.push(`  kept by the build but failing through passages: ${r.lostThroughPassages.length}${r.lostThroughPassages.length ? ` (${r.lostThroughPassages.slice(0, 10).join(', ')}${r.lostThroughPassages.length > 10 ? ', …' : ''})` : ''}`)
     if (r.questionsUsingLostEdges)
       lines.push(
-        `  served questions using such an edge: ${r.questionsUsingLostEdges.questions}/${r.questionsUsingLostEdges.of} — informational: gym serve --retrieve-unit passage serves the world's questions; which are solvable through passages is what \`gym check --profile NAME --unit passage\` (and world export --unit passage) decide`,
+        `  served questions using such an edge: ${r.questionsUsingLostEdges.questions}/${r.questionsUsingLostEdges.of} — informational: gym serve --retrieve-unit passage serves the world's questions; which are solvable through passages is what \`gym check --profile NAME --retrieve-unit passage\` (and world export --retrieve-unit passage) decide`,
       )
   }
   const rels = Object.entries(r.byRelation).sort(([x], [y]) => (x < y ? -1 : 1))

@@ -5,7 +5,7 @@
 // ε_low/ε_high, optional k3 KL to the reference (the frozen start adapter, or the base), log-probs at the sampling
 // temperature. Returns the metrics. Knows nothing of envs, rewards or curricula.
 import type { Datum, KlReference, Learner } from '../../infra/engine'
-import type { LossConfig } from '../../infra/engine'
+import type { LossConfig, PolicyLossName } from '../../infra/engine'
 import type { OptimParams } from '../../infra/engine'
 import type { Rng } from '../../infra/rng'
 import { buildDatums, microBatches, type Aggregation, type ScoredSequence } from './datums'
@@ -13,7 +13,7 @@ import { ppoSchedule } from './mini-batches'
 
 export interface GrpoLossOptions {
   /** 'ppo' (clipped surrogate, default) or 'importance_sampling' (no clip). */
-  loss: 'ppo' | 'importance_sampling'
+  loss: PolicyLossName
   epsLow: number
   epsHigh: number
   /** β of the k3 KL to the reference; 0 = off. */

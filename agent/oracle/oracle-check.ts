@@ -9,7 +9,7 @@ import { workerEntry } from '../../infra/worker-bundle'
 import { WorkerPool } from '../../infra/worker-pool'
 import { progress } from '../../infra/progress'
 import { workerCount, workerResourceLimits } from '../../infra/workers'
-import { makeEnv, gymWorldFromIndex, type GymOptions } from '../../gym'
+import { makeResolvedEnv, gymWorldFromIndex, resolveGymOptions, type GymOptions } from '../../gym'
 import type { GymWorld } from '../../gym'
 import { openSearchIndex, openWorld, worldEngine, worldReader, type Qa, type QaType, type WarmHandle } from '../../world'
 import { canonicalJson } from '../../infra/hash'
@@ -65,11 +65,11 @@ export async function checkWithOracle(
   opts: { gym?: Partial<GymOptions>; concurrency?: number; quiet?: boolean; pages?: CheckPages } = {},
 ): Promise<OracleCheckReport> {
   const bar = progress('oracle check', qas.length, { quiet: opts.quiet })
-  const gym = { ...CHECK_GYM_OPTIONS, ...opts.gym }
+  const gym = resolveGymOptions({ ...CHECK_GYM_OPTIONS, ...opts.gym })
   const runs = await pMap(
     qas,
     async (qa) => {
-      const r = await runOracle(makeEnv(world, qa, gym), qa, k, { maxQueriesPerPage: ORACLE_MAX_QUERIES_PER_PAGE, pages: opts.pages ?? CHECK_PAGES })
+      const r = await runOracle(makeResolvedEnv(world, qa, gym), qa, k, { maxQueriesPerPage: ORACLE_MAX_QUERIES_PER_PAGE, pages: opts.pages ?? CHECK_PAGES })
       bar.tick()
       return r
     },
@@ -108,7 +108,7 @@ export function summariseRuns(qas: Qa[], runs: OracleRun[]): OracleCheckReport {
 
 export interface FolderCheckOptions {
   gym?: Partial<GymOptions>
-  /** Worker threads (default: SEARCHGYM_WORKERS, else the machine's cores up to 8; 1 = in this thread). */
+  /** Worker threads (default: SEARCHGYM_THREADS, else the machine's cores up to 8; 1 = in this thread). */
   workers?: number
   quiet?: boolean
   /** With workers > 1: whether this thread checks chunks too (default true; false: only the worker threads do — tests

@@ -3,6 +3,7 @@
 // LoRA rank 32 — and a LoRA learning rate (the paper's 5e-6 is for full fine-tuning; LoRA needs ~10×).
 import { mergeStrict } from '../../infra/config'
 import { ConfigError } from '../../infra/errors'
+import { POLICY_LOSS_NAMES, type PolicyLossName } from '../../infra/engine'
 import { refuseBudgetConflicts, TEXT_PROTOCOLS, type GymOptionsJson, type TextProtocolName } from '../../gym'
 
 export interface TrainConfig {
@@ -15,7 +16,7 @@ export interface TrainConfig {
   batchSize: number
   /** Datums per forward/backward call. */
   microBatch: number
-  loss: 'ppo' | 'importance_sampling'
+  loss: PolicyLossName
   epsLow: number
   epsHigh: number
   /** β of the k3 KL to the reference (klReference). */
@@ -165,7 +166,7 @@ export function resolveTrainConfig(...layers: unknown[]): TrainConfig {
   const oneOf = (k: string, v: string, xs: string[]) => {
     if (!xs.includes(v)) throw new ConfigError('train.enum', `${k} must be one of ${xs.join(', ')}, got '${v}'`)
   }
-  oneOf('loss', c.loss, ['ppo', 'importance_sampling'])
+  oneOf('loss', c.loss, [...POLICY_LOSS_NAMES])
   oneOf('klReference', c.klReference, ['start', 'base'])
   oneOf('aggregation', c.aggregation, ['token-mean', 'sequence-mean'])
   oneOf('advantageStd', c.advantageStd, ['population', 'sample'])

@@ -1,7 +1,7 @@
 // bench/perf/oracle-check: the oracle check alone on a built world — the first N questions of the pool in this
-// thread (workers 1) or sharded over worker threads — with CPU seconds (user+sys, worker threads included), wall
+// thread (--threads 1) or sharded over worker threads — with CPU seconds (user+sys, worker threads included), wall
 // seconds and questions per CPU second; the failure count must stay what the build's check stage recorded.
-// Usage: node bin/run-ts.mjs bench/perf/oracle-check.ts WORLD_DIR [--every 10] [--n 5000] [--workers 1] [--pages all|needed]
+// Usage: node bin/run-ts.mjs bench/perf/oracle-check.ts WORLD_DIR [--every 10] [--n 5000] [--threads 1] [--pages all|needed]
 // (--every K: every K-th question of the pool, a sample of every type and hop count; --pages: how the oracle reads paged
 // documents. outcomeDigest: sha256 of every question's (id, solved, failure) — equal digests, equal check rows.)
 import { createHash } from 'node:crypto'
@@ -11,8 +11,8 @@ import { openWorld, readQa } from '../../world'
 import { perfArgs } from './perf-args'
 
 const { values: a, positionals } = perfArgs(
-  'node bin/run-ts.mjs bench/perf/oracle-check.ts WORLD_DIR [--every K] [--n N] [--workers K] [--pages all|needed]',
-  { n: { type: 'string' }, every: { type: 'string', default: '1' }, workers: { type: 'string', default: '1' }, pages: { type: 'string' } },
+  'node bin/run-ts.mjs bench/perf/oracle-check.ts WORLD_DIR [--every K] [--n N] [--threads K] [--pages all|needed]',
+  { n: { type: 'string' }, every: { type: 'string', default: '1' }, threads: { type: 'string', default: '1' }, pages: { type: 'string' } },
   1,
 )
 const dir = positionals[0]
@@ -34,7 +34,7 @@ const cpu = () => {
 const load0 = loadavg()[0]
 const w0 = performance.now()
 const c0 = cpu()
-const r = await checkWorldFolder(dir, qas, { workers: Number(a.workers), quiet: true, pages })
+const r = await checkWorldFolder(dir, qas, { workers: Number(a.threads), quiet: true, pages })
 const wall = (performance.now() - w0) / 1000
 const c = cpu() - c0
 const failed = new Map(r.failures.map((f) => [f.qaId, f.failure ?? `F1 ${f.f1}`]))

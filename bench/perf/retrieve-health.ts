@@ -4,24 +4,25 @@
 // (as a trainer's pool: stuck to whichever worker took it), first with no batch in flight, then during one and during two concurrent maximal
 // batches (--max-retrieve-hits / topk queries: 16,384 x topk 4 by default, distinct world questions, answers read and
 // counted, not parsed). Prints the machine, the date and the command; the figures for bench/RESULTS.md come from a quiet box.
-// Usage: node bin/run-ts.mjs bench/perf/retrieve-health.ts --world DIR [--workers 2] [--topk 4] [--probes 2] [--quiet-seconds 3] [--rounds 1] [--unit page|passage] [--out FILE.json]
+// Usage: node bin/run-ts.mjs bench/perf/retrieve-health.ts --world DIR [--workers 2] [--topk 4] [--probes 2] [--quiet-seconds 3] [--rounds 1] [--retrieve-unit page|passage] [--out FILE.json]
 import { writeFileSync } from 'node:fs'
 import { Agent, request } from 'node:http'
 import { availableParallelism, cpus, loadavg, totalmem } from 'node:os'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { DEFAULT_SERVER_OPTIONS } from '../../gym/server'
+import { RETRIEVE_UNITS } from '../../world/search/retrieve-units'
 import { pct, startGymServe, worldWorkload } from './loopback'
 import { perfArgs } from './perf-args'
 
 const args = process.argv.slice(2)
-const { values: opt } = perfArgs('node bin/run-ts.mjs bench/perf/retrieve-health.ts --world DIR [--workers 2] [--topk 4] [--probes 2] [--quiet-seconds 3] [--rounds 1] [--unit page|passage] [--out FILE.json]', {
+const { values: opt } = perfArgs('node bin/run-ts.mjs bench/perf/retrieve-health.ts --world DIR [--workers 2] [--topk 4] [--probes 2] [--quiet-seconds 3] [--rounds 1] [--retrieve-unit page|passage] [--out FILE.json]', {
   world: { type: 'string' },
   workers: { type: 'string', default: '2' },
   topk: { type: 'string', default: '4' },
   probes: { type: 'string', default: '2' },
   'quiet-seconds': { type: 'string', default: '3' },
   rounds: { type: 'string', default: '1' },
-  unit: { type: 'string', default: 'page' },
+  'retrieve-unit': { type: 'string', default: 'page' },
   out: { type: 'string' },
 })
 const world = opt.world
@@ -30,15 +31,15 @@ const topk = Number(opt.topk)
 const probes = Number(opt.probes)
 const quietSeconds = Number(opt['quiet-seconds'])
 const rounds = Number(opt.rounds)
-const unit = opt.unit!
+const unit = opt['retrieve-unit']!
 const out = opt.out
 for (const [k, v] of Object.entries({ workers, topk, probes, rounds }))
   if (!Number.isInteger(v) || v < 1) {
     process.stderr.write(`bench/perf/retrieve-health: --${k} must be a positive integer, got ${String(v)}\n`)
     process.exit(2)
   }
-if (unit !== 'page' && unit !== 'passage') {
-  process.stderr.write(`bench/perf/retrieve-health: --unit must be page or passage, got ${unit}\n`)
+if (!(RETRIEVE_UNITS as readonly string[]).includes(unit)) {
+  process.stderr.write(`bench/perf/retrieve-health: --retrieve-unit must be ${RETRIEVE_UNITS.join(' or ')}, got ${unit}\n`)
   process.exit(2)
 }
 if (!(quietSeconds > 0)) {

@@ -4,10 +4,10 @@
 import { availableParallelism } from 'node:os'
 import { basename, resolve } from 'node:path'
 import type { ArgumentsCamelCase } from 'yargs'
-import { announceStop, handler, type Command } from '../../infra/cli-util'
+import { announceStop, handler, renamedFlags, type Command } from '../../infra/cli-util'
 import { showValue } from '../../infra/show-value'
 import { GymError } from '../../infra/errors'
-import { checkWorldContent, ENGINE_NAMES, openWorld, type EngineName, type Stage } from '../../world'
+import { checkWorldContent, ENGINE_NAMES, openWorld, RETRIEVE_UNITS, type EngineName, type RetrieveUnit, type Stage } from '../../world'
 import { openGymWorld } from '../open-gym-world'
 import { removeAddressFile, removeStaleAddressFiles, writeAddressFile } from '../address-file'
 import { pathPrefixFor } from '../path-token'
@@ -30,8 +30,8 @@ interface ServeArgs {
   maxQueryChars: number
   maxBodyBytes: number
   maxTopk: number
-  retrieveUnit: string
-  engine?: string
+  retrieveUnit: RetrieveUnit
+  search?: string
   embedder?: string
   allowEngineMismatch: boolean
   addressFile?: string
@@ -57,7 +57,7 @@ export const serveCommandWith = (stages?: readonly Stage[]): Command => ({
   command: 'serve [dir]',
   describe: 'serve a world: env sessions, /v1/search, /v1/access, Search-R1 /retrieve, /health',
   builder: (y) =>
-    y
+    renamedFlags(y, { engine: 'search' })
       .positional('dir', { type: 'string', describe: 'world folder (worlds/<name>)' })
       .option('port', { type: 'number', default: 8000, describe: 'TCP port (0 = any free port; the URL is printed)' })
       .option('host', { type: 'string', default: '127.0.0.1', describe: 'interface to listen on (0.0.0.0: every interface; set --token then)' })
@@ -83,7 +83,7 @@ export const serveCommandWith = (stages?: readonly Stage[]): Command => ({
         describe: 'largest topk a /retrieve call (or k a /v1/search call) may ask for; larger is a 400',
       })
       .option('retrieve-unit', {
-        choices: ['page', 'passage'],
+        choices: [...RETRIEVE_UNITS],
         default: 'page',
         describe: '/retrieve hits: whole pages, or ~100-word passages (title as first line) like the corpora Search-R1/verl/ASearcher were built on',
       })
@@ -102,7 +102,7 @@ export const serveCommandWith = (stages?: readonly Stage[]): Command => ({
         describe: 'worker processes answering on the one port, each over the read-only world, restarted when one exits (back-off 0.5 s doubling to 30 s); an env lives in the worker that built it and its steps are routed there (default: the machine\'s cores; 1: one process)',
       })
       .option('max-body-bytes', { type: 'number', default: DEFAULT_SERVER_OPTIONS.maxBodyBytes, describe: 'largest request body' })
-      .option('engine', { type: 'string', choices: [...ENGINE_NAMES], describe: 'search engine (default: the one the world was verified with)' })
+      .option('search', { type: 'string', choices: [...ENGINE_NAMES], describe: 'search engine (as world build --search; default: the one the world was verified with)' })
       .option('embedder', { type: 'string', describe: 'dense/hybrid: embedder model directory (default: the one the world was built with)' })
       .option('allow-engine-mismatch', { type: 'boolean', default: false, describe: 'serve with an engine or embedder other than the one the world was verified with' })
       .option('allow-host', {
@@ -189,7 +189,7 @@ export const serveCommandWith = (stages?: readonly Stage[]): Command => ({
     }
 
     const opened = await startOrReport(plan, async () => {
-      const world = await openGymWorld(dir, { engine: a.engine as EngineName | undefined, embedder: a.embedder, allowEngineMismatch: a.allowEngineMismatch, searchThreads })
+      const world = await openGymWorld(dir, { engine: a.search as EngineName | undefined, embedder: a.embedder, allowEngineMismatch: a.allowEngineMismatch, searchThreads })
       let cluster: ClusterEnvSessions | undefined
       const sessions: SessionsFactory | undefined = plan
         ? (w, o, envDefaults) => {
@@ -203,7 +203,7 @@ export const serveCommandWith = (stages?: readonly Stage[]): Command => ({
         port: workerPort() ?? port,
         token,
         maxTopK,
-        retrieveUnit: a.retrieveUnit === 'passage' ? 'passage' : 'page',
+        retrieveUnit: a.retrieveUnit,
         maxEnvs,
         envIdleMs: Math.round(idle * 1000),
         maxBatchQueries,

@@ -4,7 +4,12 @@
 // models; the learner feeds it log-probs and pushes the derivative back through the model.
 import { EngineError } from '../errors'
 
-export type LossName = 'importance_sampling' | 'ppo' | 'cross_entropy'
+/** Every loss the learner computes (the CUDA kernel numbers them in this order). */
+export const LOSS_NAMES = ['importance_sampling', 'ppo', 'cross_entropy'] as const
+export type LossName = (typeof LOSS_NAMES)[number]
+/** The policy-gradient losses a GRPO run may name (config `loss`): cross_entropy is SFT's and pretraining's. */
+export const POLICY_LOSS_NAMES = ['ppo', 'importance_sampling'] as const satisfies readonly LossName[]
+export type PolicyLossName = (typeof POLICY_LOSS_NAMES)[number]
 
 export interface LossConfig {
   name: LossName
@@ -63,7 +68,7 @@ export function tokenLoss(cfg: LossConfig, logp: number, oldLogp: number, advant
       break
     }
     default:
-      throw new EngineError('engine.loss', `unknown loss '${String((cfg as { name: unknown }).name)}'; use importance_sampling, ppo or cross_entropy`)
+      throw new EngineError('engine.loss', `unknown loss '${String((cfg as { name: unknown }).name)}'; use ${LOSS_NAMES.slice(0, -1).join(', ')} or ${LOSS_NAMES.at(-1)}`)
   }
   let kl = 0
   if (beta > 0) {

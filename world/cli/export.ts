@@ -5,12 +5,13 @@ import { writeFileSync, createWriteStream } from 'node:fs'
 import { basename, join, resolve } from 'node:path'
 import { once } from 'node:events'
 import { ConfigError, WorldError } from '../../infra/errors'
-import { handler, type Command } from '../../infra/cli-util'
+import { handler, renamedFlags, type Command } from '../../infra/cli-util'
 import { makeDirs } from '../build/build'
 import { openWorld } from '../store/open'
 import { iterateDocs } from '../store/store'
 import { exportQa, qaExportFormats } from '../qa/export'
 import { hasQaTable } from '../qa/store'
+import { RETRIEVE_UNITS, type RetrieveUnit } from '../search/retrieve-units'
 import type { ExportTuner } from '../qa/engines/profile'
 import { engineProfileNames, engineProfiles, isEngineProfile, orList } from '../qa/engines/registry'
 import type { ExportStager } from '../qa/export-stages'
@@ -54,7 +55,7 @@ export const exportCommandWith = (tuner?: ExportTuner, stager?: ExportStager): C
   describe: `export a finished world: JSON Lines (entities, edges, docs with facts, QA), Parquet (QA), or QA as ${orList(engineProfiles().map((p) => p.title))} read it`,
   builder: (y) => {
     const engines = engineProfileNames().join(' | ')
-    return y
+    return renamedFlags(y, { unit: 'retrieve-unit' })
       .positional('dir', { type: 'string', demandOption: true, describe: 'world folder (written by world build --out)' })
       .option('format', {
         type: 'string',
@@ -67,16 +68,16 @@ export const exportCommandWith = (tuner?: ExportTuner, stager?: ExportStager): C
         describe: `${engines}: also write one data file per stage of this curriculum preset (e.g. two-stage) and launch-<format>-<preset>.sh chaining the phases`,
       })
       .option('stage1-steps', { type: 'number', default: 100, describe: 'with --curriculum: training steps of each phase but the last (the preset\'s switch)' })
-      .option('unit', {
-        choices: ['page', 'passage'],
+      .option('retrieve-unit', {
+        choices: [...RETRIEVE_UNITS],
         default: 'page',
-        describe: `${engines}: what /retrieve serves the trainer (gym serve --retrieve-unit); the oracle check runs through that unit`,
+        describe: `${engines}: what /retrieve serves the trainer (as gym serve --retrieve-unit); the oracle check runs through that unit`,
       })
       .example('searchgym world export worlds/paper --out exports/paper', 'entities, edges, docs and QA as JSON Lines')
       .example('searchgym world export worlds/paper --format verl --out exports/verl', 'QA as verl reads it, with its tool config and launch script')
   },
   handler: handler(async (raw: object) => {
-    const a = raw as { dir: string; format: string; out: string; unit: 'page' | 'passage'; curriculum?: string; stage1Steps: number }
+    const a = raw as { dir: string; format: string; out: string; retrieveUnit: RetrieveUnit; curriculum?: string; stage1Steps: number }
     let curriculum
     if (a.curriculum !== undefined) {
       if (!stager) throw new ConfigError('export.curriculum', '--curriculum needs the curriculum presets (run through the searchgym CLI)')
@@ -88,7 +89,7 @@ export const exportCommandWith = (tuner?: ExportTuner, stager?: ExportStager): C
     const n = a.format === 'jsonl' ? await exportWorldJsonl(a.dir, a.out) : {}
     const w = openWorld(a.dir)
     try {
-      const tune = isEngineProfile(a.format) && tuner ? (qas: Qa[]) => tuner(a.dir, a.format, qas, a.unit) : undefined
+      const tune = isEngineProfile(a.format) && tuner ? (qas: Qa[]) => tuner(a.dir, a.format, qas, a.retrieveUnit) : undefined
       if (a.format !== 'jsonl' || hasQaTable(w.db))
         Object.assign(n, await exportQa(w.db, a.out, a.format, { world: basename(resolve(a.dir)), hash: w.manifest.content_hash ?? '' }, tune, curriculum))
     } finally {

@@ -10,6 +10,7 @@ import { createRequire } from 'node:module'
 import type koffiModule from 'koffi'
 import { EngineError } from '../../errors'
 import type { AdamWHyper, Backend, CacheTensors, DecoderStack, LoraOperand, MemoryStats, RowSamplingParams, SampledRows, Tensor, WeightDtype } from '../backend'
+import type { LossName } from '../losses'
 import { numel } from '../backend'
 import { bf16ToF32, f32ToBf16 } from '../safetensors'
 import { decodeSampleReference, forwardCachedReference } from '../forward-cached'
@@ -831,7 +832,7 @@ export class CudaBackend implements Backend {
   }
 
   /** Per-token loss of infra/engine/losses.ts (weights = mask) → loss [N] and dlogp [N], both weighted. */
-  tokenLoss(logp: Tensor, oldLogp: Tensor, adv: Tensor, weight: Tensor, kind: 'importance_sampling' | 'ppo' | 'cross_entropy',
+  tokenLoss(logp: Tensor, oldLogp: Tensor, adv: Tensor, weight: Tensor, kind: LossName,
     epsLow = 0.4, epsHigh = epsLow, klBeta = 0, refLogp?: Tensor): { loss: Tensor; dlogp: Tensor } {
     const N = logp.shape[0]
     const k = { importance_sampling: 0, ppo: 1, cross_entropy: 2 }[kind]

@@ -4,6 +4,7 @@
 // engine-independent arithmetic every profile shares (limit overrides, batch sizes). Every member is required: a new
 // engine that leaves one out does not compile. Knows no engine by name (engines/<name>.ts, engines/registry.ts).
 import type { Qa } from '../../types'
+import type { RetrieveUnit } from '../../search/retrieve-units'
 import type { ExportCurriculum } from '../export-stages'
 
 /** The limits that decide whether a question can be solved inside an engine's rollout. */
@@ -23,7 +24,7 @@ export interface EngineLimits {
 }
 
 /** The /retrieve unit an export's launch script serves (gym serve --retrieve-unit). */
-export type ExportUnit = 'page' | 'passage'
+export type ExportUnit = RetrieveUnit
 
 /** Who the rows come from: kept in every exported row (the trainers' data_source must be one of their own names). */
 export interface WorldIdentity {

@@ -1,0 +1,51 @@
+// tests/cli-renamed-flags: one flag name per concept (issue 48). Each old spelling — world export / gym check
+// `--unit` (now `--retrieve-unit`, as gym serve), gym serve `--engine` (now `--search`, as world build), gym check
+// `--workers` (now `--threads`: `--workers` counts gym serve's processes) — is refused in one line naming the new one,
+// before anything runs; the new spellings parse. One real process checks the exit code and the single stderr line.
+import type { Argv } from 'yargs'
+import { makeCli } from '../cli'
+import { runCli } from './helpers/cli-process'
+
+/** The usage error of `searchgym ...args` parsed in-process ('' when it parses; handlers are not run). */
+async function usageErrorOf(args: string[]): Promise<string> {
+  const y = (await makeCli(args, { loadAll: true })).exitProcess(false)
+  let message = ''
+  ;(y as Argv).fail((msg) => {
+    message = msg
+    throw new Error(msg)
+  })
+  try {
+    await (y as Argv).parse(args, {}, () => undefined)
+  } catch {
+    /* the message is kept above */
+  }
+  return message
+}
+
+const RENAMED: [string[], string][] = [
+  [['world', 'export', '/nowhere', '--out', '/nowhere-out', '--unit', 'passage'], '--unit was renamed: use --retrieve-unit'],
+  [['gym', 'check', '/nowhere', '--unit', 'passage', '--verify-edges'], '--unit was renamed: use --retrieve-unit'],
+  [['gym', 'check', '/nowhere', '--workers', '2'], '--workers was renamed: use --threads'],
+  [['gym', 'serve', '/nowhere', '--engine', 'embedded'], '--engine was renamed: use --search'],
+]
+
+test.each(RENAMED)('searchgym %j is refused naming the new flag', async (args, message) => {
+  expect(await usageErrorOf(args)).toBe(message)
+})
+
+test('the new spellings are the commands\' own options (known, not refused)', async () => {
+  // A trailing unknown flag stops the parse before any handler runs; only it may be named unknown.
+  for (const args of [
+    ['world', 'export', '/nowhere', '--out', '/x', '--retrieve-unit', 'passage'],
+    ['gym', 'check', '/nowhere', '--retrieve-unit', 'passage', '--threads', '2'],
+    ['gym', 'serve', '/nowhere', '--search', 'embedded', '--workers', '2'],
+  ])
+    expect(await usageErrorOf([...args, '--bogus'])).toBe('Unknown argument: bogus')
+})
+
+test('a real process: one stderr line, exit 2 (a usage error), nothing run', async () => {
+  const r = await runCli(['gym', 'serve', '/nonexistent/searchgym-world', '--engine', 'embedded', '--port', '0'], 60_000)
+  expect(r.code).toBe(2)
+  expect(r.stderr.trim().split('\n')).toEqual(['searchgym: error: --engine was renamed: use --search'])
+  expect(r.stdout).toBe('')
+})
