@@ -3,7 +3,7 @@
 // the reader's world recipe from its shipped start.
 import { readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
-import { resolveExperiment, trainConfigOf } from './spec'
+import { resolveExperiment, runTrainConfig } from './spec'
 
 const file = (name: string) => JSON.parse(readFileSync(join('curriculum/experiments', name), 'utf8')) as Record<string, Record<string, unknown>>
 
@@ -17,7 +17,7 @@ it('the shipped experiment files resolve; the paper ablation has the five arms, 
   expect(resolveExperiment(file('reward-ablation.json'), '/x').arms.map((a) => a.reward)).toEqual(['f1', 'process', 'cost'])
   expect(paper.worlds.evalSeeds.filter((s) => paper.worlds.trainSeeds.includes(s))).toEqual([])
   // One run's GRPO config: the arm's reward and Access, the seed, the experiment's protocol and gym.
-  const c = trainConfigOf(paper, 2, paper.arms[4])
+  const c = runTrainConfig(paper, 2, paper.arms[4])
   expect([c.seed, c.protocol, c.gym.access, c.gym.reward, c.steps]).toEqual([2, 'search-r1', false, 'f1', 100])
   // The update measured better per CPU-hour (bench/RESULTS.md, issue 34): PPO mini-batches × epochs.
   expect([c.ppoMiniBatch, c.ppoEpochs]).toEqual([32, 2])
@@ -72,7 +72,7 @@ it("the reader ablation: the five arms × 3 seeds from the shipped reader start,
   // curriculum/recipes/reader.sh: its SFT worlds (27–42) train, its unseen worlds (101, 102) evaluate, same world config.
   expect([r.worlds.preset, r.worlds.trainSeeds, r.worlds.evalSeeds]).toEqual(['small', Array.from({ length: 16 }, (_, i) => 27 + i), [101, 102]])
   expect(r.worlds.config).toEqual(JSON.parse(readFileSync('bench/perf/configs/world-small2x-1to2.json', 'utf8')))
-  const c = trainConfigOf(r, 0, r.arms[0])
+  const c = runTrainConfig(r, 0, r.arms[0])
   expect([c.ppoMiniBatch, c.ppoEpochs, c.maxHops, c.protocol]).toEqual([32, 2, 2, 'search-r1'])
   expect(r.gym).toEqual({ topK: 3, observationCap: 2000, prompt: 'brief', accessByTitle: true })
 })
