@@ -142,8 +142,13 @@ const LORA_BOUNDS = { rank: [1, 4096], alpha: [0, 1e6] } as const
 
 /** Defaults ← FILE.json ← overrides; validated (unknown keys, types, ranges) with one-line errors. */
 export function resolveTrainConfig(...layers: unknown[]): TrainConfig {
+  return resolveTrainConfigAt('train config', ...layers)
+}
+
+/** resolveTrainConfig, an unknown key named under `where` (e.g. 'experiment.train': the file's block it came from). */
+export function resolveTrainConfigAt(where: string, ...layers: unknown[]): TrainConfig {
   let c = DEFAULT_TRAIN_CONFIG
-  for (const l of layers) if (l !== undefined) c = mergeStrict(c, l, 'train config', ['train config.gym'])
+  for (const l of layers) if (l !== undefined) c = mergeStrict(c, l, where, [`${where}.gym`])
   for (const [k, [lo, hi]] of Object.entries(TRAIN_INT_BOUNDS)) {
     const v = c[k as keyof typeof TRAIN_INT_BOUNDS]
     if (!Number.isInteger(v) || v < lo || v > hi) throw new ConfigError('train.range', `${k} must be an integer in [${lo}, ${hi}], got ${v}`)

@@ -3,7 +3,7 @@
 // the arms (curriculum × reward × Access), the seeds per arm, the GRPO config and the evaluation sets — resolved once
 // over documented defaults with unknown keys rejected (one line naming the key). Knows no runner and no files.
 import { resolve, dirname } from 'node:path'
-import { DEFAULT_TRAIN_CONFIG, resolveTrainConfig, TRAIN_INT_BOUNDS, type TrainConfig } from '../../agent'
+import { DEFAULT_TRAIN_CONFIG, resolveTrainConfigAt, TRAIN_INT_BOUNDS, type TrainConfig } from '../../agent'
 import { presetNames, recipeConfig } from '../../curriculum'
 import { mergeStrict, readJsonFile } from '../../infra/config'
 import { ConfigError } from '../../infra/errors'
@@ -267,7 +267,7 @@ function resolveExperimentTrain(raw: unknown, s: ExperimentSpec): ExperimentTrai
   if (raw !== undefined && (raw === null || typeof raw !== 'object' || Array.isArray(raw))) throw new ConfigError('config.type', 'experiment.train must be a JSON object')
   for (const k of ['seed', 'protocol', 'gym'])
     if (raw !== undefined && Object.prototype.hasOwnProperty.call(raw, k)) throw new ConfigError('experiment.train', `experiment.train.${k} is set by the experiment (${k === 'seed' ? 'seeds' : k})`)
-  return withoutRunKeys(resolveTrainConfig(EXPERIMENT_TRAIN_DEFAULTS, raw, { protocol: s.protocol, gym: s.gym }))
+  return withoutRunKeys(resolveTrainConfigAt('experiment.train', EXPERIMENT_TRAIN_DEFAULTS, raw, { protocol: s.protocol, gym: s.gym }))
 }
 
 function withoutRunKeys(c: TrainConfig): ExperimentTrain {
