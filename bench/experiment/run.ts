@@ -4,7 +4,8 @@
 // followed by its benches (greedy engine policy on each evaluation set; a no-Access arm also without Access), and the
 // report. Every phase is recorded in progress.json when done, and each is itself resumable (world build, SFT epochs,
 // train checkpoints, bench logs): a killed experiment rerun with the same file continues where it stopped and ends
-// with the report one uninterrupted run writes. With --results RDIR the phases are grouped into durable units (the
+// with the report one uninterrupted run writes; a file whose only change is a larger train.steps lengthens the runs
+// (`train --preset … --steps N`). With --results RDIR the phases are grouped into durable units (the
 // start; each arm × seed): finished units are restored from RDIR into OUT before anything runs, each unit is exported
 // when its last phase is done and the report is copied there (results.ts), so a fresh clone resumes from the
 // committed folder and redoes only unfinished units. Knows the order of phases and which make a unit, not how any
