@@ -76,7 +76,6 @@ export interface ExperimentSpec {
    *  defaults, heldOut and evalEvery 0 unless given, gym.budgets folded in. Not seed, protocol or gym — a run's are the
    *  experiment's protocol and gym, its arm's reward and Access and its seed (runTrainConfig). */
   train: ExperimentTrain
-
   arms: ArmSpec[]
   /** GRPO seeds: every arm runs once per seed (data order, sampling, adapter init). */
   seeds: number[]
