@@ -1,5 +1,6 @@
 // cli: the root `searchgym` command — the composition root: it takes each package's commands from its index.ts and
-// hands the stage list and mounted verbs across packages (agent's oracle check joins the world build and `gym check`).
+// hands the stage list and mounted verbs across packages (agent's oracle check joins the world build and `gym check`;
+// bench's experiment driver runs `train --preset`).
 // A package is imported only when its command is named (`searchgym --help` loads none): GROUPS lists each top-level
 // command with its usage and description, and tests/cli-help.test.ts checks they equal the packages' own.
 // Holds no logic of its own.
@@ -66,7 +67,12 @@ export const GROUPS: CommandGroup[] = [
   {
     command: 'train',
     describe: 'train a search agent: GRPO with a curriculum (default), `train sft` warm start, `train report RUN`',
-    load: async (deps) => named((await import('./curriculum')).curriculumCommands(deps.train), 'train'),
+    load: async (deps) => {
+      // `train --preset` runs a bundled experiment file through the experiment driver (bench sits above curriculum).
+      const { runTrainPreset, TRAIN_PRESETS } = await import('./bench')
+      const { curriculumCommands } = await import('./curriculum')
+      return named(curriculumCommands({ ...deps.train, presets: { names: TRAIN_PRESETS, run: runTrainPreset } }), 'train')
+    },
   },
   {
     command: 'bench',

@@ -15,7 +15,7 @@ import { loadModel } from '../infra/engine'
 import { loadTokenizer } from '../infra/engine'
 import type { TokenSampler } from '../agent'
 import { openBackend } from '../agent'
-import { resolveTrainConfig, type TrainConfig } from '../agent'
+import type { TrainConfig } from '../agent'
 import { train, type TrainResult } from '../agent'
 import { CurriculumSource } from './source'
 import { capHops, curriculumPreset } from './stages'
@@ -28,10 +28,9 @@ export interface TrainRunOptions {
   adapter?: string
   curriculum: string
   out: string
-  /** Parsed --config FILE.json (or undefined). */
-  config?: unknown
-  /** Overrides after the file (e.g. { steps } from --steps, { gym: { access: false } } from --no-access). */
-  overrides?: unknown[]
+  /** The run's train config, resolved once by the caller (`train`: resolveTrainConfig(--config FILE, flag overrides);
+   *  an experiment: its typed train block composed per run); not resolved again here. */
+  config: TrainConfig
   backend?: string
   /** The rollout sampler, when not the learner's own sampling: an injected dependency (tests inject scripted replies
    *  carrying the model's real log-probs, in process or through the CLI's composition root); no flag reaches it. */
@@ -93,7 +92,7 @@ function parseStored(text: string): RunConfig | null {
 }
 
 export async function runTraining(o: TrainRunOptions): Promise<TrainResult> {
-  const cfg = resolveTrainConfig(o.config, ...(o.overrides ?? []))
+  const cfg = o.config
   const spec = capHops(curriculumPreset(o.curriculum, cfg.switchSteps), cfg.maxHops)
   // The gym options are resolved once, here, before anything is written (an unknown reward name or option is a one-line
   // error, not a failed step); the loop gets them typed, its reward spec parsed.

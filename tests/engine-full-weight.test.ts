@@ -92,7 +92,7 @@ describe.each(BACKENDS)('%s', (_name, make) => {
       { ...sft(seqs[1], new Array(6).fill(1)), oldLogprobs: new Array(6).fill(-3.2), advantages: new Array(6).fill(-0.7) },
       { ...sft(seqs[2], [0, 0, 0, 1, 1, 0, 0.5, 1, 0, 0, 1]), oldLogprobs: new Array(11).fill(-2.9), advantages: new Array(11).fill(1.1) },
     ]
-    for (const loss of [{ name: 'cross_entropy' as const }, { name: 'ppo' as const, clipEps: 0.2 }]) {
+    for (const loss of [{ name: 'cross_entropy' as const }, { name: 'ppo' as const, epsLow: 0.2 }]) {
       l.zeroGrad()
       const got = l.forwardBackward(datums, loss, { temperature: 0.8 })
       const masked = new Map(l.model.adapter!.params().map((p) => [p.name, l.gradient(p.name) ?? new Float32Array(0)]))

@@ -154,10 +154,10 @@ test('the learner reproduces the worked GRPO example: ρ=1.6, A=1.51 → objecti
     inputTokens: tokens.slice(0, -1), targetTokens: tokens.slice(1),
     oldLogprobs: [cur[0] - Math.log(rho), cur[1]], advantages: [adv, 0], mask: [1, 0],
   })
-  const a = l.forwardBackward([datum(1.6, 1.51)], { name: 'ppo', clipEps: 0.4 })
+  const a = l.forwardBackward([datum(1.6, 1.51)], { name: 'ppo', epsLow: 0.4 })
   expect(-a.loss).toBeCloseTo(2.114, 5)
   expect(a.metrics.clipFraction).toBe(1)
-  const b = l.forwardBackward([datum(0.5, -0.9)], { name: 'ppo', clipEps: 0.4 })
+  const b = l.forwardBackward([datum(0.5, -0.9)], { name: 'ppo', epsLow: 0.4 })
   expect(-b.loss).toBeCloseTo(-0.54, 5)
   expect(b.metrics.meanRatio).toBeCloseTo(0.5, 5)
 })

@@ -160,7 +160,7 @@ describe('searchgym experiment (tiny worlds, tiny model)', () => {
       [{ ...tiny, arms: [{ name: 'a', curriculum: 'two-stage', rewrd: 'f1' }] }, /unknown config key 'experiment.arms\[0\].rewrd'/],
       [{ ...tiny, worlds: { ...tiny.worlds, evalSeeds: [6] } }, /evalSeeds share seed 6 with trainSeeds/],
       [{ ...tiny, arms: [{ name: 'a', curriculum: 'four-stage' }] }, /unknown curriculum preset 'four-stage'/],
-      [{ ...tiny, train: { ...tiny.train, stepz: 2 } }, /unknown config key 'train config.stepz'/],
+      [{ ...tiny, train: { ...tiny.train, stepz: 2 } }, /unknown config key 'experiment.train.stepz'/],
     ]
     for (const [v, msg] of cases) {
       const r = await runCli(['experiment', 'run', write('bad.json', v), '--out', join(root, 'bad')])

@@ -7,6 +7,7 @@ import { join, relative } from 'node:path'
 import { rewardSpecParses, resolveGymOptions, scoreAnswer } from '../gym'
 import { initModel } from '../infra/engine'
 import { runTraining } from '../curriculum/run'
+import { resolveTrainConfig } from '../agent'
 import { configFromArgs, type RunArgs } from '../bench/cli/run'
 import { gymBenchWorld } from '../bench/gym-world'
 import { policyFactory } from '../bench/policies'
@@ -63,7 +64,7 @@ it('a train run parses its reward spec once over every group of every step', asy
   const config = { steps: 2, groupSize: 2, batchSize: 4, microBatch: 4, maxTurns: 2, maxTokensPerTurn: 32, lora: { rank: 4, alpha: 8 }, evalEvery: 0, heldOut: 0, checkpointEvery: 2, klBeta: 0, refillRounds: 0 }
   const n0 = rewardSpecParses()
   const out = join(root, 'train')
-  await runTraining({ world, model, curriculum: 'two-stage', out, config, overrides: [{ gym: { reward: 'cost' } }], sampler: (l, c) => new FixtureSampler(l, c, readReplies(replies)) })
+  await runTraining({ world, model, curriculum: 'two-stage', out, config: resolveTrainConfig(config, { gym: { reward: 'cost' } }), sampler: (l, c) => new FixtureSampler(l, c, readReplies(replies)) })
   expect(rewardSpecParses() - n0).toBe(1)
   const lines = readFileSync(join(out, 'metrics.jsonl'), 'utf8').trim().split('\n')
   expect(lines).toHaveLength(2)

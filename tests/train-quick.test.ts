@@ -1,7 +1,8 @@
-// tests/train-quick: `searchgym train --preset quick-smoke` (the quick preset's whole pipeline at its smallest size)
-// through the real CLI: it finishes, prints its held-out before/after line with the paired gain and CI (whatever the
-// numbers are), checkpoints after every GRPO step, and a rerun resumes from its last step with the message, building
-// and training nothing again; bad input is one line with a non-zero exit.
+// tests/train-quick: `searchgym train --preset quick-smoke` (curriculum/experiments/quick-smoke.json run by the
+// experiment driver) through the real CLI: it finishes, prints its held-out before/after line with the paired gain and
+// CI (whatever the numbers are) — the same line the experiment report states —, checkpoints after every GRPO step; a
+// rerun finds every phase done and prints the same line; a larger --steps lengthens the run from its last checkpoint;
+// bad input is one line with a non-zero exit.
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -26,26 +27,38 @@ describe('searchgym train --preset quick-smoke', () => {
     const [, n, start, trained, optimizerSteps, gain, lo, hi] = m!.map(Number)
     expect(n).toBe(4)
     // The optimizer steps printed are the run's own (metrics.jsonl), and a run without any says so in its last line.
-    const summed = readFileSync(join(out, 'grpo', 'metrics.jsonl'), 'utf8').trim().split('\n').reduce((a, l) => a + (JSON.parse(l) as { optimizerSteps: number }).optimizerSteps, 0)
+    const run = join(out, 'runs', 'trained-s0')
+    const summed = readFileSync(join(run, 'metrics.jsonl'), 'utf8').trim().split('\n').reduce((a, l) => a + (JSON.parse(l) as { optimizerSteps: number }).optimizerSteps, 0)
     expect(optimizerSteps).toBe(summed)
     if (optimizerSteps === 0) expect(first).toMatch(/0 optimizer steps: every group was constant/)
     // The printed numbers are the compare's: the gain is trained − start (rounding aside) and lies inside its CI.
     expect(Math.abs(trained - start - gain)).toBeLessThan(0.11)
     expect(lo).toBeLessThanOrEqual(gain)
     expect(hi).toBeGreaterThanOrEqual(gain)
-    expect(r.stderr).toMatch(/quick \[4\/6\] grpo: searchgym train --world /)
-    for (const s of [1, 2]) expect(existsSync(join(out, 'grpo', 'checkpoints', `step-00000${s}`, 'optimizer.safetensors'))).toBe(true)
-    expect(readFileSync(join(out, 'grpo', 'metrics.jsonl'), 'utf8').trim().split('\n')).toHaveLength(2)
-    expect(existsSync(join(out, 'compare', 'compare.json'))).toBe(true)
+    expect(r.stderr).toMatch(/experiment quick-smoke: \[\d+\/8\] train:trained-s0/)
+    for (const s of [1, 2]) expect(existsSync(join(run, 'checkpoints', `step-00000${s}`, 'optimizer.safetensors'))).toBe(true)
+    expect(readFileSync(join(run, 'metrics.jsonl'), 'utf8').trim().split('\n')).toHaveLength(2)
+    // The experiment's report says the same (without the wall time, which no report holds).
+    const report = JSON.parse(readFileSync(join(out, 'report.json'), 'utf8')) as { summary: string[] }
+    expect(report.summary).toEqual([first.replace(/; \d+ s$/, '')])
+    expect(readFileSync(join(out, 'report.md'), 'utf8')).toContain(report.summary[0])
   }, LONG)
 
-  it('a rerun resumes from its last step (and says so), keeps the model and SFT, and prints the same result', async () => {
+  it('a rerun finds every phase done and prints the same result; a larger --steps lengthens the run from its last step', async () => {
     const r = await runCli(['train', '--preset', 'quick-smoke', '--out', out], LONG)
     expect(r.code).toBe(0)
-    expect(r.stderr).toMatch(/^train: resuming from step 2 \(/m)
-    expect(r.stderr).toContain('quick [2/6] model (kept)')
-    expect(r.stderr).toContain('quick [3/6] sft (kept)')
+    expect(r.stderr).toMatch(/experiment quick-smoke: done in \d+ s \(0 phases run, 8 found done\)/)
     expect(r.stdout.trim().replace(/; \d+ s$/, '')).toBe(first.replace(/; \d+ s$/, ''))
+    const longer = await runCli(['train', '--preset', 'quick-smoke', '--steps', '3', '--out', out], LONG)
+    expect(longer.code).toBe(0)
+    expect(longer.stderr).toContain('experiment quick-smoke: lengthening the runs from 2 to 3 steps')
+    expect(longer.stderr).toMatch(/^train: trained-s0: resuming from step 2 \(/m)
+    expect(longer.stdout.trim()).toMatch(/^held-out F1 \(4 questions\): start [\d.]+% → trained [\d.]+% after 3 GRPO steps /)
+    expect(readFileSync(join(out, 'runs', 'trained-s0', 'metrics.jsonl'), 'utf8').trim().split('\n')).toHaveLength(3)
+    const shorter = await runCli(['train', '--preset', 'quick-smoke', '--steps', '2', '--out', out])
+    expect(shorter.code).not.toBe(0)
+    expect(shorter.stderr.trim().split('\n')).toHaveLength(1)
+    expect(shorter.stderr).toMatch(/holds runs of 3 steps; 2 steps would shorten them/)
   }, LONG)
 
   it('bad input: an unknown preset, or --preset with --model — one line, exit ≠ 0', async () => {
@@ -67,9 +80,9 @@ describe('searchgym train --preset quick-smoke', () => {
     const r = await runCli(['train', '--preset', 'quick', '--steps', '2', '--out', q], LONG)
     expect(r.code).toBe(0)
     expect(r.stdout.trim()).toMatch(/^held-out F1 \(100 questions\): start [\d.]+% → trained [\d.]+% after 2 GRPO steps \(\d+ optimizer steps\); paired gain /)
-    expect(r.stderr).toMatch(/quick \[2\/6\] model: the shipped start curriculum\/starts\/reader-v0/)
-    expect(existsSync(join(q, 'sft'))).toBe(false)
-    expect((JSON.parse(readFileSync(join(q, 'heldout.json'), 'utf8')) as string[]).length).toBe(100)
-    expect(readFileSync(join(q, 'grpo', 'metrics.jsonl'), 'utf8').trim().split('\n')).toHaveLength(2)
+    expect((JSON.parse(readFileSync(join(q, 'start', 'start.json'), 'utf8')) as { model: string }).model).toBe('curriculum/starts/reader-v0')
+    expect(existsSync(join(q, 'model'))).toBe(false)
+    expect((JSON.parse(readFileSync(join(q, 'eval', 'held-out.json'), 'utf8')) as { ids: string[] }).ids.length).toBe(100)
+    expect(readFileSync(join(q, 'runs', 'trained-s0', 'metrics.jsonl'), 'utf8').trim().split('\n')).toHaveLength(2)
   }, LONG)
 })

@@ -53,7 +53,7 @@ export interface EpochsMetrics extends LearnMetrics {
 }
 
 export function lossConfig(o: GrpoLossOptions): LossConfig {
-  return { name: o.loss, clipEps: o.epsLow, clipEpsHigh: o.epsHigh, klBeta: o.klBeta }
+  return { name: o.loss, epsLow: o.epsLow, epsHigh: o.epsHigh, klBeta: o.klBeta }
 }
 
 /** Forward/backward over all micro-batches, then one optimizer step. */

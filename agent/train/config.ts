@@ -3,8 +3,20 @@
 // LoRA rank 32 — and a LoRA learning rate (the paper's 5e-6 is for full fine-tuning; LoRA needs ~10×).
 import { mergeStrict } from '../../infra/config'
 import { ConfigError } from '../../infra/errors'
-import { POLICY_LOSS_NAMES, type PolicyLossName } from '../../infra/engine'
-import { refuseBudgetConflicts, TEXT_PROTOCOLS, type GymOptionsJson, type TextProtocolName } from '../../gym'
+import { POLICY_LOSS_NAMES } from '../../infra/engine'
+import { refuseBudgetConflicts, TEXT_PROTOCOLS, type GymOptionsJson } from '../../gym'
+
+/** The string fields' choices: their types below are these lists' members, and resolve checks against them. */
+export const TRAIN_CHOICES = {
+  loss: POLICY_LOSS_NAMES,
+  klReference: ['start', 'base'],
+  aggregation: ['token-mean', 'sequence-mean'],
+  advantageStd: ['population', 'sample'],
+  turnBudget: ['fixed', 'hop-scaled'],
+  protocol: TEXT_PROTOCOLS,
+} as const satisfies Partial<Record<keyof TrainConfig, readonly string[]>>
+
+type Choice<K extends keyof typeof TRAIN_CHOICES> = (typeof TRAIN_CHOICES)[K][number]
 
 export interface TrainConfig {
   seed: number
@@ -16,14 +28,14 @@ export interface TrainConfig {
   batchSize: number
   /** Datums per forward/backward call. */
   microBatch: number
-  loss: PolicyLossName
+  loss: Choice<'loss'>
   epsLow: number
   epsHigh: number
   /** β of the k3 KL to the reference (klReference). */
   klBeta: number
   /** The KL reference: 'start' — the adapter the run started from, frozen (the SFT start; with no start adapter the
    *  fresh adapter, which equals the base); 'base' — the base model with the adapter off. */
-  klReference: 'start' | 'base'
+  klReference: Choice<'klReference'>
   /** Trajectories per optimizer step (verl's ppo_mini_batch_size); 0: the whole batch, one step per batch. The kept
    *  trajectories are shuffled (seeded) and split; each mini-batch is its own token-mean. */
   ppoMiniBatch: number
@@ -33,14 +45,14 @@ export interface TrainConfig {
   /** DAPO overlong filtering: trajectories cut by a budget (turns, tokens, context, time) keep their place in the
    *  group's advantages but are left out of the update (counted in metrics as overlongFiltered). */
   overlongFilter: boolean
-  aggregation: 'token-mean' | 'sequence-mean'
-  advantageStd: 'population' | 'sample'
+  aggregation: Choice<'aggregation'>
+  advantageStd: Choice<'advantageStd'>
   lr: number
   weightDecay: number
   gradClip: number
   /** Turn budget of an episode (per question; see turnBudget). */
   maxTurns: number
-  turnBudget: 'fixed' | 'hop-scaled'
+  turnBudget: Choice<'turnBudget'>
   turnsPerHop: number
   /** Max new tokens per assistant turn (also the gym's maxResponseTokens). */
   maxTokensPerTurn: number
@@ -62,7 +74,7 @@ export interface TrainConfig {
    *  from all training questions as without the cap, so it equals `train sft`'s. */
   maxHops: number
   /** Text protocol of the rollouts: hermes (<tool_call> JSON) or search-r1 (<search>/<answer> tags, short prompt). */
-  protocol: TextProtocolName
+  protocol: Choice<'protocol'>
   /** Gym options as the config file spells them (reward by name, access, maxCallsPerTurn, faults, topK, ...); the run
    *  resolves them once (resolveGymOptions) and passes the typed GymOptions down. */
   gym: GymOptionsJson
@@ -143,8 +155,13 @@ const LORA_BOUNDS = { rank: [1, 4096], alpha: [0, 1e6] } as const
 
 /** Defaults ← FILE.json ← overrides; validated (unknown keys, types, ranges) with one-line errors. */
 export function resolveTrainConfig(...layers: unknown[]): TrainConfig {
+  return resolveTrainConfigAt('train config', ...layers)
+}
+
+/** resolveTrainConfig, an unknown key named under `where` (e.g. 'experiment.train': the file's block it came from). */
+export function resolveTrainConfigAt(where: string, ...layers: unknown[]): TrainConfig {
   let c = DEFAULT_TRAIN_CONFIG
-  for (const l of layers) if (l !== undefined) c = mergeStrict(c, l, 'train config', ['train config.gym'])
+  for (const l of layers) if (l !== undefined) c = mergeStrict(c, l, where, [`${where}.gym`])
   for (const [k, [lo, hi]] of Object.entries(TRAIN_INT_BOUNDS)) {
     const v = c[k as keyof typeof TRAIN_INT_BOUNDS]
     if (!Number.isInteger(v) || v < lo || v > hi) throw new ConfigError('train.range', `${k} must be an integer in [${lo}, ${hi}], got ${v}`)
@@ -163,15 +180,8 @@ export function resolveTrainConfig(...layers: unknown[]): TrainConfig {
     if (!(Number.isFinite(v) && v >= lo && v <= hi)) throw new ConfigError('train.range', `${k} must be a number in [${lo}, ${hi}], got ${v}`)
   }
   if (!(c.topP > 0 && c.topP <= 1)) throw new ConfigError('train.range', `topP must be in (0, 1], got ${c.topP}`)
-  const oneOf = (k: string, v: string, xs: string[]) => {
-    if (!xs.includes(v)) throw new ConfigError('train.enum', `${k} must be one of ${xs.join(', ')}, got '${v}'`)
-  }
-  oneOf('loss', c.loss, [...POLICY_LOSS_NAMES])
-  oneOf('klReference', c.klReference, ['start', 'base'])
-  oneOf('aggregation', c.aggregation, ['token-mean', 'sequence-mean'])
-  oneOf('advantageStd', c.advantageStd, ['population', 'sample'])
-  oneOf('turnBudget', c.turnBudget, ['fixed', 'hop-scaled'])
-  oneOf('protocol', c.protocol, [...TEXT_PROTOCOLS])
+  for (const [k, xs] of Object.entries(TRAIN_CHOICES) as [keyof typeof TRAIN_CHOICES, readonly string[]][])
+    if (!xs.includes(c[k])) throw new ConfigError('train.enum', `${k} must be one of ${xs.join(', ')}, got '${c[k]}'`)
   if (Object.prototype.hasOwnProperty.call(c.gym, 'protocol')) throw new ConfigError('train.gym', 'gym.protocol is set by the config key protocol')
   return withGivenBudgets(c, layers)
 }

@@ -6,6 +6,7 @@
 // (no clock, no absolute path), so a resumed experiment writes the same bytes as an uninterrupted one.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { NO_UPDATE_LINE } from '../../agent'
 import { ConfigError } from '../../infra/errors'
 import { loadRun, scored } from '../compare'
 import { ci, pct, table } from '../report'
@@ -13,7 +14,7 @@ import { bootstrapSeedsQuestions, type Estimate } from '../stats'
 import { forestChart, lineChart } from '../svg'
 import type { TrajectoryRecord } from '../types'
 import { benchModes, benchName, runName, startModes } from './layout'
-import { trainConfigOf, type ExperimentSpec } from './spec'
+import { type ExperimentSpec } from './spec'
 
 export interface ArmResult {
   arm: string
@@ -53,6 +54,9 @@ export interface ExperimentReport {
   runs: RunProvenance[]
   /** Some run made 0 optimizer steps or saw only constant groups (flagged loudly in report.md). */
   warning: boolean
+  /** One line per evaluation table and arm: the start's F1 → the arm's, after how many steps and optimizer steps, the
+   *  paired gain with its CI and the verdict (NO_UPDATE_LINE when the arm's runs made 0 optimizer steps). */
+  summary: string[]
 }
 
 export interface RunProvenance {
@@ -156,14 +160,13 @@ export function buildExperimentReport(out: string): ExperimentReport {
         .filter((l) => l.trim())
         .map((l) => JSON.parse(l) as { step: number; rewardMean: number; f1: number; stage?: string; optimizerSteps?: number; trainedTokens?: number; groupsKept?: number; constant?: number })
       curves[runName(a.name, seed)] = lines.map((m) => ({ step: m.step, rewardMean: m.rewardMean, f1: m.f1 }))
-      const c = trainConfigOf(s, seed, a) as unknown as Record<string, unknown>
-      const num = (k: string) => (typeof c[k] === 'number' ? (c[k] as number) : NaN)
+      const c = s.train
       const optimizerSteps = lines.reduce((x, m) => x + (m.optimizerSteps ?? 0), 0)
       const constantOnly = lines.length > 0 && lines.every((m) => (m.groupsKept ?? 0) === 0)
       const switchAt = lines.find((m) => m.stage !== lines[0].stage)
       provenance.push({
         run: runName(a.name, seed),
-        config: { lr: num('lr'), groupSize: num('groupSize'), steps: num('steps'), epsLow: num('epsLow'), epsHigh: num('epsHigh'), klBeta: num('klBeta'), ppoMiniBatch: num('ppoMiniBatch'), ppoEpochs: num('ppoEpochs') },
+        config: { lr: c.lr, groupSize: c.groupSize, steps: c.steps, epsLow: c.epsLow, epsHigh: c.epsHigh, klBeta: c.klBeta, ppoMiniBatch: c.ppoMiniBatch, ppoEpochs: c.ppoEpochs },
         stepsMade: lines.length,
         optimizerSteps,
         trainedTokens: lines.reduce((x, m) => x + (m.trainedTokens ?? 0), 0),
@@ -174,8 +177,23 @@ export function buildExperimentReport(out: string): ExperimentReport {
     }
   const startFile = join(out, 'start', 'start.json')
   const start = existsSync(startFile) ? (JSON.parse(readFileSync(startFile, 'utf8')) as { model: string; sha256: string }) : null
-  const steps = trainConfigOf(s, s.seeds[0], s.arms[0]).steps
-  return { name: s.name, worlds: { preset: s.worlds.preset, trainSeeds: s.worlds.trainSeeds, evalSeeds: s.worlds.evalSeeds }, arms: s.arms, seeds: s.seeds, steps, runsDone, runsTotal: s.arms.length * s.seeds.length, sets, curves, start, runs: provenance, warning: provenance.some((r) => r.warning) }
+  const steps = s.train.steps
+  const summary = sets.flatMap((set) => set.arms.map((a) => summaryLine(set, a, provenance.filter((x) => s.seeds.some((seed) => x.run === runName(a.arm, seed))))))
+  return { name: s.name, worlds: { preset: s.worlds.preset, trainSeeds: s.worlds.trainSeeds, evalSeeds: s.worlds.evalSeeds }, arms: s.arms, seeds: s.seeds, steps, runsDone, runsTotal: s.arms.length * s.seeds.length, sets, curves, start, runs: provenance, warning: provenance.some((r) => r.warning), summary }
+}
+
+/** `SET F1 (N questions): start X% → ARM Y% after S GRPO steps (O optimizer steps); paired gain ±G pp [95% CI lo, hi]:
+ *  verdict` — the verdict read off the CI, or NO_UPDATE_LINE when nothing was trained (`train --preset` prints it last). */
+function summaryLine(set: SetResult, a: ArmResult, runs: RunProvenance[]): string {
+  const pp = (x: number) => (100 * x).toFixed(1)
+  const sign = (x: number) => (x >= 0 ? '+' : '') + pp(x)
+  const optimizerSteps = runs.reduce((x, r) => x + r.optimizerSteps, 0)
+  const steps = Math.min(...runs.map((r) => r.stepsMade))
+  const verdict = optimizerSteps === 0 ? NO_UPDATE_LINE : a.gain.lo > 0 ? 'a gain (CI above 0)' : a.gain.hi < 0 ? 'a loss (CI below 0)' : 'no gain at this size (CI includes 0)'
+  return (
+    `${set.set}${set.access ? '' : ' without Access'} F1 (${set.questions} questions): start ${pp(set.start.f1.mean)}% → ${a.arm} ${pp(a.f1.mean)}% ` +
+    `after ${steps} GRPO steps${runs.length > 1 ? ` × ${runs.length} seeds` : ''} (${optimizerSteps} optimizer steps); paired gain ${sign(a.gain.mean)} pp [95% CI ${sign(a.gain.lo)}, ${sign(a.gain.hi)}]: ${verdict}`
+  )
 }
 
 /** report.md's provenance: the start's sha256, per run its resolved config and what the run made, a WARNING line per
@@ -203,6 +221,7 @@ export function renderExperimentReport(r: ExperimentReport): { markdown: string;
   md.push(`Worlds: preset \`${r.worlds.preset}\`, trained on seeds ${r.worlds.trainSeeds.join(', ')}; evaluated on never-trained seeds ${r.worlds.evalSeeds.join(', ') || '–'}.`)
   md.push(`Arms: ${r.arms.map((a) => `\`${a.name}\` (${a.curriculum}, reward ${a.reward}${a.access ? '' : ', no Access'})`).join(', ')}; seeds ${r.seeds.join(', ')}; ${r.steps} GRPO steps per run. Runs finished: ${r.runsDone}/${r.runsTotal}.`)
   md.push('')
+  if (r.summary.length > 0) md.push('## Result', '', ...r.summary.flatMap((l) => [l, '']))
   md.push('F1 in %, greedy. Arm rows: mean over seeds and questions with a 95 % CI from a two-way bootstrap (seeds and questions resampled independently), so the interval includes seed variance. Gains are paired by question (and by seed between arms), in percentage points.')
   md.push('')
   for (const set of r.sets) {

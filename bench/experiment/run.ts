@@ -4,7 +4,8 @@
 // followed by its benches (greedy engine policy on each evaluation set; a no-Access arm also without Access), and the
 // report. Every phase is recorded in progress.json when done, and each is itself resumable (world build, SFT epochs,
 // train checkpoints, bench logs): a killed experiment rerun with the same file continues where it stopped and ends
-// with the report one uninterrupted run writes. With --results RDIR the phases are grouped into durable units (the
+// with the report one uninterrupted run writes; a file whose only change is a larger train.steps lengthens the runs
+// (`train --preset … --steps N`). With --results RDIR the phases are grouped into durable units (the
 // start; each arm × seed): finished units are restored from RDIR into OUT before anything runs, each unit is exported
 // when its last phase is done and the report is copied there (results.ts), so a fresh clone resumes from the
 // committed folder and redoes only unfinished units. Knows the order of phases and which make a unit, not how any
@@ -13,7 +14,7 @@ import { createHash } from 'node:crypto'
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { basename, join, resolve } from 'node:path'
 import { tokenizerSourceOf } from '../../agent'
-import { buildRecipeWorlds, checkHeldOutWorlds, runSft, runTraining } from '../../curriculum'
+import { buildRecipeWorlds, checkHeldOutWorlds, CurriculumSource, curriculumPreset, runSft, runTraining, WorldPool } from '../../curriculum'
 import { initModel } from '../../infra/engine'
 import { ConfigError } from '../../infra/errors'
 import { passPoint } from '../../infra/run-points'
@@ -26,7 +27,7 @@ import type { BenchRunConfig } from '../types'
 import { writeExperimentReport } from './report'
 import { benchModes, benchName, experimentPaths, portablePath, runName, startModes } from './layout'
 import { ExperimentResults, type ResultUnit } from './results'
-import { trainConfigOf, type EvalSetSpec, type ExperimentSpec } from './spec'
+import { runTrainConfig, type EvalSetSpec, type ExperimentSpec } from './spec'
 
 interface Phase {
   name: string
@@ -43,6 +44,8 @@ export interface ExperimentOptions {
   log?: (line: string) => void
   /** A results folder (`--results`): durable units restored from it and exported to it. */
   results?: string
+  /** Lines shown even when quiet (a GRPO run resuming from step K, or starting over); default: log. */
+  notice?: (line: string) => void
 }
 
 export async function runExperiment(s: ExperimentSpec, out: string, o: ExperimentOptions = {}): Promise<{ report: string; ran: number; skipped: number; restored: string[] }> {
@@ -50,8 +53,7 @@ export async function runExperiment(s: ExperimentSpec, out: string, o: Experimen
   const p = experimentPaths(out, s)
   // The file is part of the experiment: another one in the same folder (or results folder) is refused before anything runs.
   const text = JSON.stringify(s, null, 2) + '\n'
-  if (existsSync(p.spec) && readFileSync(p.spec, 'utf8') !== text)
-    throw new ConfigError('experiment.resume_mismatch', `${p.out} holds another experiment (experiment.json differs); rerun with the same file or choose a new --out`)
+  const lengthenFrom = existsSync(p.spec) ? storedSteps(readFileSync(p.spec, 'utf8'), s, text, p.out) : null
   const results = o.results !== undefined ? new ExperimentResults(o.results, s, p.out) : null
   // A model-folder start is checked (sha256 against its SHA256SUMS, and against the results' start) before any work.
   const startRecord = s.start.model ? checkStart(s.start.model, p.out, p.worlds) : null
@@ -116,9 +118,8 @@ export async function runExperiment(s: ExperimentSpec, out: string, o: Experimen
   const firstStartPhase = phases.length
   if (!s.start.adapter && !s.start.model) {
     const sft = s.start.sft
-    const c = trainConfigOf(s, s.model.seed, s.arms[0])
     // SFT across the training worlds with the GRPO runs' protocol and gym options; the held-out slice is the runs'.
-    const common = { model: p.model, seed: s.model.seed, heldOut: c.heldOut, loraRank: sft.loraRank, loraEmbed: sft.loraEmbed, backend: s.backend, protocol: s.protocol, gym: s.gym, oracleAnswer: sft.oracleAnswer }
+    const common = { model: p.model, seed: s.model.seed, heldOut: s.train.heldOut, loraRank: sft.loraRank, loraEmbed: sft.loraEmbed, backend: s.backend, protocol: s.protocol, gym: s.gym, oracleAnswer: sft.oracleAnswer }
     phases.push({
       name: 'start',
       kind: 'sft',
@@ -152,7 +153,7 @@ export async function runExperiment(s: ExperimentSpec, out: string, o: Experimen
     )
   }
   for (const set of s.eval.sets)
-    phases.push({ name: `eval:${set.name}`, kind: 'setup', run: async () => writeEvalIds(p.evalDir, set, worldsOf(set)) })
+    phases.push({ name: `eval:${set.name}`, kind: 'setup', run: async () => (set.split === 'heldout' ? writeHeldOutIds(p.evalDir, set, trainWorlds, s.seeds[0], s.train.heldOut, log) : writeEvalIds(p.evalDir, set, worldsOf(set))) })
   const benchPhase = (label: string, adapter: string, set: EvalSetSpec, access: boolean, unit: { name: string; dirs: string[] }): Phase => {
     unit.dirs.push(`bench/${benchName(label, set.name, access)}`)
     return {
@@ -175,7 +176,7 @@ export async function runExperiment(s: ExperimentSpec, out: string, o: Experimen
         kind: 'train',
         unit,
         run: async () => {
-          await runTraining({ world: trainWorlds, model: modelDir, ...(startAdapter ? { adapter: startAdapter } : {}), curriculum: arm.curriculum, out: dir, config: trainConfigOf(s, seed, arm), backend: s.backend, log: (l) => log(`  ${name}: ${l}`) })
+          await runTraining({ world: trainWorlds, model: modelDir, ...(startAdapter ? { adapter: startAdapter } : {}), curriculum: arm.curriculum, out: dir, config: runTrainConfig(s, seed, arm), backend: s.backend, log: (l) => log(`  ${name}: ${l}`), ...(o.notice ? { notice: (l: string) => o.notice!(`${name}: ${l}`) } : {}) })
         },
       })
       for (const access of benchModes(arm)) for (const set of s.eval.sets) phases.push(benchPhase(name, join(dir, 'adapter'), set, access, unit))
@@ -196,8 +197,19 @@ export async function runExperiment(s: ExperimentSpec, out: string, o: Experimen
       if (u) u.phases.push(ph.name)
       else units.push({ name: ph.unit.name, phases: [ph.name], dirs: ph.unit.dirs })
     }
+  // A larger train.steps alone lengthens the runs (each goes on from its last checkpoint, as `train --steps` does): their
+  // train phases, their benches (of the old adapters; removed) and the report run again; the start's are kept.
+  if (lengthenFrom !== null) {
+    log(`experiment ${s.name}: lengthening the runs from ${lengthenFrom} to ${s.train.steps} steps`)
+    for (const ph of phases)
+      if (ph.kind === 'train' || ph.kind === 'report' || (ph.kind === 'bench' && ph.unit?.name !== 'start')) {
+        done.delete(ph.name)
+        if (ph.kind === 'bench') rmSync(join(p.bench, ph.name.slice('bench:'.length)), { recursive: true, force: true })
+      }
+  }
   const saveProgress = () => writeAtomic(p.progress, JSON.stringify({ done: phases.map((x) => x.name).filter((n) => done.has(n)) }, null, 1) + '\n')
   const unitDone = (u: ResultUnit) => u.phases.every((n) => done.has(n))
+  if (lengthenFrom !== null) saveProgress()
   const restored: string[] = []
   if (results) {
     for (const u of results.restore(units, (n) => done.has(n))) {
@@ -251,6 +263,26 @@ function eta(rest: Phase[], done: Set<string>, spent: Record<Phase['kind'], numb
   return ` (ETA ${todo.reduce((a, ph) => a + mean(spent[ph.kind]), 0).toFixed(0)} s)`
 }
 
+/** The stored experiment.json against this one: null when the same; the stored train.steps when the only change is a
+ *  larger train.steps (the runs are lengthened); otherwise a one-line refusal (another experiment, or fewer steps). */
+function storedSteps(stored: string, s: ExperimentSpec, text: string, out: string): number | null {
+  if (stored === text) return null
+  let was: ExperimentSpec | null = null
+  try {
+    was = JSON.parse(stored) as ExperimentSpec
+  } catch {
+    was = null
+  }
+  const rest = (x: ExperimentSpec) => JSON.stringify({ ...x, train: { ...x.train, steps: 0 } })
+  const steps = was?.train?.steps
+  if (steps === s.train.steps && was !== null && rest(was) === rest(s)) return null
+  if (was === null || typeof steps !== 'number' || rest(was) !== rest(s))
+    throw new ConfigError('experiment.resume_mismatch', `${out} holds another experiment (experiment.json differs); rerun with the same file or choose a new --out`)
+  if (s.train.steps < steps)
+    throw new ConfigError('experiment.resume_shorten', `${out} holds runs of ${steps} steps; ${s.train.steps} steps would shorten them (give at least ${steps}, or a new --out)`)
+  return steps
+}
+
 function writeAtomic(path: string, text: string): void {
   writeFileSync(path + '.tmp', text)
   renameSync(path + '.tmp', path)
@@ -296,6 +328,22 @@ async function writeEvalIds(dir: string, set: EvalSetSpec, worlds: string[]): Pr
   }
 }
 
+/** OUT/eval/SET.json of a held-out set: the slice `train` holds out of the training worlds' train split with the run's
+ *  seed (the same CurriculumSource draw, so no run trains on it or on a question sharing a fact with it). */
+async function writeHeldOutIds(dir: string, set: EvalSetSpec, worlds: string[], seed: number, heldOut: number, log: (line: string) => void): Promise<void> {
+  const pool = await WorldPool.open(worlds)
+  try {
+    const src = new CurriculumSource(curriculumPreset('mixed', 1), pool.listQa('train'), { seed, heldOut })
+    const ids = src.heldOut().filter((q) => set.maxHops === 0 || q.hops <= set.maxHops).map((q) => q.id)
+    if (ids.length === 0) throw new ConfigError('experiment.eval', `evaluation set '${set.name}' holds no questions (the held-out slice of ${heldOut}, at most ${set.maxHops || 'any'} hops)`)
+    log(`  eval ${set.name}: ${src.heldOutLine()}`)
+    mkdirSync(dir, { recursive: true })
+    writeAtomic(join(dir, `${set.name}.json`), JSON.stringify({ set: set.name, worlds: worlds.map((w) => basename(w)), split: set.split, ids }, null, 1) + '\n')
+  } finally {
+    await pool.close()
+  }
+}
+
 /** One bench run: the engine policy (greedy) of the model + adapter on the set's questions, resumable by runBench. */
 async function benchOne(s: ExperimentSpec, p: ReturnType<typeof experimentPaths>, model: string, out: string, adapter: string, set: EvalSetSpec, worlds: string[], access: boolean): Promise<void> {
   const ids = (JSON.parse(readFileSync(join(p.evalDir, `${set.name}.json`), 'utf8')) as { ids: string[] }).ids
@@ -306,7 +354,7 @@ async function benchOne(s: ExperimentSpec, p: ReturnType<typeof experimentPaths>
       world: resolve(worlds[0]),
       ...(worlds.length > 1 ? { worlds: worlds.map((w) => resolve(w)) } : {}),
       worldId: bw.id,
-      split: set.split,
+      split: set.split === 'heldout' ? 'train' : set.split,
       policy: 'engine',
       model,
       baseURL: '',

@@ -3,7 +3,8 @@
 // the reader's world recipe from its shipped start.
 import { readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
-import { resolveExperiment, trainConfigOf } from './spec'
+import { DEFAULT_TRAIN_CONFIG, resolveTrainConfig } from '../../agent'
+import { resolveExperiment, runTrainConfig } from './spec'
 
 const file = (name: string) => JSON.parse(readFileSync(join('curriculum/experiments', name), 'utf8')) as Record<string, Record<string, unknown>>
 
@@ -17,10 +18,18 @@ it('the shipped experiment files resolve; the paper ablation has the five arms, 
   expect(resolveExperiment(file('reward-ablation.json'), '/x').arms.map((a) => a.reward)).toEqual(['f1', 'process', 'cost'])
   expect(paper.worlds.evalSeeds.filter((s) => paper.worlds.trainSeeds.includes(s))).toEqual([])
   // One run's GRPO config: the arm's reward and Access, the seed, the experiment's protocol and gym.
-  const c = trainConfigOf(paper, 2, paper.arms[4])
+  const c = runTrainConfig(paper, 2, paper.arms[4])
   expect([c.seed, c.protocol, c.gym.access, c.gym.reward, c.steps]).toEqual([2, 'search-r1', false, 'f1', 100])
   // The update measured better per CPU-hour (bench/RESULTS.md, issue 34): PPO mini-batches × epochs.
   expect([c.ppoMiniBatch, c.ppoEpochs]).toEqual([32, 2])
+  // The train block is resolved once, typed: every train config key but the runs' own, defaults filled in.
+  expect(paper.train.klBeta).toBe(resolveTrainConfig(file('paper-ablation.json').train).klBeta)
+  expect(Object.keys(paper.train)).toEqual(Object.keys(DEFAULT_TRAIN_CONFIG).filter((k) => !['seed', 'protocol', 'gym'].includes(k)))
+  expect([tiny.train.heldOut, tiny.train.evalEvery, tiny.train.steps]).toEqual([0, 0, 2])
+  // A run's config is composed from it, not resolved again: the same as resolving the file's layers for that run.
+  for (const [seed, arm] of [[0, paper.arms[0]], [2, paper.arms[4]]] as const)
+    expect(runTrainConfig(paper, seed, arm)).toEqual(resolveTrainConfig({ heldOut: 0, evalEvery: 0 }, file('paper-ablation.json').train, { seed, protocol: paper.protocol, gym: { ...paper.gym, reward: arm.reward, ...(arm.access ? {} : { access: false }) } }))
+  expect(JSON.stringify(runTrainConfig(paper, 0, paper.arms[0]))).toBe(JSON.stringify(resolveTrainConfig({ heldOut: 0, evalEvery: 0 }, file('paper-ablation.json').train, { seed: 0, protocol: paper.protocol, gym: { ...paper.gym, reward: 'f1' } })))
 })
 
 it('bad files: unknown keys (top level, arm, train config), overlapping seeds, unknown presets and rewards — one line each', () => {
@@ -43,6 +52,19 @@ it('bad files: unknown keys (top level, arm, train config), overlapping seeds, u
     [{ ...tiny, start: { ...tiny.start, phases: [{ epochs: 1e9 }] } }, /experiment.start.phases\[0\].epochs must be an integer in \[1, 1000\]/],
     [{ ...tiny, start: { ...tiny.start, phases: [{ lr: -1 }] } }, /experiment.start.phases\[0\].lr must be a number/],
     [{ ...tiny, train: { ...tiny.train, steps: 1e15 } }, /steps/],
+    // The train block is the train config, resolved once with the file (issue 48): its keys, types and runs' keys.
+    [{ ...tiny, train: { ...tiny.train, stepz: 2 } }, /^unknown config key 'experiment\.train\.stepz' \(known keys: seed, steps, /],
+    [{ ...tiny, train: { ...tiny.train, lora: { rank: 8, alfa: 16 } } }, /^unknown config key 'experiment\.train\.lora\.alfa'/],
+    [{ ...tiny, train: { ...tiny.train, lr: '1e-3' } }, /^experiment\.train\.lr must be a number/],
+    [{ ...tiny, train: { ...tiny.train, seed: 3 } }, /^experiment\.train\.seed is set by the experiment \(seeds\)$/],
+    [{ ...tiny, train: [] }, /^experiment\.train must be a JSON object$/],
+    [{ ...tiny, seeds: [2 ** 32] }, /experiment\.seeds: 4294967296 is above the train seed's bound/],
+    // A held-out evaluation set is the slice the runs hold out: the training worlds', one seed, train.heldOut > 0.
+    [{ ...tiny, eval: { sets: [{ name: 'h', worlds: 'train', split: 'heldout' }] } }, /evaluation set 'h' \(split heldout\): the runs hold nothing out; set train\.heldOut/],
+    [{ ...tiny, train: { ...tiny.train, heldOut: 4 }, eval: { sets: [{ name: 'h', worlds: 'train', split: 'heldout' }] } }, /seeds \[0,1\] would hold out different slices; give one seed/],
+    [{ ...tiny, seeds: [0], train: { ...tiny.train, heldOut: 4 }, eval: { sets: [{ name: 'h', worlds: 'eval', split: 'heldout' }] } }, /the held-out slice is of the training worlds; set worlds train/],
+    [{ ...tiny, seeds: [0], train: { ...tiny.train, heldOut: 4 }, eval: { sets: [{ name: 'h', worlds: 'train', split: 'heldout', perWorld: 3 }] } }, /its size is train\.heldOut; drop perWorld/],
+    [{ ...tiny, seeds: [1], train: { ...tiny.train, heldOut: 4 }, eval: { sets: [{ name: 'h', worlds: 'train', split: 'heldout' }] } }, /the SFT start excludes the slice of model\.seed 0, the runs that of seed 1; make them equal/],
   ]
   for (const [v, msg] of bad) {
     let err: Error | undefined
@@ -72,7 +94,7 @@ it("the reader ablation: the five arms × 3 seeds from the shipped reader start,
   // curriculum/recipes/reader.sh: its SFT worlds (27–42) train, its unseen worlds (101, 102) evaluate, same world config.
   expect([r.worlds.preset, r.worlds.trainSeeds, r.worlds.evalSeeds]).toEqual(['small', Array.from({ length: 16 }, (_, i) => 27 + i), [101, 102]])
   expect(r.worlds.config).toEqual(JSON.parse(readFileSync('bench/perf/configs/world-small2x-1to2.json', 'utf8')))
-  const c = trainConfigOf(r, 0, r.arms[0])
+  const c = runTrainConfig(r, 0, r.arms[0])
   expect([c.ppoMiniBatch, c.ppoEpochs, c.maxHops, c.protocol]).toEqual([32, 2, 2, 'search-r1'])
   expect(r.gym).toEqual({ topK: 3, observationCap: 2000, prompt: 'brief', accessByTitle: true })
 })

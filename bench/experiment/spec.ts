@@ -3,7 +3,7 @@
 // the arms (curriculum × reward × Access), the seeds per arm, the GRPO config and the evaluation sets — resolved once
 // over documented defaults with unknown keys rejected (one line naming the key). Knows no runner and no files.
 import { resolve, dirname } from 'node:path'
-import { resolveTrainConfig, type TrainConfig } from '../../agent'
+import { DEFAULT_TRAIN_CONFIG, resolveTrainConfigAt, TRAIN_INT_BOUNDS, type TrainConfig } from '../../agent'
 import { presetNames, recipeConfig } from '../../curriculum'
 import { mergeStrict, readJsonFile } from '../../infra/config'
 import { ConfigError } from '../../infra/errors'
@@ -23,7 +23,10 @@ export interface EvalSetSpec {
   name: string
   /** 'eval': the never-trained evaluation worlds; 'train': the training worlds (e.g. their SearchGymBench split). */
   worlds: 'eval' | 'train'
-  split: 'train' | 'bench'
+  /** 'heldout' (training worlds only): the slice every GRPO run holds out of their train split — train.heldOut
+   *  questions drawn with the run's seed (one seed only; an SFT start excludes it too, model.seed being that seed),
+   *  fact-disjoint from what the runs train on. */
+  split: 'train' | 'bench' | 'heldout'
   /** Only questions of at most this many hops (0: all). */
   maxHops: number
   /** Questions per world, a seeded sample (0: all). */
@@ -69,8 +72,10 @@ export interface ExperimentSpec {
   protocol: TextProtocolName
   /** Gym options of SFT, GRPO and evaluation (topK, observationCap, prompt, accessByTitle, budgets …); not reward/access. */
   gym: GymOptionsJson
-  /** GRPO config keys (agent/train/config.ts) shared by every run; not seed, protocol or gym (set per run). */
-  train: Record<string, unknown>
+  /** The GRPO config every run shares (agent/train/config.ts), resolved once here: the file's keys over the train
+   *  defaults, heldOut and evalEvery 0 unless given, gym.budgets folded in. Not seed, protocol or gym — a run's are the
+   *  experiment's protocol and gym, its arm's reward and Access and its seed (runTrainConfig). */
+  train: ExperimentTrain
   arms: ArmSpec[]
   /** GRPO seeds: every arm runs once per seed (data order, sampling, adapter init). */
   seeds: number[]
@@ -79,6 +84,13 @@ export interface ExperimentSpec {
   bootstrap: number
   backend: string
 }
+
+/** The experiment's GRPO settings: the train config less what each run sets (seed) or the experiment sets once for
+ *  SFT, GRPO and evaluation alike (protocol, gym). */
+export type ExperimentTrain = Omit<TrainConfig, 'seed' | 'protocol' | 'gym'>
+
+/** The train config's defaults in an experiment: evaluation is on the eval sets, not on a held-out slice by default. */
+const EXPERIMENT_TRAIN_DEFAULTS = { heldOut: 0, evalEvery: 0 }
 
 export interface SftPhase {
   questions: number
@@ -102,7 +114,7 @@ export const DEFAULT_EXPERIMENT: ExperimentSpec = {
   start: { model: '', adapter: '', sft: { questions: 0, epochs: 2, batch: 8, lr: 1e-3, maxHops: 0, loraRank: 64, loraEmbed: true, oracleAnswer: 'read', firstTurns: 0 }, phases: [] },
   protocol: 'search-r1',
   gym: { topK: 3, observationCap: 2000, prompt: 'brief', accessByTitle: true },
-  train: {},
+  train: withoutRunKeys({ ...DEFAULT_TRAIN_CONFIG, ...EXPERIMENT_TRAIN_DEFAULTS }),
   arms: [],
   seeds: [0],
   eval: { sets: [DEFAULT_EVAL_SET], maxTurns: 14, maxTokens: 48 },
@@ -118,7 +130,9 @@ export function readExperiment(file: string): ExperimentSpec {
 }
 
 export function resolveExperiment(raw: unknown, base: string): ExperimentSpec {
-  const s = mergeStrict(DEFAULT_EXPERIMENT, raw, 'experiment', ['experiment.worlds.config', 'experiment.gym', 'experiment.train'])
+  // The train block is the train config's to resolve (resolveExperimentTrain); the rest merges over the defaults here.
+  const { train: rawTrain, ...rest } = raw !== null && typeof raw === 'object' && !Array.isArray(raw) ? (raw as Record<string, unknown>) : { train: undefined }
+  const s = mergeStrict(DEFAULT_EXPERIMENT, raw !== null && typeof raw === 'object' && !Array.isArray(raw) ? rest : raw, 'experiment', ['experiment.worlds.config', 'experiment.gym'])
   const where = 'experiment'
   if (!NAME.test(s.name)) throw new ConfigError('experiment.name', `${where}.name must use letters, digits, '.', '_' or '-', got '${s.name}'`)
   const seeds = (k: string, xs: unknown, min = 1) => {
@@ -128,6 +142,8 @@ export function resolveExperiment(raw: unknown, base: string): ExperimentSpec {
   seeds(`${where}.worlds.trainSeeds`, s.worlds.trainSeeds)
   seeds(`${where}.worlds.evalSeeds`, s.worlds.evalSeeds, 0)
   seeds(`${where}.seeds`, s.seeds)
+  const bigSeed = s.seeds.find((x) => x > TRAIN_INT_BOUNDS.seed[1])
+  if (bigSeed !== undefined) throw new ConfigError('experiment.seeds', `${where}.seeds: ${bigSeed} is above the train seed's bound ${TRAIN_INT_BOUNDS.seed[1]}`)
   const shared = s.worlds.evalSeeds.filter((x) => s.worlds.trainSeeds.includes(x))
   if (shared.length > 0) throw new ConfigError('experiment.seed_overlap', `${where}.worlds.evalSeeds share seed ${shared.join(', ')} with trainSeeds: evaluation worlds must never be trained on`)
   recipeConfig({ preset: s.worlds.preset, config: s.worlds.config, seeds: [] }, 0)
@@ -150,8 +166,7 @@ export function resolveExperiment(raw: unknown, base: string): ExperimentSpec {
   for (const k of ['protocol', 'reward', 'access'])
     if (Object.prototype.hasOwnProperty.call(s.gym, k)) throw new ConfigError('experiment.gym', `${where}.gym.${k}: set ${k === 'protocol' ? 'protocol at the top level' : `${k} per arm`}`)
   foldGivenBudgets(s, raw)
-  for (const k of ['seed', 'protocol', 'gym'])
-    if (Object.prototype.hasOwnProperty.call(s.train, k)) throw new ConfigError('experiment.train', `${where}.train.${k} is set by the experiment (${k === 'seed' ? 'seeds' : k})`)
+  s.train = resolveExperimentTrain(rawTrain, s)
   if (!Array.isArray(s.arms) || s.arms.length === 0) throw new ConfigError('experiment.arms', `${where}.arms must list at least one arm {name, curriculum, reward, access}`)
   s.arms = s.arms.map((a, i) => mergeStrict(DEFAULT_ARM, a, `${where}.arms[${i}]`))
   const known = presetNames()
@@ -160,8 +175,6 @@ export function resolveExperiment(raw: unknown, base: string): ExperimentSpec {
     if (!known.includes(a.curriculum)) throw new ConfigError('experiment.arms', `arm '${a.name}': unknown curriculum preset '${a.curriculum}' (${known.join(', ')})`)
     parseRewardSpec(a.reward)
     if (typeof a.access !== 'boolean') throw new ConfigError('experiment.arms', `arm '${a.name}': access must be true or false`)
-    // The GRPO config of the arm's runs, checked now (unknown keys, ranges) rather than after the start was trained.
-    trainConfigOf(s, s.seeds[0], a)
   }
   const dupArm = s.arms.map((a) => a.name).find((n, i, xs) => xs.indexOf(n) !== i)
   if (dupArm) throw new ConfigError('experiment.arms', `two arms are named '${dupArm}'`)
@@ -170,7 +183,8 @@ export function resolveExperiment(raw: unknown, base: string): ExperimentSpec {
   for (const e of s.eval.sets) {
     if (!NAME.test(e.name)) throw new ConfigError('experiment.eval', `evaluation set name '${e.name}' must use letters, digits, '.', '_' or '-'`)
     if (e.worlds !== 'eval' && e.worlds !== 'train') throw new ConfigError('experiment.eval', `evaluation set '${e.name}': worlds must be eval or train`)
-    if (e.split !== 'train' && e.split !== 'bench') throw new ConfigError('experiment.eval', `evaluation set '${e.name}': split must be train or bench`)
+    if (!['train', 'bench', 'heldout'].includes(e.split)) throw new ConfigError('experiment.eval', `evaluation set '${e.name}': split must be train, bench or heldout`)
+    if (e.split === 'heldout') checkHeldOutSet(s, e)
     if (e.worlds === 'eval' && s.worlds.evalSeeds.length === 0) throw new ConfigError('experiment.eval', `evaluation set '${e.name}' reads the evaluation worlds, but worlds.evalSeeds is empty`)
     if (e.worlds === 'train' && e.split === 'train') throw new ConfigError('experiment.eval', `evaluation set '${e.name}': the training worlds' train split is what the arms train on; use split bench (SearchGymBench) or the eval worlds`)
   }
@@ -178,6 +192,19 @@ export function resolveExperiment(raw: unknown, base: string): ExperimentSpec {
   if (dupSet) throw new ConfigError('experiment.eval', `two evaluation sets are named '${dupSet}'`)
   checkExperimentNumbers(s)
   return s
+}
+
+/** A held-out eval set is the slice the runs hold out: the training worlds', of train.heldOut questions, one GRPO seed
+ *  (the slice is drawn with it), and an SFT start's seed equal to it (SFT excludes the slice of its own seed). */
+function checkHeldOutSet(s: ExperimentSpec, e: EvalSetSpec): void {
+  const no = (why: string) => {
+    throw new ConfigError('experiment.eval', `evaluation set '${e.name}' (split heldout): ${why}`)
+  }
+  if (e.worlds !== 'train') no('the held-out slice is of the training worlds; set worlds train')
+  if (e.perWorld !== 0) no('its size is train.heldOut; drop perWorld')
+  if (s.train.heldOut === 0) no('the runs hold nothing out; set train.heldOut')
+  if (s.seeds.length !== 1) no(`the slice is drawn with the GRPO seed, and seeds ${JSON.stringify(s.seeds)} would hold out different slices; give one seed`)
+  if (!s.start.model && !s.start.adapter && s.model.seed !== s.seeds[0]) no(`the SFT start excludes the slice of model.seed ${s.model.seed}, the runs that of seed ${s.seeds[0]}; make them equal`)
 }
 
 /** experiment.gym.budgets is every episode's (SFT demonstrations, GRPO rollouts, evaluation): its turn and response
@@ -233,7 +260,22 @@ function checkExperimentNumbers(s: ExperimentSpec): void {
   })
 }
 
-/** The GRPO config of one run: the experiment's train keys, its protocol and gym, the arm's reward and Access, the seed. */
-export function trainConfigOf(s: ExperimentSpec, seed: number, arm: ArmSpec): TrainConfig {
-  return resolveTrainConfig({ heldOut: 0, evalEvery: 0 }, s.train, { seed, protocol: s.protocol, gym: { ...s.gym, reward: arm.reward, ...(arm.access ? {} : { access: false }) } })
+/** The train block resolved once (unknown keys, types, ranges, budget conflicts: one line each, before any work) with
+ *  the experiment's protocol and gym, whose gym.budgets fold into maxTurns / maxTokensPerTurn as for `train --config`. */
+function resolveExperimentTrain(raw: unknown, s: ExperimentSpec): ExperimentTrain {
+  if (raw !== undefined && (raw === null || typeof raw !== 'object' || Array.isArray(raw))) throw new ConfigError('config.type', 'experiment.train must be a JSON object')
+  for (const k of ['seed', 'protocol', 'gym'])
+    if (raw !== undefined && Object.prototype.hasOwnProperty.call(raw, k)) throw new ConfigError('experiment.train', `experiment.train.${k} is set by the experiment (${k === 'seed' ? 'seeds' : k})`)
+  return withoutRunKeys(resolveTrainConfigAt('experiment.train', EXPERIMENT_TRAIN_DEFAULTS, raw, { protocol: s.protocol, gym: s.gym }))
+}
+
+function withoutRunKeys(c: TrainConfig): ExperimentTrain {
+  const { seed: _seed, protocol: _protocol, gym: _gym, ...rest } = c
+  return rest
+}
+
+/** The GRPO config of one run — the experiment's resolved train block, its protocol and gym, the arm's reward and
+ *  Access, the seed — composed, not resolved again (in the train config's key order, so config.json reads as ever). */
+export function runTrainConfig(s: ExperimentSpec, seed: number, arm: ArmSpec): TrainConfig {
+  return { ...DEFAULT_TRAIN_CONFIG, ...s.train, seed, protocol: s.protocol, gym: { ...s.gym, reward: arm.reward, ...(arm.access ? {} : { access: false }) } }
 }

@@ -15,6 +15,7 @@ import { Session } from 'node:inspector'
 import { cpus } from 'node:os'
 import { join, resolve } from 'node:path'
 import { buildRecipeWorlds, runTraining } from '../../curriculum'
+import { resolveTrainConfig } from '../../agent'
 import { ChatCodec } from '../../infra/engine/chat/codec'
 import { Learner } from '../../infra/engine/learner'
 import { loadNativeAddon } from '../../infra/engine/native/addon'
@@ -160,7 +161,7 @@ const start = () => {
 }
 if (warmup === 0) start()
 // The loop logs `step K/N …` when step K is done: the measurement starts after the warm-up steps.
-const r = await runTraining({ world, model, curriculum: 'two-stage', out, config, backend: 'native', log: (l) => void (l.startsWith(`step ${warmup}/`) && start()) })
+const r = await runTraining({ world, model, curriculum: 'two-stage', out, config: resolveTrainConfig(config), backend: 'native', log: (l) => void (l.startsWith(`step ${warmup}/`) && start()) })
 await started
 const { profile } = await post<{ profile: CpuProfile }>('Profiler.stop')
 const totalCpu = cpuMs() - c0, mainCpu = mainThreadMs() - m0, wall = performance.now() - t0

@@ -1,12 +1,12 @@
 // curriculum/cli/train: `searchgym train` (GRPO with a curriculum preset), `train sft` (oracle warm start) and
-// `train report` (report.md with SVG curves). Thin: flags → runTraining / runSft / writeTrainReport.
+// `train report` (report.md with SVG curves). Thin: flags → runTraining / runSft / writeTrainReport. `train --preset`
+// runs a bundled experiment file through the experiment driver, which the composition root injects (it is in bench).
 import { readFileSync } from 'node:fs'
 import type { Argv, Command } from '../../infra/cli-util'
-import { NO_UPDATE_LINE } from '../../agent'
+import { NO_UPDATE_LINE, resolveTrainConfig } from '../../agent'
 import { handler } from '../../infra/cli-util'
 import { ConfigError } from '../../infra/errors'
 import { runTraining, type RolloutSamplerFactory } from '../run'
-import { quickPresetNames, runQuick } from '../quick'
 import { presetNames } from '../stages'
 import { worldArgs } from '../world-pool'
 import { trainSftCommand } from './train-sft'
@@ -48,9 +48,19 @@ interface GrpoArgs {
   overlongFilter?: boolean
 }
 
-/** What the composition root may inject into `train` (tests: a scripted rollout sampler; see runTraining's `sampler`). */
+/** `train --preset NAME --out DIR`: the bundled experiment files and their runner (bench/experiment/presets.ts). */
+export interface TrainPresets {
+  /** Preset name → what it runs (help and validation). */
+  names: ReadonlyMap<string, string>
+  /** Runs the preset's experiment under out; returns its result line. */
+  run(o: { preset: string; out: string; steps?: number; backend?: string; log?: (line: string) => void; notice?: (line: string) => void }): Promise<string>
+}
+
+/** What the composition root injects into `train`: the presets' experiment runner (cli.ts, always); tests: a scripted
+ *  rollout sampler (see runTraining's `sampler`). */
 export interface TrainCommandDeps {
   sampler?: RolloutSamplerFactory
+  presets?: TrainPresets
 }
 
 const grpoCommand = (deps: TrainCommandDeps): Command => ({
@@ -60,7 +70,7 @@ const grpoCommand = (deps: TrainCommandDeps): Command => ({
     y
       .option('world', { type: 'string', describe: 'built world folder; repeat for a pool of worlds (each question searches its own world)' })
       .option('worlds', { type: 'string', describe: 'JSON file: a list of world folders, or a recipe {preset, config, seeds, cache} built on demand' })
-      .option('preset', { type: 'string', describe: `the whole loop under --out (quick: GRPO from the shipped start on an unseen world; quick-scratch: tiny world + random model, SFT, GRPO; held-out before/after; resumable): ${quickPresetNames().join(', ')}` })
+      .option('preset', { type: 'string', describe: `a bundled experiment file (curriculum/experiments/NAME.json) under --out, as \`experiment run\` runs it: the start and the trained adapter on the held-out slice; resumable. ${deps.presets ? [...deps.presets.names].map(([k, v]) => `${k}: ${v}`).join('; ') : ''}` })
       .option('model', { type: 'string', describe: 'model folder (config.json, safetensors, tokenizer); required unless --preset' })
       .option('adapter', { type: 'string', describe: 'PEFT adapter to start from (e.g. a `train sft` output)' })
       .option('curriculum', { type: 'string', default: 'two-stage', describe: `preset: ${presetNames().join(', ')}` })
@@ -75,7 +85,8 @@ const grpoCommand = (deps: TrainCommandDeps): Command => ({
       .option('ppo-epochs', { type: 'number', describe: 'override config.ppoEpochs: passes over each rollout batch' })
       .option('kl-reference', { type: 'string', describe: "override config.klReference: 'start' (the --adapter, frozen; default) or 'base'" })
       .option('overlong-filter', { type: 'boolean', describe: 'override config.overlongFilter: leave budget-truncated trajectories out of the update (DAPO)' })
-      .example('$0 train --preset quick --out runs/quick', 'GRPO from the shipped reader start on a world it never saw, held-out F1 before/after (96 s measured on 2 cores)')
+      .example('$0 train --preset quick --out runs/quick', 'GRPO from the shipped reader start on a world it never saw, held-out F1 before/after (96 s measured on 2 cores); = experiment run curriculum/experiments/quick.json --out runs/quick')
+      .example('$0 train --preset quick-smoke --out runs/quick-smoke', 'the scratch loop at its smallest size (3.4 s measured)')
       .example('$0 train --world worlds/tiny --model models/tiny --adapter runs/sft/adapter --curriculum two-stage --out runs/grpo', '')
       .example('$0 train --world worlds/tiny --model models/tiny --adapter runs/sft/adapter --ppo-mini-batch 16 --ppo-epochs 2 --out runs/grpo-mb', 'PPO mini-batches × epochs')
       .example('$0 train --world worlds/t5 --world worlds/t6 --model models/tiny --out runs/grpo-pool', 'a pool of two worlds'),
@@ -89,11 +100,14 @@ const grpoCommand = (deps: TrainCommandDeps): Command => ({
         if (a[k] !== undefined) throw new ConfigError('train.flag', `--preset ${a.preset} builds its own world, model and config; drop --${k.replace(/[A-Z]/g, (x) => '-' + x.toLowerCase())}`)
       if (!a.access) throw new ConfigError('train.flag', `--preset ${a.preset} builds its own config; drop --no-access`)
       if (a.curriculum !== 'two-stage') throw new ConfigError('train.flag', `--preset ${a.preset} trains two-stage; drop --curriculum`)
-      const q = await runQuick({ preset: a.preset, out: a.out, steps: a.steps, backend: a.backend, log: a.quiet ? () => undefined : (l) => process.stderr.write(l + '\n'), notice })
-      process.stdout.write(q.line + '\n')
+      if (!deps.presets) throw new ConfigError('train.preset', '--preset runs an experiment file: run it through the searchgym command (cli.ts injects the experiment driver)')
+      const t0 = performance.now()
+      const line = await deps.presets.run({ preset: a.preset, out: a.out, steps: a.steps, backend: a.backend, log: a.quiet ? undefined : (l) => process.stderr.write(l + '\n'), notice })
+      process.stdout.write(`${line}; ${((performance.now() - t0) / 1000).toFixed(0)} s\n`)
       return
     }
     if (a.model === undefined) throw new ConfigError('train.flag', 'give --model (or --preset quick for the toy-size loop)')
+    // The train config, resolved once here: the file, then the flags that override its keys.
     const overrides: unknown[] = []
     if (a.steps !== undefined) overrides.push({ steps: a.steps })
     if (!a.access) overrides.push({ gym: { access: false } })
@@ -110,8 +124,7 @@ const grpoCommand = (deps: TrainCommandDeps): Command => ({
       adapter: a.adapter,
       curriculum: a.curriculum,
       out: a.out,
-      config: readJsonFile(a.config),
-      overrides,
+      config: resolveTrainConfig(readJsonFile(a.config), ...overrides),
       backend: a.backend,
       log,
       notice,

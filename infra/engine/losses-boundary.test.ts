@@ -28,8 +28,8 @@ describe('clippedSurrogate with ε_low = 0.2, ε_high = 0.28', () => {
   })
 })
 
-describe('tokenLoss ppo with clipEps ≠ clipEpsHigh', () => {
-  const cfg = { name: 'ppo' as const, clipEps: LO, clipEpsHigh: HI }
+describe('tokenLoss ppo with epsLow ≠ epsHigh', () => {
+  const cfg = { name: 'ppo' as const, epsLow: LO, epsHigh: HI }
   it('a ratio of 1.25 with A > 0 is inside the wider upper bound: not clipped, gradient −ρA', () => {
     const t = tokenLoss(cfg, Math.log(1.25), 0, 1)
     expect(t.clipped).toBe(false)
@@ -48,8 +48,8 @@ describe('tokenLoss ppo with clipEps ≠ clipEpsHigh', () => {
     expect(t.loss).toBeCloseTo(0.8, 10)
     expect(t.dlogp).toBe(0)
   })
-  it('only clipEps given: the upper bound follows it', () => {
-    const t = tokenLoss({ name: 'ppo', clipEps: LO }, Math.log(1.25), 0, 1)
+  it('only epsLow given: the upper bound follows it', () => {
+    const t = tokenLoss({ name: 'ppo', epsLow: LO }, Math.log(1.25), 0, 1)
     expect(t.clipped).toBe(true)
     expect(t.loss).toBeCloseTo(-1.2, 10)
   })

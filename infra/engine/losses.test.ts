@@ -19,7 +19,7 @@ test('ppo token loss: clipped side has zero gradient, the unclipped side has −
   const inside = tokenLoss(cfg, Math.log(1.2), 0, 1.51)
   expect(inside.clipped).toBe(false)
   expect(inside.dlogp).toBeCloseTo(-1.2 * 1.51, 10)
-  expect(tokenLoss({ name: 'ppo', clipEps: 0.2 }, Math.log(1.3), 0, 1).clipped).toBe(true)
+  expect(tokenLoss({ name: 'ppo', epsLow: 0.2 }, Math.log(1.3), 0, 1).clipped).toBe(true)
 })
 
 test('derivatives of every loss match finite differences in logp', () => {

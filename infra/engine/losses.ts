@@ -13,10 +13,10 @@ export type PolicyLossName = (typeof POLICY_LOSS_NAMES)[number]
 
 export interface LossConfig {
   name: LossName
-  /** PPO ratio clip: objective uses clip(ρ, 1 − clipEps, 1 + clipEpsHigh). Default 0.4 (SearchGym: [0.6, 1.4]). */
-  clipEps?: number
-  /** Upper clip (default = clipEps). */
-  clipEpsHigh?: number
+  /** PPO ratio clip: objective uses clip(ρ, 1 − epsLow, 1 + epsHigh). Default 0.4 (SearchGym: [0.6, 1.4]). */
+  epsLow?: number
+  /** Upper clip (default = epsLow). */
+  epsHigh?: number
   /** β of the KL-to-reference penalty (k3 estimator); 0 = off (default). Applies to importance_sampling and ppo. */
   klBeta?: number
 }
@@ -57,8 +57,8 @@ export function tokenLoss(cfg: LossConfig, logp: number, oldLogp: number, advant
       dlogp = -ratio * advantage
       break
     case 'ppo': {
-      const lo = cfg.clipEps ?? 0.4
-      const hi = cfg.clipEpsHigh ?? lo
+      const lo = cfg.epsLow ?? 0.4
+      const hi = cfg.epsHigh ?? lo
       ratio = Math.exp(logp - oldLogp)
       const unclipped = ratio * advantage
       const obj = clippedSurrogate(ratio, advantage, lo, hi)

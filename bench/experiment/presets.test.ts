@@ -1,0 +1,43 @@
+// bench/experiment/presets.test: the bundled `train --preset` files resolve to the same training the former
+// curriculum/quick.ts ran (its GRPO configs, SFT settings, worlds and held-out slices, written out below as it had
+// them), and their flags (--steps, --backend) are one more layer resolved with the file.
+import { readFileSync } from 'node:fs'
+import { dirname, resolve } from 'node:path'
+import { resolveTrainConfig } from '../../agent'
+import { resolveExperiment, runTrainConfig } from './spec'
+import { TRAIN_PRESETS, trainPresetFile } from './presets'
+
+const read = (name: string) => resolveExperiment(JSON.parse(readFileSync(trainPresetFile(name), 'utf8')), dirname(trainPresetFile(name)))
+const GYM = { topK: 3, observationCap: 600, prompt: 'brief', accessByTitle: true }
+
+/** The GRPO config curriculum/quick.ts wrote for a scratch preset (grpo.json), before resolution. */
+const scratchGrpo = (z: { steps: number; groupSize: number; batchSize: number; maxTurns: number; maxTokensPerTurn: number; heldOut: number }) =>
+  ({ steps: z.steps, groupSize: z.groupSize, batchSize: z.batchSize, microBatch: z.batchSize, maxTurns: z.maxTurns, maxTokensPerTurn: z.maxTokensPerTurn, lora: { rank: 8, alpha: 16 }, checkpointEvery: 1, evalEvery: 0, heldOut: z.heldOut, seed: 0, klBeta: 0, refillRounds: 0, lr: 1e-3, switchSteps: 1, maxHops: 2, protocol: 'search-r1', gym: { ...GYM, reward: 'em+format' } })
+
+it('the presets are the bundled files, one each', () => {
+  expect([...TRAIN_PRESETS.keys()]).toEqual(['quick', 'quick-scratch', 'quick-smoke'])
+  for (const name of TRAIN_PRESETS.keys()) expect(read(name).name).toBe(name)
+})
+
+it('quick-smoke and quick-scratch: the tiny world seed 5, a random tiny model, oracle SFT, the same GRPO config as before', () => {
+  for (const [name, z, sft] of [
+    ['quick-smoke', { steps: 2, groupSize: 2, batchSize: 2, maxTurns: 2, maxTokensPerTurn: 16, heldOut: 4 }, { questions: 4, epochs: 1, batch: 2 }],
+    ['quick-scratch', { steps: 4, groupSize: 4, batchSize: 8, maxTurns: 4, maxTokensPerTurn: 32, heldOut: 8 }, { questions: 16, epochs: 3, batch: 4 }],
+  ] as const) {
+    const s = read(name)
+    expect(runTrainConfig(s, 0, s.arms[0])).toEqual(resolveTrainConfig(scratchGrpo(z)))
+    expect([s.worlds.preset, s.worlds.trainSeeds, s.worlds.evalSeeds, s.model]).toEqual(['tiny', [5], [], { preset: 'tiny', seed: 0, vocab: 4096, embedStd: 0.25, qkNormWeight: 2.5, nameTokens: false }])
+    expect(s.start.sft).toEqual({ ...sft, lr: 1e-2, maxHops: 1, loraRank: 8, loraEmbed: false, oracleAnswer: 'read', firstTurns: 0 })
+    expect([s.arms, s.seeds, s.eval]).toEqual([[{ name: 'trained', curriculum: 'two-stage', reward: 'em+format', access: true }], [0], { sets: [{ name: 'held-out', worlds: 'train', split: 'heldout', maxHops: 0, perWorld: 0 }], maxTurns: z.maxTurns, maxTokens: z.maxTokensPerTurn }])
+  }
+})
+
+it('quick: the shipped reader start on seed 103 of its recipe, GRPO as before, the 100-question held-out slice', () => {
+  const s = read('quick')
+  expect(s.start.model).toBe(resolve('curriculum/starts/reader-v0'))
+  expect([s.worlds.preset, s.worlds.trainSeeds, s.worlds.evalSeeds]).toEqual(['small', [103], []])
+  expect(s.worlds.config).toEqual(JSON.parse(readFileSync('bench/perf/configs/world-small2x-1to2.json', 'utf8')))
+  const before = { steps: 80, groupSize: 8, batchSize: 64, microBatch: 64, maxTurns: 4, maxTokensPerTurn: 48, lora: { rank: 16, alpha: 32 }, checkpointEvery: 1, evalEvery: 0, heldOut: 100, seed: 0, klBeta: 0, refillRounds: 2, lr: 3e-4, temperature: 0.8, switchSteps: 80, maxHops: 1, protocol: 'search-r1', gym: { topK: 3, observationCap: 2000, prompt: 'brief', accessByTitle: true, reward: 'f1' } }
+  expect(runTrainConfig(s, 0, s.arms[0])).toEqual(resolveTrainConfig(before))
+  expect([s.eval.maxTurns, s.eval.maxTokens, s.eval.sets[0].split]).toEqual([4, 48, 'heldout'])
+})
