@@ -85,7 +85,7 @@ const grpoCommand = (deps: TrainCommandDeps): Command => ({
       .option('ppo-epochs', { type: 'number', describe: 'override config.ppoEpochs: passes over each rollout batch' })
       .option('kl-reference', { type: 'string', describe: "override config.klReference: 'start' (the --adapter, frozen; default) or 'base'" })
       .option('overlong-filter', { type: 'boolean', describe: 'override config.overlongFilter: leave budget-truncated trajectories out of the update (DAPO)' })
-      .example('$0 train --preset quick --out runs/quick', 'GRPO from the shipped reader start on a world it never saw, held-out F1 before/after (96 s measured on 2 cores); = experiment run curriculum/experiments/quick.json --out runs/quick')
+      .example('$0 train --preset quick --out runs/quick', 'GRPO from the shipped reader start on a world it never saw, held-out F1 before/after (70 s measured on 2 cores); = experiment run curriculum/experiments/quick.json --out runs/quick')
       .example('$0 train --preset quick-smoke --out runs/quick-smoke', 'the scratch loop at its smallest size (3.4 s measured)')
       .example('$0 train --world worlds/tiny --model models/tiny --adapter runs/sft/adapter --curriculum two-stage --out runs/grpo', '')
       .example('$0 train --world worlds/tiny --model models/tiny --adapter runs/sft/adapter --ppo-mini-batch 16 --ppo-epochs 2 --out runs/grpo-mb', 'PPO mini-batches × epochs')
