@@ -2,7 +2,7 @@
 // world's (embedded or SQLite) index, and answers {queries, topk, withScores, unit} (infra/worker-serve) with the JSON text of those
 // queries' /retrieve result lists, pages or passages (searched and serialised here, so the server's thread only forwards text).
 import { serveWorker } from '../infra/worker-serve'
-import { openSearchIndex, openWorld, type EngineName, type RetrieveUnit } from '../world'
+import { openSearchIndex, type EngineName, type RetrieveUnit } from '../world'
 import { gymWorldFromIndex } from './index-world'
 import { passageRetriever, type PassageRetriever } from './passages'
 import { sliceJson } from './retrieve-batch'
@@ -14,13 +14,7 @@ export interface RetrieveWorkerData {
 export type RetrieveWorkerRequest = { queries: string[]; topk: number; withScores: boolean; unit: RetrieveUnit }
 
 serveWorker<RetrieveWorkerData, RetrieveWorkerRequest, string>(async (data) => {
-  const w = openWorld(data.dir, { allowIncomplete: true })
-  let index
-  try {
-    index = await openSearchIndex(w, { engine: data.engine, allowEngineMismatch: true, quiet: true })
-  } finally {
-    w.close()
-  }
+  const index = await openSearchIndex(data.dir, { engine: data.engine, allowEngineMismatch: true, quiet: true })
   const world = gymWorldFromIndex('worker', index, [])
   let passages: PassageRetriever | undefined
   return {

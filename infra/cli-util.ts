@@ -39,3 +39,14 @@ export function renamedFlags<T>(y: Argv<T>, renamed: Record<string, string>): Ar
 export function announceStop(name: string): void {
   process.stderr.write(`${name}: pid ${process.pid}; stop it with: kill ${process.pid} (or Ctrl-C in its terminal)\n`)
 }
+
+/** A long-running server's foreground: on SIGINT or SIGTERM run `stop` (close what it holds) and exit 0; never resolves. */
+export function runUntilSignal(stop: () => Promise<void> | void): Promise<never> {
+  const exit = async () => {
+    await stop()
+    process.exit(0)
+  }
+  process.once('SIGINT', exit)
+  process.once('SIGTERM', exit)
+  return new Promise<never>(() => {})
+}

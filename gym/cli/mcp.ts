@@ -2,7 +2,7 @@
 // the gym as an MCP server (gym/mcp-server) over stdio (default) or streamable HTTP. Every flag is checked before the
 // world opens (a bad one is a one-line error); the SDK and hono (gym/mcp-server) load only when the command runs.
 import type { ArgumentsCamelCase } from 'yargs'
-import { announceStop, handler, type Command } from '../../infra/cli-util'
+import { announceStop, handler, runUntilSignal, type Command } from '../../infra/cli-util'
 import { showValue } from '../../infra/show-value'
 import { GymError } from '../../infra/errors'
 import { checkWorldContent, openWorld, type Stage } from '../../world'
@@ -132,13 +132,9 @@ export const mcpCommandWith = (stages?: readonly Stage[]): Command => ({
     const s = await startMcpHttp(world, { ...serveOptions, host: a.host, port, token, allowHosts, maxBodyBytes })
     log(`${world.name}, question ${qa.id} (${qa.type}, ${qa.hops} hops, ${qa.split}) on ${s.url}${token ? ' (bearer token required)' : ''}`)
     announceStop('searchgym gym mcp')
-    const stop = async () => {
+    await runUntilSignal(async () => {
       await s.close()
       await world.close()
-      process.exit(0)
-    }
-    process.once('SIGINT', stop)
-    process.once('SIGTERM', stop)
-    await new Promise(() => {})
+    })
   }),
 })

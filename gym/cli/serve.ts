@@ -4,7 +4,7 @@
 import { availableParallelism } from 'node:os'
 import { basename, resolve } from 'node:path'
 import type { ArgumentsCamelCase } from 'yargs'
-import { announceStop, handler, renamedFlags, type Command } from '../../infra/cli-util'
+import { announceStop, handler, renamedFlags, runUntilSignal, type Command } from '../../infra/cli-util'
 import { showValue } from '../../infra/show-value'
 import { GymError } from '../../infra/errors'
 import { checkWorldContent, ENGINE_NAMES, openWorld, RETRIEVE_UNITS, type EngineName, type RetrieveUnit, type Stage } from '../../world'
@@ -178,14 +178,10 @@ export const serveCommandWith = (stages?: readonly Stage[]): Command => ({
       const r = p.ready
       log(`${basename(resolve(dir))} (${r.qa} QA, ${workers} workers, ${r.searchThreads} search thread${r.searchThreads === 1 ? '' : 's'} each${a.retrieveUnit === 'passage' ? ', /retrieve serves passages' : ''}) on ${r.url}${addressFile ? ` (address file ${addressFile})` : ''}`)
       announceStop('searchgym gym serve')
-      const stop = async () => {
+      await runUntilSignal(async () => {
         if (addressFile) removeAddressFile(addressFile)
         await p.stop()
-        process.exit(0)
-      }
-      process.once('SIGINT', stop)
-      process.once('SIGTERM', stop)
-      await new Promise(() => {})
+      })
     }
 
     const opened = await startOrReport(plan, async () => {
@@ -220,16 +216,13 @@ export const serveCommandWith = (stages?: readonly Stage[]): Command => ({
     if (plan && cluster) {
       const cs = cluster
       const peers = await listenPeers(plan.socketPath(plan.index), (h, p) => cs.serve(h, p), (e) => ({ ...statusOf(e), param: null }))
-      const stop = async () => {
+      const stopped = runUntilSignal(async () => {
         peers.close()
         await s.close()
         await world.close()
-        process.exit(0)
-      }
-      process.once('SIGINT', stop)
-      process.once('SIGTERM', stop)
+      })
       joinPrimary({ index: plan.index, url: s.url, port: s.port, qa: world.listQa().length, searchThreads: world.searchThreads }, (states) => cs.setWorkers(states))
-      await new Promise(() => {})
+      await stopped
     }
     let addressFile: string | undefined
     try {
@@ -242,15 +235,11 @@ export const serveCommandWith = (stages?: readonly Stage[]): Command => ({
     if (addressFile) process.once('exit', () => removeAddressFile(addressFile))
     log(`${world.name} (${world.listQa().length} QA, ${world.searchThreads} search threads${a.retrieveUnit === 'passage' ? ', /retrieve serves passages' : ''}) on ${s.url}${addressFile ? ` (address file ${addressFile})` : ''}`)
     announceStop('searchgym gym serve')
-    const stop = async () => {
+    await runUntilSignal(async () => {
       if (addressFile) removeAddressFile(addressFile)
       await s.close()
       await world.close()
-      process.exit(0)
-    }
-    process.once('SIGINT', stop)
-    process.once('SIGTERM', stop)
-    await new Promise(() => {})
+    })
   }),
 })
 

@@ -3,7 +3,7 @@
 // serves the viewer, prints a URL a browser can open (and a warning when bound beyond loopback), and runs until
 // SIGINT/SIGTERM. The run files are indexed in the background after the URL is printed.
 import type { ArgumentsCamelCase } from 'yargs'
-import { announceStop, handler, type Command } from '../../infra/cli-util'
+import { announceStop, handler, runUntilSignal, type Command } from '../../infra/cli-util'
 import { ViewError } from '../errors'
 import { openSources } from '../experiments'
 import { startViewer } from '../server'
@@ -42,14 +42,10 @@ export const viewCommand: Command = {
     process.stdout.write(`searchgym view: ${v.url}\n`)
     if (v.warning) process.stderr.write(`searchgym view: ${v.warning}\n`)
     announceStop('searchgym view')
-    const stop = async () => {
+    await runUntilSignal(async () => {
       await v.close()
       world?.close()
-      process.exit(0)
-    }
-    process.once('SIGINT', stop)
-    process.once('SIGTERM', stop)
-    await new Promise(() => {})
+    })
   }),
 }
 

@@ -2,7 +2,6 @@
 // world's (embedded or SQLite) index from the docs table, then answers {queries, opts} with the hits of each query (infra/worker-serve).
 import { serveWorker } from '../../infra/worker-serve'
 import { openSearchIndex } from './open'
-import { openWorld } from '../store/open'
 import type { EngineName } from '../search/engine-names'
 import type { SearchHit, SearchOptions } from '../search/types'
 
@@ -13,13 +12,6 @@ export interface SearchWorkerData {
 export type SearchWorkerRequest = { queries: string[]; opts: SearchOptions }
 
 serveWorker<SearchWorkerData, SearchWorkerRequest, SearchHit[][]>(async (data) => {
-  const w = openWorld(data.dir, { allowIncomplete: true })
-  let index
-  try {
-    index = await openSearchIndex(w, { engine: data.engine, allowEngineMismatch: true, quiet: true })
-  } finally {
-    w.close()
-  }
-  const idx = index
+  const idx = await openSearchIndex(data.dir, { engine: data.engine, allowEngineMismatch: true, quiet: true })
   return { handle: (m) => idx.searchMany(m.queries, m.opts) }
 })
