@@ -677,14 +677,18 @@ def stub(argv):
     written = set()
     if state_file and os.path.exists(state_file):
         written = set(json.load(open(state_file)))
-    state = {"phases": [], "written": written, "ckpt_root": os.path.abspath(ckpt) if ckpt else None}
+    state = {"phases": [], "written": written, "ckpt_root": os.path.abspath(ckpt) if ckpt else None, "reroot": bool(ckpt)}
     if argv[:1] != ["-m"]:
         rec["refused"] = "the stub runs only `python3 -m MODULE ...`"
         code = 1
     else:
         res = run_phase(argv, cwd, state)
+        res.pop("overrides", None)
         rec["phase"] = res
         code = 1 if res.get("refused") else 0
+        if res.get("contract_violations") and os.environ.get("STUB_LENIENT") != "1":
+            res.setdefault("refused", "contract: " + "; ".join(res["contract_violations"]))
+            code = 1
         if state_file:
             with open(state_file, "w") as fh:
                 json.dump(sorted(state["written"]), fh)
@@ -693,7 +697,7 @@ def stub(argv):
         with open(log, "a") as fh:
             fh.write(json.dumps(rec) + "\n")
     if code:
-        sys.stderr.write(f"stub trainer: {rec.get('refused') or rec['phase']['refused']}\n")
+        sys.stderr.write(f"stub trainer: {rec.get('refused') or rec['phase'].get('refused')}\n")
     return code
 
 
