@@ -21,11 +21,21 @@ export SEARCHGYM="${SEARCHGYM:-$(cd "$REPL/../.." && pwd)/bin/searchgym.mjs}" np
 cd "$T/run"
 timeout "${STUB_TIMEOUT_S:-300}" bash "$T/export/$(basename "$LAUNCH")" > "$T/out.log" 2>&1
 RC=$?
-sleep 1
-if curl -fsS "http://127.0.0.1:$PORT/health" >/dev/null 2>&1; then AFTER=up; else AFTER=down; fi
-"$STUB_REAL_PYTHON" - "$T" "$RC" "$AFTER" <<'PY'
+# a gym left running (no trap) may still be starting: watch the port for a while
+AFTER=down
+for _ in $(seq 1 "${GYM_GRACE_S:-15}"); do
+  if curl -fsS "http://127.0.0.1:$PORT/health" >/dev/null 2>&1; then AFTER=up; break; fi
+  sleep 1
+done
+if [ "$AFTER" = up ]; then
+  # stop the orphan this run started (its pid is in the gym's own start line)
+  GP=$(grep -o 'gym serve: pid [0-9]*' "$T/out.log" | head -1 | grep -o '[0-9]*$')
+  [ -n "$GP" ] && kill "$GP" 2>/dev/null
+fi
+ABS=$(grep -n -F "$(cd "$EXPORT" && pwd)" "$T/export/$(basename "$LAUNCH")" | head -3 | tr '\n' ' ')
+"$STUB_REAL_PYTHON" - "$T" "$RC" "$AFTER" "$ABS" <<'PY'
 import json, sys
-t, rc, after = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+t, rc, after, absref = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
 calls = [json.loads(l) for l in open(f"{t}/stub.jsonl")] if __import__("os").path.exists(f"{t}/stub.jsonl") else []
 problems = []
 if rc != 0:
@@ -40,6 +50,8 @@ for i, c in enumerate(calls):
         problems.append(f"trainer call {i + 1}: {ph['refused']}")
     for v in ph.get("contract_violations", []):
         problems.append(f"trainer call {i + 1}: {v}")
+if absref.strip():
+    problems.append(f"the script names the exporting machine's folder: {absref.strip()[:200]}")
 if after != "down":
     problems.append("the gym is still up after the script exited (no trap)")
 summary = {"dir": t, "rc": rc, "gym_after_exit": after, "calls": [{"engine": c.get("phase", {}).get("engine"),
