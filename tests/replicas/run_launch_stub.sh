@@ -3,7 +3,9 @@
 # Copies the export (and the launch script, with any file it sources from its own folder) to a fresh folder outside
 # the checkout, runs the script there from another fresh folder with tests/replicas/stub-bin first on PATH (the
 # trainer replaced by the replica stub), then checks: every trainer call found the gym up (/health), the script
-# exited 0, and the gym was stopped when it exited. Prints a JSON summary; exit 1 on any failure.
+# exited 0, the gym was stopped when it exited, and the phases chain (engine_phases.check_chain: each trains > 0 steps
+# in its engine's own arithmetic, each later one loads what an earlier one wrote). Prints a JSON summary; exit 1 on any
+# failure.
 set -uo pipefail
 LAUNCH=$1; EXPORT=$2; WORLD_DIR=$3; MODEL_DIR=${4:-}
 REPL="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -33,9 +35,11 @@ if [ "$AFTER" = up ]; then
   [ -n "$GP" ] && kill "$GP" 2>/dev/null
 fi
 ABS=$(grep -n -F "$(cd "$EXPORT" && pwd)" "$T/export/$(basename "$LAUNCH")" | head -3 | tr '\n' ' ')
-"$STUB_REAL_PYTHON" - "$T" "$RC" "$AFTER" "$ABS" <<'PY'
+"$STUB_REAL_PYTHON" - "$T" "$RC" "$AFTER" "$ABS" "$REPL" <<'PY'
 import json, sys
 t, rc, after, absref = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
+sys.path.insert(0, sys.argv[5])
+from engine_phases import check_chain
 calls = [json.loads(l) for l in open(f"{t}/stub.jsonl")] if __import__("os").path.exists(f"{t}/stub.jsonl") else []
 problems = []
 if rc != 0:
@@ -50,12 +54,15 @@ for i, c in enumerate(calls):
         problems.append(f"trainer call {i + 1}: {ph['refused']}")
     for v in ph.get("contract_violations", []):
         problems.append(f"trainer call {i + 1}: {v}")
+if calls and all("phase" in c for c in calls):
+    problems += [p for p in check_chain({"phases": [c["phase"] for c in calls]}) if p not in problems]
 if absref.strip():
     problems.append(f"the script names the exporting machine's folder: {absref.strip()[:200]}")
 if after != "down":
     problems.append("the gym is still up after the script exited (no trap)")
 summary = {"dir": t, "rc": rc, "gym_after_exit": after, "calls": [{"engine": c.get("phase", {}).get("engine"),
            "gym_health": c.get("gym_health"), "steps_trained": c.get("phase", {}).get("steps_trained"),
+           "refused": c.get("phase", {}).get("refused"),
            "loaded": c.get("phase", {}).get("loaded"), "written": c.get("phase", {}).get("checkpoints_written", [])[-1:]}
            for c in calls], "problems": problems, "ok": not problems}
 print(json.dumps(summary, indent=1))
