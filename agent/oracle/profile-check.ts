@@ -2,8 +2,10 @@
 // search rendered the way that engine renders /retrieve's documents, cut the way it cuts observations, counted against
 // its turn and context limits; with no access tool the oracle may only read what a search observation kept visible of
 // a page. Reports the fraction solvable by type and hops, and picks raised limits under which ≥ 95 % are (the ladder is
-// the profile's). Knows no engine by name (the render, cut, prompt and ladder are the profile's), no HTTP (it calls the
+// the profile's). The export's tuner walks each question once per observation setting and reads every turn and context
+// limit of the ladder off that walk (the limits only stop a walk, they never change it). Knows no engine by name (the render, cut, prompt and ladder are the profile's), no HTTP (it calls the
 // GymWorld in process, as /retrieve does) and no launch scripts.
+import { progress } from '../../infra/progress'
 import { approxTokens, scoreAnswer, type GymWorld, type TokenCounter } from '../../gym'
 import { openGymWorld, passageRetriever, type RetrieveUnit } from '../../gym'
 import { engineProfile, openWorld, type EngineLimits, type EngineProfile, type ExportTuner, type Qa, type RetrievedDoc } from '../../world'
@@ -116,6 +118,8 @@ export async function runProfile(
   l: EngineLimits,
   count: TokenCounter,
   cutTokens: (s: string, n: number) => number,
+  /** When given: the context after each tool call, in order (what a trace keeps). */
+  contexts?: number[],
 ): Promise<ProfileRun> {
   let context = count(p.prompt(qa.question))
   let calls = 0
@@ -138,6 +142,7 @@ export async function runProfile(
         if (++calls > l.toolCalls) return stop('turns', `needs more than ${l.toolCalls} tool calls`)
         const s = renderSearch(p, l, await retrieve(call.arguments.query, l.topk), count, cutTokens)
         context += count(`<search> ${call.arguments.query} </search>`) + s.tokens
+        contexts?.push(context)
         if (context > l.context) return stop('context', `search ${calls} brings the episode to ${context} tokens (limit ${l.context})`)
         for (const [u, t] of s.visible) {
           const prev = seen.get(u)?.[1]
@@ -149,6 +154,7 @@ export async function runProfile(
         const page = await world.access(call.arguments.url)
         const text = page ? page.text.slice(0, 250_000) : '' // search_agent.py:165
         context += count(`<access> ${call.arguments.url} </access>`) + count(text)
+        contexts?.push(context)
         if (context > l.context) return stop('context', `access ${calls} brings the episode to ${context} tokens (limit ${l.context})`)
         obs = page ? `${page.title}\nURL: ${page.url}\n${text}` : ''
       } else {
@@ -227,19 +233,17 @@ function summarise(profile: string, unit: RetrieveUnit, limits: EngineLimits, qa
 
 export const SHIP_TARGET = 0.95
 
-/** Raised limits, cheapest first, until ≥ 95 % of `qas` are solvable: turns first (with a wide observation), then the
- * observation cut, then the context the engine's own formula gives. Returns the chosen limits and their report. */
-export async function chooseShippedLimits(
-  world: GymWorld,
-  k: OracleKnowledge,
-  qas: Qa[],
-  p: EngineProfile,
-  o: ProfileCheckOptions = {},
-  stockReport?: ProfileReport,
-): Promise<ProfileReport> {
-  const run = (l: EngineLimits) => profileCheck(world, k, qas, p, l, o)
-  const ok = (r: ProfileReport) => r.solved >= SHIP_TARGET * r.total
-  const stock = stockReport ?? (await run(p.stock))
+/** What a ladder step needs of a run under some limits: how many of how many were solved. */
+interface Solved {
+  limits: EngineLimits
+  solved: number
+  total: number
+}
+
+/** The ladder (the profile's), cheapest first, until ≥ 95 % are solvable: turns first (with a wide observation), then
+ * the observation cut, then the context the engine's own formula gives. `run` evaluates one set of limits. */
+async function climbLadder<R extends Solved>(p: EngineProfile, stock: R, run: (l: EngineLimits) => Promise<R>): Promise<R> {
+  const ok = (r: R) => r.solved >= SHIP_TARGET * r.total
   if (ok(stock)) return stock
   const ladder = p.ladder
   if (ladder.kind === 'context') {
@@ -272,8 +276,68 @@ export async function chooseShippedLimits(
   }
   const l = { ...p.stock, toolCalls: T, obs: O }
   l.context = ladder.context(l)
-  const final = await run(l)
-  return final
+  return run(l)
+}
+
+/** Raised limits, cheapest first, until ≥ 95 % of `qas` are solvable (climbLadder, each rung a full profileCheck).
+ * Returns the chosen limits and their report. */
+export async function chooseShippedLimits(
+  world: GymWorld,
+  k: OracleKnowledge,
+  qas: Qa[],
+  p: EngineProfile,
+  o: ProfileCheckOptions = {},
+  stockReport?: ProfileReport,
+): Promise<ProfileReport> {
+  const run = (l: EngineLimits) => profileCheck(world, k, qas, p, l, o)
+  return climbLadder(p, stockReport ?? (await run(p.stock)), run)
+}
+
+/** One question's walk with no turn or context stop (up to a turn cap): the context after each tool call, and how it
+ * ended — an answer (its context, right or not) or a stop (the oracle failed, or the cap was passed). */
+interface Trace {
+  contexts: number[]
+  answer?: { context: number; correct: boolean }
+}
+
+/** Solved under `toolCalls` ≤ the trace's cap and `context`: the same verdict runProfile gives, in its order of checks
+ * (each call: the turn limit, then the context; then the answer's context and its F1). */
+function solvedUnder(t: Trace, toolCalls: number, context: number): boolean {
+  for (let c = 1; c <= t.contexts.length; c++) if (c > toolCalls || t.contexts[c - 1] > context) return false
+  return t.answer !== undefined && t.answer.correct && t.answer.context <= context
+}
+
+/** The tuner's evaluator: one walk per question per observation setting (topk, obs, docChars, access), every turn and
+ * context limit of the ladder read off it — 3 walks over the questions instead of 11 on the paper world. */
+function tracedRuns(world: GymWorld, k: OracleKnowledge, qas: Qa[], p: EngineProfile, o: ProfileCheckOptions) {
+  const cap = Math.max(p.stock.toolCalls, ...(p.ladder.kind === 'turns-obs' ? p.ladder.turns : []))
+  const sets = new Map<string, Promise<Trace[]>>()
+  const walk = async (l: EngineLimits): Promise<Trace[]> => {
+    const retrieve = o.retrieve ?? (o.unit === 'passage' ? passageDocs(world) : pageRetriever(world))
+    const count = o.count ?? approxTokens
+    const cut = o.cutTokens ?? (await qwenTokenCut())
+    const open = { ...l, toolCalls: cap, context: Number.MAX_SAFE_INTEGER }
+    const bar = progress(`export check: ${p.name} oracle walks (topk ${l.topk}, obs ${l.obs}, docChars ${l.docChars})`, qas.length)
+    const out: Trace[] = []
+    for (const qa of qas) {
+      const contexts: number[] = []
+      const r = await runProfile(qa, k, retrieve, world, p, open, count, cut, contexts)
+      const answered = r.solved || r.cause === 'wrong-answer'
+      out.push({ contexts, answer: answered ? { context: r.contextTokens, correct: r.solved } : undefined })
+      bar.tick()
+    }
+    bar.done()
+    return out
+  }
+  return async (l: EngineLimits): Promise<Solved & { solvable: string[] }> => {
+    if (l.toolCalls > cap) throw new Error(`tracedRuns: ${l.toolCalls} tool calls is over the trace cap ${cap}`)
+    const key = JSON.stringify([l.topk, l.obs, l.docChars, l.access])
+    let t = sets.get(key)
+    if (!t) sets.set(key, (t = walk(l)))
+    const traces = await t
+    const solvable = qas.filter((_, i) => solvedUnder(traces[i], l.toolCalls, l.context)).map((q) => q.id)
+    return { limits: l, solved: solvable.length, total: qas.length, solvable }
+  }
 }
 
 /** The world export's tuner: stock limits, then the cheapest raised ones under which ≥ 95 % of the questions are solvable. */
@@ -285,14 +349,15 @@ export const exportTuner: ExportTuner = async (dir, profile, qas, unit = 'page')
     const k = worldOracleKnowledge(w)
     // One retriever for every run: its caches make the ladder's repeated searches free.
     const o: ProfileCheckOptions = { unit, retrieve: unit === 'passage' ? passageDocs(gw) : pageRetriever(gw) }
-    const stock = await profileCheck(gw, k, qas, p, p.stock, o)
-    const shipped = stock.solved >= SHIP_TARGET * stock.total ? stock : await chooseShippedLimits(gw, k, qas, p, o, stock)
+    const run = tracedRuns(gw, k, qas, p, o)
+    const stock = await run(p.stock)
+    const shipped = await climbLadder(p, stock, run)
     return {
       profile,
       unit,
       stock: { limits: stock.limits, solved: stock.solved, total: stock.total },
       shipped: { limits: shipped.limits, solved: shipped.solved, total: shipped.total },
-      solvable: new Set(shipped.runs.filter((r) => r.solved).map((r) => r.qaId)),
+      solvable: new Set(shipped.solvable),
     }
   } finally {
     w.close()
