@@ -87,7 +87,7 @@ export async function writeVerlParquet(path: string, qas: Qa[], split: string, i
 export function verlToolConfig(retrieveUrl: string, topk = 3): string {
   return `# verl tool config for a SearchGym.ts world (written by searchgym world export --format verl).
 # verl's SearchTool posts {"queries", "topk", "return_scores": true} to retrieval_service_url; serve the world with
-#   npx searchgym gym serve WORLD --host 127.0.0.1 --port 8000
+#   searchgym gym serve WORLD --host 127.0.0.1 --port 8000 (launch-verl.sh does, on $PORT, with a copy of this file)
 # Tool calls are parsed as hermes: launch with actor_rollout_ref.rollout.multi_turn.format=hermes (see launch-verl.sh).
 tools:
   - class_name: verl.tools.search_tool.SearchTool
@@ -172,10 +172,12 @@ function verlGymLaunch(plan: LaunchPlan): string {
   return `${launchPreamble('launch-verl-gym.sh', ['verl with the whole gym (search + access on one env per trajectory, the gym\'s F1 as reward).', ...HEADER], 'verl-gym', serveUnitFlag(plan.unit))}VERL_DIR=\${VERL_DIR:-$PWD}
 export PYTHONPATH="$DATA\${PYTHONPATH:+:$PYTHONPATH}"
 ${verlArrays(plan, 'searchgym_tool_config.yaml')}# ${plan.trainRows} rows, ${Math.floor(plan.trainRows / plan.batches.train)} batches of ${plan.batches.train} per epoch, ${STOCK_EPOCHS} epochs (the stock count) = ${steps} steps.
-# resume_mode auto (ppo_trainer.yaml:172): a rerun continues from the latest save under $CKPT.
+# resume_mode auto (ppo_trainer.yaml:172): a rerun continues from the latest save under $CKPT. The reward is the gym's
+# F1 (compute_score); reward_kwargs reach it as keyword arguments (verl/trainer/ppo/reward.py:92; gym_url, 8000 by default).
 python3 -m verl.trainer.main_ppo "\${BASE[@]}" \\
   data.train_files="$DATA/train.parquet" ${stepKeys(steps, steps).join(' ')} \\
   custom_reward_function.path="$DATA/searchgym_verl_tool.py" custom_reward_function.name=compute_score \\
+  +custom_reward_function.reward_kwargs.gym_url="http://127.0.0.1:$PORT" \\
   "\${LIMITS[@]}" "$@"
 `
 }
