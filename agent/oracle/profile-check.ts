@@ -120,6 +120,9 @@ export async function runProfile(
   cutTokens: (s: string, n: number) => number,
   /** When given: the context after each tool call, in order (what a trace keeps). */
   contexts?: number[],
+  /** When given: each search's view by its documents (a retriever answers a repeated query with the same array), for
+   * runs under the same render and cut limits; the view is a function of the documents and those limits alone. */
+  views?: Map<RetrievedDoc[], Seen>,
 ): Promise<ProfileRun> {
   let context = count(p.prompt(qa.question))
   let calls = 0
@@ -140,7 +143,12 @@ export async function runProfile(
       const call = r.value
       if (call.name === 'search') {
         if (++calls > l.toolCalls) return stop('turns', `needs more than ${l.toolCalls} tool calls`)
-        const s = renderSearch(p, l, await retrieve(call.arguments.query, l.topk), count, cutTokens)
+        const docs = await retrieve(call.arguments.query, l.topk)
+        let s = views?.get(docs)
+        if (!s) {
+          s = renderSearch(p, l, docs, count, cutTokens)
+          views?.set(docs, s)
+        }
         context += count(`<search> ${call.arguments.query} </search>`) + s.tokens
         contexts?.push(context)
         if (context > l.context) return stop('context', `search ${calls} brings the episode to ${context} tokens (limit ${l.context})`)
@@ -319,9 +327,10 @@ function tracedRuns(world: GymWorld, k: OracleKnowledge, qas: Qa[], p: EnginePro
     const open = { ...l, toolCalls: cap, context: Number.MAX_SAFE_INTEGER }
     const bar = progress(`export check: ${p.name} oracle walks (topk ${l.topk}, obs ${l.obs}, docChars ${l.docChars})`, qas.length)
     const out: Trace[] = []
+    const views = new Map<RetrievedDoc[], Seen>()
     for (const qa of qas) {
       const contexts: number[] = []
-      const r = await runProfile(qa, k, retrieve, world, p, open, count, cut, contexts)
+      const r = await runProfile(qa, k, retrieve, world, p, open, count, cut, contexts, views)
       const answered = r.solved || r.cause === 'wrong-answer'
       out.push({ contexts, answer: answered ? { context: r.contextTokens, correct: r.solved } : undefined })
       bar.tick()
