@@ -392,7 +392,8 @@ async function threadWalker(dir: string, p: EngineProfile, unit: RetrieveUnit, n
       resourceLimits: { maxYoungGenerationSizeMb: 192, ...workerResourceLimits() },
       error: (m) => new AgentError('agent.check', m),
     })
-  } catch {
+  } catch (e) {
+    process.stderr.write(`export check: the oracle walks run in one thread (walk threads did not start: ${e instanceof Error ? e.message.split('\n')[0] : String(e)})\n`)
     return undefined
   }
   return {
