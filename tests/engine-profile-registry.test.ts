@@ -60,9 +60,10 @@ const toy: EngineProfile = {
     return { 'toy.yaml': 0 }
   },
   phaseData: () => [],
-  launchSnippet: (outDir, flags, unit) => `#!/bin/sh\n# toy launch (${unit})\ntoyrl train --data ${outDir}/train.tsv ${flags.join(' ')}\n`,
-  curriculumLaunch: (c, outDir, flags) =>
-    `#!/bin/sh\n${c.stages.map((s, i) => `toyrl train --phase ${i + 1} --data ${outDir}/stage${i + 1}-${s.name}.tsv${i > 0 ? ' --resume last' : ''} ${flags.join(' ')}`).join('\n')}\n`,
+  launchSnippet: (plan) => `#!/bin/sh\n# toy launch (${plan.unit}, ${plan.trainRows} rows)\nDATA=\${DATA:-$(dirname "$0")}\ntoyrl train --data $DATA/train.tsv ${plan.flags.join(' ')}\n`,
+  extraLaunches: () => ({}),
+  curriculumLaunch: (c, plan) =>
+    `#!/bin/sh\nDATA=\${DATA:-$(dirname "$0")}\n${c.stages.map((s, i) => `toyrl train --phase ${i + 1} --rows ${plan.phaseRows[i]} --data $DATA/stage${i + 1}-${s.name}.tsv${i > 0 ? ' --resume last' : ''} ${plan.flags.join(' ')}`).join('\n')}\n`,
 }
 
 // @ts-expect-error a profile without launchFlags (or any other member) does not compile
@@ -119,11 +120,14 @@ describe('a fourth engine registered from one file', () => {
     expect(rec.profile).toBe('toy-rl')
     expect(rec.batches.train).toBeLessThanOrEqual(64)
     const launch = readFileSync(join(out, 'launch-toy-rl.sh'), 'utf8')
-    expect(launch).toContain(`toyrl train --data ${out}/train.tsv --batch ${rec.batches.train} --max-calls ${rec.shipped.limits.toolCalls}`)
+    expect(launch).toContain(`toyrl train --data $DATA/train.tsv --batch ${rec.batches.train} --max-calls ${rec.shipped.limits.toolCalls}`)
     expect(launch).not.toMatch(/main_ppo|areal|gym serve/)
+    expect(launch).not.toContain(out)
     const phases = readFileSync(join(out, 'launch-toy-rl-two-stage.sh'), 'utf8')
-    expect(phases).toContain(`toyrl train --phase 2 --data ${out}/stage2-stage2.tsv --resume last`)
-    expect(phases).toBe(curriculumLaunch(toy, exportStager('two-stage', 100), out, toy.launchFlags(rec.shipped.limits, rec.batches)))
+    const rows = [1, 2].map((i) => readFileSync(join(out, `stage${i}-stage${i}.tsv`), 'utf8').trim().split('\n').length)
+    expect(phases).toContain(`toyrl train --phase 2 --rows ${rows[0] + rows[1]} --data $DATA/stage2-stage2.tsv --resume last`)
+    const plan = { flags: toy.launchFlags(rec.shipped.limits, rec.batches), limits: rec.shipped.limits, batches: rec.batches, unit: 'page' as const, trainRows: rec.rows.train, phaseRows: [rows[0], rows[0] + rows[1]] }
+    expect(phases).toBe(curriculumLaunch(toy, exportStager('two-stage', 100), plan))
   }, 300_000)
 
   it('gym check --profile toy-rl runs the oracle through its limits, render and prompt', async () => {

@@ -32,9 +32,9 @@ function searchR1Extract(text: string): string | null {
   return m.length <= 1 ? null : m[m.length - 1][1].trim()
 }
 
-/** `key=value` flags of a launch script, as numbers. */
+/** `key=value` flags of a launch script (one a line, as in its LIMITS array), as numbers. */
 const flagsOf = (script: string): Record<string, number> =>
-  Object.fromEntries([...script.matchAll(/^\s+([\w.]+)=(\d+) \\$/gm)].map((m) => [m[1], Number(m[2])]))
+  Object.fromEntries([...script.matchAll(/^\s+([\w.]+)=(\d+)(?: \\)?$/gm)].map((m) => [m[1], Number(m[2])]))
 
 describe('world export for outside trainers', () => {
   let world: SharedWorld
@@ -77,7 +77,7 @@ describe('world export for outside trainers', () => {
       expect(searchR1Extract(rows[0].prompt[0].content + `<think>...</think><answer> ${gold} </answer>`)).toBe(gold)
       expect(searchR1Extract(rows[0].prompt[0].content + 'no answer given')).toBeNull()
     }
-    expect(readFileSync(join(dir, 'launch-search-r1.sh'), 'utf8')).toMatch(/retriever\.url="http:\/\/127\.0\.0\.1:8000\/retrieve"/)
+    expect(readFileSync(join(dir, 'launch-search-r1.sh'), 'utf8')).toMatch(/retriever\.url="http:\/\/127\.0\.0\.1:\$PORT\/retrieve"/)
   })
 
   it('verl: tool_agent rows with tools_kwargs.search.create_kwargs, an accepted data_source, a hermes tool config', async () => {
@@ -182,9 +182,13 @@ describe('world export for outside trainers', () => {
     expect(new Set(ids).size).toBe(ids.length) // disjoint
     expect(ids.sort()).toEqual(pool.map((q) => q.id).sort()) // and together the whole pool
     expect(readJsonl(join(dir, 'phase2.jsonl')).map((q) => q.id).sort()).toEqual(pool.map((q) => q.id).sort())
+    // ASearcher's loop reads epochs only (asearcher.py:390-392): phase 1's 40 steps as epochs of its per-rank batches;
+    // phase 2 starts from the model folder the script finds under phase 1's saver root (the whole chain: tests/outside-launch).
     const launch = readFileSync(join(dir, 'launch-asearcher-two-stage.sh'), 'utf8')
-    expect(launch).toMatch(/train_dataset\.path="\$DATA\/phase1\.jsonl".* total_train_steps=40 /)
-    expect(launch).toMatch(/train_dataset\.path="\$DATA\/phase2\.jsonl" actor\.path="\$\{STAGE1_MODEL:\?[^}]*\}" recover_start_step=40 /)
+    expect(launch).toMatch(/actor\.path="\$MODEL" train_dataset\.path="\$DATA\/phase1\.jsonl" total_train_epochs=\d+ /)
+    expect(launch).toMatch(/PREV_MODEL=\$\(ls -d "\$CKPT"\/areal\/checkpoints\/\*\/searchgym\/phase1\/default\/epoch\*epochstep\*globalstep\*/)
+    expect(launch).toMatch(/actor\.path="\$PREV_MODEL" train_dataset\.path="\$DATA\/phase2\.jsonl" total_train_epochs=\d+ /)
+    expect(launch).not.toMatch(/total_train_steps=|recover_start_step=|STAGE1_MODEL/)
     const bad = await runCli(['world', 'export', world.dir, '--format', 'verl', '--curriculum', 'adaptive', '--out', join(out, 'x')])
     expect(bad.code).not.toBe(0)
     expect(bad.stderr.trim()).toMatch(/^searchgym: error: 'adaptive' samples adaptively/)

@@ -2,8 +2,14 @@
 // search rendered the way that engine renders /retrieve's documents, cut the way it cuts observations, counted against
 // its turn and context limits; with no access tool the oracle may only read what a search observation kept visible of
 // a page. Reports the fraction solvable by type and hops, and picks raised limits under which ≥ 95 % are (the ladder is
-// the profile's). Knows no engine by name (the render, cut, prompt and ladder are the profile's), no HTTP (it calls the
+// the profile's). The export's tuner walks each question once per observation setting and reads every turn and context
+// limit of the ladder off that walk (the limits only stop a walk, they never change it). Knows no engine by name (the render, cut, prompt and ladder are the profile's), no HTTP (it calls the
 // GymWorld in process, as /retrieve does) and no launch scripts.
+import { progress } from '../../infra/progress'
+import { WorkerPool } from '../../infra/worker-pool'
+import { workerEntry } from '../../infra/worker-bundle'
+import { workerCount, workerResourceLimits } from '../../infra/workers'
+import { AgentError } from '../../infra/errors'
 import { approxTokens, scoreAnswer, type GymWorld, type TokenCounter } from '../../gym'
 import { openGymWorld, passageRetriever, type RetrieveUnit } from '../../gym'
 import { engineProfile, openWorld, type EngineLimits, type EngineProfile, type ExportTuner, type Qa, type RetrievedDoc } from '../../world'
@@ -75,7 +81,7 @@ export function pageRetriever(world: GymWorld): Retriever {
 }
 
 /** What the model sees of one search: visible text per url (what the cut kept of its document), titles kept, tokens. */
-interface Seen {
+export interface Seen {
   /** url → [title, visible text of its document]. */
   visible: Map<string, [string, string]>
   titles: string[]
@@ -116,6 +122,11 @@ export async function runProfile(
   l: EngineLimits,
   count: TokenCounter,
   cutTokens: (s: string, n: number) => number,
+  /** When given: the context after each tool call, in order (what a trace keeps). */
+  contexts?: number[],
+  /** When given: each search's view by its documents (a retriever answers a repeated query with the same array), for
+   * runs under the same render and cut limits; the view is a function of the documents and those limits alone. */
+  views?: Map<RetrievedDoc[], Seen>,
 ): Promise<ProfileRun> {
   let context = count(p.prompt(qa.question))
   let calls = 0
@@ -136,8 +147,14 @@ export async function runProfile(
       const call = r.value
       if (call.name === 'search') {
         if (++calls > l.toolCalls) return stop('turns', `needs more than ${l.toolCalls} tool calls`)
-        const s = renderSearch(p, l, await retrieve(call.arguments.query, l.topk), count, cutTokens)
+        const docs = await retrieve(call.arguments.query, l.topk)
+        let s = views?.get(docs)
+        if (!s) {
+          s = renderSearch(p, l, docs, count, cutTokens)
+          views?.set(docs, s)
+        }
         context += count(`<search> ${call.arguments.query} </search>`) + s.tokens
+        contexts?.push(context)
         if (context > l.context) return stop('context', `search ${calls} brings the episode to ${context} tokens (limit ${l.context})`)
         for (const [u, t] of s.visible) {
           const prev = seen.get(u)?.[1]
@@ -149,6 +166,7 @@ export async function runProfile(
         const page = await world.access(call.arguments.url)
         const text = page ? page.text.slice(0, 250_000) : '' // search_agent.py:165
         context += count(`<access> ${call.arguments.url} </access>`) + count(text)
+        contexts?.push(context)
         if (context > l.context) return stop('context', `access ${calls} brings the episode to ${context} tokens (limit ${l.context})`)
         obs = page ? `${page.title}\nURL: ${page.url}\n${text}` : ''
       } else {
@@ -227,19 +245,17 @@ function summarise(profile: string, unit: RetrieveUnit, limits: EngineLimits, qa
 
 export const SHIP_TARGET = 0.95
 
-/** Raised limits, cheapest first, until ≥ 95 % of `qas` are solvable: turns first (with a wide observation), then the
- * observation cut, then the context the engine's own formula gives. Returns the chosen limits and their report. */
-export async function chooseShippedLimits(
-  world: GymWorld,
-  k: OracleKnowledge,
-  qas: Qa[],
-  p: EngineProfile,
-  o: ProfileCheckOptions = {},
-  stockReport?: ProfileReport,
-): Promise<ProfileReport> {
-  const run = (l: EngineLimits) => profileCheck(world, k, qas, p, l, o)
-  const ok = (r: ProfileReport) => r.solved >= SHIP_TARGET * r.total
-  const stock = stockReport ?? (await run(p.stock))
+/** What a ladder step needs of a run under some limits: how many of how many were solved. */
+interface Solved {
+  limits: EngineLimits
+  solved: number
+  total: number
+}
+
+/** The ladder (the profile's), cheapest first, until ≥ 95 % are solvable: turns first (with a wide observation), then
+ * the observation cut, then the context the engine's own formula gives. `run` evaluates one set of limits. */
+async function climbLadder<R extends Solved>(p: EngineProfile, stock: R, run: (l: EngineLimits) => Promise<R>): Promise<R> {
+  const ok = (r: R) => r.solved >= SHIP_TARGET * r.total
   if (ok(stock)) return stock
   const ladder = p.ladder
   if (ladder.kind === 'context') {
@@ -272,8 +288,147 @@ export async function chooseShippedLimits(
   }
   const l = { ...p.stock, toolCalls: T, obs: O }
   l.context = ladder.context(l)
-  const final = await run(l)
-  return final
+  return run(l)
+}
+
+/** Raised limits, cheapest first, until ≥ 95 % of `qas` are solvable (climbLadder, each rung a full profileCheck).
+ * Returns the chosen limits and their report. */
+export async function chooseShippedLimits(
+  world: GymWorld,
+  k: OracleKnowledge,
+  qas: Qa[],
+  p: EngineProfile,
+  o: ProfileCheckOptions = {},
+  stockReport?: ProfileReport,
+): Promise<ProfileReport> {
+  const run = (l: EngineLimits) => profileCheck(world, k, qas, p, l, o)
+  return climbLadder(p, stockReport ?? (await run(p.stock)), run)
+}
+
+/** One question's walk with no turn or context stop (up to a turn cap): the context after each tool call, and how it
+ * ended — an answer (its context, right or not) or a stop (the oracle failed, or the cap was passed). */
+export interface Trace {
+  contexts: number[]
+  answer?: { context: number; correct: boolean }
+}
+
+/** Solved under `toolCalls` ≤ the trace's cap and `context`: the same verdict runProfile gives, in its order of checks
+ * (each call: the turn limit, then the context; then the answer's context and its F1). */
+function solvedUnder(t: Trace, toolCalls: number, context: number): boolean {
+  for (let c = 1; c <= t.contexts.length; c++) if (c > toolCalls || t.contexts[c - 1] > context) return false
+  return t.answer !== undefined && t.answer.correct && t.answer.context <= context
+}
+
+/** Walks `qas` under `l` with no context stop and at most `cap` tool calls; `views`: the walk's render/cut memo. */
+export async function walkTraces(
+  qas: Qa[],
+  k: OracleKnowledge,
+  retrieve: Retriever,
+  world: GymWorld,
+  p: EngineProfile,
+  l: EngineLimits,
+  cap: number,
+  count: TokenCounter,
+  cut: (s: string, n: number) => number,
+  views: Map<RetrievedDoc[], Seen>,
+  tick: (n: number) => void,
+): Promise<Trace[]> {
+  const open = { ...l, toolCalls: cap, context: Number.MAX_SAFE_INTEGER }
+  const out: Trace[] = []
+  for (const qa of qas) {
+    const contexts: number[] = []
+    const r = await runProfile(qa, k, retrieve, world, p, open, count, cut, contexts, views)
+    const answered = r.solved || r.cause === 'wrong-answer'
+    out.push({ contexts, answer: answered ? { context: r.contextTokens, correct: r.solved } : undefined })
+    tick(1)
+  }
+  return out
+}
+
+/** Walks one observation setting over a list of questions, in order; tick(n) per n questions done. */
+type Walker = (l: EngineLimits, cap: number, qas: Qa[], tick: (n: number) => void) => Promise<Trace[]>
+
+/** In this thread, with the tuner's retriever (its caches shared by every walk). */
+function localWalker(world: GymWorld, k: OracleKnowledge, p: EngineProfile, o: ProfileCheckOptions): Walker {
+  return async (l, cap, qas, tick) => {
+    const retrieve = o.retrieve ?? (o.unit === 'passage' ? passageDocs(world) : pageRetriever(world))
+    const cut = o.cutTokens ?? (await qwenTokenCut())
+    return walkTraces(qas, k, retrieve, world, p, l, cap, o.count ?? approxTokens, cut, new Map(), tick)
+  }
+}
+
+/** What a profile-walk worker thread opens (agent/oracle/profile-walk-worker-main). */
+export interface WalkWorkerData {
+  dir: string
+  profile: string
+  unit: RetrieveUnit
+}
+/** Tuner → worker: walk these questions under these limits (the reply: their traces in order; progress: ticks). */
+export interface WalkWorkerRequest {
+  limits: EngineLimits
+  cap: number
+  qas: Qa[]
+}
+
+/** Questions per chunk sent to a walk thread. */
+const WALK_CHUNK = 1000
+/** Below this many questions the walks stay in this thread (a thread's start, ~2 s, would not pay). */
+const THREADS_FROM = 4000
+
+/** The walks spread over worker threads (infra/worker-pool), each with its own world, retriever and tokenizer; chunks
+ * go to the least busy thread and come back in order. Undefined when there is one core or the threads cannot start
+ * (e.g. an engine registered at run time, unknown to a fresh thread): the caller walks in its own thread. */
+async function threadWalker(dir: string, p: EngineProfile, unit: RetrieveUnit, n: number): Promise<{ walk: Walker; close(): Promise<void> } | undefined> {
+  if (n < 2) return undefined
+  let pool: WorkerPool<WalkWorkerRequest, Trace[], number>
+  try {
+    pool = await WorkerPool.start<WalkWorkerRequest, Trace[], number, WalkWorkerData>({
+      name: 'profile-walk worker',
+      entry: await workerEntry(new URL('./profile-walk-worker-main.ts', import.meta.url), new URL('./profile-walk-worker.mjs', import.meta.url)),
+      size: n,
+      data: () => ({ dir, profile: p.name, unit }),
+      // The walks allocate short-lived strings by the gigabyte; a bigger young generation (as the oracle check's threads,
+      // agent/oracle/oracle-check.ts) took the paper world's Search-R1 walks from 137 s to 64 s on 2 threads (82 s in one thread).
+      resourceLimits: { maxYoungGenerationSizeMb: 192, ...workerResourceLimits() },
+      error: (m) => new AgentError('agent.check', m),
+    })
+  } catch (e) {
+    process.stderr.write(`export check: the oracle walks run in one thread (walk threads did not start: ${e instanceof Error ? e.message.split('\n')[0] : String(e)})\n`)
+    return undefined
+  }
+  return {
+    walk: async (l, cap, qas, tick) => {
+      const chunks: Promise<Trace[]>[] = []
+      // To the least busy thread (a fixed thread per chunk, for its retriever cache in later walks, left one thread idle
+      // for a third of the paper world's walks: 109 s against 71 s).
+      for (let i = 0; i < qas.length; i += WALK_CHUNK) chunks.push(pool.call({ limits: l, cap, qas: qas.slice(i, i + WALK_CHUNK) }, { onProgress: tick }))
+      return (await Promise.all(chunks)).flat()
+    },
+    close: () => pool.close(),
+  }
+}
+
+/** The tuner's evaluator: one walk per question per observation setting (topk, obs, docChars, access), every turn and
+ * context limit of the ladder read off it — 3 walks over the questions instead of 11 on the paper world. */
+function tracedRuns(qas: Qa[], p: EngineProfile, walker: Walker) {
+  const cap = Math.max(p.stock.toolCalls, ...(p.ladder.kind === 'turns-obs' ? p.ladder.turns : []))
+  const sets = new Map<string, Promise<Trace[]>>()
+  const walk = async (l: EngineLimits): Promise<Trace[]> => {
+    const bar = progress(`export check: ${p.name} oracle walks (topk ${l.topk}, obs ${l.obs}, docChars ${l.docChars})`, qas.length)
+    const out = await walker(l, cap, qas, (n) => bar.tick(n))
+    bar.done()
+    if (out.length !== qas.length) throw new AgentError('agent.check', `the oracle walks returned ${out.length} traces for ${qas.length} questions`)
+    return out
+  }
+  return async (l: EngineLimits): Promise<Solved & { solvable: string[] }> => {
+    if (l.toolCalls > cap) throw new Error(`tracedRuns: ${l.toolCalls} tool calls is over the trace cap ${cap}`)
+    const key = JSON.stringify([l.topk, l.obs, l.docChars, l.access])
+    let t = sets.get(key)
+    if (!t) sets.set(key, (t = walk(l)))
+    const traces = await t
+    const solvable = qas.filter((_, i) => solvedUnder(traces[i], l.toolCalls, l.context)).map((q) => q.id)
+    return { limits: l, solved: solvable.length, total: qas.length, solvable }
+  }
 }
 
 /** The world export's tuner: stock limits, then the cheapest raised ones under which ≥ 95 % of the questions are solvable. */
@@ -285,14 +440,22 @@ export const exportTuner: ExportTuner = async (dir, profile, qas, unit = 'page')
     const k = worldOracleKnowledge(w)
     // One retriever for every run: its caches make the ladder's repeated searches free.
     const o: ProfileCheckOptions = { unit, retrieve: unit === 'passage' ? passageDocs(gw) : pageRetriever(gw) }
-    const stock = await profileCheck(gw, k, qas, p, p.stock, o)
-    const shipped = stock.solved >= SHIP_TARGET * stock.total ? stock : await chooseShippedLimits(gw, k, qas, p, o, stock)
+    // The walks in worker threads on a large pool (SEARCHGYM_THREADS, else the cores, at most 8), else here.
+    const threads = qas.length >= THREADS_FROM ? await threadWalker(dir, p, unit, workerCount()) : undefined
+    let stock, shipped
+    try {
+      const run = tracedRuns(qas, p, threads?.walk ?? localWalker(gw, k, p, o))
+      stock = await run(p.stock)
+      shipped = await climbLadder(p, stock, run)
+    } finally {
+      await threads?.close()
+    }
     return {
       profile,
       unit,
       stock: { limits: stock.limits, solved: stock.solved, total: stock.total },
       shipped: { limits: shipped.limits, solved: shipped.solved, total: shipped.total },
-      solvable: new Set(shipped.runs.filter((r) => r.solved).map((r) => r.qaId)),
+      solvable: new Set(shipped.solvable),
     }
   } finally {
     w.close()

@@ -1,7 +1,7 @@
 // world/qa/export-stages: a curriculum's stages as data files an outside engine trains on one after the other — the
 // training pool split by the stages' filters (each question in the first stage whose filter it passes: the files
 // partition the matched pool), and a launch script that runs the phases in order, each later phase resuming from the
-// one before with the engine's own resume setting and training on its own file plus the earlier ones (a later stage's
+// one before (the engine's resume, or the model the phase before saved) and training on its own file plus the earlier ones (a later stage's
 // filter holds the earlier stages' questions: two-stage's stage 2 draws every type). The filters come from the caller
 // (the root CLI passes the curriculum package's presets); this module knows no preset, and no engine: each engine's
 // phase commands are its profile's curriculumLaunch (world/qa/engines/<name>.ts).
@@ -9,7 +9,7 @@ import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Qa } from '../types'
 import type { EngineProfile } from './engines/profile'
-import { stageFile as stageFileName } from './engines/launch'
+import { stageFile as stageFileName, type CurriculumPlan } from './engines/launch'
 
 export interface ExportStage {
   name: string
@@ -41,11 +41,12 @@ export function partitionByStages(train: Qa[], stages: ExportStage[]): { byStage
 /** stage<i+1>-<name>.<ext>: one stage's training questions in the engine's data format. */
 export const stageFile = (profile: EngineProfile, i: number, name: string) => stageFileName(profile.dataExt, i, name)
 
-/** The phases' launch script (the engine module's): phase k trains on stage files 1..k and resumes from phase k-1's checkpoint. */
-export const curriculumLaunch = (profile: EngineProfile, c: ExportCurriculum, outDir: string, flags: string[]): string => profile.curriculumLaunch(c, outDir, flags)
+/** The phases' launch script (the engine module's): phase k trains on stage files 1..k and starts from what phase k-1
+ * wrote, with step counts the engine's own loop reads. */
+export const curriculumLaunch = (profile: EngineProfile, c: ExportCurriculum, plan: CurriculumPlan): string => profile.curriculumLaunch(c, plan)
 
-export function writeCurriculumLaunch(profile: EngineProfile, c: ExportCurriculum, outDir: string, flags: string[]): string {
+export function writeCurriculumLaunch(profile: EngineProfile, c: ExportCurriculum, outDir: string, plan: CurriculumPlan): string {
   const name = `launch-${profile.name}-${c.name}.sh`
-  writeFileSync(join(outDir, name), curriculumLaunch(profile, c, outDir, flags), { mode: 0o755 })
+  writeFileSync(join(outDir, name), curriculumLaunch(profile, c, plan), { mode: 0o755 })
   return name
 }

@@ -5,7 +5,8 @@
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Qa } from '../types'
-import { batchSizes, type BatchSizes, type EngineProfile, type ExportIo, type ExportTuning, type WorldIdentity } from './engines/profile'
+import { batchSizes, curriculumBatches, type BatchSizes, type EngineProfile, type ExportIo, type ExportTuning, type WorldIdentity } from './engines/profile'
+import type { LaunchPlan } from './engines/launch'
 import { partitionByStages, stageFile, writeCurriculumLaunch, type ExportCurriculum } from './export-stages'
 
 export type { WorldIdentity } from './engines/profile'
@@ -23,6 +24,7 @@ export async function exportForTrainer(
 ): Promise<Record<string, number>> {
   const out: Record<string, number> = {}
   let flags: string[] = []
+  let batches: BatchSizes | undefined
   if (tuning) {
     // Below the 95 % target even with raised limits: export only the questions solvable under the shipped limits.
     const total = train.length + bench.length
@@ -31,7 +33,7 @@ export async function exportForTrainer(
       train = train.filter((q) => tuning.solvable.has(q.id))
       bench = bench.filter((q) => tuning.solvable.has(q.id))
     }
-    const batches = batchSizes(profile, train.length, bench.length)
+    batches = batchSizes(profile, train.length, bench.length)
     flags = profile.launchFlags(tuning.shipped.limits, batches)
     writeFileSync(join(outDir, 'engine-profile.json'), JSON.stringify(profileRecord(tuning, batches, total, train.length, bench.length, target), null, 2) + '\n')
     out['engine-profile.json'] = 0
@@ -42,6 +44,11 @@ export async function exportForTrainer(
   await profile.writeRows(join(outDir, data('test')), bench, 'test', id, io)
   Object.assign(out, { [data('train')]: train.length, [data('test')]: bench.length })
   Object.assign(out, profile.writeExtras(outDir, tuning?.shipped.limits))
+  // Without an oracle check the scripts carry the engine's stock limits and batches that fit the rows.
+  batches ??= batchSizes(profile, Math.max(1, train.length), bench.length)
+  const limits = tuning?.shipped.limits ?? profile.stock
+  if (!tuning) flags = profile.launchFlags(limits, batches)
+  const plan: LaunchPlan = { flags, limits, batches, unit: tuning?.unit ?? 'page', trainRows: train.length }
   if (curriculum) {
     // One file per stage (the training pool split by the stages' filters), whatever else a phase reads, and the phases'
     // launch script; the mixed pool is train.* above.
@@ -56,11 +63,19 @@ export async function exportForTrainer(
       out[file] = byStage[i].length
     }
     if (unmatched.length > 0) out[`training questions in no stage of ${curriculum.name}`] = unmatched.length
-    out[writeCurriculumLaunch(profile, curriculum, outDir, flags)] = 0
+    // Phase k trains on stages 1..k: every phase's file must hold a training batch (the batch is lowered to fit).
+    const phaseRows = byStage.map((_, i) => byStage.slice(0, i + 1).reduce((n, s) => n + s.length, 0))
+    const cb = curriculumBatches(profile, plan.batches, phaseRows, bench.length, curriculum.stages.map((s) => s.name))
+    const cflags = cb !== plan.batches ? profile.launchFlags(limits, cb) : flags
+    out[writeCurriculumLaunch(profile, curriculum, outDir, { ...plan, flags: cflags, batches: cb, phaseRows })] = 0
   }
   const launch = `launch-${profile.name}.sh`
-  writeFileSync(join(outDir, launch), profile.launchSnippet(outDir, flags, tuning?.unit ?? 'page'), { mode: 0o755 })
+  writeFileSync(join(outDir, launch), profile.launchSnippet(plan), { mode: 0o755 })
   out[launch] = 0
+  for (const [name, text] of Object.entries(profile.extraLaunches(plan))) {
+    writeFileSync(join(outDir, name), text, { mode: 0o755 })
+    out[name] = 0
+  }
   return out
 }
 

@@ -1,40 +1,93 @@
-// world/qa/engines/launch: the pieces every engine's launch scripts share — the snippet's and the curriculum script's
-// opening lines, the gym server line, how flags are spliced in, and the curriculum's phases (stage files 1..k, the
-// steps done before each). What an engine runs in them is its own module's (engines/<name>.ts).
+// world/qa/engines/launch: the pieces every engine's launch scripts share — the preamble (the environment a script
+// reads, the gym started by $SEARCHGYM and waited for on /health, the trap that stops it), how flags are spliced in,
+// the curriculum's phases (stage files 1..k, each phase's row count and steps) and the batch a curriculum trains with.
+// Scripts run from any folder: nothing of the exporting machine is written into them (DATA is the script's own
+// folder). What an engine runs after the preamble is its own module's (engines/<name>.ts).
 import type { ExportCurriculum, ExportStage } from '../export-stages'
-import type { ExportUnit } from './profile'
+import type { BatchSizes, EngineLimits, ExportUnit } from './profile'
 
-/** launch-<name>.sh's opening: shebang, where it comes from, WORLD and DATA. */
-export const snippetHead = (engine: string, outDir: string) => `#!/usr/bin/env bash
-# Launch snippet written by searchgym world export --format ${engine}; see docs/train-elsewhere.md.
-# Limits and batch sizes below: from engine-profile.json (the oracle run through this engine's limits).
+/** What a launch script is written from. */
+export interface LaunchPlan {
+  /** The trainer flags that carry limits and batch sizes (profile.launchFlags(limits, batches)). */
+  flags: string[]
+  /** The shipped limits (the engine's stock ones without an oracle check). */
+  limits: EngineLimits
+  /** The training batch sizes `flags` carry. */
+  batches: BatchSizes
+  /** The /retrieve unit the gym serves. */
+  unit: ExportUnit
+  /** Rows of train.<ext> (what launch-<name>.sh trains on). */
+  trainRows: number
+}
+
+/** A curriculum script's plan: `flags`/`batches` already fit the smallest phase; rows of each phase's training data. */
+export interface CurriculumPlan extends LaunchPlan {
+  phaseRows: number[]
+}
+
+/** The environment every launch script reads, with its default (a `:?` one is required). */
+export const LAUNCH_ENV = {
+  SEARCHGYM: 'the searchgym command (default: `searchgym` on PATH)',
+  WORLD: 'the world folder (required)',
+  MODEL: 'the base model, a Hugging Face id or folder (required)',
+  DATA: 'the exported files (default: the script\'s own folder)',
+  PORT: 'the gym\'s port on 127.0.0.1 (default 8000)',
+  CKPT: 'where the trainer writes checkpoints (default: ./checkpoints/searchgym-<engine> in the folder it is run from)',
+} as const
+
+/** Seconds the script waits for the gym's /health before it gives up (GYM_WAIT_S overrides). */
+export const GYM_WAIT_S = 300
+
+/**
+ * The opening of every launch script: shebang, header lines, the environment, the gym started in the background by
+ * $SEARCHGYM (checked with `command -v` before anything starts; never `npx searchgym`, which resolves to whatever npm
+ * package holds that name), a bounded wait on /health, and a trap that stops the gym however the script ends.
+ * `serveArgs`: extra gym serve flags (already shell text).
+ */
+export function launchPreamble(script: string, header: string[], engine: string, serveArgs = '', setup = ''): string {
+  return `#!/usr/bin/env bash
+# ${script}: written by searchgym world export; see docs/train-elsewhere.md.
+${header.map((h) => `# ${h}`).join('\n')}
+# Environment: ${Object.entries(LAUNCH_ENV)
+    .map(([k, v]) => `${k} ${v}`)
+    .join('; ')}.
+# Runs from any folder. Starts the gym (stopped when this script exits), waits for it, then trains; extra arguments
+# are passed to every trainer call (cluster keys: GPUs, nodes, logging).
 set -euo pipefail
-WORLD=\${WORLD:?set WORLD to the world folder}
-DATA=\${DATA:-${outDir}}
+HERE="$(cd "$(dirname "\${BASH_SOURCE[0]}")" && pwd)"
+WORLD=\${WORLD:?set WORLD to the world folder (written by searchgym world build)}
+MODEL=\${MODEL:?set MODEL to the base model to train (a Hugging Face id or a local folder)}
+DATA=\${DATA:-$HERE}
+PORT=\${PORT:-8000}
+CKPT=\${CKPT:-$PWD/checkpoints/searchgym-${engine}}
+SEARCHGYM=\${SEARCHGYM:-searchgym}
+command -v "$SEARCHGYM" >/dev/null 2>&1 || { echo "${script}: no '$SEARCHGYM' command: run npm install -g /path/to/searchgym-checkout, or set SEARCHGYM=/path/to/searchgym-checkout/bin/searchgym.mjs" >&2; exit 2; }
+command -v curl >/dev/null 2>&1 || { echo "${script}: curl is needed to wait for the gym" >&2; exit 2; }
+mkdir -p "$CKPT"
+${setup}"$SEARCHGYM" gym serve "$WORLD" --host 127.0.0.1 --port "$PORT"${serveArgs} &
+GYM_PID=$!
+trap 'kill "$GYM_PID" 2>/dev/null || true; wait "$GYM_PID" 2>/dev/null || true' EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+for ((i = 0; i < \${GYM_WAIT_S:-${GYM_WAIT_S}}; i++)); do
+  curl -fsS "http://127.0.0.1:$PORT/health" >/dev/null 2>&1 && break
+  kill -0 "$GYM_PID" 2>/dev/null || { echo "${script}: gym serve exited before it answered on port $PORT" >&2; exit 1; }
+  sleep 1
+done
+curl -fsS "http://127.0.0.1:$PORT/health" >/dev/null 2>&1 || { echo "${script}: the gym did not answer /health on port $PORT within \${GYM_WAIT_S:-${GYM_WAIT_S}} s" >&2; exit 1; }
 `
-
-/** The gym server the trainer's search tool posts to, in the background. */
-export const serveLine = (port: number, extra = '') => `npx searchgym gym serve "$WORLD" --host 127.0.0.1 --port ${port}${extra} &`
+}
 
 /** gym serve's flag for the export's /retrieve unit ('' for pages, the default). */
 export const serveUnitFlag = (unit: ExportUnit) => (unit === 'passage' ? ' --retrieve-unit passage' : '')
 
-/** Limit flags as continuation lines of a snippet's trainer command. */
-export const snippetFlags = (flags: string[]) => flags.map((f) => `  ${f} \\\n`).join('')
+/** `NAME=(…)`: a bash array of trainer keys, one per line, each with the comment that says why (file:line). */
+export function keyArray(name: string, keys: [string, string][]): string {
+  return `${name}=(\n${keys.map(([k, why]) => `  ${k}${why ? ` # ${why}` : ''}`).join('\n')}\n)\n`
+}
 
-/** Limit flags appended to a one-line trainer command. */
-export const inlineFlags = (flags: string[]) => flags.map((f) => ` ${f}`).join('')
-
-/** The curriculum script's opening lines (before the server starts). */
-export const curriculumHead = (engine: string, c: ExportCurriculum, outDir: string): string[] => [
-  '#!/usr/bin/env bash',
-  `# Curriculum '${c.name}' for ${engine}, written by searchgym world export --curriculum; see docs/train-elsewhere.md.`,
-  '# Runs the phases in order; phase k trains on stage files 1..k and starts from phase k-1 (the engine\'s resume setting).',
-  'set -euo pipefail',
-  'WORLD=${WORLD:?set WORLD to the world folder}',
-  `DATA=\${DATA:-${outDir}}`,
-  'CKPT=${CKPT:-$PWD/checkpoints/searchgym-curriculum}',
-]
+/** Limit and batch flags as a bash array. */
+export const flagArray = (name: string, flags: string[]) => keyArray(name, flags.map((f) => [f, '']))
 
 /** stage<i+1>-<name>.<ext>: one stage's training questions. */
 export const stageFile = (ext: string, i: number, name: string) => `stage${i + 1}-${name}.${ext}`
@@ -46,22 +99,31 @@ export interface LaunchPhase {
   stage: ExportStage
   /** `$DATA/<stage file>` for stages 1..i+1. */
   data: string[]
+  /** Rows of this phase's training data. */
+  rows: number
   /** Training steps of the phases before this one. */
   done: number
-  /** done + this phase's steps; undefined for a last phase without steps (the engine's epochs decide). */
-  until?: number
+  /** This phase's steps: the stage's own, or for a last phase without steps `lastSteps(rows)` (the engine's stock
+   * epochs over its data, written out so the last step is saved). */
+  steps: number
+  /** done + steps. */
+  until: number
   /** `# phase k: name (n steps)`. */
   comment: string
 }
 
-/** The curriculum's phases in order, for data files with extension `ext`. */
-export function curriculumPhases(c: ExportCurriculum, ext: string): LaunchPhase[] {
+/** The curriculum's phases in order, for data files with extension `ext`; `lastSteps` gives a last phase without
+ * steps its count from its row count. */
+export function curriculumPhases(c: ExportCurriculum, ext: string, phaseRows: number[], lastSteps: (rows: number) => number): LaunchPhase[] {
   const files = c.stages.map((s, i) => `$DATA/${stageFile(ext, i, s.name)}`)
   let done = 0
   return c.stages.map((stage, i) => {
-    const until = stage.steps !== undefined ? done + stage.steps : undefined
-    const p = { i, stage, data: files.slice(0, i + 1), done, until, comment: `# phase ${i + 1}: ${stage.name}${stage.steps !== undefined ? ` (${stage.steps} steps)` : ''}` }
-    if (until !== undefined) done = until
+    const steps = stage.steps ?? lastSteps(phaseRows[i])
+    const p = { i, stage, data: files.slice(0, i + 1), rows: phaseRows[i], done, steps, until: done + steps, comment: `# phase ${i + 1}: ${stage.name}, ${phaseRows[i]} rows, ${steps} steps` }
+    done = p.until
     return p
   })
 }
+
+/** A Hydra list of data files: "['a','b']". */
+export const hydraFiles = (files: string[]) => `"[${files.map((d) => `'${d}'`).join(',')}]"`

@@ -6,6 +6,7 @@
 import type { Qa } from '../../types'
 import type { RetrieveUnit } from '../../search/retrieve-units'
 import type { ExportCurriculum } from '../export-stages'
+import type { CurriculumPlan, LaunchPlan } from './launch'
 
 /** The limits that decide whether a question can be solved inside an engine's rollout. */
 export interface EngineLimits {
@@ -107,10 +108,13 @@ export interface EngineProfile {
   writeExtras(outDir: string, limits: EngineLimits | undefined): Record<string, number>
   /** Data files curriculum phase i reads besides its stage file (`byStage`: the pool split by stage), written by the export. */
   phaseData(i: number, byStage: Qa[][]): { file: string; qas: Qa[] }[]
-  /** launch-<name>.sh: serve the world and train on train.<ext> with `flags`. */
-  launchSnippet(outDir: string, flags: string[], unit: ExportUnit): string
-  /** launch-<name>-<preset>.sh: the curriculum's phases in order, each resuming from the one before. */
-  curriculumLaunch(c: ExportCurriculum, outDir: string, flags: string[]): string
+  /** launch-<name>.sh: serve the world and train on train.<ext> (runs from any folder; see engines/launch). */
+  launchSnippet(plan: LaunchPlan): string
+  /** Other launch scripts the engine ships besides launch-<name>.sh (file name → text; e.g. verl's launch-verl-gym.sh). */
+  extraLaunches(plan: LaunchPlan): Record<string, string>
+  /** launch-<name>-<preset>.sh: the curriculum's phases in order, each starting from what the one before wrote, with
+   * step counts the engine's own loop reads; throws (saying the fix) when a phase cannot train. */
+  curriculumLaunch(c: ExportCurriculum, plan: CurriculumPlan): string
 }
 
 const LIMIT_KEYS = ['toolCalls', 'topk', 'obs', 'docChars', 'context', 'access'] as const
@@ -154,6 +158,17 @@ export function batchSizes(profile: EngineProfile, trainRows: number, benchRows:
   const train = pow2Below(trainRows, profile.stockTrainBatch)
   const miniBatch = Math.max(1, Math.min(256, train / 2 >= 1 ? train / 2 : 1))
   return { train, val: validationBatch(Math.max(1, benchRows)), miniBatch, microBatch: Math.min(8, miniBatch) }
+}
+
+/** A curriculum's batches: the plain ones, or (when the smallest phase holds fewer rows than a training batch: drop_last
+ * would leave that phase no batch) those of the smallest phase's row count. Throws, saying the fix, on an empty phase. */
+export function curriculumBatches(profile: EngineProfile, plain: BatchSizes, phaseRows: number[], benchRows: number, stages: string[]): BatchSizes {
+  const min = Math.min(...phaseRows)
+  if (min < 1) {
+    const i = phaseRows.indexOf(min)
+    throw new Error(`curriculum phase ${i + 1} (${stages[i]}) has no training questions in this world: export without --curriculum, or build a world whose questions match stage ${i + 1}`)
+  }
+  return min >= plain.train ? plain : batchSizes(profile, min, benchRows)
 }
 
 /** Builds a rendered observation piece by piece: `push` appends and returns the [start, end) it took. */

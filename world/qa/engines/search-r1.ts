@@ -1,10 +1,11 @@
 // world/qa/engines/search-r1: Search-R1 (a14dc3a) as an engine profile — its stock limits (file:line on every number),
 // its observation (<information> with "Doc i(Title: …)" lines, cut to max_obs_length tokens, head kept), its prompt,
 // its rows (train/test.parquet, data_source from its fixed list, one `<answer> … </answer>` example in the prompt),
-// its launch flags and scripts (no resume: a later phase starts from the actor the phase before saved).
+// its launch flags and scripts (no resume: a later phase starts from the actor the phase before saved; every key a GRPO
+// run needs written out, with the file:line of the default it overrides).
 import type { Qa } from '../../types'
 import { I32, I64, S, STRLIST, STRUCT, writeParquet } from '../parquet'
-import { curriculumHead, curriculumPhases, inlineFlags, serveLine, serveUnitFlag, snippetFlags, snippetHead } from './launch'
+import { curriculumPhases, flagArray, hydraFiles, keyArray, launchPreamble, serveUnitFlag } from './launch'
 import { observationText, type EngineProfile, type WorldIdentity } from './profile'
 import { accepted, PROMPT, REWARD_MODEL } from './rows'
 
@@ -120,25 +121,84 @@ export const searchR1: EngineProfile = {
   writeRows: (path, qas, split, id) => writeSearchR1Parquet(path, qas, split, id),
   writeExtras: () => ({}),
   phaseData: () => [],
-  launchSnippet: (outDir, flags, unit) => `${snippetHead('search-r1', outDir)}${serveLine(8000, serveUnitFlag(unit))}
-# In a Search-R1 (a14dc3a) checkout, its train_grpo.sh / train_ppo.sh with these keys changed:
+  launchSnippet(plan) {
+    const phase = { model: '"$MODEL"', out: '"$CKPT"', steps: stockSteps(plan.trainRows, plan.batches.train) }
+    return `${launchPreamble('launch-search-r1.sh', HEADER, 'search-r1', serveUnitFlag(plan.unit))}${searchR1Arrays(plan.flags)}${phaseComment(plan.trainRows, plan.batches.train, phase.steps)}
 python3 -m verl.trainer.main_ppo \\
   data.train_files="$DATA/train.parquet" data.val_files="$DATA/test.parquet" \\
-  retriever.url="http://127.0.0.1:8000/retrieve" \\
-${snippetFlags(flags) || '  retriever.topk=3 max_turns=4 \\\n'}  "$@"
-`,
-  curriculumLaunch(c, outDir, flags) {
-    const lines = [...curriculumHead('search-r1', c, outDir), serveLine(8000)]
-    for (const p of curriculumPhases(c, 'parquet')) {
-      // Search-R1 a14dc3a has no resume: phase k starts from the actor phase k-1 saved (ray_trainer.py:623-627,
-      // default_local_dir/actor/global_step_N).
-      const model = p.i === 0 ? '' : ` actor_rollout_ref.model.path="$CKPT/actor/global_step_${p.done}"`
-      const steps = p.until !== undefined ? ` trainer.total_training_steps=${p.stage.steps}` : ''
+  ${phaseKeys(phase).join(' ')} \\
+  "\${GRPO[@]}" "\${LIMITS[@]}" "$@"
+`
+  },
+  extraLaunches: () => ({}),
+  curriculumLaunch(c, plan) {
+    const name = `launch-search-r1-${c.name}.sh`
+    const lines = [
+      launchPreamble(name, [...HEADER, `Curriculum '${c.name}': phase k trains on stage files 1..k from the actor phase k-1 saved (Search-R1 has no resume).`], 'search-r1', serveUnitFlag(plan.unit)).trimEnd(),
+      searchR1Arrays(plan.flags),
+    ]
+    const phases = curriculumPhases(c, 'parquet', plan.phaseRows, (rows) => stockSteps(rows, plan.batches.train))
+    for (const p of phases) {
+      // Each phase counts its steps from 1 (ray_trainer.py:662,673) and saves into its own folder; phase k+1 loads
+      // phase k's last actor, a Hugging Face folder (fsdp_workers.py:523-527).
+      const model = p.i === 0 ? '"$MODEL"' : `"$CKPT/phase${p.i}/actor/global_step_${phases[p.i - 1].steps}"`
       lines.push(
-        p.comment,
-        `python3 -m verl.trainer.main_ppo data.train_files="[${p.data.map((d) => `'${d}'`).join(',')}]" data.val_files="$DATA/test.parquet" retriever.url="http://127.0.0.1:8000/retrieve" trainer.default_local_dir="$CKPT"${model}${steps}${inlineFlags(flags)} "$@"`,
+        `${p.comment}; ${Math.floor(p.rows / plan.batches.train)} batches of ${plan.batches.train} per epoch`,
+        `python3 -m verl.trainer.main_ppo data.train_files=${hydraFiles(p.data)} data.val_files="$DATA/test.parquet" \\`,
+        `  ${phaseKeys({ model, out: `"$CKPT/phase${p.i + 1}"`, steps: p.steps }).join(' ')} \\`,
+        `  "\${GRPO[@]}" "\${LIMITS[@]}" "$@"`,
       )
     }
     return lines.join('\n') + '\n'
   },
+}
+
+const HEADER = [
+  'Search-R1 (a14dc3a): run it where its verl fork imports (its checkout, or pip install -e of it).',
+  'Limits and batch sizes: from engine-profile.json (the oracle run through this engine\'s limits).',
+]
+
+/** The stock run's length: train_grpo.sh leaves trainer.total_epochs at 30 (verl/trainer/config/ppo_trainer.yaml:166). */
+const STOCK_EPOCHS = 30
+/** Batches per epoch (ray_trainer.py:389-393 drop_last=True) times the stock epochs. */
+const stockSteps = (rows: number, batch: number) => Math.max(1, Math.floor(rows / batch)) * STOCK_EPOCHS
+
+/**
+ * One run of `steps` steps that saves its last actor at `out`/actor/global_step_<steps>. fit() counts from 1
+ * (ray_trainer.py:673), saves when global_steps % save_freq == 0 (:831-834, no last-step save) and returns once
+ * global_steps >= total_training_steps (:845-852): total_training_steps = steps + 1 trains steps 1..steps and
+ * save_freq = steps saves the last. total_epochs = steps bounds the epoch loop (:695) above any loader length >= 1, so
+ * the step count, not the epochs, ends the run even when the loader holds fewer batches than the export counted.
+ */
+function phaseKeys(p: { model: string; out: string; steps: number }): string[] {
+  return [
+    `actor_rollout_ref.model.path=${p.model}`,
+    `trainer.default_local_dir=${p.out}`,
+    `trainer.total_training_steps=${p.steps + 1}`,
+    `trainer.save_freq=${p.steps}`,
+    `trainer.total_epochs=${p.steps}`,
+  ]
+}
+
+const phaseComment = (rows: number, batch: number, steps: number) =>
+  `# ${rows} rows, ${Math.floor(rows / batch)} batches of ${batch} per epoch, ${STOCK_EPOCHS} epochs (the stock count) = ${steps} steps; the last actor is saved`
+
+/** The GRPO keys (each with the default it overrides, verl/trainer/config/ppo_trainer.yaml of a14dc3a) and the limits. */
+function searchR1Arrays(flags: string[]): string {
+  return (
+    keyArray('GRPO', [
+      ['algorithm.adv_estimator=grpo', 'default gae (and a critic), ppo_trainer.yaml:155; train_grpo.sh:41'],
+      ['actor_rollout_ref.rollout.n_agent=5', 'the group: each prompt repeated n_agent times (ray_trainer.py:702); default 1, ppo_trainer.yaml:91; train_grpo.sh:62'],
+      ['actor_rollout_ref.actor.use_kl_loss=true', 'default False, ppo_trainer.yaml:36; train_grpo.sh:47'],
+      ['actor_rollout_ref.actor.kl_loss_coef=0.001', 'ppo_trainer.yaml:37; train_grpo.sh:59'],
+      ['actor_rollout_ref.actor.kl_loss_type=low_var_kl', 'ppo_trainer.yaml:38; train_grpo.sh:60'],
+      ['actor_rollout_ref.actor.state_masking=true', 'retrieved text out of the loss; default False, ppo_trainer.yaml:33; train_grpo.sh:64'],
+      ['trainer.default_hdfs_dir=null', 'default ~/experiments/gsm8k/ppo/..., a copy of every save (ppo_trainer.yaml:176); train_grpo.sh:68'],
+      ['retriever.url="http://127.0.0.1:$PORT/retrieve"', 'the gym started above'],
+    ]) +
+    '# Limits and batches (engine-profile.json); the model path, steps and checkpoints per run below: actor_rollout_ref.model.path\n' +
+    '# (default ~/models/deepseek-llm-7b-chat, ppo_trainer.yaml:21), trainer.default_local_dir (default checkpoints/... in the\n' +
+    '# current folder, ppo_trainer.yaml:177), total_training_steps / save_freq / total_epochs (null / -1 / 30, ppo_trainer.yaml:167,173,166).\n' +
+    flagArray('LIMITS', flags)
+  )
 }

@@ -2,13 +2,14 @@
 // observation (json.dumps({"result": …}) of "Doc i (Title: …)" blocks, cut to max_tool_response_length characters in
 // the middle), its tool-agent prompt and rows (tools_kwargs.search.create_kwargs, data_source `searchR1_*`), its tool
 // configs (search_tool_config.yaml; the whole gym as a verl tool: searchgym_verl_tool.py, launch-verl-gym.sh), its
-// launch flags and scripts (resume_mode / resume_from_path between phases).
+// launch flags and scripts (a later phase resumes the one before: resume_mode / resume_from_path, the total_epochs
+// arithmetic, phase 1's dataloader state moved aside; every key a GRPO run needs written out with its default's file:line).
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Qa } from '../../types'
 import { I32, I64, S, STRUCT, writeParquet } from '../parquet'
 import { verlGymToolConfig, verlGymToolPy } from '../verl-gym-tool'
-import { curriculumHead, curriculumPhases, inlineFlags, serveLine, serveUnitFlag, snippetFlags, snippetHead } from './launch'
+import { curriculumPhases, flagArray, hydraFiles, keyArray, launchPreamble, serveUnitFlag, type LaunchPlan } from './launch'
 import { observationText, type EngineProfile, type WorldIdentity } from './profile'
 import { accepted, GROUND_TRUTH, PROMPT, REWARD_MODEL } from './rows'
 import { SEARCH_R1_DATA_SOURCE } from './search-r1'
@@ -86,7 +87,7 @@ export async function writeVerlParquet(path: string, qas: Qa[], split: string, i
 export function verlToolConfig(retrieveUrl: string, topk = 3): string {
   return `# verl tool config for a SearchGym.ts world (written by searchgym world export --format verl).
 # verl's SearchTool posts {"queries", "topk", "return_scores": true} to retrieval_service_url; serve the world with
-#   npx searchgym gym serve WORLD --host 127.0.0.1 --port 8000
+#   searchgym gym serve WORLD --host 127.0.0.1 --port 8000 (launch-verl.sh does, on $PORT, with a copy of this file)
 # Tool calls are parsed as hermes: launch with actor_rollout_ref.rollout.multi_turn.format=hermes (see launch-verl.sh).
 tools:
   - class_name: verl.tools.search_tool.SearchTool
@@ -115,23 +116,69 @@ tools:
 `
 }
 
-/** verl with the gym's own tools and reward (searchgym_verl_tool.py). */
-function verlGymLaunch(outDir: string): string {
-  return `#!/usr/bin/env bash
-# verl with the whole gym (search + access on one env per trajectory, the gym's F1 as reward), written by searchgym
-# world export --format verl; see docs/train-elsewhere.md. Limits and batch sizes: as in launch-verl.sh.
-set -euo pipefail
-WORLD=\${WORLD:?set WORLD to the world folder}
-DATA=\${DATA:-${outDir}}
-npx searchgym gym serve "$WORLD" --host 127.0.0.1 --port 8000 &
+const HEADER = [
+  'verl (b178a3c): run it where verl imports; VERL_DIR (default: the current folder) is its checkout, for the',
+  'examples/sglang_multiturn/config it starts from. Limits and batch sizes: from engine-profile.json.',
+]
+
+/** The stock run's length: trainer.total_epochs 30 (verl/trainer/config/ppo_trainer.yaml:129). */
+const STOCK_EPOCHS = 30
+/** Batches per epoch (ray_trainer.py:348-354 drop_last=True) times the stock epochs. */
+const stockSteps = (rows: number, batch: number) => Math.max(1, Math.floor(rows / batch)) * STOCK_EPOCHS
+
+/** The GRPO keys (each with the default it overrides), the tool config for this run's port, and the limits. */
+function verlArrays(plan: LaunchPlan, toolConfig: string): string {
+  return (
+    `# The tool config names the gym's address; a copy for this run's port (the exported one says 8000).
+TOOL_CONFIG="$CKPT/${toolConfig}"
+sed "s#http://127.0.0.1:8000#http://127.0.0.1:$PORT#" "$DATA/${toolConfig}" > "$TOOL_CONFIG"
+` +
+    keyArray('BASE', [
+      ['--config-path="$VERL_DIR/examples/sglang_multiturn/config"', ''],
+      ['--config-name=search_multiturn_grpo', 'ppo_trainer + multi-turn sglang (search_multiturn_grpo.yaml:9-23); it sets no estimator'],
+      ['data.val_files="$DATA/test.parquet"', ''],
+      ['data.return_raw_chat=True', ''],
+      ['actor_rollout_ref.model.path="$MODEL"', 'default ~/models/deepseek-llm-7b-chat, verl/trainer/config/model/hf_model.yaml:10'],
+      ['actor_rollout_ref.rollout.multi_turn.enable=True', ''],
+      ['actor_rollout_ref.rollout.multi_turn.format=hermes', 'default hermes rollout.yaml:199, qwen in search_multiturn_grpo.yaml:23'],
+      ['actor_rollout_ref.rollout.multi_turn.tool_config_path="$TOOL_CONFIG"', ''],
+      ['algorithm.adv_estimator=grpo', 'default gae (and a critic), verl/trainer/config/ppo_trainer.yaml:81'],
+      ['actor_rollout_ref.rollout.n=5', 'the group: responses per prompt; default 1, verl/trainer/config/rollout/rollout.yaml:108; run_qwen2.5-3b_instruct_search_multiturn.sh:48'],
+      ['actor_rollout_ref.actor.use_kl_loss=True', 'default false, verl/trainer/config/actor/actor.yaml:95'],
+      ['actor_rollout_ref.actor.kl_loss_coef=0.001', 'actor.yaml:105'],
+      ['actor_rollout_ref.actor.kl_loss_type=low_var_kl', 'actor.yaml:108'],
+      ['algorithm.use_kl_in_reward=False', 'ppo_trainer.yaml:87'],
+      ['trainer.default_local_dir="$CKPT"', 'default checkpoints/${project_name}/${experiment_name} in the current folder, ppo_trainer.yaml:196'],
+    ]) +
+    '# Limits and batches (engine-profile.json): max_assistant_turns (null, rollout.yaml:163; 2 in search_multiturn_grpo.yaml:22),\n' +
+    '# max_tool_response_length (256, rollout.yaml:175), tool_response_truncate_side (middle, rollout.yaml:178), data.max_response_length\n' +
+    '# (1024, search_multiturn_grpo.yaml:11), max_model_len (null, rollout.yaml:65), data.train_batch_size (256, search_multiturn_grpo.yaml:12).\n' +
+    flagArray('LIMITS', plan.flags)
+  )
+}
+
+/**
+ * One run that ends at global step `until` and saves it: the step count is what ends fit() (is_last_step,
+ * ray_trainer.py:1387,1710-1715) and the last step always saves when save_freq > 0 (:1645-1646). A resumed run starts
+ * its epoch loop at global_steps // len(loader) (:1326, :1358): total_epochs = until (>= that start + the epochs this
+ * run needs, for any loader length >= 1) keeps the epochs from ending the run first (the stock 30 would train 0 steps
+ * after a resume at step 100 with 3 batches per epoch).
+ */
+const stepKeys = (until: number, steps: number) => [`trainer.total_training_steps=${until}`, `trainer.total_epochs=${until}`, `trainer.save_freq=${steps}`]
+
+/** verl with the gym's own tools and reward (searchgym_verl_tool.py), with the same limits as launch-verl.sh. */
+function verlGymLaunch(plan: LaunchPlan): string {
+  const steps = stockSteps(plan.trainRows, plan.batches.train)
+  return `${launchPreamble('launch-verl-gym.sh', ['verl with the whole gym (search + access on one env per trajectory, the gym\'s F1 as reward).', ...HEADER], 'verl-gym', serveUnitFlag(plan.unit))}VERL_DIR=\${VERL_DIR:-$PWD}
 export PYTHONPATH="$DATA\${PYTHONPATH:+:$PYTHONPATH}"
-python3 -m verl.trainer.main_ppo \\
-  --config-path="$PWD/examples/sglang_multiturn/config" --config-name=search_multiturn_grpo \\
-  data.train_files="$DATA/train.parquet" data.val_files="$DATA/test.parquet" data.return_raw_chat=True \\
-  actor_rollout_ref.rollout.multi_turn.enable=True actor_rollout_ref.rollout.multi_turn.format=hermes \\
-  actor_rollout_ref.rollout.multi_turn.tool_config_path="$DATA/searchgym_tool_config.yaml" \\
+${verlArrays(plan, 'searchgym_tool_config.yaml')}# ${plan.trainRows} rows, ${Math.floor(plan.trainRows / plan.batches.train)} batches of ${plan.batches.train} per epoch, ${STOCK_EPOCHS} epochs (the stock count) = ${steps} steps.
+# resume_mode auto (ppo_trainer.yaml:172): a rerun continues from the latest save under $CKPT. The reward is the gym's
+# F1 (compute_score); reward_kwargs reach it as keyword arguments (verl/trainer/ppo/reward.py:92; gym_url, 8000 by default).
+python3 -m verl.trainer.main_ppo "\${BASE[@]}" \\
+  data.train_files="$DATA/train.parquet" ${stepKeys(steps, steps).join(' ')} \\
   custom_reward_function.path="$DATA/searchgym_verl_tool.py" custom_reward_function.name=compute_score \\
-  "$@"
+  +custom_reward_function.reward_kwargs.gym_url="http://127.0.0.1:$PORT" \\
+  "\${LIMITS[@]}" "$@"
 `
 }
 
@@ -205,6 +252,7 @@ export const verl: EngineProfile = {
     `actor_rollout_ref.actor.ppo_mini_batch_size=${b.miniBatch}`,
     `actor_rollout_ref.rollout.multi_turn.max_assistant_turns=${l.toolCalls + 1}`,
     `actor_rollout_ref.rollout.multi_turn.max_tool_response_length=${l.obs}`,
+    'actor_rollout_ref.rollout.multi_turn.tool_response_truncate_side=middle',
     `data.max_response_length=${l.context}`,
     // run_qwen2.5-3b_instruct_search_multiturn.sh:43 max_model_len=15000 must hold prompt (4,096, :25) + response.
     `actor_rollout_ref.rollout.max_model_len=${Math.max(15000, l.context + 4096)}`,
@@ -216,28 +264,41 @@ export const verl: EngineProfile = {
     // The whole gym inside verl's agent loop: search + access on one env per trajectory, the gym's F1 as reward.
     writeFileSync(join(outDir, 'searchgym_verl_tool.py'), verlGymToolPy())
     writeFileSync(join(outDir, 'searchgym_tool_config.yaml'), verlGymToolConfig('http://127.0.0.1:8000'))
-    writeFileSync(join(outDir, 'launch-verl-gym.sh'), verlGymLaunch(outDir), { mode: 0o755 })
-    return { 'search_tool_config.yaml': 0, 'searchgym_verl_tool.py': 0, 'searchgym_tool_config.yaml': 0, 'launch-verl-gym.sh': 0 }
+    return { 'search_tool_config.yaml': 0, 'searchgym_verl_tool.py': 0, 'searchgym_tool_config.yaml': 0 }
   },
   phaseData: () => [],
-  launchSnippet: (outDir, flags, unit) => `${snippetHead('verl', outDir)}${serveLine(8000, serveUnitFlag(unit))}
-# In a verl (b178a3c) checkout, its examples/sglang_multiturn/search_r1_like run script with these keys changed:
-python3 -m verl.trainer.main_ppo \\
-  --config-path="$PWD/examples/sglang_multiturn/config" --config-name=search_multiturn_grpo \\
-  data.train_files="$DATA/train.parquet" data.val_files="$DATA/test.parquet" data.return_raw_chat=True \\
-  actor_rollout_ref.rollout.multi_turn.enable=True actor_rollout_ref.rollout.multi_turn.format=hermes \\
-  actor_rollout_ref.rollout.multi_turn.tool_config_path="$DATA/search_tool_config.yaml" \\
-${snippetFlags(flags)}  "$@"
-`,
-  curriculumLaunch(c, outDir, flags) {
-    const lines = [...curriculumHead('verl', c, outDir), serveLine(8000)]
-    for (const p of curriculumPhases(c, 'parquet')) {
-      // verl b178a3c verl/trainer/config/ppo_trainer.yaml:172-175 resume_mode / resume_from_path; :132 total_training_steps.
-      const resume = p.i === 0 ? ' trainer.resume_mode=disable' : ` trainer.resume_mode=resume_path trainer.resume_from_path="$CKPT/global_step_${p.done}"`
-      const steps = p.until !== undefined ? ` trainer.total_training_steps=${p.until}` : ''
+  launchSnippet(plan) {
+    const steps = stockSteps(plan.trainRows, plan.batches.train)
+    return `${launchPreamble('launch-verl.sh', HEADER, 'verl', serveUnitFlag(plan.unit))}VERL_DIR=\${VERL_DIR:-$PWD}
+${verlArrays(plan, 'search_tool_config.yaml')}# ${plan.trainRows} rows, ${Math.floor(plan.trainRows / plan.batches.train)} batches of ${plan.batches.train} per epoch, ${STOCK_EPOCHS} epochs (the stock count) = ${steps} steps.
+# resume_mode auto (ppo_trainer.yaml:172): a rerun continues from the latest save under $CKPT.
+python3 -m verl.trainer.main_ppo "\${BASE[@]}" \\
+  data.train_files="$DATA/train.parquet" ${stepKeys(steps, steps).join(' ')} \\
+  "\${LIMITS[@]}" "$@"
+`
+  },
+  extraLaunches: (plan) => ({ 'launch-verl-gym.sh': verlGymLaunch(plan) }),
+  curriculumLaunch(c, plan) {
+    const name = `launch-verl-${c.name}.sh`
+    const lines = [
+      launchPreamble(name, [...HEADER, `Curriculum '${c.name}': phase k trains on stage files 1..k and resumes phase k-1's last save (weights and optimizer).`], 'verl', serveUnitFlag(plan.unit)).trimEnd(),
+      'VERL_DIR=${VERL_DIR:-$PWD}',
+      verlArrays(plan, 'search_tool_config.yaml').trimEnd(),
+    ]
+    for (const p of curriculumPhases(c, 'parquet', plan.phaseRows, (rows) => stockSteps(rows, plan.batches.train))) {
+      lines.push(`${p.comment}; ${Math.floor(p.rows / plan.batches.train)} batches of ${plan.batches.train} per epoch; global steps ${p.done + 1}..${p.until}`)
+      let resume = 'trainer.resume_mode=disable' // ppo_trainer.yaml:172 (auto would pick up an older run under $CKPT)
+      if (p.i > 0) {
+        // _load_checkpoint (ray_trainer.py:1047-1050) restores {path}/data.pt into THIS run's train loader: the
+        // previous phase's sampler position on a different dataset. Moved aside, the loader starts fresh (:1052).
+        const from = `$CKPT/global_step_${p.done}`
+        lines.push(`if [ -f "${from}/data.pt" ]; then mv "${from}/data.pt" "${from}/data.pt.phase${p.i}"; fi`)
+        resume = `trainer.resume_mode=resume_path trainer.resume_from_path="${from}"` // ppo_trainer.yaml:172,175; global step from the name (:1028)
+      }
       lines.push(
-        p.comment,
-        `python3 -m verl.trainer.main_ppo --config-path="$PWD/examples/sglang_multiturn/config" --config-name=search_multiturn_grpo data.train_files="[${p.data.map((d) => `'${d}'`).join(',')}]" data.val_files="$DATA/test.parquet" data.return_raw_chat=True actor_rollout_ref.rollout.multi_turn.enable=True actor_rollout_ref.rollout.multi_turn.format=hermes actor_rollout_ref.rollout.multi_turn.tool_config_path="$DATA/search_tool_config.yaml" trainer.default_local_dir="$CKPT"${resume}${steps}${inlineFlags(flags)} "$@"`,
+        `python3 -m verl.trainer.main_ppo "\${BASE[@]}" data.train_files=${hydraFiles(p.data)} \\`,
+        `  ${resume} ${stepKeys(p.until, p.steps).join(' ')} \\`,
+        `  "\${LIMITS[@]}" "$@"`,
       )
     }
     return lines.join('\n') + '\n'
