@@ -20,6 +20,7 @@ export { resolveTrainConfig, resolveTrainConfigAt, DEFAULT_TRAIN_CONFIG, TRAIN_I
 export { openBackend } from './train/backend'
 export { train, NO_UPDATE_LINE, runOptimizerSteps, type TrainResult } from './train/loop'
 export { answerTurnWeights, lastTurnStart, sftTrain, sequenceOfTrajectory, type SftSequence } from './train/sft'
+export { buildDatums, microBatches } from './grpo/datums'
 export type { QuestionOutcome, QuestionSource } from './train/source'
 export { PolicyBatch, type TokenSampler, type TokenSequence } from './policy/engine-policy'
 export { EngineSampler } from './policy/engine-sampler'

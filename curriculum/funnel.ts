@@ -3,7 +3,7 @@
 // same questions with the oracle's episode as context up to the answer turn (the answer read given the right page:
 // the model's greedy answer there, and the answer tokens' teacher-forced loss, which moves before greedy accuracy does).
 // Knows nothing of training: it takes a loaded model and a pool of worlds.
-import { episodeBudgets, getProtocol, makeEnv, resolveGymOptions, scoreAnswer, type Budgets, type GymOptionsJson, type Policy, type TextProtocolName, type TurnRule } from '../gym'
+import { constantAnswerFloor, episodeBudgets, getProtocol, makeEnv, resolveGymOptions, scoreAnswer, type Budgets, type GymOptionsJson, type Policy, type TextProtocolName, type TurnRule } from '../gym'
 import { goldsOf, ORACLE_MAX_QUERIES_PER_PAGE, oraclePolicy, runEpisode, sequenceOfTrajectory, worldOracleKnowledge, type TrajectoryRecord } from '../agent'
 import { EngineSampler, lastTurnStart, PolicyBatch } from '../agent'
 import { forward, generateBatch, targetLogprobs, type CausalLM, type ChatCodec } from '../infra/engine'
@@ -35,17 +35,29 @@ export interface Funnel {
   /** Mean F1 of the model's own episodes, and its 95 % CI half-width. */
   f1: number
   ci95: number
-  /** Exact match rate of the model's own episodes. */
+  /** Exact match rate of the model's own episodes, and its 95 % CI half-width. */
   em: number
-  /** Teacher-forced: the oracle's episode as context up to its answer turn, the model's greedy answer there. */
+  emCi95: number
+  /** Teacher-forced: the oracle's episode as context up to its answer turn, the model's greedy answer there (F1, EM,
+   *  and their CI half-widths over the questions the oracle played). */
   readF1: number
+  readEm: number
+  readCi95: number
+  readEmCi95: number
   /** Mean per-token negative log-likelihood of the oracle's answer turn in that context (nats). */
   answerLoss: number
   /** The shortest reading drill: the oracle's context with the page cut to its title and the evidence sentence
    *  (curriculum/drills) — the model's greedy answer F1 there and the answer's loss (nats per token); NaN when no
    *  question's page held its evidence sentence. Whether the copy step exists at all, apart from finding it in a page. */
   factF1: number
+  factEm: number
+  factEmCi95: number
   factLoss: number
+  /** Questions with a fact drill (the page held the evidence sentence). */
+  factN: number
+  /** The floor on the same questions: the best constant answer per relation (gym/floor), F1 and EM. */
+  floorF1: number
+  floorEm: number
   /** Questions the oracle could not play within the model's context (left out of readF1 and answerLoss). */
   noOracle: number
   /** The first few teacher-forced answers: what the model wrote where the oracle answered. */
@@ -149,23 +161,27 @@ export async function runFunnel(model: CausalLM, codec: ChatCodec, pool: WorldPo
       const n = rec.turns.length
       if (n < 2) continue
       const last = Math.max(...qa.evidence.map((e) => e.hop))
-      const cut = factObservation(rec.turns[n - 2].observation, qa.evidence.filter((e) => e.hop === last).map((e) => e.sentence))
+      const cut = factObservation(rec.turns[n - 2].observation, qa.evidence.filter((e) => e.hop === last).map((e) => e.sentence), gym.leadSpace)
       if (cut) factSeqs.push({ qa, seq: sequenceOfTrajectory(codec, { initial: rec.initial, turns: [{ ...rec.turns[n - 2], observation: cut }, rec.turns[n - 1]] }) })
     }
     const proto = getProtocol(o.protocol)
     const ctx = { tools: ['search', 'access'] as const, maxCallsPerTurn: 1, turn: 1, maxArgChars: 1000, prompt: gym.prompt }
     const factF1s: number[] = []
+    const factEms: number[] = []
     const factLosses: number[] = []
     for (let at = 0; at < factSeqs.length; at += size) {
       const chunk = factSeqs.slice(at, at + size)
       const outs = generateBatch(model, chunk.map((x) => x.seq.ids.slice(0, lastTurnStart(x.seq.sampled))), { maxNewTokens: o.maxTokensPerTurn ?? 64, temperature: 0, eosTokenIds: stop })
       chunk.forEach((x, i) => {
         const parsed = proto.parse({ text: codec.tokenizer.decode(outs[i][0].tokens.filter((t) => !stop.includes(t))) }, ctx)
-        factF1s.push(parsed.kind === 'answer' ? scoreAnswer(parsed.answer, goldsOf(x.qa)).f1 : 0)
+        const sc = parsed.kind === 'answer' ? scoreAnswer(parsed.answer, goldsOf(x.qa)) : { f1: 0, em: 0 }
+        factF1s.push(sc.f1)
+        factEms.push(sc.em)
         factLosses.push(answerNll(model, x.seq.ids, lastTurnStart(x.seq.sampled)))
       })
     }
     const f1s = own.map((r) => r.f1)
+    const floor = constantAnswerFloor(qas)
     return {
       n: qas.length,
       search: own.filter((r) => (r.turns[0]?.signals?.gold_found ?? 0) > 0).length,
@@ -173,9 +189,18 @@ export async function runFunnel(model: CausalLM, codec: ChatCodec, pool: WorldPo
       f1: mean(f1s),
       ci95: ci95(f1s),
       em: mean(own.map((r) => r.em)),
+      emCi95: ci95(own.map((r) => r.em)),
       readF1: mean(tf.map((r) => r.f1)),
+      readEm: mean(tf.map((r) => r.em)),
+      readCi95: ci95(tf.map((r) => r.f1)),
+      readEmCi95: ci95(tf.map((r) => r.em)),
       answerLoss: mean(losses),
       factF1: factSeqs.length ? mean(factF1s) : NaN,
+      factEm: factSeqs.length ? mean(factEms) : NaN,
+      factEmCi95: ci95(factEms),
+      factN: factSeqs.length,
+      floorF1: floor.f1,
+      floorEm: floor.em,
       factLoss: factSeqs.length ? mean(factLosses) : NaN,
       noOracle: qas.length - played.length,
       examples: played.slice(0, o.examples ?? 5).map((qa, i) => ({ question: qa.question, gold: qa.answer, answer: answers[i], f1: tf[i].f1 })),
@@ -198,8 +223,8 @@ export function answerNll(model: CausalLM, ids: readonly number[], from: number)
   return -mean(Array.from(lp))
 }
 
-/** One line: `n 300  search 71.0%  opened 60.3%  read|oracle 35.1%  F1 20.4% ± 4.1  EM 18.0%  answer loss 1.23`. */
+/** One line: `n 300  search 71.0%  opened 60.3%  read|oracle EM 35.1% F1 40.2%  F1 20.4% ± 4.1  EM 18.0% ± 4.3  floor F1 3.1% EM 1.0%  …`. */
 export function funnelLine(f: Funnel): string {
   const pct = (x: number) => `${(100 * x).toFixed(1)}%`
-  return `n ${f.n}  search ${pct(f.search / Math.max(1, f.n))}  opened ${pct(f.opened / Math.max(1, f.n))}  read|oracle ${pct(f.readF1)}  F1 ${pct(f.f1)} ± ${(100 * f.ci95).toFixed(1)}  EM ${pct(f.em)}  answer loss ${f.answerLoss.toFixed(3)}  fact drill ${pct(f.factF1)} (loss ${f.factLoss.toFixed(3)})${f.noOracle ? `  (oracle out of context: ${f.noOracle})` : ''}`
+  return `n ${f.n}  search ${pct(f.search / Math.max(1, f.n))}  opened ${pct(f.opened / Math.max(1, f.n))}  read|oracle EM ${pct(f.readEm)} F1 ${pct(f.readF1)}  F1 ${pct(f.f1)} ± ${(100 * f.ci95).toFixed(1)}  EM ${pct(f.em)} ± ${(100 * f.emCi95).toFixed(1)}  floor F1 ${pct(f.floorF1)} EM ${pct(f.floorEm)}  answer loss ${f.answerLoss.toFixed(3)}  fact drill EM ${pct(f.factEm)} F1 ${pct(f.factF1)} (loss ${f.factLoss.toFixed(3)})${f.noOracle ? `  (oracle out of context: ${f.noOracle})` : ''}`
 }

@@ -43,6 +43,7 @@ export class SearchEnv implements GymEnv {
   /** undefined: step signals off (GymOptions.stepSignals false). */
   private readonly signals: StepSignals | undefined
   private readonly byTitle: boolean
+  private readonly leadSpace: boolean
   /** Title → URL of every search result shown in this episode (for accessByTitle). */
   private readonly shownTitles = new Map<string, string>()
   private readonly credit: StepCredit
@@ -57,6 +58,7 @@ export class SearchEnv implements GymEnv {
     this.topK = o.topK
     this.cap = o.observationCap
     this.byTitle = o.accessByTitle
+    this.leadSpace = o.leadSpace
     const tools: ToolName[] = o.access ? ['search', 'access'] : ['search']
     this.tools = toolSchemas(tools)
     this.ctx = { tools, maxCallsPerTurn: o.maxCallsPerTurn, turn: 0, maxArgChars: o.maxArgChars, prompt: o.prompt }
@@ -184,9 +186,10 @@ export class SearchEnv implements GymEnv {
     inc('tool_latency_ms', performance.now() - t0)
     const capped = capObservation(text, this.cap, what === 'access' ? 'Page' : 'Output')
     if (capped.truncated) inc('obs_truncated')
-    inc('obs_chars', capped.text.length)
-    this.signals?.observe(capped.text)
-    return this.protocol.toolResult(call, capped.text)
+    const shown = this.leadSpace ? leadSpaced(capped.text) : capped.text
+    inc('obs_chars', shown.length)
+    this.signals?.observe(shown)
+    return this.protocol.toolResult(call, shown)
   }
 
   async finish(reason: StopReason, note?: string): Promise<StepResult> {
@@ -231,4 +234,11 @@ function systemPromptOf(protocol: Protocol, ctx: ProtocolContext): string {
   let p = m.get(key)
   if (p === undefined) m.set(key, (p = protocol.systemPrompt(ctx)))
   return p
+}
+
+/** A tool result with every line, and the text after a snippet's leading ellipsis, starting with a space (the
+ *  `leadSpace` option): byte-level BPE tokenizers attach a word's leading space to it, so a name that starts a line
+ *  would otherwise be spelled with other tokens than the same name inside a sentence or in the answer turn. */
+export function leadSpaced(text: string): string {
+  return text.replace(/(^|\n|…)(?=[^\s…])/g, '$1 ')
 }

@@ -1,6 +1,7 @@
 // gym/index: the gym's public surface — what trainers, the bench and other packages may use.
 export type { GymWorld, SearchResult, Page } from './world-view'
-export { SearchEnv, type GymEnv } from './env'
+export { SearchEnv, leadSpaced, type GymEnv } from './env'
+export { READER_GYM } from './reader-gym'
 export { makeEnv, makeEnvGroup, makeResolvedEnv, resolveGymOptions, DEFAULT_GYM_OPTIONS, type GymOptions, type GymOptionsJson } from './make-env'
 export { getProtocol, PROTOCOLS, PROTOCOL_NAMES, TEXT_PROTOCOLS, CHAT_PROTOCOLS, toolSchemas, MALFORMED_KINDS } from './protocol'
 export type { Protocol, ProtocolName, TextProtocolName, ChatProtocolName, ParsedTurn, MalformedKind, ToolName } from './protocol'

@@ -30,6 +30,11 @@ export interface GymOptions {
   /** Access also takes the exact title of a search result shown earlier in the episode, not only its URL (default
    *  false). For models with a small world tokenizer, which spells URLs character by character but has names as words. */
   accessByTitle: boolean
+  /** Every line of a tool result (and the text after a snippet's leading ellipsis) starts with a space (default false):
+   *  a byte-level BPE tokenizer attaches the space to the word, so a name that starts a line is then spelled with the
+   *  same tokens as inside a sentence and in the answer turn (`<answer> X </answer>`), and copying it is exact. For
+   *  small models trained from scratch (the reader start); bench/RESULTS.md, "Rendering that lets the copy be exact". */
+  leadSpace: boolean
   /** false: the no-Access ablation (search returns whole documents; access disabled). */
   access: boolean
   /** Record per-step process signals (`signal/*` metrics: gold documents found and accessed, evidence seen,
@@ -59,6 +64,7 @@ export const DEFAULT_GYM_OPTIONS: GymOptions = {
   maxArgChars: 2048,
   prompt: 'full',
   accessByTitle: false,
+  leadSpace: false,
   access: true,
   stepSignals: true,
   budgets: { ...DEFAULT_BUDGETS },

@@ -31,7 +31,9 @@ test('its funnel on 20 one-hop questions of an unseen world (seed 101) is the sh
   const world = join(root, 'w101')
   expect((await runCli(['world', 'build', '--preset', 'small', '--config', CONFIG, '--seed', '101', '--out', world, '--quiet'], LONG)).code).toBe(0)
   const json = join(root, 'f.json')
-  const r = await runCli(['bench', 'funnel', '--model', START, '--world', world, '--hops', '1', '--questions', '20', '--backend', 'native', '--json', json], LONG)
+  // reader-v0's gym (trained before the leadSpace option; bench funnel's default is now the reader-v1 gym, READER_GYM).
+  const gym = '{"topK":3,"observationCap":2000,"prompt":"brief","accessByTitle":true}'
+  const r = await runCli(['bench', 'funnel', '--model', START, '--world', world, '--hops', '1', '--questions', '20', '--gym-options', gym, '--backend', 'native', '--json', json], LONG)
   expect(r.code).toBe(0)
   const f = (Object.values((JSON.parse(readFileSync(json, 'utf8')) as { results: Record<string, { hops1: Record<string, number> }> }).results)[0]).hops1
   // Measured when the start was shipped (2026-12-03, native backend): 10 of 20 first searches find the page, 2 open it.

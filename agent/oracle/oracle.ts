@@ -24,16 +24,23 @@ export function oracleCallText(call: OracleCall, protocol: TextProtocolName, tit
   return `<access> ${title ?? call.arguments.url}${page !== undefined && page > 1 ? `#page=${page}` : ''} </access>`
 }
 
+/** The text as the gym renders it without the `leadSpace` option (gym/env leadSpaced: a space at the start of every
+ *  line and after a snippet's leading ellipsis): the plan reads result headers and page lines at line starts. A gym
+ *  text without that option has no line starting with a space, so this leaves it as it is. */
+function withoutLeadSpace(text: string): string {
+  return text.replace(/(^|\n|…) (?=[^\s…])/g, '$1')
+}
+
 /** The tool output inside an observation message: hermes sends it as a tool message; search-r1 wraps it in
  *  <information> tags in a user message. Search results then list `URL: u` lines, which the plan reads. */
 export function oracleObservation(last: ChatMessage | undefined, protocol: TextProtocolName): string {
   if (!last) return ''
-  if (protocol === 'hermes') return last.role === 'tool' ? last.content : ''
+  if (protocol === 'hermes') return last.role === 'tool' ? withoutLeadSpace(last.content) : ''
   if (last.role !== 'user') return ''
   const m = /^\s*<information>([\s\S]*)<\/information>\s*$/.exec(last.content)
   if (!m) return ''
   // search-r1 renders a result as `Doc i(Title: t) URL: u`: put each URL on a line of its own as hermes does.
-  return m[1].replace(/^(Doc \d+\(Title: .*\)) URL: (\S+)$/gm, '$1\nURL: $2')
+  return withoutLeadSpace(m[1]).replace(/^(Doc \d+\(Title: .*\)) URL: (\S+)$/gm, '$1\nURL: $2')
 }
 
 export class OracleEpisode {

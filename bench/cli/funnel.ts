@@ -6,7 +6,7 @@ import { basename } from 'node:path'
 import { handler, type Argv, type Command } from '../../infra/cli-util'
 import { BenchError } from '../../infra/errors'
 import { parseGymOptions, readQaIds } from './run'
-import { TEXT_PROTOCOLS, type TextProtocolName } from '../../gym'
+import { READER_GYM, TEXT_PROTOCOLS, type TextProtocolName } from '../../gym'
 
 export const funnelCommand: Command = {
   command: 'funnel',
@@ -20,7 +20,7 @@ export const funnelCommand: Command = {
       .option('questions', { type: 'number', default: 300, describe: 'questions per world and hop count (a seeded draw; fewer when the world has fewer)' })
       .option('qa-ids', { type: 'string', describe: "JSON list of question ids to draw from (e.g. train sft's heldout.json: the training worlds' held-out slice; pooled ids WORLD/ID)" })
       .option('protocol', { type: 'string', default: 'search-r1', choices: [...TEXT_PROTOCOLS], describe: 'protocol the model was trained in' })
-      .option('gym-options', { type: 'string', default: '{"topK":3,"observationCap":2000,"prompt":"brief","accessByTitle":true}', describe: 'gym options as JSON (as in training)' })
+      .option('gym-options', { type: 'string', default: JSON.stringify(READER_GYM), describe: 'gym options as JSON (as in training; default the reader start\'s, READER_GYM)' })
       .option('oracle-answer', { type: 'string', default: 'read', choices: ['open', 'read'], describe: "the oracle demonstrations' answer step (as in training)" })
       .option('max-tokens', { type: 'number', default: 64, describe: 'max new tokens per turn' })
       .option('seed', { type: 'number', default: 0, describe: 'seed of the question draw' })

@@ -10,6 +10,7 @@ import { runTraining, type RolloutSamplerFactory } from '../run'
 import { presetNames } from '../stages'
 import { worldArgs } from '../world-pool'
 import { trainSftCommand } from './train-sft'
+import { trainReaderCommand } from './train-reader'
 import { trainReportCommand } from './train-report'
 import { trainBudgetsCommand } from './train-budgets'
 
@@ -137,6 +138,6 @@ const grpoCommand = (deps: TrainCommandDeps): Command => ({
 export const trainCommand = (deps: TrainCommandDeps = {}): Command => ({
   command: 'train',
   describe: 'train a search agent: GRPO with a curriculum (default), `train sft` warm start, `train report RUN`',
-  builder: (y: Argv) => y.command([grpoCommand(deps), trainSftCommand, trainReportCommand, trainBudgetsCommand]),
+  builder: (y: Argv) => y.command([grpoCommand(deps), trainSftCommand, trainReaderCommand, trainReportCommand, trainBudgetsCommand]),
   handler: () => undefined,
 })
