@@ -266,5 +266,6 @@ export class OpenEnvEpisode {
 export function asHttp(e: unknown): HttpError {
   if (e instanceof HttpError) return e
   const s = statusOf(e)
+  if (s.status === 500) process.stderr.write(`searchgym gym server (openenv): ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`)
   return new HttpError(s.status, s.code, s.message)
 }

@@ -35,8 +35,6 @@ export interface OpenEnvFace {
   mount(app: Hono): void
   /** The HTTP server's 'upgrade' listener (the WebSocket sessions); after mount. */
   upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void
-  /** Open OpenEnv sessions of this process: HTTP episodes still running, and WebSocket sockets. */
-  counts(): { http: number; ws: number }
   dispose(): void
 }
 
@@ -63,7 +61,6 @@ export function openEnvFace(d: OpenEnvFaceDeps): OpenEnvFace {
       }
       ws.upgrade(req, socket, head)
     },
-    counts: () => ({ http: http.size, ws: ws?.size ?? 0 }),
     dispose() {
       ws?.dispose()
       http.dispose()

@@ -132,7 +132,8 @@ class ScriptedSocket:
         self.srv.listen(1)
         self.url = f"ws://127.0.0.1:{self.srv.getsockname()[1]}/ws"
         self.received = []
-        threading.Thread(target=self._serve, args=(frames, refuse), daemon=True).start()
+        self.thread = threading.Thread(target=self._serve, args=(frames, refuse), daemon=True)
+        self.thread.start()
 
     def _serve(self, frames, refuse):
         c, _ = self.srv.accept()
@@ -180,6 +181,7 @@ class WebSocketFramingTest(unittest.TestCase):
         with self.assertRaises(ConnectionClosed) as e:
             ws.recv()
         self.assertEqual((e.exception.code, e.exception.reason), (1000, "bye"))
+        s.thread.join(5)  # the scripted side has read all the client sent (its pong and its close)
         s.srv.close()
         raw = b"".join(s.received)
         self.assertEqual(unmask(raw), (0xA, b"hi"))  # the pong echoes the ping, masked
