@@ -12,7 +12,7 @@ import type { Qa } from '../world'
 import { LocalEnvSessions, type CreatedEnv, type EnvSessions, type WorkerHealth, type WorkerState } from './env-sessions'
 import type { AssistantAction } from './types'
 import type { GymWorld } from './world-view'
-import { PeerDownError, PeerLink, type PeerFailure, type PeerHead } from './worker-peers'
+import { PeerDownError, PeerLink, type PeerFailure, type PeerHandler, type PeerHead } from './worker-peers'
 
 type Json = Record<string, unknown>
 
@@ -45,6 +45,8 @@ export class ClusterEnvSessions implements EnvSessions {
   private readonly pids: (number | null)[]
   private readonly restarts: number[]
   private turn = 0
+  /** Calls of a layer above the env sessions (gym/openenv's HTTP sessions), answered here by op name. */
+  private readonly layerOps = new Map<string, PeerHandler>()
 
   constructor(
     private readonly world: GymWorld,
@@ -96,8 +98,11 @@ export class ClusterEnvSessions implements EnvSessions {
         return this.local.close(String(head.id))
       case 'health':
         return JSON.stringify({ pid: process.pid, envs: this.local.registry.size, reaped: this.local.registry.reaped })
-      default:
+      default: {
+        const layer = this.layerOps.get(String(head.op))
+        if (layer) return layer(head, payload)
         throw new GymError('server.peer_op', `unknown peer call ${String(head.op)}`)
+      }
     }
   }
 
@@ -134,6 +139,22 @@ export class ClusterEnvSessions implements EnvSessions {
     const w = ownerOf(id)
     if (w === undefined || w >= this.plan.count) return this.local.close(id)
     return this.lostOnRestart(w, w === this.plan.index ? this.local.close(id) : this.forward(w, { op: 'close', id }))
+  }
+
+  /** This worker's index and the worker count (a layer above names its own objects' owners with them). */
+  get worker(): { index: number; count: number } {
+    return { index: this.plan.index, count: this.plan.count }
+  }
+
+  /** Answer peer calls of `op` with `fn` (a layer above the env sessions: its objects live in one worker, as envs do). */
+  handleLayerOp(op: string, fn: PeerHandler): void {
+    if (['create', 'step', 'close', 'health'].includes(op)) throw new GymError('server.peer_op', `peer op ${op} is the env sessions' own`)
+    this.layerOps.set(op, fn)
+  }
+
+  /** Call worker w's handler of head.op (its failures come back as the same HttpError; a down worker is 503). */
+  callLayerOp(w: number, head: PeerHead, payload = ''): Promise<string> {
+    return this.forward(w, head, payload)
   }
 
   /** An env that worker w does not know, once w has been restarted: say that envs from before a restart are lost. */

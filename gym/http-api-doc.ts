@@ -10,6 +10,7 @@ import { createGymServer, DEFAULT_SERVER_OPTIONS } from './server'
 import { gymSchemas } from './server-schemas'
 import { COMMON_ERRORS, ERROR_BODY, GYM_ROUTES, type ErrorCode, type GymRoute } from './server-routes'
 import { DEFAULT_GYM_OPTIONS } from './make-env'
+import { isOpenEnvPath } from './openenv/http-face'
 import type { GymWorld } from './world-view'
 
 export const HTTP_API_DOC = fileURLToPath(new URL('../docs/http-api.md', import.meta.url))
@@ -24,11 +25,12 @@ const EMPTY_WORLD: GymWorld = {
   close: async () => {},
 }
 
-/** Every `METHOD path` the gym server registers (its handlers, not the middleware every route passes through). */
+/** Every `METHOD path` of the env API the gym server registers (its handlers, not the middleware every route passes
+ *  through; not the OpenEnv face's routes, whose reference is docs/openenv.md). */
 export async function registeredRoutes(): Promise<string[]> {
   const s = await createGymServer(EMPTY_WORLD)
   try {
-    return [...new Set(s.app.routes.filter((r) => r.method !== 'ALL' && r.path !== '*').map((r) => `${r.method} ${r.path}`))]
+    return [...new Set(s.app.routes.filter((r) => r.method !== 'ALL' && r.path !== '*' && !isOpenEnvPath(r.path)).map((r) => `${r.method} ${r.path}`))]
   } finally {
     s.dispose()
   }
@@ -164,6 +166,7 @@ export async function renderHttpApiDoc(): Promise<string> {
     '`searchgym gym serve worlds/NAME` serves these routes (default http://127.0.0.1:8000). Limits below are the defaults;',
     `\`gym serve\` flags change them: bodies ≤ ${l.maxBodyBytes} bytes, queries ≤ ${l.maxQueryChars} characters, URLs ≤ ${l.maxUrlChars}, actions ≤ ${l.maxActionChars}, top-k ≤ ${l.maxTopK}, ${l.maxEnvs} open envs, an env closed after ${l.envIdleMs / 1000} s idle.`,
     'Clients: the Python package (python/README.md) and `searchgym.verl_tool`; the gym README has an episode with curl.',
+    "The same server also answers OpenEnv's routes (`/reset`, `/step`, `/state`, `/schema`, `/metadata`, `/mcp`, the WebSocket `/ws`, and all of them under `/openenv/`) over the same envs and guards: [docs/openenv.md](openenv.md).",
     '',
     '## Routes',
     '',

@@ -7,6 +7,8 @@
 // server is made, so the commands that import the gym and serve nothing (gym check, bench, train) never load it.
 import { timingSafeEqual, createHash } from 'node:crypto'
 import type { AddressInfo } from 'node:net'
+import type { IncomingMessage } from 'node:http'
+import type { Duplex } from 'node:stream'
 import type { Context, Hono } from 'hono'
 import { mergeStrict } from '../infra/config'
 import { ConfigError, GymError, SearchError, SearchGymError } from '../infra/errors'
@@ -75,6 +77,8 @@ export interface GymServer {
   /** This process's envs (in worker mode: this worker's). */
   registry: EnvRegistry
   options: GymServerOptions
+  /** The HTTP server's 'upgrade' listener: the OpenEnv face's WebSocket sessions (gym/openenv). */
+  upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void
   dispose(): void
 }
 
@@ -102,6 +106,9 @@ export function validateServerOptions(o: GymServerOptions, name: (key: string) =
 }
 
 const digest = (s: string) => createHash('sha256').update(s).digest()
+
+/** The server's version, as /metadata and /openapi.json of the OpenEnv face say it (package.json's). */
+export const SERVER_VERSION = '0.1.0'
 
 export function statusOf(e: unknown): { status: HttpStatus; code: string; message: string } {
   if (e instanceof HttpError) return { status: e.status, code: e.code, message: e.message }
@@ -150,6 +157,9 @@ export async function createGymServer(world: GymWorld, options: Partial<GymServe
   // Routes match with a leading /t/TOKEN cut off (gym/path-token); the auth middleware checks that token.
   const app = new Hono({ getPath: getPathWithoutToken })
   const loggedFields = new Set<string>()
+  // OpenEnv's routes, WebSocket and MCP over these same sessions and guards (gym/openenv; docs/openenv.md).
+  const { openEnvFace } = await import('./openenv')
+  const openenv = openEnvFace({ world, sessions, envDefaults, qaList, limits: o, version: SERVER_VERSION })
   const tokenDigest = o.token ? digest(o.token) : undefined
   if (o.retrieveUnit !== 'page' && o.retrieveUnit !== 'passage') throw new ConfigError('server.bad_option', `server option retrieveUnit must be page or passage, got ${String(o.retrieveUnit)}`)
   const passages = o.retrieveUnit === 'passage' ? passageRetriever(world) : undefined
@@ -161,6 +171,7 @@ export async function createGymServer(world: GymWorld, options: Partial<GymServe
   })
   app.notFound((c) => c.json(errorBody(404, 'route.not_found', `no route ${c.req.method} ${c.req.path.slice(0, 200)}`), 404))
 
+  app.use('*', openenv.errorShape) // first: it sees the guards' refusals on OpenEnv paths
   // A response sent before the request body was read (401, 404, 413, ...) leaves unread bytes on the connection:
   // close it instead of letting a keep-alive client send its next request into them.
   app.use('*', async (c, next) => {
@@ -332,7 +343,18 @@ export async function createGymServer(world: GymWorld, options: Partial<GymServe
     return c.json({ result })
   })
 
-  return { app, registry, options: o, dispose: () => sessions.dispose() }
+  openenv.mount(app)
+
+  return {
+    app,
+    registry,
+    options: o,
+    upgrade: openenv.upgrade,
+    dispose: () => {
+      openenv.dispose()
+      sessions.dispose()
+    },
+  }
 }
 
 /** A 200 whose body is JSON text already (a step or close answer, possibly from another worker). */
@@ -377,6 +399,7 @@ export async function startGymServer(
           }),
       })
     })
+    srv.on('upgrade', gs.upgrade)
     // Node's 5 s keep-alive resets reused connections of clients starved past undici's 4 s reuse window (a loaded
     // trainer); idle sockets stay open 65 s, as in model serve.
     const http = srv as unknown as { keepAliveTimeout: number; headersTimeout: number }

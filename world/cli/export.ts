@@ -16,6 +16,7 @@ import type { ExportTuner } from '../qa/engines/profile'
 import { engineProfileNames, engineProfiles, isEngineProfile, orList } from '../qa/engines/registry'
 import type { ExportStager } from '../qa/export-stages'
 import type { Qa } from '../types'
+import { exportOpenEnv } from './export-openenv'
 
 async function writeLines(path: string, rows: Iterable<unknown>): Promise<number> {
   const s = createWriteStream(path)
@@ -60,7 +61,7 @@ export const exportCommandWith = (tuner?: ExportTuner, stager?: ExportStager): C
       .option('format', {
         type: 'string',
         default: 'jsonl',
-        describe: `jsonl (world + QA), parquet (QA), ${engines} (QA as that trainer reads it, with its tool config / launch snippet)`,
+        describe: `jsonl (world + QA), parquet (QA), ${engines} (QA as that trainer reads it, with its tool config / launch snippet), openenv (the world as an OpenEnv environment folder)`,
       })
       .option('out', { type: 'string', demandOption: true, describe: 'output folder' })
       .option('curriculum', {
@@ -75,6 +76,7 @@ export const exportCommandWith = (tuner?: ExportTuner, stager?: ExportStager): C
       })
       .example('searchgym world export worlds/paper --out exports/paper', 'entities, edges, docs and QA as JSON Lines')
       .example('searchgym world export worlds/paper --format verl --out exports/verl', 'QA as verl reads it, with its tool config and launch script')
+      .example('searchgym world export worlds/paper --format openenv --out exports/search_gym', 'an OpenEnv environment folder: openenv.yaml, pyproject.toml, server/app.py (gym serve), the client, a copy of the world')
   },
   handler: handler(async (raw: object) => {
     const a = raw as { dir: string; format: string; out: string; retrieveUnit: RetrieveUnit; curriculum?: string; stage1Steps: number }
@@ -84,8 +86,14 @@ export const exportCommandWith = (tuner?: ExportTuner, stager?: ExportStager): C
       if (!Number.isInteger(a.stage1Steps) || a.stage1Steps < 1) throw new ConfigError('export.curriculum', `--stage1-steps must be a positive integer, got ${String(a.stage1Steps)}`)
       curriculum = stager(a.curriculum, a.stage1Steps)
     }
+    if (a.format === 'openenv') {
+      if (curriculum) throw new ConfigError('export.curriculum', '--curriculum needs --format ' + engineProfileNames().join(' | ') + ' (an OpenEnv environment serves every question)')
+      const files = await exportOpenEnv(a.dir, a.out)
+      process.stdout.write(`exported to ${a.out}: an OpenEnv environment (${Object.keys(files).join(', ')}, world/world.db); serve it with: SEARCHGYM=searchgym python3 ${join(a.out, 'server', 'app.py')} --port 8000\n`)
+      return
+    }
     if (!qaExportFormats().includes(a.format))
-      throw new ConfigError('export.format', `unknown export format '${a.format}' (supported: ${qaExportFormats().join(', ')})`)
+      throw new ConfigError('export.format', `unknown export format '${a.format}' (supported: ${[...qaExportFormats(), 'openenv'].join(', ')})`)
     const n = a.format === 'jsonl' ? await exportWorldJsonl(a.dir, a.out) : {}
     const w = openWorld(a.dir)
     try {

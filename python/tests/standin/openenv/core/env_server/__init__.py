@@ -1,0 +1,1 @@
+"""tests/standin/openenv/core/env_server: the types module only."""
