@@ -45,6 +45,8 @@ export class ClusterEnvSessions implements EnvSessions {
   private readonly pids: (number | null)[]
   private readonly restarts: number[]
   private turn = 0
+  /** Whether the primary has told this worker which workers are up: it first does once every worker is ready. */
+  private told = false
 
   constructor(
     private readonly world: GymWorld,
@@ -60,6 +62,7 @@ export class ClusterEnvSessions implements EnvSessions {
   /** What the primary says of the workers: one that is down fails calls at once; a new process at an index gets a
    *  fresh connection. */
   setWorkers(states: WorkerState[]): void {
+    this.told = true
     for (const st of states) {
       const i = st.index
       if (!Number.isInteger(i) || i < 0 || i >= this.plan.count) continue
@@ -75,6 +78,12 @@ export class ClusterEnvSessions implements EnvSessions {
       }
       this.pids[i] = st.pid
     }
+  }
+
+  /** Before the primary's first word this worker listens while others may still be starting (startWorkers sends the
+   *  first WorkerState list once all are ready). */
+  starting(): boolean {
+    return !this.told
   }
 
   /** Whether every worker is up, as far as the primary has said (no call to any worker). */
