@@ -279,6 +279,8 @@ def launch_commands(text, env, extra_args=(), strict=True):
             rhs = m.group(2).strip()
             if len(rhs) >= 2 and rhs[0] == rhs[-1] and rhs[0] in "'\"":
                 rhs = rhs[1:-1]
+            if not strict and ("$(" in rhs or "`" in rhs):
+                continue  # a command's output: the variable keeps the value the caller gave it
             env[m.group(1)] = expand(rhs, env, strict)
             continue
         if s.startswith("python3 -m "):
