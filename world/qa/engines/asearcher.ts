@@ -90,9 +90,23 @@ saves() { ls -d $1/epoch*epochstep*globalstep* 2>/dev/null | awk -F'globalstep' 
 # Keep what a resume and the next phase need: while a phase trains, its two newest saves (the newest may be half
 # written); once it has ended, its last one only.
 keep_newest() { saves "$1" | head -n -"$2" | while IFS= read -r d; do rm -rf -- "$d"; done || true; }
-keep_only() { saves "$1" | { grep -v "/$2\\$" || true; } | while IFS= read -r d; do rm -rf -- "$d"; done; }
-# A save of this run: written after this script started (a folder of another run under $CKPT is not taken for one).
-saved_last() { local d; d=$(saves "$1" | { grep "/$2\\$" || true; } | tail -1); if [ -n "$d" ] && [ -n "$(find "$d" -maxdepth 0 -newer "$MARK")" ]; then echo "$d"; fi; }
+keep_only() { saves "$1" | { grep -v -x -F "$2" || true; } | while IFS= read -r d; do rm -rf -- "$d"; done; }
+# The save of a run's last step, for any steps per epoch S: epoch{E-1}epochstep{s}globalstep{g} with g + 1 = E(s + 1)
+# (then s = S - 1: the last step of the last epoch); with E = 1 that says nothing, and the name this export expects
+# (S from 4 trainer ranks) is looked for. $1 trial folder, $2 E, $3 the expected name.
+last_save() {
+  local d n e s g
+  for d in $(saves "$1"); do
+    n=\${d##*/}; e=\${n#epoch}; e=\${e%%epochstep*}; s=\${n#*epochstep}; s=\${s%%globalstep*}; g=\${n##*globalstep}
+    if [ "$2" = 1 ]; then
+      if [ "$n" = "$3" ]; then echo "$d"; fi
+    elif [ "$e" = $(($2 - 1)) ] && [ $((g + 1)) = $(($2 * (s + 1))) ]; then
+      echo "$d"
+    fi
+  done | tail -1
+}
+# The last step's save, made in this run (after this script started: a folder of another run is not taken for one).
+saved_last() { local d; d=$(last_save "$@"); if [ -n "$d" ] && [ -n "$(find "$d" -maxdepth 0 -newer "$MARK")" ]; then echo "$d"; fi; }
 # The saver writes no tokenizer (asearcher.py:460; areal/engine/fsdp_engine.py:123-124) and the actor loads one from
 # actor.path (areal/engine/base_hf_engine.py:129; tokenizer_path is \${actor.path}, asearcher_local.yaml:14): the base model's.
 with_tokenizer() {
@@ -116,7 +130,7 @@ function asearcherRun(o: { script: string; n: number; label: string; trial: stri
   return [
     `${saves}="$CKPT/areal/checkpoints/*/searchgym/${o.trial}/default"`,
     `LAST${o.n}=${last}`,
-    `DONE${o.n}=$(if [ "$RESUMABLE" = 1 ]; then saves "$${saves}" | { grep "/$LAST${o.n}\\$" || true; } | tail -1; fi)`,
+    `DONE${o.n}=$(if [ "$RESUMABLE" = 1 ]; then last_save "$${saves}" ${o.epochs} "$LAST${o.n}"; fi)`,
     `if [ -n "$DONE${o.n}" ]; then`,
     `  echo "${o.script}: ${o.label} already trained ($DONE${o.n}): skipped" >&2`,
     'else',
@@ -138,12 +152,12 @@ function asearcherRun(o: { script: string; n: number; label: string; trial: stri
     '    "${LIMITS[@]}" "$@" || RC=$?',
     '  kill "$PRUNER_PID" 2>/dev/null || true',
     '  PRUNER_PID=',
-    `  DONE${o.n}=$(saved_last "$${saves}" "$LAST${o.n}")`,
+    `  DONE${o.n}=$(saved_last "$${saves}" ${o.epochs} "$LAST${o.n}")`,
     `  if [ -z "$DONE${o.n}" ]; then`,
     `    echo "${o.script}: ${o.label} did not finish: the launcher exited $RC and the saver wrote no model of its last step ($LAST${o.n}) under $${saves}" >&2`,
     '    exit 1',
     '  fi',
-    `  keep_only "$${saves}" "$LAST${o.n}"`,
+    `  keep_only "$${saves}" "$DONE${o.n}"`,
     `  if [ "$RC" != 0 ]; then echo "${o.script}: ${o.label} trained to its last step ($DONE${o.n}); the launcher's exit $RC is how AReaL 0.3.4 reports a trainer that has ended (areal/launcher/local.py:288-300)" >&2; fi`,
     '  RESUMABLE=1',
     'fi',
