@@ -71,6 +71,16 @@
 #   areal/engine/base_hf_engine.py:129 load_hf_tokenizer(actor.path): a phase-2 actor.path needs a tokenizer
 #   AS:350       ref = None: no reference model, so no KL term whatever kl_ctl says
 #
+# What the stub does besides the arithmetic, as the engines do before and after they train:
+#   - refuses an override as the engine's Hydra does in struct mode (engine_keys.py: the committed key lists of each
+#     base config; STUB_NO_KEY_CHECK=1 turns it off so that a later failure can be shown on its own);
+#   - opens the config files the engine opens (config_files): AReaL's --config (areal/api/cli_args.py:842-843) and
+#     training script; verl's primary config and its defaults through hydra.searchpath, a relative file:// entry
+#     resolved against the folder it runs in (examples/sglang_multiturn/config/search_multiturn_grpo.yaml:1-7);
+#   - AReaL 0.3.4's `areal.launcher.local` exits 1 once a trainer has run, finished or not (areal_launcher_exit:
+#     areal/launcher/local.py:33-37,173-300);
+#   - STUB_CRASH=K:N: the K-th trainer call under $CKPT dies after N steps, its saves left on disk (a rerun's test).
+#
 # Usage:
 #   engine_phases.py simulate LAUNCH.sh [--data DIR] [--ckpt DIR] [--env K=V ...] [--arg KEY=VALUE ...]
 #     -> JSON summary (per phase: steps trained, checkpoints written, path loaded; problems), exit 1 on any problem.
