@@ -47,6 +47,8 @@ export class ClusterEnvSessions implements EnvSessions {
   private turn = 0
   /** Calls of a layer above the env sessions (gym/openenv's HTTP sessions), answered here by op name. */
   private readonly layerOps = new Map<string, PeerHandler>()
+  /** Whether the primary has told this worker which workers are up: it first does once every worker is ready. */
+  private told = false
 
   constructor(
     private readonly world: GymWorld,
@@ -62,6 +64,7 @@ export class ClusterEnvSessions implements EnvSessions {
   /** What the primary says of the workers: one that is down fails calls at once; a new process at an index gets a
    *  fresh connection. */
   setWorkers(states: WorkerState[]): void {
+    this.told = true
     for (const st of states) {
       const i = st.index
       if (!Number.isInteger(i) || i < 0 || i >= this.plan.count) continue
@@ -77,6 +80,12 @@ export class ClusterEnvSessions implements EnvSessions {
       }
       this.pids[i] = st.pid
     }
+  }
+
+  /** Before the primary's first word this worker listens while others may still be starting (startWorkers sends the
+   *  first WorkerState list once all are ready). */
+  starting(): boolean {
+    return !this.told
   }
 
   /** Whether every worker is up, as far as the primary has said (no call to any worker). */

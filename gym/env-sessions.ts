@@ -52,6 +52,9 @@ export interface EnvSessions {
   close(id: string): Promise<string>
   /** Open envs and envs reaped by idle expiry in all workers, and the workers when there are several. */
   health(): Promise<{ envs: number; reaped: number; workers?: { count: number; alive: number; list: WorkerHealth[] } }>
+  /** True while this server is still coming up (a worker of --workers N before the primary said all are up): /health is
+   *  503 then. Answered without a call to any other process. */
+  starting?(): boolean
   dispose(): void
 }
 

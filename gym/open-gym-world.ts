@@ -21,6 +21,7 @@ export async function openGymWorld(dir: string, opts: OpenGymWorldOptions = {}):
   // A corrupted file is refused here (one line) rather than served.
   const world = openWorld(dir, { check: true })
   let qas, index, engine
+  const hash = world.hash
   try {
     qas = readServedQa(world.db, dir)
     index = await openSearchIndex(world, searchOpts)
@@ -36,5 +37,5 @@ export async function openGymWorld(dir: string, opts: OpenGymWorldOptions = {}):
     throw e
   }
   const gw = gymWorldFromIndex(basename(resolve(dir)), index, qas, () => workers?.close())
-  return Object.assign(gw, { retrieveSlices: workers, searchThreads: workers?.threads ?? 0 })
+  return Object.assign(gw, { retrieveSlices: workers, searchThreads: workers?.threads ?? 0, ...(hash ? { hash } : {}) })
 }

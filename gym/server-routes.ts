@@ -78,13 +78,24 @@ export const GYM_ROUTES: GymRoute[] = [
   {
     method: 'GET',
     path: '/health',
-    summary: 'Liveness. Without the token (when one is set) only `{"status":"up"}`; with it, the world, its question count and the open and reaped envs ("degraded" while a worker is down).',
+    summary:
+      'Liveness. Without the token (when one is set) only `{"status":"up"}`; with it, the world, its content hash, its question count, the open and reaped envs and the serving process id (the primary\'s under `--workers N`; "degraded" while a worker is down). Launch scripts compare `pid` and `worldHash` with their own gym\'s.',
     auth: 'public',
     response: {
       status: 200,
-      schema: z.object({ status: z.enum(['up', 'ok', 'degraded']), world: z.string().optional(), qa: z.number().int().optional(), envs: z.number().int().optional(), reaped: z.number().int().optional() }).loose(),
+      schema: z
+        .object({
+          status: z.enum(['up', 'ok', 'degraded']),
+          world: z.string().optional(),
+          worldHash: z.string().optional().meta({ description: "the world's content hash (a built world)" }),
+          qa: z.number().int().optional(),
+          envs: z.number().int().optional(),
+          reaped: z.number().int().optional(),
+          pid: z.number().int().optional().meta({ description: 'the serving process (the primary of --workers N)' }),
+        })
+        .loose(),
     },
-    errors: [],
+    errors: [{ status: 503, code: 'server.starting', when: '`gym serve --workers N` is still starting a worker (with the token or without)' }],
   },
   {
     method: 'GET',
@@ -112,7 +123,7 @@ export const GYM_ROUTES: GymRoute[] = [
       { status: 400, code: 'config.unknown_key', when: 'an unknown env option' },
       { status: 400, code: 'options.range', when: 'an env option out of range (other option errors have their own config.* / options.* codes)' },
       { status: 404, code: 'qa.not_found', when: 'no such question id, or index out of range' },
-      { status: 429, code: 'env.limit', when: 'too many open envs (--max-envs): close finished ones' },
+      { status: 429, code: 'env.limit', when: 'too many open envs (--max-envs): close finished ones; `Retry-After: 1` says when to ask again' },
     ],
   },
   {

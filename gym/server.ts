@@ -5,6 +5,7 @@
 // batch for one item: a bad or over-long item is answered empty or cut, and the response says so. Built from any
 // GymWorld (fixture or openGymWorld). The HTTP stack (hono, @hono/node-server, the zod schemas) is imported when a
 // server is made, so the commands that import the gym and serve nothing (gym check, bench, train) never load it.
+import cluster from 'node:cluster'
 import { timingSafeEqual, createHash } from 'node:crypto'
 import type { AddressInfo } from 'node:net'
 import type { IncomingMessage } from 'node:http'
@@ -110,6 +111,9 @@ const digest = (s: string) => createHash('sha256').update(s).digest()
 /** The server's version, as /metadata and /openapi.json of the OpenEnv face say it (package.json's). */
 export const SERVER_VERSION = '0.1.0'
 
+/** Retry-After (seconds) of a 429 env.limit. */
+export const ENV_LIMIT_RETRY_AFTER_S = 1
+
 export function statusOf(e: unknown): { status: HttpStatus; code: string; message: string } {
   if (e instanceof HttpError) return { status: e.status, code: e.code, message: e.message }
   if (e instanceof SearchGymError) {
@@ -167,7 +171,9 @@ export async function createGymServer(world: GymWorld, options: Partial<GymServe
   app.onError((err, c) => {
     const s = statusOf(err)
     if (s.status === 500) process.stderr.write(`searchgym gym server: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`)
-    return c.json(errorBody(s.status, s.code, s.message, err instanceof HttpError ? err.param : null), s.status)
+    // A full server: come back in a second (an env frees when a client closes one; clients that wait do not poll hot).
+    const headers: Record<string, string> = s.code === 'env.limit' ? { 'retry-after': String(ENV_LIMIT_RETRY_AFTER_S) } : {}
+    return c.json(errorBody(s.status, s.code, s.message, err instanceof HttpError ? err.param : null), s.status, headers)
   })
   app.notFound((c) => c.json(errorBody(404, 'route.not_found', `no route ${c.req.method} ${c.req.path.slice(0, 200)}`), 404))
 
@@ -215,12 +221,16 @@ export async function createGymServer(world: GymWorld, options: Partial<GymServe
 
   // Public, for load balancers: with a token set, an unauthenticated /health answers only that the server is up (no world,
   // counts or pids, and no call to another worker); with the token (or without one set), the detail (open envs, envs reaped
-  // by idle expiry since start): "degraded" while a worker of --workers N is down (still 200: the other workers serve; a server with none up does not answer at all).
+  // by idle expiry since start, the world's content hash, the serving process's pid — the primary's under --workers N):
+  // "degraded" while a worker of --workers N is down (still 200: the other workers serve; a server with none up does not
+  // answer at all). 503 server.starting while a worker's peers are still coming up, with the token or without.
+  const servingPid = cluster.isWorker ? process.ppid : process.pid
   app.get('/health', async (c) => {
+    if (sessions.starting?.()) return c.json(errorBody(503, 'server.starting', 'gym serve is starting: not every worker is up yet'), 503)
     if (!authorized(c)) return c.json({ status: 'up' })
     const h = await sessions.health()
     const status = h.workers && h.workers.alive < h.workers.count ? 'degraded' : 'ok'
-    return c.json({ status, world: world.name, qa: qaList().length, ...h })
+    return c.json({ status, world: world.name, ...(world.hash ? { worldHash: world.hash } : {}), qa: qaList().length, ...h, pid: servingPid })
   })
 
   app.get('/v1/qa', (c) => {

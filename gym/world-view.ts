@@ -21,6 +21,9 @@ export interface Page {
 export interface GymWorld {
   /** Human-readable name (world name or 'fixture'). */
   readonly name: string
+  /** The world's content hash (a built world's manifest; absent for fixtures): /health says it, and the launch scripts
+   * compare it with the hash of the world they were exported from. */
+  readonly hash?: string
   /** Top-k hits for a query, best first. May throw (engine down); the env turns that into an observation. */
   search(query: string, k: number): Promise<SearchResult[]>
   /** Several queries at once (engines that batch); optional, the server falls back to search(). */

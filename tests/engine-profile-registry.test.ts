@@ -126,7 +126,7 @@ describe('a fourth engine registered from one file', () => {
     const phases = readFileSync(join(out, 'launch-toy-rl-two-stage.sh'), 'utf8')
     const rows = [1, 2].map((i) => readFileSync(join(out, `stage${i}-stage${i}.tsv`), 'utf8').trim().split('\n').length)
     expect(phases).toContain(`toyrl train --phase 2 --rows ${rows[0] + rows[1]} --data $DATA/stage2-stage2.tsv --resume last`)
-    const plan = { flags: toy.launchFlags(rec.shipped.limits, rec.batches), limits: rec.shipped.limits, batches: rec.batches, unit: 'page' as const, trainRows: rec.rows.train, phaseRows: [rows[0], rows[0] + rows[1]] }
+    const plan = { flags: toy.launchFlags(rec.shipped.limits, rec.batches), limits: rec.shipped.limits, batches: rec.batches, unit: 'page' as const, trainRows: rec.rows.train, worldHash: '', phaseRows: [rows[0], rows[0] + rows[1]] }
     expect(phases).toBe(curriculumLaunch(toy, exportStager('two-stage', 100), plan))
   }, 300_000)
 

@@ -24,7 +24,7 @@ describe('gym server', () => {
 
   it('health', async () => {
     const r = await call(s, 'GET', '/health')
-    expect(r).toEqual({ status: 200, json: { status: 'ok', world: 'fixture', qa: 4, envs: 0, reaped: 0 } })
+    expect(r).toEqual({ status: 200, json: { status: 'ok', world: 'fixture', qa: 4, envs: 0, reaped: 0, pid: process.pid } })
   })
 
   it('runs a whole episode: create by QA id, search, access, answer, close', async () => {

@@ -183,12 +183,12 @@ describe('world export for outside trainers', () => {
     expect(ids.sort()).toEqual(pool.map((q) => q.id).sort()) // and together the whole pool
     expect(readJsonl(join(dir, 'phase2.jsonl')).map((q) => q.id).sort()).toEqual(pool.map((q) => q.id).sort())
     // ASearcher's loop reads epochs only (asearcher.py:390-392): phase 1's 40 steps as epochs of its per-rank batches;
-    // phase 2 starts from the model folder the script finds under phase 1's saver root (the whole chain: tests/outside-launch).
+    // phase 2 starts from the folder phase 1's saver wrote for its last step (the whole chain: tests/outside-launch).
     const launch = readFileSync(join(dir, 'launch-asearcher-two-stage.sh'), 'utf8')
-    expect(launch).toMatch(/actor\.path="\$MODEL" train_dataset\.path="\$DATA\/phase1\.jsonl" total_train_epochs=\d+ /)
-    expect(launch).toMatch(/PREV_MODEL=\$\(ls -d "\$CKPT"\/areal\/checkpoints\/\*\/searchgym\/phase1\/default\/epoch\*epochstep\*globalstep\*/)
-    expect(launch).toMatch(/actor\.path="\$PREV_MODEL" train_dataset\.path="\$DATA\/phase2\.jsonl" total_train_epochs=\d+ /)
-    expect(launch).not.toMatch(/total_train_steps=|recover_start_step=|STAGE1_MODEL/)
+    expect(launch).toMatch(/FROM="\$MODEL"\n[\s\S]*trial_name=phase1 \\\n    actor\.path="\$FROM" train_dataset\.path="\$DATA\/phase1\.jsonl" total_train_epochs=\d+ /)
+    expect(launch).toMatch(/SAVES1="\$CKPT\/areal\/checkpoints\/\*\/searchgym\/phase1\/default"\nLAST1=epoch\d+epochstep\d+globalstep\d+\n/)
+    expect(launch).toMatch(/PREV_MODEL=\$DONE1\n[\s\S]*FROM="\$PREV_MODEL"\n[\s\S]*trial_name=phase2 \\\n    actor\.path="\$FROM" train_dataset\.path="\$DATA\/phase2\.jsonl" total_train_epochs=\d+ /)
+    expect(launch).not.toMatch(/total_train_steps=|STAGE1_MODEL/)
     const bad = await runCli(['world', 'export', world.dir, '--format', 'verl', '--curriculum', 'adaptive', '--out', join(out, 'x')])
     expect(bad.code).not.toBe(0)
     expect(bad.stderr.trim()).toMatch(/^searchgym: error: 'adaptive' samples adaptively/)

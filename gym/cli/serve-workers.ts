@@ -59,10 +59,16 @@ export function reportStartFailure(index: number, message: string): Promise<neve
   return new Promise(() => process.send!({ searchgym: 'failed', index, message }, () => process.exit(1)))
 }
 
-/** In a worker: report readiness, follow the primary's news of which workers are up, exit when the primary is gone. */
+/** In a worker: report readiness, follow the primary's news of which workers are up (acknowledging the first: until
+ *  then its /health says it is starting, and the primary announces the server only once every worker has it), exit
+ *  when the primary is gone. */
 export function joinPrimary(ready: Omit<WorkerReady, 'searchgym'>, onWorkers: (states: WorkerState[]) => void): void {
+  let told = false
   process.on('message', (m: { searchgym?: string; workers?: WorkerState[] }) => {
-    if (m?.searchgym === 'workers' && Array.isArray(m.workers)) onWorkers(m.workers)
+    if (m?.searchgym !== 'workers' || !Array.isArray(m.workers)) return
+    onWorkers(m.workers)
+    if (!told) process.send!({ searchgym: 'told', index: ready.index }, undefined, () => undefined)
+    told = true
   })
   // node:cluster exits a worker whose primary is gone (SIGKILL); then nobody else removes the socket folder.
   process.on('exit', () => {
@@ -132,6 +138,8 @@ export async function startWorkers(n: number, log: (line: string) => void, polic
   let rejectStart!: (e: Error) => void
   const readies = new Promise<WorkerReady[]>((res, rej) => ((resolveStart = res), (rejectStart = rej)))
   const got: WorkerReady[] = []
+  // Workers that have the first list of who is up (their /health no longer says starting): the start resolves once all do.
+  const told = new Set<number>()
 
   const fork = (i: number) => {
     const env: Record<string, string> = { [ENV_INDEX]: String(i), [ENV_COUNT]: String(n), [ENV_DIR]: dir }
@@ -141,7 +149,12 @@ export async function startWorkers(n: number, log: (line: string) => void, polic
     const slot: Slot = { worker: w, up: false, forkedAt: performance.now(), failures: slots[i]?.failures ?? 0, restarts: slots[i]?.restarts ?? 0 }
     slots[i] = slot
     w.on('error', () => undefined) // a send to a worker that is exiting; its exit is handled below
-    w.on('message', (m: WorkerReady | { searchgym: 'failed'; message: string }) => {
+    w.on('message', (m: WorkerReady | { searchgym: 'failed'; message: string } | { searchgym: 'told'; index: number }) => {
+      if (m?.searchgym === 'told') {
+        told.add(i)
+        if (started && told.size === n) resolveStart(got)
+        return
+      }
       if (m?.searchgym === 'failed') {
         slot.failure = m.message
         if (!started) failure ??= m.message
@@ -153,7 +166,6 @@ export async function startWorkers(n: number, log: (line: string) => void, polic
         if (got.filter(Boolean).length === n) {
           started = true
           port = m.port
-          resolveStart(got)
           tellWorkers()
         }
         return

@@ -89,7 +89,7 @@ class GymServe:
 
 class StubServer:
     """A loopback HTTP server answering each request with the next (status, body, headers) of a script, each after
-    `delay` seconds (a slow gym)."""
+    `delay` seconds (a slow gym); `requests` holds (method, path, headers, body, arrival time) of each."""
 
     def __init__(self, script, delay=0.0):
         self.script = list(script)
@@ -100,7 +100,7 @@ class StubServer:
             def _answer(self):
                 time.sleep(delay)
                 n = int(self.headers.get("content-length") or 0)
-                stub.requests.append((self.command, self.path, dict(self.headers), self.rfile.read(n) if n else b""))
+                stub.requests.append((self.command, self.path, dict(self.headers), self.rfile.read(n) if n else b"", time.monotonic()))
                 status, body, headers = stub.script.pop(0) if stub.script else (500, {"error": {"message": "script ran out", "code": "stub"}}, {})
                 data = json.dumps(body).encode()
                 self.send_response(status)

@@ -6,6 +6,7 @@ actions' through the env API (SearchGymEnv); more trajectories than a `gym serve
 and every reward computed; execute never blocks the event loop; a first call that is access works; a vanished
 trajectory's env is reaped within its idle expiry; compute_score survives an env that is gone or a full gym."""
 import asyncio
+import threading
 import time
 import unittest
 import uuid
@@ -184,6 +185,75 @@ class VerlToolEnvCapTest(unittest.TestCase):
         verl_tool._ENVS.pop(iid)
 
 
+@support.live
+class VerlToolFullCapTest(unittest.TestCase):
+    """More calls waiting for a free env than the tool's thread pool holds (verl_tool._POOL, 64 threads, as shipped): a gym
+    of 8 envs (gym serve --max-envs 8) and 100 trajectories at once, each call of each one created, replayed, stepped and
+    released as verl's agent loop does, then scored by compute_score as verl's reward step does (on an executor). A
+    wait for a free env must not hold a thread that a step or a close needs: every trajectory ends, every reward is
+    computed, no observation is a 429, no env is left open."""
+
+    CAP, N = 8, 100
+
+    @classmethod
+    def setUpClass(cls):
+        cls.gym = support.GymServe(["--max-envs", str(cls.CAP), "--token", "full-tok", "--workers", "1"])
+        cls.url = cls.gym.url + "/t/full-tok"
+        cls.client = SearchGymClient(cls.gym.url, "full-tok")
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.gym.stop()
+
+    def test_more_waiting_calls_than_pool_threads(self):
+        walks = support.fixture()["oracle"]
+        plays = [(w, a) for w in walks for a in (w["answer"], "Nowhere At All")]
+        plays = (plays * (self.N // len(plays) + 1))[: self.N]
+        self.assertGreater(self.N, verl_tool._POOL._max_workers + self.CAP)
+        texts, answers = [], []
+
+        async def trajectory(walk, answer):
+            ck = {"qa_id": walk["qa_id"]}
+            agent = VerlAgentData({"search": {"create_kwargs": ck}})
+            for s in walk["searches"]:
+                texts.append(await call("search", ck, {"query": s["query"]}, agent, url=self.url, timeout=10))
+                if s.get("found"):
+                    texts.append(await call("access", {}, {"url": s["found"]}, agent, url=self.url, timeout=10))
+            solution = f"<think>done</think><answer>{answer}</answer>"
+            return await asyncio.to_thread(verl_tool.compute_score, "searchR1_x", solution, None, {"qa_id": walk["qa_id"]}, gym_url=self.url, timeout=10)
+
+        async def all_of_them():
+            return await asyncio.gather(*(trajectory(w, a) for w, a in plays), return_exceptions=True)
+
+        request = verl_tool._request
+
+        def counted(url, *args, **kwargs):
+            out = request(url, *args, **kwargs)
+            answers.append(out)
+            return out
+
+        before = self.client.health()
+        verl_tool._request = counted
+        try:
+            t0 = time.monotonic()
+            rewards = asyncio.run(all_of_them())
+            took = time.monotonic() - t0
+        finally:
+            verl_tool._request = request
+        refused = [a for a in answers if a[0] == 429]
+        print(f"\n  {self.N} trajectories at once through a gym of {self.CAP} envs and a pool of {verl_tool._POOL._max_workers} threads: "
+              f"{took:.1f} s, {len(answers)} HTTP calls, {len(refused)} creates told to wait (429)", flush=True)
+        errors = [r for r in rewards if isinstance(r, BaseException)]
+        self.assertEqual(errors, [])  # compute_score never raised
+        self.assertEqual(rewards, [1.0 if a == w["answer"] else 0.0 for w, a in plays])
+        self.assertEqual([t for t in texts if "429" in t or "gym error" in t], [])
+        self.assertGreater(len(refused), 0)  # the cap was reached, and waited for
+        self.assertEqual({getattr(a, "retry_after", None) for a in refused}, {1.0})  # every 429 said when to come back
+        health = self.client.health()
+        self.assertEqual((health["envs"], health["reaped"]), (0, before["reaped"]))
+        self.assertEqual(verl_tool._ENVS, {})
+
+
 class VerlToolStubTest(unittest.TestCase):
     CREATED = (201, {"envId": "env_1", "observation": [], "tools": []}, {})
     STEP = (200, {"observation": [{"role": "tool", "content": "slow page"}], "metrics": {"turn": 1, "f1": 1.0}}, {})
@@ -226,6 +296,32 @@ class VerlToolStubTest(unittest.TestCase):
 
             _, _, _, gap = asyncio.run(ticking(blocking))
             self.assertGreater(gap, 0.35)
+        finally:
+            s.close()
+
+    def test_a_429_is_retried_after_its_retry_after_and_the_wait_holds_no_thread(self):
+        full = (429, {"error": {"message": "too many open envs (1)", "code": "env.limit"}}, {"Retry-After": "1"})
+        s = support.StubServer([full, self.CREATED, self.STEP, self.CLOSED])
+        try:
+            async def waiter_and_others():
+                w = asyncio.ensure_future(call("search", {"qa_id": "q"}, {"query": "x"}, VerlAgentData({}), url=s.url))
+                await asyncio.sleep(0.3)
+                # While that call waits out the Retry-After, all 64 pool threads can run at once (a wait that slept in a
+                # thread would leave 63, and the barrier would break).
+                n = verl_tool._POOL._max_workers
+                barrier = threading.Barrier(n, timeout=0.5)
+                loop = asyncio.get_running_loop()
+                met = await asyncio.gather(*(loop.run_in_executor(verl_tool._POOL, barrier.wait) for _ in range(n)), return_exceptions=True)
+                return await w, met
+
+            t0 = time.monotonic()
+            text, met = asyncio.run(waiter_and_others())
+            took = time.monotonic() - t0
+            self.assertEqual(text, "slow page")
+            self.assertEqual([m for m in met if isinstance(m, BaseException)], [])
+            self.assertEqual([r[:2] for r in s.requests], [("POST", "/v1/envs")] * 2 + [("POST", "/v1/envs/env_1/step"), ("DELETE", "/v1/envs/env_1")])
+            self.assertGreaterEqual(s.requests[1][4] - s.requests[0][4], 1.0)  # the second create came after the Retry-After
+            self.assertLess(took, 5)
         finally:
             s.close()
 

@@ -71,6 +71,16 @@
 #   areal/engine/base_hf_engine.py:129 load_hf_tokenizer(actor.path): a phase-2 actor.path needs a tokenizer
 #   AS:350       ref = None: no reference model, so no KL term whatever kl_ctl says
 #
+# What the stub does besides the arithmetic, as the engines do before and after they train:
+#   - refuses an override as the engine's Hydra does in struct mode (engine_keys.py: the committed key lists of each
+#     base config; STUB_NO_KEY_CHECK=1 turns it off so that a later failure can be shown on its own);
+#   - opens the config files the engine opens (config_files): AReaL's --config (areal/api/cli_args.py:842-843) and
+#     training script; verl's primary config and its defaults through hydra.searchpath, a relative file:// entry
+#     resolved against the folder it runs in (examples/sglang_multiturn/config/search_multiturn_grpo.yaml:1-7);
+#   - AReaL 0.3.4's `areal.launcher.local` exits 1 once a trainer has run, finished or not (areal_launcher_exit:
+#     areal/launcher/local.py:33-37,173-300);
+#   - STUB_CRASH=K:N: the K-th trainer call under $CKPT dies after N steps, its saves left on disk (a rerun's test).
+#
 # Usage:
 #   engine_phases.py simulate LAUNCH.sh [--data DIR] [--ckpt DIR] [--env K=V ...] [--arg KEY=VALUE ...]
 #     -> JSON summary (per phase: steps trained, checkpoints written, path loaded; problems), exit 1 on any problem.
@@ -85,6 +95,9 @@ import struct
 import sys
 import tempfile
 import urllib.request
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import engine_keys  # noqa: E402
 
 # ----------------------------------------------------------------------------------------------------------------
 # Row counts of the exported files (parquet footer num_rows; JSONL lines)
@@ -208,20 +221,22 @@ class Missing(Exception):
     pass
 
 
-def expand(word, env):
+def expand(word, env, strict=True):
     def rep(m):
         name = m.group(1) or m.group(2)
         op, arg = m.group(3), m.group(4)
         val = env.get(name)
         if op == ":-":
-            return val if val else expand(arg or "", env)
+            return val if val else expand(arg or "", env, strict)
         if op == ":+":
-            return expand(arg or "", env) if val else ""
+            return expand(arg or "", env, strict) if val else ""
         if op == ":?":
             if not val:
                 raise Missing(f"{name}: {arg}")
             return val
         if val is None:
+            if not strict:
+                return m.group(0)
             raise Missing(f"{name}: unbound variable (set -u)")
         return val
 
@@ -240,28 +255,59 @@ def script_lines(text):
     return out
 
 
-def launch_commands(text, env, extra_args=()):
-    """Each `python3 -m MODULE ...` line as argv (after `python3`), in order; plain VAR=... assignments update env."""
+def launch_commands(text, env, extra_args=(), strict=True):
+    """Each `python3 -m MODULE ...` line as argv (after `python3`), in order; plain VAR=... assignments update env and
+    NAME=(...) arrays (one word a line, `# comments` allowed, or on one line) are expanded where "${NAME[@]}" stands
+    (strict=False, for reading the keys only: a variable the text never sets stays `$NAME`, and an array assigned more
+    than once, as in the branches of an if, expands to every word any assignment gave it). A command ends at ||, &&, ;."""
     env = dict(env)
+    arrays = {}
     cmds = []
-    for line in script_lines(text):
-        s = line.strip()
+    lines = script_lines(text)
+    i = 0
+    while i < len(lines):
+        s = lines[i].strip()
+        i += 1
+        a = re.match(r"^([A-Za-z_][A-Za-z0-9_]*)=\((.*)$", s)
+        if a:
+            body = a.group(2).strip()
+            if body.endswith(")"):  # NAME=(a b) on one line
+                body = body[:-1]
+            else:  # one word a line up to a line that is only ")"
+                while lines[i].strip() != ")":
+                    body += "\n" + lines[i]
+                    i += 1
+                i += 1
+            words = [expand(w, env, strict) for ln in body.split("\n") for w in shlex.split(ln, comments=True)]
+            if strict or a.group(1) not in arrays:
+                arrays[a.group(1)] = words
+            else:
+                arrays[a.group(1)] += [w for w in words if w not in arrays[a.group(1)]]
+            continue
         m = re.match(r"^(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)=(.*)$", s)
         if m:
             rhs = m.group(2).strip()
             if len(rhs) >= 2 and rhs[0] == rhs[-1] and rhs[0] in "'\"":
                 rhs = rhs[1:-1]
-            env[m.group(1)] = expand(rhs, env)
+            if not strict and ("$(" in rhs or "`" in rhs):
+                continue  # a command's output: the variable keeps the value the caller gave it
+            env[m.group(1)] = expand(rhs, env, strict)
             continue
         if s.startswith("python3 -m "):
             words = shlex.split(s.replace('"$@"', "__ALL_ARGS__"))[1:]
             words = ['"$@"' if w == "__ALL_ARGS__" else w for w in words]
             argv = []
             for w in words:
+                if w in ("||", "&&", ";", "|"):
+                    break
                 if w == '"$@"' or w == "$@":
                     argv.extend(extra_args)
                     continue
-                argv.append(expand(w, env))
+                arr = re.fullmatch(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\[@\]\}", w)
+                if arr:
+                    argv.extend(arrays.get(arr.group(1), []))
+                    continue
+                argv.append(expand(w, env, strict))
             cmds.append(argv)
     return cmds, env
 
@@ -365,6 +411,17 @@ class Refused(Exception):
         self.info = info or {}
 
 
+class Crashed(Refused):
+    """The trainer died mid-run (STUB_CRASH): what it saved before stays on disk."""
+
+
+def tick(state, trained, info):
+    """After each trained step: die here when this call is the one STUB_CRASH names and it has trained its steps."""
+    after = state.get("crash_after")
+    if after is not None and trained >= after:
+        raise Crashed(f"the trainer died after {trained} steps (STUB_CRASH)", dict(info, steps_trained=trained))
+
+
 def place(p, state):
     """Where a path the engine would write outside $CKPT lands in this replica (under $CKPT/_outside/...)."""
     root = state.get("ckpt_root")
@@ -446,6 +503,7 @@ def search_r1(ov, cwd, state):
                     mark(p2)
                     saved.append(p2)
             g += 1  # RT:843
+            tick(state, trained, dict(info, checkpoints_written=saved, loaded=loaded))
             if g >= total:  # RT:845
                 done = True
                 break
@@ -515,6 +573,7 @@ def verl(ov, cwd, state):
                     fh.write(str(g))
                 saved.append(p)
             g += 1  # RT:1700
+            tick(state, trained, dict(info, checkpoints_written=saved, loaded=loaded))
             if is_last:  # RT:1710
                 done = True
                 break
@@ -574,6 +633,7 @@ def asearcher(ov, cwd, state):
             p = os.path.join(root, f"epoch{epoch}epochstep{step}globalstep{gs}")  # saver.py:44-47
             mark(p, ("config.json", "model.safetensors"))  # hf weights, no tokenizer
             saved.append(p)
+        tick(state, trained, dict(info, checkpoints_written=saved, loaded=loaded, saver_root=root))
     info.update({"steps_trained": trained, "checkpoints_written": saved, "loaded": loaded, "saver_root": root})
     return info
 
@@ -591,12 +651,76 @@ def run_phase(argv, cwd, state):
         return res
     res["contract_violations"] = contract(eng, ov, len(state["phases"]))
     try:
+        config_files(eng, argv, ov, cwd)
+        # STUB_NO_KEY_CHECK=1: off, so that a test can show a failure that comes after the config parse on its own.
+        struct = engine_keys.problems_of(eng, argv[2:]) if os.environ.get("STUB_NO_KEY_CHECK") != "1" else []
+        if struct:  # Hydra stops at the first one
+            raise Refused(f"hydra: {struct[0]}")
         res.update(ENGINES[eng](ov, cwd, state))
         state["written"].update(res["checkpoints_written"])
     except Refused as e:
         res.update(e.info)
         res["refused"] = str(e)
+        if isinstance(e, Crashed):
+            res["crashed"] = True
+            state["written"].update(res.get("checkpoints_written", []))
     return res
+
+
+def _yaml_list(text, *path):
+    """The `- item` entries of the list at `path` in a small block-style YAML file (the two the stub reads)."""
+    lines, depth, out = text.splitlines(), 0, []
+    want = list(path)
+    indent = -1
+    for ln in lines:
+        if not ln.strip() or ln.lstrip().startswith("#"):
+            continue
+        ind = len(ln) - len(ln.lstrip())
+        if depth < len(want):
+            if ind > indent and ln.strip() == f"{want[depth]}:":
+                depth, indent = depth + 1, ind
+            continue
+        if ind <= indent:
+            break
+        if ln.strip().startswith("- "):
+            out.append(ln.strip()[2:].strip().strip("'\""))
+    return out
+
+
+def config_files(eng, argv, ov, cwd):
+    """The config files the engine opens before it trains: AReaL's --config (areal/api/cli_args.py:842-843 assert
+    config_file.exists()) and the training script torchrun runs; verl's primary config (--config-path/--config-name)
+    and each entry of its defaults list, looked up in the primary folder and in hydra.searchpath — a file:// entry
+    relative to the current folder resolves against it (Hydra's FileConfigSource), so the stock
+    `file://verl/trainer/config` (search_multiturn_grpo.yaml:1-3) finds ppo_trainer only from verl's root."""
+    if eng == "asearcher":
+        script = abspath(argv[2], cwd)
+        cfg = abspath(argv[argv.index("--config") + 1], cwd) if "--config" in argv else None
+        if cfg is None or not os.path.isfile(cfg):
+            raise Refused(f"AssertionError: config_file.exists() ({cfg}; areal/api/cli_args.py:843)")
+        if not os.path.isfile(script):
+            raise Refused(f"torchrun: can't open file '{script}' (ASEARCHER_DIR is not the AReaL folder of an ASearcher checkout)")
+    if eng == "verl":
+        folder = abspath(ov.get("--config-path", ""), cwd)
+        name = ov.get("--config-name", "ppo_trainer")
+        primary = os.path.join(folder, name + ".yaml")
+        if not os.path.isfile(primary):
+            raise Refused(f"hydra MissingConfigException: Cannot find primary config '{name}' in {folder}")
+        text = open(primary).read()
+        sp = ov.get("hydra.searchpath")
+        searchpath = [x.strip().strip("'\"") for x in sp.strip()[1:-1].split(",") if x.strip()] if sp else _yaml_list(text, "hydra", "searchpath")
+        dirs = [folder]
+        for e in searchpath:
+            if e.startswith("file://"):
+                dirs.append(abspath(e[len("file://"):], cwd))
+            else:
+                raise Refused(f"hydra search path {e}: only file:// entries are modelled by this stub")
+        for d in _yaml_list(text, "defaults"):
+            if d == "_self_" or ":" in d or "@" in d:
+                continue
+            if not any(os.path.isfile(os.path.join(x, d + ".yaml")) for x in dirs):
+                raise Refused(f"hydra MissingConfigException: In '{name}': Could not find '{d}' "
+                              f"(search path: {', '.join(dirs)}; run from {cwd})")
 
 
 def check_chain(state):
@@ -674,10 +798,18 @@ def stub(argv):
         rec["gym_health"] = f"unreachable: {e}"
     ckpt = os.environ.get("CKPT")
     state_file = os.environ.get("STUB_STATE") or (os.path.join(ckpt, ".stub-state.json") if ckpt else None)
-    written = set()
+    written, calls = set(), 0
     if state_file and os.path.exists(state_file):
-        written = set(json.load(open(state_file)))
+        saved = json.load(open(state_file))
+        written, calls = set(saved["written"]), saved["calls"]
+    calls += 1
     state = {"phases": [], "written": written, "ckpt_root": os.path.abspath(ckpt) if ckpt else None, "reroot": bool(ckpt)}
+    # STUB_CRASH=K:N: the K-th trainer call of this checkpoint folder dies after N steps (what it saved stays).
+    crash = os.environ.get("STUB_CRASH", "")
+    if crash and int(crash.split(":")[0]) == calls:
+        state["crash_after"] = int(crash.split(":")[1])
+    rec["call"] = calls
+    launcher = None
     if argv[:1] != ["-m"]:
         rec["refused"] = "the stub runs only `python3 -m MODULE ...`"
         code = 1
@@ -689,16 +821,37 @@ def stub(argv):
         if res.get("contract_violations") and os.environ.get("STUB_LENIENT") != "1":
             res.setdefault("refused", "contract: " + "; ".join(res["contract_violations"]))
             code = 1
+        if res.get("engine") == "asearcher":
+            launcher = areal_launcher_exit(res, argv)
+            code = 1
         if state_file:
             with open(state_file, "w") as fh:
-                json.dump(sorted(state["written"]), fh)
+                json.dump({"written": sorted(state["written"]), "calls": calls}, fh)
+    rec["exit"] = code
     log = os.environ.get("STUB_LOG")
     if log:
         with open(log, "a") as fh:
             fh.write(json.dumps(rec) + "\n")
-    if code:
+    if launcher:
+        sys.stderr.write(launcher + "\n")
+    elif code:
         sys.stderr.write(f"stub trainer: {rec.get('refused') or rec['phase'].get('refused')}\n")
     return code
+
+
+def areal_launcher_exit(res, argv):
+    """What AReaL 0.3.4's `python3 -m areal.launcher.local` prints as it exits 1 — always, once it has started a trainer.
+    Its wait polls each job's process status (areal/launcher/local.py:203-209): a job whose process has ended (the shell
+    running `torchrun ... | tee`, :119-126, trained to its end or crashed alike) is COMPLETED (:33-37), and main_local
+    waits with check_status=(CANCELLED, FAILED, NOT_FOUND, COMPLETED), remove_status=() (:288-297), so a COMPLETED job
+    raises JobException (:211-219; realhf/scheduler/client.py:30-33), caught only to stop the other jobs and re-raised
+    (:298-300): a traceback and exit 1. A config the launcher's own parse refuses (:238) stops it before any job."""
+    ov = overrides(argv)
+    if res.get("refused") and not res.get("crashed") and "steps_trained" not in res:
+        return f"stub areal.launcher.local: {res['refused']}"
+    run = f"{ov.get('experiment_name', 'asearcher-7b-zero-local')}_{ov.get('trial_name', 'run1')}"
+    return (f"stub areal.launcher.local: realhf.scheduler.client.JobException: Job {run}:trainer JobState.COMPLETED at node local"
+            + (f" (the trainer: {res['refused']})" if res.get("refused") else ""))
 
 
 def main(argv):

@@ -48,7 +48,7 @@ export async function exportForTrainer(
   batches ??= batchSizes(profile, Math.max(1, train.length), bench.length)
   const limits = tuning?.shipped.limits ?? profile.stock
   if (!tuning) flags = profile.launchFlags(limits, batches)
-  const plan: LaunchPlan = { flags, limits, batches, unit: tuning?.unit ?? 'page', trainRows: train.length }
+  const plan: LaunchPlan = { flags, limits, batches, unit: tuning?.unit ?? 'page', trainRows: train.length, worldHash: id.hash }
   if (curriculum) {
     // One file per stage (the training pool split by the stages' filters), whatever else a phase reads, and the phases'
     // launch script; the mixed pool is train.* above.

@@ -25,6 +25,7 @@ export function verlGymToolConfig(gymUrl: string): string {
       action: ${action}
       timeout: 30
       env_idle_seconds: 60
+      env_wait_seconds: 600
       type: native
     tool_schema:
       type: function

@@ -15,13 +15,18 @@ Lifecycle, as verl b178a3c calls a tool (verl/tools/base_tool.py:46-93: create /
   Each env is created with idleSeconds = env_idle_seconds (default 60): if a worker dies mid-call, the gym reaps its env
   within about that (its /health counts reaped envs). The price: a trajectory of n calls steps n(n+1)/2 times.
 Non-blocking: every HTTP call runs on this module's thread pool (urllib in a thread; verl's own SearchTool offloads
-  likewise, verl/tools/search_tool.py:101-113, :251-253), so the agent loop's event loop never waits on the gym. A create
-  the gym refuses for its env cap (429 env.limit) is retried with backoff for up to `timeout` seconds.
+  likewise, verl/tools/search_tool.py:101-113, :251-253), so the agent loop's event loop never waits on the gym. A thread
+  runs one HTTP call and is free again: a create the gym refuses for its env cap (429 env.limit) waits on the event loop
+  (asyncio.sleep, the gym's Retry-After, else a backoff) for up to `env_wait_seconds`, never in a pool thread — a wait
+  that held a thread would, once the pool's 64 threads all waited, leave no thread for the steps and closes that free
+  envs (every trajectory of a worker then stalls until its wait runs out). A create whose caller is cancelled meanwhile
+  closes the env it got.
 First call access: the question comes from the row's tools_kwargs, which verl hands every call as agent_data.tools_kwargs
   (tool_agent_loop.py:144, :288); the export puts qa_id under tools_kwargs.search.create_kwargs, so an access call finds it
   there (the gym lets an episode open a page before any search).
 Settings (tool yaml `config`): gym_url (e.g. http://127.0.0.1:8000, or http://HOST:8000/t/TOKEN on a token-protected
-  server), action ("search" or "access"), timeout (s per HTTP call, default 30), env_idle_seconds (default 60).
+  server), action ("search" or "access"), timeout (s per HTTP call, default 30), env_idle_seconds (default 60),
+  env_wait_seconds (how long a call waits for a free env while the gym is full, default 600).
 Importable on every Ray worker (verl imports the tool by module name, verl/tools/utils/tool_registry.py:68-79, and the
   reward function by path, verl/utils/import_utils.py:87-130): ship the exported file with Ray, on the launch command
   +ray_kwargs.ray_init.runtime_env.py_modules=[$DATA/searchgym_verl_tool.py] (merged into ray.init's runtime_env,
@@ -35,6 +40,7 @@ The reward: compute_score() below is verl's custom_reward_function (.name=comput
 import asyncio
 import concurrent.futures
 import json
+import random
 import re
 import time
 import urllib.error
@@ -61,35 +67,64 @@ _TRAJECTORIES = OrderedDict()
 _MAX_TRAJECTORIES = 4096
 # verl runs hundreds of trajectories per agent-loop worker; their calls wait on the gym here, never on the event loop.
 _POOL = concurrent.futures.ThreadPoolExecutor(max_workers=64, thread_name_prefix="searchgym-verl-http")
-_RETRY = (0.05, 2.0)  # backoff of a create refused for the env cap: first wait, longest wait (s)
+_RETRY = (0.05, 2.0)  # backoff of a create refused for the env cap without a Retry-After: first wait, longest wait (s)
+_ENV_WAIT = 600  # default seconds a create waits for a free env (env_wait_seconds; compute_score's wait_seconds)
+
+
+class _Answer(tuple):
+    """(status, JSON body) of one HTTP call; .retry_after: the server's Retry-After in seconds, or None."""
+
+    retry_after = None
+
+
+def _answer(status, body, headers=None):
+    a = _Answer((status, body))
+    v = headers.get("Retry-After") if headers is not None else None
+    try:
+        a.retry_after = float(v) if v is not None else None
+    except ValueError:  # an HTTP date: not honoured, the backoff decides
+        pass
+    return a
 
 
 def _request(url, body, timeout, method="POST"):
-    """(status, JSON body) of one HTTP call; status 0 when the gym could not be reached."""
+    """(status, JSON body) of one HTTP call (with .retry_after); status 0 when the gym could not be reached."""
     data = None if body is None else json.dumps(body).encode()
     req = urllib.request.Request(url, data=data, headers={"Content-Type": "application/json"}, method=method)
     try:
         with urllib.request.urlopen(req, timeout=timeout) as r:
-            return r.status, json.loads(r.read() or b"null")
+            return _answer(r.status, json.loads(r.read() or b"null"), r.headers)
     except urllib.error.HTTPError as e:
         try:
-            return e.code, json.loads(e.read())
+            return _answer(e.code, json.loads(e.read()), e.headers)
         except ValueError:
-            return e.code, None
+            return _answer(e.code, None, e.headers)
     except (urllib.error.URLError, OSError) as e:
-        return 0, {"error": {"code": "unreachable", "message": f"{url}: {getattr(e, 'reason', e)}"}}
+        return _answer(0, {"error": {"code": "unreachable", "message": f"{url}: {getattr(e, 'reason', e)}"}})
 
 
-def _create(gym_url, qa_id, timeout, idle_seconds=None):
-    """POST /v1/envs, waiting for a slot while the gym answers 429 env.limit (for up to `timeout` s)."""
-    body = {"qaId": qa_id, **({} if idle_seconds is None else {"idleSeconds": idle_seconds})}
-    deadline, wait = time.monotonic() + timeout, _RETRY[0]
+def _pause(answer, backoff):
+    """How long to wait before asking again after a 429: the gym's Retry-After (with up to 20 % jitter on top, so that
+    the callers it refused together do not come back together), else the backoff."""
+    ra = getattr(answer, "retry_after", None)
+    return ra * (1 + 0.2 * random.random()) if ra is not None and ra >= 0 else backoff
+
+
+def _create_body(qa_id, idle_seconds):
+    return {"qaId": qa_id, **({} if idle_seconds is None else {"idleSeconds": idle_seconds})}
+
+
+def _create(gym_url, qa_id, timeout, idle_seconds=None, wait_seconds=_ENV_WAIT):
+    """POST /v1/envs, waiting (in the calling thread: compute_score's, on verl's reward executor) for a slot while the
+    gym answers 429 env.limit, for up to `wait_seconds`."""
+    deadline, backoff = time.monotonic() + wait_seconds, _RETRY[0]
     while True:
-        status, env = _request(f"{gym_url}/v1/envs", body, timeout)
-        if status != 429 or time.monotonic() + wait > deadline:
-            return status, env
-        time.sleep(wait)
-        wait = min(2 * wait, _RETRY[1])
+        answer = _request(f"{gym_url}/v1/envs", _create_body(qa_id, idle_seconds), timeout)
+        pause = _pause(answer, backoff)
+        if answer[0] != 429 or time.monotonic() + pause > deadline:
+            return answer
+        time.sleep(pause)
+        backoff = min(2 * backoff, _RETRY[1])
 
 
 def _close(gym_url, env_id, timeout):
@@ -149,10 +184,37 @@ class SearchGymTool(BaseTool):
         self.action = config.get("action", "search")
         self.timeout = config.get("timeout", 30)
         self.env_idle_seconds = config.get("env_idle_seconds", 60)
+        self.env_wait_seconds = config.get("env_wait_seconds", _ENV_WAIT)
         self._instances = {}
 
     async def _http(self, fn, *args):
         return await asyncio.get_running_loop().run_in_executor(_POOL, fn, *args)
+
+    async def _create(self, qa_id):
+        """POST /v1/envs; while the gym is full (429) the wait is an asyncio.sleep on the event loop, so no pool thread
+        is held by a caller that waits (see the module docstring)."""
+        url, body = f"{self.gym_url}/v1/envs", _create_body(qa_id, self.env_idle_seconds)
+        deadline, backoff = time.monotonic() + self.env_wait_seconds, _RETRY[0]
+        while True:
+            fut = asyncio.get_running_loop().run_in_executor(_POOL, _request, url, body, self.timeout)
+            try:
+                answer = await asyncio.shield(fut)
+            except asyncio.CancelledError:
+                # The caller is gone; the create may still succeed in its thread: close what it makes.
+                fut.add_done_callback(self._close_orphan)
+                raise
+            pause = _pause(answer, backoff)
+            if answer[0] != 429 or time.monotonic() + pause > deadline:
+                return answer
+            await asyncio.sleep(pause)
+            backoff = min(2 * backoff, _RETRY[1])
+
+    def _close_orphan(self, fut):
+        if fut.cancelled() or fut.exception() is not None:
+            return
+        status, env = fut.result()
+        if status == 201:
+            _POOL.submit(_close, self.gym_url, env["envId"], self.timeout)
 
     async def create(self, instance_id=None, **kwargs):
         instance_id = instance_id or str(uuid.uuid4())
@@ -161,7 +223,7 @@ class SearchGymTool(BaseTool):
 
     async def _replayed_env(self, instance_id, traj, qa_id):
         """A fresh env for qa_id with the trajectory's earlier actions played on it: (env id, None) or (None, error)."""
-        status, env = await self._http(_create, self.gym_url, qa_id, self.timeout, self.env_idle_seconds)
+        status, env = await self._create(qa_id)
         if status != 201:
             return None, _error_text(status, env)
         env_id = env["envId"]
@@ -233,7 +295,8 @@ def final_answer(solution_str):
     return m[-1].strip() if m else None
 
 
-def compute_score(data_source, solution_str, ground_truth, extra_info=None, gym_url="http://127.0.0.1:8000", timeout=30, **_):
+def compute_score(data_source, solution_str, ground_truth, extra_info=None, gym_url="http://127.0.0.1:8000", timeout=30,
+                  wait_seconds=_ENV_WAIT, **_):
     """verl custom reward: the gym's F1 of the response's last <answer> for the row's qa_id (0.0 without an answer or
     qa_id).
 
@@ -242,7 +305,8 @@ def compute_score(data_source, solution_str, ground_truth, extra_info=None, gym_
     its own env for extra_info["qa_id"], steps `<answer>...</answer>` on it, reads the env's F1 (metrics.f1 — what
     `searchgym score` gives for that answer) and closes the env. Reward terms that depend on the searches (retrieval,
     format penalties, process, cost) are therefore not part of it. It never raises because an env is gone: a create
-    refused for the env cap waits for a slot (up to `timeout` s), and an env that expired or vanished before its answer
+    refused for the env cap waits for a slot (the gym's Retry-After between tries, up to `wait_seconds`, default 600; in
+    this call's own thread, verl's reward executor, which holds no env meanwhile), and an env that expired or vanished before its answer
     is made again (3 tries); an answer the gym refuses as input (400, 413) scores 0.0. It raises only when the gym cannot score at all (unreachable, refusing, or full past the
     wait): a silent 0 would train on a reward that was never computed. Synchronous (stdlib urllib): verl runs a
     synchronous reward function on an executor (naive.py:75-84).
@@ -254,7 +318,7 @@ def compute_score(data_source, solution_str, ground_truth, extra_info=None, gym_
     url = gym_url.rstrip("/")
     last = None
     for _ in range(3):
-        status, env = _create(url, qa_id, timeout, idle_seconds=max(1, timeout))
+        status, env = _create(url, qa_id, timeout, idle_seconds=max(1, timeout), wait_seconds=wait_seconds)
         if status != 201:
             raise RuntimeError(f"gym {url} cannot score: POST /v1/envs answered {_error_text(status, env)}")
         try:

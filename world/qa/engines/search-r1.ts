@@ -5,7 +5,7 @@
 // run needs written out, with the file:line of the default it overrides).
 import type { Qa } from '../../types'
 import { I32, I64, S, STRLIST, STRUCT, writeParquet } from '../parquet'
-import { curriculumPhases, flagArray, hydraFiles, keyArray, launchPreamble, serveUnitFlag } from './launch'
+import { curriculumPhases, flagArray, hydraFiles, keyArray, launchPreamble, rerunMarker, serveUnitFlag } from './launch'
 import { observationText, type EngineProfile, type WorldIdentity } from './profile'
 import { accepted, PROMPT, REWARD_MODEL } from './rows'
 
@@ -123,7 +123,7 @@ export const searchR1: EngineProfile = {
   phaseData: () => [],
   launchSnippet(plan) {
     const phase = { model: '"$MODEL"', out: '"$CKPT"', steps: stockSteps(plan.trainRows, plan.batches.train) }
-    return `${launchPreamble('launch-search-r1.sh', HEADER, 'search-r1', serveUnitFlag(plan.unit))}${searchR1Arrays(plan.flags)}${phaseComment(plan.trainRows, plan.batches.train, phase.steps)}
+    return `${launchPreamble({ script: 'launch-search-r1.sh', header: HEADER, engine: 'search-r1', serveArgs: serveUnitFlag(plan.unit), worldHash: plan.worldHash })}${searchR1Arrays(plan.flags)}${phaseComment(plan.trainRows, plan.batches.train, phase.steps)}
 python3 -m verl.trainer.main_ppo \\
   data.train_files="$DATA/train.parquet" data.val_files="$DATA/test.parquet" \\
   ${phaseKeys(phase).join(' ')} \\
@@ -134,19 +134,35 @@ python3 -m verl.trainer.main_ppo \\
   curriculumLaunch(c, plan) {
     const name = `launch-search-r1-${c.name}.sh`
     const lines = [
-      launchPreamble(name, [...HEADER, `Curriculum '${c.name}': phase k trains on stage files 1..k from the actor phase k-1 saved (Search-R1 has no resume).`], 'search-r1', serveUnitFlag(plan.unit)).trimEnd(),
-      searchR1Arrays(plan.flags),
+      launchPreamble({
+        script: name,
+        header: [...HEADER, `Curriculum '${c.name}': phase k trains on stage files 1..k from the actor phase k-1 saved (Search-R1 has no resume).`],
+        engine: 'search-r1',
+        serveArgs: serveUnitFlag(plan.unit),
+        worldHash: plan.worldHash,
+      }).trimEnd(),
+      searchR1Arrays(plan.flags).trimEnd(),
+      rerunMarker(name).trimEnd(),
+      '# Search-R1 has no resume (fit() starts at step 1, ray_trainer.py:662,673): a rerun skips the phases whose last actor is',
+      '# saved and runs the one it was in again from that phase\'s start.',
     ]
     const phases = curriculumPhases(c, 'parquet', plan.phaseRows, (rows) => stockSteps(rows, plan.batches.train))
     for (const p of phases) {
       // Each phase counts its steps from 1 (ray_trainer.py:662,673) and saves into its own folder; phase k+1 loads
       // phase k's last actor, a Hugging Face folder (fsdp_workers.py:523-527).
       const model = p.i === 0 ? '"$MODEL"' : `"$CKPT/phase${p.i}/actor/global_step_${phases[p.i - 1].steps}"`
+      const last = `$CKPT/phase${p.i + 1}/actor/global_step_${p.steps}`
       lines.push(
         `${p.comment}; ${Math.floor(p.rows / plan.batches.train)} batches of ${plan.batches.train} per epoch`,
-        `python3 -m verl.trainer.main_ppo data.train_files=${hydraFiles(p.data)} data.val_files="$DATA/test.parquet" \\`,
-        `  ${phaseKeys({ model, out: `"$CKPT/phase${p.i + 1}"`, steps: p.steps }).join(' ')} \\`,
-        `  "\${GRPO[@]}" "\${LIMITS[@]}" "$@"`,
+        `if [ "$RESUMABLE" = 1 ] && [ -d "${last}" ]; then`,
+        `  echo "${name}: phase ${p.i + 1} already trained (${last}): skipped" >&2`,
+        'else',
+        `  python3 -m verl.trainer.main_ppo data.train_files=${hydraFiles(p.data)} data.val_files="$DATA/test.parquet" \\`,
+        `    ${phaseKeys({ model, out: `"$CKPT/phase${p.i + 1}"`, steps: p.steps }).join(' ')} \\`,
+        `    "\${GRPO[@]}" "\${LIMITS[@]}" "$@"`,
+        `  [ -d "${last}" ] || { echo "${name}: phase ${p.i + 1} ended without its last actor, ${last}" >&2; exit 1; }`,
+        '  RESUMABLE=1',
+        'fi',
       )
     }
     return lines.join('\n') + '\n'

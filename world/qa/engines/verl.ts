@@ -9,7 +9,7 @@ import { join } from 'node:path'
 import type { Qa } from '../../types'
 import { I32, I64, S, STRUCT, writeParquet } from '../parquet'
 import { verlGymToolConfig, verlGymToolPy } from '../verl-gym-tool'
-import { curriculumPhases, flagArray, hydraFiles, keyArray, launchPreamble, serveUnitFlag, type LaunchPlan } from './launch'
+import { curriculumPhases, flagArray, hydraFiles, keyArray, launchPreamble, rerunMarker, serveUnitFlag, type LaunchPlan } from './launch'
 import { observationText, type EngineProfile, type WorldIdentity } from './profile'
 import { accepted, GROUND_TRUTH, PROMPT, REWARD_MODEL } from './rows'
 import { SEARCH_R1_DATA_SOURCE } from './search-r1'
@@ -121,6 +121,20 @@ const HEADER = [
   'examples/sglang_multiturn/config it starts from. Limits and batch sizes: from engine-profile.json.',
 ]
 
+/**
+ * VERL_DIR made absolute and checked before the gym starts. The example config finds ppo_trainer through
+ * `hydra.searchpath: [file://verl/trainer/config]` (examples/sglang_multiturn/config/search_multiturn_grpo.yaml:1-7), a
+ * path Hydra resolves against the folder main_ppo runs in — so from any folder but verl's root the config is not found.
+ * The scripts pass the search path as an absolute one (BASE below), built from this VERL_DIR.
+ */
+const verlSetup = (script: string) => `VD=\${VERL_DIR:-$PWD}
+VERL_DIR=$(cd "$VD" 2>/dev/null && pwd) || { echo "${script}: VERL_DIR=$VD is not a folder" >&2; exit 2; }
+if [ ! -f "$VERL_DIR/examples/sglang_multiturn/config/search_multiturn_grpo.yaml" ] || [ ! -f "$VERL_DIR/verl/trainer/config/ppo_trainer.yaml" ]; then
+  echo "${script}: VERL_DIR=$VERL_DIR is not a verl checkout (no examples/sglang_multiturn/config/search_multiturn_grpo.yaml and verl/trainer/config/ppo_trainer.yaml under it): set VERL_DIR to verl's checkout" >&2
+  exit 2
+fi
+`
+
 /** The stock run's length: trainer.total_epochs 30 (verl/trainer/config/ppo_trainer.yaml:129). */
 const STOCK_EPOCHS = 30
 /** Batches per epoch (ray_trainer.py:348-354 drop_last=True) times the stock epochs. */
@@ -136,6 +150,7 @@ sed "s#http://127.0.0.1:8000#http://127.0.0.1:$PORT#" "$DATA/${toolConfig}" > "$
     keyArray('BASE', [
       ['--config-path="$VERL_DIR/examples/sglang_multiturn/config"', ''],
       ['--config-name=search_multiturn_grpo', 'ppo_trainer + multi-turn sglang (search_multiturn_grpo.yaml:9-23); it sets no estimator'],
+      ['"hydra.searchpath=[\'file://$VERL_DIR/verl/trainer/config\']"', 'search_multiturn_grpo.yaml:1-3 names it relative to the current folder; absolute, any folder works'],
       ['data.val_files="$DATA/test.parquet"', ''],
       ['data.return_raw_chat=True', ''],
       ['actor_rollout_ref.model.path="$MODEL"', 'default ~/models/deepseek-llm-7b-chat, verl/trainer/config/model/hf_model.yaml:10'],
@@ -169,8 +184,9 @@ const stepKeys = (until: number, steps: number) => [`trainer.total_training_step
 /** verl with the gym's own tools and reward (searchgym_verl_tool.py), with the same limits as launch-verl.sh. */
 function verlGymLaunch(plan: LaunchPlan): string {
   const steps = stockSteps(plan.trainRows, plan.batches.train)
-  return `${launchPreamble('launch-verl-gym.sh', ['verl with the whole gym (search + access on one env per trajectory, the gym\'s F1 as reward).', ...HEADER], 'verl-gym', serveUnitFlag(plan.unit))}VERL_DIR=\${VERL_DIR:-$PWD}
-export PYTHONPATH="$DATA\${PYTHONPATH:+:$PYTHONPATH}"
+  const script = 'launch-verl-gym.sh'
+  const header = ['verl with the whole gym (search + access on one env per trajectory, the gym\'s F1 as reward).', ...HEADER]
+  return `${launchPreamble({ script, header, engine: 'verl-gym', serveArgs: serveUnitFlag(plan.unit), setup: verlSetup(script), worldHash: plan.worldHash })}export PYTHONPATH="$DATA\${PYTHONPATH:+:$PYTHONPATH}"
 ${verlArrays(plan, 'searchgym_tool_config.yaml')}# ${plan.trainRows} rows, ${Math.floor(plan.trainRows / plan.batches.train)} batches of ${plan.batches.train} per epoch, ${STOCK_EPOCHS} epochs (the stock count) = ${steps} steps.
 # resume_mode auto (ppo_trainer.yaml:172): a rerun continues from the latest save under $CKPT. The reward is the gym's
 # F1 (compute_score); reward_kwargs reach it as keyword arguments (verl/trainer/ppo/reward.py:92; gym_url, 8000 by default).
@@ -269,8 +285,8 @@ export const verl: EngineProfile = {
   phaseData: () => [],
   launchSnippet(plan) {
     const steps = stockSteps(plan.trainRows, plan.batches.train)
-    return `${launchPreamble('launch-verl.sh', HEADER, 'verl', serveUnitFlag(plan.unit))}VERL_DIR=\${VERL_DIR:-$PWD}
-${verlArrays(plan, 'search_tool_config.yaml')}# ${plan.trainRows} rows, ${Math.floor(plan.trainRows / plan.batches.train)} batches of ${plan.batches.train} per epoch, ${STOCK_EPOCHS} epochs (the stock count) = ${steps} steps.
+    const script = 'launch-verl.sh'
+    return `${launchPreamble({ script, header: HEADER, engine: 'verl', serveArgs: serveUnitFlag(plan.unit), setup: verlSetup(script), worldHash: plan.worldHash })}${verlArrays(plan, 'search_tool_config.yaml')}# ${plan.trainRows} rows, ${Math.floor(plan.trainRows / plan.batches.train)} batches of ${plan.batches.train} per epoch, ${STOCK_EPOCHS} epochs (the stock count) = ${steps} steps.
 # resume_mode auto (ppo_trainer.yaml:172): a rerun continues from the latest save under $CKPT.
 python3 -m verl.trainer.main_ppo "\${BASE[@]}" \\
   data.train_files="$DATA/train.parquet" ${stepKeys(steps, steps).join(' ')} \\
@@ -281,24 +297,53 @@ python3 -m verl.trainer.main_ppo "\${BASE[@]}" \\
   curriculumLaunch(c, plan) {
     const name = `launch-verl-${c.name}.sh`
     const lines = [
-      launchPreamble(name, [...HEADER, `Curriculum '${c.name}': phase k trains on stage files 1..k and resumes phase k-1's last save (weights and optimizer).`], 'verl', serveUnitFlag(plan.unit)).trimEnd(),
-      'VERL_DIR=${VERL_DIR:-$PWD}',
+      launchPreamble({
+        script: name,
+        header: [...HEADER, `Curriculum '${c.name}': phase k trains on stage files 1..k and resumes phase k-1's last save (weights and optimizer).`],
+        engine: 'verl',
+        serveArgs: serveUnitFlag(plan.unit),
+        setup: verlSetup(name),
+        worldHash: plan.worldHash,
+      }).trimEnd(),
       verlArrays(plan, 'search_tool_config.yaml').trimEnd(),
+      rerunMarker(name).trimEnd(),
+      '# The newest save of this run: verl\'s own record (ray_trainer.py:991-995), 0 when there is none or it is not ours.',
+      'saved_step() { if [ "$RESUMABLE" = 1 ] && [ -f "$CKPT/latest_checkpointed_iteration.txt" ]; then cat "$CKPT/latest_checkpointed_iteration.txt"; else echo 0; fi; }',
     ]
     for (const p of curriculumPhases(c, 'parquet', plan.phaseRows, (rows) => stockSteps(rows, plan.batches.train))) {
-      lines.push(`${p.comment}; ${Math.floor(p.rows / plan.batches.train)} batches of ${plan.batches.train} per epoch; global steps ${p.done + 1}..${p.until}`)
-      let resume = 'trainer.resume_mode=disable' // ppo_trainer.yaml:172 (auto would pick up an older run under $CKPT)
-      if (p.i > 0) {
+      const last = `$CKPT/global_step_${p.until}`
+      lines.push(
+        `${p.comment}; ${Math.floor(p.rows / plan.batches.train)} batches of ${plan.batches.train} per epoch; global steps ${p.done + 1}..${p.until}`,
+        'S=$(saved_step)',
+        `if [ "$S" -ge ${p.until} ]; then`,
+        `  echo "${name}: phase ${p.i + 1} already trained (global step $S saved under $CKPT): skipped" >&2`,
+        'else',
+        // A save of this phase: continue from the newest (resume_mode auto: latest_checkpointed_iteration.txt, ray_trainer.py:1001-1011).
+        `  if [ "$S" -gt ${p.done} ]; then`,
+        '    RESUME=(trainer.resume_mode=auto)',
+      )
+      if (p.i === 0) {
+        // ppo_trainer.yaml:172: auto would pick up an older run under $CKPT; nothing of ours saved yet: start fresh.
+        lines.push('  else', '    RESUME=(trainer.resume_mode=disable)', '  fi')
+      } else {
         // _load_checkpoint (ray_trainer.py:1047-1050) restores {path}/data.pt into THIS run's train loader: the
         // previous phase's sampler position on a different dataset. Moved aside, the loader starts fresh (:1052).
         const from = `$CKPT/global_step_${p.done}`
-        lines.push(`if [ -f "${from}/data.pt" ]; then mv "${from}/data.pt" "${from}/data.pt.phase${p.i}"; fi`)
-        resume = `trainer.resume_mode=resume_path trainer.resume_from_path="${from}"` // ppo_trainer.yaml:172,175; global step from the name (:1028)
+        lines.push(
+          '  else',
+          `    if [ -f "${from}/data.pt" ]; then mv "${from}/data.pt" "${from}/data.pt.phase${p.i}"; fi`,
+          // ppo_trainer.yaml:172,175; the global step from the folder's name (ray_trainer.py:1028).
+          `    RESUME=(trainer.resume_mode=resume_path "trainer.resume_from_path=${from}")`,
+          '  fi',
+        )
       }
       lines.push(
-        `python3 -m verl.trainer.main_ppo "\${BASE[@]}" data.train_files=${hydraFiles(p.data)} \\`,
-        `  ${resume} ${stepKeys(p.until, p.steps).join(' ')} \\`,
-        `  "\${LIMITS[@]}" "$@"`,
+        `  python3 -m verl.trainer.main_ppo "\${BASE[@]}" data.train_files=${hydraFiles(p.data)} \\`,
+        `    "\${RESUME[@]}" ${stepKeys(p.until, p.steps).join(' ')} \\`,
+        `    "\${LIMITS[@]}" "$@"`,
+        `  [ -d "${last}/actor" ] || { echo "${name}: phase ${p.i + 1} ended without its last save, ${last}/actor" >&2; exit 1; }`,
+        '  RESUMABLE=1',
+        'fi',
       )
     }
     return lines.join('\n') + '\n'
