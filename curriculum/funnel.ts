@@ -55,9 +55,12 @@ export interface Funnel {
   factLoss: number
   /** Questions with a fact drill (the page held the evidence sentence). */
   factN: number
-  /** The floor on the same questions: the best constant answer per relation (gym/floor), F1 and EM. */
+  /** The floor on the same questions (gym/floor): the best constant answer per relation, F1 and EM — chosen on these
+   *  questions (optimistic), and held out (each question answered with the best constant of the others of its relation). */
   floorF1: number
   floorEm: number
+  floorHeldF1: number
+  floorHeldEm: number
   /** Questions the oracle could not play within the model's context (left out of readF1 and answerLoss). */
   noOracle: number
   /** The first few teacher-forced answers: what the model wrote where the oracle answered. */
@@ -201,6 +204,8 @@ export async function runFunnel(model: CausalLM, codec: ChatCodec, pool: WorldPo
       factN: factSeqs.length,
       floorF1: floor.f1,
       floorEm: floor.em,
+      floorHeldF1: floor.heldF1,
+      floorHeldEm: floor.heldEm,
       factLoss: factSeqs.length ? mean(factLosses) : NaN,
       noOracle: qas.length - played.length,
       examples: played.slice(0, o.examples ?? 5).map((qa, i) => ({ question: qa.question, gold: qa.answer, answer: answers[i], f1: tf[i].f1 })),
@@ -223,8 +228,8 @@ export function answerNll(model: CausalLM, ids: readonly number[], from: number)
   return -mean(Array.from(lp))
 }
 
-/** One line: `n 300  search 71.0%  opened 60.3%  read|oracle EM 35.1% F1 40.2%  F1 20.4% ± 4.1  EM 18.0% ± 4.3  floor F1 3.1% EM 1.0%  …`. */
+/** One line: `n 300  search 71.0%  opened 60.3%  read|oracle EM 35.1% F1 40.2%  F1 20.4% ± 4.1  EM 18.0% ± 4.3  floor F1 3.1% EM 1.0% (in-sample 9.0% / 6.3%)  …`. */
 export function funnelLine(f: Funnel): string {
   const pct = (x: number) => `${(100 * x).toFixed(1)}%`
-  return `n ${f.n}  search ${pct(f.search / Math.max(1, f.n))}  opened ${pct(f.opened / Math.max(1, f.n))}  read|oracle EM ${pct(f.readEm)} F1 ${pct(f.readF1)}  F1 ${pct(f.f1)} ± ${(100 * f.ci95).toFixed(1)}  EM ${pct(f.em)} ± ${(100 * f.emCi95).toFixed(1)}  floor F1 ${pct(f.floorF1)} EM ${pct(f.floorEm)}  answer loss ${f.answerLoss.toFixed(3)}  fact drill EM ${pct(f.factEm)} F1 ${pct(f.factF1)} (loss ${f.factLoss.toFixed(3)})${f.noOracle ? `  (oracle out of context: ${f.noOracle})` : ''}`
+  return `n ${f.n}  search ${pct(f.search / Math.max(1, f.n))}  opened ${pct(f.opened / Math.max(1, f.n))}  read|oracle EM ${pct(f.readEm)} F1 ${pct(f.readF1)}  F1 ${pct(f.f1)} ± ${(100 * f.ci95).toFixed(1)}  EM ${pct(f.em)} ± ${(100 * f.emCi95).toFixed(1)}  floor F1 ${pct(f.floorHeldF1)} EM ${pct(f.floorHeldEm)} (in-sample ${pct(f.floorF1)} / ${pct(f.floorEm)})  answer loss ${f.answerLoss.toFixed(3)}  fact drill EM ${pct(f.factEm)} F1 ${pct(f.factF1)} (loss ${f.factLoss.toFixed(3)})${f.noOracle ? `  (oracle out of context: ${f.noOracle})` : ''}`
 }

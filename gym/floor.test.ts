@@ -23,6 +23,16 @@ describe('constantAnswerFloor', () => {
     expect(born.em).toBeCloseTo(0.5, 10)
     expect(f.f1).toBeCloseTo((2 + 1.5) / 5, 10)
     expect(f.em).toBeCloseTo((2 + 1) / 5, 10)
+    // Held out: a Franconia question sees one Franconia and one Elbonia (a tie: 0.5); the Elbonia one sees two
+    // Franconias (0). A born_in question sees only the other port: 0.5 (the shared word), EM 0.
+    expect(cit.heldF1).toBeCloseTo(1 / 3, 10)
+    expect(cit.heldEm).toBeCloseTo(1 / 3, 10)
+    expect(born).toMatchObject({ heldF1: 0.5, heldEm: 0 })
+    expect(f.heldF1).toBeCloseTo((1 + 1) / 5, 10)
+    expect(f.heldEm).toBeCloseTo(1 / 5, 10)
+    // A relation asked once: right in the optimistic floor, 0 held out.
+    const one = constantAnswerFloor([simple('capital', 'Paris')])
+    expect([one.f1, one.heldF1]).toEqual([1, 0])
   })
 
   it('scores candidates against aliases and keeps relations and directions apart', () => {

@@ -1,8 +1,10 @@
 // gym/floor: the floor a score must clear — the F1 (and EM) of the best constant answer per relation: for each group of
 // questions that ask the same relation (a Simple chain's relations, directions and terminal; a Parallel question's
 // operator and attribute; a Combo's kind and parts), the one answer string, chosen among the group's own gold answers,
-// that scores best on the whole group. Chosen on the scored questions themselves, so it is an optimistic floor: a
-// model that has learnt only "which answer is typical for this relation" reaches it without reading anything.
+// that scores best on the whole group. Chosen on the scored questions themselves, so it is an optimistic floor (a
+// relation asked once is answered right by it). Beside it the held-out form: each question answered with the constant
+// that scores best on the OTHER questions of its relation (none: 0; a tie: the tied answers' mean) — what a model that has learnt only "which answer
+// is typical for this relation" reaches without reading anything.
 // Knows nothing of models or episodes: questions in, numbers out.
 import type { Qa } from '../world'
 import { scoreAnswer } from './answer-metrics'
@@ -25,6 +27,9 @@ export interface FloorGroup {
   answer: string
   f1: number
   em: number
+  /** Leave-one-out: each question scored with the best constant of the others of its group. */
+  heldF1: number
+  heldEm: number
 }
 
 export interface Floor {
@@ -32,6 +37,10 @@ export interface Floor {
   /** Mean over the questions of the best constant answer's F1 / EM in each question's group. */
   f1: number
   em: number
+  /** The held-out (leave-one-out) form: each question answered with the best constant of the other questions of its
+   *  relation (0 when it is the only one). */
+  heldF1: number
+  heldEm: number
   /** Per relation, largest groups first. */
   groups: FloorGroup[]
 }
@@ -47,23 +56,34 @@ export function constantAnswerFloor(qas: readonly Pick<Qa, 'type' | 'meta' | 'ho
     groups.get(k)!.push(qa)
   }
   const out: FloorGroup[] = []
-  let f1 = 0, em = 0
+  let f1 = 0, em = 0, heldF1 = 0, heldEm = 0
   for (const [relation, g] of groups) {
     const candidates = [...new Set(g.flatMap(goldsOf))].sort()
-    let best = { answer: '', f1: -1, em: -1 }
-    for (const c of candidates) {
-      let sf = 0, se = 0
-      for (const qa of g) {
-        const s = scoreAnswer(c, goldsOf(qa))
-        sf += s.f1
-        se += s.em
-      }
-      if (sf > best.f1 || (sf === best.f1 && se > best.em)) best = { answer: c, f1: sf, em: se }
+    // score[c][q]: candidate c against question q.
+    const score = candidates.map((c) => g.map((qa) => scoreAnswer(c, goldsOf(qa))))
+    const sum = score.map((row) => row.reduce((a, s) => ({ f1: a.f1 + s.f1, em: a.em + s.em }), { f1: 0, em: 0 }))
+    const better = (a: { f1: number; em: number }, b: { f1: number; em: number }) => a.f1 > b.f1 || (a.f1 === b.f1 && a.em > b.em)
+    let best = 0
+    for (let c = 1; c < candidates.length; c++) if (better(sum[c], sum[best])) best = c
+    f1 += sum[best].f1
+    em += sum[best].em
+    let gHeldF1 = 0, gHeldEm = 0
+    for (let q = 0; q < g.length; q++) {
+      if (g.length === 1) continue
+      // The best F1 on the others; a tie is a coin toss among the tied answers (their mean), not a pick that could
+      // lean on the question itself.
+      const rest = (c: number) => sum[c].f1 - score[c][q].f1
+      let top = -Infinity
+      for (let c = 0; c < candidates.length; c++) top = Math.max(top, rest(c))
+      const tied = candidates.map((_, c) => c).filter((c) => rest(c) >= top - 1e-12)
+      gHeldF1 += tied.reduce((a, c) => a + score[c][q].f1, 0) / tied.length
+      gHeldEm += tied.reduce((a, c) => a + score[c][q].em, 0) / tied.length
     }
-    f1 += best.f1
-    em += best.em
-    out.push({ relation, n: g.length, answer: best.answer, f1: best.f1 / g.length, em: best.em / g.length })
+    heldF1 += gHeldF1
+    heldEm += gHeldEm
+    out.push({ relation, n: g.length, answer: candidates[best], f1: sum[best].f1 / g.length, em: sum[best].em / g.length, heldF1: gHeldF1 / g.length, heldEm: gHeldEm / g.length })
   }
   out.sort((a, b) => b.n - a.n || (a.relation < b.relation ? -1 : 1))
-  return { n: qas.length, f1: qas.length ? f1 / qas.length : 0, em: qas.length ? em / qas.length : 0, groups: out }
+  const n = Math.max(1, qas.length)
+  return { n: qas.length, f1: f1 / n, em: em / n, heldF1: heldF1 / n, heldEm: heldEm / n, groups: out }
 }
