@@ -1,7 +1,7 @@
 // bench/run: a resumable benchmark run — config.json, an append-only fsync'd trajectories.jsonl (one line per finished
 // question), summary.json and report.md. A killed run continues where it stopped; no question is scored twice.
 // It drives any Policy over any BenchWorld; which policy and which world is the caller's business.
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, unlinkSync, writeFileSync, writeSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join, dirname, resolve } from 'node:path'
 import pMap from 'p-map'
 import { resolveGymOptions, type Env, type GymOptions, type Policy } from '../gym'
@@ -9,6 +9,7 @@ import type { Qa } from '../world'
 import { recordedPath, sameRecordedPath } from '../infra/recorded-path'
 import { canonicalJson } from '../infra/hash'
 import { BenchError } from '../infra/errors'
+import { lockDir } from '../infra/lock'
 import { progress } from '../infra/progress'
 import { runEpisode } from '../agent'
 import type { LlmJudge } from './judge'
@@ -20,7 +21,7 @@ import { passPoint } from '../infra/run-points'
 import { limitQuestions, type LimitMode } from './sample'
 import { ceilingWarning, measureCeiling, type CeilingRecord } from './ceiling'
 
-export const RUN_FILES = { config: 'config.json', trajectories: 'trajectories.jsonl', summary: 'summary.json', report: 'report.md', ceiling: 'oracle-ceiling.json', lock: '.lock' } as const
+export const RUN_FILES = { config: 'config.json', trajectories: 'trajectories.jsonl', summary: 'summary.json', report: 'report.md', ceiling: 'oracle-ceiling.json' } as const
 
 /** Config keys that may differ when a run is resumed (they change how, not what, is measured). */
 /** `world` (a path) may move; the world's identity is `worldId`. `origin` is where the run was started from. The engine's
@@ -113,41 +114,6 @@ function checkResumable(path: string, config: BenchRunConfig): void {
     )
 }
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM'
-  }
-}
-
-/** One process per run directory; a lock left by a killed process is taken over. */
-function takeLock(outDir: string): () => void {
-  const path = join(outDir, RUN_FILES.lock)
-  for (let tries = 0; tries < 2; tries++) {
-    try {
-      const fd = openSync(path, 'wx')
-      writeSync(fd, String(process.pid))
-      closeSync(fd)
-      return () => {
-        try {
-          unlinkSync(path)
-        } catch {
-          /* already gone */
-        }
-      }
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e
-      const pid = Number(readFileSync(path, 'utf8').trim())
-      if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && isAlive(pid))
-        throw new BenchError('bench.locked', `${outDir} is being written by process ${pid}; wait for it or choose another --out`)
-      unlinkSync(path)
-    }
-  }
-  throw new BenchError('bench.locked', `cannot take the lock ${path}`)
-}
-
 export function selectQuestions(world: BenchWorld, split: string, limit: number | null, qaIds?: readonly string[], limitMode: LimitMode = 'first', seed = 0): Qa[] {
   let all = world.questions(split)
   if (all.length === 0) {
@@ -203,7 +169,8 @@ export async function runBench(outDir: string, given: BenchRunConfig, deps: RunD
   const gym = resolveGymOptions({ ...config.gym, protocol: config.protocol })
   const questions = selectQuestions(deps.world, config.split, config.limit, config.qaIds, config.limitMode ?? 'first', config.seed)
   makeRunDir(outDir)
-  const release = takeLock(outDir)
+  // One writer per run folder (infra/lock, as every command that writes a run): a second is a one-line error naming the first.
+  const lock = lockDir(outDir, 'bench run')
   try {
     const configPath = join(outDir, RUN_FILES.config)
     const trajPath = join(outDir, RUN_FILES.trajectories)
@@ -280,6 +247,6 @@ export async function runBench(outDir: string, given: BenchRunConfig, deps: RunD
     const lostErrors = records.filter((r) => r.status === 'infra_error').map((r) => r.error ?? 'unknown endpoint failure')
     return { outDir, summary, ran: pending.length, skipped, repairedTornLine: log.torn, lostErrors, ceiling }
   } finally {
-    release()
+    lock.release()
   }
 }

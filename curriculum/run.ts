@@ -7,6 +7,7 @@ import { join, resolve } from 'node:path'
 import { resolveGymOptions } from '../gym'
 import { recordedPath, sameRecordedPath } from '../infra/recorded-path'
 import { ConfigError } from '../infra/errors'
+import { lockDir } from '../infra/lock'
 import { ChatCodec } from '../infra/engine'
 import { chatTemplateOf, SIMPLE_QWEN_TEMPLATE } from '../infra/engine'
 import { Learner } from '../infra/engine'
@@ -106,6 +107,17 @@ export async function runTraining(o: TrainRunOptions): Promise<TrainResult> {
     train: cfg, origin,
   }
   mkdirSync(o.out, { recursive: true })
+  // One writer per run folder: a second `train` (or an experiment's run) on it is a one-line error naming the first.
+  const lock = lockDir(o.out, 'train')
+  try {
+    return await trainLocked(o, run, spec, gym, worlds)
+  } finally {
+    lock.release()
+  }
+}
+
+async function trainLocked(o: TrainRunOptions, run: RunConfig, spec: ReturnType<typeof capHops>, gym: ReturnType<typeof resolveGymOptions>, worlds: string[]): Promise<TrainResult> {
+  const cfg = o.config
   const cfgFile = join(o.out, 'config.json')
   const text = JSON.stringify(run, null, 2) + '\n'
   const existingRun = existsSync(cfgFile)

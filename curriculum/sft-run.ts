@@ -4,6 +4,7 @@
 // cross-entropy on a new adapter. Writes the held-out ids (heldout.json) so `bench run --qa-ids` can score that slice.
 import { join, resolve } from 'node:path'
 import { mkdirSync, writeFileSync } from 'node:fs'
+import { lockDir } from '../infra/lock'
 import { episodeBudgets, makeEnv, resolveGymOptions, scoreAnswer, TEXT_PROTOCOLS, type GymOptionsJson, type TextProtocolName } from '../gym'
 import { ConfigError } from '../infra/errors'
 import { recordedPath } from '../infra/recorded-path'
@@ -216,9 +217,14 @@ export async function runSft(o: SftRunOptions): Promise<{ episodes: number; solv
   if (pages !== 'all' && pages !== 'needed') throw new ConfigError('sft.oracle_pages', `--oracle-pages must be all or needed, got '${String(pages)}'`)
   if (answer !== 'open' && answer !== 'read') throw new ConfigError('sft.oracle_answer', `--oracle-answer must be open or read, got '${String(answer)}'`)
   const worlds = typeof o.world === 'string' ? [o.world] : [...o.world]
-  const pool = await WorldPool.open(worlds)
-  const opened = pool.members.map((m) => openWorld(m.dir))
+  // One writer per run folder: a second `train sft` on it is a one-line error naming the first, before any work.
+  mkdirSync(o.out, { recursive: true })
+  const lock = lockDir(o.out, 'train sft')
+  let opening: WorldPool | undefined
+  const opened: ReturnType<typeof openWorld>[] = []
   try {
+    const pool = (opening = await WorldPool.open(worlds))
+    for (const m of pool.members) opened.push(openWorld(m.dir))
     const knowledgeOf = new Map(pool.members.map((m, i) => [m.name, worldOracleKnowledge(opened[i])]))
     // Each question's own world (env) and gold graph (oracle; the oracle reads the question's id inside its world).
     const gwOf = (qa: Qa) => pool.worldFor(qa)
@@ -233,7 +239,6 @@ export async function runSft(o: SftRunOptions): Promise<{ episodes: number; solv
     let qas = gw.listQa('train').filter((q) => trainable.has(q.id) && (!o.maxHops || q.hops <= o.maxHops))
     if (o.spread && !pool.single) qas = roundRobin(qas, (q) => pool.memberOf(q).name)
     if (o.questions > 0) qas = qas.slice(0, o.questions)
-    mkdirSync(o.out, { recursive: true })
     writeFileSync(join(o.out, 'heldout.json'), JSON.stringify(src.heldOut().map((q) => q.id)) + '\n')
     if (o.firstTurns !== undefined && !(Number.isInteger(o.firstTurns) && o.firstTurns >= 0)) throw new ConfigError('sft.first_turns', `--first-turns must be an integer ≥ 0, got ${o.firstTurns}`)
     const { learner, codec } = o.full
@@ -293,7 +298,8 @@ export async function runSft(o: SftRunOptions): Promise<{ episodes: number; solv
     writeFileSync(join(o.out, 'sft.json'), JSON.stringify(info, null, 2) + '\n')
     return { episodes: qas.length, solved, ...r, adapterDir: join(o.out, o.full ? 'model' : 'adapter') }
   } finally {
-    await pool.close()
+    lock.release()
+    await opening?.close()
     for (const w of opened) w.close()
   }
 }

@@ -7,6 +7,7 @@ import { join, resolve } from 'node:path'
 import type { Argv, Command } from '../../infra/cli-util'
 import { handler } from '../../infra/cli-util'
 import { ConfigError } from '../../infra/errors'
+import { lockDir } from '../../infra/lock'
 import { recordedPath } from '../../infra/recorded-path'
 import { copyTokenizerFiles, Learner, loadModel, loadTokenizer, saveModel } from '../../infra/engine'
 import { worldReadingTexts, worldTexts } from '../../world'
@@ -66,6 +67,10 @@ export const modelPretrainCommand: Command = {
       seed: a.seed, checkpointEvery: a['checkpoint-every'], evalEvery: a['eval-every'], evalWindows: a['eval-windows'],
     }
     validatePretrainOptions(opts)
+    mkdirSync(a.out, { recursive: true })
+    // One writer per run folder: a second `model pretrain --out` on it is a one-line error naming the first.
+    const lock = lockDir(a.out, 'model pretrain')
+    try {
     const log = (line: string) => process.stderr.write(line + '\n')
     const tok = loadTokenizer(a.model)
     const sep = tok.special.pad ?? tok.special.eos
@@ -88,5 +93,8 @@ export const modelPretrainCommand: Command = {
     writeFileSync(join(a.out, 'pretrain.json'), JSON.stringify({ model: rec(a.model), worlds: worlds.map(rec), evalWorld: evalWorld ? rec(evalWorld) : null, qaLines: a['qa-lines'], ...r, origin }, null, 2) + '\n')
     const idle = r.steps === 0 ? ' — NO optimizer step was made' : ''
     process.stdout.write(`model pretrain: ${dst}: ${r.steps} steps, ${r.tokens} tokens, train loss ${r.finalLoss.toFixed(4)}${r.heldOutLoss !== undefined ? `, held-out loss ${r.heldOutLoss.toFixed(4)}` : ''}, ${r.wallSeconds.toFixed(1)} s wall, ${r.cpuSeconds.toFixed(1)} CPU s${idle}\n`)
+    } finally {
+      lock.release()
+    }
   }),
 }

@@ -11,12 +11,13 @@
 // committed folder and redoes only unfinished units. Knows the order of phases and which make a unit, not how any
 // phase works inside.
 import { createHash } from 'node:crypto'
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { basename, join, resolve } from 'node:path'
 import { tokenizerSourceOf } from '../../agent'
 import { buildRecipeWorlds, checkHeldOutWorlds, CurriculumSource, curriculumPreset, runSft, runTraining, WorldPool } from '../../curriculum'
 import { initModel } from '../../infra/engine'
 import { ConfigError } from '../../infra/errors'
+import { lockDir } from '../../infra/lock'
 import { passPoint } from '../../infra/run-points'
 import { Rng } from '../../infra/rng'
 import { episodeBudgets, scoreAnswer } from '../../gym'
@@ -48,7 +49,33 @@ export interface ExperimentOptions {
   notice?: (line: string) => void
 }
 
-export async function runExperiment(s: ExperimentSpec, out: string, o: ExperimentOptions = {}): Promise<{ report: string; ran: number; skipped: number; restored: string[] }> {
+export interface ExperimentResult {
+  report: string
+  ran: number
+  skipped: number
+  restored: string[]
+}
+
+/** One writer per experiment folder (infra/lock): a second `experiment run` (or `train --preset`) on it is a one-line
+ *  error naming the first, before it reads or writes anything there. A folder this call created is removed again when
+ *  it is refused before any work (it holds nothing but the lock). */
+export async function runExperiment(s: ExperimentSpec, out: string, o: ExperimentOptions = {}): Promise<ExperimentResult> {
+  const dir = experimentPaths(out, s).out
+  const existed = existsSync(dir)
+  mkdirSync(dir, { recursive: true })
+  const lock = lockDir(dir, 'experiment run')
+  try {
+    return await runExperimentLocked(s, out, o)
+  } catch (e) {
+    lock.release()
+    if (!existed && readdirSync(dir).length === 0) rmSync(dir, { recursive: true, force: true })
+    throw e
+  } finally {
+    lock.release()
+  }
+}
+
+async function runExperimentLocked(s: ExperimentSpec, out: string, o: ExperimentOptions): Promise<ExperimentResult> {
   const log = o.log ?? (() => undefined)
   const p = experimentPaths(out, s)
   // The file is part of the experiment: another one in the same folder (or results folder) is refused before anything runs.
