@@ -208,7 +208,8 @@ export async function createGymServer(world: GymWorld, options: Partial<GymServe
   app.get('/health', async (c) => {
     if (!authorized(c)) return c.json({ status: 'up' })
     const h = await sessions.health()
-    const status = h.workers && h.workers.alive < h.workers.count ? 'degraded' : 'ok'
+    // Degraded while a worker is down or up but silent (each is named in workers.list: alive, responding, silentSince).
+    const status = h.workers && h.workers.responding < h.workers.count ? 'degraded' : 'ok'
     return c.json({ status, world: world.name, qa: qaList().length, ...h })
   })
 
