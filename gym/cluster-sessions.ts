@@ -121,7 +121,7 @@ export class ClusterEnvSessions implements EnvSessions {
       case 'close':
         return this.local.close(String(head.id))
       case 'health':
-        return JSON.stringify({ pid: process.pid, envs: this.local.registry.size, reaped: this.local.registry.reaped })
+        return JSON.stringify({ pid: process.pid, envs: this.local.registry.size, reaped: this.local.registry.reaped, orphansClosed: this.orphansClosed })
       case 'ping':
         return '{}'
       default:
@@ -209,13 +209,13 @@ export class ClusterEnvSessions implements EnvSessions {
           const ms = this.silentMs(i)
           return ms === undefined ? { responding: true, silentSince: null } : { responding: false, silentSince: new Date(Date.now() - ms).toISOString() }
         }
-        if (!p) return { index: i, pid: process.pid, alive: true, responding: true, silentSince: null, envs: this.local.registry.size, reaped: this.local.registry.reaped, restarts }
+        if (!p) return { index: i, pid: process.pid, alive: true, responding: true, silentSince: null, envs: this.local.registry.size, reaped: this.local.registry.reaped, orphansClosed: this.orphansClosed, restarts }
         if (p.dead) return { index: i, pid: this.pids[i], alive: false, responding: false, silentSince: null, envs: null, reaped: null, restarts }
         if (this.silentMs(i) !== undefined) return { index: i, pid: this.pids[i], alive: true, ...silent(), envs: null, reaped: null, restarts }
         try {
-          const h = JSON.parse(await p.call({ op: 'health' }, '', HEALTH_PEER_TIMEOUT_MS)) as { pid: number; envs: number; reaped: number }
+          const h = JSON.parse(await p.call({ op: 'health' }, '', HEALTH_PEER_TIMEOUT_MS)) as { pid: number; envs: number; reaped: number; orphansClosed?: number }
           this.pids[i] = h.pid
-          return { index: i, pid: h.pid, alive: true, responding: true, silentSince: null, envs: h.envs, reaped: h.reaped, restarts }
+          return { index: i, pid: h.pid, alive: true, responding: true, silentSince: null, envs: h.envs, reaped: h.reaped, orphansClosed: h.orphansClosed ?? 0, restarts }
         } catch (e) {
           // Slow (busy with a batch): alive, count unknown; silent past stallMs: not responding. Unreachable (not
           // listening yet, or gone before the primary said so): not alive.
@@ -228,7 +228,7 @@ export class ClusterEnvSessions implements EnvSessions {
       envs: list.reduce((s, w) => s + (w.envs ?? 0), 0),
       // Counts of workers that answered (a restarted worker's count starts again at 0).
       reaped: list.reduce((s, w) => s + (w.reaped ?? 0), 0),
-      orphansClosed: this.orphansClosed,
+      orphansClosed: list.reduce((s, w) => s + (w.orphansClosed ?? 0), 0),
       workers: { count: this.plan.count, alive: list.filter((w) => w.alive).length, responding: list.filter((w) => w.alive && w.responding).length, list },
     }
   }

@@ -33,6 +33,9 @@ export interface WorkerHealth {
   envs: number | null
   /** Envs this worker reaped by idle expiry since it started; null when it did not answer in time. */
   reaped: number | null
+  /** Envs this worker closed because a create forwarded to a peer was answered after its deadline (the client had
+   *  been given another env); absent when it did not answer. */
+  orphansClosed?: number
   /** Times this worker was restarted after it exited. */
   restarts: number
 }
