@@ -125,9 +125,11 @@ export const mcpCommandWith = (stages?: readonly Stage[]): Command => ({
     if (!a.http) {
       // stdout is the protocol's: every line of ours goes to stderr.
       log(`${world.name}, question ${qa.id} (${qa.type}, ${qa.hops} hops, ${qa.split}) on stdio`)
-      await serveMcpStdio(world, stdioOptions)
+      const failure = await serveMcpStdio(world, stdioOptions, (l) => log(l))
       await world.close()
-      process.exit(0)
+      // A transport closed by an error is a failed run: one line, exit 1 (the end of stdin is the normal end).
+      if (failure) log(`stopped: ${failure}`)
+      process.exit(failure ? 1 : 0)
     }
     const s = await startMcpHttp(world, { ...serveOptions, host: a.host, port, token, allowHosts, maxBodyBytes })
     log(`${world.name}, question ${qa.id} (${qa.type}, ${qa.hops} hops, ${qa.split}) on ${s.url}${token ? ' (bearer token required)' : ''}`)
