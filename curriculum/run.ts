@@ -18,6 +18,8 @@ import type { TokenSampler } from '../agent'
 import { openBackend } from '../agent'
 import type { TrainConfig } from '../agent'
 import { train, type TrainResult } from '../agent'
+import { CHECKED_WORLD_STAGES } from '../agent'
+import { checkWorldDir } from '../world'
 import { CurriculumSource } from './source'
 import { capHops, curriculumPreset } from './stages'
 import { WorldPool } from './world-pool'
@@ -99,6 +101,8 @@ export async function runTraining(o: TrainRunOptions): Promise<TrainResult> {
   // error, not a failed step); the loop gets them typed, its reward spec parsed.
   const gym = resolveGymOptions({ ...cfg.gym, protocol: cfg.protocol })
   const worlds = typeof o.world === 'string' ? [o.world] : [...o.world]
+  // Every world's rows against its hash before the run folder is touched (once per process and file state).
+  for (const w of worlds) checkWorldDir(w, CHECKED_WORLD_STAGES)
   const rec = (p: string) => recordedPath(o.out, p)
   const abs = worlds.map((w) => resolve(w))
   const origin: RunConfig['origin'] = { world: abs.length === 1 ? abs[0] : abs, model: resolve(o.model), adapter: o.adapter ? resolve(o.adapter) : null }

@@ -12,8 +12,8 @@ import { ORACLE_MAX_QUERIES_PER_PAGE, oraclePolicy } from '../agent'
 import { worldOracleKnowledge } from '../agent'
 import { runEpisode } from '../agent'
 import { answerTurnWeights, lastTurnStart, sequenceOfTrajectory, sftTrain, type SftSequence } from '../agent'
-import { DEFAULT_TRAIN_CONFIG } from '../agent'
-import { openWorld, type Qa } from '../world'
+import { CHECKED_WORLD_STAGES, DEFAULT_TRAIN_CONFIG } from '../agent'
+import { checkWorldDir, openWorld, type Qa } from '../world'
 import type { TokenSequence } from '../agent'
 import type { TrajectoryRecord } from '../agent'
 import { appendFileSync } from 'node:fs'
@@ -217,7 +217,9 @@ export async function runSft(o: SftRunOptions): Promise<{ episodes: number; solv
   if (pages !== 'all' && pages !== 'needed') throw new ConfigError('sft.oracle_pages', `--oracle-pages must be all or needed, got '${String(pages)}'`)
   if (answer !== 'open' && answer !== 'read') throw new ConfigError('sft.oracle_answer', `--oracle-answer must be open or read, got '${String(answer)}'`)
   const worlds = typeof o.world === 'string' ? [o.world] : [...o.world]
-  // One writer per run folder: a second `train sft` on it is a one-line error naming the first, before any work.
+  // Every world's rows against its hash (the evaluation worlds' too), then one writer per run folder: a second `train
+  // sft` on it is a one-line error naming the first, before any work.
+  for (const w of [...worlds, ...(o.evalWorlds ?? [])]) checkWorldDir(w, CHECKED_WORLD_STAGES)
   mkdirSync(o.out, { recursive: true })
   const lock = lockDir(o.out, 'train sft')
   let opening: WorldPool | undefined

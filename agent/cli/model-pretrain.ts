@@ -10,7 +10,8 @@ import { ConfigError } from '../../infra/errors'
 import { lockDir } from '../../infra/lock'
 import { recordedPath } from '../../infra/recorded-path'
 import { copyTokenizerFiles, Learner, loadModel, loadTokenizer, saveModel } from '../../infra/engine'
-import { worldReadingTexts, worldTexts } from '../../world'
+import { checkWorldDir, worldReadingTexts, worldTexts } from '../../world'
+import { CHECKED_WORLD_STAGES } from '../world-check-stage'
 import { openBackend, BACKEND_NAMES } from '../train/backend'
 import { pretrain, validatePretrainOptions } from '../train/pretrain'
 
@@ -61,6 +62,8 @@ export const modelPretrainCommand: Command = {
     const a = argv as unknown as PretrainArgs
     for (const w of [...a.world, ...(a['eval-world'] ? [a['eval-world']] : [])])
       if (!existsSync(join(w, 'world.db'))) throw new ConfigError('pretrain.world', `no world at ${w} (no world.db): build it with searchgym world build`)
+    // Their rows against their hashes (a page edited in place is refused, not trained on).
+    for (const w of [...a.world, ...(a['eval-world'] ? [a['eval-world']] : [])]) checkWorldDir(w, CHECKED_WORLD_STAGES)
     if (!existsSync(join(a.model, 'config.json'))) throw new ConfigError('pretrain.model', `no model at ${a.model} (no config.json): create one with searchgym model init`)
     const opts = {
       steps: a.steps, batch: a.batch, seqLen: a['seq-len'], lr: a.lr, warmup: a.warmup, weightDecay: a['weight-decay'], gradClip: a['grad-clip'],

@@ -152,9 +152,13 @@ function limitMode(m: string | undefined): LimitMode {
 }
 
 /** --qa-ids FILE: a JSON array of question ids (e.g. `train sft`'s heldout.json). */
+/** A --qa-ids file: a JSON array of question ids (train sft's heldout.json), or an experiment's evaluation list
+ *  (OUT/eval/SET.json: {set, worlds, split, ids}). */
 export function readQaIds(file: string): string[] {
-  const v = readJsonFile(file, '--qa-ids file')
-  if (!Array.isArray(v) || v.length === 0 || !v.every((x) => typeof x === 'string')) throw new BenchError('bench.args', `--qa-ids ${file} must hold a non-empty JSON array of question ids`)
+  const raw = readJsonFile(file, '--qa-ids file')
+  const v = raw !== null && typeof raw === 'object' && !Array.isArray(raw) && 'ids' in raw ? (raw as { ids: unknown }).ids : raw
+  if (!Array.isArray(v) || v.length === 0 || !v.every((x) => typeof x === 'string'))
+    throw new BenchError('bench.args', `--qa-ids ${file} must hold a non-empty JSON array of question ids (or an experiment's eval/SET.json, {"ids": [...]})`)
   return v as string[]
 }
 
