@@ -6,7 +6,7 @@ import { join, dirname, resolve } from 'node:path'
 import pMap from 'p-map'
 import { resolveGymOptions, type Env, type GymOptions, type Policy } from '../gym'
 import type { Qa } from '../world'
-import { recordedPath, sameRecordedPath } from '../infra/recorded-path'
+import { folderFingerprint, recordedPath, sameRecordedPath } from '../infra/recorded-path'
 import { canonicalJson } from '../infra/hash'
 import { BenchError } from '../infra/errors'
 import { lockDir } from '../infra/lock'
@@ -20,22 +20,24 @@ import type { AnswerScorer, BenchRunConfig, BenchWorld, TrajectoryRecord } from 
 import { passPoint } from '../infra/run-points'
 import { limitQuestions, type LimitMode } from './sample'
 import { ceilingWarning, measureCeiling, type CeilingRecord } from './ceiling'
+import { floorOver, measureFloor, type FloorRecord } from './floor-record'
 
-export const RUN_FILES = { config: 'config.json', trajectories: 'trajectories.jsonl', summary: 'summary.json', report: 'report.md', ceiling: 'oracle-ceiling.json' } as const
+export const RUN_FILES = { config: 'config.json', trajectories: 'trajectories.jsonl', summary: 'summary.json', report: 'report.md', ceiling: 'oracle-ceiling.json', floor: 'floor.json' } as const
 
 /** Config keys that may differ when a run is resumed (they change how, not what, is measured). */
-/** `world` (a path) may move; the world's identity is `worldId`. `origin` is where the run was started from. The engine's
- *  model and adapter paths are compared by what they name (sameRecordedPath), not as text. */
-const RESUMABLE_KEYS = new Set<keyof BenchRunConfig>(['concurrency', 'limit', 'timeoutMs', 'maxRetries', 'bootstrap', 'baseURL', 'apiKeyEnv', 'world', 'worlds', 'origin'])
+/** `world` (a path) may move; the world's identity is `worldId`. `origin` (older folders) was where the run was started
+ *  from; `identity` says what the engine's folders held. The engine's model and adapter paths are compared by what they
+ *  name (sameRecordedPath, or their identity), not as text. */
+const RESUMABLE_KEYS = new Set<keyof BenchRunConfig>(['concurrency', 'limit', 'timeoutMs', 'maxRetries', 'bootstrap', 'baseURL', 'apiKeyEnv', 'world', 'worlds', 'origin', 'identity'])
 
 /** The config as the run folder records it: world(s), and the engine policy's model and adapter folders, relative to
- *  the folder; the absolute paths given under origin. Idempotent (a recorded config is returned as it is). */
+ *  the folder — never an absolute path — with the engine folders' fingerprints under identity. */
 export function recordedConfig(outDir: string, c: BenchRunConfig): BenchRunConfig {
-  if (c.origin) return c
   const rec = (p: string) => recordedPath(outDir, p)
   const engine = c.policy === 'engine'
-  const origin = { world: c.world, ...(c.worlds ? { worlds: c.worlds } : {}), ...(engine ? { model: c.model, ...(c.adapter ? { adapter: c.adapter } : {}) } : {}) }
-  return { ...c, world: rec(c.world), ...(c.worlds ? { worlds: c.worlds.map(rec) } : {}), ...(engine ? { model: rec(c.model), ...(c.adapter ? { adapter: rec(c.adapter) } : {}) } : {}), origin }
+  const identity = engine ? { model: folderFingerprint(c.model), ...(c.adapter ? { adapter: folderFingerprint(c.adapter) } : {}) } : undefined
+  const { origin: _older, ...rest } = c
+  return { ...rest, world: rec(c.world), ...(c.worlds ? { worlds: c.worlds.map(rec) } : {}), ...(engine ? { model: rec(c.model), ...(c.adapter ? { adapter: rec(c.adapter) } : {}), identity } : {}) }
 }
 
 /** Bounds of the run's numbers (bench run's flags by their config names): checked before any question runs, so a
@@ -95,17 +97,20 @@ export interface RunResult {
   ceiling: CeilingRecord
 }
 
-function checkResumable(path: string, config: BenchRunConfig): void {
+function checkResumable(path: string, config: BenchRunConfig, given: BenchRunConfig): void {
   const old = JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>
   // A run written before --limit-mode existed took the first N.
   if (old.limit !== null && old.limit !== undefined && old.limitMode === undefined) old.limitMode = 'first'
   const now = config as unknown as Record<string, unknown>
   const keys = [...new Set([...Object.keys(old), ...Object.keys(now)])].sort()
-  // The engine's folders: the same when the recorded path (from where the folder is now) or its origin names the one
-  // given now; an older folder's absolute path is read as it is.
-  const dir = dirname(path), was = (old.origin ?? {}) as Record<string, string | undefined>, given: NonNullable<BenchRunConfig['origin']> = config.origin ?? { world: config.world }
+  // The engine's folders: the same when the recorded path (from where the folder is now) names the one given now, or
+  // its recorded fingerprint is the given folder's (moved away from it); an older folder's origin (absolute) is read.
+  const dir = dirname(path), was = (old.origin ?? {}) as Record<string, string | undefined>, held = (old.identity ?? {}) as Record<string, string | undefined>
   const samePath = (k: 'model' | 'adapter') =>
-    config.policy === 'engine' && typeof old[k] === 'string' && typeof given[k] === 'string' && sameRecordedPath(dir, old[k] as string, given[k]!, was[k])
+    config.policy === 'engine' &&
+    typeof old[k] === 'string' &&
+    typeof given[k] === 'string' &&
+    (sameRecordedPath(dir, old[k] as string, given[k]!, was[k]) || (Boolean(held[k]) && held[k] === config.identity?.[k]))
   const diff = keys.filter((k) => !RESUMABLE_KEYS.has(k as keyof BenchRunConfig) && canonicalJson(old[k] ?? null) !== canonicalJson(now[k] ?? null) && !((k === 'model' || k === 'adapter') && samePath(k)))
   if (diff.length > 0)
     throw new BenchError(
@@ -135,6 +140,12 @@ export function writeSummary(outDir: string, config: BenchRunConfig, records: Tr
   const summary: RunSummary = summarize(records, { resamples: config.bootstrap, seed: config.seed })
   const ceilingPath = join(outDir, RUN_FILES.ceiling)
   if (existsSync(ceilingPath)) summary.oracleCeiling = JSON.parse(readFileSync(ceilingPath, 'utf8')) as CeilingRecord
+  const floorPath = join(outDir, RUN_FILES.floor)
+  if (existsSync(floorPath)) {
+    const f = JSON.parse(readFileSync(floorPath, 'utf8')) as FloorRecord
+    const over = floorOver(f, records.map((r) => r.id))
+    if (over) summary.floor = { ...over, groups: f.groups, top: f.top }
+  }
   writeFileSync(join(outDir, RUN_FILES.summary), JSON.stringify(summary, null, 2) + '\n')
   writeReport(outDir, config, summary)
   return summary
@@ -174,7 +185,7 @@ export async function runBench(outDir: string, given: BenchRunConfig, deps: RunD
   try {
     const configPath = join(outDir, RUN_FILES.config)
     const trajPath = join(outDir, RUN_FILES.trajectories)
-    if (existsSync(configPath)) checkResumable(configPath, config)
+    if (existsSync(configPath)) checkResumable(configPath, config, given)
     else if (existsSync(trajPath)) throw new BenchError('bench.orphan_log', `${trajPath} exists without ${RUN_FILES.config}; choose a new --out`)
     writeFileSync(configPath, JSON.stringify(config, null, 2) + '\n')
 
@@ -192,6 +203,8 @@ export async function runBench(outDir: string, given: BenchRunConfig, deps: RunD
     // the start, in one line, not discovered in the scores.
     const ceiling = await measureCeiling(deps.world, questions, gym, deps.scorer)
     writeFileSync(join(outDir, RUN_FILES.ceiling), JSON.stringify(ceiling, null, 2) + '\n')
+    // The floor of the same questions (the best constant answer per relation), shown beside F1 and EM.
+    writeFileSync(join(outDir, RUN_FILES.floor), JSON.stringify(measureFloor(questions)) + '\n')
     const capped = ceilingWarning(ceiling)
     if (capped) (deps.warn ?? ((l: string) => process.stderr.write(`searchgym: warning: ${l}\n`)))(capped)
 

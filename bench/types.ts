@@ -60,9 +60,11 @@ export interface BenchRunConfig {
   /** `--bench NAME`: the canonical benchmark this run scores (its world's content hash checked against the pin) and
    *  the budgets pinned with it (also the run's `gym.budgets`). */
   benchmark?: { name: string; version: number; hash: string; budgets?: Budgets }
-  /** As config.json records it: world(s), and the engine's model and adapter, relative to the run folder; the absolute
-   *  paths the run was started with here (provenance; a copied folder keeps `worldId` and these). */
+  /** Older run folders only (read, never written): the absolute paths the run was started with. */
   origin?: { world: string; worlds?: string[]; model?: string; adapter?: string }
+  /** The engine policy's model and adapter folders by content (infra/recorded-path folderFingerprint): a folder moved
+   *  away from them still resumes. config.json records no absolute path (world and folders relative to the run). */
+  identity?: { model?: string; adapter?: string }
 }
 
 /** What a run needs from a world: the questions of a split and a fresh env per question. */

@@ -7,7 +7,7 @@ import { mkdirSync, writeFileSync } from 'node:fs'
 import { lockDir } from '../infra/lock'
 import { episodeBudgets, makeEnv, resolveGymOptions, scoreAnswer, TEXT_PROTOCOLS, type GymOptionsJson, type TextProtocolName } from '../gym'
 import { ConfigError } from '../infra/errors'
-import { recordedPath } from '../infra/recorded-path'
+import { folderFingerprint, recordedPath } from '../infra/recorded-path'
 import { ORACLE_MAX_QUERIES_PER_PAGE, oraclePolicy } from '../agent'
 import { worldOracleKnowledge } from '../agent'
 import { runEpisode } from '../agent'
@@ -219,7 +219,8 @@ export async function runSft(o: SftRunOptions): Promise<{ episodes: number; solv
   const worlds = typeof o.world === 'string' ? [o.world] : [...o.world]
   // Every world's rows against its hash (the evaluation worlds' too), then one writer per run folder: a second `train
   // sft` on it is a one-line error naming the first, before any work.
-  for (const w of [...worlds, ...(o.evalWorlds ?? [])]) checkWorldDir(w, CHECKED_WORLD_STAGES)
+  const hashes = worlds.map((w) => checkWorldDir(w, CHECKED_WORLD_STAGES).hash)
+  for (const w of o.evalWorlds ?? []) checkWorldDir(w, CHECKED_WORLD_STAGES)
   mkdirSync(o.out, { recursive: true })
   const lock = lockDir(o.out, 'train sft')
   let opening: WorldPool | undefined
@@ -292,11 +293,12 @@ export async function runSft(o: SftRunOptions): Promise<{ episodes: number; solv
     const r = await sftTrain(learner, seqs, { epochs: o.epochs, batchSize: o.batchSize, microBatch: 16, lr: o.lr, seed: o.seed, out: o.out, answerWeight, shortFirst: o.shortFirst, cpuBudgetS: o.cpuBudgetS, onSteps: onSteps?.hook, log: o.log })
     await onSteps?.close()
     if (o.full) copyTokenizerFiles(o.model, join(o.out, 'model'))
-    // Paths relative to OUT (a copied folder keeps its provenance); the absolute ones it ran with under origin.
+    // Paths relative to OUT (a copied folder keeps its provenance), never absolute; what they named by content under
+    // identity (each world's content hash, the model's and the start adapter's folder fingerprint).
     const rec = (p: string) => recordedPath(o.out, p)
     const absWorlds = worlds.map((x) => resolve(x))
-    const origin = { world: absWorlds.length === 1 ? absWorlds[0] : absWorlds, model: resolve(o.model), initAdapter: o.initAdapter ? resolve(o.initAdapter) : null }
-    const info = { world: absWorlds.length === 1 ? rec(absWorlds[0]) : absWorlds.map(rec), model: rec(origin.model), protocol, gym: o.gym ?? {}, maxHops: o.maxHops ?? 0, oraclePages: pages, oracleAnswer: answer, initAdapter: origin.initAdapter && rec(origin.initAdapter), firstTurns, answerOnly: o.answerOnly === true, answerWeight, turn: o.turn ?? null, full: o.full === true, spread: o.spread === true, mix: o.mix ?? null, shortFirst: o.shortFirst === true, cpuBudgetS: o.cpuBudgetS ?? null, questions: qas.length, solved, heldOut: held.size, heldOutFacts: src.heldOutInfo().heldFacts, heldOutExcluded: src.heldOutInfo().excluded, ...r, origin }
+    const identity = { world: hashes.length === 1 ? hashes[0] : hashes, model: folderFingerprint(o.model), initAdapter: o.initAdapter ? folderFingerprint(o.initAdapter) : null }
+    const info = { world: absWorlds.length === 1 ? rec(absWorlds[0]) : absWorlds.map(rec), model: rec(o.model), protocol, gym: o.gym ?? {}, maxHops: o.maxHops ?? 0, oraclePages: pages, oracleAnswer: answer, initAdapter: o.initAdapter ? rec(o.initAdapter) : null, firstTurns, answerOnly: o.answerOnly === true, answerWeight, turn: o.turn ?? null, full: o.full === true, spread: o.spread === true, mix: o.mix ?? null, shortFirst: o.shortFirst === true, cpuBudgetS: o.cpuBudgetS ?? null, questions: qas.length, solved, heldOut: held.size, heldOutFacts: src.heldOutInfo().heldFacts, heldOutExcluded: src.heldOutInfo().excluded, ...r, identity }
     writeFileSync(join(o.out, 'sft.json'), JSON.stringify(info, null, 2) + '\n')
     return { episodes: qas.length, solved, ...r, adapterDir: join(o.out, o.full ? 'model' : 'adapter') }
   } finally {

@@ -9,6 +9,7 @@ import { basename, dirname, resolve } from 'node:path'
 import type { TrajectoryRecord } from '../agent'
 import { HttpError } from '../infra/http/errors'
 import { ViewError } from './errors'
+import { shownPath } from './shown-path'
 import { JsonlIndex, type FlaggedLine } from './jsonl-index'
 import type { Indexed, MetricBatch } from './records'
 import type { CurveSeries, ListPage, RunCurves, RunInfo, TrajectoryPage, TrajectorySummary } from './types'
@@ -210,7 +211,7 @@ export class RunFolder {
     const config = this.config.get()
     return {
       name: this.name,
-      dir: this.dir,
+      dir: shownPath(this.dir),
       kind: this.kind,
       experiment: this.experimentName ?? experimentOf(this.name, this.dir),
       trajectories: this.byId.size,

@@ -8,7 +8,7 @@ import type { Argv, Command } from '../../infra/cli-util'
 import { handler } from '../../infra/cli-util'
 import { ConfigError } from '../../infra/errors'
 import { lockDir } from '../../infra/lock'
-import { recordedPath } from '../../infra/recorded-path'
+import { folderFingerprint, recordedPath } from '../../infra/recorded-path'
 import { copyTokenizerFiles, Learner, loadModel, loadTokenizer, saveModel } from '../../infra/engine'
 import { checkWorldDir, worldReadingTexts, worldTexts } from '../../world'
 import { CHECKED_WORLD_STAGES } from '../world-check-stage'
@@ -63,7 +63,8 @@ export const modelPretrainCommand: Command = {
     for (const w of [...a.world, ...(a['eval-world'] ? [a['eval-world']] : [])])
       if (!existsSync(join(w, 'world.db'))) throw new ConfigError('pretrain.world', `no world at ${w} (no world.db): build it with searchgym world build`)
     // Their rows against their hashes (a page edited in place is refused, not trained on).
-    for (const w of [...a.world, ...(a['eval-world'] ? [a['eval-world']] : [])]) checkWorldDir(w, CHECKED_WORLD_STAGES)
+    const worldHashes = a.world.map((w) => checkWorldDir(w, CHECKED_WORLD_STAGES).hash)
+    const evalHash = a['eval-world'] ? checkWorldDir(a['eval-world'], CHECKED_WORLD_STAGES).hash : null
     if (!existsSync(join(a.model, 'config.json'))) throw new ConfigError('pretrain.model', `no model at ${a.model} (no config.json): create one with searchgym model init`)
     const opts = {
       steps: a.steps, batch: a.batch, seqLen: a['seq-len'], lr: a.lr, warmup: a.warmup, weightDecay: a['weight-decay'], gradClip: a['grad-clip'],
@@ -80,6 +81,7 @@ export const modelPretrainCommand: Command = {
     const encode = (dirs: readonly string[], qa = false) => dirs.flatMap((d) => [...(qa ? worldReadingTexts(d) : worldTexts(d))].map((t) => tok.encode(t)))
     const docs = encode(a.world, a['qa-lines'])
     const heldOut = a['eval-world'] ? encode([a['eval-world']]) : []
+    const modelPrint = folderFingerprint(a.model)
     const learner = new Learner(loadModel(a.model, openBackend(a.backend)), { trainable: 'full', maxTokensPerPass: Math.max(4096, a.batch * a['seq-len']) })
     const r = pretrain(learner, docs, heldOut, { ...opts, separator: sep, out: a.out, log })
     // The model folder is written beside and renamed into place: a half-written one is never reported.
@@ -90,10 +92,11 @@ export const modelPretrainCommand: Command = {
     rmSync(dst, { recursive: true, force: true })
     renameSync(tmp, dst)
     mkdirSync(a.out, { recursive: true })
-    // Paths relative to the run folder (a copied folder keeps its provenance); the absolute ones under origin.
+    // Paths relative to the run folder (a copied folder keeps its provenance), never absolute; what they named by
+    // content under identity (the model folder's fingerprint, each world's content hash).
     const worlds = a.world, evalWorld = a['eval-world'], rec = (p: string) => recordedPath(a.out, p)
-    const origin = { model: resolve(a.model), worlds: worlds.map((w) => resolve(w)), evalWorld: evalWorld ? resolve(evalWorld) : null }
-    writeFileSync(join(a.out, 'pretrain.json'), JSON.stringify({ model: rec(a.model), worlds: worlds.map(rec), evalWorld: evalWorld ? rec(evalWorld) : null, qaLines: a['qa-lines'], ...r, origin }, null, 2) + '\n')
+    const identity = { model: modelPrint, worlds: worldHashes, evalWorld: evalHash }
+    writeFileSync(join(a.out, 'pretrain.json'), JSON.stringify({ model: rec(a.model), worlds: worlds.map(rec), evalWorld: evalWorld ? rec(evalWorld) : null, qaLines: a['qa-lines'], ...r, identity }, null, 2) + '\n')
     const idle = r.steps === 0 ? ' — NO optimizer step was made' : ''
     process.stdout.write(`model pretrain: ${dst}: ${r.steps} steps, ${r.tokens} tokens, train loss ${r.finalLoss.toFixed(4)}${r.heldOutLoss !== undefined ? `, held-out loss ${r.heldOutLoss.toFixed(4)}` : ''}, ${r.wallSeconds.toFixed(1)} s wall, ${r.cpuSeconds.toFixed(1)} CPU s${idle}\n`)
     } finally {

@@ -230,7 +230,7 @@ export async function runFromArgs(a: RunArgs, tuning: ClientTuning = {}): Promis
       ...(config.benchmark ? [`benchmark ${config.benchmark.name} (version ${config.benchmark.version}), world hash ${config.benchmark.hash}${config.limit !== null ? ` — a sample of ${s.questions} (--limit), not the whole benchmark` : ''}`] : []),
       `bench run ${config.policy}${config.model ? ` (${config.model})` : ''} on ${s.questions} questions → ${res.outDir}`,
       `  ran ${res.ran}, resumed ${res.skipped}${res.repairedTornLine ? ' (cut a torn last line)' : ''}`,
-      `  F1 ${ci(s.overall.f1)}  EM ${ci(s.overall.em)}${s.overall.judge ? `  judge ${ci(s.overall.judge)}` : ''}`,
+      `  F1 ${ci(s.overall.f1)}  EM ${ci(s.overall.em)}${s.overall.judge ? `  judge ${ci(s.overall.judge)}` : ''}${s.floor ? `  floor F1 ${(100 * s.floor.f1).toFixed(1)} EM ${(100 * s.floor.em).toFixed(1)} (a constant answer per relation)` : ''}`,
       `  tools/question ${s.tools.toolCallsPerQuestion.toFixed(2)}, format valid ${(100 * s.tools.formatValidRate).toFixed(1)}%, endpoint retries ${s.endpoint.retries}, lost ${s.endpoint.failedQuestions}`,
       `  ${ceilingLine(res.ceiling)}`,
     ]

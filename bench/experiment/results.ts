@@ -25,7 +25,7 @@ export interface ResultUnit {
 const KEPT_RECORD_FIELDS = ['v', 'id', 'type', 'hops', 'question', 'golds', 'status', 'prediction', 'stopReason', 'formatValid', 'f1', 'em', 'counts', 'tokens', 'error', 'judge']
 /** Files of a run or bench folder that are durable (small); everything else (checkpoints, transcripts, charts, the
  *  bench's report.md) is regenerable or a view of these. */
-const KEPT_FILES = new Set(['metrics.jsonl', 'timing.jsonl', 'config.json', 'trajectories.jsonl', 'summary.json', 'start.json', 'sft.json', 'heldout.json', 'adapter_model.safetensors', 'adapter_config.json'])
+const KEPT_FILES = new Set(['metrics.jsonl', 'timing.jsonl', 'config.json', 'trajectories.jsonl', 'summary.json', 'floor.json', 'start.json', 'sft.json', 'heldout.json', 'adapter_model.safetensors', 'adapter_config.json'])
 const KEPT_DIRS = /^(adapter|phase-\d+)$/
 /** The report's files, copied beside the units when the report phase is done. */
 export const REPORT_FILES = ['report.md', 'report.json', 'curves.svg', 'gains.svg']
@@ -158,9 +158,9 @@ function copyDurable(from: string, to: string, where: { out: string; worlds: str
 }
 
 /** A JSON file with every absolute path among its strings written portably (layout.portablePath); same layout. A run
- *  folder's own records keep their paths relative to that folder (`dir`, where the file is in OUT) with the absolute
- *  ones under `origin`: those keys are written from their origin, and an adapter's relative base_model_name_or_path
- *  from where it points, so every path in the results folder is read the same way (portablePath). */
+ *  folder's own records keep their paths relative to that folder (`dir`, where the file is in OUT): those (the
+ *  RECORDED_PATH_KEYS, and an adapter's base_model_name_or_path) are written from where they point, and an older
+ *  folder's keys from its absolute `origin`, so every path in the results folder is read the same way (portablePath). */
 export function portableJson(text: string, where: { out: string; worlds: string }, dir?: string): string {
   const at = (p: string) => portablePath(p, where.out, where.worlds)
   const walk = (v: unknown): unknown => {
@@ -173,6 +173,10 @@ export function portableJson(text: string, where: { out: string; worlds: string 
       Object.entries(o).map(([k, x]) => {
         if (origin && k !== 'origin' && k in origin && x !== null && origin[k] !== null) return [k, walk(origin[k])]
         if (k === 'base_model_name_or_path' && dir && typeof x === 'string' && !x.startsWith('/') && (x.startsWith('.') || x.includes('/'))) return [k, at(resolve(dir, x))]
+        if (RECORDED_PATH_KEYS.has(k) && dir) {
+          const rel = (y: unknown) => (typeof y === 'string' && (y === '.' || y.startsWith('./') || y.startsWith('../')) ? at(resolve(dir, y)) : walk(y))
+          return [k, Array.isArray(x) ? x.map(rel) : rel(x)]
+        }
         return [k, walk(x)]
       }),
     )
@@ -180,6 +184,10 @@ export function portableJson(text: string, where: { out: string; worlds: string 
   const compact = !text.includes('\n') || text.indexOf('\n') === text.length - 1
   return JSON.stringify(walk(JSON.parse(text)), null, compact ? undefined : /^\{\n( +)/.exec(text)?.[1].length ?? 2) + (text.endsWith('\n') ? '\n' : '')
 }
+
+/** Keys whose values a run folder records relative to itself (infra/recorded-path): train config.json, sft.json,
+ *  pretrain.json, a bench's config.json. */
+const RECORDED_PATH_KEYS = new Set(['world', 'worlds', 'model', 'adapter', 'initAdapter', 'evalWorld'])
 
 /** A bench log without transcripts and clocks: one line per record, the kept fields in their order. */
 export function compactTrajectories(text: string): string {

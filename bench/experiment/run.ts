@@ -79,8 +79,10 @@ async function runExperimentLocked(s: ExperimentSpec, out: string, o: Experiment
   const log = o.log ?? (() => undefined)
   const p = experimentPaths(out, s)
   // The file is part of the experiment: another one in the same folder (or results folder) is refused before anything runs.
-  const text = JSON.stringify(s, null, 2) + '\n'
-  const lengthenFrom = existsSync(p.spec) ? storedSteps(readFileSync(p.spec, 'utf8'), s, text, p.out) : null
+  // It is recorded with its paths written portably (layout.portablePath: never a machine's absolute path).
+  const recorded = recordedSpec(s, p)
+  const text = JSON.stringify(recorded, null, 2) + '\n'
+  const lengthenFrom = existsSync(p.spec) ? storedSteps(readFileSync(p.spec, 'utf8'), recorded, text, p.out) : null
   const results = o.results !== undefined ? new ExperimentResults(o.results, s, p.out) : null
   // A model-folder start is checked (sha256 against its SHA256SUMS, and against the results' start) before any work.
   const startRecord = s.start.model ? checkStart(s.start.model, p.out, p.worlds) : null
@@ -288,6 +290,14 @@ function eta(rest: Phase[], done: Set<string>, spent: Record<Phase['kind'], numb
   const todo = rest.filter((ph) => !done.has(ph.name) && (ph.kind === 'train' || ph.kind === 'bench'))
   if (todo.some((ph) => spent[ph.kind].length === 0)) return ''
   return ` (ETA ${todo.reduce((a, ph) => a + mean(spent[ph.kind]), 0).toFixed(0)} s)`
+}
+
+/** The spec as OUT/experiment.json records it: the start's model and adapter and the world cache written portably
+ *  (relative to OUT inside it, 'worlds/…' in the cache, relative to the checkout's root inside one, else the last
+ *  name), so the folder names no path of this machine and a moved or copied folder resumes. */
+export function recordedSpec(s: ExperimentSpec, p: ReturnType<typeof experimentPaths>): ExperimentSpec {
+  const at = (x: string) => (x ? portablePath(x, p.out, p.worlds) : '')
+  return { ...s, worlds: { ...s.worlds, cache: at(s.worlds.cache) }, start: { ...s.start, model: at(s.start.model), adapter: at(s.start.adapter) } }
 }
 
 /** The stored experiment.json against this one: null when the same; the stored train.steps when the only change is a
