@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import type { AccuracyBlock, RunSummary } from './metrics'
 import type { Estimate } from './stats'
 import { barChart } from './svg'
-import { ceilingLine, isMeasured } from './ceiling'
+import { budgetCaps, ceilingLine, isMeasured } from './ceiling'
 import type { BenchRunConfig } from './types'
 
 const upper = (line: string) => line.charAt(0).toUpperCase() + line.slice(1)
@@ -100,7 +100,7 @@ export function renderReport(config: BenchRunConfig, s: RunSummary): { markdown:
     lines.push('')
   }
   // The oracle's ceiling under this run's budgets: what the budget leaves solvable, said before any score.
-  const capped = isMeasured(s.oracleCeiling) && s.oracleCeiling.solved < s.oracleCeiling.questions
+  const capped = budgetCaps(s.oracleCeiling)
   lines.push(`${capped ? '> **Budget warning:** ' : ''}${upper(ceilingLine(s.oracleCeiling))}.`)
   lines.push('')
   const warn: string[] = []

@@ -2,7 +2,7 @@
 // signature it borrows from the gym, and the world a run draws questions and envs from.
 import { CHAT_PROTOCOLS, type Budgets, type ChatProtocolName, type Env, type GymOptions, type GymOptionsJson, type Policy, type ProtocolName } from '../gym'
 import type { Qa } from '../world'
-import type { PriceTable } from '../agent'
+import type { OracleKnowledge, PriceTable } from '../agent'
 import { BenchError } from '../infra/errors'
 
 export type { AnswerScorer, TurnRecord, EpisodeCounts, InfraCounts, JudgeVerdict, TrajectoryRecord } from '../agent'
@@ -79,5 +79,8 @@ export interface BenchWorld {
   home?(qa: Qa): { dir: string; qaId: string }
   /** The oracle for a question of this world, when the world can give one (it needs the gold graph). */
   oracle?(qa: Qa): Policy
+  /** The gold graph a question's oracle walks and the question as its own world names it (a pool's local id): for an
+   *  oracle with another plan or protocol (the ceiling's reader walk). Present when `oracle` is. */
+  oracleKnowledge?: { of(qa: Qa): OracleKnowledge; localQa(qa: Qa): Qa }
   close(): Promise<void>
 }
