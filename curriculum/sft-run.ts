@@ -109,13 +109,18 @@ export type SftKind = (typeof SFT_KINDS)[number]
 export type SftMix = Partial<Record<SftKind, number>>
 
 /** `demo=1,answer=2,read=4` → a mix; one-line errors for unknown kinds and weights that are not finite and ≥ 0. */
+/** The largest weight of one kind in --mix (a weight is relative to the others; 1000 is far past any useful ratio). */
+export const MAX_MIX_WEIGHT = 1000
+
 export function parseSftMix(text: string): SftMix {
   const mix: SftMix = {}
   for (const part of text.split(',').map((x) => x.trim()).filter(Boolean)) {
     const m = /^([a-z]+)(?:=([^=]+))?$/.exec(part)
     if (!m || !(SFT_KINDS as readonly string[]).includes(m[1])) throw new ConfigError('sft.mix', `--mix: '${part}' is not KIND or KIND=WEIGHT with KIND one of ${SFT_KINDS.join(', ')}`)
     const w = m[2] === undefined ? 1 : Number(m[2])
-    if (!(Number.isFinite(w) && w >= 0)) throw new ConfigError('sft.mix', `--mix: the weight of ${m[1]} must be a number ≥ 0, got '${m[2]}'`)
+    // Bounded: the weights multiply token losses that are summed (1e308 × 2 is Infinity: a run of NaN losses).
+    if (!(Number.isFinite(w) && w >= 0 && w <= MAX_MIX_WEIGHT)) throw new ConfigError('sft.mix', `--mix: the weight of ${m[1]} must be a number in [0, ${MAX_MIX_WEIGHT}], got '${m[2]}'`)
+    if (Object.prototype.hasOwnProperty.call(mix, m[1])) throw new ConfigError('sft.mix', `--mix names ${m[1]} twice; give each kind once`)
     mix[m[1] as SftKind] = w
   }
   if (!Object.values(mix).some((w) => w! > 0)) throw new ConfigError('sft.mix', `--mix gives no kind a weight > 0 (kinds: ${SFT_KINDS.join(', ')})`)

@@ -3,7 +3,7 @@
 // worlds, held-out loss on another world's pages, resumable; the result is an ordinary model folder (OUT/model:
 // config.json, model.safetensors, the input's tokenizer files). Thin; composes the world package's texts with the engine.
 import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs'
-import { join, resolve } from 'node:path'
+import { join, resolve, sep } from 'node:path'
 import type { Argv, Command } from '../../infra/cli-util'
 import { handler } from '../../infra/cli-util'
 import { ConfigError } from '../../infra/errors'
@@ -66,6 +66,11 @@ export const modelPretrainCommand: Command = {
     const worldHashes = a.world.map((w) => checkWorldDir(w, CHECKED_WORLD_STAGES).hash)
     const evalHash = a['eval-world'] ? checkWorldDir(a['eval-world'], CHECKED_WORLD_STAGES).hash : null
     if (!existsSync(join(a.model, 'config.json'))) throw new ConfigError('pretrain.model', `no model at ${a.model} (no config.json): create one with searchgym model init`)
+    // OUT/model is replaced at the end and OUT/checkpoint written along: neither may be the model read, nor hold it.
+    const out = resolve(a.out), model = resolve(a.model)
+    if (out === model || join(out, 'model') === model || model.startsWith(join(out, 'checkpoint')))
+      throw new ConfigError('pretrain.out', `--out ${a.out} would overwrite the model it reads (--model ${a.model}: OUT/model is replaced at the end); give another --out`)
+    if (out.startsWith(model + sep)) throw new ConfigError('pretrain.out', `--out ${a.out} is inside the model folder ${a.model}; give a folder of its own`)
     const opts = {
       steps: a.steps, batch: a.batch, seqLen: a['seq-len'], lr: a.lr, warmup: a.warmup, weightDecay: a['weight-decay'], gradClip: a['grad-clip'],
       seed: a.seed, checkpointEvery: a['checkpoint-every'], evalEvery: a['eval-every'], evalWindows: a['eval-windows'],

@@ -279,7 +279,8 @@ async function runExperimentLocked(s: ExperimentSpec, out: string, o: Experiment
     // A run point right after a phase is recorded (a kill here must resume).
     passPoint(`experiment-${ph.name}`)
   }
-  log(`experiment ${s.name}: done in ${((performance.now() - t0) / 1000).toFixed(0)} s (${ran} phases run, ${phases.length - ran} found done); report ${join(p.out, 'report.md')}${results ? ` (copied to ${results.shown()})` : ''}`)
+  // The counts and the report's path are `experiment run`'s result line (stdout): the log says only the time.
+  log(`experiment ${s.name}: done in ${((performance.now() - t0) / 1000).toFixed(0)} s${results ? ` (report copied to ${results.shown()})` : ''}`)
   return { report: join(p.out, 'report.md'), ran, skipped: phases.length - ran, restored }
 }
 
