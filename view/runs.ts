@@ -40,6 +40,13 @@ function readJson(path: string): Record<string, unknown> | null {
   }
 }
 
+/** The protocol a run folder's config.json says its policy wrote: a bench run's `protocol`, a train run's
+ *  `train.protocol`; null when it names none. */
+export function protocolOf(config: Record<string, unknown> | null): string | null {
+  const p = config?.protocol ?? (config?.train as Record<string, unknown> | undefined)?.protocol
+  return typeof p === 'string' ? p : null
+}
+
 /** A small JSON file (config.json, summary.json) read again only when its size or mtime changed. */
 class JsonFile {
   private stamp = ''
@@ -218,6 +225,7 @@ export class RunFolder {
       steps: this.metrics.steps.length,
       config,
       closedBook: config?.policy === 'closed-book',
+      protocol: protocolOf(config),
       indexing: { bytes: p.bytes, total: p.total, complete: p.complete && this.metrics.index.progress().complete },
       flagged: this.traj.flagged.length + this.metrics.index.flagged.length + this.timing.index.flagged.length,
     }
