@@ -2,7 +2,7 @@
 // model folder trained from its current values (a `model init` folder: from scratch) on the pages of one or more
 // worlds, held-out loss on another world's pages, resumable; the result is an ordinary model folder (OUT/model:
 // config.json, model.safetensors, the input's tokenizer files). Thin; composes the world package's texts with the engine.
-import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { join, resolve, sep } from 'node:path'
 import type { Argv, Command } from '../../infra/cli-util'
 import { handler } from '../../infra/cli-util'
@@ -76,6 +76,7 @@ export const modelPretrainCommand: Command = {
       seed: a.seed, checkpointEvery: a['checkpoint-every'], evalEvery: a['eval-every'], evalWindows: a['eval-windows'],
     }
     validatePretrainOptions(opts)
+    const existed = existsSync(a.out)
     mkdirSync(a.out, { recursive: true })
     // One writer per run folder: a second `model pretrain --out` on it is a one-line error naming the first.
     const lock = lockDir(a.out, 'model pretrain')
@@ -104,6 +105,11 @@ export const modelPretrainCommand: Command = {
     writeFileSync(join(a.out, 'pretrain.json'), JSON.stringify({ model: rec(a.model), worlds: worlds.map(rec), evalWorld: evalWorld ? rec(evalWorld) : null, qaLines: a['qa-lines'], ...r, identity }, null, 2) + '\n')
     const idle = r.steps === 0 ? ' — NO optimizer step was made' : ''
     process.stdout.write(`model pretrain: ${dst}: ${r.steps} steps, ${r.tokens} tokens, train loss ${r.finalLoss.toFixed(4)}${r.heldOutLoss !== undefined ? `, held-out loss ${r.heldOutLoss.toFixed(4)}` : ''}, ${r.wallSeconds.toFixed(1)} s wall, ${r.cpuSeconds.toFixed(1)} CPU s${idle}\n`)
+    } catch (e) {
+      // Refused before any work (a bound pretrain() checks): no run folder is left behind.
+      lock.release()
+      if (!existed && readdirSync(a.out).length === 0) rmSync(a.out, { recursive: true, force: true })
+      throw e
     } finally {
       lock.release()
     }
