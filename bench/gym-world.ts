@@ -21,7 +21,10 @@ export function gymBenchWorld(dir: string, id: string, gw: GymWorld, oracle?: Or
       onClose?.()
     },
   }
-  if (oracle) w.oracle = (qa) => oraclePolicy(qa, oracle)
+  if (oracle) {
+    w.oracle = (qa) => oraclePolicy(qa, oracle)
+    w.oracleKnowledge = { of: () => oracle, localQa: (qa) => qa }
+  }
   return w
 }
 
@@ -70,6 +73,7 @@ export async function openBenchWorlds(dirs: readonly string[]): Promise<BenchWor
     makeEnv: async (qa, gym) => makeResolvedEnv(pool.worldFor(qa), qa, gym),
     home: (qa) => ({ dir: pool.memberOf(qa).dir, qaId: pool.localId(qa) }),
     oracle: (qa) => oraclePolicy({ ...qa, id: pool.localId(qa) }, knowledge.get(pool.memberOf(qa).name)!),
+    oracleKnowledge: { of: (qa) => knowledge.get(pool.memberOf(qa).name)!, localQa: (qa) => ({ ...qa, id: pool.localId(qa) }) },
     close: async () => {
       await pool.close()
       for (const w of opened) w.close()

@@ -56,6 +56,8 @@ interface ToolReply {
   content?: { type: string; text?: string }[]
   structuredContent?: StepContent
   isError?: boolean
+  /** The step's gold signals while the episode runs (gym/mcp-server keeps them out of structuredContent). */
+  _meta?: { 'searchgym/signals'?: Record<string, number> }
 }
 
 const textOf = (r: ToolReply) => (r.content ?? []).map((c) => c.text ?? '').join('\n')
@@ -187,7 +189,8 @@ class McpClientEnv implements ClosableEnv {
       const r = await this.call(call.name, args)
       const s = r.structuredContent!
       reward += s.reward
-      for (const [k, v] of Object.entries(s.metrics)) metrics[k] = k === 'turn' ? v : (metrics[k] ?? 0) + v
+      // The harness's own record: the step's metrics with its gold signals (sent beside them while the episode runs).
+      for (const [k, v] of Object.entries({ ...(r._meta?.['searchgym/signals'] ?? {}), ...s.metrics })) metrics[k] = k === 'turn' ? v : (metrics[k] ?? 0) + v
       Object.assign(logs, s.logs)
       // The server ended the episode (a budget): its final step, with the counts of this turn's earlier calls.
       if (s.terminated || s.truncated) return this.finalStep(r, { reward: reward - s.reward, metrics })

@@ -69,6 +69,8 @@ export interface RunSummary {
   bootstrap: { resamples: number; seed: number; level: number }
   /** The oracle's ceiling under the run's budgets (bench/ceiling; written by the run, absent in runs made before). */
   oracleCeiling?: CeilingRecord
+  /** The floor of the scored questions (bench/floor-record: the best constant answer per relation), from floor.json. */
+  floor?: { n: number; f1: number; em: number; groups: number; top: { relation: string; n: number; answer: string; f1: number; em: number }[] }
 }
 
 export interface SummaryOptions {

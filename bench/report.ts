@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import type { AccuracyBlock, RunSummary } from './metrics'
 import type { Estimate } from './stats'
 import { barChart } from './svg'
-import { ceilingLine, isMeasured } from './ceiling'
+import { budgetCaps, ceilingLine, isMeasured } from './ceiling'
 import type { BenchRunConfig } from './types'
 
 const upper = (line: string) => line.charAt(0).toUpperCase() + line.slice(1)
@@ -100,7 +100,7 @@ export function renderReport(config: BenchRunConfig, s: RunSummary): { markdown:
     lines.push('')
   }
   // The oracle's ceiling under this run's budgets: what the budget leaves solvable, said before any score.
-  const capped = isMeasured(s.oracleCeiling) && s.oracleCeiling.solved < s.oracleCeiling.questions
+  const capped = budgetCaps(s.oracleCeiling)
   lines.push(`${capped ? '> **Budget warning:** ' : ''}${upper(ceilingLine(s.oracleCeiling))}.`)
   lines.push('')
   const warn: string[] = []
@@ -116,8 +116,17 @@ export function renderReport(config: BenchRunConfig, s: RunSummary): { markdown:
   const overallRows = [['all', String(s.overall.n), ci(s.overall.f1), ci(s.overall.em), ...(judge ? [ci(s.overall.judge)] : [])]]
   if (s.completedOnly.n !== s.overall.n)
     overallRows.push(['completed only', String(s.completedOnly.n), ci(s.completedOnly.f1), ci(s.completedOnly.em), ...(judge ? [ci(s.completedOnly.judge)] : [])])
+  // The floor beside F1 and EM: what the best constant answer per relation scores on the same questions.
+  if (s.floor) overallRows.push(['floor: a constant answer per relation', String(s.floor.n), pct(s.floor.f1), pct(s.floor.em), ...(judge ? ['–'] : [])])
   lines.push(table(accHeader, overallRows))
   lines.push('')
+  if (s.floor) {
+    const top = s.floor.top[0]
+    lines.push(
+      `The floor is the F1 and EM of the best constant answer per relation on these questions (${s.floor.groups} relation groups; the largest, ${top ? `${top.n} questions, is answered "${top.answer}" for F1 ${pct(top.f1)}` : 'none'}): a policy that never reads reaches it, so a score is read against it, not against 0.`,
+    )
+    lines.push('')
+  }
   lines.push('### By type')
   lines.push('')
   lines.push(table(accHeader.map((h, i) => (i === 0 ? 'type' : h)), accRows(s.byType, judge)))

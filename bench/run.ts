@@ -1,14 +1,15 @@
 // bench/run: a resumable benchmark run — config.json, an append-only fsync'd trajectories.jsonl (one line per finished
 // question), summary.json and report.md. A killed run continues where it stopped; no question is scored twice.
 // It drives any Policy over any BenchWorld; which policy and which world is the caller's business.
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, unlinkSync, writeFileSync, writeSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join, dirname, resolve } from 'node:path'
 import pMap from 'p-map'
 import { resolveGymOptions, type Env, type GymOptions, type Policy } from '../gym'
 import type { Qa } from '../world'
-import { recordedPath, sameRecordedPath } from '../infra/recorded-path'
+import { folderFingerprint, recordedPath, sameRecordedPath } from '../infra/recorded-path'
 import { canonicalJson } from '../infra/hash'
 import { BenchError } from '../infra/errors'
+import { lockDir } from '../infra/lock'
 import { progress } from '../infra/progress'
 import { runEpisode } from '../agent'
 import type { LlmJudge } from './judge'
@@ -19,22 +20,24 @@ import type { AnswerScorer, BenchRunConfig, BenchWorld, TrajectoryRecord } from 
 import { passPoint } from '../infra/run-points'
 import { limitQuestions, type LimitMode } from './sample'
 import { ceilingWarning, measureCeiling, type CeilingRecord } from './ceiling'
+import { floorOver, measureFloor, type FloorRecord } from './floor-record'
 
-export const RUN_FILES = { config: 'config.json', trajectories: 'trajectories.jsonl', summary: 'summary.json', report: 'report.md', ceiling: 'oracle-ceiling.json', lock: '.lock' } as const
+export const RUN_FILES = { config: 'config.json', trajectories: 'trajectories.jsonl', summary: 'summary.json', report: 'report.md', ceiling: 'oracle-ceiling.json', floor: 'floor.json' } as const
 
 /** Config keys that may differ when a run is resumed (they change how, not what, is measured). */
-/** `world` (a path) may move; the world's identity is `worldId`. `origin` is where the run was started from. The engine's
- *  model and adapter paths are compared by what they name (sameRecordedPath), not as text. */
-const RESUMABLE_KEYS = new Set<keyof BenchRunConfig>(['concurrency', 'limit', 'timeoutMs', 'maxRetries', 'bootstrap', 'baseURL', 'apiKeyEnv', 'world', 'worlds', 'origin'])
+/** `world` (a path) may move; the world's identity is `worldId`. `origin` (older folders) was where the run was started
+ *  from; `identity` says what the engine's folders held. The engine's model and adapter paths are compared by what they
+ *  name (sameRecordedPath, or their identity), not as text. */
+const RESUMABLE_KEYS = new Set<keyof BenchRunConfig>(['concurrency', 'limit', 'timeoutMs', 'maxRetries', 'bootstrap', 'baseURL', 'apiKeyEnv', 'world', 'worlds', 'origin', 'identity'])
 
 /** The config as the run folder records it: world(s), and the engine policy's model and adapter folders, relative to
- *  the folder; the absolute paths given under origin. Idempotent (a recorded config is returned as it is). */
+ *  the folder — never an absolute path — with the engine folders' fingerprints under identity. */
 export function recordedConfig(outDir: string, c: BenchRunConfig): BenchRunConfig {
-  if (c.origin) return c
   const rec = (p: string) => recordedPath(outDir, p)
   const engine = c.policy === 'engine'
-  const origin = { world: c.world, ...(c.worlds ? { worlds: c.worlds } : {}), ...(engine ? { model: c.model, ...(c.adapter ? { adapter: c.adapter } : {}) } : {}) }
-  return { ...c, world: rec(c.world), ...(c.worlds ? { worlds: c.worlds.map(rec) } : {}), ...(engine ? { model: rec(c.model), ...(c.adapter ? { adapter: rec(c.adapter) } : {}) } : {}), origin }
+  const identity = engine ? { model: folderFingerprint(c.model), ...(c.adapter ? { adapter: folderFingerprint(c.adapter) } : {}) } : undefined
+  const { origin: _older, ...rest } = c
+  return { ...rest, world: rec(c.world), ...(c.worlds ? { worlds: c.worlds.map(rec) } : {}), ...(engine ? { model: rec(c.model), ...(c.adapter ? { adapter: rec(c.adapter) } : {}), identity } : {}) }
 }
 
 /** Bounds of the run's numbers (bench run's flags by their config names): checked before any question runs, so a
@@ -94,58 +97,26 @@ export interface RunResult {
   ceiling: CeilingRecord
 }
 
-function checkResumable(path: string, config: BenchRunConfig): void {
+function checkResumable(path: string, config: BenchRunConfig, given: BenchRunConfig): void {
   const old = JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>
   // A run written before --limit-mode existed took the first N.
   if (old.limit !== null && old.limit !== undefined && old.limitMode === undefined) old.limitMode = 'first'
   const now = config as unknown as Record<string, unknown>
   const keys = [...new Set([...Object.keys(old), ...Object.keys(now)])].sort()
-  // The engine's folders: the same when the recorded path (from where the folder is now) or its origin names the one
-  // given now; an older folder's absolute path is read as it is.
-  const dir = dirname(path), was = (old.origin ?? {}) as Record<string, string | undefined>, given: NonNullable<BenchRunConfig['origin']> = config.origin ?? { world: config.world }
+  // The engine's folders: the same when the recorded path (from where the folder is now) names the one given now, or
+  // its recorded fingerprint is the given folder's (moved away from it); an older folder's origin (absolute) is read.
+  const dir = dirname(path), was = (old.origin ?? {}) as Record<string, string | undefined>, held = (old.identity ?? {}) as Record<string, string | undefined>
   const samePath = (k: 'model' | 'adapter') =>
-    config.policy === 'engine' && typeof old[k] === 'string' && typeof given[k] === 'string' && sameRecordedPath(dir, old[k] as string, given[k]!, was[k])
+    config.policy === 'engine' &&
+    typeof old[k] === 'string' &&
+    typeof given[k] === 'string' &&
+    (sameRecordedPath(dir, old[k] as string, given[k]!, was[k]) || (Boolean(held[k]) && held[k] === config.identity?.[k]))
   const diff = keys.filter((k) => !RESUMABLE_KEYS.has(k as keyof BenchRunConfig) && canonicalJson(old[k] ?? null) !== canonicalJson(now[k] ?? null) && !((k === 'model' || k === 'adapter') && samePath(k)))
   if (diff.length > 0)
     throw new BenchError(
       'bench.config_mismatch',
       `${path} holds a run with a different ${diff.join(', ')}; resume with the same settings${diff.includes('limitMode') ? ` (--limit-mode ${String(old.limitMode ?? 'first')})` : ''} or choose a new --out`,
     )
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM'
-  }
-}
-
-/** One process per run directory; a lock left by a killed process is taken over. */
-function takeLock(outDir: string): () => void {
-  const path = join(outDir, RUN_FILES.lock)
-  for (let tries = 0; tries < 2; tries++) {
-    try {
-      const fd = openSync(path, 'wx')
-      writeSync(fd, String(process.pid))
-      closeSync(fd)
-      return () => {
-        try {
-          unlinkSync(path)
-        } catch {
-          /* already gone */
-        }
-      }
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e
-      const pid = Number(readFileSync(path, 'utf8').trim())
-      if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && isAlive(pid))
-        throw new BenchError('bench.locked', `${outDir} is being written by process ${pid}; wait for it or choose another --out`)
-      unlinkSync(path)
-    }
-  }
-  throw new BenchError('bench.locked', `cannot take the lock ${path}`)
 }
 
 export function selectQuestions(world: BenchWorld, split: string, limit: number | null, qaIds?: readonly string[], limitMode: LimitMode = 'first', seed = 0): Qa[] {
@@ -169,6 +140,12 @@ export function writeSummary(outDir: string, config: BenchRunConfig, records: Tr
   const summary: RunSummary = summarize(records, { resamples: config.bootstrap, seed: config.seed })
   const ceilingPath = join(outDir, RUN_FILES.ceiling)
   if (existsSync(ceilingPath)) summary.oracleCeiling = JSON.parse(readFileSync(ceilingPath, 'utf8')) as CeilingRecord
+  const floorPath = join(outDir, RUN_FILES.floor)
+  if (existsSync(floorPath)) {
+    const f = JSON.parse(readFileSync(floorPath, 'utf8')) as FloorRecord
+    const over = floorOver(f, records.map((r) => r.id))
+    if (over) summary.floor = { ...over, groups: f.groups, top: f.top }
+  }
   writeFileSync(join(outDir, RUN_FILES.summary), JSON.stringify(summary, null, 2) + '\n')
   writeReport(outDir, config, summary)
   return summary
@@ -203,11 +180,12 @@ export async function runBench(outDir: string, given: BenchRunConfig, deps: RunD
   const gym = resolveGymOptions({ ...config.gym, protocol: config.protocol })
   const questions = selectQuestions(deps.world, config.split, config.limit, config.qaIds, config.limitMode ?? 'first', config.seed)
   makeRunDir(outDir)
-  const release = takeLock(outDir)
+  // One writer per run folder (infra/lock, as every command that writes a run): a second is a one-line error naming the first.
+  const lock = lockDir(outDir, 'bench run')
   try {
     const configPath = join(outDir, RUN_FILES.config)
     const trajPath = join(outDir, RUN_FILES.trajectories)
-    if (existsSync(configPath)) checkResumable(configPath, config)
+    if (existsSync(configPath)) checkResumable(configPath, config, given)
     else if (existsSync(trajPath)) throw new BenchError('bench.orphan_log', `${trajPath} exists without ${RUN_FILES.config}; choose a new --out`)
     writeFileSync(configPath, JSON.stringify(config, null, 2) + '\n')
 
@@ -225,6 +203,8 @@ export async function runBench(outDir: string, given: BenchRunConfig, deps: RunD
     // the start, in one line, not discovered in the scores.
     const ceiling = await measureCeiling(deps.world, questions, gym, deps.scorer)
     writeFileSync(join(outDir, RUN_FILES.ceiling), JSON.stringify(ceiling, null, 2) + '\n')
+    // The floor of the same questions (the best constant answer per relation), shown beside F1 and EM.
+    writeFileSync(join(outDir, RUN_FILES.floor), JSON.stringify(measureFloor(questions)) + '\n')
     const capped = ceilingWarning(ceiling)
     if (capped) (deps.warn ?? ((l: string) => process.stderr.write(`searchgym: warning: ${l}\n`)))(capped)
 
@@ -280,6 +260,6 @@ export async function runBench(outDir: string, given: BenchRunConfig, deps: RunD
     const lostErrors = records.filter((r) => r.status === 'infra_error').map((r) => r.error ?? 'unknown endpoint failure')
     return { outDir, summary, ran: pending.length, skipped, repairedTornLine: log.torn, lostErrors, ceiling }
   } finally {
-    release()
+    lock.release()
   }
 }

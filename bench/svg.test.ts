@@ -1,5 +1,5 @@
 // bench/svg.test: the tiny SVG charts — well-formed, deterministic, escaped, bars and whiskers where the data says.
-import { barChart, forestChart, lineChart, niceMax } from './svg'
+import { barChart, forestChart, lineChart, MAX_X_LABELS, niceMax, xLabelIndices } from './svg'
 
 it('nice axis maxima', () => {
   expect([niceMax(0.83), niceMax(1), niceMax(3.2), niceMax(0), niceMax(12)]).toEqual([1, 1, 5, 1, 20])
@@ -29,4 +29,18 @@ test('a chart of positive values starts its axis at 0', async () => {
   expect(svg).toMatch(/>0<\/text>/)
   expect(svg).toMatch(/>20<\/text>/)
   expect(svg).not.toMatch(/>-[0-9.]+<\/text>/)
+})
+
+// Issue 59, item 8b: a long x axis is labelled every k-th category, not every one (80 steps were one unreadable strip).
+test('xLabelIndices: at most MAX_X_LABELS labels, on round positions, the first and the last among them', () => {
+  expect(xLabelIndices(5)).toEqual([0, 1, 2, 3, 4])
+  expect(xLabelIndices(80).map((i) => i + 1)).toEqual([1, 10, 20, 30, 40, 50, 60, 70, 80])
+  for (const n of [13, 37, 80, 101, 600, 20_000]) {
+    const ix = xLabelIndices(n)
+    expect(ix.length).toBeLessThanOrEqual(MAX_X_LABELS)
+    expect(ix[0]).toBe(0)
+    expect(n - 1 - ix.at(-1)!).toBeLessThan(n / 10)
+  }
+  const svg = lineChart({ title: 't', categories: Array.from({ length: 80 }, (_, i) => String(i + 1)), series: [{ name: 'r', values: Array.from({ length: 80 }, (_, i) => i / 80) }] })
+  expect((svg.match(/text-anchor="middle">\d+<\/text>/g) ?? []).length).toBeLessThanOrEqual(MAX_X_LABELS)
 })

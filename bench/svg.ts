@@ -46,6 +46,25 @@ function fmtTick(v: number): string {
   return Math.abs(v) >= 10 ? v.toFixed(0) : Math.abs(v) >= 1 ? v.toFixed(1) : v.toFixed(2)
 }
 
+/** Most category labels drawn under an x axis: past it, every k-th (k 1, 2, 5 × 10^j) and the last, so 80 steps read
+ *  1, 10, 20, … 80 instead of one unreadable strip. */
+export const MAX_X_LABELS = 12
+
+/** Which category indices get a label (all when there are at most max). */
+export function xLabelIndices(n: number, max = MAX_X_LABELS): number[] {
+  if (n <= max) return Array.from({ length: n }, (_, i) => i)
+  let k = 1
+  for (const m of [1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000, 2000, 5000, 10000, 20000, 50000, 100000]) {
+    k = m
+    if (Math.ceil(n / m) + 1 <= max) break
+  }
+  // Labels at 1, k, 2k, … in 1-based positions (a step axis reads 1, 10, 20, …), and the last.
+  const out = new Set<number>([0])
+  for (let i = k - 1; i < n; i += k) out.add(i)
+  if (n - 1 - Math.max(...out) >= k / 2) out.add(n - 1)
+  return [...out].sort((a, b) => a - b)
+}
+
 /** Tick labels of one axis in one format: as many decimals as the step between ticks needs (0, 20, 40 — not 0.00, 20). */
 export function axisTicks(values: number[]): string[] {
   const step = values.length > 1 ? Math.abs(values[1] - values[0]) : Math.abs(values[0] ?? 1)
@@ -133,6 +152,7 @@ export function barChart(o: ChartOptions): string {
   const fr = frame(o, lo, hi)
   const nCat = Math.max(1, o.categories.length)
   const slot = (fr.right - fr.left) / nCat
+  const shown = new Set(xLabelIndices(o.categories.length))
   const nSer = Math.max(1, o.series.length)
   const barW = (slot * 0.8) / nSer
   for (let c = 0; c < o.categories.length; c++) {
@@ -155,7 +175,7 @@ export function barChart(o: ChartOptions): string {
         fr.parts.push(`<line x1="${f(cx - 3)}" y1="${f(fr.sy(u))}" x2="${f(cx + 3)}" y2="${f(fr.sy(u))}" stroke="#222"/>`)
       }
     }
-    fr.parts.push(`<text x="${f(fr.left + c * slot + slot / 2)}" y="${fr.bottom + 16}" text-anchor="middle">${escapeXml(o.categories[c])}</text>`)
+    if (shown.has(c)) fr.parts.push(`<text x="${f(fr.left + c * slot + slot / 2)}" y="${fr.bottom + 16}" text-anchor="middle">${escapeXml(o.categories[c])}</text>`)
   }
   legend(fr, o.series)
   fr.parts.push('</svg>')
@@ -185,7 +205,7 @@ export function lineChart(o: ChartOptions): string {
     }
     if (d) fr.parts.push(`<path d="${d.trim()}" fill="none" stroke="${color}" stroke-width="2"/>`)
   }
-  for (let i = 0; i < o.categories.length; i++) fr.parts.push(`<text x="${f(sx(i))}" y="${fr.bottom + 16}" text-anchor="middle">${escapeXml(o.categories[i])}</text>`)
+  for (const i of xLabelIndices(o.categories.length)) fr.parts.push(`<text x="${f(sx(i))}" y="${fr.bottom + 16}" text-anchor="middle">${escapeXml(o.categories[i])}</text>`)
   legend(fr, o.series)
   fr.parts.push('</svg>')
   return fr.parts.join('\n') + '\n'

@@ -2,7 +2,7 @@
 // signature it borrows from the gym, and the world a run draws questions and envs from.
 import { CHAT_PROTOCOLS, type Budgets, type ChatProtocolName, type Env, type GymOptions, type GymOptionsJson, type Policy, type ProtocolName } from '../gym'
 import type { Qa } from '../world'
-import type { PriceTable } from '../agent'
+import type { OracleKnowledge, PriceTable } from '../agent'
 import { BenchError } from '../infra/errors'
 
 export type { AnswerScorer, TurnRecord, EpisodeCounts, InfraCounts, JudgeVerdict, TrajectoryRecord } from '../agent'
@@ -60,9 +60,11 @@ export interface BenchRunConfig {
   /** `--bench NAME`: the canonical benchmark this run scores (its world's content hash checked against the pin) and
    *  the budgets pinned with it (also the run's `gym.budgets`). */
   benchmark?: { name: string; version: number; hash: string; budgets?: Budgets }
-  /** As config.json records it: world(s), and the engine's model and adapter, relative to the run folder; the absolute
-   *  paths the run was started with here (provenance; a copied folder keeps `worldId` and these). */
+  /** Older run folders only (read, never written): the absolute paths the run was started with. */
   origin?: { world: string; worlds?: string[]; model?: string; adapter?: string }
+  /** The engine policy's model and adapter folders by content (infra/recorded-path folderFingerprint): a folder moved
+   *  away from them still resumes. config.json records no absolute path (world and folders relative to the run). */
+  identity?: { model?: string; adapter?: string }
 }
 
 /** What a run needs from a world: the questions of a split and a fresh env per question. */
@@ -77,5 +79,8 @@ export interface BenchWorld {
   home?(qa: Qa): { dir: string; qaId: string }
   /** The oracle for a question of this world, when the world can give one (it needs the gold graph). */
   oracle?(qa: Qa): Policy
+  /** The gold graph a question's oracle walks and the question as its own world names it (a pool's local id): for an
+   *  oracle with another plan or protocol (the ceiling's reader walk). Present when `oracle` is. */
+  oracleKnowledge?: { of(qa: Qa): OracleKnowledge; localQa(qa: Qa): Qa }
   close(): Promise<void>
 }

@@ -4,7 +4,7 @@
 // config.json records them, relative to the run folder, resolved from where the folder is now, with each world's
 // content hash). Self-contained SVG (no bench/ import: bench sits above curriculum).
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { basename, join, resolve } from 'node:path'
 import { ConfigError } from '../infra/errors'
 import { resolveRecorded } from '../infra/recorded-path'
 import { openWorld } from '../world'
@@ -52,13 +52,18 @@ const CURVES: [string, string][] = [
 ]
 
 /** The world(s) and start a run folder's config.json names, each resolved from where the folder is now; a world found
- *  there is named by its content hash, one not found by the absolute path the run started from. */
+ *  there is named by its content hash, one not found by the content hash the run recorded (identity; a folder written
+ *  before identity: the absolute path it started from). No absolute path of this machine is written. */
 export function provenanceLines(run: string): string[] {
   const file = join(run, 'config.json')
   if (!existsSync(file)) return []
-  const c = JSON.parse(readFileSync(file, 'utf8')) as { world?: string | string[]; model?: string; adapter?: string | null; origin?: { world?: string | string[]; model?: string; adapter?: string | null } }
+  type Paths = { world?: string | string[]; model?: string; adapter?: string | null }
+  const c = JSON.parse(readFileSync(file, 'utf8')) as Paths & { origin?: Paths; identity?: Paths }
   const list = (v: string | string[] | null | undefined) => (v == null ? [] : typeof v === 'string' ? [v] : v)
   const origins = list(c.origin?.world)
+  const hashes = list(c.identity?.world)
+  const startedFrom = (what: string, id: string | null | undefined, origin: string | null | undefined, rec: string) =>
+    id ? `the run started from a ${what} with ${what === 'world' ? 'content hash' : 'folder fingerprint'} ${id}` : `the run started from ${origin ?? rec}`
   const world = (rec: string, i: number): string => {
     const at = resolveRecorded(run, rec)
     try {
@@ -69,12 +74,12 @@ export function provenanceLines(run: string): string[] {
         w.close()
       }
     } catch {
-      return `- World \`${rec}\`: not found from here (${at}); the run started from ${origins[i] ?? rec}`
+      return `- World \`${rec}\`: not found from here; ${startedFrom('world', hashes[i], origins[i], rec)}`
     }
   }
-  const start = (what: string, rec: string | null | undefined, origin: string | null | undefined) =>
-    rec ? [`- ${what} \`${rec}\`${existsSync(resolveRecorded(run, rec)) ? '' : ` (not found from here; the run started from ${origin ?? rec})`}`] : []
-  return ['## Provenance', '', ...list(c.world).map(world), ...start('Model', c.model, c.origin?.model), ...start('Start adapter', c.adapter, c.origin?.adapter), '', 'Paths are relative to this folder.', '']
+  const start = (what: string, rec: string | null | undefined, id: string | null | undefined, origin: string | null | undefined) =>
+    rec ? [`- ${what} \`${rec}\`${existsSync(resolveRecorded(run, rec)) ? '' : ` (not found from here; ${startedFrom(what === 'Model' ? 'model' : 'start adapter', id, origin, rec)})`}`] : []
+  return ['## Provenance', '', ...list(c.world).map(world), ...start('Model', c.model, c.identity?.model, c.origin?.model), ...start('Start adapter', c.adapter, c.identity?.adapter, c.origin?.adapter), '', 'Paths are relative to this folder.', '']
 }
 
 export function writeTrainReport(run: string): string {
@@ -82,7 +87,7 @@ export function writeTrainReport(run: string): string {
   if (rows.length === 0) throw new ConfigError('report.no_metrics', `${run} has no metrics.jsonl lines; is it a train run folder?`)
   const timing = readJsonl(join(run, 'timing.jsonl'))
   const optimizerSteps = rows.reduce((a, r) => a + Number(r.optimizerSteps ?? 0), 0)
-  const lines: string[] = [`# Training run ${run}`, '', `${rows.length} steps, ${optimizerSteps} optimizer steps; last stage ${rows.at(-1)!.stage}.`, '']
+  const lines: string[] = [`# Training run ${basename(resolve(run))}`, '', `${rows.length} steps, ${optimizerSteps} optimizer steps; last stage ${rows.at(-1)!.stage}.`, '']
   if (optimizerSteps === 0) lines.push(`**${NO_UPDATE_LINE}.**`, '')
   const switches = rows.filter((r) => r.curriculumSwitch).map((r) => `- ${r.curriculumSwitch}`)
   if (switches.length) lines.push('## Curriculum switches', '', ...switches, '')

@@ -5,8 +5,10 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { resolveGymOptions } from '../gym'
-import { recordedPath, sameRecordedPath } from '../infra/recorded-path'
+import { folderFingerprint, recordedPath, sameRecordedPath } from '../infra/recorded-path'
 import { ConfigError } from '../infra/errors'
+import { canonicalJson } from '../infra/hash'
+import { lockDir } from '../infra/lock'
 import { ChatCodec } from '../infra/engine'
 import { chatTemplateOf, SIMPLE_QWEN_TEMPLATE } from '../infra/engine'
 import { Learner } from '../infra/engine'
@@ -17,6 +19,8 @@ import type { TokenSampler } from '../agent'
 import { openBackend } from '../agent'
 import type { TrainConfig } from '../agent'
 import { train, type TrainResult } from '../agent'
+import { CHECKED_WORLD_STAGES } from '../agent'
+import { checkWorldDir } from '../world'
 import { CurriculumSource } from './source'
 import { capHops, curriculumPreset } from './stages'
 import { WorldPool } from './world-pool'
@@ -40,8 +44,9 @@ export interface TrainRunOptions {
   notice?: (line: string) => void
 }
 
-/** A train run's config.json. Paths are relative to the run folder (a copied folder keeps its provenance); `origin`
- *  keeps the absolute paths the run was started with. */
+/** A train run's config.json. Paths are relative to the run folder (a copied folder keeps its provenance) and no
+ *  absolute path is written; `identity` says what they named by content — each world's content hash, the model's and
+ *  the start adapter's folder fingerprint — so a folder moved away from its inputs still recognises them. */
 export interface RunConfig {
   /** One folder, or the pool's folders in order (a list only when there are several). */
   world: string | string[]
@@ -50,8 +55,11 @@ export interface RunConfig {
   curriculum: string
   backend: string
   train: TrainConfig
-  origin: { world: string | string[]; model: string; adapter: string | null }
+  identity: { world: string | string[]; model: string; adapter: string | null }
 }
+
+/** A config.json written before identity: the absolute paths the run was started with (read, never written). */
+type OlderRunConfig = RunConfig & { origin?: { world?: string | string[]; model?: string; adapter?: string | null } }
 
 /** Makes the rollout sampler of a run from its learner and chat codec (at the run's sampling temperature). */
 export type RolloutSamplerFactory = (learner: Learner, codec: ChatCodec, temperature: number) => TokenSampler
@@ -59,19 +67,25 @@ export type RolloutSamplerFactory = (learner: Learner, codec: ChatCodec, tempera
 const PATH_KEYS = ['world', 'model', 'adapter'] as const
 
 /** Whether the stored config is this run's (in all but train.steps when anySteps): every other field equal, and each
- *  recorded path naming the path given now, from where the folder is (copied with its world) or by its origin (moved
- *  away from it). An older folder's absolute paths are read as they are. */
-function sameRun(stored: RunConfig, run: RunConfig, out: string, anySteps: boolean): boolean {
+ *  recorded path naming the path given now — from where the folder is (copied with its inputs), or by content (its
+ *  identity: moved away from them), or, in a folder written before identity, by the absolute origin it recorded. */
+function sameRun(stored: OlderRunConfig, run: RunConfig, given: GivenPaths, out: string, anySteps: boolean): boolean {
   // fixtureReplies: a field older run folders carry (null unless a test played scripted replies); it names no setting.
-  const rest = (c: RunConfig, steps: number) => JSON.stringify({ ...c, world: 0, model: 0, adapter: 0, origin: 0, fixtureReplies: undefined, train: { ...c.train, steps } })
+  const rest = (c: OlderRunConfig, steps: number) => {
+    const { world: _w, model: _m, adapter: _a, origin: _o, identity: _i, fixtureReplies: _f, ...others } = c as OlderRunConfig & { fixtureReplies?: unknown }
+    return canonicalJson({ ...others, train: { ...c.train, steps } })
+  }
   if (!Number.isInteger(stored?.train?.steps)) return false
   if (rest(stored, anySteps ? 0 : stored.train.steps) !== rest(run, anySteps ? 0 : run.train.steps)) return false
   return PATH_KEYS.every((k) => {
     const list = (v: string | string[] | null | undefined) => (v == null ? [] : typeof v === 'string' ? [v] : v)
-    const rec = list(stored[k]), origin = list(stored.origin?.[k]), given = list(run.origin[k])
-    return rec.length === given.length && rec.every((r, i) => sameRecordedPath(out, r, given[i], origin[i]))
+    const rec = list(stored[k]), origin = list(stored.origin?.[k]), now = list(given[k]), was = list(stored.identity?.[k]), is = list(run.identity[k])
+    return rec.length === now.length && rec.every((r, i) => sameRecordedPath(out, r, now[i], origin[i]) || (was[i] !== undefined && was[i] !== '' && was[i] === is[i]))
   })
 }
+
+/** The absolute paths a run was given (compared with what a stored config names; never written). */
+type GivenPaths = { world: string | string[]; model: string; adapter: string | null }
 
 export function openLearner(modelDir: string, adapterDir: string | undefined, c: Pick<TrainConfig, 'lora' | 'seed'>, backend = 'ts') {
   const model = loadModel(modelDir, openBackend(backend))
@@ -83,9 +97,9 @@ export function openLearner(modelDir: string, adapterDir: string | undefined, c:
 }
 
 /** The stored config, or null when it is not JSON. */
-function parseStored(text: string): RunConfig | null {
+function parseStored(text: string): OlderRunConfig | null {
   try {
-    return JSON.parse(text) as RunConfig
+    return JSON.parse(text) as OlderRunConfig
   } catch {
     return null
   }
@@ -98,23 +112,37 @@ export async function runTraining(o: TrainRunOptions): Promise<TrainResult> {
   // error, not a failed step); the loop gets them typed, its reward spec parsed.
   const gym = resolveGymOptions({ ...cfg.gym, protocol: cfg.protocol })
   const worlds = typeof o.world === 'string' ? [o.world] : [...o.world]
+  // Every world's rows against its hash before the run folder is touched (once per process and file state).
+  const hashes = worlds.map((w) => checkWorldDir(w, CHECKED_WORLD_STAGES).hash)
   const rec = (p: string) => recordedPath(o.out, p)
   const abs = worlds.map((w) => resolve(w))
-  const origin: RunConfig['origin'] = { world: abs.length === 1 ? abs[0] : abs, model: resolve(o.model), adapter: o.adapter ? resolve(o.adapter) : null }
+  const given: GivenPaths = { world: abs.length === 1 ? abs[0] : abs, model: resolve(o.model), adapter: o.adapter ? resolve(o.adapter) : null }
+  const identity: RunConfig['identity'] = { world: hashes.length === 1 ? hashes[0] : hashes, model: folderFingerprint(given.model), adapter: given.adapter && folderFingerprint(given.adapter) }
   const run: RunConfig = {
-    world: abs.length === 1 ? rec(abs[0]) : abs.map(rec), model: rec(origin.model), adapter: origin.adapter && rec(origin.adapter), curriculum: o.curriculum, backend: o.backend ?? 'ts',
-    train: cfg, origin,
+    world: abs.length === 1 ? rec(abs[0]) : abs.map(rec), model: rec(given.model), adapter: given.adapter && rec(given.adapter), curriculum: o.curriculum, backend: o.backend ?? 'ts',
+    train: cfg, identity,
   }
   mkdirSync(o.out, { recursive: true })
+  // One writer per run folder: a second `train` (or an experiment's run) on it is a one-line error naming the first.
+  const lock = lockDir(o.out, 'train')
+  try {
+    return await trainLocked(o, run, given, spec, gym, worlds)
+  } finally {
+    lock.release()
+  }
+}
+
+async function trainLocked(o: TrainRunOptions, run: RunConfig, given: GivenPaths, spec: ReturnType<typeof capHops>, gym: ReturnType<typeof resolveGymOptions>, worlds: string[]): Promise<TrainResult> {
+  const cfg = o.config
   const cfgFile = join(o.out, 'config.json')
   const text = JSON.stringify(run, null, 2) + '\n'
   const existingRun = existsSync(cfgFile)
   if (existingRun) {
     const was = readFileSync(cfgFile, 'utf8')
     const stored = parseStored(was)
-    // The same run from a copied or moved folder resumes with its config.json as it was (its origin kept).
-    if (was !== text && !(stored && sameRun(stored, run, o.out, false))) {
-      const steps = stored && sameRun(stored, run, o.out, true) ? stored.train.steps : null
+    // The same run from a copied or moved folder resumes with its config.json as it was.
+    if (was !== text && !(stored && sameRun(stored, run, given, o.out, false))) {
+      const steps = stored && sameRun(stored, run, given, o.out, true) ? stored.train.steps : null
       if (steps === null) throw new ConfigError('train.resume_mismatch', `${o.out} holds a run with another config; use a new --out or the same flags to resume`)
       if (cfg.steps < steps)
         throw new ConfigError('train.resume_shorten', `${o.out} holds a run of ${steps} steps; --steps ${cfg.steps} would shorten it (use --steps ≥ ${steps}, or a new --out)`)

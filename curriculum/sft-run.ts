@@ -4,15 +4,16 @@
 // cross-entropy on a new adapter. Writes the held-out ids (heldout.json) so `bench run --qa-ids` can score that slice.
 import { join, resolve } from 'node:path'
 import { mkdirSync, writeFileSync } from 'node:fs'
+import { lockDir } from '../infra/lock'
 import { episodeBudgets, makeEnv, resolveGymOptions, scoreAnswer, TEXT_PROTOCOLS, type GymOptionsJson, type TextProtocolName } from '../gym'
 import { ConfigError } from '../infra/errors'
-import { recordedPath } from '../infra/recorded-path'
+import { folderFingerprint, recordedPath } from '../infra/recorded-path'
 import { ORACLE_MAX_QUERIES_PER_PAGE, oraclePolicy } from '../agent'
 import { worldOracleKnowledge } from '../agent'
 import { runEpisode } from '../agent'
 import { answerTurnWeights, lastTurnStart, sequenceOfTrajectory, sftTrain, type SftSequence } from '../agent'
-import { DEFAULT_TRAIN_CONFIG } from '../agent'
-import { openWorld, type Qa } from '../world'
+import { CHECKED_WORLD_STAGES, DEFAULT_TRAIN_CONFIG } from '../agent'
+import { checkWorldDir, openWorld, type Qa } from '../world'
 import type { TokenSequence } from '../agent'
 import type { TrajectoryRecord } from '../agent'
 import { appendFileSync } from 'node:fs'
@@ -108,13 +109,18 @@ export type SftKind = (typeof SFT_KINDS)[number]
 export type SftMix = Partial<Record<SftKind, number>>
 
 /** `demo=1,answer=2,read=4` → a mix; one-line errors for unknown kinds and weights that are not finite and ≥ 0. */
+/** The largest weight of one kind in --mix (a weight is relative to the others; 1000 is far past any useful ratio). */
+export const MAX_MIX_WEIGHT = 1000
+
 export function parseSftMix(text: string): SftMix {
   const mix: SftMix = {}
   for (const part of text.split(',').map((x) => x.trim()).filter(Boolean)) {
     const m = /^([a-z]+)(?:=([^=]+))?$/.exec(part)
     if (!m || !(SFT_KINDS as readonly string[]).includes(m[1])) throw new ConfigError('sft.mix', `--mix: '${part}' is not KIND or KIND=WEIGHT with KIND one of ${SFT_KINDS.join(', ')}`)
     const w = m[2] === undefined ? 1 : Number(m[2])
-    if (!(Number.isFinite(w) && w >= 0)) throw new ConfigError('sft.mix', `--mix: the weight of ${m[1]} must be a number ≥ 0, got '${m[2]}'`)
+    // Bounded: the weights multiply token losses that are summed (1e308 × 2 is Infinity: a run of NaN losses).
+    if (!(Number.isFinite(w) && w >= 0 && w <= MAX_MIX_WEIGHT)) throw new ConfigError('sft.mix', `--mix: the weight of ${m[1]} must be a number in [0, ${MAX_MIX_WEIGHT}], got '${m[2]}'`)
+    if (Object.prototype.hasOwnProperty.call(mix, m[1])) throw new ConfigError('sft.mix', `--mix names ${m[1]} twice; give each kind once`)
     mix[m[1] as SftKind] = w
   }
   if (!Object.values(mix).some((w) => w! > 0)) throw new ConfigError('sft.mix', `--mix gives no kind a weight > 0 (kinds: ${SFT_KINDS.join(', ')})`)
@@ -216,9 +222,17 @@ export async function runSft(o: SftRunOptions): Promise<{ episodes: number; solv
   if (pages !== 'all' && pages !== 'needed') throw new ConfigError('sft.oracle_pages', `--oracle-pages must be all or needed, got '${String(pages)}'`)
   if (answer !== 'open' && answer !== 'read') throw new ConfigError('sft.oracle_answer', `--oracle-answer must be open or read, got '${String(answer)}'`)
   const worlds = typeof o.world === 'string' ? [o.world] : [...o.world]
-  const pool = await WorldPool.open(worlds)
-  const opened = pool.members.map((m) => openWorld(m.dir))
+  // Every world's rows against its hash (the evaluation worlds' too), then one writer per run folder: a second `train
+  // sft` on it is a one-line error naming the first, before any work.
+  const hashes = worlds.map((w) => checkWorldDir(w, CHECKED_WORLD_STAGES).hash)
+  for (const w of o.evalWorlds ?? []) checkWorldDir(w, CHECKED_WORLD_STAGES)
+  mkdirSync(o.out, { recursive: true })
+  const lock = lockDir(o.out, 'train sft')
+  let opening: WorldPool | undefined
+  const opened: ReturnType<typeof openWorld>[] = []
   try {
+    const pool = (opening = await WorldPool.open(worlds))
+    for (const m of pool.members) opened.push(openWorld(m.dir))
     const knowledgeOf = new Map(pool.members.map((m, i) => [m.name, worldOracleKnowledge(opened[i])]))
     // Each question's own world (env) and gold graph (oracle; the oracle reads the question's id inside its world).
     const gwOf = (qa: Qa) => pool.worldFor(qa)
@@ -233,7 +247,6 @@ export async function runSft(o: SftRunOptions): Promise<{ episodes: number; solv
     let qas = gw.listQa('train').filter((q) => trainable.has(q.id) && (!o.maxHops || q.hops <= o.maxHops))
     if (o.spread && !pool.single) qas = roundRobin(qas, (q) => pool.memberOf(q).name)
     if (o.questions > 0) qas = qas.slice(0, o.questions)
-    mkdirSync(o.out, { recursive: true })
     writeFileSync(join(o.out, 'heldout.json'), JSON.stringify(src.heldOut().map((q) => q.id)) + '\n')
     if (o.firstTurns !== undefined && !(Number.isInteger(o.firstTurns) && o.firstTurns >= 0)) throw new ConfigError('sft.first_turns', `--first-turns must be an integer ≥ 0, got ${o.firstTurns}`)
     const { learner, codec } = o.full
@@ -285,15 +298,17 @@ export async function runSft(o: SftRunOptions): Promise<{ episodes: number; solv
     const r = await sftTrain(learner, seqs, { epochs: o.epochs, batchSize: o.batchSize, microBatch: 16, lr: o.lr, seed: o.seed, out: o.out, answerWeight, shortFirst: o.shortFirst, cpuBudgetS: o.cpuBudgetS, onSteps: onSteps?.hook, log: o.log })
     await onSteps?.close()
     if (o.full) copyTokenizerFiles(o.model, join(o.out, 'model'))
-    // Paths relative to OUT (a copied folder keeps its provenance); the absolute ones it ran with under origin.
+    // Paths relative to OUT (a copied folder keeps its provenance), never absolute; what they named by content under
+    // identity (each world's content hash, the model's and the start adapter's folder fingerprint).
     const rec = (p: string) => recordedPath(o.out, p)
     const absWorlds = worlds.map((x) => resolve(x))
-    const origin = { world: absWorlds.length === 1 ? absWorlds[0] : absWorlds, model: resolve(o.model), initAdapter: o.initAdapter ? resolve(o.initAdapter) : null }
-    const info = { world: absWorlds.length === 1 ? rec(absWorlds[0]) : absWorlds.map(rec), model: rec(origin.model), protocol, gym: o.gym ?? {}, maxHops: o.maxHops ?? 0, oraclePages: pages, oracleAnswer: answer, initAdapter: origin.initAdapter && rec(origin.initAdapter), firstTurns, answerOnly: o.answerOnly === true, answerWeight, turn: o.turn ?? null, full: o.full === true, spread: o.spread === true, mix: o.mix ?? null, shortFirst: o.shortFirst === true, cpuBudgetS: o.cpuBudgetS ?? null, questions: qas.length, solved, heldOut: held.size, heldOutFacts: src.heldOutInfo().heldFacts, heldOutExcluded: src.heldOutInfo().excluded, ...r, origin }
+    const identity = { world: hashes.length === 1 ? hashes[0] : hashes, model: folderFingerprint(o.model), initAdapter: o.initAdapter ? folderFingerprint(o.initAdapter) : null }
+    const info = { world: absWorlds.length === 1 ? rec(absWorlds[0]) : absWorlds.map(rec), model: rec(o.model), protocol, gym: o.gym ?? {}, maxHops: o.maxHops ?? 0, oraclePages: pages, oracleAnswer: answer, initAdapter: o.initAdapter ? rec(o.initAdapter) : null, firstTurns, answerOnly: o.answerOnly === true, answerWeight, turn: o.turn ?? null, full: o.full === true, spread: o.spread === true, mix: o.mix ?? null, shortFirst: o.shortFirst === true, cpuBudgetS: o.cpuBudgetS ?? null, questions: qas.length, solved, heldOut: held.size, heldOutFacts: src.heldOutInfo().heldFacts, heldOutExcluded: src.heldOutInfo().excluded, ...r, identity }
     writeFileSync(join(o.out, 'sft.json'), JSON.stringify(info, null, 2) + '\n')
     return { episodes: qas.length, solved, ...r, adapterDir: join(o.out, o.full ? 'model' : 'adapter') }
   } finally {
-    await pool.close()
+    lock.release()
+    await opening?.close()
     for (const w of opened) w.close()
   }
 }

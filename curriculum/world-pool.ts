@@ -10,7 +10,7 @@ import { mergeStrict, readJsonFile } from '../infra/config'
 import { ConfigError } from '../infra/errors'
 import { canonicalJson, sha256 } from '../infra/hash'
 import { CHECKED_WORLD_STAGES } from '../agent'
-import { buildWorld, openWorld, presetConfig, validateWorldConfig, type Qa, type Split, type WorldConfig } from '../world'
+import { buildWorld, checkWorldDir, openWorld, presetConfig, validateWorldConfig, type Qa, type Split, type WorldConfig } from '../world'
 
 /** One WorldConfig (a preset with overrides merged over it, unknown keys rejected) built once per seed. */
 export interface WorldRecipe {
@@ -109,6 +109,9 @@ export class WorldPool {
     const names = dirs.map((d) => basename(resolve(d)))
     const dup = names.find((n, i) => names.indexOf(n) !== i)
     if (dup) throw new ConfigError('pool.names', `two worlds of the pool are named '${dup}': a pool names each world by its folder name, so give folders with distinct names`)
+    // Every world's rows against its hash before any is used (train, train sft, bench funnel, experiments; once per
+    // process and file state): a row edited in place is a one-line refusal, not a run on edited questions.
+    for (const d of dirs) checkWorldDir(d, CHECKED_WORLD_STAGES)
     const members: PoolMember[] = []
     try {
       for (let i = 0; i < dirs.length; i++) members.push({ name: names[i], dir: resolve(dirs[i]), gym: await openGymWorld(dirs[i]) })

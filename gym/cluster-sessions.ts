@@ -4,8 +4,12 @@
 // is JSON text passed through untouched); a step for a local env runs here. Creates go round-robin over the live
 // workers, so envs spread whatever connection they arrive on. Which workers are up (and their pids) is what the
 // primary last said (setWorkers): a worker known to be down answers 503 env.worker_down for its envs at once; once its
-// replacement is up, calls go to the new process (which never held the old envs: 404). Knows nothing of HTTP routes
-// or of how the processes were started.
+// replacement is up, calls go to the new process (which never held the old envs: 404). A worker that is up but does
+// not answer (stopped, hung) cannot hang the gym: every forwarded call has a deadline, each worker pings its peers
+// (PING_EVERY_MS), a peer silent for STALL_MS is skipped for creates, fails its envs' steps at once (503
+// env.worker_unresponsive, envs kept) and is named in /health ("degraded", `responding: false`, since when); an env a
+// timed-out create made anyway is closed when its late answer arrives. Knows nothing of HTTP routes or of how the
+// processes were started.
 import { GymError } from '../infra/errors'
 import { HttpError, type HttpStatus } from '../infra/http/errors'
 import type { Qa } from '../world'
@@ -19,6 +23,11 @@ type Json = Record<string, unknown>
 /** How long /health waits for another worker's env count (then `envs: null`): a worker busy with a batch answers
  *  between slices, and /health may not wait for the batch (at 500 ms, /health's max during one was the timeout). */
 export const HEALTH_PEER_TIMEOUT_MS = 100
+
+/** The deadlines of forwarded calls and the silence after which a peer counts as not responding. A create that gets
+ *  no answer in CREATE_TIMEOUT_MS is made on the next worker; a step or close gets STEP_TIMEOUT_MS (a step is one
+ *  search or access: milliseconds; a busy worker answers between batch slices). */
+export const PEER_DEADLINES = { createMs: 2_000, stepMs: 10_000, stallMs: 3_000, pingEveryMs: 500 }
 
 /** The worker index an env id names, or undefined for an id of no worker. */
 export function ownerOf(id: string): number | undefined {
@@ -49,16 +58,33 @@ export class ClusterEnvSessions implements EnvSessions {
   private readonly layerOps = new Map<string, PeerHandler>()
   /** Whether the primary has told this worker which workers are up: it first does once every worker is ready. */
   private told = false
+  private readonly pinger: NodeJS.Timeout
+  /** Envs made by a create whose answer came after its deadline, closed since (reported in /health). */
+  private orphansClosed = 0
 
   constructor(
     private readonly world: GymWorld,
     local: LocalEnvSessions,
     private readonly plan: ClusterPlan,
+    private readonly deadlines = PEER_DEADLINES,
   ) {
     this.local = local
     this.peers = Array.from({ length: plan.count }, (_, i) => (i === plan.index ? undefined : new PeerLink(plan.socketPath(i), `worker ${i}`)))
     this.pids = Array.from({ length: plan.count }, (_, i) => (i === plan.index ? process.pid : null))
     this.restarts = Array.from({ length: plan.count }, () => 0)
+    // A stopped peer is noticed without a client's call: a ping to each peer with none in flight, every pingEveryMs.
+    this.pinger = setInterval(() => {
+      for (const p of this.peers) if (p && !p.dead && p.inFlight === 0) p.call({ op: 'ping' }, '', 60_000).catch(() => undefined)
+    }, this.deadlines.pingEveryMs)
+    this.pinger.unref()
+  }
+
+  /** How long worker w has answered nothing while a call to it was waiting (ms), or undefined while it responds. */
+  private silentMs(w: number): number | undefined {
+    const since = this.peers[w]?.unansweredSince
+    if (since === undefined) return undefined
+    const ms = performance.now() - since
+    return ms >= this.deadlines.stallMs ? ms : undefined
   }
 
   /** What the primary says of the workers: one that is down fails calls at once; a new process at an index gets a
@@ -106,7 +132,9 @@ export class ClusterEnvSessions implements EnvSessions {
       case 'close':
         return this.local.close(String(head.id))
       case 'health':
-        return JSON.stringify({ pid: process.pid, envs: this.local.registry.size, reaped: this.local.registry.reaped })
+        return JSON.stringify({ pid: process.pid, envs: this.local.registry.size, reaped: this.local.registry.reaped, orphansClosed: this.orphansClosed })
+      case 'ping':
+        return '{}'
       default: {
         const layer = this.layerOps.get(String(head.op))
         if (layer) return layer(head, payload)
@@ -121,10 +149,11 @@ export class ClusterEnvSessions implements EnvSessions {
     for (let k = 0; k < this.plan.count; k++) {
       const w = (this.plan.index + this.turn + k) % this.plan.count
       const p = this.peers[w]
-      if (p?.dead) continue
+      // Down, or up but silent (stopped, hung): its turn goes to the next worker.
+      if (p?.dead || this.silentMs(w) !== undefined) continue
       try {
         const made = p
-          ? (JSON.parse(await this.forward(w, { op: 'create', qaId: qa.id, ...(idleMs === undefined ? {} : { idleMs }) }, JSON.stringify(overrides))) as CreatedEnv)
+          ? (JSON.parse(await this.forward(w, { op: 'create', qaId: qa.id, ...(idleMs === undefined ? {} : { idleMs }) }, JSON.stringify(overrides), this.deadlines.createMs, (late) => this.closeOrphan(w, late))) as CreatedEnv)
           : await this.local.create(qa, overrides, idleMs)
         this.turn = (this.turn + k + 1) % this.plan.count
         return made
@@ -141,13 +170,37 @@ export class ClusterEnvSessions implements EnvSessions {
   step(id: string, action: AssistantAction | string): Promise<string> {
     const w = ownerOf(id)
     if (w === undefined || w >= this.plan.count) return this.local.step(id, action)
-    return this.lostOnRestart(w, w === this.plan.index ? this.local.step(id, action) : this.forward(w, { op: 'step', id }, JSON.stringify(action)))
+    return this.lostOnRestart(w, w === this.plan.index ? this.local.step(id, action) : this.forwardToOwner(w, { op: 'step', id }, JSON.stringify(action)))
   }
 
   close(id: string): Promise<string> {
     const w = ownerOf(id)
     if (w === undefined || w >= this.plan.count) return this.local.close(id)
-    return this.lostOnRestart(w, w === this.plan.index ? this.local.close(id) : this.forward(w, { op: 'close', id }))
+    return this.lostOnRestart(w, w === this.plan.index ? this.local.close(id) : this.forwardToOwner(w, { op: 'close', id }))
+  }
+
+  /** A step or close for worker w's env: at once 503 when w is known silent (its envs are kept: retry later), else
+   *  forwarded with the step deadline. */
+  private async forwardToOwner(w: number, head: PeerHead, payload = ''): Promise<string> {
+    const silent = this.silentMs(w)
+    if (silent !== undefined)
+      throw new HttpError(503, 'env.worker_unresponsive', `worker ${w} (which holds this env) has answered nothing for ${(silent / 1000).toFixed(1)} s (stopped or overloaded); its envs are kept: retry later`)
+    return this.forward(w, head, payload, this.deadlines.stepMs)
+  }
+
+  /** The env a create made after its deadline passed (the client got another one, or an error): closed on its owner. */
+  private closeOrphan(w: number, late: string): void {
+    let id: unknown
+    try {
+      id = (JSON.parse(late) as CreatedEnv).envId
+    } catch {
+      return
+    }
+    if (typeof id !== 'string') return
+    this.peers[w]
+      ?.call({ op: 'close', id }, '', this.deadlines.stepMs)
+      .then(() => this.orphansClosed++)
+      .catch(() => undefined)
   }
 
   /** This worker's index and the worker count (a layer above names its own objects' owners with them). */
@@ -178,21 +231,26 @@ export class ClusterEnvSessions implements EnvSessions {
     }
   }
 
-  async health(): Promise<{ envs: number; reaped: number; workers: { count: number; alive: number; list: WorkerHealth[] } }> {
+  async health(): Promise<{ envs: number; reaped: number; orphansClosed: number; workers: { count: number; alive: number; responding: number; list: WorkerHealth[] } }> {
     const list = await Promise.all(
       this.peers.map(async (p, i): Promise<WorkerHealth> => {
         const restarts = this.restarts[i]
-        if (!p) return { index: i, pid: process.pid, alive: true, envs: this.local.registry.size, reaped: this.local.registry.reaped, restarts }
-        if (p.dead) return { index: i, pid: this.pids[i], alive: false, envs: null, reaped: null, restarts }
+        const silent = (): Pick<WorkerHealth, 'responding' | 'silentSince'> => {
+          const ms = this.silentMs(i)
+          return ms === undefined ? { responding: true, silentSince: null } : { responding: false, silentSince: new Date(Date.now() - ms).toISOString() }
+        }
+        if (!p) return { index: i, pid: process.pid, alive: true, responding: true, silentSince: null, envs: this.local.registry.size, reaped: this.local.registry.reaped, orphansClosed: this.orphansClosed, restarts }
+        if (p.dead) return { index: i, pid: this.pids[i], alive: false, responding: false, silentSince: null, envs: null, reaped: null, restarts }
+        if (this.silentMs(i) !== undefined) return { index: i, pid: this.pids[i], alive: true, ...silent(), envs: null, reaped: null, restarts }
         try {
-          const h = JSON.parse(await p.call({ op: 'health' }, '', HEALTH_PEER_TIMEOUT_MS)) as { pid: number; envs: number; reaped: number }
+          const h = JSON.parse(await p.call({ op: 'health' }, '', HEALTH_PEER_TIMEOUT_MS)) as { pid: number; envs: number; reaped: number; orphansClosed?: number }
           this.pids[i] = h.pid
-          return { index: i, pid: h.pid, alive: true, envs: h.envs, reaped: h.reaped, restarts }
+          return { index: i, pid: h.pid, alive: true, responding: true, silentSince: null, envs: h.envs, reaped: h.reaped, orphansClosed: h.orphansClosed ?? 0, restarts }
         } catch (e) {
-          // Slow (busy with a batch): alive, count unknown. Unreachable (not listening yet, or gone before the primary
-          // said so): not alive.
+          // Slow (busy with a batch): alive, count unknown; silent past stallMs: not responding. Unreachable (not
+          // listening yet, or gone before the primary said so): not alive.
           const busy = e instanceof PeerDownError && e.timedOut
-          return { index: i, pid: this.pids[i], alive: busy && !p.dead, envs: null, reaped: null, restarts }
+          return { index: i, pid: this.pids[i], alive: busy && !p.dead, ...silent(), envs: null, reaped: null, restarts }
         }
       }),
     )
@@ -200,14 +258,17 @@ export class ClusterEnvSessions implements EnvSessions {
       envs: list.reduce((s, w) => s + (w.envs ?? 0), 0),
       // Counts of workers that answered (a restarted worker's count starts again at 0).
       reaped: list.reduce((s, w) => s + (w.reaped ?? 0), 0),
-      workers: { count: this.plan.count, alive: list.filter((w) => w.alive).length, list },
+      orphansClosed: list.reduce((s, w) => s + (w.orphansClosed ?? 0), 0),
+      workers: { count: this.plan.count, alive: list.filter((w) => w.alive).length, responding: list.filter((w) => w.alive && w.responding).length, list },
     }
   }
 
-  private async forward(w: number, head: PeerHead, payload = ''): Promise<string> {
+  private async forward(w: number, head: PeerHead, payload = '', timeoutMs = 0, onLate?: (payload: string) => void): Promise<string> {
     try {
-      return await this.peers[w]!.call(head, payload)
+      return await this.peers[w]!.call(head, payload, timeoutMs, onLate)
     } catch (e) {
+      if (e instanceof PeerDownError && e.timedOut)
+        throw new HttpError(503, 'env.worker_unresponsive', `worker ${w} (which holds this env) did not answer within ${(timeoutMs / 1000).toFixed(0)} s (stopped or overloaded); the call may have been applied there: retry later or create a new env`)
       if (e instanceof PeerDownError)
         throw new HttpError(503, 'env.worker_down', `worker ${w} (which holds this env) is not running (${e.message}); its envs are lost — create new ones`)
       const f = (e as { failure?: PeerFailure }).failure
@@ -217,12 +278,13 @@ export class ClusterEnvSessions implements EnvSessions {
   }
 
   dispose(): void {
+    clearInterval(this.pinger)
     for (const p of this.peers) p?.close()
     this.local.dispose()
   }
 }
 
 function isRetryable(e: unknown): boolean {
-  if (e instanceof HttpError) return e.code === 'env.limit' || e.code === 'env.worker_down'
+  if (e instanceof HttpError) return e.code === 'env.limit' || e.code === 'env.worker_down' || e.code === 'env.worker_unresponsive'
   return e instanceof GymError && e.code === 'env.limit'
 }

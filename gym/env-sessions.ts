@@ -24,10 +24,18 @@ export interface WorkerHealth {
   pid: number | null
   /** false while the worker process is down (exited, its restart pending or starting; its envs answer 503 env.worker_down). */
   alive: boolean
+  /** false while an alive worker answers nothing (stopped, hung): skipped for creates, its envs answer 503
+   *  env.worker_unresponsive at once. */
+  responding: boolean
+  /** When it stopped answering (ISO time), while it does not respond. */
+  silentSince: string | null
   /** Open envs; null when the worker did not answer in time. */
   envs: number | null
   /** Envs this worker reaped by idle expiry since it started; null when it did not answer in time. */
   reaped: number | null
+  /** Envs this worker closed because a create forwarded to a peer was answered after its deadline (the client had
+   *  been given another env); absent when it did not answer. */
+  orphansClosed?: number
   /** Times this worker was restarted after it exited. */
   restarts: number
 }
@@ -51,7 +59,7 @@ export interface EnvSessions {
   /** `{"closed":true,"stats":...}` as JSON text; throws env.not_found (404) when no such env is open. */
   close(id: string): Promise<string>
   /** Open envs and envs reaped by idle expiry in all workers, and the workers when there are several. */
-  health(): Promise<{ envs: number; reaped: number; workers?: { count: number; alive: number; list: WorkerHealth[] } }>
+  health(): Promise<{ envs: number; reaped: number; orphansClosed?: number; workers?: { count: number; alive: number; responding: number; list: WorkerHealth[] } }>
   /** True while this server is still coming up (a worker of --workers N before the primary said all are up): /health is
    *  503 then. Answered without a call to any other process. */
   starting?(): boolean

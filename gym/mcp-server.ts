@@ -7,10 +7,10 @@ import { randomUUID, timingSafeEqual, createHash } from 'node:crypto'
 import type { AddressInfo } from 'node:net'
 import { z } from 'zod'
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'
 import { isInitializeRequest, type CallToolResult } from '@modelcontextprotocol/sdk/types.js'
-import { Hono } from 'hono'
+import { Hono, type Context } from 'hono'
+import { bodyLimit } from 'hono/body-limit'
 import { GymError } from '../infra/errors'
 import { errorBody } from '../infra/http/errors'
 import { hostGuard, requireJson } from '../infra/http/host-guard'
@@ -18,6 +18,7 @@ import type { Qa } from '../world'
 import { LocalEnvSessions } from './env-sessions'
 import { resolveGymOptions } from './make-env'
 import { McpEpisode, resolveMcpOptions, type McpStep } from './mcp-episode'
+import { LineStdioTransport } from './mcp-stdio'
 import type { GymWorld } from './world-view'
 
 export interface McpServeOptions {
@@ -51,18 +52,26 @@ const STEP_OUTPUT = {
   terminated: z.boolean().describe('the episode ended with an answer'),
   truncated: z.boolean().describe('the episode was cut by a budget (turns, tokens) or an error; scored as no answer'),
   stopReason: z.string().optional().describe('why it ended: answer, max_turns, max_tokens, context, error'),
-  metrics: z.record(z.string(), z.number()).describe('numeric metrics of the step (f1, em, counts)'),
+  metrics: z.record(z.string(), z.number()).describe('numeric metrics of the step (f1, em, counts); the per-step gold signals only once the episode ended'),
   logs: z.record(z.string(), z.string()).describe('diagnostics (the gold answer once the episode ended, parse errors)'),
 }
 
+/** The metrics that say which results are gold (gym/step-signals: `signal/gold_found`, `signal/gold_accessed`,
+ *  `signal/hop_reached`, …). A harness may show structuredContent to the model, so while the episode runs they travel
+ *  in the result's `_meta` (`searchgym/signals`), which harnesses keep from the model; once it ended, in metrics too. */
+export const GOLD_SIGNAL_PREFIX = 'signal/'
+
 function toolResult(s: McpStep): CallToolResult {
-  const structured = { reward: s.reward, terminated: s.terminated, truncated: s.truncated, ...(s.stopReason ? { stopReason: s.stopReason } : {}), metrics: s.metrics, logs: s.logs }
+  const ended = s.terminated || s.truncated
+  const signals = Object.fromEntries(Object.entries(s.metrics).filter(([k]) => k.startsWith(GOLD_SIGNAL_PREFIX)))
+  const metrics = ended ? s.metrics : Object.fromEntries(Object.entries(s.metrics).filter(([k]) => !k.startsWith(GOLD_SIGNAL_PREFIX)))
+  const structured = { reward: s.reward, terminated: s.terminated, truncated: s.truncated, ...(s.stopReason ? { stopReason: s.stopReason } : {}), metrics, logs: s.logs }
   let text = s.text
   if ((s.terminated || s.truncated) && s.metrics.after_done === undefined) {
     const why = s.terminated ? 'answered' : `cut (${s.stopReason ?? 'budget'}${s.logs.stop ? `: ${s.logs.stop}` : ''})`
     text = `${text ? `${text}\n\n` : ''}The episode has ended: ${why}; reward ${s.reward}.`
   }
-  return { content: [{ type: 'text', text }], structuredContent: structured, isError: s.metrics.after_done !== undefined }
+  return { content: [{ type: 'text', text }], structuredContent: structured, isError: s.metrics.after_done !== undefined, ...(Object.keys(signals).length > 0 ? { _meta: { 'searchgym/signals': signals } } : {}) }
 }
 
 /** One MCP server (protocol object) over one episode: tools, the question prompt and resources. */
@@ -135,21 +144,31 @@ function episodeFactory(world: GymWorld, o: McpServeOptions) {
   }
 }
 
-/** Serve one session on stdin/stdout until stdin closes. Resolves when it has closed. */
-export async function serveMcpStdio(world: GymWorld, o: McpServeOptions): Promise<void> {
+/** Serve one session on stdin/stdout until stdin closes. Resolves when it has closed: with the error that closed it
+ *  (stdin failed; the caller exits non-zero with it), or undefined at the end of stdin. A line that is not a message
+ *  is answered and logged, never a reason to close (gym/mcp-stdio). */
+export async function serveMcpStdio(world: GymWorld, o: McpServeOptions, log: (line: string) => void = (l) => process.stderr.write(l + '\n')): Promise<string | undefined> {
   const f = episodeFactory(world, o)
   const { episode, server } = await f.open()
-  const transport = new StdioServerTransport()
+  const transport = new LineStdioTransport(process.stdin, process.stdout, log)
+  let failure: string | undefined
   const closed = new Promise<void>((resolve) => {
     transport.onclose = () => resolve()
     process.stdin.once('end', () => resolve())
     process.stdin.once('close', () => resolve())
+    process.stdin.once('error', (e) => {
+      failure = `stdin failed: ${e.message}`
+      resolve()
+    })
   })
   await server.connect(transport)
+  // The SDK's own errors (a reply that cannot be sent, a handler that threw outside a request) go to the log.
+  server.server.onerror = (e) => log(`mcp: ${e.message}`)
   await closed
   await episode.close()
   await server.close().catch(() => {})
   f.sessions.dispose()
+  return failure
 }
 
 export interface RunningMcpHttp {
@@ -212,14 +231,22 @@ export async function startMcpHttp(world: GymWorld, o: McpHttpOptions): Promise<
     }
     await next()
   })
+  // The body limit in bytes, before any is buffered: a declared Content-Length decides at once; a chunked body is
+  // counted while it streams and refused at the first byte over (as `gym serve`), the connection then closed.
+  const tooLarge = (c: Context) => c.json(rpcError(-32600, `the request body exceeds ${o.maxBodyBytes} bytes`), 413, { connection: 'close' })
+  const streamingLimit = bodyLimit({ maxSize: o.maxBodyBytes, onError: tooLarge })
+  app.use('/mcp', async (c, next) => {
+    if (c.req.method !== 'POST') return next()
+    const te = c.req.header('transfer-encoding')
+    const cl = c.req.header('content-length')
+    if (te === undefined && cl !== undefined) return Number(cl) > o.maxBodyBytes ? tooLarge(c) : next()
+    return streamingLimit(c, next)
+  })
   app.all('/mcp', async (c) => {
     const sid = c.req.header('mcp-session-id')
     let parsed: unknown
     if (c.req.method === 'POST') {
-      const declared = Number(c.req.header('content-length') ?? 0)
-      if (declared > o.maxBodyBytes) return c.json(rpcError(-32600, `the request body exceeds ${o.maxBodyBytes} bytes`), 413, { connection: 'close' })
       const text = await c.req.text()
-      if (text.length > o.maxBodyBytes) return c.json(rpcError(-32600, `the request body exceeds ${o.maxBodyBytes} bytes`), 413)
       try {
         parsed = JSON.parse(text)
       } catch {

@@ -229,7 +229,8 @@ export async function createGymServer(world: GymWorld, options: Partial<GymServe
     if (sessions.starting?.()) return c.json(errorBody(503, 'server.starting', 'gym serve is starting: not every worker is up yet'), 503)
     if (!authorized(c)) return c.json({ status: 'up' })
     const h = await sessions.health()
-    const status = h.workers && h.workers.alive < h.workers.count ? 'degraded' : 'ok'
+    // Degraded while a worker is down or up but silent (each is named in workers.list: alive, responding, silentSince).
+    const status = h.workers && h.workers.responding < h.workers.count ? 'degraded' : 'ok'
     return c.json({ status, world: world.name, ...(world.hash ? { worldHash: world.hash } : {}), qa: qaList().length, ...h, pid: servingPid })
   })
 

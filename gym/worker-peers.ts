@@ -1,10 +1,16 @@
 // gym/worker-peers: the channel between `gym serve --workers N` processes — each worker listens on a Unix socket;
 // a peer sends it framed calls and gets framed answers. A frame is [u32 head bytes][u32 payload bytes][head JSON]
 // [payload UTF-8], so a step's answer (already JSON text) crosses without being escaped or re-parsed. A peer whose
-// socket closes fails the calls pending on that connection at once (never a hang). Knows nothing of envs or HTTP.
+// socket closes fails the calls pending on that connection at once (never a hang); a call with a deadline fails when
+// it passes (a stopped or hung peer), and its late answer, if one comes, goes to the caller's onLate (so a create that
+// timed out can close the env it made). The link also says since when the peer has not answered anything
+// (unansweredSince). Knows nothing of envs or HTTP.
 import { createConnection, createServer, type Server, type Socket } from 'node:net'
 
 export type PeerHead = Record<string, unknown>
+
+/** Late answers a link remembers at most (calls that timed out and may still be answered). */
+const MAX_LATE = 10_000
 
 /** What a call's handler answers: the payload text, or an error the caller turns back into a status. */
 export type PeerHandler = (head: PeerHead, payload: string) => Promise<string>
@@ -80,29 +86,46 @@ export class PeerLink {
   private sock: Socket | undefined
   private next = 1
   private readonly pending = new Map<number, { resolve(t: string): void; reject(e: Error): void; timer?: NodeJS.Timeout; sock: Socket }>()
+  /** Calls whose deadline passed, by id: what to do with their answer if it still comes (bounded: oldest dropped). */
+  private readonly late = new Map<number, (payload: string) => void>()
   /** Set once the peer is known to have exited: calls fail at once. */
   dead = false
+  /** When (performance.now() ms) the first call sent since the peer last answered anything was sent; undefined while
+   *  every call sent has been followed by some answer. A peer that answers nothing for long is stopped or hung. */
+  unansweredSince: number | undefined
 
   constructor(
     private readonly path: string,
     private readonly name: string,
   ) {}
 
-  /** The payload of the answer; a PeerFailure-shaped Error (with .failure) when the peer's handler threw. */
-  call(head: PeerHead, payload = '', timeoutMs = 0): Promise<string> {
+  /** The payload of the answer; a PeerFailure-shaped Error (with .failure) when the peer's handler threw. With
+   *  timeoutMs > 0 the call fails with a timed-out PeerDownError when no answer came in time; a successful answer
+   *  arriving after that goes to onLate. */
+  call(head: PeerHead, payload = '', timeoutMs = 0, onLate?: (payload: string) => void): Promise<string> {
     if (this.dead) return Promise.reject(new PeerDownError(`${this.name} is down`))
     const s = this.socket()
     const i = this.next++
+    this.unansweredSince ??= performance.now()
     return new Promise<string>((resolve, reject) => {
       const entry: { resolve(t: string): void; reject(e: Error): void; timer?: NodeJS.Timeout; sock: Socket } = { resolve, reject, sock: s }
       if (timeoutMs > 0)
         entry.timer = setTimeout(() => {
           this.pending.delete(i)
+          if (onLate) {
+            this.late.set(i, onLate)
+            if (this.late.size > MAX_LATE) this.late.delete(this.late.keys().next().value!)
+          }
           reject(new PeerDownError(`${this.name} did not answer within ${timeoutMs} ms`, true))
         }, timeoutMs)
       this.pending.set(i, entry)
       s.write(encode({ ...head, i }, payload))
     })
+  }
+
+  /** Calls sent and not yet answered (nor failed). */
+  get inFlight(): number {
+    return this.pending.size
   }
 
   private socket(): Socket {
@@ -111,6 +134,13 @@ export class PeerLink {
     s.setNoDelay(true)
     this.sock = s
     readFrames(s, (head, payload) => {
+      this.unansweredSince = undefined
+      const lateAnswer = this.late.get(head.i as number)
+      if (lateAnswer) {
+        this.late.delete(head.i as number)
+        if (head.ok) lateAnswer(payload)
+        return
+      }
       const p = this.pending.get(head.i as number)
       if (!p) return
       this.pending.delete(head.i as number)
@@ -119,7 +149,11 @@ export class PeerLink {
       else p.reject(Object.assign(new Error(String(head.message)), { failure: head as unknown as PeerFailure }))
     })
     const fail = (why: string) => {
-      if (this.sock === s) this.sock = undefined
+      if (this.sock === s) {
+        this.sock = undefined
+        this.unansweredSince = undefined
+        this.late.clear()
+      }
       // Only the calls sent on this connection: a peer restarted at the same path already has a new one.
       for (const [i, p] of this.pending) {
         if (p.sock !== s) continue
@@ -136,5 +170,7 @@ export class PeerLink {
   close(): void {
     this.sock?.destroy()
     this.sock = undefined
+    this.unansweredSince = undefined
+    this.late.clear()
   }
 }

@@ -11,9 +11,21 @@ export function handler<A>(fn: (args: A) => Promise<void> | void): (args: A) => 
     try {
       await fn(args)
     } catch (e) {
-      fail(e)
+      fail(diskFull(e, args))
     }
   }
+}
+
+/** A full disk or quota as one line naming where the command writes (Node's ENOSPC/EDQUOT of a write names no path):
+ *  the path when the error has one, else the command's --out folder; other errors pass through. */
+export function diskFull(e: unknown, args: unknown): unknown {
+  const code = (e as NodeJS.ErrnoException | undefined)?.code
+  if (code !== 'ENOSPC' && code !== 'EDQUOT') return e
+  const path = (e as NodeJS.ErrnoException).path
+  const out = args !== null && typeof args === 'object' && typeof (args as { out?: unknown }).out === 'string' ? (args as { out: string }).out : undefined
+  const where = path ? ` writing ${path}` : out ? ` writing under ${out}` : ''
+  const what = code === 'ENOSPC' ? 'no space left on the device' : 'the disk quota is used up'
+  return new Error(`${what}${where} (${code}); free some space and rerun the same command: it resumes where it stopped`, { cause: e })
 }
 
 export function fail(e: unknown, code = 1): never {

@@ -55,7 +55,7 @@ test('the canonical tiny bench: the oracle scores 100 % under the pinned budget;
   const r = await runCli(['bench', 'run', world.dir, '--bench', TINY.name, '--policy', 'oracle', '--bootstrap', '50', '--out', dir, '--quiet'])
   expect(r.stderr).toBe('')
   expect(r.code).toBe(0)
-  expect(r.stdout).toMatch(/^ {2}oracle ceiling 100\.0 % \(29 of 29 questions\) under 32 turns, 1024 tokens a response, 32768 of context; the oracle needs up to 17 turns, 37 and 6046 tokens$/m)
+  expect(r.stdout).toMatch(/^ {2}oracle ceiling 100\.0 % \(29 of 29 questions\) under 32 turns, 1024 tokens a response, 32768 of context; the oracle needs up to 17 turns, 37 and 6046 tokens; within the budget by some walk \(a reader's shortest, in hermes, needs up to 17 turns\): 100\.0 % \(29 of 29\)$/m)
   const s = readJson<RunSummary>(join(dir, RUN_FILES.summary))
   expect(s.questions).toBe(29)
   expect(s.overall.f1.mean).toBe(1)
@@ -67,7 +67,7 @@ test('the canonical tiny bench: the oracle scores 100 % under the pinned budget;
   expect(readJson<{ gym: { budgets: Budgets } }>(join(dir, RUN_FILES.config)).gym.budgets).toEqual(SEARCHGYMBENCH_BUDGETS)
   const report = readFileSync(join(dir, RUN_FILES.report), 'utf8')
   expect(report).toContain('played under its pinned budget of 32 turns')
-  expect(report).toMatch(/^Oracle ceiling 100\.0 % \(29 of 29 questions\) under 32 turns, 1024 tokens a response, 32768 of context; the oracle needs up to 17 turns, 37 and 6046 tokens\.$/m)
+  expect(report).toMatch(/^Oracle ceiling 100\.0 % \(29 of 29 questions\) under 32 turns, 1024 tokens a response, 32768 of context; the oracle needs up to 17 turns, 37 and 6046 tokens; within the budget by some walk \(a reader's shortest, in hermes, needs up to 17 turns\): 100\.0 % \(29 of 29\)\.$/m)
   // The pinned budget is the benchmark's: a turn limit of one's own is refused before anything runs.
   const own = await runCli(['bench', 'run', world.dir, '--bench', TINY.name, '--policy', 'oracle', '--max-turns', '16', '--out', join(out, 'own')])
   expect(own.code).toBe(1)
@@ -108,7 +108,7 @@ test('bench run warns in one stderr line when the budget caps the oracle; report
   const r = await runCli(['bench', 'run', world.dir, '--policy', 'oracle', '--max-turns', '16', '--bootstrap', '50', '--out', dir, '--quiet'])
   expect(r.code).toBe(0)
   expect(r.stderr.trim().split('\n')).toEqual([
-    "searchgym: warning: this run's budget caps the oracle at 96.6 % (28 of 29 questions within 16 turns; it needs up to 17): scores are capped there; give --max-turns 17 for 100 %",
+    "searchgym: warning: this run's budget caps what can be read at 96.6 % (28 of 29 questions within 16 turns by the shortest reading walk, in hermes; it needs up to 17): scores are capped there; give --max-turns 17 for 100 %",
   ])
   expect(r.stdout).toMatch(/^ {2}oracle ceiling 96\.6 % \(28 of 29 questions\) under 16 turns/m)
   const line = /^> \*\*Budget warning:\*\* Oracle ceiling 96\.6 % \(28 of 29 questions\) under 16 turns, .*\.$/m
@@ -205,3 +205,27 @@ test('searchgymbench-v1 itself: the oracle scores 100 % under the pinned budget 
     rmSync(tmp, { recursive: true, force: true })
   }
 }, 1_800_000)
+
+// Issue 59, item 8c: the ceiling says what the budget caps, not what the oracle's habitual walk needs. Under a quick
+// run's evaluation settings (search-r1, pages opened by title, 4 turns), one-hop questions are read in 3 turns
+// (search, access, answer), while the habitual walk (hermes, URLs, the answer's own page opened) needs 5: c3906aa
+// warned "caps the oracle at 0 %"; now the budget is said to cap only what no walk reads within it.
+test('the ceiling under a quick run\'s settings: a reader\'s shortest walk in the run\'s protocol decides what is capped', async () => {
+  const bw = await openBenchWorld(world.dir)
+  try {
+    const qs = bw.questions('train').filter((q) => q.hops === 1 && q.type === 'simple').slice(0, 20)
+    const gym = resolveGymOptions({ protocol: 'search-r1', accessByTitle: true, prompt: 'brief', topK: 3, observationCap: 2000, budgets: { maxTurns: 4 } })
+    const c = measured(await measureCeiling(bw, qs, gym, scoreAnswer))
+    expect(c.solved).toBe(0) // the habitual walk: none within 4 turns
+    expect(c.reader).toMatchObject({ protocol: 'search-r1', accessByTitle: true })
+    expect(c.reader!.solved).toBeGreaterThanOrEqual(10)
+    expect(ceilingWarning(c)).toMatch(/^this run's budget caps what can be read at \d+\.\d % \(\d+ of 20 questions within 4 turns by the shortest reading walk, in search-r1; it needs up to \d+\)/)
+    expect(ceilingLine(c)).toMatch(/within the budget by some walk \(a reader's shortest, in search-r1 by title, needs up to \d+ turns\): \d+\.\d % \(\d+ of 20\)$/)
+    // With the turns a reader needs at most, nothing is capped.
+    const roomy = measured(await measureCeiling(bw, qs, resolveGymOptions({ ...gym, budgets: { maxTurns: c.reader!.need.maxTurns } }), scoreAnswer))
+    expect(roomy.reader!.solved).toBe(20)
+    expect(ceilingWarning(roomy)).toBeUndefined()
+  } finally {
+    await bw.close()
+  }
+}, 300_000)

@@ -6,6 +6,7 @@ import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'n
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { TrajectoryRecord } from '../bench/types'
+import { LOCK_FILE } from '../infra/lock'
 import { questionOf, scriptedResponder, startReplayServer, type ReplayServer } from './fixtures/replay-server'
 import { qaIn, questionsOf } from './helpers/gold-answers'
 import { sharedTinyWorld } from './helpers/shared-world'
@@ -78,5 +79,5 @@ it('resumes a SIGKILLed run without re-asking or double-scoring any question', a
   const summary = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')) as { questions: number; overall: { em: { mean: number } } }
   expect(summary.questions).toBe(30)
   expect(summary.overall.em.mean).toBe(1)
-  expect(existsSync(join(out, '.lock'))).toBe(false)
+  expect(existsSync(join(out, LOCK_FILE))).toBe(false)
 })

@@ -86,6 +86,21 @@ describe('experiment run --results (tiny fixture)', () => {
     }
   }, LONG)
 
+  it('a results folder whose unit was edited after its export is refused in one line (issue 59), before anything is restored', async () => {
+    const r3 = join(root, 'edited', 'results')
+    cpSync(r1, r3, { recursive: true })
+    const log = join(r3, 'bench', 'two-stage-s0@unseen', 'trajectories.jsonl')
+    const lines = readFileSync(log, 'utf8').split('\n')
+    lines[0] = lines[0].replace(/"f1":[0-9.]+/, '"f1":0.987')
+    writeFileSync(log, lines.join('\n'))
+    expect((JSON.parse(readFileSync(join(r3, 'units.json'), 'utf8')) as { sha256: Record<string, string> }).sha256['two-stage-s0']).toMatch(/^[0-9a-f]{64}$/)
+    const out3 = join(root, 'out3')
+    const r = await runCli(['experiment', 'run', spec, '--out', out3, '--results', r3], LONG)
+    expect(r.code).toBe(1)
+    expect(r.stderr.trim().split('\n')).toEqual([expect.stringMatching(/unit two-stage-s0 changed since it was exported .*remove 'two-stage-s0' from units.json to run it again$/)])
+    expect(existsSync(join(out3, 'runs'))).toBe(false)
+  }, LONG)
+
   it('a copy of the results folder, resumed in a fresh --out, restores every unit, trains nothing, and writes the same report', async () => {
     const r2 = join(root, 'clone', 'results')
     cpSync(r1, r2, { recursive: true })

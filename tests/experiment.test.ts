@@ -7,7 +7,7 @@
 import { spawn } from 'node:child_process'
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { join, relative, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { checkHeldOutWorlds, WorldPool } from '../curriculum'
 import { runCli } from './helpers/cli-process'
@@ -139,7 +139,9 @@ describe('searchgym experiment (tiny worlds, tiny model)', () => {
     const sftOut = join(root, 'sft-pool')
     const sft = await runCli(['train', 'sft', '--worlds', recipe, '--model', join(ref, 'model'), '--out', sftOut, '--questions', '2', '--epochs', '1', '--batch', '2', '--lora-rank', '4', '--held-out', '4', '--backend', 'auto', '--quiet'])
     expect(sft.code).toBe(0)
-    expect((JSON.parse(readFileSync(join(sftOut, 'sft.json'), 'utf8')) as { origin: { world: string[] } }).origin.world).toEqual([w5, w6])
+    const sftInfo = JSON.parse(readFileSync(join(sftOut, 'sft.json'), 'utf8')) as { world: string[]; identity: { world: string[] } }
+    expect(sftInfo.world).toEqual([w5, w6].map((w) => relative(sftOut, w)))
+    expect(sftInfo.identity.world).toHaveLength(2)
     const held = JSON.parse(readFileSync(join(sftOut, 'heldout.json'), 'utf8')) as string[]
     expect(held.every((id) => /^tiny-[0-9a-f]{8}-s[56]\//.test(id))).toBe(true)
     expect(() => checkHeldOutWorlds([w5, w6], [w7])).not.toThrow()

@@ -182,11 +182,13 @@ describe('searchgym train (tiny world, tiny model, fixture sampler)', () => {
   }, LONG)
 
   it('a run folder copied with its inputs, or moved alone, still reports its world and start; moved alone it resumes with the same flags', async () => {
-    // config.json and the adapter record paths relative to the run folder; origin keeps the absolute ones.
-    const cfg = JSON.parse(readFileSync(join(ref, 'config.json'), 'utf8')) as { world: string; model: string; adapter: string; origin: { world: string } }
-    expect(cfg).toMatchObject({ world: '../world', model: '../model', adapter: '../start-adapter', origin: { world } })
+    // config.json and the adapter record paths relative to the run folder, never absolute; identity says what they held.
+    const cfg = JSON.parse(readFileSync(join(ref, 'config.json'), 'utf8')) as { world: string; model: string; adapter: string; identity: { world: string } }
+    expect(cfg).toMatchObject({ world: '../world', model: '../model', adapter: '../start-adapter' })
+    expect(readFileSync(join(ref, 'config.json'), 'utf8')).not.toContain(root)
     expect(JSON.parse(readFileSync(join(ref, 'adapter', 'adapter_config.json'), 'utf8')).base_model_name_or_path).toBe('../../model')
     const hash = (JSON.parse((await runCli(['world', 'stats', world, '--json'])).stdout) as { hash: string }).hash
+    expect(cfg.identity.world).toBe(hash)
     // Copied with its inputs to another root: the report resolves them from there.
     const other = mkdtempSync(join(tmpdir(), 'sg-train-moved-'))
     try {
@@ -196,11 +198,12 @@ describe('searchgym train (tiny world, tiny model, fixture sampler)', () => {
       expect(rep).toContain(`- World \`../world\`: content hash ${hash}`)
       expect(rep).toContain('- Model `../model`\n')
       expect(rep).toContain('- Start adapter `../start-adapter`\n')
-      // Moved alone (one level deeper, away from its inputs): the report names the origin; the same flags resume it.
+      // Moved alone (one level deeper, away from its inputs): the report names what it started from by content hash; the
+      // same flags resume it (its inputs recognised by content).
       const alone = join(other, 'deep', 'ref')
       cpSync(ref, alone, { recursive: true })
       expect((await runCli(['train', 'report', alone])).code).toBe(0)
-      expect(readFileSync(join(alone, 'report.md'), 'utf8')).toContain(`- World \`../world\`: not found from here (${join(other, 'deep', 'world')}); the run started from ${world}`)
+      expect(readFileSync(join(alone, 'report.md'), 'utf8')).toContain(`- World \`../world\`: not found from here; the run started from a world with content hash ${hash}`)
       const r = await runCli([...trainArgs(alone), '--steps', '2'], LONG)
       expect(r.code).toBe(0)
       expect(r.stdout).toMatch(/^train: 2 steps \(resumed from step 2\)/)
@@ -210,13 +213,14 @@ describe('searchgym train (tiny world, tiny model, fixture sampler)', () => {
   }, LONG)
 
   it('config.json names no test fixture; a folder written before that (fixtureReplies recorded) resumes with the same flags', async () => {
-    const cfg = JSON.parse(readFileSync(join(ref, 'config.json'), 'utf8')) as Record<string, unknown> & { origin: Record<string, unknown> }
-    expect(Object.keys(cfg)).toEqual(['world', 'model', 'adapter', 'curriculum', 'backend', 'train', 'origin'])
-    expect(Object.keys(cfg.origin)).toEqual(['world', 'model', 'adapter'])
+    const cfg = JSON.parse(readFileSync(join(ref, 'config.json'), 'utf8')) as Record<string, unknown> & { identity: Record<string, unknown> }
+    expect(Object.keys(cfg)).toEqual(['world', 'model', 'adapter', 'curriculum', 'backend', 'train', 'identity'])
+    expect(Object.keys(cfg.identity)).toEqual(['world', 'model', 'adapter'])
     const old = join(root, 'old-folder')
     cpSync(ref, old, { recursive: true })
-    const { train, origin, ...head } = cfg
-    writeFileSync(join(old, 'config.json'), JSON.stringify({ ...head, fixtureReplies: null, train, origin: { ...origin, fixtureReplies: null } }, null, 2) + '\n')
+    // A folder of before identity: fixtureReplies and the absolute origin recorded.
+    const { train, identity: _identity, ...head } = cfg
+    writeFileSync(join(old, 'config.json'), JSON.stringify({ ...head, fixtureReplies: null, train, origin: { world, model, adapter: start, fixtureReplies: null } }, null, 2) + '\n')
     const r = await runCli(trainArgs(old), LONG)
     expect(r.code).toBe(0)
     expect(r.stdout).toMatch(/^train: 2 steps \(resumed from step 2\)/)

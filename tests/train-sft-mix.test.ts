@@ -88,7 +88,7 @@ test('a bad mix, --mix with --turn, --full with --init-adapter and a bad budget 
   const cases: [string[], string | undefined, RegExp][] = [
     [[], 'demo=1,copy=2', /--mix: 'copy=2' is not KIND or KIND=WEIGHT/],
     [[], 'demo=0', /--mix gives no kind a weight > 0/],
-    [[], 'demo=-1', /the weight of demo must be a number ≥ 0/],
+    [[], 'demo=-1', /the weight of demo must be a number in \[0, 1000\]/],
     [['--mix', 'demo'], undefined, /--mix was given 2 times; give it once/],
     [['--turn', '2'], undefined, /--mix sets each kind's weight itself/],
     [['--init-adapter', root], undefined, /--full trains the model's own weights/],

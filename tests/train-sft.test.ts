@@ -100,8 +100,9 @@ test('--init-adapter continues from an adapter (its first loss below that of a n
   expect(r.stderr).toContain("sft: + the oracle's first turn of 5 training questions")
   expect((await runCli([...sftArgs(fresh, 1), '--first-turns', '5'], LONG)).code).toBe(0)
   const info = JSON.parse(readFileSync(join(cont, 'sft.json'), 'utf8')) as { firstTurns: number; initAdapter: string }
-  // Recorded relative to the run folder; the absolute path it ran with under origin.
-  expect(info).toMatchObject({ firstTurns: 5, initAdapter: relative(cont, join(base, 'adapter')), origin: { initAdapter: resolve(base, 'adapter') } })
+  // Recorded relative to the run folder, never absolute; the adapter's content fingerprint under identity.
+  expect(info).toMatchObject({ firstTurns: 5, initAdapter: relative(cont, join(base, 'adapter')), identity: { initAdapter: expect.stringMatching(/^[0-9a-f]{64}$/) } })
+  expect(readFileSync(join(cont, 'sft.json'), 'utf8')).not.toContain(resolve(base))
   // The same data, seed and first batch: only the starting adapter differs.
   expect(firstLoss(cont)).toBeLessThan(firstLoss(fresh) - 0.5)
   const bad = await runCli([...sftArgs(join(root, 'bad'), 1), '--first-turns', '-1'], LONG)

@@ -6,6 +6,7 @@ import { readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { openSources, startViewer, type ExperimentCurves, type ExperimentSummary, type ExperimentView, type RunInfo, type RunningViewer } from '../view'
 import { makeViewExperiment, type ViewExperiment } from './helpers/view-experiment'
+import { shownPath } from '../view/shown-path'
 
 const LONG = 600_000
 let exp: ViewExperiment
@@ -43,7 +44,7 @@ describe('searchgym view: experiment folders', () => {
   test('the experiment under the given folder is found; its runs and benches are loaded runs grouped under it', async () => {
     const list = await get<ExperimentSummary[]>('/api/experiments')
     const r = report()
-    expect(list).toEqual([{ name: 'tiny', dir: exp.dir, arms: r.arms, seeds: r.seeds, steps: 2, runsDone: 4, runsTotal: 4 }])
+    expect(list).toEqual([{ name: 'tiny', dir: shownPath(exp.dir), arms: r.arms, seeds: r.seeds, steps: 2, runsDone: 4, runsTotal: 4 }])
     const runs = await get<RunInfo[]>('/api/runs')
     const names = runs.map((x) => x.name).sort()
     const train = ['mixed-s0', 'mixed-s1', 'two-stage-s0', 'two-stage-s1']

@@ -58,3 +58,48 @@ test('gym serve refuses the edited world before it listens', async () => {
   expect(r.stderr).toMatch(MISMATCH)
   expect(r.stderr).not.toMatch(/listening|http:\/\//)
 })
+
+// Issue 59, item 5: every other command that opens a world for use checks it too (c3906aa ran each of these on the
+// edited rows and exited 0). Each refuses in one line, exit 1, before it writes anything.
+describe('every command that opens a world for use refuses the edited one', () => {
+  let model = ''
+  beforeAll(async () => {
+    model = join(dir, 'model')
+    const m = await runCli(['model', 'init', '--preset', 'tiny', '--tokenizer', `world:${clean}`, '--out', model, '--seed', '0'], 300_000)
+    expect(m.code).toBe(0)
+  }, 300_000)
+
+  const refused = async (args: string[], out?: string) => {
+    const r = await runCli(args, 120_000)
+    expect(r.code).toBe(1)
+    expect(r.stderr).toMatch(MISMATCH)
+    expect(r.stderr.trim().split('\n')).toHaveLength(1)
+    if (out) expect(existsSync(out)).toBe(false)
+  }
+
+  test('train, train sft (and its --eval-world), model pretrain (and --eval-world), bench funnel', async () => {
+    await refused(['train', '--world', edited, '--model', model, '--out', join(dir, 'train-edited'), '--steps', '1', '--quiet'], join(dir, 'train-edited'))
+    await refused(['train', 'sft', '--world', edited, '--model', model, '--out', join(dir, 'sft-edited'), '--questions', '1'], join(dir, 'sft-edited'))
+    await refused(['train', 'sft', '--world', clean, '--eval-world', edited, '--model', model, '--out', join(dir, 'sft-eval-edited'), '--questions', '1'], join(dir, 'sft-eval-edited'))
+    await refused(['model', 'pretrain', '--model', model, '--world', edited, '--out', join(dir, 'pre-edited'), '--steps', '1'], join(dir, 'pre-edited'))
+    await refused(['model', 'pretrain', '--model', model, '--world', clean, '--eval-world', edited, '--out', join(dir, 'pre-eval-edited'), '--steps', '1'], join(dir, 'pre-eval-edited'))
+    await refused(['bench', 'funnel', '--model', model, '--world', edited, '--questions', '1', '--hops', '1'])
+  }, 600_000)
+
+  test('gym check, gym mcp, world export, view --world', async () => {
+    await refused(['gym', 'check', edited, '--limit', '1'])
+    await refused(['gym', 'mcp', edited])
+    await refused(['world', 'export', edited, '--format', 'jsonl', '--out', join(dir, 'export-edited')], join(dir, 'export-edited'))
+    await refused(['view', '--world', edited, '--port', '0'])
+  }, 300_000)
+
+  test('world stats labels the hash it prints: checked, or the manifest\'s claim that the rows do not match', async () => {
+    const good = await runCli(['world', 'stats', clean])
+    expect(good.stdout).toMatch(new RegExp(`^hash +${hash} \\(rows checked\\)$`, 'm'))
+    const bad = await runCli(['world', 'stats', edited])
+    expect(bad.stdout).toMatch(new RegExp(`^manifest hash ${hash} \\(NOT the rows' hash`, 'm'))
+    expect(bad.stdout).not.toMatch(/^hash /m)
+    expect(JSON.parse((await runCli(['world', 'stats', edited, '--json'])).stdout)).toMatchObject({ hash, hashChecked: false })
+    expect(JSON.parse((await runCli(['world', 'stats', clean, '--json'])).stdout)).toMatchObject({ hash, hashChecked: true })
+  }, 120_000)
+})

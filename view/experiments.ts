@@ -7,6 +7,7 @@ import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from 'n
 import { basename, join, relative, resolve, isAbsolute } from 'node:path'
 import { benchModes, benchName, buildExperimentReport, runName, startModes, type ExperimentReport, type ExperimentSpec } from '../bench'
 import { ViewError } from './errors'
+import { shownPath } from './shown-path'
 import { RunFolder } from './runs'
 import type { ExperimentCurves, ExperimentSummary, ExperimentView, SeedBand } from './types'
 
@@ -162,7 +163,7 @@ export class ExperimentFolder {
 
   summary(): ExperimentSummary {
     const { report } = this.report()
-    return { name: this.name, dir: this.dir, arms: report.arms, seeds: report.seeds, steps: report.steps, runsDone: report.runsDone, runsTotal: report.runsTotal }
+    return { name: this.name, dir: shownPath(this.dir), arms: report.arms, seeds: report.seeds, steps: report.steps, runsDone: report.runsDone, runsTotal: report.runsTotal }
   }
 
   view(): ExperimentView {

@@ -9,6 +9,7 @@ import { basename, dirname, resolve } from 'node:path'
 import type { TrajectoryRecord } from '../agent'
 import { HttpError } from '../infra/http/errors'
 import { ViewError } from './errors'
+import { shownPath } from './shown-path'
 import { JsonlIndex, type FlaggedLine } from './jsonl-index'
 import type { Indexed, MetricBatch } from './records'
 import type { CurveSeries, ListPage, RunCurves, RunInfo, TrajectoryPage, TrajectorySummary } from './types'
@@ -37,6 +38,13 @@ function readJson(path: string): Record<string, unknown> | null {
   } catch (e) {
     throw new ViewError('view.bad_run', `${path} is not valid JSON: ${(e as Error).message}`)
   }
+}
+
+/** The protocol a run folder's config.json says its policy wrote: a bench run's `protocol`, a train run's
+ *  `train.protocol`; null when it names none. */
+export function protocolOf(config: Record<string, unknown> | null): string | null {
+  const p = config?.protocol ?? (config?.train as Record<string, unknown> | undefined)?.protocol
+  return typeof p === 'string' ? p : null
 }
 
 /** A small JSON file (config.json, summary.json) read again only when its size or mtime changed. */
@@ -210,13 +218,14 @@ export class RunFolder {
     const config = this.config.get()
     return {
       name: this.name,
-      dir: this.dir,
+      dir: shownPath(this.dir),
       kind: this.kind,
       experiment: this.experimentName ?? experimentOf(this.name, this.dir),
       trajectories: this.byId.size,
       steps: this.metrics.steps.length,
       config,
       closedBook: config?.policy === 'closed-book',
+      protocol: protocolOf(config),
       indexing: { bytes: p.bytes, total: p.total, complete: p.complete && this.metrics.index.progress().complete },
       flagged: this.traj.flagged.length + this.metrics.index.flagged.length + this.timing.index.flagged.length,
     }

@@ -145,7 +145,8 @@ export function createViewApp(src: ViewSources, guard: ViewGuard = { bindHost: '
     let hit = views.get(key)
     if (!hit || hit.rec !== rec) {
       const gold = src.world?.qaRow(rec.id)?.docs ?? []
-      hit = { rec, pages: new TrajectoryPages(r.name, rec, gold, { closedBook: r.info().closedBook }) }
+      const info = r.info()
+      hit = { rec, pages: new TrajectoryPages(r.name, rec, gold, { closedBook: info.closedBook, protocol: info.protocol }) }
       views.set(key, hit)
       if (views.size > 4) views.delete(views.keys().next().value!)
     }

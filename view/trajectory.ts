@@ -15,13 +15,23 @@ export function observationUrls(text: string): string[] {
   return [...text.matchAll(/URL: (\S+)/g)].map((m) => m[1])
 }
 
+/** An access by title (the env's accessByTitle: a page named by its title, not its URL) of gold document `url`:
+ *  the URL's last part is the title with underscores for spaces. */
+const slug = (s: string) => s.trim().replace(/[^\p{L}\p{N}]+/gu, '_')
+const byTitle = (url: string, arg: string): boolean => slug(url.slice(url.lastIndexOf('/') + 1)) === slug(arg)
+
 const str = (v: unknown): string => (typeof v === 'string' ? v : v === undefined || v === null ? '' : JSON.stringify(v))
 
-function turnView(t: TurnRecord, index: number, goldDocs: string[]): TurnView {
+/** The text protocols a turn may be written in (the run's own; hermes when the run names none or another). */
+const TEXT_PROTOCOL_NAMES: readonly string[] = ['hermes', 'search-r1']
+
+function turnView(t: TurnRecord, index: number, goldDocs: string[], protocol: string | null): TurnView {
   try {
     if (typeof t !== 'object' || t === null) throw new Error(`a turn must be an object, got ${JSON.stringify(t)?.slice(0, 40)}`)
-    // Native tool_calls are the openai protocol; otherwise the text carries <tool_call> tags (hermes; the oracle too).
-    const proto: ProtocolName = Array.isArray(t.tool_calls) && t.tool_calls.length ? 'openai' : 'hermes'
+    // Native tool_calls are the openai protocol; otherwise the text is parsed with the protocol the run's policy wrote
+    // (its config.json: search-r1 tags <search>/<answer>, or hermes <tool_call>; the oracle writes hermes).
+    const text: ProtocolName = protocol !== null && TEXT_PROTOCOL_NAMES.includes(protocol) ? (protocol as ProtocolName) : 'hermes'
+    const proto: ProtocolName = Array.isArray(t.tool_calls) && t.tool_calls.length ? 'openai' : text
     const parsed = getProtocol(proto).parse({ text: str(t.text), tool_calls: Array.isArray(t.tool_calls) ? t.tool_calls : undefined }, { ...CTX, tools: [...CTX.tools], turn: index + 1 })
     const obs = (Array.isArray(t.observation) ? t.observation : []).map((m) => ({ role: str(m?.role), name: typeof m?.name === 'string' ? m.name : undefined, content: str(m?.content) }))
     const obsText = obs.map((m) => m.content).join('\n')
@@ -29,7 +39,7 @@ function turnView(t: TurnRecord, index: number, goldDocs: string[]): TurnView {
     const calls: ToolCallView[] =
       parsed.kind === 'tools'
         ? parsed.calls.map((c) =>
-            c.name === 'search' ? { name: 'search', argument: c.query, gold: goldDocs.filter((g) => urls.includes(g)) } : { name: 'access', argument: c.url, gold: goldDocs.filter((g) => g === c.url) },
+            c.name === 'search' ? { name: 'search', argument: c.query, gold: goldDocs.filter((g) => urls.includes(g)) } : { name: 'access', argument: c.url, gold: goldDocs.filter((g) => g === c.url || byTitle(g, c.url)) },
           )
         : []
     return {
@@ -64,7 +74,8 @@ export interface TurnWindow {
 function mentions(t: TurnRecord, keys: string[]): boolean {
   if (typeof t !== 'object' || t === null) return true
   const parts = [str(t.text), Array.isArray(t.tool_calls) ? JSON.stringify(t.tool_calls) : '', ...(Array.isArray(t.observation) ? t.observation.map((m) => str(m?.content)) : [])]
-  return parts.some((p) => keys.some((k) => p.includes(k)))
+  // A page opened by title names it in words ("A-b C" for the URL's A_b_C): compared in the URL's spelling too.
+  return parts.some((p) => keys.some((k) => p.includes(k))) || (keys.some((k) => /_/.test(k)) && parts.some((p) => keys.some((k) => slug(p).includes(slug(k)))))
 }
 
 /**
@@ -77,13 +88,15 @@ export class TrajectoryPages {
   private readonly turns: TurnRecord[]
   private readonly views = new Map<number, TurnView>()
   private readonly head: Omit<TrajectoryView, 'turns_' | 'turnOffset'>
+  private readonly protocol: string | null
 
   constructor(
     run: string,
     r: TrajectoryRecord,
     private readonly goldDocs: string[],
-    opts: { closedBook?: boolean } = {},
+    opts: { closedBook?: boolean; protocol?: string | null } = {},
   ) {
+    this.protocol = opts.protocol ?? null
     this.turns = Array.isArray(r.turns) ? r.turns : []
     const opened = new Set<string>()
     const seen = new Set<string>()
@@ -116,7 +129,7 @@ export class TrajectoryPages {
 
   private turn(i: number): TurnView {
     let v = this.views.get(i)
-    if (!v) this.views.set(i, (v = turnView(this.turns[i], i, this.goldDocs)))
+    if (!v) this.views.set(i, (v = turnView(this.turns[i], i, this.goldDocs, this.protocol)))
     return v
   }
 
@@ -132,6 +145,6 @@ export class TrajectoryPages {
 
 /** The page's view of a record, every turn (texts whole) or one window; `goldDocs` are the question's documents from
  *  the world (empty without a world). */
-export function trajectoryView(run: string, r: TrajectoryRecord, goldDocs: string[], opts: { window?: TurnWindow; closedBook?: boolean } = {}): TrajectoryView {
+export function trajectoryView(run: string, r: TrajectoryRecord, goldDocs: string[], opts: { window?: TurnWindow; closedBook?: boolean; protocol?: string | null } = {}): TrajectoryView {
   return new TrajectoryPages(run, r, goldDocs, opts).page(opts.window ?? { offset: 0, limit: Infinity, full: true })
 }

@@ -159,6 +159,8 @@ export interface RunInfo {
   config: Record<string, unknown> | null
   /** A closed-book bench run: it opens no documents, so gold documents are not "missed". */
   closedBook: boolean
+  /** The protocol the run's policy wrote (its config.json's protocol, or train.protocol): its turns are parsed with it. */
+  protocol: string | null
   /** How far the background indexing of trajectories.jsonl got (bytes of total), and whether every file is done. */
   indexing: { bytes: number; total: number; complete: boolean }
   /** Malformed lines skipped (every JSONL file of the run). */

@@ -6,6 +6,7 @@ import { MultiDirectedGraph } from 'graphology'
 import { HttpError } from '../infra/http/errors'
 import { openWorld, type Doc, type Qa, type World } from '../world'
 import { ViewError } from './errors'
+import { shownPath } from './shown-path'
 import { pathTree, ROOT } from './path-tree'
 import type { DocSpan, EdgeView, EntitySummary, EntityView, FactView, GraphView, HopView, ListPage, PathTreeView, QuestionSummary, QuestionView, VerificationQuery } from './types'
 
@@ -115,7 +116,7 @@ export class WorldData {
     const questions: Record<string, number> = {}
     for (const r of db.prepare('SELECT split, COUNT(*) AS n FROM qa GROUP BY split ORDER BY split').all() as { split: string; n: number }[]) questions[r.split] = r.n
     return {
-      dir: this.world.dir,
+      dir: shownPath(this.world.dir),
       hash: this.world.hash,
       name: basename(this.world.dir),
       entities: count('SELECT COUNT(*) AS n FROM entities'),

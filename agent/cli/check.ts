@@ -6,7 +6,8 @@ import type { ArgumentsCamelCase } from 'yargs'
 import { handler, renamedFlags, type Command } from '../../infra/cli-util'
 import { GymError } from '../../infra/errors'
 import { openGymWorld } from '../../gym'
-import { openWorld } from '../../world'
+import { checkWorldDir, openWorld } from '../../world'
+import { CHECKED_WORLD_STAGES } from '../world-check-stage'
 import { checkWithOracle, checkWorldFolder } from '../oracle/oracle-check'
 import { worldOracleKnowledge } from '../oracle/oracle-knowledge'
 import { engineProfile, engineProfileNames, limitsWith, RETRIEVE_UNITS, type RetrieveUnit } from '../../world'
@@ -73,6 +74,8 @@ export const checkCommand: Command = {
         throw new GymError('cli.bad_flag', (e as Error).message)
       }
     }
+    // The world's rows against its hash before the oracle plays it (an edited question is refused, not checked).
+    checkWorldDir(a.dir, CHECKED_WORLD_STAGES)
     const gymWorld = await openGymWorld(a.dir)
     const w = openWorld(a.dir)
     try {

@@ -2,14 +2,16 @@
 // model folder trained from its current values (a `model init` folder: from scratch) on the pages of one or more
 // worlds, held-out loss on another world's pages, resumable; the result is an ordinary model folder (OUT/model:
 // config.json, model.safetensors, the input's tokenizer files). Thin; composes the world package's texts with the engine.
-import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs'
-import { join, resolve } from 'node:path'
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import { join, resolve, sep } from 'node:path'
 import type { Argv, Command } from '../../infra/cli-util'
 import { handler } from '../../infra/cli-util'
 import { ConfigError } from '../../infra/errors'
-import { recordedPath } from '../../infra/recorded-path'
+import { lockDir } from '../../infra/lock'
+import { folderFingerprint, recordedPath } from '../../infra/recorded-path'
 import { copyTokenizerFiles, Learner, loadModel, loadTokenizer, saveModel } from '../../infra/engine'
-import { worldReadingTexts, worldTexts } from '../../world'
+import { checkWorldDir, worldReadingTexts, worldTexts } from '../../world'
+import { CHECKED_WORLD_STAGES } from '../world-check-stage'
 import { openBackend, BACKEND_NAMES } from '../train/backend'
 import { pretrain, validatePretrainOptions } from '../train/pretrain'
 
@@ -60,18 +62,32 @@ export const modelPretrainCommand: Command = {
     const a = argv as unknown as PretrainArgs
     for (const w of [...a.world, ...(a['eval-world'] ? [a['eval-world']] : [])])
       if (!existsSync(join(w, 'world.db'))) throw new ConfigError('pretrain.world', `no world at ${w} (no world.db): build it with searchgym world build`)
+    // Their rows against their hashes (a page edited in place is refused, not trained on).
+    const worldHashes = a.world.map((w) => checkWorldDir(w, CHECKED_WORLD_STAGES).hash)
+    const evalHash = a['eval-world'] ? checkWorldDir(a['eval-world'], CHECKED_WORLD_STAGES).hash : null
     if (!existsSync(join(a.model, 'config.json'))) throw new ConfigError('pretrain.model', `no model at ${a.model} (no config.json): create one with searchgym model init`)
+    // OUT/model is replaced at the end and OUT/checkpoint written along: neither may be the model read, nor hold it.
+    const out = resolve(a.out), model = resolve(a.model)
+    if (out === model || join(out, 'model') === model || model.startsWith(join(out, 'checkpoint')))
+      throw new ConfigError('pretrain.out', `--out ${a.out} would overwrite the model it reads (--model ${a.model}: OUT/model is replaced at the end); give another --out`)
+    if (out.startsWith(model + sep)) throw new ConfigError('pretrain.out', `--out ${a.out} is inside the model folder ${a.model}; give a folder of its own`)
     const opts = {
       steps: a.steps, batch: a.batch, seqLen: a['seq-len'], lr: a.lr, warmup: a.warmup, weightDecay: a['weight-decay'], gradClip: a['grad-clip'],
       seed: a.seed, checkpointEvery: a['checkpoint-every'], evalEvery: a['eval-every'], evalWindows: a['eval-windows'],
     }
     validatePretrainOptions(opts)
+    const existed = existsSync(a.out)
+    mkdirSync(a.out, { recursive: true })
+    // One writer per run folder: a second `model pretrain --out` on it is a one-line error naming the first.
+    const lock = lockDir(a.out, 'model pretrain')
+    try {
     const log = (line: string) => process.stderr.write(line + '\n')
     const tok = loadTokenizer(a.model)
     const sep = tok.special.pad ?? tok.special.eos
     const encode = (dirs: readonly string[], qa = false) => dirs.flatMap((d) => [...(qa ? worldReadingTexts(d) : worldTexts(d))].map((t) => tok.encode(t)))
     const docs = encode(a.world, a['qa-lines'])
     const heldOut = a['eval-world'] ? encode([a['eval-world']]) : []
+    const modelPrint = folderFingerprint(a.model)
     const learner = new Learner(loadModel(a.model, openBackend(a.backend)), { trainable: 'full', maxTokensPerPass: Math.max(4096, a.batch * a['seq-len']) })
     const r = pretrain(learner, docs, heldOut, { ...opts, separator: sep, out: a.out, log })
     // The model folder is written beside and renamed into place: a half-written one is never reported.
@@ -82,11 +98,20 @@ export const modelPretrainCommand: Command = {
     rmSync(dst, { recursive: true, force: true })
     renameSync(tmp, dst)
     mkdirSync(a.out, { recursive: true })
-    // Paths relative to the run folder (a copied folder keeps its provenance); the absolute ones under origin.
+    // Paths relative to the run folder (a copied folder keeps its provenance), never absolute; what they named by
+    // content under identity (the model folder's fingerprint, each world's content hash).
     const worlds = a.world, evalWorld = a['eval-world'], rec = (p: string) => recordedPath(a.out, p)
-    const origin = { model: resolve(a.model), worlds: worlds.map((w) => resolve(w)), evalWorld: evalWorld ? resolve(evalWorld) : null }
-    writeFileSync(join(a.out, 'pretrain.json'), JSON.stringify({ model: rec(a.model), worlds: worlds.map(rec), evalWorld: evalWorld ? rec(evalWorld) : null, qaLines: a['qa-lines'], ...r, origin }, null, 2) + '\n')
+    const identity = { model: modelPrint, worlds: worldHashes, evalWorld: evalHash }
+    writeFileSync(join(a.out, 'pretrain.json'), JSON.stringify({ model: rec(a.model), worlds: worlds.map(rec), evalWorld: evalWorld ? rec(evalWorld) : null, qaLines: a['qa-lines'], ...r, identity }, null, 2) + '\n')
     const idle = r.steps === 0 ? ' — NO optimizer step was made' : ''
     process.stdout.write(`model pretrain: ${dst}: ${r.steps} steps, ${r.tokens} tokens, train loss ${r.finalLoss.toFixed(4)}${r.heldOutLoss !== undefined ? `, held-out loss ${r.heldOutLoss.toFixed(4)}` : ''}, ${r.wallSeconds.toFixed(1)} s wall, ${r.cpuSeconds.toFixed(1)} CPU s${idle}\n`)
+    } catch (e) {
+      // Refused before any work (a bound pretrain() checks): no run folder is left behind.
+      lock.release()
+      if (!existed && readdirSync(a.out).length === 0) rmSync(a.out, { recursive: true, force: true })
+      throw e
+    } finally {
+      lock.release()
+    }
   }),
 }

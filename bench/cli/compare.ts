@@ -1,6 +1,7 @@
 // bench/cli/compare: `searchgym bench compare runs/A runs/B [...]` — paired differences against the first run (thin).
 import { handler, type Argv, type Command } from '../../infra/cli-util'
 import { compareRuns, formatComparisonText, loadRun, writeComparison } from '../compare'
+import { checkRunNumbers } from '../run'
 
 export interface CompareArgs {
   runs: string[]
@@ -11,6 +12,8 @@ export interface CompareArgs {
 }
 
 export function compareFromArgs(a: CompareArgs): void {
+  // Bounds before any run is read: --bootstrap -1 or 1e9 is one line (bench run's bounds), not a crash or 2 GB.
+  checkRunNumbers({ bootstrap: a.bootstrap, seed: a.seed })
   const c = compareRuns(a.runs.map(loadRun), { resamples: a.bootstrap, seed: a.seed })
   process.stdout.write(formatComparisonText(c, a.groups))
   if (a.out) {

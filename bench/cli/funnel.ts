@@ -6,6 +6,7 @@ import { basename } from 'node:path'
 import { handler, type Argv, type Command } from '../../infra/cli-util'
 import { BenchError } from '../../infra/errors'
 import { parseGymOptions, readQaIds } from './run'
+import { checkRunNumbers } from '../run'
 import { READER_GYM, TEXT_PROTOCOLS, type TextProtocolName } from '../../gym'
 
 export const funnelCommand: Command = {
@@ -33,11 +34,27 @@ export const funnelCommand: Command = {
     const hops = String(a.hops).split(',').map((x) => Number(x.trim()))
     if (!hops.every((h) => Number.isInteger(h) && h >= 1)) throw new BenchError('bench.args', `--hops must list hop counts ≥ 1, e.g. 1,2; got '${a.hops}'`)
     if (!(Number.isInteger(a.questions) && (a.questions as number) >= 1)) throw new BenchError('bench.args', `--questions must be an integer ≥ 1, got ${a.questions}`)
+    if (!(Number.isInteger(a.show) && (a.show as number) >= 0 && (a.show as number) <= 10_000)) throw new BenchError('bench.args', `--show must be an integer in [0, 10000], got ${a.show}`)
+    checkRunNumbers({ maxTokens: a['max-tokens'], seed: a.seed })
     const gym = parseGymOptions(a['gym-options'])
     const ids = a['qa-ids'] ? new Set(readQaIds(a['qa-ids'])) : undefined
     const { funnelLine, funnelQuestions, runFunnel, WorldPool } = await import('../../curriculum')
-    const { openLocalEngine } = await import('../../agent')
+    const { openLocalEngine, CHECKED_WORLD_STAGES } = await import('../../agent')
+    const { checkWorldDir } = await import('../../world')
     const worlds = a.world as string[]
+    // Every world's rows against its hash, and every --qa-ids id a question of these worlds, before the model loads.
+    for (const w of worlds) checkWorldDir(w, CHECKED_WORLD_STAGES)
+    if (ids) {
+      const pool = await WorldPool.open(worlds)
+      try {
+        const known = new Set([...pool.listQa('train'), ...pool.listQa('bench')].map((q) => q.id))
+        const missing = [...ids].filter((id) => !known.has(id))
+        if (missing.length > 0)
+          throw new BenchError('bench.qa_ids', `${missing.length} of the ${ids.size} --qa-ids in ${a['qa-ids']} are not questions of ${worlds.length === 1 ? worlds[0] : `these ${worlds.length} worlds (pooled ids are WORLD/ID)`} (first: ${missing[0]})`)
+      } finally {
+        await pool.close()
+      }
+    }
     const e = openLocalEngine({ model: a.model, adapter: a.adapter, backend: a.backend, temperature: 0, maxTokensPerTurn: a['max-tokens'], seed: 0 })
     const out: Record<string, Record<string, unknown>> = {}
     // With --qa-ids, the worlds form one pool (the ids are pooled); otherwise each world is its own slice.

@@ -152,9 +152,13 @@ function limitMode(m: string | undefined): LimitMode {
 }
 
 /** --qa-ids FILE: a JSON array of question ids (e.g. `train sft`'s heldout.json). */
+/** A --qa-ids file: a JSON array of question ids (train sft's heldout.json), or an experiment's evaluation list
+ *  (OUT/eval/SET.json: {set, worlds, split, ids}). */
 export function readQaIds(file: string): string[] {
-  const v = readJsonFile(file, '--qa-ids file')
-  if (!Array.isArray(v) || v.length === 0 || !v.every((x) => typeof x === 'string')) throw new BenchError('bench.args', `--qa-ids ${file} must hold a non-empty JSON array of question ids`)
+  const raw = readJsonFile(file, '--qa-ids file')
+  const v = raw !== null && typeof raw === 'object' && !Array.isArray(raw) && 'ids' in raw ? (raw as { ids: unknown }).ids : raw
+  if (!Array.isArray(v) || v.length === 0 || !v.every((x) => typeof x === 'string'))
+    throw new BenchError('bench.args', `--qa-ids ${file} must hold a non-empty JSON array of question ids (or an experiment's eval/SET.json, {"ids": [...]})`)
   return v as string[]
 }
 
@@ -226,7 +230,7 @@ export async function runFromArgs(a: RunArgs, tuning: ClientTuning = {}): Promis
       ...(config.benchmark ? [`benchmark ${config.benchmark.name} (version ${config.benchmark.version}), world hash ${config.benchmark.hash}${config.limit !== null ? ` — a sample of ${s.questions} (--limit), not the whole benchmark` : ''}`] : []),
       `bench run ${config.policy}${config.model ? ` (${config.model})` : ''} on ${s.questions} questions → ${res.outDir}`,
       `  ran ${res.ran}, resumed ${res.skipped}${res.repairedTornLine ? ' (cut a torn last line)' : ''}`,
-      `  F1 ${ci(s.overall.f1)}  EM ${ci(s.overall.em)}${s.overall.judge ? `  judge ${ci(s.overall.judge)}` : ''}`,
+      `  F1 ${ci(s.overall.f1)}  EM ${ci(s.overall.em)}${s.overall.judge ? `  judge ${ci(s.overall.judge)}` : ''}${s.floor ? `  floor F1 ${(100 * s.floor.f1).toFixed(1)} EM ${(100 * s.floor.em).toFixed(1)} (a constant answer per relation)` : ''}`,
       `  tools/question ${s.tools.toolCallsPerQuestion.toFixed(2)}, format valid ${(100 * s.tools.formatValidRate).toFixed(1)}%, endpoint retries ${s.endpoint.retries}, lost ${s.endpoint.failedQuestions}`,
       `  ${ceilingLine(res.ceiling)}`,
     ]

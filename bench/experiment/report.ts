@@ -14,6 +14,7 @@ import { bootstrapSeedsQuestions, type Estimate } from '../stats'
 import { forestChart, lineChart } from '../svg'
 import type { TrajectoryRecord } from '../types'
 import { benchModes, benchName, runName, startModes } from './layout'
+import { floorOver, type FloorRecord } from '../floor-record'
 import { type ExperimentSpec } from './spec'
 
 export interface ArmResult {
@@ -33,6 +34,9 @@ export interface SetResult {
   /** Questions scored in every run of this table (none lost to an engine failure). */
   questions: number
   start: { f1: Estimate; em: number }
+  /** The floor of the same questions: the best constant answer per relation (bench/floor-record, from the start bench's
+   *  floor.json); null when that bench has none (written before the floor). */
+  floor: { n: number; f1: number; em: number } | null
   arms: ArmResult[]
   /** Arm b − arm a, paired by question and seed. */
   between: { a: string; b: string; diff: Estimate }[]
@@ -104,6 +108,7 @@ export function buildExperimentReport(out: string): ExperimentReport {
         access,
         questions: ids.length,
         start: { f1: bootstrapSeedsQuestions([startF1], { ...B, label: `${label}:start` }), em: mean(ids.map((id) => start.get(id)!.em)) },
+        floor: floorOfBench(benchDir(startName), ids),
         arms: [],
         between: [],
       }
@@ -182,6 +187,12 @@ export function buildExperimentReport(out: string): ExperimentReport {
   return { name: s.name, worlds: { preset: s.worlds.preset, trainSeeds: s.worlds.trainSeeds, evalSeeds: s.worlds.evalSeeds }, arms: s.arms, seeds: s.seeds, steps, runsDone, runsTotal: s.arms.length * s.seeds.length, sets, curves, start, runs: provenance, warning: provenance.some((r) => r.warning), summary }
 }
 
+/** The floor over `ids` from a bench folder's floor.json (null when it has none). */
+function floorOfBench(dir: string, ids: readonly string[]): SetResult['floor'] {
+  const f = join(dir, 'floor.json')
+  return existsSync(f) ? floorOver(JSON.parse(readFileSync(f, 'utf8')) as FloorRecord, ids) : null
+}
+
 /** `SET F1 (N questions): start X% → ARM Y% after S GRPO steps (O optimizer steps); paired gain ±G pp [95% CI lo, hi]:
  *  verdict` — the verdict read off the CI, or NO_UPDATE_LINE when nothing was trained (`train --preset` prints it last). */
 function summaryLine(set: SetResult, a: ArmResult, runs: RunProvenance[]): string {
@@ -192,7 +203,8 @@ function summaryLine(set: SetResult, a: ArmResult, runs: RunProvenance[]): strin
   const verdict = optimizerSteps === 0 ? NO_UPDATE_LINE : a.gain.lo > 0 ? 'a gain (CI above 0)' : a.gain.hi < 0 ? 'a loss (CI below 0)' : 'no gain at this size (CI includes 0)'
   return (
     `${set.set}${set.access ? '' : ' without Access'} F1 (${set.questions} questions): start ${pp(set.start.f1.mean)}% → ${a.arm} ${pp(a.f1.mean)}% ` +
-    `after ${steps} GRPO steps${runs.length > 1 ? ` × ${runs.length} seeds` : ''} (${optimizerSteps} optimizer steps); paired gain ${sign(a.gain.mean)} pp [95% CI ${sign(a.gain.lo)}, ${sign(a.gain.hi)}]: ${verdict}`
+    `after ${steps} GRPO steps${runs.length > 1 ? ` × ${runs.length} seeds` : ''} (${optimizerSteps} optimizer steps); paired gain ${sign(a.gain.mean)} pp [95% CI ${sign(a.gain.lo)}, ${sign(a.gain.hi)}]: ${verdict}` +
+    (set.floor ? `; floor F1 ${pp(set.floor.f1)}% (a constant answer per relation)` : '')
   )
 }
 
@@ -228,7 +240,10 @@ export function renderExperimentReport(r: ExperimentReport): { markdown: string;
     md.push(`## ${set.set}${set.access ? '' : ' — without Access'} (${set.questions} questions)`, '')
     const rows = [['start', '–', ci(set.start.f1), pct(set.start.em), '–']]
     for (const a of set.arms) rows.push([a.arm, Object.entries(a.seedF1).map(([k, v]) => `${k} ${pct(v)}`).join(', '), ci(a.f1), pct(a.em), gainText(a.gain)])
+    // The floor beside F1 and EM: the best constant answer per relation on the same questions.
+    if (set.floor) rows.push(['floor: a constant answer per relation', '–', pct(set.floor.f1), pct(set.floor.em), '–'])
     md.push(table(['run', 'per seed F1', 'F1 [95% CI]', 'EM', 'gain vs start, pp [95% CI]'], rows), '')
+    if (set.floor) md.push(`The floor: the F1 and EM of the best constant answer per relation on these ${set.floor.n} questions (what a policy that never reads scores); read a score and a gain against it, not against 0.`, '')
     if (set.between.length) {
       md.push('Between arms (b − a):', '')
       md.push(table(['b − a', 'diff pp [95% CI]'], set.between.map((b) => [`${b.b} − ${b.a}`, gainText(b.diff)])), '')

@@ -6,6 +6,7 @@
 // the runner starts; the report is copied there too. Paths inside the kept JSON files are written portably (relative
 // to the experiment folder, see layout.portablePath). Knows the folder layout and which files are durable, not which
 // phases make a unit (the runner says) nor how any phase runs.
+import { createHash } from 'node:crypto'
 import { copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { dirname, join, relative, resolve, sep } from 'node:path'
 import { ConfigError } from '../../infra/errors'
@@ -25,7 +26,7 @@ export interface ResultUnit {
 const KEPT_RECORD_FIELDS = ['v', 'id', 'type', 'hops', 'question', 'golds', 'status', 'prediction', 'stopReason', 'formatValid', 'f1', 'em', 'counts', 'tokens', 'error', 'judge']
 /** Files of a run or bench folder that are durable (small); everything else (checkpoints, transcripts, charts, the
  *  bench's report.md) is regenerable or a view of these. */
-const KEPT_FILES = new Set(['metrics.jsonl', 'timing.jsonl', 'config.json', 'trajectories.jsonl', 'summary.json', 'start.json', 'sft.json', 'heldout.json', 'adapter_model.safetensors', 'adapter_config.json'])
+const KEPT_FILES = new Set(['metrics.jsonl', 'timing.jsonl', 'config.json', 'trajectories.jsonl', 'summary.json', 'floor.json', 'start.json', 'sft.json', 'heldout.json', 'adapter_model.safetensors', 'adapter_config.json'])
 const KEPT_DIRS = /^(adapter|phase-\d+)$/
 /** The report's files, copied beside the units when the report phase is done. */
 export const REPORT_FILES = ['report.md', 'report.json', 'curves.svg', 'gains.svg']
@@ -62,8 +63,13 @@ export class ExperimentResults {
     if (!existsSync(specFile) && existsSync(this.dir) && readdirSync(this.dir).length > 0)
       throw new ConfigError('experiment.results_flag', `--results ${this.dir} is a folder of something else (not empty, no experiment.json); give a new or an experiment's results folder`)
     const f = join(this.dir, PROGRESS)
-    this.units = new Set(existsSync(f) ? (JSON.parse(readFileSync(f, 'utf8')) as { units: string[] }).units : [])
+    const progress = existsSync(f) ? (JSON.parse(readFileSync(f, 'utf8')) as { units: string[]; sha256?: Record<string, string> }) : { units: [] }
+    this.units = new Set(progress.units)
+    this.sums = new Map(Object.entries(progress.sha256 ?? {}))
   }
+
+  /** Each exported unit's content digest (unitDigest), recorded in units.json at export and checked at restore. */
+  private readonly sums: Map<string, string>
 
   /** Creates the folder and its experiment.json. */
   open(): void {
@@ -86,6 +92,11 @@ export class ExperimentResults {
       const lost = u.dirs.filter((d) => /^(runs|bench)\//.test(d) && !existsSync(join(this.dir, d)))
       if (lost.length > 0)
         throw new ConfigError('experiment.results_torn', `${this.dir}: unit ${u.name} is recorded done in units.json but ${lost.join(', ')} is missing; restore it (git checkout) or remove '${u.name}' from units.json to run it again`)
+      // What was exported is what is restored: a file edited since (a trajectories.jsonl, a summary) would change the
+      // report. Units exported before digests were recorded are restored as they are.
+      const sum = this.sums.get(u.name)
+      if (sum !== undefined && unitDigest(this.dir, u.dirs) !== sum)
+        throw new ConfigError('experiment.results_edited', `${this.dir}: unit ${u.name} changed since it was exported (its files no longer hash to the sha256 units.json recorded); restore it (git checkout) or remove '${u.name}' from units.json to run it again`)
     }
     for (const u of units) {
       if (!this.units.has(u.name) || u.phases.every(doneInOut)) continue
@@ -117,7 +128,9 @@ export class ExperimentResults {
       renameSync(tmp, to)
     }
     this.units.add(u.name)
-    writeAtomic(join(this.dir, PROGRESS), JSON.stringify({ units: [...this.units].sort() }, null, 1) + '\n')
+    this.sums.set(u.name, unitDigest(this.dir, u.dirs))
+    const sha256 = Object.fromEntries([...this.sums].filter(([k]) => this.units.has(k)).sort(([a], [b]) => (a < b ? -1 : 1)))
+    writeAtomic(join(this.dir, PROGRESS), JSON.stringify({ units: [...this.units].sort(), sha256 }, null, 1) + '\n')
   }
 
   /** The report's files copied beside the units (each atomically). */
@@ -158,9 +171,9 @@ function copyDurable(from: string, to: string, where: { out: string; worlds: str
 }
 
 /** A JSON file with every absolute path among its strings written portably (layout.portablePath); same layout. A run
- *  folder's own records keep their paths relative to that folder (`dir`, where the file is in OUT) with the absolute
- *  ones under `origin`: those keys are written from their origin, and an adapter's relative base_model_name_or_path
- *  from where it points, so every path in the results folder is read the same way (portablePath). */
+ *  folder's own records keep their paths relative to that folder (`dir`, where the file is in OUT): those (the
+ *  RECORDED_PATH_KEYS, and an adapter's base_model_name_or_path) are written from where they point, and an older
+ *  folder's keys from its absolute `origin`, so every path in the results folder is read the same way (portablePath). */
 export function portableJson(text: string, where: { out: string; worlds: string }, dir?: string): string {
   const at = (p: string) => portablePath(p, where.out, where.worlds)
   const walk = (v: unknown): unknown => {
@@ -173,12 +186,38 @@ export function portableJson(text: string, where: { out: string; worlds: string 
       Object.entries(o).map(([k, x]) => {
         if (origin && k !== 'origin' && k in origin && x !== null && origin[k] !== null) return [k, walk(origin[k])]
         if (k === 'base_model_name_or_path' && dir && typeof x === 'string' && !x.startsWith('/') && (x.startsWith('.') || x.includes('/'))) return [k, at(resolve(dir, x))]
+        if (RECORDED_PATH_KEYS.has(k) && dir) {
+          const rel = (y: unknown) => (typeof y === 'string' && (y === '.' || y.startsWith('./') || y.startsWith('../')) ? at(resolve(dir, y)) : walk(y))
+          return [k, Array.isArray(x) ? x.map(rel) : rel(x)]
+        }
         return [k, walk(x)]
       }),
     )
   }
   const compact = !text.includes('\n') || text.indexOf('\n') === text.length - 1
   return JSON.stringify(walk(JSON.parse(text)), null, compact ? undefined : /^\{\n( +)/.exec(text)?.[1].length ?? 2) + (text.endsWith('\n') ? '\n' : '')
+}
+
+/** Keys whose values a run folder records relative to itself (infra/recorded-path): train config.json, sft.json,
+ *  pretrain.json, a bench's config.json. */
+const RECORDED_PATH_KEYS = new Set(['world', 'worlds', 'model', 'adapter', 'initAdapter', 'evalWorld'])
+
+/** sha256 over a unit's exported files (their paths under the results folder and their bytes, in path order). */
+export function unitDigest(root: string, dirs: readonly string[]): string {
+  const h = createHash('sha256')
+  const walk = (rel: string) => {
+    const abs = join(root, rel)
+    if (!existsSync(abs)) return
+    if (statSync(abs).isDirectory()) {
+      for (const e of readdirSync(abs).sort()) walk(rel ? `${rel}/${e}` : e)
+      return
+    }
+    h.update(`${rel}\0`)
+    h.update(readFileSync(abs))
+    h.update('\0')
+  }
+  for (const d of [...dirs].sort()) walk(d)
+  return h.digest('hex')
 }
 
 /** A bench log without transcripts and clocks: one line per record, the kept fields in their order. */

@@ -11,12 +11,13 @@
 // committed folder and redoes only unfinished units. Knows the order of phases and which make a unit, not how any
 // phase works inside.
 import { createHash } from 'node:crypto'
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { basename, join, resolve } from 'node:path'
 import { tokenizerSourceOf } from '../../agent'
 import { buildRecipeWorlds, checkHeldOutWorlds, CurriculumSource, curriculumPreset, runSft, runTraining, WorldPool } from '../../curriculum'
 import { initModel } from '../../infra/engine'
 import { ConfigError } from '../../infra/errors'
+import { lockDir } from '../../infra/lock'
 import { passPoint } from '../../infra/run-points'
 import { Rng } from '../../infra/rng'
 import { episodeBudgets, scoreAnswer } from '../../gym'
@@ -48,12 +49,40 @@ export interface ExperimentOptions {
   notice?: (line: string) => void
 }
 
-export async function runExperiment(s: ExperimentSpec, out: string, o: ExperimentOptions = {}): Promise<{ report: string; ran: number; skipped: number; restored: string[] }> {
+export interface ExperimentResult {
+  report: string
+  ran: number
+  skipped: number
+  restored: string[]
+}
+
+/** One writer per experiment folder (infra/lock): a second `experiment run` (or `train --preset`) on it is a one-line
+ *  error naming the first, before it reads or writes anything there. A folder this call created is removed again when
+ *  it is refused before any work (it holds nothing but the lock). */
+export async function runExperiment(s: ExperimentSpec, out: string, o: ExperimentOptions = {}): Promise<ExperimentResult> {
+  const dir = experimentPaths(out, s).out
+  const existed = existsSync(dir)
+  mkdirSync(dir, { recursive: true })
+  const lock = lockDir(dir, 'experiment run')
+  try {
+    return await runExperimentLocked(s, out, o)
+  } catch (e) {
+    lock.release()
+    if (!existed && readdirSync(dir).length === 0) rmSync(dir, { recursive: true, force: true })
+    throw e
+  } finally {
+    lock.release()
+  }
+}
+
+async function runExperimentLocked(s: ExperimentSpec, out: string, o: ExperimentOptions): Promise<ExperimentResult> {
   const log = o.log ?? (() => undefined)
   const p = experimentPaths(out, s)
   // The file is part of the experiment: another one in the same folder (or results folder) is refused before anything runs.
-  const text = JSON.stringify(s, null, 2) + '\n'
-  const lengthenFrom = existsSync(p.spec) ? storedSteps(readFileSync(p.spec, 'utf8'), s, text, p.out) : null
+  // It is recorded with its paths written portably (layout.portablePath: never a machine's absolute path).
+  const recorded = recordedSpec(s, p)
+  const text = JSON.stringify(recorded, null, 2) + '\n'
+  const lengthenFrom = existsSync(p.spec) ? storedSteps(readFileSync(p.spec, 'utf8'), recorded, text, p.out) : null
   const results = o.results !== undefined ? new ExperimentResults(o.results, s, p.out) : null
   // A model-folder start is checked (sha256 against its SHA256SUMS, and against the results' start) before any work.
   const startRecord = s.start.model ? checkStart(s.start.model, p.out, p.worlds) : null
@@ -250,7 +279,8 @@ export async function runExperiment(s: ExperimentSpec, out: string, o: Experimen
     // A run point right after a phase is recorded (a kill here must resume).
     passPoint(`experiment-${ph.name}`)
   }
-  log(`experiment ${s.name}: done in ${((performance.now() - t0) / 1000).toFixed(0)} s (${ran} phases run, ${phases.length - ran} found done); report ${join(p.out, 'report.md')}${results ? ` (copied to ${results.shown()})` : ''}`)
+  // The counts and the report's path are `experiment run`'s result line (stdout): the log says only the time.
+  log(`experiment ${s.name}: done in ${((performance.now() - t0) / 1000).toFixed(0)} s${results ? ` (report copied to ${results.shown()})` : ''}`)
   return { report: join(p.out, 'report.md'), ran, skipped: phases.length - ran, restored }
 }
 
@@ -261,6 +291,14 @@ function eta(rest: Phase[], done: Set<string>, spent: Record<Phase['kind'], numb
   const todo = rest.filter((ph) => !done.has(ph.name) && (ph.kind === 'train' || ph.kind === 'bench'))
   if (todo.some((ph) => spent[ph.kind].length === 0)) return ''
   return ` (ETA ${todo.reduce((a, ph) => a + mean(spent[ph.kind]), 0).toFixed(0)} s)`
+}
+
+/** The spec as OUT/experiment.json records it: the start's model and adapter and the world cache written portably
+ *  (relative to OUT inside it, 'worlds/…' in the cache, relative to the checkout's root inside one, else the last
+ *  name), so the folder names no path of this machine and a moved or copied folder resumes. */
+export function recordedSpec(s: ExperimentSpec, p: ReturnType<typeof experimentPaths>): ExperimentSpec {
+  const at = (x: string) => (x ? portablePath(x, p.out, p.worlds) : '')
+  return { ...s, worlds: { ...s.worlds, cache: at(s.worlds.cache) }, start: { ...s.start, model: at(s.start.model), adapter: at(s.start.adapter) } }
 }
 
 /** The stored experiment.json against this one: null when the same; the stored train.steps when the only change is a

@@ -4,6 +4,7 @@
 import type { ArgumentsCamelCase } from 'yargs'
 import { announceStop, handler, runUntilSignal, type Command } from '../../infra/cli-util'
 import { showValue } from '../../infra/show-value'
+import { openHostWarning, tokenProblem } from '../../infra/http/host-guard'
 import { GymError } from '../../infra/errors'
 import { checkWorldContent, openWorld, type Stage } from '../../world'
 import { openGymWorld } from '../open-gym-world'
@@ -89,6 +90,9 @@ export const mcpCommandWith = (stages?: readonly Stage[]): Command => ({
       throw new GymError('cli.bad_flag', `--idle-seconds must be a number in [1, ${7 * 24 * 3600}], got ${String(idle)}`)
     const maxBodyBytes = intFlag('max-body-bytes', a.maxBodyBytes, 1024, 1 << 30)
     const token = a.token ?? process.env.SEARCHGYM_TOKEN ?? ''
+    const bad = tokenProblem(token)
+    if (bad) throw new GymError('cli.bad_flag', `--token ${a.token !== undefined ? '' : '($SEARCHGYM_TOKEN) '}${bad}`)
+    const open = a.http ? openHostWarning(a.host, token, 'gym mcp --http') : undefined
     // The env options are checked before the world opens (resolveGymOptions needs no world).
     resolveMcpOptions(options)
 
@@ -125,11 +129,14 @@ export const mcpCommandWith = (stages?: readonly Stage[]): Command => ({
     if (!a.http) {
       // stdout is the protocol's: every line of ours goes to stderr.
       log(`${world.name}, question ${qa.id} (${qa.type}, ${qa.hops} hops, ${qa.split}) on stdio`)
-      await serveMcpStdio(world, stdioOptions)
+      const failure = await serveMcpStdio(world, stdioOptions, (l) => log(l))
       await world.close()
-      process.exit(0)
+      // A transport closed by an error is a failed run: one line, exit 1 (the end of stdin is the normal end).
+      if (failure) log(`stopped: ${failure}`)
+      process.exit(failure ? 1 : 0)
     }
     const s = await startMcpHttp(world, { ...serveOptions, host: a.host, port, token, allowHosts, maxBodyBytes })
+    if (open) process.stderr.write(`searchgym: warning: ${open}\n`)
     log(`${world.name}, question ${qa.id} (${qa.type}, ${qa.hops} hops, ${qa.split}) on ${s.url}${token ? ' (bearer token required)' : ''}`)
     announceStop('searchgym gym mcp')
     await runUntilSignal(async () => {

@@ -6,6 +6,7 @@ import { basename, resolve } from 'node:path'
 import type { ArgumentsCamelCase } from 'yargs'
 import { announceStop, handler, renamedFlags, runUntilSignal, type Command } from '../../infra/cli-util'
 import { showValue } from '../../infra/show-value'
+import { openHostWarning, tokenProblem } from '../../infra/http/host-guard'
 import { GymError } from '../../infra/errors'
 import { checkWorldContent, ENGINE_NAMES, openWorld, RETRIEVE_UNITS, type EngineName, type RetrieveUnit, type Stage } from '../../world'
 import { openGymWorld } from '../open-gym-world'
@@ -146,7 +147,12 @@ export const serveCommandWith = (stages?: readonly Stage[]): Command => ({
     if (allowHosts.some((h) => h.trim() === '' || /[\s/]/.test(h.trim())))
       throw new GymError('cli.bad_flag', '--allow-host must be a host name or address without scheme or path, e.g. --allow-host gpu-node-3')
     const token = a.token ?? process.env.SEARCHGYM_TOKEN ?? ''
+    const bad = tokenProblem(token)
+    if (bad) throw new GymError('cli.bad_flag', `--token ${a.token !== undefined ? '' : '($SEARCHGYM_TOKEN) '}${bad}`)
     const log = (line: string) => process.stderr.write(`searchgym gym serve: ${line}\n`)
+    // Said once, by the process that prints the URL, when it listens.
+    const open = openHostWarning(a.host, token, 'gym serve')
+    const warnOpen = () => open && process.stderr.write(`searchgym: warning: ${open}\n`)
     const writeAddress = (port: number): string | undefined => {
       if (!a.addressFile) return undefined
       for (const st of removeStaleAddressFiles(a.addressFile)) log(`removed the stale address file ${st.path} (its server, pid ${st.pid}, no longer runs)`)
@@ -176,6 +182,7 @@ export const serveCommandWith = (stages?: readonly Stage[]): Command => ({
       }
       if (addressFile) process.once('exit', () => removeAddressFile(addressFile))
       const r = p.ready
+      warnOpen()
       log(`${basename(resolve(dir))} (${r.qa} QA, ${workers} workers, ${r.searchThreads} search thread${r.searchThreads === 1 ? '' : 's'} each${a.retrieveUnit === 'passage' ? ', /retrieve serves passages' : ''}) on ${r.url}${addressFile ? ` (address file ${addressFile})` : ''}`)
       announceStop('searchgym gym serve')
       await runUntilSignal(async () => {
@@ -233,7 +240,8 @@ export const serveCommandWith = (stages?: readonly Stage[]): Command => ({
       throw e
     }
     if (addressFile) process.once('exit', () => removeAddressFile(addressFile))
-    log(`${world.name} (${world.listQa().length} QA, ${world.searchThreads} search threads${a.retrieveUnit === 'passage' ? ', /retrieve serves passages' : ''}) on ${s.url}${addressFile ? ` (address file ${addressFile})` : ''}`)
+    warnOpen()
+    log(`${world.name} (${world.listQa().length} QA, ${world.searchThreads} search thread${world.searchThreads === 1 ? '' : 's'}${a.retrieveUnit === 'passage' ? ', /retrieve serves passages' : ''}) on ${s.url}${addressFile ? ` (address file ${addressFile})` : ''}`)
     announceStop('searchgym gym serve')
     await runUntilSignal(async () => {
       if (addressFile) removeAddressFile(addressFile)

@@ -2,7 +2,8 @@
 // its routes, against DNS rebinding and blind cross-site requests. Allowed: loopback names, the bound host, this
 // machine's own names and interface addresses when bound to all interfaces, and --allow-host values ('*': any).
 // Also the JSON-only guard for POST routes (a cross-site form or text/plain POST needs no CORS preflight).
-// Knows nothing of any server's routes or tokens.
+// Also the two checks a server's token and bind address get before it listens (tokenProblem, openHostWarning).
+// Knows nothing of any server's routes.
 import type { MiddlewareHandler } from 'hono'
 import { hostname as osHostname, networkInterfaces } from 'node:os'
 import { errorBody } from './errors'
@@ -16,6 +17,22 @@ export interface HostGuardOptions {
 
 const LOOPBACK = ['localhost', '127.0.0.1', '::1', '[::1]']
 const WILDCARD = new Set(['0.0.0.0', '::', '[::]', ''])
+
+/** Why a bearer token cannot work (a blank one, or one with spaces or control characters, would make every request
+ *  401: the header's value is trimmed), or undefined when it can. '' means no token (no auth). */
+export function tokenProblem(token: string): string | undefined {
+  if (token === '') return undefined
+  if (token.trim() === '') return 'is blank (it would refuse every request); give a token, or none for no auth'
+  if (/[\s\x00-\x1f\x7f]/.test(token)) return 'has spaces or control characters (a Bearer header cannot carry them); give one word'
+  return undefined
+}
+
+/** The one-line warning for a server bound beyond loopback with no token, or undefined. */
+export function openHostWarning(host: string, token: string, server: string): string | undefined {
+  const h = stripBrackets(host.trim().toLowerCase())
+  if (token !== '' || LOOPBACK.includes(h) || /^127\./.test(h) || h.endsWith('.localhost')) return undefined
+  return `${server} listens on ${host}${WILDCARD.has(h) ? ' (every interface)' : ''} with no --token: anyone who can reach this machine can use it; set --token (or $SEARCHGYM_TOKEN)`
+}
 
 /** The set of lower-case host names (no port) this server answers to; null when any host is allowed. */
 export function allowedHosts(o: HostGuardOptions): Set<string> | null {

@@ -8,6 +8,8 @@ import { ViewError } from '../errors'
 import { openSources } from '../experiments'
 import { startViewer } from '../server'
 import { WorldData } from '../world-data'
+import { CHECKED_WORLD_STAGES } from '../../agent'
+import { checkWorldDir } from '../../world'
 
 interface ViewArgs {
   world?: string
@@ -37,6 +39,8 @@ export const viewCommand: Command = {
     if (a.world === undefined && !a.runs?.length) throw new ViewError('cli.nothing', 'give --world DIR, --runs DIR..., or both (e.g. searchgym view --world worlds/tiny --runs runs/oracle)')
     if (a.world !== undefined && (typeof a.world !== 'string' || a.world.trim() === '')) throw new ViewError('cli.bad_flag', '--world must be a world folder')
     const { runs, experiments } = openSources((a.runs ?? []).map(String))
+    // The world's rows against its hash (an edited question is refused, not shown as the world's).
+    if (a.world) checkWorldDir(a.world, CHECKED_WORLD_STAGES)
     const world = a.world ? WorldData.open(a.world) : null
     const v = await startViewer({ world, runs, experiments }, { host: a.host, port: a.port, allowHosts: (a.allowHost ?? []).map(String) })
     process.stdout.write(`searchgym view: ${v.url}\n`)

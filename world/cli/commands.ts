@@ -21,7 +21,7 @@ export function worldCommands(stages: readonly Stage[] = WORLD_STAGES, tuner?: E
       describe: 'build and inspect worlds (graph, documents, world file)',
       builder: (y) =>
         y
-          .command([buildCommand(stages), statsCommand(stages), showCommand, exportCommandWith(tuner, stager), verifyCommand(stages), qaCommand(stages)])
+          .command([buildCommand(stages), statsCommand(stages), showCommand, exportCommandWith(tuner, stager, stages), verifyCommand(stages), qaCommand(stages)])
           .demandCommand(1, 'give a world sub-command; see searchgym world --help'),
       handler: () => undefined,
     },

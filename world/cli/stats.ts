@@ -34,8 +34,11 @@ export const statsCommand = (stages: readonly Stage[]): Command => ({
         } catch (e) {
           mismatch = oneLine(e)
         }
-      const shown = mismatch ? { ...s, contentMismatch: mismatch } : s
-      process.stdout.write((a.json ? JSON.stringify(shown) : formatStats(s)) + '\n')
+      // The hash is the manifest's claim; it is printed as the world's hash only when the rows were checked to match it.
+      const hashChecked = w.complete && !mismatch
+      const shown = { ...s, hashChecked, ...(mismatch ? { contentMismatch: mismatch } : {}) }
+      const text = formatStats(s).replace(/^hash( +)(\S+)$/m, (_, sp: string, h: string) => (hashChecked ? `hash${sp}${h} (rows checked)` : mismatch ? `manifest hash ${h} (NOT the rows' hash: edited after the build, see the warning)` : `hash${sp}${h}`))
+      process.stdout.write((a.json ? JSON.stringify(shown) : text) + '\n')
       if (mismatch) {
         process.stderr.write(`searchgym: warning: ${mismatch}\n`)
         process.exitCode = 1

@@ -7,7 +7,7 @@ Standard library only; Gymnasium is used (and SearchGym-v0 registered) when it i
 from ._gym import ENV_ID, HAVE_GYMNASIUM, register
 from .client import SearchGymClient
 from .env import SearchGymEnv, messages_text
-from .errors import (ApiError, AuthenticationError, BadRequestError, ConflictError, EnvStateError, NotFoundError, RateLimitError, SearchGymError,
+from .errors import (ApiError, AuthenticationError, BadReplyError, BadRequestError, ConflictError, EnvStateError, NotFoundError, RateLimitError, SearchGymError,
                      ServerError, TransportError)
 from .reward import final_answer, make_reward_func, score_answer
 from .vector import SearchGymVectorEnv
@@ -16,7 +16,7 @@ from .verifiers_env import load_environment  # verifiers' convention: vf.load_en
 __version__ = "0.1.0"
 __all__ = [
     "ENV_ID", "HAVE_GYMNASIUM", "register", "SearchGymClient", "SearchGymEnv", "SearchGymVectorEnv", "messages_text", "make_reward_func",
-    "score_answer", "final_answer", "SearchGymError", "TransportError", "ApiError", "BadRequestError", "AuthenticationError", "NotFoundError",
+    "score_answer", "final_answer", "SearchGymError", "TransportError", "BadReplyError", "ApiError", "BadRequestError", "AuthenticationError", "NotFoundError",
     "ConflictError", "RateLimitError", "ServerError", "EnvStateError", "load_environment",
 ]
 

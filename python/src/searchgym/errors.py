@@ -18,7 +18,13 @@ class SearchGymError(Exception):
 
 
 class TransportError(SearchGymError):
-    """The server could not be reached or did not answer in time (connection refused, reset, timeout)."""
+    """The server could not be reached or did not answer in time (connection refused, reset, no whole answer within
+    the client's timeout)."""
+
+
+class BadReplyError(SearchGymError):
+    """The server answered 200 with something that is not what the route answers (not JSON, or JSON of another shape),
+    a redirect (never followed: the token would go to another address), or a reply over the client's size cap."""
 
 
 class ApiError(SearchGymError):
