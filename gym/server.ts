@@ -111,6 +111,11 @@ const digest = (s: string) => createHash('sha256').update(s).digest()
 /** The server's version, as /metadata and /openapi.json of the OpenEnv face say it (package.json's). */
 export const SERVER_VERSION = '0.1.0'
 
+/** A refused body declared at most this long is read and discarded before the 413 (see tooLargeDrained), for at most
+ *  DRAIN_MAX_MS. */
+const DRAIN_MAX_BYTES = 64 << 20
+const DRAIN_MAX_MS = 10_000
+
 /** Retry-After (seconds) of a 429 env.limit. */
 export const ENV_LIMIT_RETRY_AFTER_S = 1
 
@@ -205,13 +210,29 @@ export async function createGymServer(world: GymWorld, options: Partial<GymServe
     c.json(errorBody(413, 'request.too_large', `the request body exceeds ${o.maxBodyBytes} bytes`), 413, {
       connection: 'close',
     })
+  // A client still sending a refused body reads a 413 sent at once only by luck: the close resets the connection and
+  // the peer's kernel may drop the answer with it (TCP RST). A declared body of up to DRAIN_MAX_BYTES is read and
+  // discarded first (a lingering close, as nginx does; bounded in bytes and in time, nothing kept), then answered.
+  const tooLargeDrained = async (c: Context, length: number) => {
+    const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming
+    if (incoming && length <= DRAIN_MAX_BYTES) {
+      const drained = await new Promise<boolean>((resolve) => {
+        const t = setTimeout(() => resolve(false), DRAIN_MAX_MS)
+        incoming.once('end', () => (clearTimeout(t), resolve(true)))
+        incoming.once('error', () => (clearTimeout(t), resolve(false)))
+        incoming.resume()
+      })
+      if (drained) return c.json(errorBody(413, 'request.too_large', `the request body exceeds ${o.maxBodyBytes} bytes`), 413)
+    }
+    return tooLarge(c)
+  }
   const streamingLimit = bodyLimit({ maxSize: o.maxBodyBytes, onError: tooLarge })
   app.use('*', async (c, next) => {
     // With a Content-Length the header decides, and the body is later read on @hono/node-server's fast path
     // (hono's bodyLimit touches Request.body, which builds a full web Request per call: ~10% of the server's CPU).
     const te = c.req.header('transfer-encoding')
     const cl = c.req.header('content-length')
-    if (te === undefined && cl !== undefined) return Number(cl) > o.maxBodyBytes ? tooLarge(c) : next()
+    if (te === undefined && cl !== undefined) return Number(cl) > o.maxBodyBytes ? tooLargeDrained(c, Number(cl)) : next()
     if (c.req.method === 'GET' || c.req.method === 'HEAD') return next()
     return streamingLimit(c, next) // chunked uploads: counted while streaming
   })
