@@ -9,9 +9,9 @@ import { DRILL_KINDS, type DrillKind } from './kinds'
 
 export { READER_GYM }
 
-/** What a phase's gate measures on the validation items: a drill kind's greedy EM, or `e2e` (the model's own one-hop
- *  episodes on the validation world: EM). */
-export type GateMetric = DrillKind | 'e2e'
+/** What a phase's gate measures on the validation items: a drill kind's greedy EM, or `e2e` / `e2e2` (the model's own
+ *  episodes on the validation world's one-hop / two-hop Simple questions: EM). */
+export type GateMetric = DrillKind | 'e2e' | 'e2e2'
 
 export interface ReaderPhase {
   name: string
@@ -46,7 +46,7 @@ export interface ReaderConfig {
   heldOut: number
   /** Questions per training world the oracle plays (0: all) for one-hop and for two-hop questions. */
   questions: { hops1: number; hops2: number }
-  /** Validation items per kind at each evaluation, and the e2e questions. */
+  /** Validation items per kind at each evaluation, and the e2e (and e2e2) questions. */
   eval: { items: number; e2e: number }
   optimizer: { betas: [number, number]; weightDecay: number; gradClip: number; microBatch: number }
   checkpointEvery: number
@@ -79,7 +79,7 @@ const DEFAULT_PHASE: ReaderPhase = {
   gate: { metric: 'fact', every: 250, patience: 3, minDelta: 0.005, report: [] },
 }
 
-const GATES: readonly string[] = [...DRILL_KINDS, 'e2e']
+const GATES: readonly string[] = [...DRILL_KINDS, 'e2e', 'e2e2']
 
 function positiveInt(key: string, v: number): void {
   if (!(Number.isInteger(v) && v >= 1)) throw new ConfigError('reader.range', `${key} must be an integer ≥ 1, got ${v}`)
@@ -119,7 +119,7 @@ export function resolveReaderConfig(input: unknown, where = 'reader config'): Re
     if (!(q.lr > 0 && q.lr < 1)) throw new ConfigError('reader.range', `${key}.lr must be in (0, 1), got ${q.lr}`)
     if (!(q.maxHops === 1 || q.maxHops === 2)) throw new ConfigError('reader.range', `${key}.maxHops must be 1 or 2, got ${q.maxHops}`)
     if (!(q.cpuBudgetS >= 0)) throw new ConfigError('reader.range', `${key}.cpuBudgetS must be ≥ 0, got ${q.cpuBudgetS}`)
-    for (const g of [q.gate.metric, ...q.gate.report]) if (!GATES.includes(g)) throw new ConfigError('reader.gate', `${key}.gate: '${g}' is not a drill kind or e2e`)
+    for (const g of [q.gate.metric, ...q.gate.report]) if (!GATES.includes(g)) throw new ConfigError('reader.gate', `${key}.gate: '${g}' is not a drill kind, e2e or e2e2`)
     return q
   })
   const names = c.phases.map((p) => p.name)

@@ -18,12 +18,13 @@ import { onlyLastTurn } from '../sft-run'
  * access: the question, the first search and its results → the second turn (copy a result's title).
  * hop: a two-hop episode up to the first page read → the next search (copy the bridge entity off the page).
  * demo: the whole episode, the loss on every assistant turn.
+ * episode2, demo2: episode and demo of two-hop episodes only (a phase on the second hop without the one-hop majority).
  */
-export const DRILL_KINDS = ['fact', 'ctx1', 'ctx2', 'ctx4', 'ctx8', 'ctx16', 'lines', 'page', 'episode', 'search', 'access', 'hop', 'demo'] as const
+export const DRILL_KINDS = ['fact', 'ctx1', 'ctx2', 'ctx4', 'ctx8', 'ctx16', 'lines', 'page', 'episode', 'search', 'access', 'hop', 'demo', 'episode2', 'demo2'] as const
 export type DrillKind = (typeof DRILL_KINDS)[number]
 
 /** Kinds whose target turn is the answer (scored by F1/EM against the gold); the others' target is a tool call. */
-export const ANSWER_KINDS: readonly DrillKind[] = ['fact', 'ctx1', 'ctx2', 'ctx4', 'ctx8', 'ctx16', 'lines', 'page', 'episode']
+export const ANSWER_KINDS: readonly DrillKind[] = ['fact', 'ctx1', 'ctx2', 'ctx4', 'ctx8', 'ctx16', 'lines', 'page', 'episode', 'episode2']
 
 const CTX_K: Partial<Record<DrillKind, number>> = { ctx1: 1, ctx2: 2, ctx4: 4, ctx8: 8, ctx16: 16, lines: Infinity }
 
@@ -53,10 +54,13 @@ export function drillSequence(codec: ChatCodec, src: DrillSource, kind: DrillKin
   const n = t.length
   const one = (turns: DrillSource['turns']) => pack(onlyLastTurn(sequenceOfTrajectory(codec, { initial: src.initial, turns: turns as TrajectoryRecord['turns'] })))
   if (n < 3) return undefined
+  if ((kind === 'episode2' || kind === 'demo2') && !(src.hops >= 2 && n >= 5)) return undefined
   switch (kind) {
     case 'demo':
+    case 'demo2':
       return pack(sequenceOfTrajectory(codec, { initial: src.initial, turns: t as TrajectoryRecord['turns'] }))
     case 'episode':
+    case 'episode2':
       return one(t)
     case 'page':
       return one(t.slice(n - 2))
@@ -84,7 +88,7 @@ export function hasDrill(src: DrillSource, kind: DrillKind): boolean {
   const t = src.turns
   const n = t.length
   if (n < 3) return false
-  if (kind === 'hop') return src.hops >= 2 && n >= 5
+  if (kind === 'hop' || kind === 'episode2' || kind === 'demo2') return src.hops >= 2 && n >= 5
   if (kind === 'fact') return factObservation(t[n - 2].observation, src.lastEvidence) !== undefined
   if (CTX_K[kind] !== undefined) return sentencesObservation(t[n - 2].observation, src.lastEvidence, 0, new Rng(0)) !== undefined
   return true

@@ -114,6 +114,7 @@ interface Context {
   validIdx: number[]
   validPool: WorldPool
   validE2e: Qa[]
+  validE2e2: Qa[]
   o: ReaderRunOptions
   backend: string
   budgetLeft: () => number
@@ -123,10 +124,10 @@ async function evaluate(ctx: Context, learner: Learner, p: ReaderPhase, step: nu
   const row: Record<string, unknown> = { step }
   const metrics = [...new Set([p.gate.metric, ...p.gate.report])]
   for (const m of metrics) {
-    if (m === 'e2e') {
-      const f = await runFunnel(learner.model, ctx.codec, ctx.validPool, ctx.validE2e, { protocol: ctx.c.protocol, gym: ctx.c.gym, oracleAnswer: 'read' })
-      row.e2e = { n: f.n, search: f.search / Math.max(1, f.n), opened: f.opened / Math.max(1, f.n), f1: f.f1, em: f.em, readF1: f.readF1, readEm: f.readEm, factF1: f.factF1, factEm: f.factEm }
-      ctx.o.log?.(`reader ${p.name} step ${step}: e2e ${funnelLine(f)}`)
+    if (m === 'e2e' || m === 'e2e2') {
+      const f = await runFunnel(learner.model, ctx.codec, ctx.validPool, m === 'e2e' ? ctx.validE2e : ctx.validE2e2, { protocol: ctx.c.protocol, gym: ctx.c.gym, oracleAnswer: 'read' })
+      row[m] = { n: f.n, search: f.search / Math.max(1, f.n), opened: f.opened / Math.max(1, f.n), f1: f.f1, em: f.em, readF1: f.readF1, readEm: f.readEm, factF1: f.factF1, factEm: f.factEm }
+      ctx.o.log?.(`reader ${p.name} step ${step}: ${m} ${funnelLine(f)}`)
     } else {
       const s: DrillScore = scoreDrill(learner.model, ctx.codec, ctx.valid, m, ctx.validIdx, ctx.gym, { n: ctx.c.eval.items })
       row[m] = { n: s.n, em: s.em, f1: s.f1, loss: s.loss, examples: s.examples.slice(0, 2) }
@@ -323,7 +324,8 @@ export async function runReader(o: ReaderRunOptions): Promise<ReaderRunResult> {
     o.log?.(`reader: the answer's tokens are contiguous in the page's in ${cont.contiguous}/${cont.n} page drills (${((100 * cont.contiguous) / Math.max(1, cont.n)).toFixed(1)}%, leadSpace ${gym.leadSpace})`)
     writeFileSync(join(o.out, 'items.json'), JSON.stringify({ trainQuestions: chosen.length, trainSolved: trainItems.items.length, validSolved: validItems.items.length, contiguity: cont }) + '\n')
     const validE2e = validOrder.filter((q) => q.hops === 1).slice(0, c.eval.e2e)
-    const ctx: Context = { c, gym, codec, train, valid, validIdx, validPool, validE2e, o, backend, budgetLeft }
+    const validE2e2 = validOrder.filter((q) => q.hops === 2).slice(0, c.eval.e2e)
+    const ctx: Context = { c, gym, codec, train, valid, validIdx, validPool, validE2e, validE2e2, o, backend, budgetLeft }
     // 4. The phases.
     const records: PhaseRecord[] = []
     let prev = init
