@@ -87,14 +87,14 @@ it('SFT phases inherit the first phase settings they do not give; paths resolve 
 
 it("the reader ablation: the five arms × 3 seeds from the shipped reader start, on the reader's worlds, PPO mini-batch × epochs", () => {
   const r = resolveExperiment(file('reader-ablation.json'), resolve('curriculum/experiments'))
-  expect(r.start.model).toBe(resolve('curriculum/starts/reader-v0'))
+  expect(r.start.model).toBe(resolve('curriculum/starts/reader-v1'))
   expect([r.start.adapter, r.start.phases]).toEqual(['', []])
   expect(r.arms.map((a) => [a.name, a.curriculum, a.access])).toEqual([['two-stage', 'two-stage', true], ['mixed', 'mixed', true], ['stage1-only', 'stage1-only', true], ['adaptive', 'adaptive', true], ['two-stage-no-access', 'two-stage', false]])
   expect(r.seeds).toEqual([0, 1, 2])
-  // curriculum/recipes/reader.sh: its SFT worlds (27–42) train, its unseen worlds (101, 102) evaluate, same world config.
-  expect([r.worlds.preset, r.worlds.trainSeeds, r.worlds.evalSeeds]).toEqual(['small', Array.from({ length: 16 }, (_, i) => 27 + i), [101, 102]])
+  // curriculum/recipes/reader-v1.json: 16 of its training worlds (11–26) train, its unseen worlds (101, 102) evaluate, same world config.
+  expect([r.worlds.preset, r.worlds.trainSeeds, r.worlds.evalSeeds]).toEqual(['small', Array.from({ length: 16 }, (_, i) => 11 + i), [101, 102]])
   expect(r.worlds.config).toEqual(JSON.parse(readFileSync('bench/perf/configs/world-small2x-1to2.json', 'utf8')))
   const c = runTrainConfig(r, 0, r.arms[0])
   expect([c.ppoMiniBatch, c.ppoEpochs, c.maxHops, c.protocol]).toEqual([32, 2, 2, 'search-r1'])
-  expect(r.gym).toEqual({ topK: 3, observationCap: 2000, prompt: 'brief', accessByTitle: true })
+  expect(r.gym).toEqual({ topK: 3, observationCap: 2000, prompt: 'brief', accessByTitle: true, leadSpace: true })
 })
