@@ -123,7 +123,7 @@ export function renderReport(config: BenchRunConfig, s: RunSummary): { markdown:
   if (s.floor) {
     const top = s.floor.top[0]
     lines.push(
-      `The floor is the F1 and EM of the best constant answer per relation on these questions (${s.floor.groups} relation groups; the largest, ${top ? `${top.n} questions, is answered "${top.answer}" for F1 ${pct(top.f1)}` : 'none'}): a policy that never reads reaches it, so a score is read against it, not against 0.`,
+      `The floor is the F1 and EM of the best constant answer per relation on these questions, held out: each question answered with the constant that scores best on the other questions of its relation (${s.floor.groups} relation groups; the largest, ${top ? `${top.n} questions, has "${top.answer}" for F1 ${pct(top.f1)} in-sample` : 'none'}). A policy that never reads reaches it, so a score is read against it, not against 0.`,
     )
     lines.push('')
   }

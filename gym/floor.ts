@@ -41,6 +41,8 @@ export interface Floor {
    *  relation (0 when it is the only one). */
   heldF1: number
   heldEm: number
+  /** Each question's held-out F1 and EM, in the order of the questions given. */
+  heldPerQuestion: { f1: number; em: number }[]
   /** Per relation, largest groups first. */
   groups: FloorGroup[]
 }
@@ -50,11 +52,14 @@ const goldsOf = (qa: Pick<Qa, 'answer' | 'aliases'>) => [qa.answer, ...qa.aliase
 /** The floor of a list of questions (see the header). O(Σ group size²) scorings. */
 export function constantAnswerFloor(qas: readonly Pick<Qa, 'type' | 'meta' | 'hops' | 'answer' | 'aliases'>[]): Floor {
   const groups = new Map<string, typeof qas[number][]>()
-  for (const qa of qas) {
+  const at = new Map<typeof qas[number], number>()
+  qas.forEach((qa, i) => {
     const k = relationKey(qa)
     if (!groups.has(k)) groups.set(k, [])
     groups.get(k)!.push(qa)
-  }
+    at.set(qa, i)
+  })
+  const heldPerQuestion = qas.map(() => ({ f1: 0, em: 0 }))
   const out: FloorGroup[] = []
   let f1 = 0, em = 0, heldF1 = 0, heldEm = 0
   for (const [relation, g] of groups) {
@@ -76,8 +81,10 @@ export function constantAnswerFloor(qas: readonly Pick<Qa, 'type' | 'meta' | 'ho
       let top = -Infinity
       for (let c = 0; c < candidates.length; c++) top = Math.max(top, rest(c))
       const tied = candidates.map((_, c) => c).filter((c) => rest(c) >= top - 1e-12)
-      gHeldF1 += tied.reduce((a, c) => a + score[c][q].f1, 0) / tied.length
-      gHeldEm += tied.reduce((a, c) => a + score[c][q].em, 0) / tied.length
+      const h = { f1: tied.reduce((a, c) => a + score[c][q].f1, 0) / tied.length, em: tied.reduce((a, c) => a + score[c][q].em, 0) / tied.length }
+      heldPerQuestion[at.get(g[q])!] = h
+      gHeldF1 += h.f1
+      gHeldEm += h.em
     }
     heldF1 += gHeldF1
     heldEm += gHeldEm
@@ -85,5 +92,5 @@ export function constantAnswerFloor(qas: readonly Pick<Qa, 'type' | 'meta' | 'ho
   }
   out.sort((a, b) => b.n - a.n || (a.relation < b.relation ? -1 : 1))
   const n = Math.max(1, qas.length)
-  return { n: qas.length, f1: f1 / n, em: em / n, heldF1: heldF1 / n, heldEm: heldEm / n, groups: out }
+  return { n: qas.length, f1: f1 / n, em: em / n, heldF1: heldF1 / n, heldEm: heldEm / n, heldPerQuestion, groups: out }
 }

@@ -243,7 +243,7 @@ export function renderExperimentReport(r: ExperimentReport): { markdown: string;
     // The floor beside F1 and EM: the best constant answer per relation on the same questions.
     if (set.floor) rows.push(['floor: a constant answer per relation', '–', pct(set.floor.f1), pct(set.floor.em), '–'])
     md.push(table(['run', 'per seed F1', 'F1 [95% CI]', 'EM', 'gain vs start, pp [95% CI]'], rows), '')
-    if (set.floor) md.push(`The floor: the F1 and EM of the best constant answer per relation on these ${set.floor.n} questions (what a policy that never reads scores); read a score and a gain against it, not against 0.`, '')
+    if (set.floor) md.push(`The floor: the F1 and EM of the best constant answer per relation on these ${set.floor.n} questions, held out (each question answered with the constant that scores best on the other questions of its relation; what a policy that never reads scores); read a score and a gain against it, not against 0.`, '')
     if (set.between.length) {
       md.push('Between arms (b − a):', '')
       md.push(table(['b − a', 'diff pp [95% CI]'], set.between.map((b) => [`${b.b} − ${b.a}`, gainText(b.diff)])), '')
