@@ -12,7 +12,7 @@ const LONG = 600_000
 const root = mkdtempSync(join(tmpdir(), 'sg-train-quick-'))
 afterAll(() => rmSync(root, { recursive: true, force: true }))
 
-const RESULT = /^held-out F1 \((\d+) questions\): start ([\d.]+)% → trained ([\d.]+)% after 2 GRPO steps \((\d+) optimizer steps\); paired gain ([+-][\d.]+) pp \[95% CI ([+-][\d.]+), ([+-][\d.]+)\]: (a gain \(CI above 0\)|a loss \(CI below 0\)|no gain at this size \(CI includes 0\)|0 optimizer steps: every group was constant[^;]*); floor F1 [\d.]+% \(a constant answer per relation\); \d+ s$/
+const RESULT = /^held-out F1 \((\d+) questions\): start ([\d.]+)% → trained ([\d.]+)% after 2 GRPO steps \((\d+) optimizer steps\); paired gain ([+-][\d.]+) pp \[95% CI ([+-][\d.]+), ([+-][\d.]+)\]: (a gain \(CI above 0\)|a loss \(CI below 0\)|no gain at this size \(CI includes 0\)|0 optimizer steps: every group was constant[^;]*)(; EM [\d.]+% → [\d.]+%, paired gain [+-][\d.]+ pp \[95% CI [+-][\d.]+, [+-][\d.]+\])?; floor F1 [\d.]+% EM [\d.]+% \(a constant answer per relation\); \d+ s$/
 
 describe('searchgym train --preset quick-smoke', () => {
   const out = join(root, 'quick')
@@ -82,7 +82,7 @@ describe('searchgym train --preset quick-smoke', () => {
     expect(r.stdout.trim()).toMatch(/^held-out F1 \(100 questions\): start [\d.]+% → trained [\d.]+% after 2 GRPO steps \(\d+ optimizer steps\); paired gain /)
     expect((JSON.parse(readFileSync(join(q, 'start', 'start.json'), 'utf8')) as { model: string }).model).toBe('curriculum/starts/reader-v1')
     expect(existsSync(join(q, 'model'))).toBe(false)
-    expect((JSON.parse(readFileSync(join(q, 'eval', 'held-out.json'), 'utf8')) as { ids: string[] }).ids.length).toBe(100)
+    expect((JSON.parse(readFileSync(join(q, 'eval', 'held-out.json'), 'utf8')) as { ids: string[] }).ids.length).toBe(180)
     expect(readFileSync(join(q, 'runs', 'trained-s0', 'metrics.jsonl'), 'utf8').trim().split('\n')).toHaveLength(2)
   }, LONG)
 })

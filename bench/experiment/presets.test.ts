@@ -32,12 +32,12 @@ it('quick-smoke and quick-scratch: the tiny world seed 5, a random tiny model, o
   }
 })
 
-it('quick: the shipped reader start (reader-v1, its gym) on seed 103 of its recipe, GRPO as before, the 100-question held-out slice', () => {
+it('quick: the shipped reader start (reader-v1, its gym) on seed 103 of its recipe, GRPO as before, its one-hop questions of the 300-question held-out slice', () => {
   const s = read('quick')
   expect(s.start.model).toBe(resolve('curriculum/starts/reader-v1'))
   expect([s.worlds.preset, s.worlds.trainSeeds, s.worlds.evalSeeds]).toEqual(['small', [103], []])
   expect(s.worlds.config).toEqual(JSON.parse(readFileSync('bench/perf/configs/world-small2x-1to2.json', 'utf8')))
-  const before = { steps: 80, groupSize: 8, batchSize: 64, microBatch: 64, maxTurns: 4, maxTokensPerTurn: 48, lora: { rank: 16, alpha: 32 }, checkpointEvery: 1, evalEvery: 0, heldOut: 100, seed: 0, klBeta: 0, refillRounds: 2, lr: 3e-4, temperature: 0.8, switchSteps: 80, maxHops: 1, protocol: 'search-r1', gym: { topK: 3, observationCap: 2000, prompt: 'brief', accessByTitle: true, leadSpace: true, reward: 'f1' } }
+  const before = { steps: 80, groupSize: 8, batchSize: 64, microBatch: 64, maxTurns: 4, maxTokensPerTurn: 48, lora: { rank: 16, alpha: 32 }, checkpointEvery: 1, evalEvery: 0, heldOut: 300, seed: 0, klBeta: 0, refillRounds: 2, lr: 3e-4, temperature: 0.8, switchSteps: 80, maxHops: 1, protocol: 'search-r1', gym: { topK: 3, observationCap: 2000, prompt: 'brief', accessByTitle: true, leadSpace: true, reward: 'f1' } }
   expect(runTrainConfig(s, 0, s.arms[0])).toEqual(resolveTrainConfig(before))
-  expect([s.eval.maxTurns, s.eval.maxTokens, s.eval.sets[0].split]).toEqual([4, 48, 'heldout'])
+  expect([s.eval.maxTurns, s.eval.maxTokens, s.eval.sets[0].split, s.eval.sets[0].maxHops]).toEqual([4, 48, 'heldout', 1])
 })

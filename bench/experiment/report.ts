@@ -23,8 +23,9 @@ export interface ArmResult {
   seedF1: Record<string, number>
   f1: Estimate
   em: number
-  /** Paired against the start on the same questions (every seed). */
+  /** Paired against the start on the same questions (every seed): F1, and EM (a gain of whole answers, not words). */
   gain: Estimate
+  emGain: Estimate
   groups: { group: string; n: number; start: number; mean: number; gain: Estimate }[]
 }
 
@@ -119,6 +120,8 @@ export function buildExperimentReport(out: string): ExperimentReport {
         const grid = rs.map((r) => ids.map((id) => r.rec.get(id)!.f1))
         grids.set(a.name, grid)
         const gainGrid = grid.map((row) => row.map((v, j) => v - startF1[j]))
+        const startEm = ids.map((id) => start.get(id)!.em)
+        const emGainGrid = rs.map((r) => ids.map((id, j) => r.rec.get(id)!.em - startEm[j]))
         const groups: ArmResult['groups'] = []
         const keys = [...new Set(ids.flatMap((id) => groupKeys(start.get(id)!)))].sort((x, y) => groupOrder(x) - groupOrder(y) || (x < y ? -1 : x > y ? 1 : 0))
         for (const g of keys) {
@@ -137,6 +140,7 @@ export function buildExperimentReport(out: string): ExperimentReport {
           f1: bootstrapSeedsQuestions(grid, { ...B, label: `${label}:${a.name}` }),
           em: mean(rs.flatMap((r) => ids.map((id) => r.rec.get(id)!.em))),
           gain: bootstrapSeedsQuestions(gainGrid, { ...B, label: `${label}:${a.name}:gain` }),
+          emGain: bootstrapSeedsQuestions(emGainGrid, { ...B, label: `${label}:${a.name}:em-gain` }),
           groups,
         })
       }
@@ -194,7 +198,7 @@ function floorOfBench(dir: string, ids: readonly string[]): SetResult['floor'] {
 }
 
 /** `SET F1 (N questions): start X% → ARM Y% after S GRPO steps (O optimizer steps); paired gain ±G pp [95% CI lo, hi]:
- *  verdict` — the verdict read off the CI, or NO_UPDATE_LINE when nothing was trained (`train --preset` prints it last). */
+ *  verdict; EM X% → Y%, paired gain ±G pp [95% CI lo, hi]; floor F1 F% EM E% (…)` — the verdict read off the CI, or NO_UPDATE_LINE when nothing was trained (`train --preset` prints it last). */
 function summaryLine(set: SetResult, a: ArmResult, runs: RunProvenance[]): string {
   const pp = (x: number) => (100 * x).toFixed(1)
   const sign = (x: number) => (x >= 0 ? '+' : '') + pp(x)
@@ -204,7 +208,8 @@ function summaryLine(set: SetResult, a: ArmResult, runs: RunProvenance[]): strin
   return (
     `${set.set}${set.access ? '' : ' without Access'} F1 (${set.questions} questions): start ${pp(set.start.f1.mean)}% → ${a.arm} ${pp(a.f1.mean)}% ` +
     `after ${steps} GRPO steps${runs.length > 1 ? ` × ${runs.length} seeds` : ''} (${optimizerSteps} optimizer steps); paired gain ${sign(a.gain.mean)} pp [95% CI ${sign(a.gain.lo)}, ${sign(a.gain.hi)}]: ${verdict}` +
-    (set.floor ? `; floor F1 ${pp(set.floor.f1)}% (a constant answer per relation)` : '')
+    (a.emGain ? `; EM ${pp(set.start.em)}% → ${pp(a.em)}%, paired gain ${sign(a.emGain.mean)} pp [95% CI ${sign(a.emGain.lo)}, ${sign(a.emGain.hi)}]` : '') +
+    (set.floor ? `; floor F1 ${pp(set.floor.f1)}% EM ${pp(set.floor.em)}% (a constant answer per relation)` : '')
   )
 }
 
@@ -238,11 +243,11 @@ export function renderExperimentReport(r: ExperimentReport): { markdown: string;
   md.push('')
   for (const set of r.sets) {
     md.push(`## ${set.set}${set.access ? '' : ' — without Access'} (${set.questions} questions)`, '')
-    const rows = [['start', '–', ci(set.start.f1), pct(set.start.em), '–']]
-    for (const a of set.arms) rows.push([a.arm, Object.entries(a.seedF1).map(([k, v]) => `${k} ${pct(v)}`).join(', '), ci(a.f1), pct(a.em), gainText(a.gain)])
+    const rows = [['start', '–', ci(set.start.f1), pct(set.start.em), '–', '–']]
+    for (const a of set.arms) rows.push([a.arm, Object.entries(a.seedF1).map(([k, v]) => `${k} ${pct(v)}`).join(', '), ci(a.f1), pct(a.em), gainText(a.gain), a.emGain ? gainText(a.emGain) : '–'])
     // The floor beside F1 and EM: the best constant answer per relation on the same questions.
-    if (set.floor) rows.push(['floor: a constant answer per relation', '–', pct(set.floor.f1), pct(set.floor.em), '–'])
-    md.push(table(['run', 'per seed F1', 'F1 [95% CI]', 'EM', 'gain vs start, pp [95% CI]'], rows), '')
+    if (set.floor) rows.push(['floor: a constant answer per relation', '–', pct(set.floor.f1), pct(set.floor.em), '–', '–'])
+    md.push(table(['run', 'per seed F1', 'F1 [95% CI]', 'EM', 'F1 gain vs start, pp [95% CI]', 'EM gain vs start, pp [95% CI]'], rows), '')
     if (set.floor) md.push(`The floor: the F1 and EM of the best constant answer per relation on these ${set.floor.n} questions, held out (each question answered with the constant that scores best on the other questions of its relation; what a policy that never reads scores); read a score and a gain against it, not against 0.`, '')
     if (set.between.length) {
       md.push('Between arms (b − a):', '')
