@@ -16,7 +16,11 @@ mkdir -p "$OUT"
 REF=../shared/anchors/reader
 [ -f "$REF/reader_torch.py" ] || { echo "reader-curve: the reference is not at $REF (the shared anchors folder beside the checkout)" >&2; exit 2; }
 # 1. The engine (its worlds are built here, then reused by the reference's export).
-[ -f "$OUT/engine/phases/copy/phase.json" ] || /usr/bin/time -f '%e s wall, %U s user, %S s sys' node bin/searchgym.mjs train reader --config bench/perf/configs/reader-curve.json --out "$OUT/engine" --backend native 2>&1 | grep -E 'copy step [0-9]+:|done|wall'
+if [ ! -f "$OUT/engine/phases/copy/phase.json" ]; then
+  /usr/bin/time -f '%e s wall, %U s user, %S s sys' node bin/searchgym.mjs train reader --config bench/perf/configs/reader-curve.json --out "$OUT/engine" --backend native > "$OUT/engine.log" 2>&1 \
+    || { tail -3 "$OUT/engine.log" >&2; exit 1; }
+  grep -E 'copy step [0-9]+:|done|wall' "$OUT/engine.log"
+fi
 W="$OUT/engine/worlds/small-bd6747e2-s"
 # 2. The reference on the same worlds' items.
 if [ ! -f "$OUT/ref/ev.json" ]; then
@@ -24,6 +28,7 @@ if [ ! -f "$OUT/ref/ev.json" ]; then
   TR=$(for s in 1 2 3 4 11 12 13 14 15 16 17 18; do printf '%s,' "$OUT/items/small-bd6747e2-s$s.jsonl"; done)
   /usr/bin/python3 "$REF/reader_torch.py" --name ev --tokenizer "$OUT/engine/init" --train "${TR%,}" \
     --test "$OUT/items/small-bd6747e2-s101.jsonl,$OUT/items/small-bd6747e2-s102.jsonl" --ctx ev --lr 3e-3 --steps 4000 --batch 32 \
-    --eval-every 500 --eval-ctx ev,page --out "$OUT/ref" | grep -E '^\{|^# phase'
+    --eval-every 500 --eval-ctx ev,page --out "$OUT/ref" > "$OUT/ref.log" 2>&1 || { tail -3 "$OUT/ref.log" >&2; exit 1; }
+  grep -E '^# phase' "$OUT/ref.log"
 fi
 node bin/run-ts.mjs bench/perf/reader-curve-table.ts "$OUT"
