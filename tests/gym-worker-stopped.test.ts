@@ -55,6 +55,7 @@ describe('gym serve --workers 2 with a SIGSTOPped worker', () => {
 
   it('creates go on, /health names the stopped worker, its envs fail fast and are kept; nothing leaks once it resumes', async () => {
     const mine: string[] = []
+    let forwardedToStopped = 0
     const create = async (timeoutMs = 8000) => {
       const r = await ask(gym.url, 'POST', '/v1/envs', { qaId }, timeoutMs)
       if (r?.status === 201) mine.push(r.json.envId as string)
@@ -76,6 +77,8 @@ describe('gym serve --workers 2 with a SIGSTOPped worker', () => {
         expect(r?.status).toBe(201)
         expect(owner(r!.json.envId as string)).toBe(0)
         expect(r!.ms).toBeLessThan(4000)
+        // A create that waited out the 2 s deadline was forwarded to the stopped worker: its env is made late, an orphan.
+        if (r!.ms >= 1900) forwardedToStopped++
       }
       // /health: degraded, worker 1 alive but not responding, since when.
       const h = (await ask(gym.url, 'GET', '/health'))!
@@ -104,7 +107,14 @@ describe('gym serve --workers 2 with a SIGSTOPped worker', () => {
       h = (await ask(gym.url, 'GET', '/health'))!
     }
     expect(h.json.status).toBe('ok')
-    expect(h.json.orphansClosed).toBeGreaterThanOrEqual(1)
+    // Whether a create reached the stopped worker before it was noticed depends on the round-robin turn and the ping
+    // clock; when one did, its late env is closed as an orphan (and, either way, nothing leaks: envs 0 below).
+    // The late env is closed when the resumed worker's answer reaches the primary, which may come after /health says ok.
+    while (forwardedToStopped > 0 && !(h.json.orphansClosed >= 1) && Date.now() - t0 < 15_000) {
+      await new Promise((r) => setTimeout(r, 200))
+      h = (await ask(gym.url, 'GET', '/health'))!
+    }
+    expect(h.json.orphansClosed).toBeGreaterThanOrEqual(forwardedToStopped > 0 ? 1 : 0)
     for (const id of before.filter((x) => owner(x) === 1)) expect((await ask(gym.url, 'POST', `/v1/envs/${id}/step`, { action: '<answer>x</answer>' }))!.status).toBe(200)
     for (const id of mine) expect((await ask(gym.url, 'DELETE', `/v1/envs/${id}`))!.status).toBe(200)
     expect((await ask(gym.url, 'GET', '/health'))!.json.envs).toBe(0)

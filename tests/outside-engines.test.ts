@@ -28,7 +28,7 @@ function replica(cmd: string, args: J): Promise<J> {
   })
 }
 
-const TOKEN = 'tok-3f9a/+ x' // a '/', a '+' and a space: the prefix is percent-encoded in URLs and address lines
+const TOKEN = 'tok-3f9a/+x=' // a '/', a '+' and a '=' (a Bearer token has no spaces: gym serve refuses one): the prefix is percent-encoded in URLs and address lines
 const ENC = encodeURIComponent(TOKEN)
 
 describe('outside engines (Python replicas) against a token-protected gym serve', () => {

@@ -50,7 +50,7 @@ test('pretrain → one mixed full-weight SFT with the funnel on an unseen world 
   expect(info.spread).toBe(true)
   expect(info.mix).toEqual({ demo: 1, search: 1, answer: 2, read: 2, fact: 2 })
   // The funnel: after every 2 steps and at the end, on the unseen world, each figure a rate in [0, 1].
-  expect(r.stderr).toMatch(/sft eval step \d+, unseen 1-hop: n 4 {2}search [\d.]+% {2}opened [\d.]+% {2}read\|oracle [\d.]+% {2}F1 [\d.]+% ± [\d.]+ {2}EM [\d.]+% {2}answer loss [\d.]+/)
+  expect(r.stderr).toMatch(/sft eval step \d+, unseen 1-hop: n 4 {2}search [\d.]+% {2}opened [\d.]+% {2}read\|oracle EM [\d.]+% F1 [\d.]+% {2}F1 [\d.]+% ± [\d.]+ {2}EM [\d.]+% ± [\d.]+ {2}floor F1 [\d.]+% EM [\d.]+% \(in-sample [\d.]+% \/ [\d.]+%\) {2}answer loss [\d.]+/)
   const evals = readFileSync(join(out, 'eval.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { step: number; hops1: { n: number; search: number; opened: number; f1: number; readF1: number; answerLoss: number } })
   expect(evals.length).toBeGreaterThanOrEqual(2)
   for (const e of evals) {
