@@ -126,8 +126,10 @@ describe('model serve under hostile load', () => {
 
   it('a request whose client disconnects while queued is dropped, not sampled', async () => {
     const before = (await health()).json.dropped as number
-    // A holds the engine for a while; B queues behind it and its client gives up.
-    const a = post('/v1/chat/completions', chat('Who founded Acme Corporation?', { max_tokens: 600, temperature: 1, n: 16, stop: [] }))
+    // A holds the engine for a while (1,500 tokens × 16: long enough that on a loaded box B's disconnect is still seen
+    // before A ends — with 600, a CI run once saw A end first and B start: cancelled, not dropped); B queues behind it
+    // and its client gives up.
+    const a = post('/v1/chat/completions', chat('Who founded Acme Corporation?', { max_tokens: 1500, temperature: 1, n: 16, stop: [] }))
     await new Promise((r) => setTimeout(r, 30))
     const gone = new AbortController()
     const b = post('/v1/chat/completions', chat('Marie Curie', { max_tokens: 600, n: 16 }), gone.signal).catch((e: Error) => e)
