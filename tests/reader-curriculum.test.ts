@@ -1,5 +1,6 @@
 // tests/reader-curriculum: `searchgym train reader` end to end through the real CLI on tiny worlds — the oracle plays
-// every chosen question through the leadSpace gym (all solved), two phases run with their gates, a run SIGKILLed
+// every chosen question through the leadSpace gym (all solved), two phases run with their gates, a second writer on a
+// running folder is refused, a run SIGKILLed
 // between a step's metrics line and its checkpoint resumes to the same metrics, evaluations and model bytes as an
 // uninterrupted run, finished phases written to a committed folder are adopted by a fresh run folder (same model),
 // and a bad config is refused in one line before any work.
@@ -65,13 +66,16 @@ describe('searchgym train reader (tiny worlds)', () => {
       let err = ''
       p.stderr.on('data', (d: Buffer) => {
         err += d.toString()
-        if (err.includes('test hold')) {
-          p.kill('SIGKILL')
-          resolve()
-        }
+        if (err.includes('test hold')) resolve()
       })
       p.on('close', () => reject(new Error(`the run ended before the hold: ${err}`)))
     })
+    // A second writer on the held run's folder is refused in one line before any work.
+    const second = await runCli(args(b), LONG)
+    expect(second.code).not.toBe(0)
+    expect(second.stderr.trim().split('\n')).toHaveLength(1)
+    expect(second.stderr).toMatch(/is in use by process \d+/)
+    p.kill('SIGKILL')
     await new Promise((r) => p.on('close', r))
     expect(readFileSync(join(b, 'phases/copy/metrics.jsonl'), 'utf8').trim().split('\n')).toHaveLength(7)
     const r = await runCli(args(b, ['--quiet']), LONG)

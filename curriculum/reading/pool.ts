@@ -2,7 +2,7 @@
 // (through the real gym, the run's protocol and gym options, the `read` answer), every solved episode becomes a
 // DrillSource, and each (question, kind) drill is built on first use and kept. Knows worlds, the oracle and the codec;
 // not how a phase mixes kinds or what a step does.
-import { episodeBudgets, makeEnv, resolveGymOptions, scoreAnswer, type GymOptions } from '../../gym'
+import { episodeBudgets, makeEnv, scoreAnswer, type GymOptions } from '../../gym'
 import { ORACLE_MAX_QUERIES_PER_PAGE, oraclePolicy, runEpisode, worldOracleKnowledge, goldsOf } from '../../agent'
 import type { ChatCodec } from '../../infra/engine'
 import { openWorld, type Qa } from '../../world'
@@ -120,4 +120,3 @@ export function answerContiguity(cache: DrillCache, codec: ChatCodec): { n: numb
   return { n, contiguous }
 }
 
-export { resolveGymOptions }

@@ -18,6 +18,7 @@ import { canonicalJson, sha256 } from '../../infra/hash'
 import { ChatCodec, chatTemplateOf, copyTokenizerFiles, initModel, Learner, loadModel, loadTokenizer, saveModel, SIMPLE_QWEN_TEMPLATE } from '../../infra/engine'
 import { Rng } from '../../infra/rng'
 import { passPoint } from '../../infra/run-points'
+import { lockDir } from '../../infra/lock'
 import type { Qa } from '../../world'
 import { funnelLine, runFunnel } from '../funnel'
 import { CurriculumSource } from '../source'
@@ -266,6 +267,16 @@ export async function runReader(o: ReaderRunOptions): Promise<ReaderRunResult> {
   const backend = o.backend ?? 'auto'
   const gym = resolveGymOptions({ ...c.gym, protocol: c.protocol })
   mkdirSync(o.out, { recursive: true })
+  // One writer per run folder (infra/lock, as train and train sft take it): a second is refused before any work.
+  const lock = lockDir(o.out, 'train reader')
+  try {
+    return await runReaderLocked(o, c, base, backend, gym)
+  } finally {
+    lock.release()
+  }
+}
+
+async function runReaderLocked(o: ReaderRunOptions, c: ReaderConfig, base: string, backend: string, gym: GymOptions): Promise<ReaderRunResult> {
   writeFileSync(join(o.out, 'config.json'), JSON.stringify(c, null, 1) + '\n')
   const budget0 = cpuSeconds()
   const budgetLeft = () => (o.cpuBudgetS === undefined ? Infinity : o.cpuBudgetS - (cpuSeconds() - budget0))
@@ -320,9 +331,13 @@ export async function runReader(o: ReaderRunOptions): Promise<ReaderRunResult> {
     const valid = new DrillCache(validItems.items, codec, gym.leadSpace, maxTokens)
     // Validation items in a fixed order, one-hop first (the answer kinds read one page); two-hop ones serve `hop`.
     const validIdx = validItems.items.map((_, j) => j).sort((a, b) => validItems.items[a].hops - validItems.items[b].hops || a - b)
-    const cont = answerContiguity(train, codec)
+    // The contiguity share renders every page drill once (about a minute at the recipe's size): measured on the first
+    // run of a folder and read back from items.json on a resume (the items are a function of the config).
+    const itemsFile = join(o.out, 'items.json')
+    const before = existsSync(itemsFile) ? (JSON.parse(readFileSync(itemsFile, 'utf8')) as { trainQuestions: number; trainSolved: number; contiguity?: { n: number; contiguous: number } }) : undefined
+    const cont = before?.contiguity && before.trainQuestions === chosen.length && before.trainSolved === trainItems.items.length ? before.contiguity : answerContiguity(train, codec)
     o.log?.(`reader: the answer's tokens are contiguous in the page's in ${cont.contiguous}/${cont.n} page drills (${((100 * cont.contiguous) / Math.max(1, cont.n)).toFixed(1)}%, leadSpace ${gym.leadSpace})`)
-    writeFileSync(join(o.out, 'items.json'), JSON.stringify({ trainQuestions: chosen.length, trainSolved: trainItems.items.length, validSolved: validItems.items.length, contiguity: cont }) + '\n')
+    writeFileSync(itemsFile, JSON.stringify({ trainQuestions: chosen.length, trainSolved: trainItems.items.length, validSolved: validItems.items.length, contiguity: cont }) + '\n')
     const validE2e = validOrder.filter((q) => q.hops === 1).slice(0, c.eval.e2e)
     const validE2e2 = validOrder.filter((q) => q.hops === 2).slice(0, c.eval.e2e)
     const ctx: Context = { c, gym, codec, train, valid, validIdx, validPool, validE2e, validE2e2, o, backend, budgetLeft }
