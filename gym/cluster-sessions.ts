@@ -6,7 +6,7 @@
 // primary last said (setWorkers): a worker known to be down answers 503 env.worker_down for its envs at once; once its
 // replacement is up, calls go to the new process (which never held the old envs: 404). A worker that is up but does
 // not answer (stopped, hung) cannot hang the gym: every forwarded call has a deadline, each worker pings its peers
-// (PING_EVERY_MS), a peer silent for STALL_MS is skipped for creates, fails its envs' steps at once (503
+// (pingEveryMs), a peer silent for stallMs of this worker's own live time is skipped for creates, fails its envs' steps at once (503
 // env.worker_unresponsive, envs kept) and is named in /health ("degraded", `responding: false`, since when); an env a
 // timed-out create made anyway is closed when its late answer arrives. Knows nothing of HTTP routes or of how the
 // processes were started.
@@ -25,9 +25,12 @@ type Json = Record<string, unknown>
 export const HEALTH_PEER_TIMEOUT_MS = 100
 
 /** The deadlines of forwarded calls and the silence after which a peer counts as not responding. A create that gets
- *  no answer in CREATE_TIMEOUT_MS is made on the next worker; a step or close gets STEP_TIMEOUT_MS (a step is one
- *  search or access: milliseconds; a busy worker answers between batch slices). */
-export const PEER_DEADLINES = { createMs: 2_000, stepMs: 10_000, stallMs: 3_000, pingEveryMs: 500 }
+ *  no answer in createMs is made on the next worker; a step or close gets stepMs (a step is one search or access:
+ *  milliseconds; a busy worker answers between batch slices). Silence is counted in this worker's own live time: each
+ *  ping tick adds the time since the last tick, but at most 2 × pingEveryMs, so a stall of this process (or of the
+ *  whole box) cannot make a peer whose answer waits unread in the socket look silent. At 3 s of wall-clock silence a
+ *  loaded box (32 clients on 2 cores, the paper world) marked healthy workers unresponsive (24 false 503s in 60 s). */
+export const PEER_DEADLINES = { createMs: 2_000, stepMs: 10_000, stallMs: 5_000, pingEveryMs: 500 }
 
 /** The worker index an env id names, or undefined for an id of no worker. */
 export function ownerOf(id: string): number | undefined {
@@ -61,6 +64,9 @@ export class ClusterEnvSessions implements EnvSessions {
   private readonly pinger: NodeJS.Timeout
   /** Envs made by a create whose answer came after its deadline, closed since (reported in /health). */
   private orphansClosed = 0
+  /** Per peer: the silence being counted (its unansweredSince) and the live ms credited to it so far. */
+  private readonly silence: { since: number | undefined; ms: number }[]
+  private lastTick = performance.now()
 
   constructor(
     private readonly world: GymWorld,
@@ -72,19 +78,38 @@ export class ClusterEnvSessions implements EnvSessions {
     this.peers = Array.from({ length: plan.count }, (_, i) => (i === plan.index ? undefined : new PeerLink(plan.socketPath(i), `worker ${i}`)))
     this.pids = Array.from({ length: plan.count }, (_, i) => (i === plan.index ? process.pid : null))
     this.restarts = Array.from({ length: plan.count }, () => 0)
-    // A stopped peer is noticed without a client's call: a ping to each peer with none in flight, every pingEveryMs.
+    this.silence = Array.from({ length: plan.count }, () => ({ since: undefined, ms: 0 }))
+    // A stopped peer is noticed without a client's call: a ping to each peer with none in flight, every pingEveryMs;
+    // each tick credits the peers' silences with this process's live time since the last tick.
     this.pinger = setInterval(() => {
+      this.creditSilence()
       for (const p of this.peers) if (p && !p.dead && p.inFlight === 0) p.call({ op: 'ping' }, '', 60_000).catch(() => undefined)
     }, this.deadlines.pingEveryMs)
     this.pinger.unref()
   }
 
-  /** How long worker w has answered nothing while a call to it was waiting (ms), or undefined while it responds. */
+  /** Add the live time since the last tick (at most two tick intervals: a stall of this process is not the peer's
+   *  silence) to each peer that has answered nothing since a call was sent; a peer that answered starts again at 0. */
+  private creditSilence(): void {
+    const now = performance.now()
+    const dt = Math.min(now - this.lastTick, 2 * this.deadlines.pingEveryMs)
+    this.lastTick = now
+    this.peers.forEach((p, w) => {
+      const since = p?.unansweredSince
+      const s = this.silence[w]
+      if (since === undefined) this.silence[w] = { since: undefined, ms: 0 }
+      else if (s.since !== since) this.silence[w] = { since, ms: Math.min(now - since, dt) }
+      else s.ms += dt
+    })
+  }
+
+  /** How long worker w has answered nothing while a call to it was waiting (live ms of this process, counted by the
+   *  ping ticks), or undefined while it responds or has been silent for less than stallMs. */
   private silentMs(w: number): number | undefined {
     const since = this.peers[w]?.unansweredSince
-    if (since === undefined) return undefined
-    const ms = performance.now() - since
-    return ms >= this.deadlines.stallMs ? ms : undefined
+    const s = this.silence[w]
+    if (since === undefined || s.since !== since) return undefined
+    return s.ms >= this.deadlines.stallMs ? s.ms : undefined
   }
 
   /** What the primary says of the workers: one that is down fails calls at once; a new process at an index gets a
@@ -236,8 +261,9 @@ export class ClusterEnvSessions implements EnvSessions {
       this.peers.map(async (p, i): Promise<WorkerHealth> => {
         const restarts = this.restarts[i]
         const silent = (): Pick<WorkerHealth, 'responding' | 'silentSince'> => {
-          const ms = this.silentMs(i)
-          return ms === undefined ? { responding: true, silentSince: null } : { responding: false, silentSince: new Date(Date.now() - ms).toISOString() }
+          // Since the first call it left unanswered (wall clock), once that silence has counted stallMs.
+          const since = this.silence[i].since
+          return this.silentMs(i) === undefined || since === undefined ? { responding: true, silentSince: null } : { responding: false, silentSince: new Date(performance.timeOrigin + since).toISOString() }
         }
         if (!p) return { index: i, pid: process.pid, alive: true, responding: true, silentSince: null, envs: this.local.registry.size, reaped: this.local.registry.reaped, orphansClosed: this.orphansClosed, restarts }
         if (p.dead) return { index: i, pid: this.pids[i], alive: false, responding: false, silentSince: null, envs: null, reaped: null, restarts }

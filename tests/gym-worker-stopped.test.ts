@@ -6,6 +6,7 @@
 // create made there is closed — 0 envs open after the test closes its own. On c3906aa every create after the stop
 // hung, /health stayed "ok" and the late-made env stayed open.
 import { request } from 'node:http'
+import { PEER_DEADLINES } from '../gym/cluster-sessions'
 import { sharedTinyWorld } from './helpers/shared-world'
 import { startGymServe, type GymServeProcess } from './helpers/gym-serve-process'
 
@@ -80,8 +81,15 @@ describe('gym serve --workers 2 with a SIGSTOPped worker', () => {
         // A create that waited out the 2 s deadline was forwarded to the stopped worker: its env is made late, an orphan.
         if (r!.ms >= 1900) forwardedToStopped++
       }
-      // /health: degraded, worker 1 alive but not responding, since when.
-      const h = (await ask(gym.url, 'GET', '/health'))!
+      // /health: degraded, worker 1 alive but not responding, since when — once its silence has counted the stall
+      // (PEER_DEADLINES.stallMs of the primary's live time; polled, at most the stall and a margin).
+      const t1 = Date.now()
+      let h = await ask(gym.url, 'GET', '/health')
+      while (h?.json.status !== 'degraded' && Date.now() - t1 < PEER_DEADLINES.stallMs + 4000) {
+        await new Promise((r) => setTimeout(r, 200))
+        h = await ask(gym.url, 'GET', '/health', undefined, 2000)
+      }
+      if (!h) throw new Error('no /health answer while worker 1 was stopped')
       expect(h.status).toBe(200)
       expect(h.json.status).toBe('degraded')
       expect(h.json.workers).toMatchObject({ count: 2, alive: 2, responding: 1 })
