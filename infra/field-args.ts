@@ -1,0 +1,113 @@
+// infra/field-args: a field table (infra/fields) on a command line — the visible flags of the fields that have one,
+// their deprecated aliases (hidden; each prints its new spelling once on stderr), `--config FILE` and `--set KEY=VALUE`,
+// the keys' help as the command's epilogue; and a parsed argv resolved into the run's config, defaults < file < flags
+// < --set, every error one line naming the key and how it was given (the flag, --set or the file). Knows yargs' argv
+// shape, nothing of any run.
+import type { Argv } from 'yargs'
+import { readJsonFile } from './config'
+import { nearest } from './did-you-mean'
+import { ConfigError } from './errors'
+import { checkField, fieldDefaults, fieldOf, getPath, givenKeys, parseFieldText, setPath, typeLabel, type Field, type FieldTable, type Namer } from './fields'
+
+/** The flags (visible and old) a table puts on a command, besides --config and --set. */
+export function tableFlags(table: FieldTable): { visible: string[]; aliases: string[] } {
+  return { visible: table.flatMap((f) => (f.flag ? [f.flag] : [])), aliases: table.flatMap((f) => [...(f.aliases ?? [])]) }
+}
+
+const showDefault = (f: Field) => (f.default === undefined ? '' : ` [default: ${typeof f.default === 'string' ? f.default : JSON.stringify(f.default)}]`)
+
+/** The command's epilogue: every key of the table with its type, default and help (what --config and --set take). */
+export function keysHelp(table: FieldTable): string {
+  const w = Math.max(...table.map((f) => f.key.length))
+  const lines = table.map((f) => `  ${f.key.padEnd(w)}  ${f.help} (${typeLabel(f)})${showDefault(f)}${f.flag ? ` — also --${f.flag}` : ''}`)
+  return `Config keys (--config FILE with these keys nested by their dots; --set KEY=VALUE, repeatable):\n${lines.join('\n')}`
+}
+
+/** The table's options on a command: visible flags, hidden aliases, --config and --set, the keys' epilogue. Flags carry
+ *  no yargs default (an unset flag must not hide the file's value); the default is shown in their help. */
+export function fieldOptions<T>(y: Argv<T>, table: FieldTable): Argv<T> {
+  let out = y as Argv<unknown>
+  for (const f of table) {
+    const type = f.type === 'bool' ? 'boolean' : 'string'
+    if (f.flag) out = out.option(f.flag, { type, describe: `${f.help} (key ${f.key}; ${typeLabel(f)})${showDefault(f)}` })
+    for (const a of f.aliases ?? []) out = out.option(a, { type, hidden: true })
+  }
+  out = out
+    .option('config', { type: 'string', describe: 'a JSON file of config keys (see below); flags and --set override it' })
+    .option('set', { type: 'string', describe: 'KEY=VALUE: one config key (see below); repeatable' })
+    .epilogue(keysHelp(table))
+  return out as Argv<T>
+}
+
+const noted = new Set<string>()
+
+/** One stderr line per old flag per process: the spelling that replaces it. */
+function noteAlias(old: string, f: Field, text: string): void {
+  if (noted.has(old)) return
+  noted.add(old)
+  const now = f.flag ? `--${f.flag}` : `--set ${f.key}=${text}`
+  process.stderr.write(`searchgym: note: --${old} is deprecated; write ${now}\n`)
+}
+
+const asList = (v: unknown): unknown[] => (v === undefined ? [] : Array.isArray(v) ? v : [v])
+
+export interface FieldArgs<T> {
+  /** The resolved config: defaults, then the file, the flags, --set; every field checked. */
+  config: T
+  /** How each key was given, for a resolver's cross-field errors: `turn (--turn)`, `turn (--set)`, `FILE: turn`. */
+  name: Namer
+  /** The keys given on the command line or in the file (the rest are defaults). */
+  given: Set<string>
+}
+
+/** A parsed argv resolved through the table (see the header). */
+export function fieldArgs<T>(table: FieldTable, argv: Record<string, unknown>): FieldArgs<T> {
+  const out = fieldDefaults<Record<string, unknown>>(table)
+  const how = new Map<string, string>()
+  const name: Namer = (key) => {
+    const h = how.get(key)
+    return h === undefined ? key : h.startsWith('--') ? `${key} (${h})` : `${h}: ${key}`
+  }
+  const files = asList(argv.config)
+  if (files.length > 1) throw new ConfigError('config.flag', `--config was given ${files.length} times; give one file (and --set for single keys)`)
+  if (files.length === 1) {
+    const file = String(files[0])
+    const raw = readJsonFile(file)
+    for (const key of givenKeys(table, raw, file, (k) => `${file}: ${k}`)) {
+      setPath(out, key, structuredClone(getPath(raw, key)))
+      how.set(key, file)
+    }
+  }
+  for (const f of table) {
+    const used = [f.flag, ...(f.aliases ?? [])].filter((x): x is string => x !== undefined && argv[x] !== undefined)
+    if (used.length === 0) continue
+    const named = (x: string) => `${f.key} (--${x})`
+    if (used.length > 1) throw new ConfigError('config.flag', `${f.key} was given twice: --${used.join(' and --')}; give one`)
+    const flag = used[0]
+    const raw = argv[flag]
+    const texts = asList(raw)
+    if (f.type !== 'list' && texts.length > 1) throw new ConfigError('config.flag', `${named(flag)}: --${flag} was given ${texts.length} times; give it once`)
+    const value = f.type === 'bool' ? raw : f.type === 'list' ? texts.flatMap((t) => parseFieldText(f, String(t), named(flag)) as unknown[]) : parseFieldText(f, String(raw), named(flag))
+    if (flag !== f.flag) noteAlias(flag, f, texts.map(String).join(','))
+    setPath(out, f.key, value)
+    how.set(f.key, `--${flag}`)
+  }
+  const bySet = new Set<string>()
+  for (const s of asList(argv.set).map(String)) {
+    const eq = s.indexOf('=')
+    const key = eq < 0 ? s : s.slice(0, eq)
+    const f = fieldOf(table, key)
+    if (eq < 0 || !f) {
+      const near = nearest(key, table.map((x) => x.key))
+      throw new ConfigError('config.unknown_key', eq < 0 ? `--set ${s}: write KEY=VALUE` : `--set ${s}: unknown config key '${key}'${near ? ` (did you mean ${near}?)` : ''}; known keys: ${table.map((x) => x.key).join(', ')}`)
+    }
+    const before = how.get(key)
+    if (bySet.has(key)) throw new ConfigError('config.flag', `${key} was set twice with --set; give it once`)
+    if (before?.startsWith('--')) throw new ConfigError('config.flag', `${key} was given twice: ${before} and --set ${key}=…; give one`)
+    setPath(out, key, parseFieldText(f, s.slice(eq + 1), `${key} (--set)`))
+    how.set(key, '--set')
+    bySet.add(key)
+  }
+  for (const f of table) checkField(f, getPath(out, f.key), name(f.key))
+  return { config: out as T, name, given: new Set(how.keys()) }
+}
