@@ -31,9 +31,9 @@ export interface Field {
   /** Old flags that still work for one release; each prints the new spelling once on stderr. */
   aliases?: readonly string[]
   /** Command-line text → value (`json` fields given as `KIND=W,…` and the like); default: by type. */
-  parse?: (text: string) => unknown
+  parse?: (text: string, name: string) => unknown
   /** A check beyond type, choices and bounds; throws through `fail`. */
-  check?: (value: unknown, fail: (why: string) => never) => void
+  check?: (value: unknown, fail: (why: string) => never, name: string) => void
 }
 
 export type FieldTable = readonly Field[]
@@ -117,14 +117,14 @@ export function checkField(f: Field, v: unknown, name: string): void {
       if (f.of === 'int' || f.of === 'number') num(x, f.of === 'int', `a list of ${typeLabel(f).replace(/^list of /, '')}`)
       else if (typeof x !== 'string') fail(`must be a list of strings, got ${showValue(v)}`)
   }
-  f.check?.(v, fail)
+  f.check?.(v, fail, name)
 }
 
 const numberText = (t: string): number => (t.trim() === '' ? NaN : Number(t))
 
 /** Command-line text (a flag's or `--set`'s) → a value of the field's type (checked afterwards by checkField). */
 export function parseFieldText(f: Field, text: string, name: string): unknown {
-  if (f.parse) return f.parse(text)
+  if (f.parse) return f.parse(text, name)
   if (f.type === 'int' || f.type === 'number') return numberText(text)
   if (f.type === 'bool') {
     if (['true', '1', ''].includes(text)) return true

@@ -39,11 +39,11 @@ test('bench compare: --bootstrap out of bounds is one line naming it', async () 
   for (const b of ['-1', '1e9', '0.5']) await refused(['bench', 'compare', a, a, '--bootstrap', b], /--bootstrap must be an integer in \[1, 100000\]/)
 }, LONG)
 
-test('train sft --mix: weights bounded and finite, each kind once', async () => {
+test('train sft mix: weights bounded and finite, each kind once', async () => {
   const model = join(exp, 'model')
-  const sft = (mix: string) => ['train', 'sft', '--world', world, '--model', model, '--mix', mix, '--out', join(root, 'sft'), '--questions', '1']
-  await refused(sft('demo=1e308,search=1e308'), /--mix: the weight of demo must be a number in \[0, 1000\]/)
-  await refused(sft('demo=1,demo=2'), /--mix names demo twice/)
+  const sft = (mix: string) => ['train', 'sft', '--world', world, '--model', model, '--set', `mix=${mix}`, '--out', join(root, 'sft'), '--set', 'questions=1']
+  await refused(sft('demo=1e308,search=1e308'), /mix \(--set\): the weight of demo must be a number in \[0, 1000\]/)
+  await refused(sft('demo=1,demo=2'), /mix \(--set\) names demo twice/)
   expect(existsSync(join(root, 'sft'))).toBe(false)
 }, LONG)
 

@@ -86,13 +86,13 @@ test('a CPU budget stops the SFT inside an epoch; the rerun resumes there and en
 
 test('a bad mix, --mix with --turn, --full with --init-adapter and a bad budget are one-line errors before any work', async () => {
   const cases: [string[], string | undefined, RegExp][] = [
-    [[], 'demo=1,copy=2', /--mix: 'copy=2' is not KIND or KIND=WEIGHT/],
-    [[], 'demo=0', /--mix gives no kind a weight > 0/],
+    [[], 'demo=1,copy=2', /mix \(--mix\): 'copy=2' is not KIND or KIND=WEIGHT/],
+    [[], 'demo=0', /mix \(--mix\) gives no kind a weight > 0/],
     [[], 'demo=-1', /the weight of demo must be a number in \[0, 1000\]/],
     [['--mix', 'demo'], undefined, /--mix was given 2 times; give it once/],
-    [['--turn', '2'], undefined, /--mix sets each kind's weight itself/],
-    [['--init-adapter', root], undefined, /--full trains the model's own weights/],
-    [['--cpu-budget', '0'], undefined, /--cpu-budget must be a number of seconds > 0/],
+    [['--turn', '2'], undefined, /mix \(--mix\) sets each kind's weight itself/],
+    [['--init-adapter', root], undefined, /full \(--full\) trains the model's own weights/],
+    [['--cpu-budget', '0'], undefined, /cpuBudgetS \(--cpu-budget\) must be a number > 0, got 0/],
   ]
   for (const [extra, mix, msg] of cases) {
     const out = join(root, 'bad')

@@ -14,7 +14,7 @@ import { createHash } from 'node:crypto'
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { basename, join, resolve } from 'node:path'
 import { tokenizerSourceOf } from '../../agent'
-import { buildRecipeWorlds, checkHeldOutWorlds, CurriculumSource, curriculumPreset, runSft, runTraining, WorldPool } from '../../curriculum'
+import { buildRecipeWorlds, checkHeldOutWorlds, CurriculumSource, curriculumPreset, resolveSftConfig, runSft, runTraining, WorldPool } from '../../curriculum'
 import { initModel } from '../../infra/engine'
 import { ConfigError } from '../../infra/errors'
 import { lockDir } from '../../infra/lock'
@@ -148,38 +148,41 @@ async function runExperimentLocked(s: ExperimentSpec, out: string, o: Experiment
   if (!s.start.adapter && !s.start.model) {
     const sft = s.start.sft
     // SFT across the training worlds with the GRPO runs' protocol and gym options; the held-out slice is the runs'.
-    const common = { model: p.model, seed: s.model.seed, heldOut: s.train.heldOut, loraRank: sft.loraRank, loraEmbed: sft.loraEmbed, backend: s.backend, protocol: s.protocol, gym: s.gym, oracleAnswer: sft.oracleAnswer }
+    // Each phase's SFT config resolved here, before any phase runs (the file's keys are the SFT config's own).
+    const common = { seed: s.model.seed, heldOut: s.train.heldOut, loraRank: sft.loraRank, loraEmbed: sft.loraEmbed, backend: s.backend, protocol: s.protocol, gym: s.gym, oracleAnswer: sft.oracleAnswer }
+    const startConfig = resolveSftConfig({ ...common, questions: sft.questions, epochs: sft.epochs, batch: sft.batch, lr: sft.lr, maxHops: sft.maxHops, firstTurns: sft.firstTurns }, 'experiment.start.sft')
     phases.push({
       name: 'start',
       kind: 'sft',
       run: async () => {
-        await runSft({ ...common, world: trainWorlds, out: phaseDir(0), questions: sft.questions, epochs: sft.epochs, batchSize: sft.batch, lr: sft.lr, maxHops: sft.maxHops, firstTurns: sft.firstTurns, log: (l) => log(`  start: ${l}`) })
+        await runSft({ model: p.model, world: trainWorlds, out: phaseDir(0), log: (l) => log(`  start: ${l}`) }, startConfig)
       },
     })
-    s.start.phases.forEach((ph, i) =>
+    s.start.phases.forEach((ph, i) => {
+      const phaseConfig = resolveSftConfig(
+        {
+          ...common,
+          initAdapter: join(phaseDir(i), 'adapter'),
+          questions: ph.questions,
+          epochs: ph.epochs,
+          batch: ph.batch,
+          lr: ph.lr,
+          maxHops: ph.maxHops,
+          firstTurns: ph.firstTurns,
+          ...(ph.turn > 0 ? { turn: ph.turn } : {}),
+          ...(ph.answerOnly ? { answerOnly: true } : {}),
+          ...(ph.answerWeight !== 1 ? { answerWeight: ph.answerWeight } : {}),
+        },
+        `experiment.start.phases[${i}]`,
+      )
       phases.push({
         name: `start:phase-${i + 1}`,
         kind: 'sft',
         run: async () => {
-          await runSft({
-            ...common,
-            world: trainWorlds,
-            out: phaseDir(i + 1),
-            initAdapter: join(phaseDir(i), 'adapter'),
-            questions: ph.questions,
-            epochs: ph.epochs,
-            batchSize: ph.batch,
-            lr: ph.lr,
-            maxHops: ph.maxHops,
-            firstTurns: ph.firstTurns,
-            ...(ph.turn > 0 ? { turn: ph.turn } : {}),
-            ...(ph.answerOnly ? { answerOnly: true } : {}),
-            ...(ph.answerWeight !== 1 ? { answerWeight: ph.answerWeight } : {}),
-            log: (l) => log(`  start phase ${i + 1}: ${l}`),
-          })
+          await runSft({ model: p.model, world: trainWorlds, out: phaseDir(i + 1), log: (l) => log(`  start phase ${i + 1}: ${l}`) }, phaseConfig)
         },
-      }),
-    )
+      })
+    })
   }
   for (const set of s.eval.sets)
     phases.push({ name: `eval:${set.name}`, kind: 'setup', run: async () => (set.split === 'heldout' ? writeHeldOutIds(p.evalDir, set, trainWorlds, s.seeds[0], s.train.heldOut, log) : writeEvalIds(p.evalDir, set, worldsOf(set))) })
