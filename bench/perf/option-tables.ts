@@ -1,0 +1,18 @@
+// bench/perf/option-tables: docs/options.md — the option table of every run kind that has a field table, derived from
+// the table (infra/fields fieldsMarkdown), never written by hand; tests/options-doc.test.ts checks the file is current.
+//   node bin/run-ts.mjs bench/perf/option-tables.ts > docs/options.md
+import { fieldsMarkdown, type FieldTable } from '../../infra/fields'
+import { SFT_FIELDS } from '../../curriculum'
+
+/** The run kinds with a field table, in the order the page lists them: [heading anchor, command, table]. */
+export const OPTION_TABLES: readonly (readonly [string, string, FieldTable])[] = [['train-sft', 'searchgym train sft', SFT_FIELDS]]
+
+export function optionsPage(): string {
+  const parts = OPTION_TABLES.map(
+    ([anchor, cmd, table]) =>
+      `## ${anchor}\n\n\`${cmd}\`: each key below is set by \`--set KEY=VALUE\` (repeatable) or in a \`--config FILE\` (JSON, the keys nested by their dots); flags and \`--set\` override the file. A struck-out flag is an old spelling kept for one release: it still works and prints its new spelling once.\n\n${fieldsMarkdown(table)}`,
+  )
+  return `# Options of each run kind\n\nGenerated from the field tables by \`node bin/run-ts.mjs bench/perf/option-tables.ts > docs/options.md\`; do not edit by hand.\n\n${parts.join('\n')}`
+}
+
+if (process.argv[1]?.endsWith('option-tables.ts')) process.stdout.write(optionsPage())
