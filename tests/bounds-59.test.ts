@@ -75,9 +75,9 @@ test('bench funnel: unknown --qa-ids, --show -5 and --max-tokens 1e9 refused nam
   await refused(['bench', 'funnel', '--model', model, '--world', world, '--max-tokens', '1e9'], /--max-tokens must be an integer in \[1, 1000000\]/)
 }, LONG)
 
-test("bench run --qa-ids takes an experiment's eval/held-out.json", async () => {
+test("bench run qaIds takes an experiment's eval/held-out.json", async () => {
   const w = join(exp, 'worlds', readdirSync(join(exp, 'worlds'))[0])
-  const r = await runCli(['bench', 'run', w, '--policy', 'oracle', '--split', 'train', '--qa-ids', join(exp, 'eval', 'held-out.json'), '--bootstrap', '20', '--out', join(root, 'held'), '--quiet'], LONG)
+  const r = await runCli(['bench', 'run', w, '--policy', 'oracle', '--set', 'split=train', '--set', `qaIds=${join(exp, 'eval', 'held-out.json')}`, '--set', 'bootstrap=20', '--out', join(root, 'held'), '--quiet'], LONG)
   expect(r.stderr).toBe('')
   expect(r.code).toBe(0)
   expect(r.stdout).toMatch(/on 4 questions/)

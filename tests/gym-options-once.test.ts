@@ -8,7 +8,7 @@ import { rewardSpecParses, resolveGymOptions, scoreAnswer } from '../gym'
 import { initModel } from '../infra/engine'
 import { runTraining } from '../curriculum/run'
 import { resolveTrainConfig } from '../agent'
-import { configFromArgs, type RunArgs } from '../bench/cli/run'
+import { configFromArgs, parseGymOptions, type RunArgs } from '../bench/cli/run'
 import { gymBenchWorld } from '../bench/gym-world'
 import { policyFactory } from '../bench/policies'
 import { runBench } from '../bench/run'
@@ -39,7 +39,7 @@ it('a bench run parses its reward spec once, whatever the number of questions', 
   const world = gymBenchWorld('oracle-fixture', 'oracle-fixture', openFixtureWorld({ qa }), ORACLE_KNOWLEDGE)
   const gymFile = join(root, 'gym.json')
   writeFileSync(gymFile, JSON.stringify({ reward: 'em', budgets: { maxTurns: 1000, maxResponseTokens: 100_000, maxContextTokens: 100_000_000 } }))
-  const args = { world: 'oracle-fixture', split: 'bench', policy: 'oracle', apiKeyEnv: 'X', concurrency: 2, protocol: 'hermes', out: '', seed: 0, timeoutMs: 1000, maxRetries: 0, ragDocs: 3, judgeApiKeyEnv: 'X', bootstrap: 50, retryErrors: false, quiet: true, gymOptions: gymFile } as RunArgs
+  const args = { world: 'oracle-fixture', split: 'bench', policy: 'oracle', apiKeyEnv: 'X', concurrency: 2, protocol: 'hermes', out: '', seed: 0, timeoutMs: 1000, maxRetries: 0, ragDocs: 3, judgeApiKeyEnv: 'X', bootstrap: 50, retryErrors: false, quiet: true, gym: parseGymOptions(gymFile) } as RunArgs
   const n0 = rewardSpecParses()
   const config = configFromArgs(args, world.id)
   // config.json keeps the JSON shape: the reward by name.

@@ -95,7 +95,7 @@ describe('one writer per run folder', () => {
     await new Promise((r) => holder.once('spawn', r))
     try {
       for (const [name, what, args] of [
-        ['sft', 'train sft', ['train', 'sft', '--world', world, '--model', model, '--questions', '2', '--epochs', '1', '--batch', '1']],
+        ['sft', 'train sft', ['train', 'sft', '--world', world, '--model', model, '--set', 'questions=2', '--set', 'epochs=1', '--set', 'batch=1']],
         ['pre', 'model pretrain', ['model', 'pretrain', '--model', model, '--world', world, '--steps', '1', '--batch', '1', '--seq-len', '16']],
       ] as const) {
         const out = join(root, name)
