@@ -3,9 +3,13 @@
 //   node bin/run-ts.mjs bench/perf/option-tables.ts > docs/options.md
 import { fieldsMarkdown, type FieldTable } from '../../infra/fields'
 import { SFT_FIELDS } from '../../curriculum'
+import { BENCH_RUN_FIELDS } from '../cli/run-fields'
 
 /** The run kinds with a field table, in the order the page lists them: [heading anchor, command, table]. */
-export const OPTION_TABLES: readonly (readonly [string, string, FieldTable])[] = [['train-sft', 'searchgym train sft', SFT_FIELDS]]
+export const OPTION_TABLES: readonly (readonly [string, string, FieldTable])[] = [
+  ['bench-run', 'searchgym bench run', BENCH_RUN_FIELDS],
+  ['train-sft', 'searchgym train sft', SFT_FIELDS],
+]
 
 export function optionsPage(): string {
   const parts = OPTION_TABLES.map(
