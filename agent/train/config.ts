@@ -2,6 +2,7 @@
 // defaults — N 8, batch 128 trajectories, micro-batch 16, clip 0.4/0.4, 16 turns, 1,024 tokens per response,
 // LoRA rank 32 — and a LoRA learning rate (the paper's 5e-6 is for full fine-tuning; LoRA needs ~10×).
 import { mergeStrict } from '../../infra/config'
+import { checkField, fieldDefaults, getPath, type FieldTable } from '../../infra/fields'
 import { ConfigError } from '../../infra/errors'
 import { POLICY_LOSS_NAMES } from '../../infra/engine'
 import { refuseBudgetConflicts, TEXT_PROTOCOLS, type GymOptionsJson } from '../../gym'
@@ -80,78 +81,62 @@ export interface TrainConfig {
   gym: GymOptionsJson
 }
 
-export const DEFAULT_TRAIN_CONFIG: TrainConfig = {
-  seed: 0,
-  steps: 100,
-  groupSize: 8,
-  batchSize: 128,
-  microBatch: 16,
-  loss: 'ppo',
-  epsLow: 0.4,
-  epsHigh: 0.4,
-  klBeta: 0.001,
-  klReference: 'start',
-  ppoMiniBatch: 0,
-  ppoEpochs: 1,
-  overlongFilter: false,
-  aggregation: 'token-mean',
-  advantageStd: 'population',
-  lr: 5e-5,
-  weightDecay: 0,
-  gradClip: 1,
-  maxTurns: 16,
-  turnBudget: 'fixed',
-  turnsPerHop: 2,
-  maxTokensPerTurn: 1024,
-  temperature: 1,
-  topP: 1,
-  topK: 0,
-  lora: { rank: 32, alpha: 64, embedTokens: false },
-  refillRounds: 1,
-  checkpointEvery: 10,
-  evalEvery: 10,
-  heldOut: 64,
-  switchSteps: 50,
-  maxHops: 0,
-  protocol: 'hermes',
-  gym: {},
+/** Every knob of the trainer, once: key, type, default, bounds (integer upper bounds far above any run one machine
+ *  can do — a million steps, a group of 1,024, 1,000 turns as the gym's own turn cap; epsLow < 1 keeps the ratio clip's
+ *  lower end 1 − eps above 0), choices and help. `train`'s flags and help, `--config` / `--set`, the defaults below and
+ *  docs/options.md are derived from it; resolveTrainConfigAt checks every field through it. */
+export const TRAIN_FIELDS: FieldTable = [
+  { key: 'seed', type: 'int', default: 0, min: 0, max: 2 ** 32 - 1, help: 'seed of the data order, sampling and adapter init' },
+  { key: 'steps', type: 'int', default: 100, min: 1, max: 1_000_000, flag: 'steps', help: 'GRPO steps (policy updates)' },
+  { key: 'groupSize', type: 'int', default: 8, min: 1, max: 1024, help: 'N: rollouts per question (at least 2)' },
+  { key: 'batchSize', type: 'int', default: 128, min: 1, max: 1_048_576, help: 'trajectories per step (questions per step = batchSize / groupSize)' },
+  { key: 'microBatch', type: 'int', default: 16, min: 1, max: 65_536, help: 'datums per forward/backward call' },
+  { key: 'loss', type: 'enum', choices: TRAIN_CHOICES.loss, default: 'ppo', help: 'policy loss' },
+  { key: 'epsLow', type: 'number', default: 0.4, min: 0, max: 0.999, help: 'ratio clip: 1 − epsLow' },
+  { key: 'epsHigh', type: 'number', default: 0.4, min: 0, max: 100, help: 'ratio clip: 1 + epsHigh' },
+  { key: 'klBeta', type: 'number', default: 0.001, min: 0, max: 1000, help: 'β of the k3 KL to the reference (klReference)' },
+  { key: 'klReference', type: 'enum', choices: TRAIN_CHOICES.klReference, default: 'start', aliases: ['kl-reference'], help: "the KL reference: 'start' (the adapter the run started from, frozen) or 'base' (the adapter off)" },
+  { key: 'ppoMiniBatch', type: 'int', default: 0, min: 0, max: 1_048_576, aliases: ['ppo-mini-batch'], help: 'trajectories per optimizer step (0: the whole batch, one step per batch)' },
+  { key: 'ppoEpochs', type: 'int', default: 1, min: 1, max: 100, aliases: ['ppo-epochs'], help: 'passes over each rollout batch' },
+  { key: 'overlongFilter', type: 'bool', default: false, aliases: ['overlong-filter'], help: 'DAPO: leave budget-truncated trajectories out of the update (they keep their place in the advantages)' },
+  { key: 'aggregation', type: 'enum', choices: TRAIN_CHOICES.aggregation, default: 'token-mean', help: "the loss's mean over tokens of the batch, or over sequences" },
+  { key: 'advantageStd', type: 'enum', choices: TRAIN_CHOICES.advantageStd, default: 'population', help: "the std of a group's rewards in its advantages" },
+  { key: 'lr', type: 'number', default: 5e-5, min: 0, max: 1, help: 'AdamW learning rate of the LoRA weights' },
+  { key: 'weightDecay', type: 'number', default: 0, min: 0, max: 10, help: 'AdamW weight decay' },
+  { key: 'gradClip', type: 'number', default: 1, min: 0, max: 1e6, help: 'global gradient-norm clip' },
+  { key: 'maxTurns', type: 'int', default: 16, min: 1, max: 1000, help: 'turn budget of an episode (per question; see turnBudget)' },
+  { key: 'turnBudget', type: 'enum', choices: TRAIN_CHOICES.turnBudget, default: 'fixed', help: 'fixed: maxTurns; hop-scaled: turnsPerHop per hop' },
+  { key: 'turnsPerHop', type: 'int', default: 2, min: 0, max: 100, help: 'turns per hop of a hop-scaled budget' },
+  { key: 'maxTokensPerTurn', type: 'int', default: 1024, min: 1, max: 1_000_000, help: "max new tokens per assistant turn (also the gym's maxResponseTokens)" },
+  { key: 'temperature', type: 'number', default: 1, min: 0, max: 10, help: 'sampling temperature of the rollouts' },
+  { key: 'topP', type: 'number', default: 1, gt: 0, max: 1, help: 'nucleus sampling of the rollouts' },
+  { key: 'topK', type: 'int', default: 0, min: 0, max: 1_000_000, help: 'top-k sampling of the rollouts (0: off)' },
+  { key: 'lora.rank', type: 'int', default: 32, min: 1, max: 4096, help: 'LoRA rank of a new adapter' },
+  { key: 'lora.alpha', type: 'number', default: 64, min: 0, max: 1e6, help: 'LoRA alpha of a new adapter' },
+  { key: 'lora.embedTokens', type: 'bool', default: false, help: 'LoRA on the input embedding too (PEFT target embed_tokens)' },
+  { key: 'refillRounds', type: 'int', default: 1, min: 0, max: 100, help: 'extra rounds of questions drawn to replace groups dropped as constant-reward or masked' },
+  { key: 'checkpointEvery', type: 'int', default: 10, min: 1, max: 1_000_000, help: 'steps between checkpoints' },
+  { key: 'evalEvery', type: 'int', default: 10, min: 0, max: 1_000_000, help: 'evaluate on held-out training questions every K steps (0: never)' },
+  { key: 'heldOut', type: 'int', default: 64, min: 0, max: 1_000_000, help: 'training questions held out for evaluation (the same slice train sft leaves out)' },
+  { key: 'switchSteps', type: 'int', default: 50, min: 1, max: 1_000_000, help: 'two-stage: steps in stage 1' },
+  { key: 'maxHops', type: 'int', default: 0, min: 0, max: 100, help: "cap on the hops of every curriculum stage (0: the preset's ranges)" },
+  { key: 'protocol', type: 'enum', choices: TRAIN_CHOICES.protocol, default: 'hermes', help: 'text protocol of the rollouts: hermes (<tool_call> JSON) or search-r1 (<search>/<answer> tags, short prompt)' },
+  { key: 'gym', type: 'json', default: {}, help: 'gym options as the config file spells them (reward by name, access, topK, budgets, faults, …); never protocol' },
+]
+
+export const DEFAULT_TRAIN_CONFIG: TrainConfig = fieldDefaults<TrainConfig>(TRAIN_FIELDS)
+
+/** The top-level integer fields' [lo, hi] (from TRAIN_FIELDS): experiment files check their seeds against seed's. */
+export const TRAIN_INT_BOUNDS = boundsOf('int')
+
+/** The top-level real-valued fields' inclusive [lo, hi] (from TRAIN_FIELDS). */
+export const TRAIN_NUMBER_BOUNDS = boundsOf('number')
+
+function boundsOf(type: 'int' | 'number'): Record<string, readonly [number, number]> {
+  const out: Record<string, readonly [number, number]> = {}
+  for (const f of TRAIN_FIELDS) if (f.type === type && !f.key.includes('.') && f.min !== undefined && f.max !== undefined) out[f.key] = [f.min, f.max]
+  return out
 }
-
-/** Integer fields and their [lo, hi]: checked at resolve time (experiment files and `train --config` go through here),
- *  so `steps: 1e15` or `groupSize: 1e9` is one line before any world is built. The upper bounds sit far above any
- *  run one machine can do (a million steps, a group of 1,024, 1,000 turns as the gym's own turn cap). */
-export const TRAIN_INT_BOUNDS = {
-  steps: [1, 1_000_000],
-  groupSize: [1, 1024],
-  batchSize: [1, 1_048_576],
-  microBatch: [1, 65_536],
-  maxTurns: [1, 1000],
-  maxTokensPerTurn: [1, 1_000_000],
-  checkpointEvery: [1, 1_000_000],
-  switchSteps: [1, 1_000_000],
-  ppoEpochs: [1, 100],
-  evalEvery: [0, 1_000_000],
-  heldOut: [0, 1_000_000],
-  refillRounds: [0, 100],
-  seed: [0, 2 ** 32 - 1],
-  topK: [0, 1_000_000],
-  turnsPerHop: [0, 100],
-  maxHops: [0, 100],
-  ppoMiniBatch: [0, 1_048_576],
-} as const satisfies Partial<Record<keyof TrainConfig, readonly [number, number]>>
-
-/** Real-valued fields and their [lo, hi]. epsLow < 1 keeps the ratio clip's lower end 1 − eps above 0. */
-export const TRAIN_NUMBER_BOUNDS = {
-  lr: [0, 1],
-  weightDecay: [0, 10],
-  epsLow: [0, 0.999],
-  epsHigh: [0, 100],
-  klBeta: [0, 1000],
-  temperature: [0, 10],
-  gradClip: [0, 1e6],
-} as const satisfies Partial<Record<keyof TrainConfig, readonly [number, number]>>
-
-const LORA_BOUNDS = { rank: [1, 4096], alpha: [0, 1e6] } as const
 
 /** Defaults ← FILE.json ← overrides; validated (unknown keys, types, ranges) with one-line errors. */
 export function resolveTrainConfig(...layers: unknown[]): TrainConfig {
@@ -162,26 +147,11 @@ export function resolveTrainConfig(...layers: unknown[]): TrainConfig {
 export function resolveTrainConfigAt(where: string, ...layers: unknown[]): TrainConfig {
   let c = DEFAULT_TRAIN_CONFIG
   for (const l of layers) if (l !== undefined) c = mergeStrict(c, l, where, [`${where}.gym`])
-  for (const [k, [lo, hi]] of Object.entries(TRAIN_INT_BOUNDS)) {
-    const v = c[k as keyof typeof TRAIN_INT_BOUNDS]
-    if (!Number.isInteger(v) || v < lo || v > hi) throw new ConfigError('train.range', `${k} must be an integer in [${lo}, ${hi}], got ${v}`)
-  }
-  for (const [k, [lo, hi]] of Object.entries(LORA_BOUNDS)) {
-    const v = c.lora[k as keyof typeof LORA_BOUNDS]
-    if (typeof v !== 'number' || !Number.isFinite(v) || (k === 'rank' && !Number.isInteger(v)) || v < lo || v > hi)
-      throw new ConfigError('train.range', `lora.${k} must be ${k === 'rank' ? 'an integer' : 'a number'} in [${lo}, ${hi}], got ${v}`)
-  }
+  // Every field's type, bounds and choices through the table (named by its key), then the checks across fields.
+  for (const f of TRAIN_FIELDS) checkField(f, getPath(c, f.key), f.key)
   if (c.ppoMiniBatch > c.batchSize) throw new ConfigError('train.range', `ppoMiniBatch (${c.ppoMiniBatch}) must be at most batchSize (${c.batchSize}); 0 = the whole batch`)
-  if (typeof c.overlongFilter !== 'boolean') throw new ConfigError('train.range', `overlongFilter must be true or false, got ${JSON.stringify(c.overlongFilter)}`)
   if (c.groupSize < 2) throw new ConfigError('train.range', `groupSize must be at least 2 (GRPO compares rollouts of a question), got ${c.groupSize}`)
   if (c.batchSize % c.groupSize !== 0) throw new ConfigError('train.range', `batchSize (${c.batchSize}) must be a multiple of groupSize (${c.groupSize})`)
-  for (const [k, [lo, hi]] of Object.entries(TRAIN_NUMBER_BOUNDS)) {
-    const v = c[k as keyof typeof TRAIN_NUMBER_BOUNDS]
-    if (!(Number.isFinite(v) && v >= lo && v <= hi)) throw new ConfigError('train.range', `${k} must be a number in [${lo}, ${hi}], got ${v}`)
-  }
-  if (!(c.topP > 0 && c.topP <= 1)) throw new ConfigError('train.range', `topP must be in (0, 1], got ${c.topP}`)
-  for (const [k, xs] of Object.entries(TRAIN_CHOICES) as [keyof typeof TRAIN_CHOICES, readonly string[]][])
-    if (!xs.includes(c[k])) throw new ConfigError('train.enum', `${k} must be one of ${xs.join(', ')}, got '${c[k]}'`)
   if (Object.prototype.hasOwnProperty.call(c.gym, 'protocol')) throw new ConfigError('train.gym', 'gym.protocol is set by the config key protocol')
   return withGivenBudgets(c, layers)
 }
