@@ -96,7 +96,7 @@ describe('one writer per run folder', () => {
     try {
       for (const [name, what, args] of [
         ['sft', 'train sft', ['train', 'sft', '--world', world, '--model', model, '--set', 'questions=2', '--set', 'epochs=1', '--set', 'batch=1']],
-        ['pre', 'model pretrain', ['model', 'pretrain', '--model', model, '--world', world, '--steps', '1', '--batch', '1', '--seq-len', '16']],
+        ['pre', 'model pretrain', ['model', 'pretrain', '--model', model, '--world', world, '--steps', '1', '--set', 'batch=1', '--set', 'seqLen=16']],
       ] as const) {
         const out = join(root, name)
         mkdirSync(out, { recursive: true })

@@ -23,7 +23,7 @@ function sftArgs(out: string, extra: readonly string[] = [], mix = 'demo=1,searc
 beforeAll(async () => {
   for (const [w, seed] of [[w1, '5'], [w2, '6'], [unseen, '9']] as const) expect((await runCli(['world', 'build', '--preset', 'tiny', '--seed', seed, '--out', w, '--quiet'], 300_000)).code).toBe(0)
   expect((await runCli(['model', 'init', '--preset', 'tiny', '--tokenizer', `world:${w1}`, '--out', model], 300_000)).code).toBe(0)
-  const p = await runCli(['model', 'pretrain', '--model', model, '--world', w1, '--world', w2, '--eval-world', unseen, '--out', pre, '--steps', '12', '--batch', '4', '--seq-len', '64', '--eval-every', '0'], LONG)
+  const p = await runCli(['model', 'pretrain', '--model', model, '--world', w1, '--world', w2, '--eval-world', unseen, '--out', pre, '--steps', '12', '--set', 'batch=4', '--set', 'seqLen=64', '--set', 'evalEvery=0'], LONG)
   expect(p.code).toBe(0)
 }, LONG)
 

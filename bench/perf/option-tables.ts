@@ -3,11 +3,12 @@
 //   node bin/run-ts.mjs bench/perf/option-tables.ts > docs/options.md
 import { fieldsMarkdown, type FieldTable } from '../../infra/fields'
 import { SFT_FIELDS } from '../../curriculum'
-import { TRAIN_FIELDS } from '../../agent'
+import { PRETRAIN_FIELDS, TRAIN_FIELDS } from '../../agent'
 import { BENCH_RUN_FIELDS } from '../cli/run-fields'
 
 /** The run kinds with a field table, in the order the page lists them: [heading anchor, command, table]. */
 export const OPTION_TABLES: readonly (readonly [string, string, FieldTable])[] = [
+  ['model-pretrain', 'searchgym model pretrain', PRETRAIN_FIELDS],
   ['bench-run', 'searchgym bench run', BENCH_RUN_FIELDS],
   ['train', 'searchgym train (GRPO; also an experiment file\'s train block, less seed, protocol and gym)', TRAIN_FIELDS],
   ['train-sft', 'searchgym train sft', SFT_FIELDS],
