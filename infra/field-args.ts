@@ -111,3 +111,42 @@ export function fieldArgs<T>(table: FieldTable, argv: Record<string, unknown>): 
   for (const f of table) checkField(f, getPath(out, f.key), name(f.key))
   return { config: out as T, name, given: new Set(how.keys()) }
 }
+
+/** An old flag that became a key: one stderr line per process with the spelling that replaces it. */
+export function noteOldFlag(old: string, now: string): void {
+  if (noted.has(old)) return
+  noted.add(old)
+  process.stderr.write(`searchgym: note: --${old} is deprecated; write ${now}\n`)
+}
+
+/** `--set KEY=VALUE` over a config that has a strict merge but no field table yet (a WorldConfig): each value parsed
+ *  by the type of the key's value in `base` (number, true/false, text, JSON for lists and objects); a key `base` does
+ *  not have is refused naming the nearest. Returns the nested layer to merge over `base`. */
+export function setLayer(base: object, sets: readonly string[]): Record<string, unknown> {
+  const layer: Record<string, unknown> = {}
+  const leaves: string[] = []
+  const walk = (o: unknown, prefix: string) => {
+    if (typeof o !== 'object' || o === null || Array.isArray(o)) return void leaves.push(prefix)
+    for (const [k, v] of Object.entries(o)) walk(v, prefix ? `${prefix}.${k}` : k)
+  }
+  walk(base, '')
+  for (const s of sets) {
+    const eq = s.indexOf('=')
+    const key = eq < 0 ? s : s.slice(0, eq)
+    if (eq < 0) throw new ConfigError('config.flag', `--set ${s}: write KEY=VALUE`)
+    if (!leaves.includes(key)) {
+      const near = nearest(key, leaves)
+      throw new ConfigError('config.unknown_key', `--set ${s}: unknown config key '${key}'${near ? ` (did you mean ${near}?)` : ''}`)
+    }
+    const was = getPath(base, key)
+    const text = s.slice(eq + 1)
+    const name = `${key} (--set)`
+    const field: Field =
+      typeof was === 'number' ? { key, type: 'number', help: '' } : typeof was === 'boolean' ? { key, type: 'bool', help: '' } : typeof was === 'string' ? { key, type: 'string', help: '' } : { key, type: 'json', help: '' }
+    const v = parseFieldText(field, text, name)
+    if (field.type !== 'json') checkField(field, v, name)
+    if (getPath(layer, key) !== undefined) throw new ConfigError('config.flag', `${key} was set twice with --set; give it once`)
+    setPath(layer, key, v)
+  }
+  return layer
+}

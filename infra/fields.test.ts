@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import yargs from 'yargs'
-import { fieldArgs, fieldOptions, keysHelp, tableFlags } from './field-args'
+import { fieldArgs, fieldOptions, keysHelp, setLayer, tableFlags } from './field-args'
 import { fieldDefaults, fieldsMarkdown, resolveFields, type FieldTable } from './fields'
 
 const TABLE: FieldTable = [
@@ -102,4 +102,16 @@ test('the markdown option table: one row per key', () => {
   expect(md.split('\n').filter((l) => l.startsWith('| `')).length).toBe(TABLE.length)
   expect(md).toContain('| `epochs` | `--epochs` | integer in [1, 1000] | `3` | passes over the data |')
   expect(md).toContain('| `eval.worlds` | ~~--eval-world~~ | list of strings | — | unseen worlds |')
+})
+
+test('setLayer: --set over a config without a table, each value typed by the key it replaces', () => {
+  const base = { seed: 0, write: { model: '', concurrency: 4, questions: true, price: { inputPerMillion: null } }, search: { engines: ['a'] } }
+  expect(setLayer(base, ['write.model=m', 'write.concurrency=8', 'write.questions=false', 'write.price.inputPerMillion=0.5', 'search.engines=["b"]'])).toEqual({
+    write: { model: 'm', concurrency: 8, questions: false, price: { inputPerMillion: 0.5 } },
+    search: { engines: ['b'] },
+  })
+  expect(() => setLayer(base, ['write.modle=m'])).toThrow(/unknown config key 'write\.modle' \(did you mean write\.model\?\)/)
+  expect(() => setLayer(base, ['write.concurrency=x'])).toThrow(/^write\.concurrency \(--set\) must be a number, got NaN$/)
+  expect(() => setLayer(base, ['seed=1', 'seed=2'])).toThrow(/seed was set twice/)
+  expect(() => setLayer(base, ['search.engines=[b'])).toThrow(/search\.engines \(--set\) is not valid JSON/)
 })

@@ -4,6 +4,7 @@
 import { showValue } from '../infra/show-value'
 import { mergeStrict, readJsonFile, requireNonNegativeInt } from '../infra/config'
 import { ConfigError } from '../infra/errors'
+import { setLayer } from '../infra/field-args'
 import { knownLocale } from './names'
 import { ENTITY_TYPES } from './schema'
 import { DEFAULT_WRITE_CONFIG, validateWriteConfig, type WriteConfig } from './write/write-config'
@@ -200,10 +201,12 @@ export function presetConfig(name: string): WorldConfig {
  * The resolved config of a build: a preset (default paper), a JSON file merged over it (unknown keys rejected),
  * then an explicit seed. Throws ConfigError with a one-line message on any bad input.
  */
-export function loadWorldConfig(opts: { preset?: string; configFile?: string; seed?: unknown; search?: string; meiliUrl?: string; embedder?: string }): WorldConfig {
+/** `set`: `--set KEY=VALUE` entries over the preset and the file (each typed by the key's value there). */
+export function loadWorldConfig(opts: { preset?: string; configFile?: string; seed?: unknown; search?: string; meiliUrl?: string; embedder?: string; set?: readonly string[] }): WorldConfig {
   const base = presetConfig(opts.preset ?? 'paper')
   const input = opts.configFile !== undefined ? readJsonFile(opts.configFile) : undefined
-  const cfg = mergeStrict(base, input, 'config', OPEN_PATHS)
+  let cfg = mergeStrict(base, input, 'config', OPEN_PATHS)
+  if (opts.set !== undefined && opts.set.length > 0) cfg = mergeStrict(cfg, setLayer(cfg, opts.set), 'config', OPEN_PATHS)
   if (opts.seed !== undefined) {
     if (typeof opts.seed !== 'number' || !Number.isSafeInteger(opts.seed) || opts.seed < 0)
       throw new ConfigError('config.seed', `--seed must be an integer in [0, ${Number.MAX_SAFE_INTEGER}], got ${showValue(opts.seed)}`)
