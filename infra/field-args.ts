@@ -3,6 +3,7 @@
 // the keys' help as the command's epilogue; and a parsed argv resolved into the run's config, defaults < file < flags
 // < --set, every error one line naming the key and how it was given (the flag, --set or the file). Knows yargs' argv
 // shape, nothing of any run.
+import cluster from 'node:cluster'
 import type { Argv } from 'yargs'
 import { readJsonFile } from './config'
 import { nearest } from './did-you-mean'
@@ -43,7 +44,8 @@ const noted = new Set<string>()
 
 /** One stderr line per old flag per process: the spelling that replaces it. */
 function noteAlias(old: string, f: Field, text: string): void {
-  if (noted.has(old)) return
+  // A forked worker (gym serve --workers) parses the primary's command line again: the primary said it.
+  if (noted.has(old) || !cluster.isPrimary) return
   noted.add(old)
   const now = f.flag ? `--${f.flag}` : `--set ${f.key}=${text}`
   process.stderr.write(`searchgym: note: --${old} is deprecated; write ${now}\n`)
@@ -114,7 +116,7 @@ export function fieldArgs<T>(table: FieldTable, argv: Record<string, unknown>): 
 
 /** An old flag that became a key: one stderr line per process with the spelling that replaces it. */
 export function noteOldFlag(old: string, now: string): void {
-  if (noted.has(old)) return
+  if (noted.has(old) || !cluster.isPrimary) return
   noted.add(old)
   process.stderr.write(`searchgym: note: --${old} is deprecated; write ${now}\n`)
 }
