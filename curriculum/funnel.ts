@@ -3,7 +3,7 @@
 // same questions with the oracle's episode as context up to the answer turn (the answer read given the right page:
 // the model's greedy answer there, and the answer tokens' teacher-forced loss, which moves before greedy accuracy does).
 // Knows nothing of training: it takes a loaded model and a pool of worlds.
-import { constantAnswerFloor, episodeBudgets, getProtocol, makeEnv, resolveGymOptions, scoreAnswer, type Budgets, type GymOptionsJson, type Policy, type TextProtocolName, type TurnRule } from '../gym'
+import { constantAnswerFloor, episodeBudgets, getProtocol, makeEnv, resolveRunGym, scoreAnswer, type Budgets, type GymOptionsJson, type Policy, type TextProtocolName, type TurnRule } from '../gym'
 import { goldsOf, ORACLE_MAX_QUERIES_PER_PAGE, oraclePolicy, runEpisode, sequenceOfTrajectory, worldOracleKnowledge, type TrajectoryRecord } from '../agent'
 import { EngineSampler, lastTurnStart, PolicyBatch } from '../agent'
 import { forward, generateBatch, targetLogprobs, type CausalLM, type ChatCodec } from '../infra/engine'
@@ -93,7 +93,7 @@ function funnelBudgets(qa: Qa, o: FunnelOptions, model: CausalLM, responseTokens
 
 /** Runs the model on each of qas in lockstep batches of one PolicyBatch (greedy), each in its own env. */
 async function playBatched(model: CausalLM, codec: ChatCodec, pool: WorldPool, qas: readonly Qa[], o: FunnelOptions): Promise<TrajectoryRecord[]> {
-  const gym = resolveGymOptions({ ...o.gym, protocol: o.protocol })
+  const gym = resolveRunGym(o.gym, o.protocol)
   const sampler = new EngineSampler(model, { temperature: 0, topP: 1, topK: 0, stopIds: codec.tokenizer.special.stop })
   const out: TrajectoryRecord[] = []
   const size = o.batch ?? 32
@@ -126,7 +126,7 @@ export async function runFunnel(model: CausalLM, codec: ChatCodec, pool: WorldPo
     const own = await playBatched(model, codec, pool, qas, o)
     // 2. The oracle's episodes (for their turn texts), then the oracle's turns replayed up to the answer turn, the
     //    model's greedy turn there.
-    const gym = resolveGymOptions({ ...o.gym, protocol: o.protocol })
+    const gym = resolveRunGym(o.gym, o.protocol)
     const demos = new Map<string, TrajectoryRecord>()
     for (const qa of qas) {
       const env = makeEnv(pool.worldFor(qa), qa, { ...gym, budgets: funnelBudgets(qa, o, model, 256) })

@@ -4,7 +4,7 @@
 // (a larger --steps alone lengthens the run).
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
-import { resolveGymOptions } from '../gym'
+import { resolveGymOptions, resolveRunGym } from '../gym'
 import { folderFingerprint, recordedPath, sameRecordedPath } from '../infra/recorded-path'
 import { ConfigError } from '../infra/errors'
 import { canonicalJson } from '../infra/hash'
@@ -110,7 +110,7 @@ export async function runTraining(o: TrainRunOptions): Promise<TrainResult> {
   const spec = capHops(curriculumPreset(o.curriculum, cfg.switchSteps), cfg.maxHops)
   // The gym options are resolved once, here, before anything is written (an unknown reward name or option is a one-line
   // error, not a failed step); the loop gets them typed, its reward spec parsed.
-  const gym = resolveGymOptions({ ...cfg.gym, protocol: cfg.protocol })
+  const gym = resolveRunGym(cfg.gym, cfg.protocol)
   const worlds = typeof o.world === 'string' ? [o.world] : [...o.world]
   // Every world's rows against its hash before the run folder is touched (once per process and file state).
   const hashes = worlds.map((w) => checkWorldDir(w, CHECKED_WORLD_STAGES).hash)

@@ -5,7 +5,7 @@
 // in a file. The run's identity (world, model, out) is not config; runSft takes both. Knows no command line.
 import { ConfigError } from '../infra/errors'
 import { keyNamer, resolveFields, type FieldTable, type Namer } from '../infra/fields'
-import { resolveGymOptions, TEXT_PROTOCOLS, type GymOptionsJson, type TextProtocolName } from '../gym'
+import { resolveRunGym, TEXT_PROTOCOLS, type GymOptionsJson, type TextProtocolName } from '../gym'
 
 export const SFT_KINDS = ['demo', 'search', 'access', 'answer', 'read', 'fact'] as const
 export type SftKind = (typeof SFT_KINDS)[number]
@@ -144,8 +144,7 @@ export function checkSftConfig(c: SftConfig, name: Namer = keyNamer()): SftConfi
   if (weighted && c.answerOnly) no('answer_weight', `${name('answerWeight')} and ${name('answerOnly')} exclude each other: answerOnly trains the answer turn alone, answerWeight weights it inside the full demonstrations`)
   if (c.mix && (c.turn !== undefined || c.answerOnly || weighted)) no('mix', `${name('mix')} sets each kind's weight itself: it excludes ${name('turn')}, ${name('answerOnly')} and ${name('answerWeight')}`)
   if (c.full && c.initAdapter) no('full', `${name('full')} trains the model's own weights: it takes no ${name('initAdapter')} (merge the adapter into a model folder first)`)
-  if (c.gym && Object.prototype.hasOwnProperty.call(c.gym, 'protocol')) no('gym', `${name('gym')} may not set protocol: use ${name('protocol')}`)
-  // The gym block through the gym's own resolver (it names the gym key), here, before any work.
-  resolveGymOptions({ ...c.gym, protocol: c.protocol })
+  // The gym block through the gym's own resolver (no protocol in it; it names the gym key), here, before any work.
+  resolveRunGym(c.gym, c.protocol, name)
   return c
 }

@@ -5,7 +5,7 @@
 import { join, resolve } from 'node:path'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { lockDir } from '../infra/lock'
-import { episodeBudgets, makeEnv, resolveGymOptions, scoreAnswer, type TextProtocolName } from '../gym'
+import { episodeBudgets, makeEnv, resolveRunGym, scoreAnswer, type TextProtocolName } from '../gym'
 import { ConfigError } from '../infra/errors'
 import { SFT_KINDS, type SftConfig, type SftKind, type SftMix } from './sft-config'
 export { MAX_MIX_WEIGHT, parseSftMix, SFT_KINDS, type SftKind, type SftMix } from './sft-config'
@@ -118,7 +118,7 @@ async function funnelHook(t: SftTarget, c: SftConfig, learner: Learner, codec: C
 export async function runSft(t: SftTarget, c: SftConfig): Promise<{ episodes: number; solved: number; steps: number; finalLoss: number; budgetStopped: boolean; cpuS: number; adapterDir: string }> {
   const answerWeight = c.answerWeight ?? 1
   const protocol = c.protocol
-  const gym = resolveGymOptions({ ...c.gym, protocol })
+  const gym = resolveRunGym(c.gym, protocol)
   const pages = c.oraclePages
   const answer = c.oracleAnswer
   const plan = { maxQueriesPerPage: ORACLE_MAX_QUERIES_PER_PAGE, pages, answer }

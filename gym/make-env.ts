@@ -2,6 +2,7 @@
 // (no-Access ablation, seeded faults) → SearchEnv → budgets → episode statistics. The one place wrappers compose.
 import { mergeStrict } from '../infra/config'
 import { GymError } from '../infra/errors'
+import { keyNamer, type Namer } from '../infra/fields'
 import { Rng } from '../infra/rng'
 import type { Qa } from '../world'
 import { SearchEnv, type GymEnv } from './env'
@@ -70,6 +71,19 @@ export const DEFAULT_GYM_OPTIONS: GymOptions = {
   budgets: { ...DEFAULT_BUDGETS },
   faults: { ...NO_FAULTS },
   episode: 0,
+}
+
+/** A run's gym block holds no protocol: the run's protocol is its own key (its policy speaks it too). The one refusal;
+ *  `name` spells the two keys as the caller's config does (`experiment.gym`, `gym (--set)`). */
+export function refuseGymProtocol(gym: unknown, name: Namer = keyNamer()): void {
+  if (typeof gym === 'object' && gym !== null && Object.prototype.hasOwnProperty.call(gym, 'protocol'))
+    throw new GymError('options.protocol', `${name('gym')} may not set protocol: use ${name('protocol')}`)
+}
+
+/** The one place a run's gym block meets its protocol: the block checked (refuseGymProtocol) and resolved with it. */
+export function resolveRunGym(gym: GymOptionsJson | undefined | null, protocol: ProtocolName, name: Namer = keyNamer()): GymOptions {
+  refuseGymProtocol(gym, name)
+  return resolveGymOptions({ ...gym, protocol })
 }
 
 /** Validate options (unknown keys, types, ranges) and fill defaults. Throws ConfigError/GymError with a clear message.

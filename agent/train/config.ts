@@ -5,7 +5,7 @@ import { mergeStrict } from '../../infra/config'
 import { checkField, fieldDefaults, getPath, type FieldTable } from '../../infra/fields'
 import { ConfigError } from '../../infra/errors'
 import { POLICY_LOSS_NAMES } from '../../infra/engine'
-import { refuseBudgetConflicts, TEXT_PROTOCOLS, type GymOptionsJson } from '../../gym'
+import { refuseBudgetConflicts, refuseGymProtocol, TEXT_PROTOCOLS, type GymOptionsJson } from '../../gym'
 
 /** The string fields' choices: their types below are these lists' members, and resolve checks against them. */
 export const TRAIN_CHOICES = {
@@ -152,7 +152,7 @@ export function resolveTrainConfigAt(where: string, ...layers: unknown[]): Train
   if (c.ppoMiniBatch > c.batchSize) throw new ConfigError('train.range', `ppoMiniBatch (${c.ppoMiniBatch}) must be at most batchSize (${c.batchSize}); 0 = the whole batch`)
   if (c.groupSize < 2) throw new ConfigError('train.range', `groupSize must be at least 2 (GRPO compares rollouts of a question), got ${c.groupSize}`)
   if (c.batchSize % c.groupSize !== 0) throw new ConfigError('train.range', `batchSize (${c.batchSize}) must be a multiple of groupSize (${c.groupSize})`)
-  if (Object.prototype.hasOwnProperty.call(c.gym, 'protocol')) throw new ConfigError('train.gym', 'gym.protocol is set by the config key protocol')
+  refuseGymProtocol(c.gym)
   return withGivenBudgets(c, layers)
 }
 

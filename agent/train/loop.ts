@@ -6,7 +6,7 @@
 // draw is derived from (seed, step, round): a resumed run draws what the killed one would have.
 import { appendFileSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { episodeBudgets, FEWEST_RETRIEVALS_BONUS, makeEnvGroup, resolveGymOptions, scoreAnswer, STEP_TERMS, type GymOptions, type GymWorld } from '../../gym'
+import { episodeBudgets, FEWEST_RETRIEVALS_BONUS, makeEnvGroup, resolveRunGym, scoreAnswer, STEP_TERMS, type GymOptions, type GymWorld } from '../../gym'
 import { AgentError } from '../../infra/errors'
 import { Rng } from '../../infra/rng'
 import { passPoint } from '../../infra/run-points'
@@ -201,7 +201,7 @@ export async function train(d: TrainDeps): Promise<TrainResult> {
   const sampler = new TimedSampler(d.sampler ?? new EngineSampler(model, { temperature: c.temperature, topP: c.topP, topK: c.topK, stopIds }))
   const greedy = d.sampler ?? new EngineSampler(model, { temperature: 0, topP: 1, topK: 0, stopIds })
   const Q = c.batchSize / c.groupSize
-  const gym = d.gym ?? resolveGymOptions({ ...c.gym, protocol: c.protocol })
+  const gym = d.gym ?? resolveRunGym(c.gym, c.protocol)
   if (gym.protocol !== c.protocol) throw new AgentError('train.gym', `gym options speak '${gym.protocol}' but the config's protocol is '${c.protocol}'`)
   // The config's gym.budgets as given (resolveTrainConfig folded its turn and response limits into maxTurns and
   // maxTokensPerTurn, or refused a contradiction); the run's turn rule and the model's context for the rest.

@@ -5,7 +5,7 @@
 import { readJsonFile } from '../../infra/config'
 import { BenchError } from '../../infra/errors'
 import type { Field, FieldTable } from '../../infra/fields'
-import type { GymOptionsJson } from '../../gym'
+import { refuseGymProtocol, type GymOptionsJson } from '../../gym'
 import { LIMIT_MODES } from '../sample'
 import { RUN_NUMBER_BOUNDS } from '../run'
 
@@ -19,11 +19,11 @@ export function gymOptionsText(v: string, name = '--gym-options'): unknown {
   }
 }
 
-/** A gym block of a bench run: an object without protocol — the run's protocol is its own key (the policy must speak
- *  it too); a protocol here would be silently overridden. */
+/** A gym block of a bench run: an object without protocol (refuseGymProtocol: the run's protocol is its own key, the
+ *  policy must speak it too); `name` spells the gym key as given. */
 export function checkBenchGym(raw: unknown, name = '--gym-options', protocol = '--protocol'): GymOptionsJson {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new BenchError('bench.args', `${name} must be a JSON object, e.g. '{"budgets": {"maxTurns": 8}}'`)
-  if (Object.prototype.hasOwnProperty.call(raw, 'protocol')) throw new BenchError('bench.args', `${name} may not set protocol: use ${protocol} openai|hermes (the policy and the env must agree)`)
+  refuseGymProtocol(raw, (k) => (k === 'gym' ? name : protocol))
   return raw as GymOptionsJson
 }
 

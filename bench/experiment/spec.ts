@@ -7,7 +7,8 @@ import { DEFAULT_TRAIN_CONFIG, resolveTrainConfigAt, TRAIN_INT_BOUNDS, type Trai
 import { presetNames, recipeConfig } from '../../curriculum'
 import { mergeStrict, readJsonFile } from '../../infra/config'
 import { ConfigError } from '../../infra/errors'
-import { parseRewardSpec, refuseBudgetConflicts, type GymOptionsJson, type TextProtocolName } from '../../gym'
+import { parseRewardSpec, refuseBudgetConflicts, refuseGymProtocol, type GymOptionsJson, type TextProtocolName } from '../../gym'
+import { keyNamer } from '../../infra/fields'
 
 export interface ArmSpec {
   /** Folder-safe name (letters, digits, '.', '_', '-'). */
@@ -163,8 +164,9 @@ export function resolveExperiment(raw: unknown, base: string): ExperimentSpec {
   )
   if (s.start.adapter && s.start.phases.length > 0) throw new ConfigError('experiment.start', `${where}.start: give an adapter or SFT phases, not both`)
   if (!['open', 'read'].includes(s.start.sft.oracleAnswer)) throw new ConfigError('experiment.start', `${where}.start.sft.oracleAnswer must be open or read`)
-  for (const k of ['protocol', 'reward', 'access'])
-    if (Object.prototype.hasOwnProperty.call(s.gym, k)) throw new ConfigError('experiment.gym', `${where}.gym.${k}: set ${k === 'protocol' ? 'protocol at the top level' : `${k} per arm`}`)
+  refuseGymProtocol(s.gym, keyNamer(where))
+  for (const k of ['reward', 'access'])
+    if (Object.prototype.hasOwnProperty.call(s.gym, k)) throw new ConfigError('experiment.gym', `${where}.gym.${k}: set ${k} per arm`)
   foldGivenBudgets(s, raw)
   s.train = resolveExperimentTrain(rawTrain, s)
   if (!Array.isArray(s.arms) || s.arms.length === 0) throw new ConfigError('experiment.arms', `${where}.arms must list at least one arm {name, curriculum, reward, access}`)
