@@ -24,7 +24,7 @@ it('--max-turns is the env budget: defaults, mapping and a disagreeing --gym-opt
   expect(configFromArgs(args({ policy: 'openai', model: 'm', baseUrl: 'http://x/v1' }), 'w').gym).toBeNull()
   expect(configFromArgs(args({ maxTurns: 5 }), 'w').gym?.budgets).toEqual({ ...ORACLE_BUDGETS, maxTurns: 5 })
   expect(configFromArgs(args({ policy: 'openai', model: 'm', baseUrl: 'http://x/v1', maxTurns: 4 }), 'w').gym).toEqual({ budgets: { maxTurns: 4 } })
-  expect(() => configFromArgs(args({ maxTurns: 5, gym: { budgets: { maxTurns: 6 } } }), 'w')).toThrow(/same turn limit: give one/)
+  expect(() => configFromArgs(args({ maxTurns: 5, gym: { budgets: { maxTurns: 6 } } }), 'w')).toThrow(/^--max-turns 5 and --gym-options: budgets\.maxTurns 6 set the same limit: give one$/)
   expect(() => configFromArgs(args({ maxTurns: 0 }), 'w')).toThrow(/--max-turns must be a positive integer/)
 })
 

@@ -9,7 +9,7 @@ import { ORACLE_GYM_OPTIONS, readPriceTable } from '../../agent'
 import { scoreAnswer } from '../../gym'
 import { readJsonFile } from '../../infra/config'
 import { fieldArgs, fieldOptions } from '../../infra/field-args'
-import type { Namer } from '../../infra/fields'
+import { fieldOf, type Namer } from '../../infra/fields'
 import { BENCH_RUN_FIELDS, checkBenchGym } from './run-fields'
 import { openBenchWorlds } from '../gym-world'
 import { worldArgs } from '../../curriculum'
@@ -20,7 +20,7 @@ import { canonicalBench, canonicalWorldDir, checkHash, CANONICAL_BENCHES } from 
 import { LIMIT_MODES, type LimitMode } from '../sample'
 import { ceilingLine } from '../ceiling'
 import { type BenchRunConfig, type BenchWorld, type PolicyKind } from '../types'
-import { CHAT_PROTOCOLS, type GymOptionsJson, type ProtocolName } from '../../gym'
+import { CHAT_PROTOCOLS, refuseBudgetConflicts, type GymOptionsJson, type ProtocolName } from '../../gym'
 import { resolveGymOptions } from '../../gym'
 
 export interface RunArgs {
@@ -62,7 +62,10 @@ export interface RunArgs {
 
 /** How a message names a knob: the command line passes fieldArgs' namer (`maxTurns (--set)`, as it was given); a
  *  library caller of configFromArgs / runFromArgs gets the old flag's spelling. */
-export const flagNamer: Namer = (key) => `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`
+export const flagNamer: Namer = (key) => {
+  const f = fieldOf(BENCH_RUN_FIELDS, key)
+  return `--${f?.flag ?? f?.aliases?.[0] ?? key}`
+}
 
 /** Where `bench run` plays each episode: the gym's env in process, or through the gym's MCP server (`gym mcp`). */
 export const VIA = ['env', 'mcp'] as const
@@ -87,12 +90,12 @@ export function benchProtocol(p: string, policy?: PolicyKind, n: Namer = flagNam
 }
 
 /** --max-turns N is the env's one turn limit, budgets.maxTurns (the gym's default 16, the oracle's 1000, unless set). */
-export function turnLimited(gym: GymOptionsJson | null, maxTurns: number | undefined, fromFlag = true): GymOptionsJson | null {
+export function turnLimited(gym: GymOptionsJson | null, maxTurns: number | undefined, fromFlag = true, n: Namer = flagNamer): GymOptionsJson | null {
   if (maxTurns === undefined) return gym
-  if (!Number.isInteger(maxTurns) || maxTurns < 1) throw new BenchError('bench.args', `--max-turns must be a positive integer, got ${maxTurns}`)
-  const set = gym?.budgets?.maxTurns
-  if (fromFlag && set !== undefined && set !== maxTurns)
-    throw new BenchError('bench.args', `--max-turns ${maxTurns} and --gym-options budgets.maxTurns ${set} are the same turn limit: give one`)
+  if (!Number.isInteger(maxTurns) || maxTurns < 1) throw new BenchError('bench.args', `${n('maxTurns')} must be a positive integer, got ${maxTurns}`)
+  // The given gym's budget and this key are one limit: the gym's one conflict rule (as the train config and the
+  // experiment file refuse theirs), not a rule of its own.
+  if (fromFlag) refuseBudgetConflicts(gym?.budgets, { maxTurns: { key: n('maxTurns'), value: maxTurns } }, `${n('gym')}: budgets`)
   return { ...gym, budgets: { ...gym?.budgets, maxTurns } }
 }
 
@@ -128,7 +131,7 @@ export function configFromArgs(a: RunArgs, worldId: string, worlds: readonly str
     ragDocs: a.ragDocs,
     prices: a.prices ? readPriceTable(a.prices) : null,
     judge: a.judgeModel ? { model: a.judgeModel, baseURL: a.judgeBaseUrl ?? a.baseUrl ?? '', apiKeyEnv: a.judgeApiKeyEnv } : null,
-    gym: a.gym ? turnLimited(checkBenchGym(a.gym), a.maxTurns) : turnLimited(oracle ? ORACLE_GYM_OPTIONS : null, a.maxTurns, false),
+    gym: a.gym ? turnLimited(checkBenchGym(a.gym), a.maxTurns, true, n) : turnLimited(oracle ? ORACLE_GYM_OPTIONS : null, a.maxTurns, false, n),
     bootstrap: a.bootstrap,
     ...(engine ? { model: resolve(a.model ?? ''), adapter: a.adapter ? resolve(a.adapter) : undefined, backend: a.backend ?? 'auto' } : {}),
     ...(a.qaIds !== undefined ? { qaIds: readQaIds(a.qaIds) } : {}),
