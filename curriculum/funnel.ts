@@ -3,7 +3,7 @@
 // same questions with the oracle's episode as context up to the answer turn (the answer read given the right page:
 // the model's greedy answer there, and the answer tokens' teacher-forced loss, which moves before greedy accuracy does).
 // Knows nothing of training: it takes a loaded model and a pool of worlds.
-import { constantAnswerFloor, episodeBudgets, getProtocol, makeEnv, resolveRunGym, scoreAnswer, type Budgets, type GymOptionsJson, type Policy, type TextProtocolName, type TurnRule } from '../gym'
+import { constantAnswerFloor, episodeBudgets, episodeOptions, getProtocol, makeResolvedEnv, resolveRunGym, scoreAnswer, type Budgets, type GymOptionsJson, type Policy, type TextProtocolName, type TurnRule } from '../gym'
 import { goldsOf, ORACLE_MAX_QUERIES_PER_PAGE, oraclePolicy, runEpisode, sequenceOfTrajectory, worldOracleKnowledge, type TrajectoryRecord } from '../agent'
 import { EngineSampler, lastTurnStart, PolicyBatch } from '../agent'
 import { forward, generateBatch, targetLogprobs, type CausalLM, type ChatCodec } from '../infra/engine'
@@ -102,7 +102,7 @@ async function playBatched(model: CausalLM, codec: ChatCodec, pool: WorldPool, q
     const batch = new PolicyBatch(codec, sampler, chunk.length, { maxTokensPerTurn: o.maxTokensPerTurn ?? 64, maxContext: model.config.maxPositionEmbeddings, seed: o.seed ?? 0 })
     const recs = await Promise.all(
       chunk.map(async (qa, i) => {
-        const env = makeEnv(pool.worldFor(qa), qa, { ...gym, budgets: funnelBudgets(qa, o, model, o.maxTokensPerTurn ?? 64) })
+        const env = makeResolvedEnv(pool.worldFor(qa), qa, episodeOptions(gym, funnelBudgets(qa, o, model, o.maxTokensPerTurn ?? 64)))
         try {
           return await runEpisode(qa, env, batch.policy(i), { scorer: scoreAnswer })
         } finally {
@@ -129,7 +129,7 @@ export async function runFunnel(model: CausalLM, codec: ChatCodec, pool: WorldPo
     const gym = resolveRunGym(o.gym, o.protocol)
     const demos = new Map<string, TrajectoryRecord>()
     for (const qa of qas) {
-      const env = makeEnv(pool.worldFor(qa), qa, { ...gym, budgets: funnelBudgets(qa, o, model, 256) })
+      const env = makeResolvedEnv(pool.worldFor(qa), qa, episodeOptions(gym, funnelBudgets(qa, o, model, 256)))
       const rec = await runEpisode(qa, env, oracleOf(qa), { scorer: scoreAnswer })
       if (rec.status === 'ok' && rec.f1 >= 1 && sequenceOfTrajectory(codec, rec).ids.length <= model.config.maxPositionEmbeddings) demos.set(qa.id, rec)
     }
@@ -152,7 +152,7 @@ export async function runFunnel(model: CausalLM, codec: ChatCodec, pool: WorldPo
       const replay: Policy = { name: 'oracle-then-model', act: () => Promise.resolve({ text: texts[k++] }) }
       // The replay has the demonstration's turns and no more; they fit the run's budgets (the demonstration was played
       // under them), so its turn limit is theirs: a model's last turn that does not answer is truncated there.
-      const env = makeEnv(pool.worldFor(qa), qa, { ...gym, budgets: funnelBudgets(qa, o, model, 256, { ...o.gym?.budgets, maxTurns: texts.length }) })
+      const env = makeResolvedEnv(pool.worldFor(qa), qa, episodeOptions(gym, funnelBudgets(qa, o, model, 256, { ...o.gym?.budgets, maxTurns: texts.length })))
       tf.push(await runEpisode(qa, env, replay, { scorer: scoreAnswer }))
     }
     const losses: number[] = []

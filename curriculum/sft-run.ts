@@ -5,7 +5,7 @@
 import { join, resolve } from 'node:path'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { lockDir } from '../infra/lock'
-import { episodeBudgets, makeEnv, resolveRunGym, scoreAnswer, type TextProtocolName } from '../gym'
+import { episodeBudgets, episodeOptions, makeResolvedEnv, resolveRunGym, scoreAnswer, type TextProtocolName } from '../gym'
 import { ConfigError } from '../infra/errors'
 import { SFT_KINDS, type SftConfig, type SftKind, type SftMix } from './sft-config'
 export { MAX_MIX_WEIGHT, parseSftMix, SFT_KINDS, type SftKind, type SftMix } from './sft-config'
@@ -156,7 +156,7 @@ export async function runSft(t: SftTarget, c: SftConfig): Promise<{ episodes: nu
     const seqs: SftSequence[] = []
     let solved = 0
     for (const qa of qas) {
-      const env = makeEnv(gwOf(qa), qa, { ...gym, budgets: episodeBudgets(qa, { given: c.gym?.budgets, turns: DEMO_TURNS, responseTokens: DEFAULT_TRAIN_CONFIG.maxTokensPerTurn, contextTokens: learner.model.config.maxPositionEmbeddings }) })
+      const env = makeResolvedEnv(gwOf(qa), qa, episodeOptions(gym, episodeBudgets(qa, { given: c.gym?.budgets, turns: DEMO_TURNS, responseTokens: DEFAULT_TRAIN_CONFIG.maxTokensPerTurn, contextTokens: learner.model.config.maxPositionEmbeddings })))
       const rec = await runEpisode(qa, env, oracleOf(qa), { scorer: scoreAnswer })
       if (rec.status !== 'ok' || rec.f1 < 1) continue
       if (c.turn !== undefined && rec.turns.length < c.turn) continue
@@ -184,7 +184,7 @@ export async function runSft(t: SftTarget, c: SftConfig): Promise<{ episodes: nu
       const rest = gw.listQa('train').filter((q) => trainable.has(q.id))
       const others = [...rest.filter((q) => !inDemos.has(q.id)), ...rest.filter((q) => inDemos.has(q.id))].slice(0, c.firstTurns)
       for (const qa of others) {
-        const env = makeEnv(gwOf(qa), qa, gym)
+        const env = makeResolvedEnv(gwOf(qa), qa, gym)
         const initial = await env.initialObservation()
         const turn = await oracleOf(qa).act(initial)
         seqs.push(sequenceOfTrajectory(codec, { initial, turns: [{ text: turn.text, observation: [] }] } as unknown as Parameters<typeof sequenceOfTrajectory>[1]))

@@ -2,6 +2,7 @@
 // (no-Access ablation, seeded faults) → SearchEnv → budgets → episode statistics. The one place wrappers compose.
 import { mergeStrict } from '../infra/config'
 import { GymError } from '../infra/errors'
+import { passPoint } from '../infra/run-points'
 import { keyNamer, type Namer } from '../infra/fields'
 import { Rng } from '../infra/rng'
 import type { Qa } from '../world'
@@ -86,9 +87,22 @@ export function resolveRunGym(gym: GymOptionsJson | undefined | null, protocol: 
   return resolveGymOptions({ ...gym, protocol })
 }
 
+const intIn = (name: string, v: number, lo: number, hi: number) => {
+  if (!Number.isInteger(v) || v < lo || v > hi) throw new GymError('options.range', `${name} must be an integer in [${lo}, ${hi}], got ${v}`)
+}
+
+/** An episode's budgets within the gym's ranges. */
+function checkBudgets(b: Budgets): void {
+  intIn('budgets.maxTurns', b.maxTurns, 1, 1000)
+  intIn('budgets.maxResponseTokens', b.maxResponseTokens, 1, 1_000_000)
+  intIn('budgets.maxContextTokens', b.maxContextTokens, 1, 100_000_000)
+}
+
 /** Validate options (unknown keys, types, ranges) and fill defaults. Throws ConfigError/GymError with a clear message.
  *  A reward already parsed (resolved options passed again, e.g. with per-question budgets) is not parsed again. */
 export function resolveGymOptions(input: GymOptionsJson | Partial<GymOptions> | unknown): GymOptions {
+  // Counted from outside (tests subscribe to the run points): a run resolves its options once, at the edge.
+  passPoint('gym-options-resolve')
   let rest = input
   let reward: unknown
   if (typeof input === 'object' && input !== null && !Array.isArray(input)) ({ reward, ...rest } = input as { reward?: unknown })
@@ -96,9 +110,6 @@ export function resolveGymOptions(input: GymOptionsJson | Partial<GymOptions> | 
   const spec = reward === undefined ? structuredClone(defaultReward) : parseRewardSpec(reward as string | RewardSpec)
   const o: GymOptions = { ...mergeStrict(defaults, rest, 'gym options'), reward: spec }
   getProtocol(o.protocol)
-  const intIn = (name: string, v: number, lo: number, hi: number) => {
-    if (!Number.isInteger(v) || v < lo || v > hi) throw new GymError('options.range', `${name} must be an integer in [${lo}, ${hi}], got ${v}`)
-  }
   if (o.prompt !== 'full' && o.prompt !== 'brief') throw new GymError('options.range', `prompt must be 'full' or 'brief', got ${JSON.stringify(o.prompt)}`)
   if (!o.stepSignals && spec.terms.some((t) => STEP_TERMS.includes(t)))
     throw new GymError('options.step_signals', `reward '${spec.name}' has step terms (${STEP_TERMS.join(', ')}), which need the step signals: stepSignals must not be false`)
@@ -107,9 +118,7 @@ export function resolveGymOptions(input: GymOptionsJson | Partial<GymOptions> | 
   intIn('observationCap', o.observationCap, 100, 10_000_000)
   intIn('maxCallsPerTurn', o.maxCallsPerTurn, 1, 16)
   intIn('maxArgChars', o.maxArgChars, 1, 100_000)
-  intIn('budgets.maxTurns', o.budgets.maxTurns, 1, 1000)
-  intIn('budgets.maxResponseTokens', o.budgets.maxResponseTokens, 1, 1_000_000)
-  intIn('budgets.maxContextTokens', o.budgets.maxContextTokens, 1, 100_000_000)
+  checkBudgets(o.budgets)
   intIn('episode', o.episode, 0, Number.MAX_SAFE_INTEGER)
   for (const k of ['searchTimeout', 'searchRateLimit', 'searchEmpty', 'accessFailure', 'latencyRate'] as const) {
     const v = o.faults[k]
@@ -161,8 +170,18 @@ export function makeEnvGroup(
   options: GymOptionsJson | Partial<GymOptions> = {},
   count?: TokenCounter,
 ): ReturnType<typeof makeEnv>[] {
+  return makeResolvedEnvGroup(world, questionOf(world, qa), n, resolveGymOptions(options), count)
+}
+
+/** makeEnvGroup with options already resolved (a training step's groups: resolved once per run, not per group). */
+export function makeResolvedEnvGroup(world: GymWorld, q: Qa, n: number, o: GymOptions, count?: TokenCounter): ReturnType<typeof makeEnv>[] {
   if (!Number.isInteger(n) || n < 1) throw new GymError('options.range', `group size must be a positive integer, got ${n}`)
-  const o = resolveGymOptions(options)
-  const q = questionOf(world, qa)
   return Array.from({ length: n }, (_, i) => makeResolvedEnv(world, q, { ...o, episode: o.episode + i }, count))
+}
+
+/** Resolved options with one episode's budgets (and episode index): only the budgets are checked — the rest was
+ *  resolved once at the edge — so a loop over episodes never resolves the whole options again. */
+export function episodeOptions(o: GymOptions, budgets: Budgets, episode = o.episode): GymOptions {
+  checkBudgets(budgets)
+  return { ...o, budgets, episode }
 }
