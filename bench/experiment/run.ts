@@ -14,7 +14,7 @@ import { createHash } from 'node:crypto'
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { basename, join, resolve } from 'node:path'
 import { tokenizerSourceOf } from '../../agent'
-import { buildRecipeWorlds, checkHeldOutWorlds, CurriculumSource, curriculumPreset, resolveSftConfig, runSft, runTraining, WorldPool } from '../../curriculum'
+import { buildRecipeWorlds, checkHeldOutWorlds, CurriculumSource, curriculumPreset, runSft, runTraining, WorldPool } from '../../curriculum'
 import { initModel } from '../../infra/engine'
 import { ConfigError } from '../../infra/errors'
 import { lockDir } from '../../infra/lock'
@@ -28,7 +28,7 @@ import type { BenchRunConfig } from '../types'
 import { writeExperimentReport } from './report'
 import { benchModes, benchName, experimentPaths, portablePath, runName, startModes } from './layout'
 import { ExperimentResults, type ResultUnit } from './results'
-import { runTrainConfig, type EvalSetSpec, type ExperimentSpec } from './spec'
+import { runTrainConfig, startSftConfigs, type EvalSetSpec, type ExperimentSpec } from './spec'
 
 interface Phase {
   name: string
@@ -146,11 +146,9 @@ async function runExperimentLocked(s: ExperimentSpec, out: string, o: Experiment
   const startUnit = { name: 'start', dirs: ['start', 'eval'] }
   const firstStartPhase = phases.length
   if (!s.start.adapter && !s.start.model) {
-    const sft = s.start.sft
     // SFT across the training worlds with the GRPO runs' protocol and gym options; the held-out slice is the runs'.
-    // Each phase's SFT config resolved here, before any phase runs (the file's keys are the SFT config's own).
-    const common = { seed: s.model.seed, heldOut: s.train.heldOut, loraRank: sft.loraRank, loraEmbed: sft.loraEmbed, backend: s.backend, protocol: s.protocol, gym: s.gym, oracleAnswer: sft.oracleAnswer }
-    const startConfig = resolveSftConfig({ ...common, questions: sft.questions, epochs: sft.epochs, batch: sft.batch, lr: sft.lr, maxHops: sft.maxHops, firstTurns: sft.firstTurns }, 'experiment.start.sft')
+    // Each phase's SFT config resolved once, here, before any phase runs (experiment/spec: startSftConfigs).
+    const [startConfig, ...phaseConfigs] = startSftConfigs(s, (i) => join(phaseDir(i), 'adapter'))
     phases.push({
       name: 'start',
       kind: 'sft',
@@ -158,23 +156,7 @@ async function runExperimentLocked(s: ExperimentSpec, out: string, o: Experiment
         await runSft({ model: p.model, world: trainWorlds, out: phaseDir(0), log: (l) => log(`  start: ${l}`) }, startConfig)
       },
     })
-    s.start.phases.forEach((ph, i) => {
-      const phaseConfig = resolveSftConfig(
-        {
-          ...common,
-          initAdapter: join(phaseDir(i), 'adapter'),
-          questions: ph.questions,
-          epochs: ph.epochs,
-          batch: ph.batch,
-          lr: ph.lr,
-          maxHops: ph.maxHops,
-          firstTurns: ph.firstTurns,
-          ...(ph.turn > 0 ? { turn: ph.turn } : {}),
-          ...(ph.answerOnly ? { answerOnly: true } : {}),
-          ...(ph.answerWeight !== 1 ? { answerWeight: ph.answerWeight } : {}),
-        },
-        `experiment.start.phases[${i}]`,
-      )
+    phaseConfigs.forEach((phaseConfig, i) => {
       phases.push({
         name: `start:phase-${i + 1}`,
         kind: 'sft',

@@ -4,7 +4,7 @@
 // over documented defaults with unknown keys rejected (one line naming the key). Knows no runner and no files.
 import { resolve, dirname } from 'node:path'
 import { DEFAULT_TRAIN_CONFIG, resolveTrainConfigAt, TRAIN_INT_BOUNDS, type TrainConfig } from '../../agent'
-import { presetNames, recipeConfig } from '../../curriculum'
+import { presetNames, recipeConfig, resolveSftConfig, type SftConfig } from '../../curriculum'
 import { mergeStrict, readJsonFile } from '../../infra/config'
 import { ConfigError } from '../../infra/errors'
 import { parseRewardSpec, refuseBudgetConflicts, refuseGymProtocol, type GymOptionsJson, type TextProtocolName } from '../../gym'
@@ -245,21 +245,38 @@ function checkExperimentNumbers(s: ExperimentSpec): void {
     num(`eval.sets[${i}].perWorld`, e.perWorld, 0, 10_000_000) // 0: every question
     num(`eval.sets[${i}].maxHops`, e.maxHops, 0, 12) // 0: every hop count
   })
-  const sft = (k: string, p: Partial<SftPhase>) => {
-    num(`${k}.questions`, p.questions, 0, 10_000_000) // 0: every training question
-    num(`${k}.epochs`, p.epochs, 1, 1000)
-    num(`${k}.batch`, p.batch, 1, 4096)
-    num(`${k}.lr`, p.lr, Number.MIN_VALUE, 1, false)
-    num(`${k}.maxHops`, p.maxHops, 0, 12)
-  }
-  sft('start.sft', s.start.sft)
-  num('start.sft.loraRank', s.start.sft.loraRank, 1, 1024)
-  s.start.phases.forEach((ph, i) => {
-    sft(`start.phases[${i}]`, ph)
-    num(`start.phases[${i}].firstTurns`, ph.firstTurns, 0, 10_000_000)
-    num(`start.phases[${i}].turn`, ph.turn, 0, 1000)
-    num(`start.phases[${i}].answerWeight`, ph.answerWeight, Number.MIN_VALUE, 1000, false)
-  })
+  // The start's SFT blocks through the SFT field table (their keys' one definition), named by their place here; the
+  // adapter each phase continues from is the run's folder's, unknown yet (a stand-in: only its presence is checked).
+  startSftConfigs(s, (i) => `start/phase-${i}/adapter`)
+}
+
+/** The start's SFT configs — start.sft, then each of start.phases from the adapter of the phase before it
+ *  (`adapterOf(i)`: phase i's, 0 = start.sft's) — resolved through resolveSftConfig with the experiment's seed, held-out
+ *  slice, protocol, gym and backend; errors name the block's key (experiment.start.phases[0].epochs). */
+export function startSftConfigs(s: ExperimentSpec, adapterOf: (phase: number) => string): SftConfig[] {
+  const sft = s.start.sft
+  const common = { seed: s.model.seed, heldOut: s.train.heldOut, loraRank: sft.loraRank, loraEmbed: sft.loraEmbed, backend: s.backend, protocol: s.protocol, gym: s.gym, oracleAnswer: sft.oracleAnswer }
+  const start = resolveSftConfig({ ...common, questions: sft.questions, epochs: sft.epochs, batch: sft.batch, lr: sft.lr, maxHops: sft.maxHops, firstTurns: sft.firstTurns }, 'experiment.start.sft')
+  const phases = s.start.phases.map((ph, i) =>
+    resolveSftConfig(
+      {
+        ...common,
+        initAdapter: adapterOf(i),
+        questions: ph.questions,
+        epochs: ph.epochs,
+        batch: ph.batch,
+        lr: ph.lr,
+        maxHops: ph.maxHops,
+        firstTurns: ph.firstTurns,
+        // An experiment's 0 turn and weight 1 are "none" (whole demonstrations, the plain token mean).
+        ...(ph.turn !== 0 ? { turn: ph.turn } : {}),
+        ...(ph.answerOnly ? { answerOnly: true } : {}),
+        ...(ph.answerWeight !== 1 ? { answerWeight: ph.answerWeight } : {}),
+      },
+      `experiment.start.phases[${i}]`,
+    ),
+  )
+  return [start, ...phases]
 }
 
 /** The train block resolved once (unknown keys, types, ranges, budget conflicts: one line each, before any work) with
