@@ -15,7 +15,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, w
 import { basename, join, resolve } from 'node:path'
 import { tokenizerSourceOf } from '../../agent'
 import { buildRecipeWorlds, checkHeldOutWorlds, CurriculumSource, curriculumPreset, runSft, runTraining, WorldPool } from '../../curriculum'
-import { initModel } from '../../infra/engine'
+import { initModel, loadModelConfig } from '../../infra/engine'
 import { ConfigError } from '../../infra/errors'
 import { lockDir } from '../../infra/lock'
 import { passPoint } from '../../infra/run-points'
@@ -370,7 +370,8 @@ async function writeHeldOutIds(dir: string, set: EvalSetSpec, worlds: string[], 
 /** One bench run: the engine policy (greedy) of the model + adapter on the set's questions, resumable by runBench. */
 async function benchOne(s: ExperimentSpec, p: ReturnType<typeof experimentPaths>, model: string, out: string, adapter: string, set: EvalSetSpec, worlds: string[], access: boolean): Promise<void> {
   const ids = (JSON.parse(readFileSync(join(p.evalDir, `${set.name}.json`), 'utf8')) as { ids: string[] }).ids
-  const maxContext = (JSON.parse(readFileSync(join(model, 'config.json'), 'utf8')) as { max_position_embeddings?: number }).max_position_embeddings ?? 4096
+  // The context the engine will give the model: its own reading of config.json (no second reader, no silent default).
+  const maxContext = loadModelConfig(model).maxPositionEmbeddings
   const bw = await openBenchWorlds(worlds)
   try {
     const config: BenchRunConfig = {
