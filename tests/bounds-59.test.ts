@@ -66,13 +66,13 @@ test('model pretrain: --out may not be (or hold) the model it reads', async () =
   await refused(['model', 'pretrain', '--model', join(root, 'pre', 'model'), '--world', world, '--out', join(root, 'pre'), '--steps', '1'], /no model at|would overwrite/)
 }, LONG)
 
-test('bench funnel: unknown --qa-ids, --show -5 and --max-tokens 1e9 refused naming the flag', async () => {
+test('bench funnel: unknown qaIds, show -5 and maxTokens 1e9 refused naming the key', async () => {
   const model = join(exp, 'model')
   const ids = join(root, 'ids.json')
   writeFileSync(ids, JSON.stringify(['no-such-question']))
-  await refused(['bench', 'funnel', '--model', model, '--world', world, '--qa-ids', ids, '--questions', '1'], /1 of the 1 --qa-ids in .* are not questions of/)
-  await refused(['bench', 'funnel', '--model', model, '--world', world, '--show', '-5'], /--show must be an integer in \[0, 10000\]/)
-  await refused(['bench', 'funnel', '--model', model, '--world', world, '--max-tokens', '1e9'], /--max-tokens must be an integer in \[1, 1000000\]/)
+  await refused(['bench', 'funnel', '--model', model, '--world', world, '--set', `qaIds=${ids}`, '--questions', '1'], /1 of the 1 qaIds in .* are not questions of/)
+  await refused(['bench', 'funnel', '--model', model, '--world', world, '--set', 'show=-5'], /show \(--set\) must be an integer in \[0, 10000\]/)
+  await refused(['bench', 'funnel', '--model', model, '--world', world, '--set', 'maxTokens=1e9'], /maxTokens \(--set\) must be an integer in \[1, 1000000\]/)
 }, LONG)
 
 test("bench run qaIds takes an experiment's eval/held-out.json", async () => {

@@ -5,6 +5,7 @@ import { fieldsMarkdown, type FieldTable } from '../../infra/fields'
 import { SFT_FIELDS } from '../../curriculum'
 import { PRETRAIN_FIELDS, TRAIN_FIELDS } from '../../agent'
 import { BENCH_RUN_FIELDS } from '../cli/run-fields'
+import { FUNNEL_FIELDS } from '../cli/funnel'
 import { GYM_SERVE_FIELDS } from '../../gym/cli/serve-fields'
 
 /** The run kinds with a field table, in the order the page lists them: [heading anchor, command, table]. */
@@ -12,6 +13,7 @@ export const OPTION_TABLES: readonly (readonly [string, string, FieldTable])[] =
   ['gym-serve', 'searchgym gym serve', GYM_SERVE_FIELDS],
   ['model-pretrain', 'searchgym model pretrain', PRETRAIN_FIELDS],
   ['bench-run', 'searchgym bench run', BENCH_RUN_FIELDS],
+  ['bench-funnel', 'searchgym bench funnel', FUNNEL_FIELDS],
   ['train', 'searchgym train (GRPO; also an experiment file\'s train block, less seed, protocol and gym)', TRAIN_FIELDS],
   ['train-sft', 'searchgym train sft', SFT_FIELDS],
 ]
