@@ -3,24 +3,18 @@
 // knob comes from the field table (serve-fields) and is range-checked there before anything starts: a server that would refuse or expire
 // everything is a one-line error instead.
 import { availableParallelism } from 'node:os'
-import { basename, resolve } from 'node:path'
 import type { ArgumentsCamelCase } from 'yargs'
-import { announceStop, handler, renamedFlags, runUntilSignal, type Command } from '../../infra/cli-util'
+import { handler, renamedFlags, type Command } from '../../infra/cli-util'
 import { fieldArgs, fieldOptions } from '../../infra/field-args'
 import { GYM_SERVE_FIELDS, type GymServeConfig } from './serve-fields'
 import { openHostWarning, tokenProblem } from '../../infra/http/host-guard'
 import { GymError } from '../../infra/errors'
 import { checkWorldContent, ENGINE_NAMES, openWorld, type EngineName, type Stage } from '../../world'
-import { openGymWorld } from '../open-gym-world'
-import { removeAddressFile, removeStaleAddressFiles, writeAddressFile } from '../address-file'
-import { pathPrefixFor } from '../path-token'
-import { startGymServer, statusOf, type SessionsFactory } from '../server'
-import { ClusterEnvSessions, workerMaxEnvs } from '../cluster-sessions'
-import { LocalEnvSessions } from '../env-sessions'
-import { listenPeers } from '../worker-peers'
-import { joinPrimary, reportStartFailure, startWorkers, workerPlan, workerPort } from './serve-workers'
-import { oneLine } from '../../infra/errors'
-import type { ClusterPlan } from '../cluster-sessions'
+import { workerPlan } from './serve-workers'
+import type { ServeSetup } from './serve-setup'
+import { serveAlone } from './serve-alone'
+import { servePrimary } from './serve-primary'
+import { serveWorker } from './serve-worker'
 
 interface ServeArgs {
   dir?: string
@@ -56,30 +50,29 @@ export const serveCommandWith = (stages?: readonly Stage[]): Command => ({
     const dir = a.dir
     // Every knob typed and range-checked by the table (named as given) before anything starts.
     const c = fieldArgs<GymServeConfig>(GYM_SERVE_FIELDS, raw as Record<string, unknown>).config
-    const { port, maxEnvs, maxBatchQueries, maxQueryChars, maxBodyBytes, maxTopK, maxRetrieveHits, maxResponseBytes } = c
-    const idle = c.idleSeconds
     const workers = c.workers ?? availableParallelism()
     const plan = workerPlan()
     // Each worker keeps one search thread for big /retrieve batches by default: the workers already fill the cores.
     const defaultThreads = workers > 1 ? 1 : Math.max(1, Math.min(4, availableParallelism() - 1))
-    const searchThreads = c.searchThreads ?? defaultThreads
-    const allowHosts = c.allowHost
-    const host = c.host
     const token = a.token ?? process.env.SEARCHGYM_TOKEN ?? ''
     const bad = tokenProblem(token)
     if (bad) throw new GymError('cli.bad_flag', `--token ${a.token !== undefined ? '' : '($SEARCHGYM_TOKEN) '}${bad}`)
-    const log = (line: string) => process.stderr.write(`searchgym gym serve: ${line}\n`)
-    // Said once, by the process that prints the URL, when it listens.
-    const open = openHostWarning(host, token, 'gym serve')
-    const warnOpen = () => open && process.stderr.write(`searchgym: warning: ${open}\n`)
-    const writeAddress = (port: number): string | undefined => {
-      if (!c.addressFile) return undefined
-      for (const st of removeStaleAddressFiles(c.addressFile)) log(`removed the stale address file ${st.path} (its server, pid ${st.pid}, no longer runs)`)
-      return writeAddressFile(c.addressFile, host, port, token ? pathPrefixFor(token) : '')
+    const open = openHostWarning(c.host, token, 'gym serve')
+    const setup: ServeSetup = {
+      dir,
+      c,
+      token,
+      workers,
+      searchThreads: c.searchThreads ?? defaultThreads,
+      engine: a.search as EngineName | undefined,
+      embedder: a.embedder,
+      log: (line) => process.stderr.write(`searchgym gym serve: ${line}\n`),
+      warnOpen: () => void (open && process.stderr.write(`searchgym: warning: ${open}\n`)),
     }
-
+    // A worker: the primary checked the world and reports its failures.
+    if (plan) return serveWorker(setup, plan)
     // Once, in the primary (or the only process): the workers open a world already checked.
-    if (!plan && stages) {
+    if (stages) {
       const w = openWorld(dir, { check: true })
       // Silent when it matches: a refusal below (engine mismatch, …) stays the only stderr line.
       try {
@@ -88,97 +81,9 @@ export const serveCommandWith = (stages?: readonly Stage[]): Command => ({
         w.close()
       }
     }
-
-    if (workers > 1 && !plan) {
-      // The primary: no world of its own; the workers open it.
-      const p = await startWorkers(workers, log)
-      let addressFile: string | undefined
-      try {
-        addressFile = writeAddress(p.ready.port)
-      } catch (e) {
-        await p.stop()
-        throw e
-      }
-      if (addressFile) process.once('exit', () => removeAddressFile(addressFile))
-      const r = p.ready
-      warnOpen()
-      log(`${basename(resolve(dir))} (${r.qa} QA, ${workers} workers, ${r.searchThreads} search thread${r.searchThreads === 1 ? '' : 's'} each${c.retrieveUnit === 'passage' ? ', /retrieve serves passages' : ''}) on ${r.url}${addressFile ? ` (address file ${addressFile})` : ''}`)
-      announceStop('searchgym gym serve')
-      await runUntilSignal(async () => {
-        if (addressFile) removeAddressFile(addressFile)
-        await p.stop()
-      })
-    }
-
-    const opened = await startOrReport(plan, async () => {
-      const world = await openGymWorld(dir, { engine: a.search as EngineName | undefined, embedder: a.embedder, allowEngineMismatch: c.allowEngineMismatch, searchThreads })
-      let cluster: ClusterEnvSessions | undefined
-      const sessions: SessionsFactory | undefined = plan
-        ? (w, o, envDefaults) => {
-            const local = new LocalEnvSessions(w, envDefaults, workerMaxEnvs(o.maxEnvs, plan.index, plan.count), o.envIdleMs, `env_w${plan.index}_`)
-            cluster = new ClusterEnvSessions(w, local, plan)
-            return { sessions: cluster, registry: local.registry }
-          }
-        : undefined
-      const s = await startGymServer(world, {
-        host,
-        port: workerPort() ?? port,
-        token,
-        maxTopK,
-        retrieveUnit: c.retrieveUnit,
-        maxEnvs,
-        envIdleMs: Math.round(idle * 1000),
-        maxBatchQueries,
-        maxQueryChars,
-        maxBodyBytes,
-        maxRetrieveHits,
-        maxResponseBytes,
-        allowHosts,
-        sessions,
-      })
-      return { world, s, cluster }
-    })
-    const { world, s, cluster } = opened
-    if (plan && cluster) {
-      const cs = cluster
-      const peers = await listenPeers(plan.socketPath(plan.index), (h, p) => cs.serve(h, p), (e) => ({ ...statusOf(e), param: null }))
-      const stopped = runUntilSignal(async () => {
-        peers.close()
-        await s.close()
-        await world.close()
-      })
-      joinPrimary({ index: plan.index, url: s.url, port: s.port, qa: world.listQa().length, searchThreads: world.searchThreads }, (states) => cs.setWorkers(states))
-      await stopped
-    }
-    let addressFile: string | undefined
-    try {
-      addressFile = writeAddress(s.port)
-    } catch (e) {
-      await s.close()
-      await world.close()
-      throw e
-    }
-    if (addressFile) process.once('exit', () => removeAddressFile(addressFile))
-    warnOpen()
-    log(`${world.name} (${world.listQa().length} QA, ${world.searchThreads} search thread${world.searchThreads === 1 ? '' : 's'}${c.retrieveUnit === 'passage' ? ', /retrieve serves passages' : ''}) on ${s.url}${addressFile ? ` (address file ${addressFile})` : ''}`)
-    announceStop('searchgym gym serve')
-    await runUntilSignal(async () => {
-      if (addressFile) removeAddressFile(addressFile)
-      await s.close()
-      await world.close()
-    })
+    return workers > 1 ? servePrimary(setup) : serveAlone(setup)
   }),
 })
 
 /** `gym serve` without a content check (callers that have no stage list). */
 export const serveCommand: Command = serveCommandWith()
-
-/** Run a worker's start; a failure goes to the primary as its one line (not printed by every worker). */
-async function startOrReport<T>(plan: ClusterPlan | undefined, start: () => Promise<T>): Promise<T> {
-  if (!plan) return start()
-  try {
-    return await start()
-  } catch (e) {
-    return reportStartFailure(plan.index, oneLine(e))
-  }
-}
