@@ -7,10 +7,12 @@ import { PRETRAIN_FIELDS, TRAIN_FIELDS } from '../../agent'
 import { BENCH_RUN_FIELDS } from '../cli/run-fields'
 import { FUNNEL_FIELDS } from '../cli/funnel'
 import { GYM_SERVE_FIELDS } from '../../gym/cli/serve-fields'
+import { MCP_FIELDS } from '../../gym/cli/mcp'
 
 /** The run kinds with a field table, in the order the page lists them: [heading anchor, command, table]. */
 export const OPTION_TABLES: readonly (readonly [string, string, FieldTable])[] = [
   ['gym-serve', 'searchgym gym serve', GYM_SERVE_FIELDS],
+  ['gym-mcp', 'searchgym gym mcp', MCP_FIELDS],
   ['model-pretrain', 'searchgym model pretrain', PRETRAIN_FIELDS],
   ['bench-run', 'searchgym bench run', BENCH_RUN_FIELDS],
   ['bench-funnel', 'searchgym bench funnel', FUNNEL_FIELDS],
