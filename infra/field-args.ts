@@ -122,12 +122,16 @@ export function noteOldFlag(old: string, now: string): void {
 }
 
 /** `--set KEY=VALUE` over a config that has a strict merge but no field table yet (a WorldConfig): each value parsed
- *  by the type of the key's value in `base` (number, true/false, text, JSON for lists and objects); a key `base` does
- *  not have is refused naming the nearest. Returns the nested layer to merge over `base`. */
+ *  by the type of the key's value in `base` (number, true/false, text, JSON for lists and objects — an object's keys
+ *  merge into it); a key `base` does not have is refused naming the nearest. Returns the nested layer to merge over `base`. */
 export function setLayer(base: object, sets: readonly string[]): Record<string, unknown> {
   const layer: Record<string, unknown> = {}
+  // Leaves, and objects too (a JSON object given for one merges into it, as a config file's block does); a typo is
+  // told the nearest leaf.
+  const paths: string[] = []
   const leaves: string[] = []
   const walk = (o: unknown, prefix: string) => {
+    if (prefix) paths.push(prefix)
     if (typeof o !== 'object' || o === null || Array.isArray(o)) return void leaves.push(prefix)
     for (const [k, v] of Object.entries(o)) walk(v, prefix ? `${prefix}.${k}` : k)
   }
@@ -136,7 +140,7 @@ export function setLayer(base: object, sets: readonly string[]): Record<string, 
     const eq = s.indexOf('=')
     const key = eq < 0 ? s : s.slice(0, eq)
     if (eq < 0) throw new ConfigError('config.flag', `--set ${s}: write KEY=VALUE`)
-    if (!leaves.includes(key)) {
+    if (!paths.includes(key)) {
       const near = nearest(key, leaves)
       throw new ConfigError('config.unknown_key', `--set ${s}: unknown config key '${key}'${near ? ` (did you mean ${near}?)` : ''}`)
     }

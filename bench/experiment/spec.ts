@@ -9,6 +9,7 @@ import { mergeStrict, readJsonFile } from '../../infra/config'
 import { ConfigError } from '../../infra/errors'
 import { parseRewardSpec, refuseBudgetConflicts, refuseGymProtocol, type GymOptionsJson, type TextProtocolName } from '../../gym'
 import { keyNamer } from '../../infra/fields'
+import { setLayer } from '../../infra/field-args'
 
 export interface ArmSpec {
   /** Folder-safe name (letters, digits, '.', '_', '-'). */
@@ -126,8 +127,22 @@ export const DEFAULT_EXPERIMENT: ExperimentSpec = {
 const NAME = /^[A-Za-z0-9._-]+$/
 
 /** The experiment file's resolved spec (paths made absolute against the file's folder); one-line ConfigErrors. */
-export function readExperiment(file: string): ExperimentSpec {
-  return resolveExperiment(readJsonFile(file, 'experiment file'), dirname(resolve(file)))
+export function readExperiment(file: string, sets: readonly string[] = []): ExperimentSpec {
+  const raw = readJsonFile(file, 'experiment file')
+  return resolveExperiment(sets.length > 0 ? withSets(raw, sets) : raw, dirname(resolve(file)))
+}
+
+/** The file's object with `--set KEY=VALUE` entries merged in, each typed by the key's value in the file over the
+ *  defaults (`train.steps=2`, `gym.topK=2`, `seeds=[0,1]`); the result is resolved like any file. */
+export function withSets(raw: unknown, sets: readonly string[]): unknown {
+  const merge = (a: unknown, b: unknown): unknown => {
+    const plain = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x)
+    if (!plain(a) || !plain(b)) return b === undefined ? a : b
+    const out: Record<string, unknown> = { ...a }
+    for (const [k, v] of Object.entries(b)) out[k] = merge(a[k], v)
+    return out
+  }
+  return merge(raw, setLayer(merge(DEFAULT_EXPERIMENT, raw) as object, sets))
 }
 
 export function resolveExperiment(raw: unknown, base: string): ExperimentSpec {
