@@ -3,7 +3,7 @@
 // same questions with the oracle's episode as context up to the answer turn (the answer read given the right page:
 // the model's greedy answer there, and the answer tokens' teacher-forced loss, which moves before greedy accuracy does).
 // Knows nothing of training: it takes a loaded model and a pool of worlds.
-import { constantAnswerFloor, episodeBudgets, episodeOptions, getProtocol, makeResolvedEnv, resolveRunGym, scoreAnswer, type Budgets, type GymOptionsJson, type Policy, type TextProtocolName, type TurnRule } from '../gym'
+import { constantAnswerFloor, episodeBudgets, episodeOptions, getProtocol, makeResolvedEnv, resolveRunGym, scoreAnswer, type Budgets, type BudgetsJson, type GymOptionsJson, type Policy, type TextProtocolName } from '../gym'
 import { goldsOf, ORACLE_MAX_QUERIES_PER_PAGE, oraclePolicy, runEpisode, sequenceOfTrajectory, worldOracleKnowledge, type TrajectoryRecord } from '../agent'
 import { EngineSampler, lastTurnStart, PolicyBatch } from '../agent'
 import { forward, generateBatch, targetLogprobs, type CausalLM, type ChatCodec } from '../infra/engine'
@@ -82,13 +82,15 @@ export function funnelQuestions(pool: WorldPool, hops: number, n: number, seed: 
   return Rng.derive(seed, 'funnel', hops).shuffle(all).slice(0, n)
 }
 
-/** The turn rule of oracle demonstrations and of the model's episodes beside them (SFT, the funnel): 16 turns, or
- *  two a hop and four more for longer questions. A gym.budgets.maxTurns given in the run's gym options wins. */
-export const DEMO_TURNS: TurnRule = { turnBudget: 'hop-scaled', maxTurns: 16, turnsPerHop: 2 }
+/** The turn rule of oracle demonstrations and of the model's episodes beside them (SFT, the funnel, the reader's
+ *  drills): 16 turns, or two a hop and four more for longer questions — a fallback: a gym.budgets turn limit given in
+ *  the run's gym options wins (gym/episode-budgets). */
+export const DEMO_BUDGETS: BudgetsJson = { maxTurns: 16, turnsPerHop: 2 }
 
-/** Budgets of a funnel episode: the run's gym.budgets as given, else DEMO_TURNS, `responseTokens` and the model's context. */
-function funnelBudgets(qa: Qa, o: FunnelOptions, model: CausalLM, responseTokens: number, given: Partial<Budgets> | undefined = o.gym?.budgets): Budgets {
-  return episodeBudgets(qa, { given, turns: DEMO_TURNS, responseTokens, contextTokens: model.config.maxPositionEmbeddings })
+/** Budgets of a funnel episode: the run's gym.budgets as given, else DEMO_BUDGETS' turns, `responseTokens` and the
+ *  model's context. */
+function funnelBudgets(qa: Qa, o: FunnelOptions, model: CausalLM, responseTokens: number, given: BudgetsJson | undefined = o.gym?.budgets): Budgets {
+  return episodeBudgets(qa, given, { ...DEMO_BUDGETS, maxResponseTokens: responseTokens, maxContextTokens: model.config.maxPositionEmbeddings })
 }
 
 /** Runs the model on each of qas in lockstep batches of one PolicyBatch (greedy), each in its own env. */
@@ -152,7 +154,7 @@ export async function runFunnel(model: CausalLM, codec: ChatCodec, pool: WorldPo
       const replay: Policy = { name: 'oracle-then-model', act: () => Promise.resolve({ text: texts[k++] }) }
       // The replay has the demonstration's turns and no more; they fit the run's budgets (the demonstration was played
       // under them), so its turn limit is theirs: a model's last turn that does not answer is truncated there.
-      const env = makeResolvedEnv(pool.worldFor(qa), qa, episodeOptions(gym, funnelBudgets(qa, o, model, 256, { ...o.gym?.budgets, maxTurns: texts.length })))
+      const env = makeResolvedEnv(pool.worldFor(qa), qa, episodeOptions(gym, funnelBudgets(qa, o, model, 256, { ...o.gym?.budgets, maxTurns: texts.length, turnsPerHop: 0 })))
       tf.push(await runEpisode(qa, env, replay, { scorer: scoreAnswer }))
     }
     const losses: number[] = []

@@ -22,7 +22,7 @@ import { appendFileSync } from 'node:fs'
 import { loadModel } from '../infra/engine'
 import { Learner } from '../infra/engine'
 import { openBackend } from '../agent'
-import { DEMO_TURNS, funnelLine, funnelQuestions, runFunnel } from './funnel'
+import { DEMO_BUDGETS, funnelLine, funnelQuestions, runFunnel } from './funnel'
 import { factObservation } from './drills'
 export { factObservation } from './drills'
 import { openLearner } from './run'
@@ -156,7 +156,7 @@ export async function runSft(t: SftTarget, c: SftConfig): Promise<{ episodes: nu
     const seqs: SftSequence[] = []
     let solved = 0
     for (const qa of qas) {
-      const env = makeResolvedEnv(gwOf(qa), qa, episodeOptions(gym, episodeBudgets(qa, { given: c.gym?.budgets, turns: DEMO_TURNS, responseTokens: DEFAULT_TRAIN_CONFIG.maxTokensPerTurn, contextTokens: learner.model.config.maxPositionEmbeddings })))
+      const env = makeResolvedEnv(gwOf(qa), qa, episodeOptions(gym, episodeBudgets(qa, c.gym?.budgets, { ...DEMO_BUDGETS, maxContextTokens: learner.model.config.maxPositionEmbeddings })))
       const rec = await runEpisode(qa, env, oracleOf(qa), { scorer: scoreAnswer })
       if (rec.status !== 'ok' || rec.f1 < 1) continue
       if (c.turn !== undefined && rec.turns.length < c.turn) continue

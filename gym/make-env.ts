@@ -10,6 +10,7 @@ import { SearchEnv, type GymEnv } from './env'
 import { getProtocol } from './protocol'
 import type { PromptStyle, ProtocolName } from './protocol/types'
 import { parseRewardSpec, STEP_TERMS, type RewardSpec } from './reward'
+import { episodeBudgets, type BudgetsJson } from './episode-budgets'
 import { DEFAULT_BUDGETS, withBudgets, type Budgets } from './wrappers/budgets'
 import { withEpisodeStats } from './wrappers/episode-stats'
 import { hasFaults, NO_FAULTS, withFaults, type FaultRates } from './wrappers/faults'
@@ -43,7 +44,8 @@ export interface GymOptions {
    *  redundant calls, hop reached; default true). false skips that bookkeeping — for callers that need only the
    *  outcome (the world's oracle check); the process and cost reward specs need the signals. */
   stepSignals: boolean
-  budgets: Budgets
+  /** The episode limits; turnsPerHop (> 0) scales maxTurns with each question's hops when its env is made. */
+  budgets: Budgets & { turnsPerHop?: number }
   faults: FaultRates
   /** Episode index, mixed into the fault Rng so repeated rollouts of one question differ reproducibly. */
   episode: number
@@ -53,7 +55,7 @@ export interface GymOptions {
  *  resolveGymOptions turns this into GymOptions once, at the edge; what crosses a package boundary below is typed. */
 export type GymOptionsJson = Partial<Omit<GymOptions, 'reward' | 'budgets' | 'faults'>> & {
   reward?: string
-  budgets?: Partial<Budgets>
+  budgets?: BudgetsJson
   faults?: Partial<FaultRates>
 }
 
@@ -92,10 +94,41 @@ const intIn = (name: string, v: number, lo: number, hi: number) => {
 }
 
 /** An episode's budgets within the gym's ranges. */
-function checkBudgets(b: Budgets): void {
-  intIn('budgets.maxTurns', b.maxTurns, 1, 1000)
-  intIn('budgets.maxResponseTokens', b.maxResponseTokens, 1, 1_000_000)
-  intIn('budgets.maxContextTokens', b.maxContextTokens, 1, 100_000_000)
+function checkBudgets(b: Budgets & { turnsPerHop?: number }): void {
+  for (const k of ['maxTurns', 'maxResponseTokens', 'maxContextTokens'] as const) intIn(`budgets.${k}`, b[k], BUDGET_RANGES[k][0], BUDGET_RANGES[k][1])
+  if (b.turnsPerHop !== undefined) intIn('budgets.turnsPerHop', b.turnsPerHop, BUDGET_RANGES.turnsPerHop[0], BUDGET_RANGES.turnsPerHop[1])
+}
+
+/** Budgets as a config gave them (gym.budgets, every field optional), in the gym's ranges before any work; `where`
+ *  names the block (`gym.budgets`, `experiment.eval.gym.budgets`). Unknown keys are the strict merge's to refuse. */
+export function checkGivenBudgets(b: unknown, where = 'gym.budgets', Err: new (code: string, message: string) => Error = GymError): void {
+  if (b === undefined) return
+  if (typeof b !== 'object' || b === null || Array.isArray(b)) throw new Err('options.budgets', `${where} must be an object {maxTurns, turnsPerHop, maxResponseTokens, maxContextTokens}, got ${JSON.stringify(b)}`)
+  const g = b as Record<string, unknown>
+  for (const [k, [lo, hi]] of Object.entries(BUDGET_RANGES)) {
+    const v = g[k]
+    if (v !== undefined && !(Number.isInteger(v) && (v as number) >= lo && (v as number) <= hi)) throw new Err('options.range', `${where}.${k} must be an integer in [${lo}, ${hi}], got ${JSON.stringify(v)}`)
+  }
+}
+
+/** The budgets' ranges (checkBudgets for resolved options, checkGivenBudgets for a config's). */
+const BUDGET_RANGES = { maxTurns: [1, 1000], turnsPerHop: [0, 100], maxResponseTokens: [1, 1_000_000], maxContextTokens: [1, 100_000_000] } as const
+
+/** The budgets' turn rule kept beside the strict merge (the defaults hold no turnsPerHop: absent is a fixed limit, and
+ *  options that do not scale serialise as ever). */
+function withTurnRule(o: GymOptions, input: unknown): GymOptions {
+  const b = typeof input === 'object' && input !== null ? (input as { budgets?: unknown }).budgets : undefined
+  const perHop = typeof b === 'object' && b !== null ? (b as { turnsPerHop?: unknown }).turnsPerHop : undefined
+  if (perHop === undefined || perHop === 0) return o
+  return { ...o, budgets: { ...o.budgets, turnsPerHop: perHop as number } }
+}
+
+/** Options less the budgets' turn rule, for the strict merge (withTurnRule puts it back). */
+function lessTurnRule(rest: unknown): unknown {
+  const b = typeof rest === 'object' && rest !== null ? (rest as { budgets?: unknown }).budgets : undefined
+  if (typeof b !== 'object' || b === null || !Object.prototype.hasOwnProperty.call(b, 'turnsPerHop')) return rest
+  const { turnsPerHop: _t, ...budgets } = b as Record<string, unknown>
+  return { ...(rest as object), budgets }
 }
 
 /** Validate options (unknown keys, types, ranges) and fill defaults. Throws ConfigError/GymError with a clear message.
@@ -108,7 +141,7 @@ export function resolveGymOptions(input: GymOptionsJson | Partial<GymOptions> | 
   if (typeof input === 'object' && input !== null && !Array.isArray(input)) ({ reward, ...rest } = input as { reward?: unknown })
   const { reward: defaultReward, ...defaults } = DEFAULT_GYM_OPTIONS
   const spec = reward === undefined ? structuredClone(defaultReward) : parseRewardSpec(reward as string | RewardSpec)
-  const o: GymOptions = { ...mergeStrict(defaults, rest, 'gym options'), reward: spec }
+  const o: GymOptions = withTurnRule({ ...mergeStrict(defaults, lessTurnRule(rest), 'gym options'), reward: spec }, rest)
   getProtocol(o.protocol)
   if (o.prompt !== 'full' && o.prompt !== 'brief') throw new GymError('options.range', `prompt must be 'full' or 'brief', got ${JSON.stringify(o.prompt)}`)
   if (!o.stepSignals && spec.terms.some((t) => STEP_TERMS.includes(t)))
@@ -158,7 +191,9 @@ export function makeResolvedEnv(
   if (!o.access) tools = withFullDocumentSearch(tools)
   if (hasFaults(o.faults)) tools = withFaults(tools, o.faults, Rng.derive(o.faults.seed, 'faults', q.id, o.episode))
   const base = new SearchEnv(tools, q, o)
-  return withEpisodeStats(withBudgets(base, o.budgets, count), count)
+  // A turn rule scales this question's limit here, where the question is known (every path: bench, HTTP, training).
+  const budgets = o.budgets.turnsPerHop ? episodeBudgets(q, o.budgets) : o.budgets
+  return withEpisodeStats(withBudgets(base, budgets, count), count)
 }
 
 /** N envs for one question (a GRPO group): the options resolved once, then episodes episode, episode+1, … so injected

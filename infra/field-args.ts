@@ -19,8 +19,9 @@ const showDefault = (f: Field) => (f.default === undefined ? '' : ` [default: ${
 
 /** The command's epilogue: every key of the table with its type, default and help (what --config and --set take). */
 export function keysHelp(table: FieldTable): string {
-  const w = Math.max(...table.map((f) => f.key.length))
-  const lines = table.map((f) => `  ${f.key.padEnd(w)}  ${f.help} (${typeLabel(f)})${showDefault(f)}${f.flag ? ` — also --${f.flag}` : ''}`)
+  const keys = table.filter((f) => !f.movedTo)
+  const w = Math.max(...keys.map((f) => f.key.length))
+  const lines = keys.map((f) => `  ${f.key.padEnd(w)}  ${f.help} (${typeLabel(f)})${showDefault(f)}${f.flag ? ` — also --${f.flag}` : ''}`)
   return `Config keys (--config FILE with these keys nested by their dots; --set KEY=VALUE, repeatable):\n${lines.join('\n')}`
 }
 
@@ -47,7 +48,7 @@ function noteAlias(old: string, f: Field, text: string): void {
   // A forked worker (gym serve --workers) parses the primary's command line again: the primary said it.
   if (noted.has(old) || !cluster.isPrimary) return
   noted.add(old)
-  const now = f.flag ? `--${f.flag}` : `--set ${f.key}=${text}`
+  const now = f.flag ? `--${f.flag}` : `--set ${f.movedTo ?? f.key}=${text}`
   process.stderr.write(`searchgym: note: --${old} is deprecated; write ${now}\n`)
 }
 
@@ -99,6 +100,24 @@ export function fieldArgs<T>(table: FieldTable, argv: Record<string, unknown>): 
     const eq = s.indexOf('=')
     const key = eq < 0 ? s : s.slice(0, eq)
     const f = fieldOf(table, key)
+    // A key inside a json field (`gym.budgets.maxTurns=8`): the value as JSON, else as text; the field's own check
+    // judges the whole object at the end.
+    const inside = f || eq < 0 ? undefined : table.find((x) => x.type === 'json' && key.startsWith(`${x.key}.`))
+    if (inside) {
+      if (bySet.has(key)) throw new ConfigError('config.flag', `${key} was set twice with --set; give it once`)
+      const text = s.slice(eq + 1)
+      let v: unknown = text
+      try {
+        v = JSON.parse(text)
+      } catch {
+        // text it is
+      }
+      if (typeof getPath(out, inside.key) === 'string') setPath(out, inside.key, (inside.parse ?? ((t: string) => JSON.parse(t)))(getPath(out, inside.key) as string, name(inside.key)))
+      setPath(out, key, v)
+      how.set(key, '--set')
+      bySet.add(key)
+      continue
+    }
     if (eq < 0 || !f) {
       const near = nearest(key, table.map((x) => x.key))
       throw new ConfigError('config.unknown_key', eq < 0 ? `--set ${s}: write KEY=VALUE` : `--set ${s}: unknown config key '${key}'${near ? ` (did you mean ${near}?)` : ''}; known keys: ${table.map((x) => x.key).join(', ')}`)
@@ -110,8 +129,26 @@ export function fieldArgs<T>(table: FieldTable, argv: Record<string, unknown>): 
     how.set(key, '--set')
     bySet.add(key)
   }
-  for (const f of table) checkField(f, getPath(out, f.key), name(f.key))
+  for (const f of table) if (f.movedTo) moveKey(out, f, how)
+  for (const f of table) if (!f.movedTo) checkField(f, getPath(out, f.key), name(f.key))
   return { config: out as T, name, given: new Set(how.keys()) }
+}
+
+/** An older key's value (checked by its own field) written where its knob lives now; given there too, with another
+ *  value, is one knob given twice. */
+function moveKey(out: Record<string, unknown>, f: Field, how: Map<string, string>): void {
+  const v = getPath(out, f.key)
+  if (v === undefined) return
+  const was = how.get(f.key) ?? ''
+  const label = was.startsWith('--') ? was : was ? `${was}: ${f.key}` : f.key
+  checkField(f, v, `${f.movedTo} (${label})`)
+  const there = getPath(out, f.movedTo!)
+  if (there !== undefined && there !== v) throw new ConfigError('config.flag', `${f.movedTo} was given twice: ${label} ${JSON.stringify(v)} and ${f.movedTo} ${JSON.stringify(there)}; give one`)
+  if (!was.startsWith('--')) noteMovedKey(label, f.movedTo!)
+  setPath(out, f.key, undefined)
+  setPath(out, f.movedTo!, v)
+  how.delete(f.key)
+  how.set(f.movedTo!, was)
 }
 
 /** An old flag that became a key: one stderr line per process with the spelling that replaces it. */
@@ -119,6 +156,13 @@ export function noteOldFlag(old: string, now: string): void {
   if (noted.has(old) || !cluster.isPrimary) return
   noted.add(old)
   process.stderr.write(`searchgym: note: --${old} is deprecated; write ${now}\n`)
+}
+
+/** A config key of an older spelling read from a file or block: one stderr line per process with its new place. */
+export function noteMovedKey(old: string, now: string): void {
+  if (noted.has(old) || !cluster.isPrimary) return
+  noted.add(old)
+  process.stderr.write(`searchgym: note: ${old} is deprecated; write ${now}\n`)
 }
 
 /** `--set KEY=VALUE` over a config that has a strict merge but no field table yet (a WorldConfig): each value parsed

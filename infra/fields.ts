@@ -34,6 +34,9 @@ export interface Field {
   parse?: (text: string, name: string) => unknown
   /** A check beyond type, choices and bounds; throws through `fail`. */
   check?: (value: unknown, fail: (why: string) => never, name: string) => void
+  /** An older key whose knob now lives at this path inside a json field (`gym.budgets.maxTurns`): given (by its old
+   *  flag, `--set` or a file), its value is written there with one note, and the key itself is never kept. */
+  movedTo?: string
 }
 
 export type FieldTable = readonly Field[]
@@ -178,6 +181,7 @@ const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ')
 /** The docs' option table: one row per field (key, flag and old flags, type, default, help). */
 export function fieldsMarkdown(table: FieldTable): string {
   const rows = table.map((f) => {
+    if (f.movedTo) return `| ~~\`${f.key}\`~~ | ${(f.aliases ?? []).map((x) => `~~--${x}~~`).join(' ')} | ${cell(typeLabel(f))} | — | the older spelling of \`${f.movedTo}\` |`
     const flags = [f.flag ? `\`--${f.flag}\`` : '', ...(f.aliases ?? []).map((a) => `~~--${a}~~`)].filter(Boolean).join(' ')
     const def = f.default === undefined ? '—' : `\`${JSON.stringify(f.default)}\``
     return `| \`${f.key}\` | ${flags} | ${cell(typeLabel(f))} | ${cell(def)} | ${cell(f.help)} |`

@@ -81,7 +81,7 @@ it('a train run parses its reward spec once over every group of every step', asy
   initModel({ arch: 'qwen3', preset: 'tiny', tokenizer: worldTokenizer(world), out: model, seed: 0 })
   const replies = join(root, 'replies.json')
   writeFileSync(replies, JSON.stringify(['<tool_call>{"name": "search", "arguments": {"query": "city"}}</tool_call>', '<answer>unknown</answer>']))
-  const config = { steps: 2, groupSize: 2, batchSize: 4, microBatch: 4, maxTurns: 2, maxTokensPerTurn: 32, lora: { rank: 4, alpha: 8 }, evalEvery: 0, heldOut: 0, checkpointEvery: 2, klBeta: 0, refillRounds: 0 }
+  const config = { steps: 2, groupSize: 2, batchSize: 4, microBatch: 4, gym: { budgets: { maxTurns: 2, maxResponseTokens: 32 } }, lora: { rank: 4, alpha: 8 }, evalEvery: 0, heldOut: 0, checkpointEvery: 2, klBeta: 0, refillRounds: 0 }
   const n0 = rewardSpecParses()
   const r0 = gymResolutions()
   const out = join(root, 'train')

@@ -1,11 +1,15 @@
 // agent/train/config: the trainer's one documented config (plain JSON, unknown keys rejected) with the paper's
-// defaults — N 8, batch 128 trajectories, micro-batch 16, clip 0.4/0.4, 16 turns, 1,024 tokens per response,
-// LoRA rank 32 — and a LoRA learning rate (the paper's 5e-6 is for full fine-tuning; LoRA needs ~10×).
+// defaults — N 8, batch 128 trajectories, micro-batch 16, clip 0.4/0.4, LoRA rank 32; the episode limits are the
+// gym's (gym.budgets: 16 turns, 1,024 tokens per response) — and a LoRA learning rate (the paper's 5e-6 is for full
+// fine-tuning; LoRA needs ~10×). Files of the older spelling (maxTurns, turnBudget, turnsPerHop, maxTokensPerTurn at
+// the top) are read through legacy-keys.
 import { mergeStrict } from '../../infra/config'
+import { noteMovedKey } from '../../infra/field-args'
 import { checkField, fieldDefaults, getPath, type FieldTable } from '../../infra/fields'
 import { ConfigError } from '../../infra/errors'
 import { POLICY_LOSS_NAMES } from '../../infra/engine'
-import { refuseBudgetConflicts, refuseGymProtocol, TEXT_PROTOCOLS, type GymOptionsJson } from '../../gym'
+import { checkGivenBudgets, refuseGymProtocol, TEXT_PROTOCOLS, type GymOptionsJson } from '../../gym'
+import { movedBudgetKeys } from './legacy-keys'
 
 /** The string fields' choices: their types below are these lists' members, and resolve checks against them. */
 export const TRAIN_CHOICES = {
@@ -13,7 +17,6 @@ export const TRAIN_CHOICES = {
   klReference: ['start', 'base'],
   aggregation: ['token-mean', 'sequence-mean'],
   advantageStd: ['population', 'sample'],
-  turnBudget: ['fixed', 'hop-scaled'],
   protocol: TEXT_PROTOCOLS,
 } as const satisfies Partial<Record<keyof TrainConfig, readonly string[]>>
 
@@ -51,12 +54,6 @@ export interface TrainConfig {
   lr: number
   weightDecay: number
   gradClip: number
-  /** Turn budget of an episode (per question; see turnBudget). */
-  maxTurns: number
-  turnBudget: Choice<'turnBudget'>
-  turnsPerHop: number
-  /** Max new tokens per assistant turn (also the gym's maxResponseTokens). */
-  maxTokensPerTurn: number
   temperature: number
   topP: number
   topK: number
@@ -76,8 +73,10 @@ export interface TrainConfig {
   maxHops: number
   /** Text protocol of the rollouts: hermes (<tool_call> JSON) or search-r1 (<search>/<answer> tags, short prompt). */
   protocol: Choice<'protocol'>
-  /** Gym options as the config file spells them (reward by name, access, maxCallsPerTurn, faults, topK, ...); the run
-   *  resolves them once (resolveGymOptions) and passes the typed GymOptions down. */
+  /** Gym options as the config file spells them (reward by name, access, maxCallsPerTurn, faults, topK, budgets ...);
+   *  the run resolves them once (resolveGymOptions) and passes the typed GymOptions down. The episode limits are only
+   *  here: gym.budgets.maxTurns (with turnsPerHop, a rule over the question's hops), maxResponseTokens (the rollout
+   *  sampler's max new tokens too), maxContextTokens (the model's context unless given). */
   gym: GymOptionsJson
 }
 
@@ -104,10 +103,6 @@ export const TRAIN_FIELDS: FieldTable = [
   { key: 'lr', type: 'number', default: 5e-5, min: 0, max: 1, help: 'AdamW learning rate of the LoRA weights' },
   { key: 'weightDecay', type: 'number', default: 0, min: 0, max: 10, help: 'AdamW weight decay' },
   { key: 'gradClip', type: 'number', default: 1, min: 0, max: 1e6, help: 'global gradient-norm clip' },
-  { key: 'maxTurns', type: 'int', default: 16, min: 1, max: 1000, help: 'turn budget of an episode (per question; see turnBudget)' },
-  { key: 'turnBudget', type: 'enum', choices: TRAIN_CHOICES.turnBudget, default: 'fixed', help: 'fixed: maxTurns; hop-scaled: turnsPerHop per hop' },
-  { key: 'turnsPerHop', type: 'int', default: 2, min: 0, max: 100, help: 'turns per hop of a hop-scaled budget' },
-  { key: 'maxTokensPerTurn', type: 'int', default: 1024, min: 1, max: 1_000_000, help: "max new tokens per assistant turn (also the gym's maxResponseTokens)" },
   { key: 'temperature', type: 'number', default: 1, min: 0, max: 10, help: 'sampling temperature of the rollouts' },
   { key: 'topP', type: 'number', default: 1, gt: 0, max: 1, help: 'nucleus sampling of the rollouts' },
   { key: 'topK', type: 'int', default: 0, min: 0, max: 1_000_000, help: 'top-k sampling of the rollouts (0: off)' },
@@ -121,7 +116,7 @@ export const TRAIN_FIELDS: FieldTable = [
   { key: 'switchSteps', type: 'int', default: 50, min: 1, max: 1_000_000, help: 'two-stage: steps in stage 1' },
   { key: 'maxHops', type: 'int', default: 0, min: 0, max: 100, help: "cap on the hops of every curriculum stage (0: the preset's ranges)" },
   { key: 'protocol', type: 'enum', choices: TRAIN_CHOICES.protocol, default: 'hermes', help: 'text protocol of the rollouts: hermes (<tool_call> JSON) or search-r1 (<search>/<answer> tags, short prompt)' },
-  { key: 'gym', type: 'json', default: {}, help: 'gym options as the config file spells them (reward by name, access, topK, budgets, faults, …); never protocol' },
+  { key: 'gym', type: 'json', default: {}, help: 'gym options as the config file spells them (reward by name, access, topK, faults, …; the episode limits: budgets.maxTurns, budgets.turnsPerHop, budgets.maxResponseTokens — the sampler\'s too —, budgets.maxContextTokens); never protocol' },
 ]
 
 export const DEFAULT_TRAIN_CONFIG: TrainConfig = fieldDefaults<TrainConfig>(TRAIN_FIELDS)
@@ -143,39 +138,18 @@ export function resolveTrainConfig(...layers: unknown[]): TrainConfig {
   return resolveTrainConfigAt('train config', ...layers)
 }
 
-/** resolveTrainConfig, an unknown key named under `where` (e.g. 'experiment.train': the file's block it came from). */
+/** resolveTrainConfig, an unknown key named under `where` (e.g. 'experiment.train': the file's block it came from).
+ *  A layer of the older spelling has its episode limits moved into gym.budgets first (legacy-keys; `note` says so). */
 export function resolveTrainConfigAt(where: string, ...layers: unknown[]): TrainConfig {
   let c = DEFAULT_TRAIN_CONFIG
-  for (const l of layers) if (l !== undefined) c = mergeStrict(c, l, where, [`${where}.gym`])
+  for (const l of layers) if (l !== undefined) c = mergeStrict(c, movedBudgetKeys(l, where === 'train config' ? '' : `${where}.`, noteMovedKey), where, [`${where}.gym`])
   // Every field's type, bounds and choices through the table (named by its key), then the checks across fields.
   for (const f of TRAIN_FIELDS) checkField(f, getPath(c, f.key), f.key)
   if (c.ppoMiniBatch > c.batchSize) throw new ConfigError('train.range', `ppoMiniBatch (${c.ppoMiniBatch}) must be at most batchSize (${c.batchSize}); 0 = the whole batch`)
   if (c.groupSize < 2) throw new ConfigError('train.range', `groupSize must be at least 2 (GRPO compares rollouts of a question), got ${c.groupSize}`)
   if (c.batchSize % c.groupSize !== 0) throw new ConfigError('train.range', `batchSize (${c.batchSize}) must be a multiple of groupSize (${c.groupSize})`)
   refuseGymProtocol(c.gym)
-  return withGivenBudgets(c, layers)
-}
-
-/** A gym.budgets given is the run's: its turn and response limits become maxTurns (turnBudget fixed) and
- *  maxTokensPerTurn (the sampler's too), so config.json says what the episodes get; a layer that sets one of those
- *  keys to another value, or turnBudget 'hop-scaled' beside a given maxTurns, is refused — never overwritten. */
-function withGivenBudgets(c: TrainConfig, layers: unknown[]): TrainConfig {
-  const given = c.gym.budgets
-  if (given === undefined) return c
-  if (typeof given !== 'object' || given === null || Array.isArray(given)) throw new ConfigError('train.gym', `gym.budgets must be an object {maxTurns, maxResponseTokens, maxContextTokens}, got ${JSON.stringify(given)}`)
-  const set = (k: keyof TrainConfig) => layers.some((l) => typeof l === 'object' && l !== null && Object.prototype.hasOwnProperty.call(l, k))
-  refuseBudgetConflicts(given, {
-    ...(set('maxTurns') ? { maxTurns: { key: 'maxTurns', value: c.maxTurns } } : {}),
-    ...(set('maxTokensPerTurn') ? { maxResponseTokens: { key: 'maxTokensPerTurn', value: c.maxTokensPerTurn } } : {}),
-  })
-  if (given.maxTurns !== undefined && c.turnBudget === 'hop-scaled')
-    throw new ConfigError('train.budgets', `gym.budgets.maxTurns ${given.maxTurns} fixes every episode's turn limit but turnBudget 'hop-scaled' scales it with hops: give one`)
-  const out = { ...c }
-  if (given.maxTurns !== undefined) out.maxTurns = given.maxTurns
-  if (given.maxResponseTokens !== undefined) out.maxTokensPerTurn = given.maxResponseTokens
-  for (const k of ['maxTurns', 'maxTokensPerTurn'] as const) {
-    const [lo, hi] = TRAIN_INT_BOUNDS[k]
-    if (!Number.isInteger(out[k]) || out[k] < lo || out[k] > hi) throw new ConfigError('train.range', `gym.budgets.${k === 'maxTurns' ? 'maxTurns' : 'maxResponseTokens'} must be an integer in [${lo}, ${hi}], got ${JSON.stringify(k === 'maxTurns' ? given.maxTurns : given.maxResponseTokens)}`)
-  }
-  return out
+  // The limits' ranges here, before any work (the gym's own ranges; the run resolves the whole block once, later).
+  checkGivenBudgets(c.gym.budgets, 'gym.budgets', ConfigError)
+  return c
 }

@@ -5,7 +5,7 @@
 import { readJsonFile } from '../../infra/config'
 import { BenchError } from '../../infra/errors'
 import type { Field, FieldTable } from '../../infra/fields'
-import { refuseGymProtocol, type GymOptionsJson } from '../../gym'
+import { checkGivenBudgets, refuseGymProtocol, type GymOptionsJson } from '../../gym'
 import { LIMIT_MODES } from '../sample'
 import { RUN_NUMBER_BOUNDS } from '../run'
 
@@ -24,6 +24,7 @@ export function gymOptionsText(v: string, name = '--gym-options'): unknown {
 export function checkBenchGym(raw: unknown, name = '--gym-options', protocol = '--protocol'): GymOptionsJson {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new BenchError('bench.args', `${name} must be a JSON object, e.g. '{"budgets": {"maxTurns": 8}}'`)
   refuseGymProtocol(raw, (k) => (k === 'gym' ? name : protocol))
+  checkGivenBudgets((raw as GymOptionsJson).budgets, 'gym.budgets', BenchError)
   return raw as GymOptionsJson
 }
 
@@ -57,8 +58,8 @@ export const BENCH_RUN_FIELDS: FieldTable = [
   { key: 'split', type: 'enum', choices: ['bench', 'train'], default: 'bench', aliases: ['split'], help: 'which questions: the held-out SearchGymBench or the training split' },
   { key: 'limitMode', type: 'enum', choices: LIMIT_MODES, default: 'stratified', aliases: ['limit-mode'], help: 'how limit picks: a stratified sample, or the first N of the split' },
   { key: 'qaIds', type: 'string', optional: true, aliases: ['qa-ids'], help: "JSON file of question ids of the split to run (train sft's heldout.json, an experiment's eval/SET.json)" },
-  { key: 'gym', type: 'json', optional: true, aliases: ['gym-options'], parse: (t, name) => gymOptionsText(t, name), check: (v, _fail, name) => checkBenchGym(v, name, 'the protocol key'), help: 'env options (a JSON object, or on the command line a JSON file): budgets, faults, reward, topK, access; not protocol' },
-  { key: 'maxTurns', type: 'int', min: 1, optional: true, aliases: ['max-turns'], help: "turn limit of an episode: the env's budgets.maxTurns (unset: 16; policy oracle 1000; --bench: the benchmark's pinned 32)" },
+  { key: 'gym', type: 'json', optional: true, aliases: ['gym-options'], parse: (t, name) => gymOptionsText(t, name), check: (v, _fail, name) => checkBenchGym(v, name, 'the protocol key'), help: "env options (a JSON object, or on the command line a JSON file): budgets (the episode limits: maxTurns — unset 16, policy oracle 1000, --bench the benchmark's pinned 32 —, turnsPerHop, maxResponseTokens, maxContextTokens), faults, reward, topK, access; not protocol; one key: --set gym.budgets.maxTurns=8" },
+  { key: 'maxTurns', type: 'int', min: 1, max: 1000, optional: true, aliases: ['max-turns'], movedTo: 'gym.budgets.maxTurns', help: "turn limit of an episode (unset: 16; policy oracle 1000; --bench: the benchmark's pinned 32)" },
   { key: 'ragDocs', ...bounded('ragDocs'), default: 3, aliases: ['rag-docs'], help: 'one-shot-rag: documents opened and put in context' },
   { key: 'via', type: 'enum', choices: ['env', 'mcp'], default: 'env', aliases: ['via'], help: "where each episode is played: env (the gym's env in process) or mcp (through the gym's MCP server, `gym mcp --http` started for the run)" },
   { key: 'seed', ...bounded('seed'), default: 0, aliases: ['seed'], help: 'seed of the limit sample, retry jitter and bootstrap' },

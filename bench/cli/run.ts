@@ -20,7 +20,7 @@ import { canonicalBench, canonicalWorldDir, checkHash, CANONICAL_BENCHES } from 
 import { LIMIT_MODES, type LimitMode } from '../sample'
 import { ceilingLine } from '../ceiling'
 import { type BenchRunConfig, type BenchWorld, type PolicyKind } from '../types'
-import { CHAT_PROTOCOLS, refuseBudgetConflicts, type GymOptionsJson, type ProtocolName } from '../../gym'
+import { CHAT_PROTOCOLS, type GymOptionsJson, type ProtocolName } from '../../gym'
 import { resolveGymOptions } from '../../gym'
 
 export interface RunArgs {
@@ -41,7 +41,6 @@ export interface RunArgs {
   maxRetries: number
   temperature?: number
   maxTokens?: number
-  maxTurns?: number
   ragDocs: number
   prices?: string
   judgeModel?: string
@@ -89,14 +88,10 @@ export function benchProtocol(p: string, policy?: PolicyKind, n: Namer = flagNam
   return p as ProtocolName
 }
 
-/** --max-turns N is the env's one turn limit, budgets.maxTurns (the gym's default 16, the oracle's 1000, unless set). */
-export function turnLimited(gym: GymOptionsJson | null, maxTurns: number | undefined, fromFlag = true, n: Namer = flagNamer): GymOptionsJson | null {
-  if (maxTurns === undefined) return gym
-  if (!Number.isInteger(maxTurns) || maxTurns < 1) throw new BenchError('bench.args', `${n('maxTurns')} must be a positive integer, got ${maxTurns}`)
-  // The given gym's budget and this key are one limit: the gym's one conflict rule (as the train config and the
-  // experiment file refuse theirs), not a rule of its own.
-  if (fromFlag) refuseBudgetConflicts(gym?.budgets, { maxTurns: { key: n('maxTurns'), value: maxTurns } }, `${n('gym')}: budgets`)
-  return { ...gym, budgets: { ...gym?.budgets, maxTurns } }
+/** The oracle's gym: its budgets lifted (ORACLE_GYM_OPTIONS: it proves solvability, as the gym's oracle check does)
+ *  but for a budget the run gives (gym.budgets.maxTurns: --max-turns is its older flag). */
+function oracleGym(gym: GymOptionsJson | null): GymOptionsJson {
+  return { ...gym, budgets: { ...ORACLE_GYM_OPTIONS.budgets, ...gym?.budgets } }
 }
 
 export function configFromArgs(a: RunArgs, worldId: string, worlds: readonly string[] = typeof a.world === 'string' ? [a.world] : a.world, n: Namer = flagNamer): BenchRunConfig {
@@ -107,8 +102,7 @@ export function configFromArgs(a: RunArgs, worldId: string, worlds: readonly str
   if (!engine && (a.adapter !== undefined || a.backend !== undefined)) throw new BenchError('bench.args', `${n('adapter')} and ${n('backend')} are options of ${n('policy')} engine`)
   checkRunNumbers(a)
   if (a.judgeModel && !a.judgeBaseUrl && !a.baseUrl) throw new BenchError('bench.args', `${n('judgeModel')} needs ${n('judgeBaseUrl')} (or ${n('baseUrl')} to reuse)`)
-  // The oracle writes the gym's hermes (text) protocol; it proves solvability, so the turn budget is lifted (as the gym's
-  // oracle check does) unless --gym-options says otherwise.
+  // The oracle writes the gym's hermes (text) protocol; it proves solvability, so its budgets are lifted (oracleGym).
   const oracle = a.policy === 'oracle'
   return {
     world: resolve(worlds[0]),
@@ -131,7 +125,7 @@ export function configFromArgs(a: RunArgs, worldId: string, worlds: readonly str
     ragDocs: a.ragDocs,
     prices: a.prices ? readPriceTable(a.prices) : null,
     judge: a.judgeModel ? { model: a.judgeModel, baseURL: a.judgeBaseUrl ?? a.baseUrl ?? '', apiKeyEnv: a.judgeApiKeyEnv } : null,
-    gym: a.gym ? turnLimited(checkBenchGym(a.gym), a.maxTurns, true, n) : turnLimited(oracle ? ORACLE_GYM_OPTIONS : null, a.maxTurns, false, n),
+    gym: oracle ? oracleGym(a.gym ? checkBenchGym(a.gym) : null) : a.gym ? checkBenchGym(a.gym) : null,
     bootstrap: a.bootstrap,
     ...(engine ? { model: resolve(a.model ?? ''), adapter: a.adapter ? resolve(a.adapter) : undefined, backend: a.backend ?? 'auto' } : {}),
     ...(a.qaIds !== undefined ? { qaIds: readQaIds(a.qaIds) } : {}),
@@ -191,9 +185,9 @@ export async function runFromArgs(a: RunArgs, tuning: ClientTuning = {}, n: Name
   if (canonical) {
     // A canonical run scores the whole pinned bench split under its pinned budgets: nothing that changes what is measured.
     if (a.split !== 'bench') throw new BenchError('bench.args', `--bench ${canonical.name} scores the bench split; leave out ${n('split')}`)
+    if (a.gym?.budgets?.maxTurns !== undefined)
+      throw new BenchError('bench.args', `--bench ${canonical.name} plays under its pinned budget (${canonical.budgets.maxTurns} turns); leave out ${n('gym.budgets.maxTurns')}, or run the world folder without --bench for another turn limit`)
     if (a.qaIds !== undefined || a.gym !== undefined) throw new BenchError('bench.args', `--bench ${canonical.name} takes neither ${n('qaIds')} nor ${n('gym')} (they change what is measured)`)
-    if (a.maxTurns !== undefined)
-      throw new BenchError('bench.args', `--bench ${canonical.name} plays under its pinned budget (${canonical.budgets.maxTurns} turns); leave out ${n('maxTurns')}, or run the world folder without --bench for another turn limit`)
     if (Array.isArray(a.world) || a.worlds !== undefined) throw new BenchError('bench.args', `--bench ${canonical.name} scores one world; give at most one world folder`)
     const given = typeof a.world === 'string' && a.world !== '' ? a.world : undefined
     a = { ...a, world: await canonicalWorldDir(canonical, given, { quiet: a.quiet, log: (l) => process.stderr.write(l + '\n') }) }

@@ -20,7 +20,7 @@ import { ConfigError } from '../../infra/errors'
 import { lockDir } from '../../infra/lock'
 import { passPoint } from '../../infra/run-points'
 import { Rng } from '../../infra/rng'
-import { episodeBudgets, scoreAnswer } from '../../gym'
+import { responseTokensOf, scoreAnswer } from '../../gym'
 import { openBenchWorlds } from '../gym-world'
 import { policyFactory } from '../policies'
 import { runBench } from '../run'
@@ -28,7 +28,7 @@ import type { BenchRunConfig } from '../types'
 import { writeExperimentReport } from './report'
 import { benchModes, benchName, experimentPaths, portablePath, runName, startModes } from './layout'
 import { ExperimentResults, type ResultUnit } from './results'
-import { runTrainConfig, startSftConfigs, type EvalSetSpec, type ExperimentSpec } from './spec'
+import { evalBudgets, runTrainConfig, startSftConfigs, type EvalSetSpec, type ExperimentSpec } from './spec'
 
 interface Phase {
   name: string
@@ -372,6 +372,7 @@ async function benchOne(s: ExperimentSpec, p: ReturnType<typeof experimentPaths>
   const ids = (JSON.parse(readFileSync(join(p.evalDir, `${set.name}.json`), 'utf8')) as { ids: string[] }).ids
   // The context the engine will give the model: its own reading of config.json (no second reader, no silent default).
   const maxContext = loadModelConfig(model).maxPositionEmbeddings
+  const budgets = evalBudgets(s)
   const bw = await openBenchWorlds(worlds)
   try {
     const config: BenchRunConfig = {
@@ -390,11 +391,13 @@ async function benchOne(s: ExperimentSpec, p: ReturnType<typeof experimentPaths>
       timeoutMs: 120_000,
       maxRetries: 0,
       temperature: 0,
-      maxTokens: s.eval.maxTokens,
+      maxTokens: responseTokensOf(budgets),
       ragDocs: 3,
       prices: null,
       judge: null,
-      gym: { ...s.gym, ...(access ? {} : { access: false }), budgets: episodeBudgets(null, { given: s.gym.budgets, turns: s.eval.maxTurns, responseTokens: s.eval.maxTokens, contextTokens: maxContext }) },
+      // The evaluation's limits (evalBudgets: its own over the experiment's), the model's context unless given; a turn
+      // rule over hops goes to the bench's envs as it is (each env scales its question's limit).
+      gym: { ...s.gym, ...(access ? {} : { access: false }), budgets: { ...budgets, maxContextTokens: budgets.maxContextTokens ?? maxContext } },
       bootstrap: s.bootstrap,
       ...(adapter ? { adapter } : {}),
       backend: s.backend,

@@ -9,6 +9,7 @@ import type { FieldTable } from '../../infra/fields'
 import { openHostWarning, tokenProblem } from '../../infra/http/host-guard'
 import { GymError } from '../../infra/errors'
 import { checkWorldContent, openWorld, type Stage } from '../../world'
+import type { GymOptionsJson } from '../make-env'
 import { openGymWorld } from '../open-gym-world'
 import { resolveMcpOptions } from '../mcp-episode'
 
@@ -24,7 +25,7 @@ interface McpConfig {
   qa?: string
   split?: 'train' | 'bench'
   index?: number
-  gym: Record<string, unknown>
+  gym: GymOptionsJson
   http: boolean
   port: number
   host: string
