@@ -108,7 +108,7 @@ test('bench run warns in one stderr line when the budget caps the oracle; report
   const r = await runCli(['bench', 'run', world.dir, '--policy', 'oracle', '--set', 'gym.budgets.maxTurns=16', '--set', 'bootstrap=50', '--out', dir, '--quiet'])
   expect(r.code).toBe(0)
   expect(r.stderr.trim().split('\n')).toEqual([
-    "searchgym: warning: this run's budget caps what can be read at 96.6 % (28 of 29 questions within 16 turns by the shortest reading walk, in hermes; it needs up to 17): scores are capped there; give --max-turns 17 for 100 %",
+    "searchgym: warning: this run's budget caps what can be read at 96.6 % (28 of 29 questions within 16 turns by the shortest reading walk, in hermes; it needs up to 17): scores are capped there; give gym.budgets.maxTurns 17 for 100 %",
   ])
   expect(r.stdout).toMatch(/^ {2}oracle ceiling 96\.6 % \(28 of 29 questions\) under 16 turns/m)
   const line = /^> \*\*Budget warning:\*\* Oracle ceiling 96\.6 % \(28 of 29 questions\) under 16 turns, .*\.$/m
