@@ -4,7 +4,7 @@
 import type { Argv, Command } from '../../infra/cli-util'
 import { handler } from '../../infra/cli-util'
 import { EngineError } from '../../infra/errors'
-import { BACKEND_NAMES, type BackendName, parseBackendName, initModel, parseTokenizerSource, type ModelArch, type PresetName, type StoredDtype, type TokenizerFlag, type TokenizerSource, type WorldTokenizerStats } from '../../infra/engine'
+import { BACKEND_NAMES, type BackendName, parseBackendName, initModel, parseTokenizerSource, type ModelArch, type ModelPresetName, type StoredDtype, type TokenizerFlag, type TokenizerSource, type WorldTokenizerStats } from '../../infra/engine'
 import { countWorldDocs, namerLexicon, worldEntityNames, worldNameLocales, worldTexts } from '../../world'
 
 /** The search-r1 protocol's tags (`model init --tag-tokens`: one token each instead of spelled). */
@@ -64,7 +64,7 @@ export async function tokenizerSourceOf(flag: TokenizerFlag, o: TokenizerSourceO
 
 interface InitArgs {
   arch: ModelArch
-  preset: PresetName
+  preset: ModelPresetName
   tokenizer: string
   out: string
   seed: number

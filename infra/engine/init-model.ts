@@ -5,7 +5,7 @@ import { copyFileSync, existsSync, mkdirSync, readdirSync, writeFileSync } from 
 import { join } from 'node:path'
 import { EngineError } from '../errors'
 import { Rng } from '../rng'
-import { type ModelArch, type ModelConfig, type PresetName, presetConfig } from './config'
+import { type ModelArch, type ModelConfig, type ModelPresetName, presetConfig } from './config'
 import { type BackendName, createBackend } from './create-backend'
 import { createRandomModel, saveModel } from './model'
 import type { StoredDtype } from './safetensors'
@@ -36,7 +36,7 @@ export type TokenizerFlag = { kind: 'qwen3' } | { kind: 'world'; dir: string; vo
 
 export interface InitModelOptions {
   arch: ModelArch
-  preset: PresetName
+  preset: ModelPresetName
   tokenizer: TokenizerSource
   out: string
   seed: number
