@@ -6,7 +6,8 @@ import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { EngineError } from '../errors'
 
-export type ModelArch = 'qwen3' | 'qwen2' | 'llama'
+export const MODEL_ARCHS = ['qwen3', 'qwen2', 'llama'] as const
+export type ModelArch = (typeof MODEL_ARCHS)[number]
 
 /** The architecture numbers the engine needs. Shape letters as in infra/engine/index.ts. */
 export interface ModelConfig {
@@ -152,6 +153,7 @@ export function toHfConfig(c: ModelConfig, dtype: 'float32' | 'bfloat16' | 'floa
 }
 
 export type ModelPresetName = 'tiny' | 'mini' | 'small'
+export const MODEL_PRESET_NAMES: readonly ModelPresetName[] = ['tiny', 'mini', 'small']
 
 /** Shapes of the real Qwen3 architecture at CPU-test size; vocab size comes from the tokenizer. */
 export const MODEL_PRESETS: Record<ModelPresetName, Omit<ModelConfig, 'vocabSize' | 'eosTokenIds' | 'bosTokenId'>> = {

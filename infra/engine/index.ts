@@ -16,7 +16,7 @@ export { createTsBackend, TsBackend } from './ts-backend'
 export { createBackend, backendFallbackReason, parseBackendName, type BackendName, BACKEND_NAMES } from './create-backend'
 export { createNativeBackend, NativeBackend } from './native/native-backend'
 export { createCudaBackend, cudaUnavailableReason, CudaBackend, CudaTensor, type CudaBackendOptions } from './cuda/cuda-backend'
-export { type ModelConfig, type ModelArch, type ModelPresetName, MODEL_PRESETS, presetConfig, parseHfConfig, loadModelConfig, toHfConfig } from './config'
+export { type ModelConfig, type ModelArch, MODEL_ARCHS, type ModelPresetName, MODEL_PRESETS, MODEL_PRESET_NAMES, presetConfig, parseHfConfig, loadModelConfig, toHfConfig } from './config'
 export { type HostTensor, type StoredDtype, readSafetensors, readSafetensorsHeader, writeSafetensors, readCheckpoint, writeCheckpoint } from './safetensors'
 export {
   CausalLM, type KvCache, type SequenceInput, type ForwardResult, type WeightOptions, createRandomModel, loadModel, saveModel, mergeAdapter,
@@ -36,7 +36,8 @@ export { type TextTokenizer, type SpecialTokenIds, copyTokenizerFiles, loadToken
 export { ChatTemplate, chatTemplateOf, SIMPLE_QWEN_TEMPLATE, type TemplateMessage, type ToolSpec } from './chat-template'
 export { buildWorldTokenizer, saveTokenizerFiles, WORLD_MARKUP_TOKENS, WORLD_TOKENIZER_MODES, type WorldTokenizerMode, type WorldTokenizerStats } from './world-tokenizer'
 export { parseHermesToolCalls, formatHermesToolCalls, type OpenAIToolCall } from './chat/hermes'
-export { initModel, parseTokenizerSource, type InitModelOptions, type TokenizerSource, type TokenizerFlag } from './init-model'
+export { initModel, type InitModelOptions, type TokenizerSource } from './init-model'
+export { INIT_DTYPES, MODEL_INIT_FIELDS, parseTokenizerSource, type ModelInitConfig, type TokenizerFlag } from './init-config'
 export { modelServeCommand, type ModelServeDeps } from './cli/model-serve'
 export { serveModel, type ServeModelOptions, type ServedModel } from './serve-model'
 export { BYTE_CHARS } from './world-tokenizer'
