@@ -40,6 +40,7 @@ export { initModel, type InitModelOptions, type TokenizerSource } from './init-m
 export { INIT_DTYPES, MODEL_INIT_FIELDS, parseTokenizerSource, type ModelInitConfig, type TokenizerFlag } from './init-config'
 export { modelServeCommand, type ModelServeDeps } from './cli/model-serve'
 export { serveModel, type ServeModelOptions, type ServedModel } from './serve-model'
+export { MODEL_SERVE_FIELDS, type ModelServeConfig } from './serve-config'
 export { BYTE_CHARS } from './world-tokenizer'
 export { decodeHermesCall } from './chat/hermes'
 export { scanHermesBlocks } from './chat/hermes'
