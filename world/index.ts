@@ -21,6 +21,7 @@ export { ENGINE_NAMES, type EngineName } from './search/engine-names'
 export { RETRIEVE_UNITS, type RetrieveUnit } from './search/retrieve-units'
 export {
   limitsWith,
+  ENGINE_LIMIT_FIELDS,
   batchSizes,
   validationBatch,
   observationText,
