@@ -18,6 +18,7 @@ export type { AnswerScorer, TurnRecord, EpisodeCounts, InfraCounts, JudgeVerdict
 // Training: config, backend choice, the GRPO loop, SFT warm start, the question-source interface. (Test fixtures live under tests/fixtures, injected by tests.)
 export { resolveTrainConfig, resolveTrainConfigAt, DEFAULT_TRAIN_CONFIG, TRAIN_FIELDS, TRAIN_INT_BOUNDS, type TrainConfig } from './train/config'
 export { PRETRAIN_FIELDS, type PretrainConfig } from './train/pretrain-config'
+export { GYM_CHECK_FIELDS, type GymCheckConfig } from './cli/check-fields'
 export { openBackend } from './train/backend'
 export { train, NO_UPDATE_LINE, runOptimizerSteps, type TrainResult } from './train/loop'
 export { answerTurnWeights, lastTurnStart, sftTrain, sequenceOfTrajectory, type SftSequence } from './train/sft'
