@@ -41,21 +41,23 @@ export function fieldOptions<T>(y: Argv<T>, table: FieldTable): Argv<T> {
 }
 
 /** A run's identity on the command line — what it reads and where it writes, never config keys (a config file names no
- *  folder) — each flag typed once here; a command declares the ones it has, with what the folder is to it. */
+ *  folder) — each flag typed and described once here; a command lists the ones it has, in the order its help shows
+ *  them, and may say what a folder is to it. */
 const IDENTITY = {
-  model: { type: 'string', demandOption: true },
-  adapter: { type: 'string' },
-  world: { type: 'string', array: true, demandOption: true },
-  'eval-world': { type: 'string' },
-  out: { type: 'string', demandOption: true },
+  model: { type: 'string', demandOption: true, describe: 'model folder (config.json, model.safetensors, tokenizer files)' },
+  adapter: { type: 'string', describe: 'LoRA adapter folder on the model (PEFT format)' },
+  world: { type: 'string', array: true, demandOption: true, describe: 'world folder; repeat for several' },
+  'eval-world': { type: 'string', describe: 'world folder of the held-out figures (an unseen seed of the same config)' },
+  out: { type: 'string', demandOption: true, describe: 'output folder' },
 } as const satisfies Record<string, Options>
 
 export type IdentityFlag = keyof typeof IDENTITY
 
-/** The identity flags a command has, each described for it (`{ model: 'model folder, e.g. from model init' }`). */
-export function identityOptions<T>(y: Argv<T>, describe: Partial<Record<IdentityFlag, string>>): Argv<T> {
+/** The identity flags a command has (`['model', 'world']`), with what a folder is to it where that says more than the
+ *  shared description (`{ world: 'world folder whose pages are trained on; repeat for a pool' }`). */
+export function identityOptions<T>(y: Argv<T>, flags: readonly IdentityFlag[], describe: Partial<Record<IdentityFlag, string>> = {}): Argv<T> {
   let out = y as Argv<unknown>
-  for (const [flag, text] of Object.entries(describe) as [IdentityFlag, string][]) out = out.option(flag, { ...IDENTITY[flag], describe: text })
+  for (const flag of flags) out = out.option(flag, { ...IDENTITY[flag], describe: describe[flag] ?? IDENTITY[flag].describe })
   return out as Argv<T>
 }
 

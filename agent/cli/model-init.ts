@@ -72,7 +72,7 @@ export const modelInitCommand: Command = {
   describe: 'create a random model folder (config.json, model.safetensors, tokenizer, chat template) for tests and CPU demos',
   builder: (y: Argv) =>
     fieldOptions(
-      identityOptions(y, { out: 'output folder' })
+      identityOptions(y, ['out'])
         .option('force', { type: 'boolean', default: false, describe: 'write into a non-empty folder' })
         .example('$0 model init --preset tiny --tokenizer world:worlds/tiny --out models/tiny-world', '')
         .example('$0 model init --preset small --tokenizer bpe:worlds/s1,worlds/s2@8192 --set ropeTheta=10000 --out models/small-bpe', '')

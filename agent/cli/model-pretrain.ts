@@ -31,7 +31,7 @@ export const modelPretrainCommand: Command = {
   describe: 'train every weight of a model folder (from scratch after model init) on world pages; resumable; writes OUT/model',
   builder: (y: Argv) =>
     fieldOptions(
-      identityOptions(y, {
+      identityOptions(y, ['model', 'world', 'eval-world', 'out'], {
         model: 'model folder (config.json, model.safetensors, tokenizer files), e.g. from model init',
         world: 'world folder whose pages are trained on; repeat for a pool',
         'eval-world': 'world folder whose pages give the held-out loss (an unseen seed of the same config)',

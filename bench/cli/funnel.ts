@@ -46,7 +46,7 @@ export const funnelCommand: Command = {
   describe: 'the reading funnel of a local model on worlds: first search, page opened, answer read given the page, F1',
   builder: (y: Argv) =>
     fieldOptions(
-      identityOptions(y, {
+      identityOptions(y, ['model', 'adapter', 'world'], {
         model: 'model folder (e.g. train sft --full OUT/model)',
         adapter: 'LoRA adapter folder on the model',
         world: 'world folder; repeat for several (each reported alone)',

@@ -24,7 +24,7 @@ export const modelServeCommand = (deps: ModelServeDeps = {}): Command => ({
   describe: 'serve a model folder as an OpenAI-compatible API (/v1/chat/completions, /v1/models, /health)',
   builder: (y: Argv) =>
     fieldOptions(
-      identityOptions(y.positional('dir', { type: 'string', describe: 'Hugging Face model folder (config.json, *.safetensors, tokenizer.json)' }), {
+      identityOptions(y.positional('dir', { type: 'string', describe: 'Hugging Face model folder (config.json, *.safetensors, tokenizer.json)' }), ['adapter'], {
         adapter: 'PEFT LoRA adapter folder; served under its folder name (the base stays available under its own)',
       })
         .option('token', { type: 'string', describe: 'bearer token required on every route but /health (OpenAI clients send it as their api key)' })
