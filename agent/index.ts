@@ -19,6 +19,7 @@ export type { AnswerScorer, TurnRecord, EpisodeCounts, InfraCounts, JudgeVerdict
 export { resolveTrainConfig, resolveTrainConfigAt, DEFAULT_TRAIN_CONFIG, TRAIN_FIELDS, TRAIN_INT_BOUNDS, type TrainConfig } from './train/config'
 export { PRETRAIN_FIELDS, type PretrainConfig } from './train/pretrain-config'
 export { movedBudgetKeys, MOVED_BUDGET_KEYS } from './train/legacy-keys'
+export { GYM_CHECK_FIELDS, type GymCheckConfig } from './cli/check-fields'
 export { openBackend } from './train/backend'
 export { train, NO_UPDATE_LINE, runOptimizerSteps, type TrainResult } from './train/loop'
 export { answerTurnWeights, lastTurnStart, sftTrain, sequenceOfTrajectory, type SftSequence } from './train/sft'

@@ -1,10 +1,10 @@
 // infra/field-args: a field table (infra/fields) on a command line — the visible flags of the fields that have one,
 // their deprecated aliases (hidden; each prints its new spelling once on stderr), `--config FILE` and `--set KEY=VALUE`,
-// the keys' help as the command's epilogue; and a parsed argv resolved into the run's config, defaults < file < flags
+// the keys' help as the command's epilogue, and the run's identity flags (model, world, out: folders, not config); and a parsed argv resolved into the run's config, defaults < file < flags
 // < --set, every error one line naming the key and how it was given (the flag, --set or the file). Knows yargs' argv
 // shape, nothing of any run.
 import cluster from 'node:cluster'
-import type { Argv } from 'yargs'
+import type { Argv, Options } from 'yargs'
 import { readJsonFile } from './config'
 import { nearest } from './did-you-mean'
 import { ConfigError } from './errors'
@@ -38,6 +38,27 @@ export function fieldOptions<T>(y: Argv<T>, table: FieldTable): Argv<T> {
     .option('config', { type: 'string', describe: 'a JSON file of config keys (see below); flags and --set override it' })
     .option('set', { type: 'string', describe: 'KEY=VALUE: one config key (see below); repeatable' })
     .epilogue(keysHelp(table))
+  return out as Argv<T>
+}
+
+/** A run's identity on the command line — what it reads and where it writes, never config keys (a config file names no
+ *  folder) — each flag typed and described once here; a command lists the ones it has, in the order its help shows
+ *  them, and may say what a folder is to it. */
+const IDENTITY = {
+  model: { type: 'string', demandOption: true, describe: 'model folder (config.json, model.safetensors, tokenizer files)' },
+  adapter: { type: 'string', describe: 'LoRA adapter folder on the model (PEFT format)' },
+  world: { type: 'string', array: true, demandOption: true, describe: 'world folder; repeat for several' },
+  'eval-world': { type: 'string', describe: 'world folder of the held-out figures (an unseen seed of the same config)' },
+  out: { type: 'string', demandOption: true, describe: 'output folder' },
+} as const satisfies Record<string, Options>
+
+export type IdentityFlag = keyof typeof IDENTITY
+
+/** The identity flags a command has (`['model', 'world']`), with what a folder is to it where that says more than the
+ *  shared description (`{ world: 'world folder whose pages are trained on; repeat for a pool' }`). */
+export function identityOptions<T>(y: Argv<T>, flags: readonly IdentityFlag[], describe: Partial<Record<IdentityFlag, string>> = {}): Argv<T> {
+  let out = y as Argv<unknown>
+  for (const flag of flags) out = out.option(flag, { ...IDENTITY[flag], describe: describe[flag] ?? IDENTITY[flag].describe })
   return out as Argv<T>
 }
 

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import yargs from 'yargs'
 import { fieldArgs, fieldOptions, keysHelp, setLayer, tableFlags } from './field-args'
-import { fieldDefaults, fieldsMarkdown, resolveFields, type FieldTable } from './fields'
+import { fieldDefaults, fieldsMarkdown, problemCheck, resolveFields, type FieldTable } from './fields'
 
 const TABLE: FieldTable = [
   { key: 'epochs', type: 'int', default: 3, min: 1, max: 1000, help: 'passes over the data', flag: 'epochs' },
@@ -114,4 +114,10 @@ test('setLayer: --set over a config without a table, each value typed by the key
   expect(() => setLayer(base, ['write.concurrency=x'])).toThrow(/^write\.concurrency \(--set\) must be a number, got NaN$/)
   expect(() => setLayer(base, ['seed=1', 'seed=2'])).toThrow(/seed was set twice/)
   expect(() => setLayer(base, ['search.engines=[b'])).toThrow(/search\.engines \(--set\) is not valid JSON/)
+})
+
+test('problemCheck: a function saying what is wrong with a value becomes a field check, named as given', () => {
+  const t: FieldTable = [{ key: 'host', type: 'string', default: 'h', help: 'bind host', check: problemCheck((v: string) => (v.trim() === '' ? 'must be a host name' : undefined)) }]
+  expect(resolveFields(t, { host: 'a' })).toEqual({ host: 'a' })
+  expect(() => resolveFields(t, { host: ' ' }, 'serve')).toThrow(/^serve\.host must be a host name$/)
 })

@@ -41,6 +41,14 @@ export interface Field {
 
 export type FieldTable = readonly Field[]
 
+/** A field's check from a function that says what is wrong with a value (undefined when nothing is). */
+export function problemCheck<T>(problem: (v: T) => string | undefined): NonNullable<Field['check']> {
+  return (v, fail) => {
+    const why = problem(v as T)
+    if (why !== undefined) fail(why)
+  }
+}
+
 /** How a resolver names a key in an error: a config file says `where.key`, a command line the flag it was given as. */
 export type Namer = (key: string) => string
 

@@ -17,7 +17,7 @@ import { CHECKED_WORLD_STAGES } from '../world-check-stage'
 import { openBackend } from '../train/backend'
 import { pretrain } from '../train/pretrain'
 import { PRETRAIN_FIELDS, validatePretrainOptions, type PretrainConfig } from '../train/pretrain-config'
-import { fieldArgs, fieldOptions } from '../../infra/field-args'
+import { fieldArgs, fieldOptions, identityOptions } from '../../infra/field-args'
 
 interface PretrainArgs {
   model: string
@@ -31,12 +31,12 @@ export const modelPretrainCommand: Command = {
   describe: 'train every weight of a model folder (from scratch after model init) on world pages; resumable; writes OUT/model',
   builder: (y: Argv) =>
     fieldOptions(
-      y
-      .option('model', { type: 'string', demandOption: true, describe: 'model folder (config.json, model.safetensors, tokenizer files), e.g. from model init' })
-      .option('world', { type: 'string', array: true, demandOption: true, describe: 'world folder whose pages are trained on; repeat for a pool' })
-      .option('eval-world', { type: 'string', describe: 'world folder whose pages give the held-out loss (an unseen seed of the same config)' })
-      .option('out', { type: 'string', demandOption: true, describe: 'run folder (metrics.jsonl, checkpoint/, model/, pretrain.json); rerun to resume' })
-      .example('$0 model pretrain --model models/tiny --world worlds/s1 --world worlds/s2 --eval-world worlds/s9 --out runs/pre --steps 300 --set seqLen=128', ''),
+      identityOptions(y, ['model', 'world', 'eval-world', 'out'], {
+        model: 'model folder (config.json, model.safetensors, tokenizer files), e.g. from model init',
+        world: 'world folder whose pages are trained on; repeat for a pool',
+        'eval-world': 'world folder whose pages give the held-out loss (an unseen seed of the same config)',
+        out: 'run folder (metrics.jsonl, checkpoint/, model/, pretrain.json); rerun to resume',
+      }).example('$0 model pretrain --model models/tiny --world worlds/s1 --world worlds/s2 --eval-world worlds/s9 --out runs/pre --steps 300 --set seqLen=128', ''),
       PRETRAIN_FIELDS,
     ),
   handler: handler((argv: Record<string, unknown>) => {

@@ -4,19 +4,28 @@
 import { BACKEND_NAMES } from '../../infra/engine'
 import { checkField, type FieldTable } from '../../infra/fields'
 
-/** What `model pretrain` is configured by (pretrain()'s options, less what the run derives: separator, out, log). */
-export interface PretrainConfig {
+/** pretrain()'s knobs (the rest of its options — separator, out, log — the run derives). */
+export interface PretrainKnobs {
   steps: number
+  /** Windows per optimizer step. */
   batch: number
+  /** Tokens per window (each predicts its next token). */
   seqLen: number
   lr: number
+  /** Linear warmup steps (then cosine to lr / 10 at `steps`). */
   warmup: number
   weightDecay: number
   gradClip: number
   seed: number
   checkpointEvery: number
+  /** Held-out loss every this many steps (and at the end); 0 = only at the end. */
   evalEvery: number
+  /** Held-out windows scored (the first ones of the held-out stream, in order). */
   evalWindows: number
+}
+
+/** What `model pretrain` is configured by: pretrain()'s knobs, the texts' reading drills and the backend. */
+export interface PretrainConfig extends PretrainKnobs {
   /** After each training page, its one-hop training questions as 'Question: … / Answer: …' lines. */
   qaLines: boolean
   backend: string
@@ -38,10 +47,10 @@ export const PRETRAIN_FIELDS: FieldTable = [
   { key: 'backend', type: 'string', default: 'auto', flag: 'backend', help: `engine backend: ${BACKEND_NAMES.join(' | ')}` },
 ]
 
-const OPTION_KEYS = ['steps', 'batch', 'seqLen', 'lr', 'warmup', 'weightDecay', 'gradClip', 'seed', 'checkpointEvery', 'evalEvery', 'evalWindows'] as const
+const KNOB_KEYS: readonly (keyof PretrainKnobs)[] = ['steps', 'batch', 'seqLen', 'lr', 'warmup', 'weightDecay', 'gradClip', 'seed', 'checkpointEvery', 'evalEvery', 'evalWindows']
 
 /** The option checks pretrain() makes first (types and bounds from the table, named by key), for a caller that checks
  *  before loading its data. */
-export function validatePretrainOptions(o: Pick<PretrainConfig, (typeof OPTION_KEYS)[number]>): void {
-  for (const f of PRETRAIN_FIELDS) if ((OPTION_KEYS as readonly string[]).includes(f.key)) checkField(f, o[f.key as (typeof OPTION_KEYS)[number]], f.key)
+export function validatePretrainOptions(o: PretrainKnobs): void {
+  for (const f of PRETRAIN_FIELDS) if ((KNOB_KEYS as readonly string[]).includes(f.key)) checkField(f, o[f.key as keyof PretrainKnobs], f.key)
 }

@@ -9,28 +9,12 @@ import { join } from 'node:path'
 import { ConfigError } from '../../infra/errors'
 import { Rng } from '../../infra/rng'
 import type { Datum, Learner } from '../../infra/engine'
-import { validatePretrainOptions } from './pretrain-config'
+import { validatePretrainOptions, type PretrainKnobs } from './pretrain-config'
 export { validatePretrainOptions } from './pretrain-config'
 
-export interface PretrainOptions {
-  steps: number
-  /** Windows per optimizer step. */
-  batch: number
-  /** Tokens per window (each predicts its next token). */
-  seqLen: number
-  lr: number
-  /** Linear warmup steps (then cosine to lr / 10 at `steps`). */
-  warmup: number
-  weightDecay: number
-  gradClip: number
-  seed: number
+export interface PretrainOptions extends PretrainKnobs {
   /** The id put between two documents. */
   separator: number
-  checkpointEvery: number
-  /** Held-out loss every this many steps (and at the end); 0 = only at the end. */
-  evalEvery: number
-  /** Held-out windows scored (the first ones of the held-out stream, in order). */
-  evalWindows: number
   out: string
   log?: (line: string) => void
 }

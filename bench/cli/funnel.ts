@@ -5,7 +5,7 @@ import { writeFileSync } from 'node:fs'
 import { basename } from 'node:path'
 import { handler, type Argv, type Command } from '../../infra/cli-util'
 import { BenchError } from '../../infra/errors'
-import { fieldArgs, fieldOptions } from '../../infra/field-args'
+import { fieldArgs, fieldOptions, identityOptions } from '../../infra/field-args'
 import type { FieldTable } from '../../infra/fields'
 import { readQaIds } from './run'
 import { checkBenchGym, gymOptionsText } from './run-fields'
@@ -46,11 +46,11 @@ export const funnelCommand: Command = {
   describe: 'the reading funnel of a local model on worlds: first search, page opened, answer read given the page, F1',
   builder: (y: Argv) =>
     fieldOptions(
-      y
-        .option('model', { type: 'string', demandOption: true, describe: 'model folder (e.g. train sft --full OUT/model)' })
-        .option('adapter', { type: 'string', describe: 'LoRA adapter folder on the model' })
-        .option('world', { type: 'array', string: true, demandOption: true, describe: 'world folder; repeat for several (each reported alone)' })
-        .example('searchgym bench funnel --model runs/sft/model --world worlds/unseen1 --world worlds/unseen2 --hops 1,2 --questions 300', 'the funnel on two unseen worlds'),
+      identityOptions(y, ['model', 'adapter', 'world'], {
+        model: 'model folder (e.g. train sft --full OUT/model)',
+        adapter: 'LoRA adapter folder on the model',
+        world: 'world folder; repeat for several (each reported alone)',
+      }).example('searchgym bench funnel --model runs/sft/model --world worlds/unseen1 --world worlds/unseen2 --hops 1,2 --questions 300', 'the funnel on two unseen worlds'),
       FUNNEL_FIELDS,
     ),
   handler: handler(async (argv: Record<string, unknown>) => {

@@ -3,7 +3,8 @@
 //   node bin/run-ts.mjs bench/perf/option-tables.ts > docs/options.md
 import { fieldsMarkdown, type FieldTable } from '../../infra/fields'
 import { SFT_FIELDS } from '../../curriculum'
-import { PRETRAIN_FIELDS, TRAIN_FIELDS } from '../../agent'
+import { GYM_CHECK_FIELDS, PRETRAIN_FIELDS, TRAIN_FIELDS } from '../../agent'
+import { MODEL_INIT_FIELDS, MODEL_SERVE_FIELDS } from '../../infra/engine'
 import { BENCH_RUN_FIELDS } from '../cli/run-fields'
 import { FUNNEL_FIELDS } from '../cli/funnel'
 import { GYM_SERVE_FIELDS } from '../../gym/cli/serve-fields'
@@ -13,6 +14,9 @@ import { MCP_FIELDS } from '../../gym/cli/mcp'
 export const OPTION_TABLES: readonly (readonly [string, string, FieldTable])[] = [
   ['gym-serve', 'searchgym gym serve', GYM_SERVE_FIELDS],
   ['gym-mcp', 'searchgym gym mcp', MCP_FIELDS],
+  ['gym-check', 'searchgym gym check', GYM_CHECK_FIELDS],
+  ['model-init', 'searchgym model init', MODEL_INIT_FIELDS],
+  ['model-serve', 'searchgym model serve', MODEL_SERVE_FIELDS],
   ['model-pretrain', 'searchgym model pretrain', PRETRAIN_FIELDS],
   ['bench-run', 'searchgym bench run', BENCH_RUN_FIELDS],
   ['bench-funnel', 'searchgym bench funnel', FUNNEL_FIELDS],

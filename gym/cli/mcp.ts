@@ -5,8 +5,8 @@
 import type { ArgumentsCamelCase } from 'yargs'
 import { announceStop, handler, runUntilSignal, type Command } from '../../infra/cli-util'
 import { fieldArgs, fieldOptions } from '../../infra/field-args'
-import type { FieldTable } from '../../infra/fields'
-import { openHostWarning, tokenProblem } from '../../infra/http/host-guard'
+import { problemCheck, type FieldTable } from '../../infra/fields'
+import { allowHostProblem, bindHostProblem, openHostWarning, tokenProblem } from '../../infra/http/host-guard'
 import { GymError } from '../../infra/errors'
 import { checkWorldContent, openWorld, type Stage } from '../../world'
 import type { GymOptionsJson } from '../make-env'
@@ -43,8 +43,6 @@ function jsonText(t: string, name: string): unknown {
   }
 }
 
-const hostList = (v: unknown, fail: (why: string) => never) => (v as string[]).some((h) => h.trim() === '' || /[\s/]/.test(h.trim())) && fail('must list host names or addresses without scheme or path, e.g. gpu-node-3')
-
 /** `gym mcp`'s knobs, once (the world folder and the token are its own flags). */
 export const MCP_FIELDS: FieldTable = [
   { key: 'qa', type: 'string', optional: true, flag: 'qa', help: 'the question every session plays, by id (unset: split and index); over --http a session may name its own: /mcp?qa=ID or /mcp?split=S&index=N', check: (v, fail) => (v as string).trim() === '' && fail('must be a question id') },
@@ -53,8 +51,8 @@ export const MCP_FIELDS: FieldTable = [
   { key: 'gym', type: 'json', default: {}, aliases: ['options'], parse: (t, name) => jsonText(t, name), help: 'env options, the env API\'s create "options" (budgets, reward, topK, episode, faults, ...), e.g. {"budgets":{"maxTurns":8}}; never protocol' },
   { key: 'http', type: 'bool', default: false, flag: 'http', help: 'serve streamable HTTP at http://HOST:PORT/mcp instead of stdio' },
   { key: 'port', type: 'int', min: 0, max: 65535, default: 8001, flag: 'port', help: 'http: TCP port (0 = any free port; the URL is printed)' },
-  { key: 'host', type: 'string', default: '127.0.0.1', flag: 'host', help: 'http: interface to listen on (0.0.0.0: every interface; set --token then)', check: (v, fail) => (v as string).trim() === '' && fail('must be a host name or address, e.g. 127.0.0.1') },
-  { key: 'allowHost', type: 'list', default: [], aliases: ['allow-host'], help: 'http: also accept requests whose Host is one of these (loopback names and host always are; * accepts any)', check: hostList },
+  { key: 'host', type: 'string', default: '127.0.0.1', flag: 'host', help: 'http: interface to listen on (0.0.0.0: every interface; set --token then)', check: problemCheck(bindHostProblem) },
+  { key: 'allowHost', type: 'list', default: [], aliases: ['allow-host'], help: 'http: also accept requests whose Host is one of these (loopback names and host always are; * accepts any)', check: problemCheck(allowHostProblem) },
   { key: 'maxSessions', type: 'int', min: 1, max: 1_000_000, default: 256, aliases: ['max-sessions'], help: 'http: most MCP sessions (episodes) open at once' },
   { key: 'idleSeconds', type: 'number', min: 1, max: 7 * 24 * 3600, default: 600, aliases: ['idle-seconds'], help: 'http: close a session (and its env) idle this long (stdio: the session lasts as long as the process)' },
   { key: 'maxBodyBytes', type: 'int', min: 1024, max: 1 << 30, default: 1 << 20, aliases: ['max-body-bytes'], help: 'http: largest request body' },

@@ -2,7 +2,8 @@
 // server's limits (their defaults DEFAULT_SERVER_OPTIONS', their bounds SERVER_OPTION_RANGES', both in gym/server),
 // the /retrieve unit and search threads, the Host allow-list and the ASearcher address file. The world folder, the
 // token (also $SEARCHGYM_TOKEN) and the search engine are the command's own flags. Knows no process role.
-import type { Field, FieldTable } from '../../infra/fields'
+import { problemCheck, type Field, type FieldTable } from '../../infra/fields'
+import { allowHostProblem, bindHostProblem } from '../../infra/http/host-guard'
 import { RETRIEVE_UNITS } from '../../world'
 import { DEFAULT_SERVER_OPTIONS, SERVER_OPTION_RANGES } from '../server'
 
@@ -35,7 +36,7 @@ export interface GymServeConfig {
 
 export const GYM_SERVE_FIELDS: FieldTable = [
   { key: 'port', type: 'int', default: 8000, min: 0, max: 65535, flag: 'port', help: 'TCP port (0 = any free port; the URL is printed)' },
-  { key: 'host', type: 'string', default: '127.0.0.1', flag: 'host', help: 'interface to listen on (0.0.0.0: every interface; set --token then)', check: (v, fail) => (v as string).trim() === '' && fail('must be a host name or address, e.g. 127.0.0.1') },
+  { key: 'host', type: 'string', default: '127.0.0.1', flag: 'host', help: 'interface to listen on (0.0.0.0: every interface; set --token then)', check: problemCheck(bindHostProblem) },
   { key: 'workers', type: 'int', optional: true, min: 1, max: 256, flag: 'workers', help: "worker processes answering on the one port, each over the read-only world, restarted when one exits (back-off 0.5 s doubling to 30 s); an env lives in the worker that built it and its steps are routed there (unset: the machine's cores; 1: one process)" },
   { key: 'retrieveUnit', type: 'enum', choices: RETRIEVE_UNITS, default: 'page', flag: 'retrieve-unit', help: '/retrieve hits: whole pages, or ~100-word passages (title as first line) like the corpora Search-R1/verl/ASearcher were built on' },
   { key: 'addressFile', type: 'string', optional: true, flag: 'address-file', help: 'folder for an AReaL/ASearcher address file Host<ip>_IP<port>.txt (its $RAG_SERVER_ADDR_DIR); removed on exit; files of dead servers there are removed at start; with --token the line carries /t/TOKEN', check: (v, fail) => (v as string).trim() === '' && fail('must be a folder, e.g. --address-file $RAG_SERVER_ADDR_DIR') },
@@ -55,6 +56,6 @@ export const GYM_SERVE_FIELDS: FieldTable = [
     default: [],
     aliases: ['allow-host'],
     help: 'also accept requests whose Host is one of these (loopback names and host are always accepted; * accepts any, e.g. behind a proxy)',
-    check: (v, fail) => (v as string[]).some((h) => h.trim() === '' || /[\s/]/.test(h.trim())) && fail('must list host names or addresses without scheme or path, e.g. gpu-node-3'),
+    check: problemCheck(allowHostProblem),
   },
 ]

@@ -2,7 +2,7 @@
 // buildWorld over the given stage list → one-screen summary.
 import { handler, type Command } from '../../infra/cli-util'
 import { buildWorld } from '../build/build'
-import { loadWorldConfig, PRESET_NAMES } from '../config'
+import { loadWorldConfig, WORLD_PRESET_NAMES } from '../config'
 import { openWorld } from '../store/open'
 import { computeStats, formatStats } from '../build/stats'
 import type { Stage } from '../stage'
@@ -18,7 +18,7 @@ export function buildCommand(stages: readonly Stage[]): Command {
     describe: 'build (or finish) a world: graph, documents and every later stage, into one SQLite file',
     builder: (y) =>
       llmOptions(y)
-        .option('preset', { type: 'string', choices: [...PRESET_NAMES], describe: 'size preset (default paper); a --config file is merged over it' })
+        .option('preset', { type: 'string', choices: [...WORLD_PRESET_NAMES], describe: 'size preset (default paper); a --config file is merged over it' })
         .option('config', { type: 'string', describe: 'WorldConfig JSON file (unknown keys rejected)' })
         .option('seed', { type: 'number', describe: 'seed of every random draw (overrides the config)' })
         .option('out', { type: 'string', demandOption: true, describe: 'output folder (new, empty, or an unfinished world of the same config)' })
