@@ -105,6 +105,8 @@ export function checkGivenBudgets(b: unknown, where = 'gym.budgets', Err: new (c
   if (b === undefined) return
   if (typeof b !== 'object' || b === null || Array.isArray(b)) throw new Err('options.budgets', `${where} must be an object {maxTurns, turnsPerHop, maxResponseTokens, maxContextTokens}, got ${JSON.stringify(b)}`)
   const g = b as Record<string, unknown>
+  const unknown = Object.keys(g).find((k) => !Object.hasOwn(BUDGET_RANGES, k))
+  if (unknown !== undefined) throw new Err('config.unknown_key', `unknown key '${where}.${unknown}' (known keys: ${Object.keys(BUDGET_RANGES).join(', ')})`)
   for (const [k, [lo, hi]] of Object.entries(BUDGET_RANGES)) {
     const v = g[k]
     if (v !== undefined && !(Number.isInteger(v) && (v as number) >= lo && (v as number) <= hi)) throw new Err('options.range', `${where}.${k} must be an integer in [${lo}, ${hi}], got ${JSON.stringify(v)}`)

@@ -85,7 +85,7 @@ export interface FieldArgs<T> {
 }
 
 /** A parsed argv resolved through the table (see the header). */
-export function fieldArgs<T>(table: FieldTable, argv: Record<string, unknown>): FieldArgs<T> {
+export function fieldArgs<T>(table: FieldTable, argv: Record<string, unknown>, o: { readFile?: (raw: unknown, file: string) => unknown } = {}): FieldArgs<T> {
   const out = fieldDefaults<Record<string, unknown>>(table)
   const how = new Map<string, string>()
   const name: Namer = (key) => {
@@ -96,7 +96,8 @@ export function fieldArgs<T>(table: FieldTable, argv: Record<string, unknown>): 
   if (files.length > 1) throw new ConfigError('config.flag', `--config was given ${files.length} times; give one file (and --set for single keys)`)
   if (files.length === 1) {
     const file = String(files[0])
-    const raw = readJsonFile(file)
+    // readFile: the run kind's reader of a file of an older spelling (keys moved where they live now), if it has one.
+    const raw = o.readFile ? o.readFile(readJsonFile(file), file) : readJsonFile(file)
     for (const key of givenKeys(table, raw, file, (k) => `${file}: ${k}`)) {
       setPath(out, key, structuredClone(getPath(raw, key)))
       how.set(key, file)

@@ -91,7 +91,7 @@ describe('gym.budgets given is the limit of every episode', () => {
     for (const [args, msg] of cases) {
       const r = await runCli(args)
       expect(r.code).not.toBe(0)
-      expect(r.stderr).toMatch(msg)
+      expect(r.stderr.trim()).toMatch(msg)
       expect(r.stderr.trim().split('\n')).toHaveLength(1)
     }
     expect(existsSync(join(root, 'bad'))).toBe(false)

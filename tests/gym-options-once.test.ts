@@ -92,7 +92,7 @@ it('a train run parses its reward spec once over every group of every step', asy
   const lines = readFileSync(join(out, 'metrics.jsonl'), 'utf8').trim().split('\n')
   expect(lines).toHaveLength(2)
   // config.json keeps the JSON shape: the reward by name.
-  expect(JSON.parse(readFileSync(join(out, 'config.json'), 'utf8')).train.gym).toEqual({ reward: 'cost' })
+  expect(JSON.parse(readFileSync(join(out, 'config.json'), 'utf8')).train.gym).toEqual({ budgets: { maxTurns: 2, maxResponseTokens: 32 }, reward: 'cost' })
 }, LONG)
 
 it('an SFT run resolves its gym options once over every episode', async () => {

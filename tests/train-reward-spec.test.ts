@@ -38,7 +38,7 @@ describe('searchgym train --reward', () => {
     const r = await runCli(args(out, 'cost'), LONG)
     expect(r.stderr).toBe('')
     expect(r.code).toBe(0)
-    expect(JSON.parse(readFileSync(join(out, 'config.json'), 'utf8')).train.gym).toEqual({ reward: 'cost' })
+    expect(JSON.parse(readFileSync(join(out, 'config.json'), 'utf8')).train.gym).toEqual({ budgets: { maxTurns: 3, maxResponseTokens: 64 }, reward: 'cost' })
     const m = lines(join(out, 'metrics.jsonl'))
     expect(m).toHaveLength(2)
     for (const x of m) {

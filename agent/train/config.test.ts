@@ -59,3 +59,8 @@ test('the limits are checked in the gym’s ranges before any work', () => {
   expect(() => resolveTrainConfig({ gym: { budgets: { maxTurns: 0 } } })).toThrow(/^gym\.budgets\.maxTurns must be an integer in \[1, 1000\], got 0$/)
   expect(() => resolveTrainConfig({ gym: { budgets: { turnsPerHop: 1.5 } } })).toThrow(/^gym\.budgets\.turnsPerHop must be an integer in \[0, 100\], got 1\.5$/)
 })
+
+test('budgets of two layers merge key by key; an unknown budget key is refused naming it', () => {
+  expect(resolveTrainConfig({ gym: { budgets: { maxResponseTokens: 8 } } }, { gym: { budgets: { maxTurns: 4 } } }).gym.budgets).toEqual({ maxResponseTokens: 8, maxTurns: 4 })
+  expect(() => resolveTrainConfig({ gym: { budgets: { maxTurn: 4 } } })).toThrow(/^unknown key 'gym\.budgets\.maxTurn' \(known keys: maxTurns, turnsPerHop, maxResponseTokens, maxContextTokens\)$/)
+})

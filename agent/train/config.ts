@@ -142,7 +142,7 @@ export function resolveTrainConfig(...layers: unknown[]): TrainConfig {
  *  A layer of the older spelling has its episode limits moved into gym.budgets first (legacy-keys; `note` says so). */
 export function resolveTrainConfigAt(where: string, ...layers: unknown[]): TrainConfig {
   let c = DEFAULT_TRAIN_CONFIG
-  for (const l of layers) if (l !== undefined) c = mergeStrict(c, movedBudgetKeys(l, where === 'train config' ? '' : `${where}.`, noteMovedKey), where, [`${where}.gym`])
+  for (const l of layers) if (l !== undefined) c = mergeStrict(c, movedBudgetKeys(l, where === 'train config' ? '' : `${where}.`, noteMovedKey), where, [`${where}.gym`, `${where}.gym.budgets`, `${where}.gym.faults`])
   // Every field's type, bounds and choices through the table (named by its key), then the checks across fields.
   for (const f of TRAIN_FIELDS) checkField(f, getPath(c, f.key), f.key)
   if (c.ppoMiniBatch > c.batchSize) throw new ConfigError('train.range', `ppoMiniBatch (${c.ppoMiniBatch}) must be at most batchSize (${c.batchSize}); 0 = the whole batch`)

@@ -17,6 +17,7 @@ import { tokenizerSourceOf } from '../../agent'
 import { buildRecipeWorlds, checkHeldOutWorlds, CurriculumSource, curriculumPreset, runSft, runTraining, WorldPool } from '../../curriculum'
 import { initModel, loadModelConfig } from '../../infra/engine'
 import { ConfigError } from '../../infra/errors'
+import { canonicalJson } from '../../infra/hash'
 import { lockDir } from '../../infra/lock'
 import { passPoint } from '../../infra/run-points'
 import { Rng } from '../../infra/rng'
@@ -28,7 +29,7 @@ import type { BenchRunConfig } from '../types'
 import { writeExperimentReport } from './report'
 import { benchModes, benchName, experimentPaths, portablePath, runName, startModes } from './layout'
 import { ExperimentResults, type ResultUnit } from './results'
-import { evalBudgets, runTrainConfig, startSftConfigs, type EvalSetSpec, type ExperimentSpec } from './spec'
+import { comparableSpec, evalBudgets, runTrainConfig, startSftConfigs, type EvalSetSpec, type ExperimentSpec } from './spec'
 
 interface Phase {
   name: string
@@ -296,7 +297,8 @@ function storedSteps(stored: string, s: ExperimentSpec, text: string, out: strin
   } catch {
     was = null
   }
-  const rest = (x: ExperimentSpec) => JSON.stringify({ ...x, train: { ...x.train, steps: 0 } })
+  // Compared by what each block's episodes get (comparableSpec: a folder written before the limits moved resumes).
+  const rest = (x: ExperimentSpec) => canonicalJson(comparableSpec({ ...x, train: { ...x.train, steps: 0 } }))
   const steps = was?.train?.steps
   if (steps === s.train.steps && was !== null && rest(was) === rest(s)) return null
   if (was === null || typeof steps !== 'number' || rest(was) !== rest(s))

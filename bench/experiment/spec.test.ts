@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { DEFAULT_TRAIN_CONFIG, resolveTrainConfig } from '../../agent'
-import { resolveExperiment, runTrainConfig } from './spec'
+import { evalBudgets, resolveExperiment, runTrainConfig } from './spec'
 
 const file = (name: string) => JSON.parse(readFileSync(join('curriculum/experiments', name), 'utf8')) as Record<string, Record<string, unknown>>
 
@@ -102,4 +102,13 @@ it("the reader ablation: the five arms × 3 seeds from the shipped reader start,
   const c = runTrainConfig(r, 0, r.arms[0])
   expect([c.ppoMiniBatch, c.ppoEpochs, c.maxHops, c.protocol]).toEqual([32, 2, 2, 'search-r1'])
   expect(r.gym).toEqual({ topK: 3, observationCap: 2000, prompt: 'brief', accessByTitle: true, leadSpace: true })
+})
+
+it("the evaluation's limits: its own defaults (14 turns, 48 tokens), then the experiment's gym.budgets, then eval.gym.budgets, field by field", () => {
+  const tiny = JSON.parse(readFileSync('curriculum/experiments/tiny.json', 'utf8')) as Record<string, Record<string, unknown>>
+  const at = (gym: object, ev: object) => evalBudgets(resolveExperiment({ ...tiny, gym, eval: { ...tiny.eval, gym: { budgets: ev } } }, 'curriculum/experiments'))
+  expect(at({}, {})).toEqual({ maxTurns: 14, maxResponseTokens: 48 })
+  expect(at({ budgets: { maxTurns: 4 } }, { maxResponseTokens: 8 })).toEqual({ maxTurns: 4, maxResponseTokens: 8 })
+  expect(at({ budgets: { maxTurns: 4, turnsPerHop: 2 } }, { maxTurns: 6 })).toEqual({ maxTurns: 6, maxResponseTokens: 48 })
+  expect(() => at({}, { maxTurn: 6 })).toThrow(/^unknown key 'experiment\.eval\.gym\.budgets\.maxTurn'/)
 })

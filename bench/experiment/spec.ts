@@ -7,7 +7,7 @@ import { DEFAULT_TRAIN_CONFIG, movedBudgetKeys, resolveTrainConfigAt, TRAIN_INT_
 import { presetNames, recipeConfig, resolveSftConfig, type SftConfig } from '../../curriculum'
 import { mergeStrict, readJsonFile } from '../../infra/config'
 import { ConfigError } from '../../infra/errors'
-import { checkGivenBudgets, parseRewardSpec, refuseGymProtocol, type BudgetsJson, type GymOptionsJson, type TextProtocolName } from '../../gym'
+import { checkGivenBudgets, DEFAULT_BUDGETS, parseRewardSpec, refuseGymProtocol, type BudgetsJson, type GymOptionsJson, type TextProtocolName } from '../../gym'
 import { keyNamer } from '../../infra/fields'
 import { noteMovedKey, setLayer } from '../../infra/field-args'
 
@@ -123,7 +123,7 @@ export const DEFAULT_EXPERIMENT: ExperimentSpec = {
   train: { ...withoutRunKeys({ ...DEFAULT_TRAIN_CONFIG, ...EXPERIMENT_TRAIN_DEFAULTS }), gym: {} },
   arms: [],
   seeds: [0],
-  eval: { sets: [DEFAULT_EVAL_SET], gym: { budgets: { maxTurns: 14, maxResponseTokens: 48 } } },
+  eval: { sets: [DEFAULT_EVAL_SET], gym: { budgets: {} } },
   bootstrap: 1000,
   backend: 'auto',
 }
@@ -152,7 +152,7 @@ export function withSets(raw: unknown, sets: readonly string[]): unknown {
 export function resolveExperiment(raw: unknown, base: string): ExperimentSpec {
   // The train block is the train config's to resolve (resolveExperimentTrain); the rest merges over the defaults here.
   const { train: rawTrain, ...rest } = raw !== null && typeof raw === 'object' && !Array.isArray(raw) ? (raw as Record<string, unknown>) : { train: undefined }
-  const s = mergeStrict(DEFAULT_EXPERIMENT, raw !== null && typeof raw === 'object' && !Array.isArray(raw) ? withMovedEvalKeys(rest) : raw, 'experiment', ['experiment.worlds.config', 'experiment.gym', 'experiment.eval.gym'])
+  const s = mergeStrict(DEFAULT_EXPERIMENT, raw !== null && typeof raw === 'object' && !Array.isArray(raw) ? withMovedEvalKeys(rest) : raw, 'experiment', ['experiment.worlds.config', 'experiment.gym', 'experiment.eval.gym', 'experiment.eval.gym.budgets'])
   const where = 'experiment'
   if (!NAME.test(s.name)) throw new ConfigError('experiment.name', `${where}.name must use letters, digits, '.', '_' or '-', got '${s.name}'`)
   const seeds = (k: string, xs: unknown, min = 1) => {
@@ -258,7 +258,25 @@ function budgetsOnly(gym: unknown, where: string): { budgets: BudgetsJson } {
 /** The evaluation's episode limits: its defaults (14 turns, 48 tokens a response), the experiment's gym.budgets, then
  *  eval.gym.budgets — each field the most specific given; the rule (maxTurns, turnsPerHop) as one piece. */
 export function evalBudgets(s: ExperimentSpec): BudgetsJson {
-  return overBudgets(overBudgets(DEFAULT_EXPERIMENT.eval.gym.budgets, s.gym.budgets), s.eval.gym.budgets)
+  return overBudgets(overBudgets(EVAL_BUDGETS, s.gym.budgets), s.eval.gym.budgets)
+}
+
+/** The evaluation's own defaults (greedy, short answers): 14 turns, 48 tokens a response. */
+const EVAL_BUDGETS: BudgetsJson = { maxTurns: 14, maxResponseTokens: 48 }
+
+/** An experiment spec as two runs of one folder compare it (experiment.json, stored and now): the episode limits
+ *  each block's episodes get, however they were spelt — a spec written before the move (train.maxTurns /
+ *  maxTokensPerTurn / turnBudget / turnsPerHop, eval.maxTurns / maxTokens, always written out) or after (the blocks'
+ *  gym.budgets over the experiment's) — with the gym's defaults filled, so the same limits are the same experiment. */
+export function comparableSpec(x: ExperimentSpec): ExperimentSpec {
+  const t = movedBudgetKeys(x.train, 'experiment.train.') as ExperimentTrain
+  const ev = x.eval as ExperimentSpec['eval'] & { maxTurns?: number; maxTokens?: number }
+  const { maxTurns, maxTokens, ...evalRest } = ev
+  const evalOwn: BudgetsJson = { ...ev.gym?.budgets, ...(maxTurns !== undefined ? { maxTurns } : {}), ...(maxTokens !== undefined ? { maxResponseTokens: maxTokens } : {}) }
+  const train = overBudgets(x.gym.budgets ?? {}, t.gym?.budgets)
+  const evalB = overBudgets(overBudgets(EVAL_BUDGETS, x.gym.budgets), evalOwn)
+  const fill = (b: BudgetsJson) => ({ ...b, maxTurns: b.maxTurns ?? DEFAULT_BUDGETS.maxTurns, maxResponseTokens: b.maxResponseTokens ?? DEFAULT_BUDGETS.maxResponseTokens })
+  return { ...x, train: { ...t, gym: { budgets: fill(train) } }, eval: { ...evalRest, gym: { budgets: fill(evalB) } } }
 }
 
 /** GRPO's episode limits: the experiment's gym.budgets, then train.gym.budgets. */

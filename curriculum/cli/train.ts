@@ -3,8 +3,8 @@
 // keys come from its field table (agent TRAIN_FIELDS: --config FILE, --set KEY=VALUE, --steps, the old flags as aliases). `train --preset`
 // runs a bundled experiment file through the experiment driver, which the composition root injects (it is in bench).
 import type { Argv, Command } from '../../infra/cli-util'
-import { NO_UPDATE_LINE, resolveTrainConfig, TRAIN_FIELDS, type TrainConfig } from '../../agent'
-import { fieldArgs, fieldOptions } from '../../infra/field-args'
+import { movedBudgetKeys, NO_UPDATE_LINE, resolveTrainConfig, TRAIN_FIELDS, type TrainConfig } from '../../agent'
+import { fieldArgs, fieldOptions, noteMovedKey } from '../../infra/field-args'
 import { getPath, setPath } from '../../infra/fields'
 import { handler } from '../../infra/cli-util'
 import { ConfigError } from '../../infra/errors'
@@ -74,7 +74,8 @@ const grpoCommand = (deps: TrainCommandDeps): Command => ({
     for (const k of ['model', 'out', 'curriculum', 'adapter', 'reward', 'preset'] as const)
       if (Array.isArray(a[k])) throw new ConfigError('train.flag', `give --${k} once`)
     // The train config's keys as given (the --config file, --steps and the old flags, --set), each checked by the table.
-    const { config: all, given, name } = fieldArgs<TrainConfig>(TRAIN_FIELDS, argv)
+    // A --config file of the older spelling (its episode limits at the top) is read into gym.budgets first.
+    const { config: all, given, name } = fieldArgs<TrainConfig>(TRAIN_FIELDS, argv, { readFile: (raw, file) => movedBudgetKeys(raw, '', (old, now) => noteMovedKey(`${file}: ${old}`, now)) })
     const notice = (l: string) => process.stderr.write(`train: ${l}\n`)
     if (a.preset !== undefined) {
       for (const k of ['world', 'worlds', 'model', 'adapter', 'reward'] as const)
