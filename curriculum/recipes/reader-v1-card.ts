@@ -1,6 +1,6 @@
 // curriculum/recipes/reader-v1-card: ships a finished reader-v1 run (curriculum/recipes/reader-v1.sh OUT) — copies its
 // model folder to DEST, writes DEST/README.md (a Hugging Face style model card built only from the run's own files:
-// config.json, phases/*/phase.json, the funnel JSONs, times.tsv) and DEST/SHA256SUMS. DEST/phases (the committed phase
+// config.json, phases/*/phase.json, the funnel JSONs, times.tsv), DEST/SHA256SUMS and DEST/scores (the funnel JSONs). DEST/phases (the committed phase
 // checkpoints) is left as it is.
 // Usage: node bin/run-ts.mjs curriculum/recipes/reader-v1-card.ts OUT DEST
 import { createHash } from 'node:crypto'
@@ -36,6 +36,9 @@ const model = JSON.parse(readFileSync(join(out, 'model/config.json'), 'utf8')) a
 mkdirSync(dest, { recursive: true })
 const files = readdirSync(join(out, 'model')).filter((f) => /\.(json|safetensors|txt)$/.test(f)).sort()
 for (const f of files) copyFileSync(join(out, 'model', f), join(dest, f))
+// The funnel JSONs the card's scores come from: what a later run of the recipe is compared with (reader-v1-compare.ts).
+mkdirSync(join(dest, 'scores'), { recursive: true })
+for (const f of ['funnel-unseen.json', 'funnel-heldout.json']) copyFileSync(join(out, f), join(dest, 'scores', f))
 const sums = files.map((f) => `${createHash('sha256').update(readFileSync(join(dest, f))).digest('hex')}  ${f}`)
 writeFileSync(join(dest, 'SHA256SUMS'), sums.join('\n') + '\n')
 
@@ -80,6 +83,9 @@ COMMITTED=curriculum/starts/reader-v1/phases bash curriculum/recipes/reader-v1.s
 CARD=curriculum/starts/reader-v1 bash curriculum/recipes/reader-v1.sh runs/reader-v1               # … and write this card
 \`\`\`
 
+The script ends by comparing the run's funnel with this start's (\`scores/\`, the funnel JSONs these scores come from): OUT/compare.md
+gives each figure of the run beside the shipped one and its 95 % CI (\`node bin/run-ts.mjs curriculum/recipes/reader-v1-compare.ts OUT\`).
+
 Worlds: \`world build --preset small --config bench/perf/configs/world-small2x-1to2.json\`, training seeds ${cfg.worlds.train.join(', ')}
 (${items.trainSolved} solved oracle episodes of ${items.trainQuestions} questions: every one-hop question and up to 1,000 two-hop Simple
 questions a world, the fact-disjoint held-out slice of 400 and every question sharing an edge with it left out), validation seed
@@ -122,6 +128,7 @@ ${[...rows(unseen, 'unseen'), ...rows(held, 'held-out')].join('\n')}
 
 ${sums.map((l) => `- \`${l.split('  ')[1]}\` sha256 \`${l.split('  ')[0]}\``).join('\n')}
 - \`phases/NAME/\`: each phase's committed checkpoint (config.json, model.safetensors, phase.json), adopted by \`train reader --committed\`.
+- \`scores/\`: the funnel JSONs of the run shipped here (funnel-unseen.json, funnel-heldout.json), what a rerun of the recipe is compared with.
 `
 writeFileSync(join(dest, 'README.md'), card)
 process.stdout.write(`reader-v1-card: ${dest}: ${files.length} files, README.md, SHA256SUMS\n`)
