@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto'
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { proportionCi95 } from '../funnel'
 
 interface F {
   n: number; search: number; opened: number; f1: number; ci95: number; em: number; emCi95: number
@@ -43,7 +44,7 @@ const sums = files.map((f) => `${createHash('sha256').update(readFileSync(join(d
 writeFileSync(join(dest, 'SHA256SUMS'), sums.join('\n') + '\n')
 
 const pct = (x: number) => (Number.isFinite(x) ? `${(100 * x).toFixed(1)} %` : '–')
-const ci = (p: number, n: number) => (n > 0 ? 1.96 * Math.sqrt((p * (1 - p)) / n) : 0)
+const ci = proportionCi95
 const pm = (x: number, h: number) => `${pct(x)} ± ${(100 * h).toFixed(1)}`
 const rows = (j: FunnelJson, what: string) =>
   Object.entries(j.results).flatMap(([w, byHops]) =>

@@ -7,11 +7,8 @@
 // Usage: node bin/run-ts.mjs curriculum/recipes/reader-v1-compare.ts OUT [SHIPPED_SCORES_DIR]
 import { existsSync, readFileSync } from 'node:fs'
 import { basename, join } from 'node:path'
+import { proportionCi95, type Funnel as F } from '../funnel'
 
-interface F {
-  n: number; search: number; opened: number; f1: number; ci95: number; em: number; emCi95: number
-  readEm: number; readEmCi95: number; factEm: number; factEmCi95: number; factN: number
-}
 interface FunnelJson { results: Record<string, Record<string, F>> }
 
 function fail(msg: string): never {
@@ -29,15 +26,13 @@ const load = (dir: string, f: string): FunnelJson => {
 
 /** A slice's key without the run folder it was built in: `small-bd6747e2-s101`, or the held-out pool's name. */
 const sliceKey = (k: string) => (k.startsWith('pool of') ? k : basename(k))
-const z = 1.96
-const propCi = (p: number, n: number) => (n > 0 ? z * Math.sqrt((p * (1 - p)) / n) : NaN)
 
 interface Figure { name: string; value(f: F): number; ci(f: F): number; n(f: F): number }
 const FIGURES: Figure[] = [
   { name: 'fact drill EM', value: (f) => f.factEm, ci: (f) => f.factEmCi95, n: (f) => f.factN },
   { name: 'read | oracle EM', value: (f) => f.readEm, ci: (f) => f.readEmCi95, n: (f) => f.n },
-  { name: 'first search right', value: (f) => f.search / f.n, ci: (f) => propCi(f.search / f.n, f.n), n: (f) => f.n },
-  { name: 'evidence opened', value: (f) => f.opened / f.n, ci: (f) => propCi(f.opened / f.n, f.n), n: (f) => f.n },
+  { name: 'first search right', value: (f) => f.search / f.n, ci: (f) => proportionCi95(f.search / f.n, f.n), n: (f) => f.n },
+  { name: 'evidence opened', value: (f) => f.opened / f.n, ci: (f) => proportionCi95(f.opened / f.n, f.n), n: (f) => f.n },
   { name: 'F1', value: (f) => f.f1, ci: (f) => f.ci95, n: (f) => f.n },
   { name: 'EM', value: (f) => f.em, ci: (f) => f.emCi95, n: (f) => f.n },
 ]
