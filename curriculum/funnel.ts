@@ -68,6 +68,9 @@ export interface Funnel {
 }
 
 const mean = (xs: readonly number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0)
+/** The 95 % CI half-width of a rate p over n questions (normal approximation; 0 for none): a funnel's `search` and
+ *  `opened` counts as shares. */
+export const proportionCi95 = (p: number, n: number): number => (n > 0 ? 1.96 * Math.sqrt((p * (1 - p)) / n) : 0)
 function ci95(xs: readonly number[]): number {
   if (xs.length < 2) return 0
   const m = mean(xs)

@@ -79,7 +79,9 @@ describe('experiment run --results (tiny fixture)', () => {
     expect(rep.runs.map((x) => [x.run, x.optimizerSteps, x.warning])).toEqual(['two-stage-s0', 'two-stage-s1', 'no-access-s0', 'no-access-s1'].map((n) => [n, 0, true]))
     const md = readFileSync(join(out1, 'report.md'), 'utf8')
     expect(md).toContain('WARNING: run `two-stage-s0` made 0 optimizer steps (1 steps)')
-    expect(md).toMatch(/\| no-access-s1 \|.*\| 0 \| 0 \| WARNING \|/)
+    // Optimizer steps 0, tokens 0, the informative share of its groups per stage, the flag.
+    expect(md).toMatch(/\| no-access-s1 \|.*\| 0 \| 0 \| stage1 [\d.]+% of \d+ \| WARNING \|/)
+    expect(md).toMatch(/Informative GRPO groups[^\n]*per arm and stage[\s\S]*\| no-access \| 2 \| stage1 [\d.]+% of \d+ \|/)
     for (const f of REPORT_FILES) {
       const text = readFileSync(join(out1, f), 'utf8')
       expect([f, text.includes(root) || text.includes(ROOT) || /"\/(tmp|work|home|root)\//.test(text)]).toEqual([f, false])

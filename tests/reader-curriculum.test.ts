@@ -2,8 +2,9 @@
 // every chosen question through the leadSpace gym (all solved), two phases run with their gates, a second writer on a
 // running folder is refused, a run SIGKILLed
 // between a step's metrics line and its checkpoint resumes to the same metrics, evaluations and model bytes as an
-// uninterrupted run, finished phases written to a committed folder are adopted by a fresh run folder (same model),
-// and a bad config is refused in one line before any work.
+// uninterrupted run, finished phases written to a committed folder are adopted by a fresh run folder (same model), a
+// phase pinned to end early (stopAt) repeats the full phase's steps up to there, and a bad config is refused in one line
+// before any work.
 import { spawn } from 'node:child_process'
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -90,6 +91,20 @@ describe('searchgym train reader (tiny worlds)', () => {
     expect(r.code).toBe(0)
     expect(r.stderr.match(/adopted the committed phase/g)).toHaveLength(2)
     expect(bytes(join(d, 'model/model.safetensors'))).toBe(bytes(join(a, 'model/model.safetensors')))
+  }, LONG)
+
+  it('a phase pinned to end at a step (stopAt) makes the same steps as the full phase up to there, its schedule planned over steps', async () => {
+    const f = join(root, 'stop.json')
+    writeFileSync(f, JSON.stringify({ ...CONFIG, phases: [{ ...CONFIG.phases[0], stopAt: 7 }] }))
+    const s = join(root, 's')
+    const r = await runCli(['train', 'reader', '--config', f, '--out', s, '--backend', 'ts', '--quiet'], LONG)
+    expect(r.code).toBe(0)
+    const copy = JSON.parse(readFileSync(join(s, 'phases/copy/phase.json'), 'utf8'))
+    expect(copy).toMatchObject({ name: 'copy', steps: 7, reason: 'stopAt' })
+    expect(copy.evals.map((e: { step: number }) => e.step)).toEqual([4, 7])
+    // Steps 1–7 (loss, tokens, lr, grad norm) byte for byte those of the run that went to step 10.
+    const lines = (dir: string) => readFileSync(join(dir, 'phases/copy/metrics.jsonl'), 'utf8').trim().split('\n')
+    expect(lines(s)).toEqual(lines(a).slice(0, 7))
   }, LONG)
 
   it('refuses a bad config in one line before any work', async () => {

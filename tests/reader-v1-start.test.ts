@@ -9,6 +9,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { runCli } from './helpers/cli-process'
 import { readReaderConfig } from '../curriculum/reading/config'
+import { phaseFingerprint } from '../curriculum/reading/run'
 
 const LONG = 600_000
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
@@ -29,9 +30,11 @@ test('the shipped start is the pinned one; every phase of the recipe is committe
   for (const [hash, file] of sums) expect(createHash('sha256').update(readFileSync(join(START, file))).digest('hex')).toBe(hash)
   for (const [file, hash] of Object.entries(PINNED)) expect(sums.find((s) => s[1] === file)?.[0]).toBe(hash)
   const recipe = readReaderConfig(join(ROOT, 'curriculum/recipes/reader-v1.json'))
-  for (const p of recipe.phases) {
+  recipe.phases.forEach((p, i) => {
     for (const f of ['config.json', 'model.safetensors', 'phase.json']) expect([p.name, f, existsSync(join(START, 'phases', p.name, f))]).toEqual([p.name, f, true])
-  }
+    // Adopted by `train reader --committed` only while its fingerprint is the recipe's phase's.
+    expect([p.name, (JSON.parse(readFileSync(join(START, 'phases', p.name, 'phase.json'), 'utf8')) as { fingerprint: string }).fingerprint]).toEqual([p.name, phaseFingerprint(recipe, i)])
+  })
   // The last phase's model is the start.
   const last = recipe.phases[recipe.phases.length - 1].name
   expect(readFileSync(join(START, 'phases', last, 'model.safetensors')).equals(readFileSync(join(START, 'model.safetensors')))).toBe(true)

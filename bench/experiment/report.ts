@@ -76,7 +76,37 @@ export interface RunProvenance {
   switchStep: number | null
   /** Every group of every step was constant (all rewards equal): nothing to learn from. */
   constantOnly: boolean
+  /** Per curriculum stage, in the order met: the groups drawn (one per question, refills included) and how many were
+   *  informative — not constant (every rollout's reward equal), so they carried an advantage. */
+  informative: StageGroups[]
   warning: boolean
+}
+
+export interface StageGroups {
+  stage: string
+  /** Groups drawn (one per question, refills included). */
+  groups: number
+  /** Of them, groups whose rollouts' rewards were not all equal. */
+  informative: number
+}
+
+/** The informative share of GRPO groups per stage from a run's metric lines (`questions` groups drawn, `constant` of them
+ *  constant; lines written before `questions` was recorded count nothing). */
+export function informativeByStage(lines: readonly { stage?: string; questions?: number; constant?: number }[]): StageGroups[] {
+  const by = new Map<string, { groups: number; constant: number }>()
+  for (const m of lines) {
+    const k = m.stage ?? '–'
+    const e = by.get(k) ?? { groups: 0, constant: 0 }
+    e.groups += m.questions ?? 0
+    e.constant += m.constant ?? 0
+    by.set(k, e)
+  }
+  return [...by].map(([stage, e]) => ({ stage, groups: e.groups, informative: e.groups - e.constant }))
+}
+
+/** `stage1 42.0% of 1,024, stage2 31.5% of 512`. */
+export function informativeText(xs: readonly StageGroups[]): string {
+  return xs.map((x) => `${x.stage} ${x.groups > 0 ? `${((100 * x.informative) / x.groups).toFixed(1)}%` : '–'} of ${x.groups.toLocaleString('en-US')}`).join(', ') || '–'
 }
 
 const mean = (xs: readonly number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : NaN)
@@ -167,7 +197,7 @@ export function buildExperimentReport(out: string): ExperimentReport {
       const lines = readFileSync(f, 'utf8')
         .split('\n')
         .filter((l) => l.trim())
-        .map((l) => JSON.parse(l) as { step: number; rewardMean: number; f1: number; stage?: string; optimizerSteps?: number; trainedTokens?: number; groupsKept?: number; constant?: number })
+        .map((l) => JSON.parse(l) as { step: number; rewardMean: number; f1: number; stage?: string; optimizerSteps?: number; trainedTokens?: number; groupsKept?: number; questions?: number; constant?: number })
       curves[runName(a.name, seed)] = lines.map((m) => ({ step: m.step, rewardMean: m.rewardMean, f1: m.f1 }))
       const c = s.train
       const optimizerSteps = lines.reduce((x, m) => x + (m.optimizerSteps ?? 0), 0)
@@ -181,6 +211,7 @@ export function buildExperimentReport(out: string): ExperimentReport {
         trainedTokens: lines.reduce((x, m) => x + (m.trainedTokens ?? 0), 0),
         switchStep: switchAt ? switchAt.step : null,
         constantOnly,
+        informative: informativeByStage(lines),
         warning: optimizerSteps === 0 || constantOnly,
       })
     }
@@ -221,8 +252,23 @@ function provenanceLines(r: ExperimentReport): string[] {
   for (const run of r.runs.filter((x) => x.warning))
     md.push(`WARNING: run \`${run.run}\` ${run.optimizerSteps === 0 ? 'made 0 optimizer steps' : 'trained on constant groups only'} (${run.stepsMade} steps): its adapter is the start, not a trained arm.`, '')
   if (r.runs.length > 0) {
-    const rows = r.runs.map((x) => [x.run, String(x.config.lr), String(x.config.groupSize), `${x.stepsMade}/${x.config.steps}`, `${x.config.epsLow}/${x.config.epsHigh}`, String(x.config.klBeta), `${x.config.ppoMiniBatch}×${x.config.ppoEpochs}`, x.switchStep === null ? '–' : String(x.switchStep), String(x.optimizerSteps), String(x.trainedTokens), x.warning ? 'WARNING' : ''])
-    md.push(table(['run', 'lr', 'group', 'steps made/asked', 'clip ε low/high', 'KL β', 'PPO mini-batch × epochs', 'stage switch at step', 'optimizer steps', 'tokens trained', 'flag'], rows), '')
+    const rows = r.runs.map((x) => [x.run, String(x.config.lr), String(x.config.groupSize), `${x.stepsMade}/${x.config.steps}`, `${x.config.epsLow}/${x.config.epsHigh}`, String(x.config.klBeta), `${x.config.ppoMiniBatch}×${x.config.ppoEpochs}`, x.switchStep === null ? '–' : String(x.switchStep), String(x.optimizerSteps), String(x.trainedTokens), informativeText(x.informative), x.warning ? 'WARNING' : ''])
+    md.push(table(['run', 'lr', 'group', 'steps made/asked', 'clip ε low/high', 'KL β', 'PPO mini-batch × epochs', 'stage switch at step', 'optimizer steps', 'tokens trained', 'informative groups per stage', 'flag'], rows), '')
+    // Per arm: the informative share per stage over its seeds' runs (a stage where nearly every group is constant
+    // trains almost nothing, whatever its step count).
+    const arms = r.arms.map((a) => {
+      const runs = r.runs.filter((x) => r.seeds.some((seed) => x.run === runName(a.name, seed)))
+      const merged = new Map<string, StageGroups>()
+      for (const x of runs.flatMap((x) => x.informative)) {
+        const e = merged.get(x.stage) ?? { stage: x.stage, groups: 0, informative: 0 }
+        e.groups += x.groups
+        e.informative += x.informative
+        merged.set(x.stage, e)
+      }
+      return [a.name, String(runs.length), informativeText([...merged.values()])]
+    })
+    md.push('Informative GRPO groups (not constant: the rollouts\' rewards differ) per arm and stage, over its runs:', '')
+    md.push(table(['arm', 'runs', 'informative groups per stage'], arms), '')
   }
   return md
 }

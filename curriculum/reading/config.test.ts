@@ -24,6 +24,8 @@ test('bad configs are refused in one line naming the key', () => {
   expect(bad({ phases: [{ name: 'A b', mix: { fact: 1 } }] })).toThrow(/folder-safe name/)
   expect(bad({ phases: [{ name: 'a', mix: { fact: 1 } }, { name: 'a', mix: { fact: 1 } }] })).toThrow(/phase names must differ/)
   expect(bad({ phases: [{ name: 'a', mix: { fact: 1 }, gate: { metric: 'nope' } }] })).toThrow(/'nope' is not a drill kind, e2e or e2e2/)
+  expect(bad({ phases: [{ name: 'a', mix: { fact: 1 }, steps: 500, stopAt: 501 }] })).toThrow(/phases\[0\]\.stopAt must be an integer in \[0, steps\]/)
+  expect(bad({ phases: [{ name: 'a', mix: { fact: 1 }, stopAt: 2.5 }] })).toThrow(/stopAt must be an integer/)
   expect(bad({ phases: [] })).toThrow(/at least one phase/)
   expect(bad({ worlds: { preset: 'tiny', train: [1], valid: [1] } })).toThrow(/a seed is listed twice/)
   expect(bad({ gym: { protocol: 'hermes' } })).toThrow(/may not set protocol/)

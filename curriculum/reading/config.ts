@@ -26,7 +26,13 @@ export interface ReaderPhase {
   batch: number
   /** Questions of at most this many hops feed the phase (1 or 2). */
   maxHops: number
-  /** Stop the phase after this many CPU seconds of training steps (0: none). */
+  /** End the phase after this step (0: run to `steps`); warmup and cosine stay planned over `steps`. The deterministic
+   *  way to end a phase early: a recipe pins here the step a budget once stopped it at, so a rerun on any machine
+   *  makes the same weights. */
+  stopAt: number
+  /** Stop the phase after this many CPU seconds of training steps (0: none). Where it stops depends on the machine's
+   *  speed and load (and on how many threads the backend gets), so a phase it ends is not reproducible: ship with
+   *  `stopAt` instead. */
   cpuBudgetS: number
   /** Evaluate every `every` steps; the phase ends when `metric` has not risen by more than `minDelta` for `patience`
    *  evaluations; the phase's model is the best evaluated one. `report`: more kinds scored at each evaluation. */
@@ -76,6 +82,7 @@ const DEFAULT_PHASE: ReaderPhase = {
   warmup: 100,
   batch: 32,
   maxHops: 1,
+  stopAt: 0,
   cpuBudgetS: 0,
   gate: { metric: 'fact', every: 250, patience: 3, minDelta: 0.005, report: [] },
 }
@@ -118,6 +125,7 @@ export function resolveReaderConfig(input: unknown, where = 'reader config'): Re
     if (!(Number.isInteger(q.warmup) && q.warmup >= 0 && q.warmup < q.steps)) throw new ConfigError('reader.range', `${key}.warmup must be an integer in [0, steps), got ${q.warmup}`)
     if (!(q.lr > 0 && q.lr < 1)) throw new ConfigError('reader.range', `${key}.lr must be in (0, 1), got ${q.lr}`)
     if (!(q.maxHops === 1 || q.maxHops === 2)) throw new ConfigError('reader.range', `${key}.maxHops must be 1 or 2, got ${q.maxHops}`)
+    if (!(Number.isInteger(q.stopAt) && q.stopAt >= 0 && q.stopAt <= q.steps)) throw new ConfigError('reader.range', `${key}.stopAt must be an integer in [0, steps] (0: run to steps), got ${q.stopAt}`)
     if (!(q.cpuBudgetS >= 0)) throw new ConfigError('reader.range', `${key}.cpuBudgetS must be ≥ 0, got ${q.cpuBudgetS}`)
     for (const g of [q.gate.metric, ...q.gate.report]) if (!GATES.includes(g)) throw new ConfigError('reader.gate', `${key}.gate: '${g}' is not a drill kind, e2e or e2e2`)
     return q

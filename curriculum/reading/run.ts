@@ -46,7 +46,9 @@ export interface ReaderRunOptions {
 export interface PhaseRecord {
   name: string
   fingerprint: string
-  reason: 'plateau' | 'steps' | 'budget'
+  /** steps: ran to `steps`; stopAt: ended at the phase's pinned `stopAt`; plateau: the gate stopped rising; budget: the
+   *  phase's CPU budget ran out (machine-dependent). */
+  reason: 'plateau' | 'steps' | 'stopAt' | 'budget'
   steps: number
   best: { step: number; value: number }
   cpuS: number
@@ -174,7 +176,7 @@ async function runPhase(ctx: Context, i: number, startModel: string): Promise<Ph
   }
   const eligible = new Map<DrillKind, number[]>()
   for (const k of DRILL_KINDS) if ((p.mix[k] ?? 0) > 0) eligible.set(k, ctx.train.indices(k).filter((j) => ctx.train.items[j].hops <= p.maxHops))
-  o.log?.(`reader ${p.name}: ${p.steps} steps × ${p.batch}, lr ${p.lr}, mix ${Object.entries(p.mix).map(([k, w]) => `${k}=${w} (${eligible.get(k as DrillKind)?.length ?? 0} items)`).join(', ')}; gate ${p.gate.metric} EM every ${p.gate.every} steps, patience ${p.gate.patience}`)
+  o.log?.(`reader ${p.name}: ${p.steps} steps${p.stopAt > 0 && p.stopAt < p.steps ? ` (ends at ${p.stopAt})` : ''} × ${p.batch}, lr ${p.lr}, mix ${Object.entries(p.mix).map(([k, w]) => `${k}=${w} (${eligible.get(k as DrillKind)?.length ?? 0} items)`).join(', ')}; gate ${p.gate.metric} EM every ${p.gate.every} steps, patience ${p.gate.patience}`)
   const c0 = cpuSeconds()
   const t0 = performance.now()
   let evalCpu = 0
@@ -208,7 +210,9 @@ async function runPhase(ctx: Context, i: number, startModel: string): Promise<Ph
     } else prog.bad++
   }
   const first = prog.step
-  for (let s = prog.step + 1; s <= p.steps; s++) {
+  const end = p.stopAt > 0 ? p.stopAt : p.steps
+  if (p.stopAt > 0 && p.stopAt < p.steps) reason = 'stopAt'
+  for (let s = prog.step + 1; s <= end; s++) {
     const batch = drawBatch(c.seed, p, s, eligible)
     const seqs = batch.map((b) => ctx.train.get(b.i, b.kind)!)
     const datums = buildDatums(seqs.map((q) => ({ seq: { ids: Array.from(q.ids), sampled: Array.from(q.mask), logprobs: new Array(q.ids.length).fill(0), truncatedTurns: 0 }, advantage: 0 })), 'token-mean')
@@ -226,10 +230,10 @@ async function runPhase(ctx: Context, i: number, startModel: string): Promise<Ph
     passPoint(`reader-${p.name}-step-${s}`)
     if (s % 50 === 0 || s === first + 1) {
       const rate = (s - first) / ((performance.now() - t0) / 1000)
-      o.log?.(`reader ${p.name} step ${s}/${p.steps} loss ${loss.toFixed(4)} lr ${lr.toExponential(2)} (${tokens} tokens) ${rate.toFixed(2)} steps/s, ${cpu.toFixed(0)} CPU s, ETA ${Math.round((p.steps - s) / rate)} s`)
+      o.log?.(`reader ${p.name} step ${s}/${end} loss ${loss.toFixed(4)} lr ${lr.toExponential(2)} (${tokens} tokens) ${rate.toFixed(2)} steps/s, ${cpu.toFixed(0)} CPU s, ETA ${Math.round((end - s) / rate)} s`)
     }
     const budgetDone = p.cpuBudgetS > 0 && cpu >= p.cpuBudgetS
-    if (s % p.gate.every === 0 || s === p.steps || budgetDone) {
+    if (s % p.gate.every === 0 || s === end || budgetDone) {
       await doEval(s)
       if (prog.bad >= p.gate.patience) {
         reason = 'plateau'

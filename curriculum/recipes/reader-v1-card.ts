@@ -1,11 +1,12 @@
 // curriculum/recipes/reader-v1-card: ships a finished reader-v1 run (curriculum/recipes/reader-v1.sh OUT) — copies its
 // model folder to DEST, writes DEST/README.md (a Hugging Face style model card built only from the run's own files:
-// config.json, phases/*/phase.json, the funnel JSONs, times.tsv) and DEST/SHA256SUMS. DEST/phases (the committed phase
+// config.json, phases/*/phase.json, the funnel JSONs, times.tsv), DEST/SHA256SUMS and DEST/scores (the funnel JSONs). DEST/phases (the committed phase
 // checkpoints) is left as it is.
 // Usage: node bin/run-ts.mjs curriculum/recipes/reader-v1-card.ts OUT DEST
 import { createHash } from 'node:crypto'
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { proportionCi95 } from '../funnel'
 
 interface F {
   n: number; search: number; opened: number; f1: number; ci95: number; em: number; emCi95: number
@@ -36,11 +37,14 @@ const model = JSON.parse(readFileSync(join(out, 'model/config.json'), 'utf8')) a
 mkdirSync(dest, { recursive: true })
 const files = readdirSync(join(out, 'model')).filter((f) => /\.(json|safetensors|txt)$/.test(f)).sort()
 for (const f of files) copyFileSync(join(out, 'model', f), join(dest, f))
+// The funnel JSONs the card's scores come from: what a later run of the recipe is compared with (reader-v1-compare.ts).
+mkdirSync(join(dest, 'scores'), { recursive: true })
+for (const f of ['funnel-unseen.json', 'funnel-heldout.json']) copyFileSync(join(out, f), join(dest, 'scores', f))
 const sums = files.map((f) => `${createHash('sha256').update(readFileSync(join(dest, f))).digest('hex')}  ${f}`)
 writeFileSync(join(dest, 'SHA256SUMS'), sums.join('\n') + '\n')
 
 const pct = (x: number) => (Number.isFinite(x) ? `${(100 * x).toFixed(1)} %` : '–')
-const ci = (p: number, n: number) => (n > 0 ? 1.96 * Math.sqrt((p * (1 - p)) / n) : 0)
+const ci = proportionCi95
 const pm = (x: number, h: number) => `${pct(x)} ± ${(100 * h).toFixed(1)}`
 const rows = (j: FunnelJson, what: string) =>
   Object.entries(j.results).flatMap(([w, byHops]) =>
@@ -79,6 +83,9 @@ bash curriculum/recipes/reader-v1.sh runs/reader-v1                      # every
 COMMITTED=curriculum/starts/reader-v1/phases bash curriculum/recipes/reader-v1.sh runs/reader-v1   # adopt the committed phases
 CARD=curriculum/starts/reader-v1 bash curriculum/recipes/reader-v1.sh runs/reader-v1               # … and write this card
 \`\`\`
+
+The script ends by comparing the run's funnel with this start's (\`scores/\`, the funnel JSONs these scores come from): OUT/compare.md
+gives each figure of the run beside the shipped one and its 95 % CI (\`node bin/run-ts.mjs curriculum/recipes/reader-v1-compare.ts OUT\`).
 
 Worlds: \`world build --preset small --config bench/perf/configs/world-small2x-1to2.json\`, training seeds ${cfg.worlds.train.join(', ')}
 (${items.trainSolved} solved oracle episodes of ${items.trainQuestions} questions: every one-hop question and up to 1,000 two-hop Simple
@@ -122,6 +129,7 @@ ${[...rows(unseen, 'unseen'), ...rows(held, 'held-out')].join('\n')}
 
 ${sums.map((l) => `- \`${l.split('  ')[1]}\` sha256 \`${l.split('  ')[0]}\``).join('\n')}
 - \`phases/NAME/\`: each phase's committed checkpoint (config.json, model.safetensors, phase.json), adopted by \`train reader --committed\`.
+- \`scores/\`: the funnel JSONs of the run shipped here (funnel-unseen.json, funnel-heldout.json), what a rerun of the recipe is compared with.
 `
 writeFileSync(join(dest, 'README.md'), card)
 process.stdout.write(`reader-v1-card: ${dest}: ${files.length} files, README.md, SHA256SUMS\n`)

@@ -7,7 +7,8 @@
 #   COMMITTED=DIR  adopt finished phases from DIR and write each phase finished here to it (default: none — every phase
 #                  is trained here; the shipped run used curriculum/starts/reader-v1/phases)
 #   CPU_BUDGET=S   stop the training after S CPU seconds (checkpoint written; rerun the script to go on)
-#   CARD=DIR       write the model card and files to DIR at the end (the shipped start: curriculum/starts/reader-v1)
+#   CARD=DIR       write the model card and files to DIR at the end (the shipped start: curriculum/starts/reader-v1;
+#                  its scores/ are the funnel JSONs the next run is compared with: OUT/compare.md)
 # Every step is resumable: rerun the script; finished steps are skipped. Wall and CPU seconds per step: OUT/times.tsv.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -35,5 +36,8 @@ W="$OUT/worlds/small-bd6747e2-s"
 TRAIN=(); for s in 1 2 3 4 $(seq 11 30); do TRAIN+=(--world "$W$s"); done
 step funnel-unseen $SG bench funnel --model "$OUT/model" --world "${W}101" --world "${W}102" --hops 1,2 --questions 300 --backend native --json "$OUT/funnel-unseen.json"
 step funnel-heldout $SG bench funnel --model "$OUT/model" "${TRAIN[@]}" --qa-ids "$OUT/heldout.json" --hops 1,2 --questions 300 --backend native --json "$OUT/funnel-heldout.json"
+# Against the shipped start's scores (its funnel JSONs, curriculum/starts/reader-v1/scores): each figure inside its CI?
+node bin/run-ts.mjs curriculum/recipes/reader-v1-compare.ts "$OUT" > "$OUT/compare.md" && echo "reader-v1: every figure inside the shipped start's 95 % CIs ($OUT/compare.md)" \
+  || echo "reader-v1: $(tail -1 "$OUT/compare.md") ($OUT/compare.md)"
 if [ -n "${CARD:-}" ]; then node bin/run-ts.mjs curriculum/recipes/reader-v1-card.ts "$OUT" "$CARD"; fi
 echo "reader-v1: done — $OUT/model; figures in $OUT/funnel-unseen.json, $OUT/funnel-heldout.json, times in $OUT/times.tsv"

@@ -1,0 +1,27 @@
+// bench/experiment/report.test: the informative share of GRPO groups per curriculum stage, read from a run's metric lines
+// (issue 58: a stage where nearly every group is constant trains almost nothing, whatever its step count).
+import { informativeByStage, informativeText } from './report'
+
+test('groups drawn and informative ones are summed per stage, in the order the stages were met', () => {
+  const lines = [
+    { stage: 'stage1', questions: 16, constant: 10 },
+    { stage: 'stage1', questions: 20, constant: 4 }, // a refill round drew 4 more
+    { stage: 'stage2', questions: 16, constant: 16 },
+    { stage: 'stage2', questions: 16, constant: 12 },
+  ]
+  const xs = informativeByStage(lines)
+  expect(xs).toEqual([
+    { stage: 'stage1', groups: 36, informative: 22 },
+    { stage: 'stage2', groups: 32, informative: 4 },
+  ])
+  expect(informativeText(xs)).toBe('stage1 61.1% of 36, stage2 12.5% of 32')
+})
+
+test('lines without the counts (older runs) or a stage count nothing and say so', () => {
+  expect(informativeByStage([{ stage: 'mixed' }, {}])).toEqual([
+    { stage: 'mixed', groups: 0, informative: 0 },
+    { stage: '–', groups: 0, informative: 0 },
+  ])
+  expect(informativeText(informativeByStage([{ stage: 'mixed' }]))).toBe('mixed – of 0')
+  expect(informativeText([])).toBe('–')
+})
