@@ -8,13 +8,13 @@ import { existsSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { CHECKED_WORLD_STAGES } from '../agent'
 import { BenchError } from '../infra/errors'
-import { buildWorld, presetConfig, type PresetName } from '../world'
+import { buildWorld, presetConfig, type WorldPresetName } from '../world'
 import type { Budgets } from '../gym'
 
 export interface CanonicalBench {
   name: string
   version: number
-  preset: PresetName
+  preset: WorldPresetName
   seed: number
   /** The content hash of the world `world build --preset PRESET --seed SEED` makes (oracle check included). */
   hash: string

@@ -206,9 +206,9 @@ export function ceilingWarning(c: CeilingRecord): string | undefined {
     const r = c.reader
     if (r.solved === c.questions) return undefined
     const raise: string[] = []
-    if (r.need.maxTurns > c.budgets.maxTurns) raise.push(`--max-turns ${r.need.maxTurns}`)
-    if (r.need.maxContextTokens > c.budgets.maxContextTokens) raise.push(`budgets.maxContextTokens ${r.need.maxContextTokens}`)
-    if (r.need.maxResponseTokens > c.budgets.maxResponseTokens) raise.push(`budgets.maxResponseTokens ${r.need.maxResponseTokens}`)
+    if (r.need.maxTurns > c.budgets.maxTurns) raise.push(`gym.budgets.maxTurns ${r.need.maxTurns}`)
+    if (r.need.maxContextTokens > c.budgets.maxContextTokens) raise.push(`gym.budgets.maxContextTokens ${r.need.maxContextTokens}`)
+    if (r.need.maxResponseTokens > c.budgets.maxResponseTokens) raise.push(`gym.budgets.maxResponseTokens ${r.need.maxResponseTokens}`)
     return (
       `this run's budget caps what can be read at ${pctOf(r.rate)} (${r.solved} of ${c.questions} questions within ${c.budgets.maxTurns} turns by the shortest reading walk, in ${r.protocol}; it needs up to ${r.need.maxTurns}): ` +
       `scores are capped there` +
@@ -217,9 +217,9 @@ export function ceilingWarning(c: CeilingRecord): string | undefined {
     )
   }
   const raise: string[] = []
-  if (c.over.turns > 0) raise.push(`--max-turns ${c.need.maxTurns}`)
-  if (c.over.contextTokens > 0) raise.push(`budgets.maxContextTokens ${c.need.maxContextTokens}`)
-  if (c.over.responseTokens > 0) raise.push(`budgets.maxResponseTokens ${c.need.maxResponseTokens}`)
+  if (c.over.turns > 0) raise.push(`gym.budgets.maxTurns ${c.need.maxTurns}`)
+  if (c.over.contextTokens > 0) raise.push(`gym.budgets.maxContextTokens ${c.need.maxContextTokens}`)
+  if (c.over.responseTokens > 0) raise.push(`gym.budgets.maxResponseTokens ${c.need.maxResponseTokens}`)
   const why = raise.length > 0 ? `this run's budget caps the oracle at ${pctOf(c.rate)}` : `the oracle's ceiling here is ${pctOf(c.rate)}`
   return (
     `${why} (${c.solved} of ${c.questions} questions within ${c.budgets.maxTurns} turns; it needs up to ${c.need.maxTurns}): ` +

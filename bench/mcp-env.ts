@@ -75,7 +75,7 @@ process.once('exit', () => {
 
 /** `gym mcp DIR --http --port 0` as a child; resolves with its endpoint once it listens. */
 function startServer(o: McpEnvOptions, dir: string, token: string): Promise<McpChild> {
-  const args = [...o.cli.args, 'gym', 'mcp', dir, '--http', '--port', '0', '--max-sessions', String(o.maxSessions), '--idle-seconds', String(7 * 24 * 3600), ...(o.options ? ['--options', JSON.stringify(o.options)] : [])]
+  const args = [...o.cli.args, 'gym', 'mcp', dir, '--http', '--port', '0', '--set', `maxSessions=${o.maxSessions}`, '--set', `idleSeconds=${7 * 24 * 3600}`, ...(o.options ? ['--set', `gym=${JSON.stringify(o.options)}`] : [])]
   // The token through the environment, not the command line (which other users of the machine can read).
   const proc = spawn(o.cli.command, args, { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, SEARCHGYM_TOKEN: token, SEARCHGYM_QUIET: '1' } })
   RUNNING.add(proc)

@@ -4,7 +4,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join, dirname, resolve } from 'node:path'
 import pMap from 'p-map'
-import { resolveGymOptions, type Env, type GymOptions, type Policy } from '../gym'
+import { resolveRunGym, type Env, type GymOptions, type Policy } from '../gym'
 import type { Qa } from '../world'
 import { folderFingerprint, recordedPath, sameRecordedPath } from '../infra/recorded-path'
 import { canonicalJson } from '../infra/hash'
@@ -177,7 +177,7 @@ export async function runBench(outDir: string, given: BenchRunConfig, deps: RunD
   checkRunNumbers(config)
   // Everything that can be refused is checked before the run folder exists: a failed start writes nothing.
   // The gym options are resolved once per run (reward spec parsed, keys and ranges checked); each env gets them typed.
-  const gym = resolveGymOptions({ ...config.gym, protocol: config.protocol })
+  const gym = resolveRunGym(config.gym, config.protocol)
   const questions = selectQuestions(deps.world, config.split, config.limit, config.qaIds, config.limitMode ?? 'first', config.seed)
   makeRunDir(outDir)
   // One writer per run folder (infra/lock, as every command that writes a run): a second is a one-line error naming the first.

@@ -1,8 +1,8 @@
 // curriculum/budgets: which training questions each stage's turn budget lets be solved — the oracle plays every
 // question of the stage through the real gym under the budget the trainer would give it (gym/episode-budgets: the
-// config's gym.budgets as given, else its turn rule, fixed or hop-scaled; token budgets lifted unless given), and the
+// config's gym.budgets, its turn limit fixed or scaled with hops; token budgets lifted unless given), and the
 // result (solved / total per stage, the turns the oracle needed, the ids it could not solve) is recorded.
-import { episodeBudgets, makeEnv, resolveGymOptions, type GymOptionsJson, type GymWorld, type TurnRule } from '../gym'
+import { episodeBudgets, makeEnv, resolveGymOptions, type GymOptionsJson, type GymWorld } from '../gym'
 import { runOracle, type OracleKnowledge } from '../agent'
 import type { Qa } from '../world'
 import { inStage, type CurriculumSpec } from './stages'
@@ -17,12 +17,14 @@ export interface StageBudgetReport {
   unsolved: { id: string; hops: number; budget: number; failure: string }[]
 }
 
+/** Token budgets the coverage lifts unless the config gives them: it asks about turns. */
+const LIFTED_TOKENS = { maxResponseTokens: 1_000_000, maxContextTokens: 100_000_000 }
+
 export async function budgetCoverage(
   world: GymWorld,
   knowledge: OracleKnowledge,
   spec: CurriculumSpec,
   train: readonly Qa[],
-  turnRule: TurnRule,
   gymJson: GymOptionsJson = {},
 ): Promise<StageBudgetReport[]> {
   const gym = resolveGymOptions({ ...gymJson, protocol: 'hermes' })
@@ -32,7 +34,7 @@ export async function budgetCoverage(
     const turns: number[] = []
     const unsolved: StageBudgetReport['unsolved'] = []
     for (const qa of qs) {
-      const budgets = episodeBudgets(qa, { given: gymJson.budgets, turns: turnRule, responseTokens: 1_000_000, contextTokens: 100_000_000 })
+      const budgets = episodeBudgets(qa, gymJson.budgets, LIFTED_TOKENS)
       const budget = budgets.maxTurns
       const env = makeEnv(world, qa, { ...gym, budgets })
       const r = await runOracle(env, qa, knowledge)

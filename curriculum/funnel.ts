@@ -3,7 +3,7 @@
 // same questions with the oracle's episode as context up to the answer turn (the answer read given the right page:
 // the model's greedy answer there, and the answer tokens' teacher-forced loss, which moves before greedy accuracy does).
 // Knows nothing of training: it takes a loaded model and a pool of worlds.
-import { constantAnswerFloor, episodeBudgets, getProtocol, makeEnv, resolveGymOptions, scoreAnswer, type Budgets, type GymOptionsJson, type Policy, type TextProtocolName, type TurnRule } from '../gym'
+import { constantAnswerFloor, episodeBudgets, episodeOptions, getProtocol, makeResolvedEnv, resolveRunGym, scoreAnswer, type Budgets, type BudgetsJson, type GymOptionsJson, type Policy, type TextProtocolName } from '../gym'
 import { goldsOf, ORACLE_MAX_QUERIES_PER_PAGE, oraclePolicy, runEpisode, sequenceOfTrajectory, worldOracleKnowledge, type TrajectoryRecord } from '../agent'
 import { EngineSampler, lastTurnStart, PolicyBatch } from '../agent'
 import { forward, generateBatch, targetLogprobs, type CausalLM, type ChatCodec } from '../infra/engine'
@@ -85,18 +85,20 @@ export function funnelQuestions(pool: WorldPool, hops: number, n: number, seed: 
   return Rng.derive(seed, 'funnel', hops).shuffle(all).slice(0, n)
 }
 
-/** The turn rule of oracle demonstrations and of the model's episodes beside them (SFT, the funnel): 16 turns, or
- *  two a hop and four more for longer questions. A gym.budgets.maxTurns given in the run's gym options wins. */
-export const DEMO_TURNS: TurnRule = { turnBudget: 'hop-scaled', maxTurns: 16, turnsPerHop: 2 }
+/** The turn rule of oracle demonstrations and of the model's episodes beside them (SFT, the funnel, the reader's
+ *  drills): 16 turns, or two a hop and four more for longer questions — a fallback: a gym.budgets turn limit given in
+ *  the run's gym options wins (gym/episode-budgets). */
+export const DEMO_BUDGETS: BudgetsJson = { maxTurns: 16, turnsPerHop: 2 }
 
-/** Budgets of a funnel episode: the run's gym.budgets as given, else DEMO_TURNS, `responseTokens` and the model's context. */
-function funnelBudgets(qa: Qa, o: FunnelOptions, model: CausalLM, responseTokens: number, given: Partial<Budgets> | undefined = o.gym?.budgets): Budgets {
-  return episodeBudgets(qa, { given, turns: DEMO_TURNS, responseTokens, contextTokens: model.config.maxPositionEmbeddings })
+/** Budgets of a funnel episode: the run's gym.budgets as given, else DEMO_BUDGETS' turns, `responseTokens` and the
+ *  model's context. */
+function funnelBudgets(qa: Qa, o: FunnelOptions, model: CausalLM, responseTokens: number, given: BudgetsJson | undefined = o.gym?.budgets): Budgets {
+  return episodeBudgets(qa, given, { ...DEMO_BUDGETS, maxResponseTokens: responseTokens, maxContextTokens: model.config.maxPositionEmbeddings })
 }
 
 /** Runs the model on each of qas in lockstep batches of one PolicyBatch (greedy), each in its own env. */
 async function playBatched(model: CausalLM, codec: ChatCodec, pool: WorldPool, qas: readonly Qa[], o: FunnelOptions): Promise<TrajectoryRecord[]> {
-  const gym = resolveGymOptions({ ...o.gym, protocol: o.protocol })
+  const gym = resolveRunGym(o.gym, o.protocol)
   const sampler = new EngineSampler(model, { temperature: 0, topP: 1, topK: 0, stopIds: codec.tokenizer.special.stop })
   const out: TrajectoryRecord[] = []
   const size = o.batch ?? 32
@@ -105,7 +107,7 @@ async function playBatched(model: CausalLM, codec: ChatCodec, pool: WorldPool, q
     const batch = new PolicyBatch(codec, sampler, chunk.length, { maxTokensPerTurn: o.maxTokensPerTurn ?? 64, maxContext: model.config.maxPositionEmbeddings, seed: o.seed ?? 0 })
     const recs = await Promise.all(
       chunk.map(async (qa, i) => {
-        const env = makeEnv(pool.worldFor(qa), qa, { ...gym, budgets: funnelBudgets(qa, o, model, o.maxTokensPerTurn ?? 64) })
+        const env = makeResolvedEnv(pool.worldFor(qa), qa, episodeOptions(gym, funnelBudgets(qa, o, model, o.maxTokensPerTurn ?? 64)))
         try {
           return await runEpisode(qa, env, batch.policy(i), { scorer: scoreAnswer })
         } finally {
@@ -129,10 +131,10 @@ export async function runFunnel(model: CausalLM, codec: ChatCodec, pool: WorldPo
     const own = await playBatched(model, codec, pool, qas, o)
     // 2. The oracle's episodes (for their turn texts), then the oracle's turns replayed up to the answer turn, the
     //    model's greedy turn there.
-    const gym = resolveGymOptions({ ...o.gym, protocol: o.protocol })
+    const gym = resolveRunGym(o.gym, o.protocol)
     const demos = new Map<string, TrajectoryRecord>()
     for (const qa of qas) {
-      const env = makeEnv(pool.worldFor(qa), qa, { ...gym, budgets: funnelBudgets(qa, o, model, 256) })
+      const env = makeResolvedEnv(pool.worldFor(qa), qa, episodeOptions(gym, funnelBudgets(qa, o, model, 256)))
       const rec = await runEpisode(qa, env, oracleOf(qa), { scorer: scoreAnswer })
       if (rec.status === 'ok' && rec.f1 >= 1 && sequenceOfTrajectory(codec, rec).ids.length <= model.config.maxPositionEmbeddings) demos.set(qa.id, rec)
     }
@@ -155,7 +157,7 @@ export async function runFunnel(model: CausalLM, codec: ChatCodec, pool: WorldPo
       const replay: Policy = { name: 'oracle-then-model', act: () => Promise.resolve({ text: texts[k++] }) }
       // The replay has the demonstration's turns and no more; they fit the run's budgets (the demonstration was played
       // under them), so its turn limit is theirs: a model's last turn that does not answer is truncated there.
-      const env = makeEnv(pool.worldFor(qa), qa, { ...gym, budgets: funnelBudgets(qa, o, model, 256, { ...o.gym?.budgets, maxTurns: texts.length }) })
+      const env = makeResolvedEnv(pool.worldFor(qa), qa, episodeOptions(gym, funnelBudgets(qa, o, model, 256, { ...o.gym?.budgets, maxTurns: texts.length, turnsPerHop: 0 })))
       tf.push(await runEpisode(qa, env, replay, { scorer: scoreAnswer }))
     }
     const losses: number[] = []

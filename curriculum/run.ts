@@ -4,7 +4,7 @@
 // (a larger --steps alone lengthens the run).
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
-import { resolveGymOptions } from '../gym'
+import { DEFAULT_BUDGETS, resolveGymOptions, resolveRunGym, responseTokensOf } from '../gym'
 import { folderFingerprint, recordedPath, sameRecordedPath } from '../infra/recorded-path'
 import { ConfigError } from '../infra/errors'
 import { canonicalJson } from '../infra/hash'
@@ -17,7 +17,7 @@ import { loadModel } from '../infra/engine'
 import { loadTokenizer } from '../infra/engine'
 import type { TokenSampler } from '../agent'
 import { openBackend } from '../agent'
-import type { TrainConfig } from '../agent'
+import { movedBudgetKeys, type TrainConfig } from '../agent'
 import { train, type TrainResult } from '../agent'
 import { CHECKED_WORLD_STAGES } from '../agent'
 import { checkWorldDir } from '../world'
@@ -73,7 +73,7 @@ function sameRun(stored: OlderRunConfig, run: RunConfig, given: GivenPaths, out:
   // fixtureReplies: a field older run folders carry (null unless a test played scripted replies); it names no setting.
   const rest = (c: OlderRunConfig, steps: number) => {
     const { world: _w, model: _m, adapter: _a, origin: _o, identity: _i, fixtureReplies: _f, ...others } = c as OlderRunConfig & { fixtureReplies?: unknown }
-    return canonicalJson({ ...others, train: { ...c.train, steps } })
+    return canonicalJson({ ...others, train: { ...comparableTrain(c.train), steps } })
   }
   if (!Number.isInteger(stored?.train?.steps)) return false
   if (rest(stored, anySteps ? 0 : stored.train.steps) !== rest(run, anySteps ? 0 : run.train.steps)) return false
@@ -82,6 +82,15 @@ function sameRun(stored: OlderRunConfig, run: RunConfig, given: GivenPaths, out:
     const rec = list(stored[k]), origin = list(stored.origin?.[k]), now = list(given[k]), was = list(stored.identity?.[k]), is = list(run.identity[k])
     return rec.length === now.length && rec.every((r, i) => sameRecordedPath(out, r, now[i], origin[i]) || (was[i] !== undefined && was[i] !== '' && was[i] === is[i]))
   })
+}
+
+/** A train config as two runs compare it: a config.json of the older spelling (its episode limits at the top, always
+ *  written out) read into gym.budgets (agent legacy-keys), and the two limits it always carried filled with the gym's
+ *  defaults on both sides, so the same limits are the same run however they were written. */
+function comparableTrain(t: TrainConfig): TrainConfig {
+  const moved = movedBudgetKeys(t, 'train.') as TrainConfig
+  const given = moved.gym?.budgets ?? {}
+  return { ...moved, gym: { ...moved.gym, budgets: { ...given, maxTurns: given.maxTurns ?? DEFAULT_BUDGETS.maxTurns, maxResponseTokens: responseTokensOf(given) } } }
 }
 
 /** The absolute paths a run was given (compared with what a stored config names; never written). */
@@ -110,7 +119,7 @@ export async function runTraining(o: TrainRunOptions): Promise<TrainResult> {
   const spec = capHops(curriculumPreset(o.curriculum, cfg.switchSteps), cfg.maxHops)
   // The gym options are resolved once, here, before anything is written (an unknown reward name or option is a one-line
   // error, not a failed step); the loop gets them typed, its reward spec parsed.
-  const gym = resolveGymOptions({ ...cfg.gym, protocol: cfg.protocol })
+  const gym = resolveRunGym(cfg.gym, cfg.protocol)
   const worlds = typeof o.world === 'string' ? [o.world] : [...o.world]
   // Every world's rows against its hash before the run folder is touched (once per process and file state).
   const hashes = worlds.map((w) => checkWorldDir(w, CHECKED_WORLD_STAGES).hash)

@@ -36,7 +36,7 @@ const MIXED: StageSpec = { name: 'mixed', types: ALL, minHops: 1, maxHops: 12 }
 // must be found from its description first: searchgymbench-hard-v1's skill).
 const STAGE3: StageSpec = { name: 'stage3-blur', types: ALL, minHops: 1, maxHops: 12, blur: 'blurred' }
 
-export const PRESETS: ReadonlyMap<string, (switchSteps: number) => CurriculumSpec> = new Map([
+export const CURRICULUM_PRESETS: ReadonlyMap<string, (switchSteps: number) => CurriculumSpec> = new Map([
   ['two-stage', (s: number): CurriculumSpec => ({ name: 'two-stage', stages: [STAGE1, STAGE2], switches: [{ kind: 'steps', steps: s }] })],
   ['two-stage-plateau', (): CurriculumSpec => ({ name: 'two-stage-plateau', stages: [STAGE1, STAGE2], switches: [{ kind: 'plateau', patience: 2, minDelta: 0.01, minSteps: 2 }] })],
   [
@@ -57,12 +57,12 @@ export const PRESETS: ReadonlyMap<string, (switchSteps: number) => CurriculumSpe
 ])
 
 export function presetNames(): string[] {
-  return [...PRESETS.keys()]
+  return [...CURRICULUM_PRESETS.keys()]
 }
 
 /** The preset of a user-given name; an unknown name (including Object.prototype members) is a ConfigError. */
 export function curriculumPreset(name: string, switchSteps: number): CurriculumSpec {
-  const make = PRESETS.get(name)
+  const make = CURRICULUM_PRESETS.get(name)
   if (!make) throw new ConfigError('curriculum.unknown', `unknown curriculum preset '${name}'; use one of: ${presetNames().join(', ')}`)
   return make(switchSteps)
 }

@@ -8,7 +8,7 @@ import type { AssistantAction, Observation } from './types'
 import type { FunctionSchema } from './protocol/tools'
 import type { GymWorld } from './world-view'
 import { EnvRegistry } from './env-registry'
-import { makeEnv, resolveGymOptions, type GymOptions } from './make-env'
+import { makeResolvedEnv, resolveGymOptions, type GymOptions } from './make-env'
 
 type Json = Record<string, unknown>
 
@@ -107,7 +107,7 @@ export class LocalEnvSessions implements EnvSessions {
     // Everything that can fail on the request's input runs before the env takes a slot: a refused create never
     // holds one (the slot is only taken once the first observation exists).
     this.registry.checkCapacity()
-    const env = makeEnv(this.world, qa, merged)
+    const env = makeResolvedEnv(this.world, qa, merged)
     const observation = await env.initialObservation()
     return { envId: this.registry.add(env, idleMs), observation, tools: env.tools }
   }

@@ -2,12 +2,15 @@
 // (no-Access ablation, seeded faults) → SearchEnv → budgets → episode statistics. The one place wrappers compose.
 import { mergeStrict } from '../infra/config'
 import { GymError } from '../infra/errors'
+import { passPoint } from '../infra/run-points'
+import { keyNamer, type Namer } from '../infra/fields'
 import { Rng } from '../infra/rng'
 import type { Qa } from '../world'
 import { SearchEnv, type GymEnv } from './env'
 import { getProtocol } from './protocol'
 import type { PromptStyle, ProtocolName } from './protocol/types'
 import { parseRewardSpec, STEP_TERMS, type RewardSpec } from './reward'
+import { episodeBudgets, type BudgetsJson } from './episode-budgets'
 import { DEFAULT_BUDGETS, withBudgets, type Budgets } from './wrappers/budgets'
 import { withEpisodeStats } from './wrappers/episode-stats'
 import { hasFaults, NO_FAULTS, withFaults, type FaultRates } from './wrappers/faults'
@@ -41,7 +44,8 @@ export interface GymOptions {
    *  redundant calls, hop reached; default true). false skips that bookkeeping — for callers that need only the
    *  outcome (the world's oracle check); the process and cost reward specs need the signals. */
   stepSignals: boolean
-  budgets: Budgets
+  /** The episode limits; turnsPerHop (> 0) scales maxTurns with each question's hops when its env is made. */
+  budgets: Budgets & { turnsPerHop?: number }
   faults: FaultRates
   /** Episode index, mixed into the fault Rng so repeated rollouts of one question differ reproducibly. */
   episode: number
@@ -51,7 +55,7 @@ export interface GymOptions {
  *  resolveGymOptions turns this into GymOptions once, at the edge; what crosses a package boundary below is typed. */
 export type GymOptionsJson = Partial<Omit<GymOptions, 'reward' | 'budgets' | 'faults'>> & {
   reward?: string
-  budgets?: Partial<Budgets>
+  budgets?: BudgetsJson
   faults?: Partial<FaultRates>
 }
 
@@ -72,19 +76,75 @@ export const DEFAULT_GYM_OPTIONS: GymOptions = {
   episode: 0,
 }
 
+/** A run's gym block holds no protocol: the run's protocol is its own key (its policy speaks it too). The one refusal;
+ *  `name` spells the two keys as the caller's config does (`experiment.gym`, `gym (--set)`). */
+export function refuseGymProtocol(gym: unknown, name: Namer = keyNamer()): void {
+  if (typeof gym === 'object' && gym !== null && Object.prototype.hasOwnProperty.call(gym, 'protocol'))
+    throw new GymError('options.protocol', `${name('gym')} may not set protocol: use ${name('protocol')}`)
+}
+
+/** The one place a run's gym block meets its protocol: the block checked (refuseGymProtocol) and resolved with it. */
+export function resolveRunGym(gym: GymOptionsJson | undefined | null, protocol: ProtocolName, name: Namer = keyNamer()): GymOptions {
+  refuseGymProtocol(gym, name)
+  return resolveGymOptions({ ...gym, protocol })
+}
+
+const intIn = (name: string, v: number, lo: number, hi: number) => {
+  if (!Number.isInteger(v) || v < lo || v > hi) throw new GymError('options.range', `${name} must be an integer in [${lo}, ${hi}], got ${v}`)
+}
+
+/** An episode's budgets within the gym's ranges. */
+function checkBudgets(b: Budgets & { turnsPerHop?: number }): void {
+  for (const k of ['maxTurns', 'maxResponseTokens', 'maxContextTokens'] as const) intIn(`budgets.${k}`, b[k], BUDGET_RANGES[k][0], BUDGET_RANGES[k][1])
+  if (b.turnsPerHop !== undefined) intIn('budgets.turnsPerHop', b.turnsPerHop, BUDGET_RANGES.turnsPerHop[0], BUDGET_RANGES.turnsPerHop[1])
+}
+
+/** Budgets as a config gave them (gym.budgets, every field optional), in the gym's ranges before any work; `where`
+ *  names the block (`gym.budgets`, `experiment.eval.gym.budgets`). Unknown keys are the strict merge's to refuse. */
+export function checkGivenBudgets(b: unknown, where = 'gym.budgets', Err: new (code: string, message: string) => Error = GymError): void {
+  if (b === undefined) return
+  if (typeof b !== 'object' || b === null || Array.isArray(b)) throw new Err('options.budgets', `${where} must be an object {maxTurns, turnsPerHop, maxResponseTokens, maxContextTokens}, got ${JSON.stringify(b)}`)
+  const g = b as Record<string, unknown>
+  const unknown = Object.keys(g).find((k) => !Object.hasOwn(BUDGET_RANGES, k))
+  if (unknown !== undefined) throw new Err('config.unknown_key', `unknown key '${where}.${unknown}' (known keys: ${Object.keys(BUDGET_RANGES).join(', ')})`)
+  for (const [k, [lo, hi]] of Object.entries(BUDGET_RANGES)) {
+    const v = g[k]
+    if (v !== undefined && !(Number.isInteger(v) && (v as number) >= lo && (v as number) <= hi)) throw new Err('options.range', `${where}.${k} must be an integer in [${lo}, ${hi}], got ${JSON.stringify(v)}`)
+  }
+}
+
+/** The budgets' ranges (checkBudgets for resolved options, checkGivenBudgets for a config's). */
+const BUDGET_RANGES = { maxTurns: [1, 1000], turnsPerHop: [0, 100], maxResponseTokens: [1, 1_000_000], maxContextTokens: [1, 100_000_000] } as const
+
+/** The budgets' turn rule kept beside the strict merge (the defaults hold no turnsPerHop: absent is a fixed limit, and
+ *  options that do not scale serialise as ever). */
+function withTurnRule(o: GymOptions, input: unknown): GymOptions {
+  const b = typeof input === 'object' && input !== null ? (input as { budgets?: unknown }).budgets : undefined
+  const perHop = typeof b === 'object' && b !== null ? (b as { turnsPerHop?: unknown }).turnsPerHop : undefined
+  if (perHop === undefined || perHop === 0) return o
+  return { ...o, budgets: { ...o.budgets, turnsPerHop: perHop as number } }
+}
+
+/** Options less the budgets' turn rule, for the strict merge (withTurnRule puts it back). */
+function lessTurnRule(rest: unknown): unknown {
+  const b = typeof rest === 'object' && rest !== null ? (rest as { budgets?: unknown }).budgets : undefined
+  if (typeof b !== 'object' || b === null || !Object.prototype.hasOwnProperty.call(b, 'turnsPerHop')) return rest
+  const { turnsPerHop: _t, ...budgets } = b as Record<string, unknown>
+  return { ...(rest as object), budgets }
+}
+
 /** Validate options (unknown keys, types, ranges) and fill defaults. Throws ConfigError/GymError with a clear message.
  *  A reward already parsed (resolved options passed again, e.g. with per-question budgets) is not parsed again. */
 export function resolveGymOptions(input: GymOptionsJson | Partial<GymOptions> | unknown): GymOptions {
+  // Counted from outside (tests subscribe to the run points): a run resolves its options once, at the edge.
+  passPoint('gym-options-resolve')
   let rest = input
   let reward: unknown
   if (typeof input === 'object' && input !== null && !Array.isArray(input)) ({ reward, ...rest } = input as { reward?: unknown })
   const { reward: defaultReward, ...defaults } = DEFAULT_GYM_OPTIONS
   const spec = reward === undefined ? structuredClone(defaultReward) : parseRewardSpec(reward as string | RewardSpec)
-  const o: GymOptions = { ...mergeStrict(defaults, rest, 'gym options'), reward: spec }
+  const o: GymOptions = withTurnRule({ ...mergeStrict(defaults, lessTurnRule(rest), 'gym options'), reward: spec }, rest)
   getProtocol(o.protocol)
-  const intIn = (name: string, v: number, lo: number, hi: number) => {
-    if (!Number.isInteger(v) || v < lo || v > hi) throw new GymError('options.range', `${name} must be an integer in [${lo}, ${hi}], got ${v}`)
-  }
   if (o.prompt !== 'full' && o.prompt !== 'brief') throw new GymError('options.range', `prompt must be 'full' or 'brief', got ${JSON.stringify(o.prompt)}`)
   if (!o.stepSignals && spec.terms.some((t) => STEP_TERMS.includes(t)))
     throw new GymError('options.step_signals', `reward '${spec.name}' has step terms (${STEP_TERMS.join(', ')}), which need the step signals: stepSignals must not be false`)
@@ -93,9 +153,7 @@ export function resolveGymOptions(input: GymOptionsJson | Partial<GymOptions> | 
   intIn('observationCap', o.observationCap, 100, 10_000_000)
   intIn('maxCallsPerTurn', o.maxCallsPerTurn, 1, 16)
   intIn('maxArgChars', o.maxArgChars, 1, 100_000)
-  intIn('budgets.maxTurns', o.budgets.maxTurns, 1, 1000)
-  intIn('budgets.maxResponseTokens', o.budgets.maxResponseTokens, 1, 1_000_000)
-  intIn('budgets.maxContextTokens', o.budgets.maxContextTokens, 1, 100_000_000)
+  checkBudgets(o.budgets)
   intIn('episode', o.episode, 0, Number.MAX_SAFE_INTEGER)
   for (const k of ['searchTimeout', 'searchRateLimit', 'searchEmpty', 'accessFailure', 'latencyRate'] as const) {
     const v = o.faults[k]
@@ -135,7 +193,9 @@ export function makeResolvedEnv(
   if (!o.access) tools = withFullDocumentSearch(tools)
   if (hasFaults(o.faults)) tools = withFaults(tools, o.faults, Rng.derive(o.faults.seed, 'faults', q.id, o.episode))
   const base = new SearchEnv(tools, q, o)
-  return withEpisodeStats(withBudgets(base, o.budgets, count), count)
+  // A turn rule scales this question's limit here, where the question is known (every path: bench, HTTP, training).
+  const budgets = o.budgets.turnsPerHop ? episodeBudgets(q, o.budgets) : o.budgets
+  return withEpisodeStats(withBudgets(base, budgets, count), count)
 }
 
 /** N envs for one question (a GRPO group): the options resolved once, then episodes episode, episode+1, … so injected
@@ -147,8 +207,18 @@ export function makeEnvGroup(
   options: GymOptionsJson | Partial<GymOptions> = {},
   count?: TokenCounter,
 ): ReturnType<typeof makeEnv>[] {
+  return makeResolvedEnvGroup(world, questionOf(world, qa), n, resolveGymOptions(options), count)
+}
+
+/** makeEnvGroup with options already resolved (a training step's groups: resolved once per run, not per group). */
+export function makeResolvedEnvGroup(world: GymWorld, q: Qa, n: number, o: GymOptions, count?: TokenCounter): ReturnType<typeof makeEnv>[] {
   if (!Number.isInteger(n) || n < 1) throw new GymError('options.range', `group size must be a positive integer, got ${n}`)
-  const o = resolveGymOptions(options)
-  const q = questionOf(world, qa)
   return Array.from({ length: n }, (_, i) => makeResolvedEnv(world, q, { ...o, episode: o.episode + i }, count))
+}
+
+/** Resolved options with one episode's budgets (and episode index): only the budgets are checked — the rest was
+ *  resolved once at the edge — so a loop over episodes never resolves the whole options again. */
+export function episodeOptions(o: GymOptions, budgets: Budgets, episode = o.episode): GymOptions {
+  checkBudgets(budgets)
+  return { ...o, budgets, episode }
 }

@@ -19,8 +19,8 @@ export const MCP_PROTOCOL = 'openai'
 
 /** An MCP server's env options (the env API's create `options`, over the gym's defaults as `gym serve` merges them),
  *  resolved and checked before any work; the protocol is MCP's own. */
-export function resolveMcpOptions(options: Record<string, unknown>): GymOptions {
-  if (Object.hasOwn(options, 'protocol')) throw new GymError('cli.bad_flag', '--options may not set "protocol": MCP tool calls are structured (the env reads them as OpenAI tool_calls)')
+export function resolveMcpOptions(options: Record<string, unknown>, name = 'gym'): GymOptions {
+  if (Object.hasOwn(options, 'protocol')) throw new GymError('cli.bad_flag', `${name} may not set "protocol": MCP tool calls are structured (the env reads them as OpenAI tool_calls)`)
   return resolveGymOptions(mergeOverrides(resolveGymOptions({}), { ...options, protocol: MCP_PROTOCOL }))
 }
 

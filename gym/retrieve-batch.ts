@@ -26,7 +26,7 @@ export function checkRetrieveWork(answered: number, topk: number, w: RetrieveWor
     throw new HttpError(
       413,
       'request.too_much_work',
-      `this /retrieve asks for ${answered} queries x topk ${topk} = ${hits} hits; at most ${w.maxHits} per call (gym serve --max-retrieve-hits): split the batch or lower topk`,
+      `this /retrieve asks for ${answered} queries x topk ${topk} = ${hits} hits; at most ${w.maxHits} per call (gym serve maxRetrieveHits): split the batch or lower topk`,
       'queries',
     )
 }
@@ -94,7 +94,7 @@ export async function retrieveResultParts(
       throw new HttpError(
         413,
         'response.too_large',
-        `the answer to this /retrieve passes ${w.maxResponseBytes} bytes by query ${at} (gym serve --max-response-bytes): split the batch or lower topk`,
+        `the answer to this /retrieve passes ${w.maxResponseBytes} bytes by query ${at} (gym serve maxResponseBytes): split the batch or lower topk`,
         'queries',
       )
     if (s !== '') parts.push(s)

@@ -1,5 +1,6 @@
 // gym/reward: composable episode reward specs (paper F1, Search-R1 lab EM+format, R1-Searcher stage 1/2) over an
 // episode outcome. The answer metrics themselves live in answer-metrics; this file knows no protocol or world.
+import { passPoint } from '../infra/run-points'
 import { ownLookup } from '../infra/lookup'
 import { GymError } from '../infra/errors'
 import { scoreAnswer } from './answer-metrics'
@@ -70,12 +71,6 @@ export const REWARD_PRESETS: Record<string, RewardTerm[]> = {
   'cost-group': ['f1', 'fewest-retrievals'],
 }
 
-let specParses = 0
-/** How many spec names parseRewardSpec has read in this process (a run parses its spec once, at the edge; tests count). */
-export function rewardSpecParses(): number {
-  return specParses
-}
-
 /** Parse a spec name: a preset, or terms joined by '+'. A RewardSpec already parsed passes through (its terms checked). */
 export function parseRewardSpec(spec: string | RewardSpec): RewardSpec {
   if (typeof spec !== 'string') {
@@ -89,7 +84,8 @@ export function parseRewardSpec(spec: string | RewardSpec): RewardSpec {
     if (typeof named === 'string' || named.length !== spec.terms.length || named.some((t, i) => t !== spec.terms[i])) throw bad()
     return { name: spec.name, terms: named }
   }
-  specParses++
+  // Counted from outside (tests subscribe to the run points): a run parses its spec once, at the edge.
+  passPoint('reward-spec-parse')
   const terms = termsOf(spec)
   if (typeof terms === 'string')
     throw new GymError('reward.unknown_spec', `unknown reward spec '${spec}': use a preset (${Object.keys(REWARD_PRESETS).join(', ')}) or terms joined by '+' (${TERMS.join(', ')})`)

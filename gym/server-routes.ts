@@ -179,8 +179,8 @@ export const GYM_ROUTES: GymRoute[] = [
     response: { status: 200, schema: z.object({ result: z.array(z.array(retrieveHit)), notes: z.array(z.object({ index: z.number().int(), note: z.string() })).optional() }) },
     errors: [
       ...BODY_ERRORS,
-      { status: 413, code: 'request.too_much_work', when: 'queries x topk over --max-retrieve-hits' },
-      { status: 413, code: 'response.too_large', when: 'the answer would pass --max-response-bytes' },
+      { status: 413, code: 'request.too_much_work', when: "queries x topk over gym serve's maxRetrieveHits" },
+      { status: 413, code: 'response.too_large', when: "the answer would pass gym serve's maxResponseBytes" },
     ],
   },
   {

@@ -29,7 +29,7 @@ beforeAll(async () => {
 })
 
 async function cli(...args: string[]): Promise<string> {
-  const { stdout } = await run(process.execPath, ['bin/searchgym.mjs', 'bench', 'run', '--world', world, '--limit', '6', '--limit-mode', 'first', '--quiet', '--bootstrap', '200', ...args])
+  const { stdout } = await run(process.execPath, ['bin/searchgym.mjs', 'bench', 'run', '--world', world, '--limit', '6', '--set', 'limitMode=first', '--quiet', '--set', 'bootstrap=200', ...args])
   return stdout
 }
 
@@ -53,7 +53,7 @@ it('closed-book: one model call per question, no tools, judged by a second endpo
   const prices = join(dir, 'prices.json')
   writeFileSync(prices, JSON.stringify({ replay: { input: 1, output: 2 } }))
   const out = join(dir, 'closed')
-  const stdout = await cli('--policy', 'closed-book', '--model', 'replay', '--base-url', model.url, '--out', out, '--prices', prices, '--judge-model', 'judge', '--judge-base-url', judge.url)
+  const stdout = await cli('--policy', 'closed-book', '--model', 'replay', '--base-url', model.url, '--out', out, '--set', `prices=${prices}`, '--set', 'judgeModel=judge', '--set', `judgeBaseUrl=${judge.url}`)
   expect(stdout).toContain('judge')
   const { recs, summary, report } = load(out)
   expect(model.requests).toHaveLength(6)
@@ -76,7 +76,7 @@ it('one-shot RAG: searches the question verbatim, opens the top documents, answe
   servers.push(model)
   for (const protocol of ['openai', 'hermes']) {
     const out = join(dir, `rag-${protocol}`)
-    await cli('--policy', 'one-shot-rag', '--model', 'replay', '--base-url', model.url, '--out', out, '--rag-docs', '2', '--protocol', protocol)
+    await cli('--policy', 'one-shot-rag', '--model', 'replay', '--base-url', model.url, '--out', out, '--set', 'ragDocs=2', '--set', `protocol=${protocol}`)
     const { recs, summary, report } = load(out)
     expect(summary.overall.em.mean).toBe(1)
     expect(summary.tools.searchPerQuestion).toBe(1)
@@ -116,10 +116,10 @@ it('bench report recomputes the summary; bad input is one line and a non-zero ex
   // the bench's old protocol names are refused with the gym's
   err = ''
   try {
-    await cli('--policy', 'openai', '--model', 'm', '--base-url', 'http://127.0.0.1:9/v1', '--protocol', 'tools', '--out', join(dir, 'oldname'))
+    await cli('--policy', 'openai', '--model', 'm', '--base-url', 'http://127.0.0.1:9/v1', '--set', 'protocol=tools', '--out', join(dir, 'oldname'))
   } catch (e) {
     err = (e as { stderr: string }).stderr
   }
   expect(err.trim().split('\n')).toHaveLength(1)
-  expect(err).toMatch(/--protocol tools is now --protocol openai/)
+  expect(err).toMatch(/protocol \(--set\) tools is now openai/)
 })

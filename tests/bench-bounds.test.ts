@@ -39,8 +39,8 @@ test('values inside the bounds pass (unset ones are not checked)', () => {
 
 test('the CLI prints the refusal as one line, exits 1 and writes nothing', async () => {
   const out = join(dir, 'cli-run')
-  const r = await runCli(['bench', 'run', join(dir, 'no-such-world'), '--policy', 'oracle', '--bootstrap', '-1', '--out', out])
+  const r = await runCli(['bench', 'run', join(dir, 'no-such-world'), '--policy', 'oracle', '--set', 'bootstrap=-1', '--out', out])
   expect(r.code).toBe(1)
-  expect(r.stderr).toBe('searchgym: error: --bootstrap must be an integer in [1, 100000], got -1\n')
+  expect(r.stderr).toBe('searchgym: error: bootstrap (--set) must be an integer in [1, 100000], got -1\n')
   expect(existsSync(out)).toBe(false)
 })

@@ -48,6 +48,6 @@ test('a world of another seed is refused before scoring; unknown names and chang
   expect(existsSync(join(cwd, 'runs/wrong'))).toBe(false)
   const unknown = await cli(['bench', 'run', '--bench', 'searchgymbench-v0', '--policy', 'oracle', '--out', 'runs/x'])
   expect(unknown.stderr.trim()).toMatch(/--bench searchgymbench-v0 is not a known benchmark; known: searchgymbench-v1, searchgymbench-tiny-v1, searchgymbench-hard-v1$/)
-  const opts = await cli(['bench', 'run', '--bench', 'searchgymbench-tiny-v1', '--policy', 'oracle', '--gym-options', '{"topK":3}', '--out', 'runs/x'])
-  expect(opts.stderr.trim()).toMatch(/takes neither --qa-ids nor --gym-options/)
+  const opts = await cli(['bench', 'run', '--bench', 'searchgymbench-tiny-v1', '--policy', 'oracle', '--set', 'gym={"topK":3}', '--out', 'runs/x'])
+  expect(opts.stderr.trim()).toMatch(/takes neither qaIds nor gym \(--set\)/)
 }, 600_000)

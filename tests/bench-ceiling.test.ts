@@ -52,7 +52,7 @@ const walkTurns = (type: string, hops: number) => 2 * (hops + starts(type)) + 1
 test('the canonical tiny bench: the oracle scores 100 % under the pinned budget; stdout, summary.json and report.md state the ceiling', async () => {
   expect(world.hash).toBe(TINY.hash)
   const dir = join(out, 'canonical')
-  const r = await runCli(['bench', 'run', world.dir, '--bench', TINY.name, '--policy', 'oracle', '--bootstrap', '50', '--out', dir, '--quiet'])
+  const r = await runCli(['bench', 'run', world.dir, '--bench', TINY.name, '--policy', 'oracle', '--set', 'bootstrap=50', '--out', dir, '--quiet'])
   expect(r.stderr).toBe('')
   expect(r.code).toBe(0)
   expect(r.stdout).toMatch(/^ {2}oracle ceiling 100\.0 % \(29 of 29 questions\) under 32 turns, 1024 tokens a response, 32768 of context; the oracle needs up to 17 turns, 37 and 6046 tokens; within the budget by some walk \(a reader's shortest, in hermes, needs up to 17 turns\): 100\.0 % \(29 of 29\)$/m)
@@ -69,9 +69,9 @@ test('the canonical tiny bench: the oracle scores 100 % under the pinned budget;
   expect(report).toContain('played under its pinned budget of 32 turns')
   expect(report).toMatch(/^Oracle ceiling 100\.0 % \(29 of 29 questions\) under 32 turns, 1024 tokens a response, 32768 of context; the oracle needs up to 17 turns, 37 and 6046 tokens; within the budget by some walk \(a reader's shortest, in hermes, needs up to 17 turns\): 100\.0 % \(29 of 29\)\.$/m)
   // The pinned budget is the benchmark's: a turn limit of one's own is refused before anything runs.
-  const own = await runCli(['bench', 'run', world.dir, '--bench', TINY.name, '--policy', 'oracle', '--max-turns', '16', '--out', join(out, 'own')])
+  const own = await runCli(['bench', 'run', world.dir, '--bench', TINY.name, '--policy', 'oracle', '--set', 'gym.budgets.maxTurns=16', '--out', join(out, 'own')])
   expect(own.code).toBe(1)
-  expect(own.stderr.trim()).toBe(`searchgym: error: --bench ${TINY.name} plays under its pinned budget (32 turns); leave out --max-turns, or run the world folder without --bench for another turn limit`)
+  expect(own.stderr.trim()).toBe(`searchgym: error: --bench ${TINY.name} plays under its pinned budget (32 turns); leave out gym.budgets.maxTurns (--set), or run the world folder without --bench for another turn limit`)
 }, 300_000)
 
 test('the ceiling is what the oracle scores when it plays under the budget: turns, context and response budgets, per hop count', async () => {
@@ -105,10 +105,10 @@ test('the ceiling is what the oracle scores when it plays under the budget: turn
 
 test('bench run warns in one stderr line when the budget caps the oracle; report.md says it first; bench report keeps it', async () => {
   const dir = join(out, 'capped')
-  const r = await runCli(['bench', 'run', world.dir, '--policy', 'oracle', '--max-turns', '16', '--bootstrap', '50', '--out', dir, '--quiet'])
+  const r = await runCli(['bench', 'run', world.dir, '--policy', 'oracle', '--set', 'gym.budgets.maxTurns=16', '--set', 'bootstrap=50', '--out', dir, '--quiet'])
   expect(r.code).toBe(0)
   expect(r.stderr.trim().split('\n')).toEqual([
-    "searchgym: warning: this run's budget caps what can be read at 96.6 % (28 of 29 questions within 16 turns by the shortest reading walk, in hermes; it needs up to 17): scores are capped there; give --max-turns 17 for 100 %",
+    "searchgym: warning: this run's budget caps what can be read at 96.6 % (28 of 29 questions within 16 turns by the shortest reading walk, in hermes; it needs up to 17): scores are capped there; give gym.budgets.maxTurns 17 for 100 %",
   ])
   expect(r.stdout).toMatch(/^ {2}oracle ceiling 96\.6 % \(28 of 29 questions\) under 16 turns/m)
   const line = /^> \*\*Budget warning:\*\* Oracle ceiling 96\.6 % \(28 of 29 questions\) under 16 turns, .*\.$/m
@@ -183,7 +183,7 @@ test('searchgymbench-v1 itself: the oracle scores 100 % under the pinned budget 
       expect(b.code).toBe(0)
     }
     const run = join(tmp, 'run')
-    const r = await runCli(['bench', 'run', dir, '--bench', V1.name, '--policy', 'oracle', '--bootstrap', '50', '--out', run, '--quiet'], 900_000)
+    const r = await runCli(['bench', 'run', dir, '--bench', V1.name, '--policy', 'oracle', '--set', 'bootstrap=50', '--out', run, '--quiet'], 900_000)
     expect(r.code).toBe(0)
     expect(r.stderr).toBe('')
     const s = readJson<RunSummary>(join(run, RUN_FILES.summary))

@@ -47,7 +47,7 @@ it('bench run --policy engine scores a local model + adapter in search-r1 on the
   const ids = [qa[2].id, qa[0].id]
   writeFileSync(join(dir, 'ids.json'), JSON.stringify(ids))
   const w = world()
-  const args = { ...base, policy: 'engine', protocol: 'search-r1', model, adapter, backend: 'ts', maxTokens: 12, temperature: 0, qaIds: join(dir, 'ids.json'), gymOptions: '{"budgets":{"maxTurns":2}}' } as RunArgs
+  const args = { ...base, policy: 'engine', protocol: 'search-r1', model, adapter, backend: 'ts', maxTokens: 12, temperature: 0, qaIds: join(dir, 'ids.json'), gym: { budgets: { maxTurns: 2 } } } as RunArgs
   const config = configFromArgs(args, w.id)
   expect(config).toMatchObject({ policy: 'engine', protocol: 'search-r1', adapter, backend: 'ts', qaIds: ids, baseURL: '' })
   const res = await runBench(join(dir, 'engine'), config, { world: w, policyFor: policyFactory(config, w), scorer: scoreAnswer, quiet: true })

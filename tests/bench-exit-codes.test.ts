@@ -37,7 +37,7 @@ async function refusedUrl(): Promise<string> {
 async function bench(baseUrl: string, name: string, ...extra: string[]) {
   const world = await sharedTinyWorld()
   const out = join(dir, name)
-  const r = await runCli(['bench', 'run', world.dir, '--model', 'm', '--base-url', baseUrl, '--limit', '2', '--concurrency', '2', '--max-retries', '1', '--timeout-ms', '400', '--bootstrap', '50', '--out', out, ...extra])
+  const r = await runCli(['bench', 'run', world.dir, '--model', 'm', '--base-url', baseUrl, '--limit', '2', '--set', 'concurrency=2', '--set', 'maxRetries=1', '--set', 'timeoutMs=400', '--set', 'bootstrap=50', '--out', out, ...extra])
   return { ...r, out, errLines: r.stderr.split('\n').filter((l) => l.startsWith('searchgym:')) }
 }
 
@@ -47,7 +47,7 @@ test('no server: exit 1, one line naming connection refused', async () => {
   expect(r.code).toBe(1)
   expect(r.errLines).toHaveLength(1)
   expect(r.errLines[0]).toMatch(/^searchgym: error: 2 of 2 questions lost to the endpoint: connection refused at http:\/\/127\.0\.0\.1:\d+\/v1/)
-  expect(r.errLines[0]).toMatch(/--allow-lost/)
+  expect(r.errLines[0]).toMatch(/--set allowLost=true/)
   // The partial run is still written (a later --retry-errors continues it).
   expect(existsSync(join(r.out, 'summary.json'))).toBe(true)
 })
@@ -57,7 +57,7 @@ test('a server refusing the key: exit 1 naming 401 and the key variable', async 
     res.writeHead(401, { 'content-type': 'application/json' })
     res.end(JSON.stringify({ error: { message: 'Incorrect API key provided', type: 'invalid_request_error', code: 'invalid_api_key' } }))
   })
-  const r = await bench(url, 'unauthorized', '--api-key-env', 'SG_TEST_NO_SUCH_KEY')
+  const r = await bench(url, 'unauthorized', '--set', 'apiKeyEnv=SG_TEST_NO_SUCH_KEY')
   expect(r.code).toBe(1)
   expect(r.errLines).toHaveLength(1)
   expect(r.errLines[0]).toMatch(/lost to the endpoint: 401 Unauthorized at .*\$SG_TEST_NO_SUCH_KEY/)
@@ -69,14 +69,14 @@ test('a server that never answers: exit 1 naming the timeout', async () => {
   })
   const r = await bench(url, 'timeout')
   expect(r.code).toBe(1)
-  expect(r.errLines[0]).toMatch(/lost to the endpoint: timeout at .*--timeout-ms 400/)
+  expect(r.errLines[0]).toMatch(/lost to the endpoint: timeout at .*timeoutMs 400/)
 })
 
 test('--allow-lost keeps the partial run with exit 0 and a warning', async () => {
-  const r = await bench(await refusedUrl(), 'allowed', '--allow-lost')
+  const r = await bench(await refusedUrl(), 'allowed', '--set', 'allowLost=true')
   expect(r.code).toBe(0)
   expect(r.stdout).toMatch(/lost 2/)
-  expect(r.errLines).toEqual([expect.stringMatching(/^searchgym: warning: 2 of 2 questions lost to the endpoint: connection refused .*kept \(--allow-lost\)$/)])
+  expect(r.errLines).toEqual([expect.stringMatching(/^searchgym: warning: 2 of 2 questions lost to the endpoint: connection refused .*kept \(allowLost\)$/)])
 })
 
 test('lostCause names the most frequent cause and counts the rest', () => {

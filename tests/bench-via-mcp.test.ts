@@ -89,11 +89,11 @@ test('malformed turns never reach the server: the client corrects them and count
   }
 }, 240_000)
 
-test('a bad --via is a one-line error with a non-zero exit before any work', async () => {
+test('a bad via is a one-line error with a non-zero exit before any work', async () => {
   const out = join(dir, 'bad-via')
-  const r = await runCli(['bench', 'run', '--world', world, '--policy', 'oracle', '--via', 'http', '--out', out])
+  const r = await runCli(['bench', 'run', '--world', world, '--policy', 'oracle', '--set', 'via=http', '--out', out])
   expect(r.code).not.toBe(0)
   expect(r.stderr.trim().split('\n')).toHaveLength(1)
-  expect(r.stderr).toMatch(/--via must be one of env, mcp, got 'http'/)
+  expect(r.stderr).toMatch(/via \(--set\) must be one of env, mcp, got "http"/)
   expect(existsSync(out)).toBe(false)
 }, 60_000)

@@ -39,11 +39,11 @@ test('bench compare: --bootstrap out of bounds is one line naming it', async () 
   for (const b of ['-1', '1e9', '0.5']) await refused(['bench', 'compare', a, a, '--bootstrap', b], /--bootstrap must be an integer in \[1, 100000\]/)
 }, LONG)
 
-test('train sft --mix: weights bounded and finite, each kind once', async () => {
+test('train sft mix: weights bounded and finite, each kind once', async () => {
   const model = join(exp, 'model')
-  const sft = (mix: string) => ['train', 'sft', '--world', world, '--model', model, '--mix', mix, '--out', join(root, 'sft'), '--questions', '1']
-  await refused(sft('demo=1e308,search=1e308'), /--mix: the weight of demo must be a number in \[0, 1000\]/)
-  await refused(sft('demo=1,demo=2'), /--mix names demo twice/)
+  const sft = (mix: string) => ['train', 'sft', '--world', world, '--model', model, '--set', `mix=${mix}`, '--out', join(root, 'sft'), '--set', 'questions=1']
+  await refused(sft('demo=1e308,search=1e308'), /mix \(--set\): the weight of demo must be a number in \[0, 1000\]/)
+  await refused(sft('demo=1,demo=2'), /mix \(--set\) names demo twice/)
   expect(existsSync(join(root, 'sft'))).toBe(false)
 }, LONG)
 
@@ -66,18 +66,18 @@ test('model pretrain: --out may not be (or hold) the model it reads', async () =
   await refused(['model', 'pretrain', '--model', join(root, 'pre', 'model'), '--world', world, '--out', join(root, 'pre'), '--steps', '1'], /no model at|would overwrite/)
 }, LONG)
 
-test('bench funnel: unknown --qa-ids, --show -5 and --max-tokens 1e9 refused naming the flag', async () => {
+test('bench funnel: unknown qaIds, show -5 and maxTokens 1e9 refused naming the key', async () => {
   const model = join(exp, 'model')
   const ids = join(root, 'ids.json')
   writeFileSync(ids, JSON.stringify(['no-such-question']))
-  await refused(['bench', 'funnel', '--model', model, '--world', world, '--qa-ids', ids, '--questions', '1'], /1 of the 1 --qa-ids in .* are not questions of/)
-  await refused(['bench', 'funnel', '--model', model, '--world', world, '--show', '-5'], /--show must be an integer in \[0, 10000\]/)
-  await refused(['bench', 'funnel', '--model', model, '--world', world, '--max-tokens', '1e9'], /--max-tokens must be an integer in \[1, 1000000\]/)
+  await refused(['bench', 'funnel', '--model', model, '--world', world, '--set', `qaIds=${ids}`, '--questions', '1'], /1 of the 1 qaIds in .* are not questions of/)
+  await refused(['bench', 'funnel', '--model', model, '--world', world, '--set', 'show=-5'], /show \(--set\) must be an integer in \[0, 10000\]/)
+  await refused(['bench', 'funnel', '--model', model, '--world', world, '--set', 'maxTokens=1e9'], /maxTokens \(--set\) must be an integer in \[1, 1000000\]/)
 }, LONG)
 
-test("bench run --qa-ids takes an experiment's eval/held-out.json", async () => {
+test("bench run qaIds takes an experiment's eval/held-out.json", async () => {
   const w = join(exp, 'worlds', readdirSync(join(exp, 'worlds'))[0])
-  const r = await runCli(['bench', 'run', w, '--policy', 'oracle', '--split', 'train', '--qa-ids', join(exp, 'eval', 'held-out.json'), '--bootstrap', '20', '--out', join(root, 'held'), '--quiet'], LONG)
+  const r = await runCli(['bench', 'run', w, '--policy', 'oracle', '--set', 'split=train', '--set', `qaIds=${join(exp, 'eval', 'held-out.json')}`, '--set', 'bootstrap=20', '--out', join(root, 'held'), '--quiet'], LONG)
   expect(r.stderr).toBe('')
   expect(r.code).toBe(0)
   expect(r.stdout).toMatch(/on 4 questions/)

@@ -2,8 +2,9 @@
 // observed in real episodes through the real CLI (tests/fixtures/experiment-results.json's tiny sizes: one tiny
 // training world, one never-trained world, a one-step SFT start, one arm, one GRPO step) — the evaluation's
 // trajectories end on exactly that turn limit, the GRPO run records it and its episodes never pass it, a `train` run
-// with the config's gym.budgets.maxTurns plays exactly that many turns; where the file sets the same limit to another
-// value (eval.maxTurns, train maxTurns, turnBudget 'hop-scaled'), it is a one-line refusal naming both, before any work.
+// with the config's gym.budgets.maxTurns plays exactly that many turns; where a block spells one limit both ways (the
+// older eval.maxTurns, train maxTurns, maxTokensPerTurn beside gym.budgets) with two values, it is a one-line refusal
+// naming both, before any work.
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -23,8 +24,9 @@ const write = (name: string, v: object) => {
 }
 // The limit under test: neither the gym's default (16), the train config's (16) nor the experiment's evaluation (14).
 const LIMIT = 4
-const { maxTurns: _t, ...train } = fixture.train as Record<string, unknown>
-const { maxTurns: _e, ...evalBlock } = fixture.eval as Record<string, unknown>
+// The fixture's blocks with their own turn limit left out (their response limit kept): the experiment's is theirs.
+const train = { ...fixture.train, gym: { budgets: { maxResponseTokens: 8 } } }
+const evalBlock = { ...fixture.eval, gym: { budgets: { maxResponseTokens: 8 } } }
 const EXP = {
   ...fixture,
   name: 'budgets',
@@ -56,8 +58,9 @@ describe('gym.budgets given is the limit of every episode', () => {
       expect(cut.length).toBeGreaterThan(0)
       for (const t of cut) expect(t.turns.length).toBe(LIMIT)
     }
-    const run = JSON.parse(readFileSync(join(out, 'runs', 'two-stage-s0', 'config.json'), 'utf8')) as { train: { maxTurns: number; gym: { budgets: { maxTurns: number } } } }
-    expect([run.train.maxTurns, run.train.gym.budgets.maxTurns]).toEqual([LIMIT, LIMIT])
+    const run = JSON.parse(readFileSync(join(out, 'runs', 'two-stage-s0', 'config.json'), 'utf8')) as { train: Record<string, unknown> & { gym: { budgets: { maxTurns: number } } } }
+    // One place: the run's gym.budgets (the experiment's limit, the train block's response limit); no top-level copy.
+    expect([run.train.maxTurns, run.train.gym.budgets]).toEqual([undefined, { maxTurns: LIMIT, maxResponseTokens: 8 }])
     for (const m of lines<{ turns: number; truncationRate: number }>(join(out, 'runs', 'two-stage-s0', 'metrics.jsonl'))) expect(m.turns).toBeLessThanOrEqual(LIMIT)
   }, LONG)
 
@@ -72,21 +75,23 @@ describe('gym.budgets given is the limit of every episode', () => {
     const m = lines<{ turns: number; truncationRate: number }>(join(dir, 'metrics.jsonl'))
     // Every episode was cut by the turn budget, after exactly LIMIT turns (a mean of LIMIT over episodes ≤ LIMIT each).
     for (const x of m) expect([x.turns, x.truncationRate]).toEqual([LIMIT, 1])
-    expect((JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8')) as { train: { maxTurns: number } }).train.maxTurns).toBe(LIMIT)
+    expect((JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8')) as { train: { gym: { budgets: { maxTurns: number } } } }).train.gym.budgets.maxTurns).toBe(LIMIT)
   }, LONG)
 
-  it('a given budget the file contradicts is a one-line refusal naming both, before any work', async () => {
+  it('one limit spelt both ways in a block with two values is a one-line refusal naming both, before any work', async () => {
+    const older = (at: string, old: string, now: string, a: number, b: number) =>
+      new RegExp(`^searchgym: error: ${at}${old} \\(the older spelling of ${at}gym\\.budgets\\.${now}\\) ${a} and ${at}gym\\.budgets\\.${now} ${b} set one limit: give gym\\.budgets\\.${now} alone$`)
     const cases: [string[], RegExp][] = [
-      [['experiment', 'run', write('e1.json', { ...EXP, eval: { ...evalBlock, maxTurns: 2 } }), '--out', join(root, 'bad')], /experiment\.eval\.maxTurns 2 and experiment\.gym\.budgets\.maxTurns 4 set the same limit: give one/],
-      [['experiment', 'run', write('e2.json', { ...EXP, train: { ...train, maxTurns: 2 } }), '--out', join(root, 'bad')], /maxTurns 2 and gym\.budgets\.maxTurns 4 set the same limit: give one/],
-      [['train', '--world', 'nowhere', '--model', 'nowhere', '--out', join(root, 'bad'), '--config', write('t1.json', { maxTurns: 2, gym: { budgets: { maxTurns: 4 } } })], /maxTurns 2 and gym\.budgets\.maxTurns 4 set the same limit: give one/],
-      [['train', '--world', 'nowhere', '--model', 'nowhere', '--out', join(root, 'bad'), '--config', write('t2.json', { turnBudget: 'hop-scaled', gym: { budgets: { maxTurns: 4 } } })], /gym\.budgets\.maxTurns 4 fixes every episode's turn limit but turnBudget 'hop-scaled'/],
-      [['train', '--world', 'nowhere', '--model', 'nowhere', '--out', join(root, 'bad'), '--config', write('t3.json', { maxTokensPerTurn: 32, gym: { budgets: { maxResponseTokens: 8 } } })], /maxTokensPerTurn 32 and gym\.budgets\.maxResponseTokens 8 set the same limit/],
+      [['experiment', 'run', write('e1.json', { ...EXP, eval: { ...evalBlock, maxTurns: 2, gym: { budgets: { maxTurns: 4 } } } }), '--out', join(root, 'bad')], older('experiment\\.eval\\.', 'maxTurns', 'maxTurns', 2, 4)],
+      [['experiment', 'run', write('e2.json', { ...EXP, train: { ...train, maxTurns: 2, gym: { budgets: { maxTurns: 4 } } } }), '--out', join(root, 'bad')], older('experiment\\.train\\.', 'maxTurns', 'maxTurns', 2, 4)],
+      [['experiment', 'run', write('e3.json', { ...EXP, train: { ...train, gym: { topK: 2 } } }), '--out', join(root, 'bad')], /^searchgym: error: experiment\.train\.gym holds budgets alone \(topK: set in experiment\.gym\)$/],
+      [['train', '--world', 'nowhere', '--model', 'nowhere', '--out', join(root, 'bad'), '--config', write('t1.json', { maxTurns: 2, gym: { budgets: { maxTurns: 4 } } })], older('', 'maxTurns', 'maxTurns', 2, 4)],
+      [['train', '--world', 'nowhere', '--model', 'nowhere', '--out', join(root, 'bad'), '--config', write('t3.json', { maxTokensPerTurn: 32, gym: { budgets: { maxResponseTokens: 8 } } })], older('', 'maxTokensPerTurn', 'maxResponseTokens', 32, 8)],
     ]
     for (const [args, msg] of cases) {
       const r = await runCli(args)
       expect(r.code).not.toBe(0)
-      expect(r.stderr).toMatch(msg)
+      expect(r.stderr.trim()).toMatch(msg)
       expect(r.stderr.trim().split('\n')).toHaveLength(1)
     }
     expect(existsSync(join(root, 'bad'))).toBe(false)

@@ -30,8 +30,8 @@ beforeAll(async () => {
 }, 300_000)
 
 describe.each(KEYS)('prototype key %s', (k) => {
-  const bench = (gym: string) => ['bench', 'run', '--world', world, '--policy', 'oracle', '--limit', '1', '--gym-options', gym, '--out', join(tmp, `run-${k}`)]
-  it('bench run --gym-options reward / option key / protocol', () => {
+  const bench = (gym: string) => ['bench', 'run', '--world', world, '--policy', 'oracle', '--limit', '1', '--set', `gym=${gym}`, '--out', join(tmp, `run-${k}`)]
+  it('bench run --set gym=… reward / option key / protocol', () => {
     expectOneLineError(run(bench(JSON.stringify({ reward: k }))), /unknown reward spec/)
     expectOneLineError(run(bench(`{"${k}": 1}`)), /unknown config key/)
     expectOneLineError(run(bench(JSON.stringify({ protocol: k }))), /may not set protocol/)

@@ -1,7 +1,8 @@
 // tests/cli-renamed-flags: one flag name per concept (issue 48). Each old spelling — world export / gym check
 // `--unit` (now `--retrieve-unit`, as gym serve), gym serve `--engine` (now `--search`, as world build), gym check
-// `--workers` (now `--threads`: `--workers` counts gym serve's processes) — is refused in one line naming the new one,
-// before anything runs; the new spellings parse. One real process checks the exit code and the single stderr line.
+// `--workers` (now the key threads, `--set threads=N`: `--workers` counts gym serve's processes) — is refused in one
+// line naming the new one, before anything runs; the new spellings parse. One real process checks the exit code and
+// the single stderr line.
 import type { Argv } from 'yargs'
 import { makeCli } from '../cli'
 import { runCli } from './helpers/cli-process'
@@ -25,7 +26,7 @@ async function usageErrorOf(args: string[]): Promise<string> {
 const RENAMED: [string[], string][] = [
   [['world', 'export', '/nowhere', '--out', '/nowhere-out', '--unit', 'passage'], '--unit was renamed: use --retrieve-unit'],
   [['gym', 'check', '/nowhere', '--unit', 'passage', '--verify-edges'], '--unit was renamed: use --retrieve-unit'],
-  [['gym', 'check', '/nowhere', '--workers', '2'], '--workers was renamed: use --threads'],
+  [['gym', 'check', '/nowhere', '--workers', '2'], '--workers was renamed: use --set threads=N'],
   [['gym', 'serve', '/nowhere', '--engine', 'embedded'], '--engine was renamed: use --search'],
 ]
 

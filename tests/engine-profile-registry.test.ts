@@ -1,6 +1,6 @@
 // tests/engine-profile-registry: a fourth engine is one module and one registerEngine call — registered here (a
 // made-up trainer, "toy-rl", with its own TSV rows, observation format, prompt and launch commands), then `world export
-// --format toy-rl --curriculum two-stage` and `gym check --profile toy-rl` (the real commands, in process, on the run's
+// --format toy-rl --curriculum two-stage` and `gym check --format toy-rl` (the real commands, in process, on the run's
 // tiny world) and the curriculum script pick it up and use its behaviour, not another engine's. A profile missing a
 // member does not compile (the @ts-expect-error below is checked by tsc).
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
@@ -130,9 +130,9 @@ describe('a fourth engine registered from one file', () => {
     expect(phases).toBe(curriculumLaunch(toy, exportStager('two-stage', 100), plan))
   }, 300_000)
 
-  it('gym check --profile toy-rl runs the oracle through its limits, render and prompt', async () => {
+  it('gym check --format toy-rl runs the oracle through its limits, render and prompt', async () => {
     const before = { ...calls }
-    const stdout = await run(checkCommand, ['check', dir, '--profile', 'toy-rl', '--limit', '12'])
+    const stdout = await run(checkCommand, ['check', dir, '--format', 'toy-rl', '--limit', '12'])
     expect(stdout).toMatch(/^oracle under toy-rl limits \(toolCalls 12, topk 3, obs 6000, docChars 0, context 200000, access false\) on .*: \d+\/12 solvable/)
     expect(calls.prompt - before.prompt).toBe(12)
     expect(calls.render - before.render).toBeGreaterThan(0)

@@ -138,14 +138,14 @@ describe('prototype keys as names', () => {
   })
 })
 
-describe('gym serve flags', () => {
+describe('gym serve flags and keys', () => {
   const BIN = new URL('../bin/searchgym.mjs', import.meta.url).pathname
   it.each([
-    [['--max-envs', '0'], '--max-envs must be an integer in [1,'],
-    [['--idle-seconds', '-5'], '--idle-seconds must be a number in [1,'],
-    [['--port', 'abc'], '--port must be an integer in [0, 65535]'],
-    [['--max-batch-queries', '0'], '--max-batch-queries must be an integer'],
-    [['--workers', '0'], '--workers must be an integer in [1, 256]'],
+    [['--set', 'maxEnvs=0'], 'maxEnvs (--set) must be an integer in [1,'],
+    [['--set', 'idleSeconds=-5'], 'idleSeconds (--set) must be a number in [1,'],
+    [['--port', 'abc'], 'port (--port) must be an integer in [0, 65535], got NaN'],
+    [['--set', 'maxBatchQueries=0'], 'maxBatchQueries (--set) must be an integer'],
+    [['--workers', '0'], 'workers (--workers) must be an integer in [1, 256]'],
   ])('%j is a one-line error and a non-zero exit', (flags, message) => {
     const r = spawnSync(process.execPath, [BIN, 'gym', 'serve', 'worlds/not-opened-flags-come-first', ...flags], { encoding: 'utf8', timeout: 60_000 })
     expect(r.status).not.toBe(0)

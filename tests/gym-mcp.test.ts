@@ -251,14 +251,14 @@ test('one HTTP server, many questions: a session plays the question its endpoint
 
 test('bad flags and a bad world are one-line errors before any work', async () => {
   const [opts, world, proto] = await Promise.all([
-    runCli(['gym', 'mcp', dir, '--options', '{not json']),
+    runCli(['gym', 'mcp', dir, '--set', 'gym={not json']),
     runCli(['gym', 'mcp', `${dir}-missing`]),
-    runCli(['gym', 'mcp', dir, '--options', '{"protocol":"hermes"}']),
+    runCli(['gym', 'mcp', dir, '--set', 'gym={"protocol":"hermes"}']),
   ])
   for (const r of [opts, world, proto]) {
     expect(r.code).toBe(1)
     expect(r.stderr.trim().split('\n')).toHaveLength(1)
   }
-  expect(opts.stderr).toMatch(/--options must be a JSON object/)
+  expect(opts.stderr).toMatch(/gym \(--set\) must be a JSON object/)
   expect(proto.stderr).toMatch(/may not set "protocol"/)
 }, 60_000)

@@ -14,7 +14,7 @@ afterAll(() => rmSync(tmp, { recursive: true, force: true }))
 
 test('model init --tokenizer qwen3: the real tokenizer, vocab_size 151936, loadable weights', async () => {
   const out = join(tmp, 'tiny-qwen3')
-  const r = await runCli(['model', 'init', '--arch', 'qwen3', '--preset', 'tiny', '--tokenizer', 'qwen3', '--out', out, '--seed', '3', '--dtype', 'bf16'])
+  const r = await runCli(['model', 'init', '--set', 'arch=qwen3', '--preset', 'tiny', '--tokenizer', 'qwen3', '--out', out, '--seed', '3', '--set', 'dtype=bf16'])
   expect(r.stderr).toBe('')
   expect(r.code).toBe(0)
   expect(r.stdout).toMatch(/model init: .*qwen3 tiny, 9\.80M parameters .*V=151936.*151669 ids/)
@@ -41,7 +41,7 @@ test('bad input: one line on stderr and a non-zero exit', async () => {
   const r = await runCli(['model', 'init', '--tokenizer', 'gpt2', '--out', join(tmp, 'x')])
   expect(r.code).not.toBe(0)
   expect(r.stderr.trim().split('\n')).toHaveLength(1)
-  expect(r.stderr).toMatch(/^searchgym: error: --tokenizer 'gpt2' is not understood/)
+  expect(r.stderr).toMatch(/^searchgym: error: tokenizer \(--tokenizer\) 'gpt2' is not understood/)
   expect(existsSync(join(tmp, 'x', 'model.safetensors'))).toBe(false)
   const s = await runCli(['model', 'serve', join(tmp, 'nowhere')])
   expect(s.code).not.toBe(0)
@@ -60,7 +60,7 @@ test('model serve refuses a tokenizer larger than the model vocabulary', async (
   expect(r.stderr).toMatch(/the tokenizer has 151669 ids but the model only \d+ embedding rows/)
 })
 
-test('model init --name-tokens --tag-tokens: each entity name and search-r1 tag is one token; without a world, one-line errors', async () => {
+test('model init nameTokens, tagTokens (old flags --name-tokens --tag-tokens): each entity name and search-r1 tag is one token; without a world, one-line errors', async () => {
   const world = writeTinyWorld(join(tmp, 'world-names'))
   const db = new Database(join(world, 'world.db'))
   db.exec("CREATE TABLE entities (id TEXT PRIMARY KEY, name TEXT NOT NULL); INSERT INTO entities VALUES ('e1', 'Marie Curie'), ('e2', 'Acme Corporation')")
@@ -72,22 +72,22 @@ test('model init --name-tokens --tag-tokens: each entity name and search-r1 tag 
   const tok = loadTokenizer(out)
   expect(tok.tokens('<search> Marie Curie </search>')).toEqual(['<search>', ' Marie Curie', 'Ġ', '</search>'])
   expect(tok.tokens('Acme Corporation')).toEqual(['Acme Corporation'])
-  const q = await runCli(['model', 'init', '--tokenizer', 'qwen3', '--name-tokens', '--out', join(tmp, 'names-qwen3')])
+  const q = await runCli(['model', 'init', '--tokenizer', 'qwen3', '--set', 'nameTokens=true', '--out', join(tmp, 'names-qwen3')])
   expect(q.code).not.toBe(0)
   expect(q.stderr.trim().split('\n')).toHaveLength(1)
-  expect(q.stderr).toMatch(/^searchgym: error: --name-tokens and --tag-tokens need a world tokenizer/)
+  expect(q.stderr).toMatch(/^searchgym: error: nameTokens \(--set\) needs a world tokenizer/)
   const bare = writeTinyWorld(join(tmp, 'world-no-entities'))
-  const n = await runCli(['model', 'init', '--tokenizer', `world:${bare}`, '--name-tokens', '--out', join(tmp, 'names-bare')])
+  const n = await runCli(['model', 'init', '--tokenizer', `world:${bare}`, '--set', 'nameTokens=true', '--out', join(tmp, 'names-bare')])
   expect(n.code).not.toBe(0)
   expect(n.stderr.trim().split('\n')).toHaveLength(1)
   expect(n.stderr).toMatch(/has no readable entities\(id, name\) table/)
 })
 
-test('model init --tokenizer bpe:DIR1,DIR2@VOCAB --rope-theta --head-dim: sub-word pieces of both worlds and the name lists', async () => {
+test('model init --tokenizer bpe:DIR1,DIR2@VOCAB, ropeTheta, headDim: sub-word pieces of both worlds and the name lists', async () => {
   const a = writeTinyWorld(join(tmp, 'bpe-a'))
   const b = writeTinyWorld(join(tmp, 'bpe-b'))
   const out = join(tmp, 'tiny-bpe')
-  const r = await runCli(['model', 'init', '--preset', 'tiny', '--tokenizer', `bpe:${a},${b}@2048`, '--rope-theta', '10000', '--head-dim', '24', '--out', out])
+  const r = await runCli(['model', 'init', '--preset', 'tiny', '--tokenizer', `bpe:${a},${b}@2048`, '--set', 'ropeTheta=10000', '--set', 'headDim=24', '--out', out])
   expect(r.code).toBe(0)
   expect(r.stdout).toMatch(/D=24 V=2048, rope θ 10000\), tokenizer bpe:.*\(2048 ids, \d+ merges from 8 docs \+ the name lists\)/)
   const cfg = JSON.parse(readFileSync(join(out, 'config.json'), 'utf8')) as Record<string, unknown>
@@ -101,8 +101,8 @@ test('model init --tokenizer bpe:DIR1,DIR2@VOCAB --rope-theta --head-dim: sub-wo
   for (const name of unseen) expect(tok.tokens(name).length).toBeLessThanOrEqual(4)
   expect(unseen.reduce((n, s) => n + tok.tokens(s).length, 0)).toBeLessThanOrEqual(unseen.join('').length / 2)
   expect(tok.decode(tok.encode('<tool_call> Zürichsee Ōsaka'))).toBe('<tool_call> Zürichsee Ōsaka')
-  const bad = await runCli(['model', 'init', '--tokenizer', `bpe:${a}`, '--head-dim', '15', '--out', join(tmp, 'bpe-bad')])
+  const bad = await runCli(['model', 'init', '--tokenizer', `bpe:${a}`, '--set', 'headDim=15', '--out', join(tmp, 'bpe-bad')])
   expect(bad.code).not.toBe(0)
   expect(bad.stderr.trim().split('\n')).toHaveLength(1)
-  expect(bad.stderr).toMatch(/^searchgym: error: head dim must be an even integer/)
+  expect(bad.stderr).toMatch(/^searchgym: error: headDim \(--set\) must be even \(RoPE rotates pairs\), got 15/)
 })

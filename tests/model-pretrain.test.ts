@@ -26,8 +26,8 @@ beforeAll(async () => {
 }, LONG)
 
 const args = (out: string, over: Record<string, string> = {}) => {
-  const flags: Record<string, string> = { steps: '120', batch: '2', 'seq-len': '48', 'checkpoint-every': '10', 'eval-every': '40', warmup: '5', lr: '0.003', backend: 'native', ...over }
-  return ['model', 'pretrain', '--model', model, '--world', world, '--eval-world', unseen, '--out', out, ...Object.entries(flags).flatMap(([k, v]) => [`--${k}`, v])]
+  const keys: Record<string, string> = { steps: '120', batch: '2', seqLen: '48', checkpointEvery: '10', evalEvery: '40', warmup: '5', lr: '0.003', backend: 'native', ...over }
+  return ['model', 'pretrain', '--model', model, '--world', world, '--eval-world', unseen, '--out', out, ...Object.entries(keys).flatMap(([k, v]) => ['--set', `${k}=${v}`])]
 }
 
 const metricsOf = (dir: string) => readFileSync(join(dir, 'metrics.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { step: number; loss?: number; heldOutLoss?: number })
@@ -74,11 +74,11 @@ test('pretraining lowers the loss; SIGKILL after a checkpoint and a rerun end bi
   expect(metricsOf(killed)).toEqual(m)
 }, LONG)
 
-test('bad flags: one-line errors, non-zero exit, no run folder', async () => {
+test('bad keys: one-line errors, non-zero exit, no run folder', async () => {
   for (const [flag, value, msg] of [
-    ['steps', '0', /steps must be a positive integer/],
-    ['seq-len', '100000', /fewer than one batch/],
-    ['lr', '-1', /lr must be a finite number >= 0/],
+    ['steps', '0', /steps \(--set\) must be an integer ≥ 1, got 0/],
+    ['seqLen', '100000', /fewer than one batch/],
+    ['lr', '-1', /lr \(--set\) must be a number ≥ 0, got -1/],
   ] as const) {
     const out = join(root, `bad-${flag}`)
     const r = await runCli(args(out, { [flag]: value }), LONG)

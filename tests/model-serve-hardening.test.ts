@@ -151,8 +151,8 @@ describe('model serve under hostile load', () => {
   }, 120_000)
 
   it.each([
-    [['--port', 'abc'], '--port must be an integer'],
-    [['--max-prompt-chars', '0'], '--max-prompt-chars must be an integer'],
+    [['--port', 'abc'], 'port (--port) must be an integer'],
+    [['--set', 'maxPromptChars=0'], 'maxPromptChars (--set) must be an integer'],
   ])('model serve %j is a one-line error', async (flags, message) => {
     const r = await runCli(['model', 'serve', modelDir, ...flags])
     expect(r.code).not.toBe(0)

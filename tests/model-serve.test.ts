@@ -56,7 +56,7 @@ beforeAll(async () => {
     ]),
   )
   ;[sampling, fixture] = await Promise.all([
-    startServe([modelDir, '--adapter', adapterDir, '--seed', '5', '--quiet']),
+    startServe([modelDir, '--adapter', adapterDir, '--set', 'seed=5', '--set', 'quiet=true']),
     startServe([modelDir, '--name', 'tiny-fixture', '--quiet'], 60_000, scriptedRepliesEnv(join(tmp, 'replies.json'))),
   ])
 }, 120_000)

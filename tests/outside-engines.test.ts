@@ -153,7 +153,7 @@ describe('address files of a killed server', () => {
   })
 })
 
-describe('gym check --profile', () => {
+describe('gym check --format NAME (old --profile)', () => {
   it("reports the oracle's solvable fraction by type and hops under an engine's stock limits and under --set overrides", async () => {
     const world = await sharedTinyWorld()
     const parse = (out: string) => {
@@ -161,7 +161,7 @@ describe('gym check --profile', () => {
       expect(m).not.toBeNull()
       return { solved: Number(m![1]), total: Number(m![2]) }
     }
-    const stock = await runCli(['gym', 'check', world.dir, '--profile', 'verl', '--limit', '60'], 120_000)
+    const stock = await runCli(['gym', 'check', world.dir, '--format', 'verl', '--limit', '60'], 120_000)
     expect(stock.code).toBe(0)
     expect(stock.stdout).toMatch(/^oracle under verl limits \(toolCalls 1, topk 3, obs 256, docChars 0, context 3000, access false\)/)
     expect(stock.stdout).toMatch(/\n {2}by type: .*simple \d+\/\d+/)
@@ -174,9 +174,9 @@ describe('gym check --profile', () => {
     expect(a.total).toBe(60)
     expect(a.solved).toBeLessThan(0.2 * a.total)
     expect(b.solved).toBeGreaterThanOrEqual(0.95 * b.total)
-    const bad = await runCli(['gym', 'check', world.dir, '--profile', 'verl', '--set', 'turns=3'], 60_000)
+    const bad = await runCli(['gym', 'check', world.dir, '--format', 'verl', '--set', 'turns=3'], 60_000)
     expect(bad.code).not.toBe(0)
-    expect(bad.stderr.trim()).toMatch(/^searchgym: error: --set wants key=value with a key among toolCalls/)
+    expect(bad.stderr.trim()).toMatch(/^searchgym: error: --set turns=3: unknown config key 'turns'; known keys: .*toolCalls, topk/)
   })
 })
 

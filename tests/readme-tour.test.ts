@@ -123,7 +123,7 @@ describe('the README tour', () => {
     expect(steps.filter((s) => s.server).map((s) => s.server)).toEqual(['gym', 'model'])
     // The local-model run the must-show item is about, with a turn length the tiny model finishes.
     const local = steps.find((s) => s.args.includes('--policy') && s.args[s.args.indexOf('--policy') + 1] === 'openai')
-    expect(local?.args).toEqual(expect.arrayContaining(['--max-tokens', '--base-url', '--limit']))
+    expect(local?.args).toEqual(expect.arrayContaining(['maxTokens=64', '--base-url', '--limit']))
     expect(readTourBlock('x\n## A tour\n\n```\nnpx searchgym world stats w   # c\n\n```\n')).toEqual(['npx searchgym world stats w'])
     expect(() => tourCommands(['ls worlds'])).toThrow(/not 'npx searchgym/)
   })

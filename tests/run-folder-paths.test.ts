@@ -32,7 +32,7 @@ it('a copied experiment, train run, bench run and SFT run name no absolute path 
   cpSync(join(exp, 'model'), join(inputs, 'model'), { recursive: true })
   cpSync(join(exp, 'runs', 'trained-s0', 'adapter'), join(inputs, 'adapter'), { recursive: true })
   const cfg = join(inputs, 'train.json')
-  writeFileSync(cfg, JSON.stringify({ steps: 1, groupSize: 2, batchSize: 2, microBatch: 2, maxTurns: 1, maxTokensPerTurn: 8, lora: { rank: 4, alpha: 8 }, evalEvery: 0, heldOut: 0, checkpointEvery: 1, refillRounds: 0 }))
+  writeFileSync(cfg, JSON.stringify({ steps: 1, groupSize: 2, batchSize: 2, microBatch: 2, gym: { budgets: { maxTurns: 1, maxResponseTokens: 8 } }, lora: { rank: 4, alpha: 8 }, evalEvery: 0, heldOut: 0, checkpointEvery: 1, refillRounds: 0 }))
   const runs = [
     ['train', '--world', world, '--model', join(inputs, 'model'), '--adapter', join(inputs, 'adapter'), '--config', cfg, '--out', join(made, 'train'), '--quiet'],
     ['train', 'report', join(made, 'train')],

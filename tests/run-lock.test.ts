@@ -25,7 +25,7 @@ beforeAll(async () => {
   world = (await sharedTinyWorld()).dir
   const m = await runCli(['model', 'init', '--preset', 'tiny', '--tokenizer', `world:${world}`, '--out', model, '--seed', '0'], 300_000)
   expect(m.code).toBe(0)
-  writeFileSync(cfgFile, JSON.stringify({ steps: 2, groupSize: 2, batchSize: 2, microBatch: 2, maxTurns: 1, maxTokensPerTurn: 8, lora: { rank: 4, alpha: 8 }, evalEvery: 0, heldOut: 0, checkpointEvery: 1, refillRounds: 0 }))
+  writeFileSync(cfgFile, JSON.stringify({ steps: 2, groupSize: 2, batchSize: 2, microBatch: 2, gym: { budgets: { maxTurns: 1, maxResponseTokens: 8 } }, lora: { rank: 4, alpha: 8 }, evalEvery: 0, heldOut: 0, checkpointEvery: 1, refillRounds: 0 }))
 }, LONG)
 
 /** A real `searchgym ARGS` process held at `point`; resolves once it says it holds there. */
@@ -95,8 +95,8 @@ describe('one writer per run folder', () => {
     await new Promise((r) => holder.once('spawn', r))
     try {
       for (const [name, what, args] of [
-        ['sft', 'train sft', ['train', 'sft', '--world', world, '--model', model, '--questions', '2', '--epochs', '1', '--batch', '1']],
-        ['pre', 'model pretrain', ['model', 'pretrain', '--model', model, '--world', world, '--steps', '1', '--batch', '1', '--seq-len', '16']],
+        ['sft', 'train sft', ['train', 'sft', '--world', world, '--model', model, '--set', 'questions=2', '--set', 'epochs=1', '--set', 'batch=1']],
+        ['pre', 'model pretrain', ['model', 'pretrain', '--model', model, '--world', world, '--steps', '1', '--set', 'batch=1', '--set', 'seqLen=16']],
       ] as const) {
         const out = join(root, name)
         mkdirSync(out, { recursive: true })

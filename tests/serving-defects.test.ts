@@ -29,10 +29,10 @@ test('world build --seed 1e308 is refused with the range', async () => {
   expect(r.stderr).toContain('--seed must be an integer in [0, 9007199254740991], got 1e+308')
 })
 
-test('gym serve --max-envs NaN says NaN, not null', async () => {
-  const r = await runCli(['gym', 'serve', 'nowhere', '--max-envs', 'NaN'])
+test('gym serve maxEnvs NaN says NaN, not null', async () => {
+  const r = await runCli(['gym', 'serve', 'nowhere', '--set', 'maxEnvs=NaN'])
   expect(r.code).not.toBe(0)
-  expect(r.stderr).toContain('--max-envs must be an integer in [1, 10000000], got NaN')
+  expect(r.stderr).toContain('maxEnvs (--set) must be an integer in [1, 10000000], got NaN')
 })
 
 test('/v1/search k: 1e20 names the bound 50', async () => {

@@ -33,8 +33,8 @@ Object.assign(process.env, scriptedRepliesEnv(replies))
 // The update keys of issue 34 at non-default values: unanswered episodes end on the turn budget and are filtered out;
 // the answered ones train in mini-batches of 1 for 2 epochs, with a KL to the start adapter, at temperature 0.8.
 const CI = {
-  steps: 2, groupSize: 2, batchSize: 4, microBatch: 2, maxTurns: 1, maxTokensPerTurn: 16, lora: { rank: 4, alpha: 8 }, evalEvery: 0, heldOut: 0, checkpointEvery: 1,
-  klBeta: 0.01, klReference: 'start', ppoMiniBatch: 1, ppoEpochs: 2, temperature: 0.8, overlongFilter: true, refillRounds: 0, lr: 0.01, gym: { reward: 'em+format' },
+  steps: 2, groupSize: 2, batchSize: 4, microBatch: 2, lora: { rank: 4, alpha: 8 }, evalEvery: 0, heldOut: 0, checkpointEvery: 1,
+  klBeta: 0.01, klReference: 'start', ppoMiniBatch: 1, ppoEpochs: 2, temperature: 0.8, overlongFilter: true, refillRounds: 0, lr: 0.01, gym: { reward: 'em+format', budgets: { maxTurns: 1, maxResponseTokens: 16 } },
 }
 
 function trainArgs(out: string, curriculum = 'two-stage'): string[] {
@@ -142,14 +142,14 @@ describe('searchgym train (tiny world, tiny model, fixture sampler)', () => {
       return f
     }
     const parse = (s: string) => [...s.matchAll(/^(\w+): oracle solves (\d+)\/(\d+)/gm)].map((m) => ({ stage: m[1], solved: Number(m[2]), total: Number(m[3]) }))
-    const wide = await runCli(['train', 'budgets', '--world', world, '--config', write('b16.json', { maxTurns: 16 }), '--out', join(root, 'b16-report.json')])
+    const wide = await runCli(['train', 'budgets', '--world', world, '--config', write('b16.json', { gym: { budgets: { maxTurns: 16 } } }), '--out', join(root, 'b16-report.json')])
     expect(wide.code).toBe(0)
     const w = parse(wide.stdout)
     expect(w.map((x) => x.stage)).toEqual(['stage1', 'stage2'])
     expect(w[0].solved).toBe(w[0].total)
-    const narrow = parse((await runCli(['train', 'budgets', '--world', world, '--config', write('b2.json', { maxTurns: 2 })])).stdout)
+    const narrow = parse((await runCli(['train', 'budgets', '--world', world, '--config', write('b2.json', { gym: { budgets: { maxTurns: 2 } } })])).stdout)
     expect(narrow.every((x) => x.solved === 0)).toBe(true)
-    const hop = parse((await runCli(['train', 'budgets', '--world', world, '--config', write('b2h.json', { maxTurns: 2, turnBudget: 'hop-scaled', turnsPerHop: 2 })])).stdout)
+    const hop = parse((await runCli(['train', 'budgets', '--world', world, '--config', write('b2h.json', { gym: { budgets: { maxTurns: 2, turnsPerHop: 2 } } })])).stdout)
     expect(hop[0].solved).toBeGreaterThan(0)
     const rep = JSON.parse(readFileSync(join(root, 'b16-report.json'), 'utf8')) as { stages: { unsolved: unknown[]; solved: number; questions: number }[] }
     expect(rep.stages[1].unsolved).toHaveLength(rep.stages[1].questions - rep.stages[1].solved)

@@ -25,7 +25,7 @@ beforeAll(async () => {
   const m = await runCli(['model', 'init', '--preset', 'tiny', '--tokenizer', `world:${world}`, '--out', model, '--seed', '0'], 300_000)
   expect(m.code).toBe(0)
   // 2 steps × 2 questions × N = 4, up to 3 turns of at most 64 tokens
-  writeFileSync(cfgFile, JSON.stringify({ steps: 2, groupSize: 4, batchSize: 8, microBatch: 4, maxTurns: 3, maxTokensPerTurn: 64, lora: { rank: 4, alpha: 8 }, evalEvery: 0, heldOut: 0, checkpointEvery: 2, klBeta: 0, refillRounds: 0, lr: 0.01 }))
+  writeFileSync(cfgFile, JSON.stringify({ steps: 2, groupSize: 4, batchSize: 8, microBatch: 4, gym: { budgets: { maxTurns: 3, maxResponseTokens: 64 } }, lora: { rank: 4, alpha: 8 }, evalEvery: 0, heldOut: 0, checkpointEvery: 2, klBeta: 0, refillRounds: 0, lr: 0.01 }))
   writeFileSync(replies, JSON.stringify(['<tool_call>{"name": "search", "arguments": {"query": "city"}}</tool_call>', '<answer>unknown</answer>']))
 }, LONG)
 
@@ -38,7 +38,7 @@ describe('searchgym train --reward', () => {
     const r = await runCli(args(out, 'cost'), LONG)
     expect(r.stderr).toBe('')
     expect(r.code).toBe(0)
-    expect(JSON.parse(readFileSync(join(out, 'config.json'), 'utf8')).train.gym).toEqual({ reward: 'cost' })
+    expect(JSON.parse(readFileSync(join(out, 'config.json'), 'utf8')).train.gym).toEqual({ budgets: { maxTurns: 3, maxResponseTokens: 64 }, reward: 'cost' })
     const m = lines(join(out, 'metrics.jsonl'))
     expect(m).toHaveLength(2)
     for (const x of m) {

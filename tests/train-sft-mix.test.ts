@@ -23,7 +23,7 @@ function sftArgs(out: string, extra: readonly string[] = [], mix = 'demo=1,searc
 beforeAll(async () => {
   for (const [w, seed] of [[w1, '5'], [w2, '6'], [unseen, '9']] as const) expect((await runCli(['world', 'build', '--preset', 'tiny', '--seed', seed, '--out', w, '--quiet'], 300_000)).code).toBe(0)
   expect((await runCli(['model', 'init', '--preset', 'tiny', '--tokenizer', `world:${w1}`, '--out', model], 300_000)).code).toBe(0)
-  const p = await runCli(['model', 'pretrain', '--model', model, '--world', w1, '--world', w2, '--eval-world', unseen, '--out', pre, '--steps', '12', '--batch', '4', '--seq-len', '64', '--eval-every', '0'], LONG)
+  const p = await runCli(['model', 'pretrain', '--model', model, '--world', w1, '--world', w2, '--eval-world', unseen, '--out', pre, '--steps', '12', '--set', 'batch=4', '--set', 'seqLen=64', '--set', 'evalEvery=0'], LONG)
   expect(p.code).toBe(0)
 }, LONG)
 
@@ -86,13 +86,13 @@ test('a CPU budget stops the SFT inside an epoch; the rerun resumes there and en
 
 test('a bad mix, --mix with --turn, --full with --init-adapter and a bad budget are one-line errors before any work', async () => {
   const cases: [string[], string | undefined, RegExp][] = [
-    [[], 'demo=1,copy=2', /--mix: 'copy=2' is not KIND or KIND=WEIGHT/],
-    [[], 'demo=0', /--mix gives no kind a weight > 0/],
+    [[], 'demo=1,copy=2', /mix \(--mix\): 'copy=2' is not KIND or KIND=WEIGHT/],
+    [[], 'demo=0', /mix \(--mix\) gives no kind a weight > 0/],
     [[], 'demo=-1', /the weight of demo must be a number in \[0, 1000\]/],
     [['--mix', 'demo'], undefined, /--mix was given 2 times; give it once/],
-    [['--turn', '2'], undefined, /--mix sets each kind's weight itself/],
-    [['--init-adapter', root], undefined, /--full trains the model's own weights/],
-    [['--cpu-budget', '0'], undefined, /--cpu-budget must be a number of seconds > 0/],
+    [['--turn', '2'], undefined, /mix \(--mix\) sets each kind's weight itself/],
+    [['--init-adapter', root], undefined, /full \(--full\) trains the model's own weights/],
+    [['--cpu-budget', '0'], undefined, /cpuBudgetS \(--cpu-budget\) must be a number > 0, got 0/],
   ]
   for (const [extra, mix, msg] of cases) {
     const out = join(root, 'bad')

@@ -107,7 +107,7 @@ test('--init-adapter continues from an adapter (its first loss below that of a n
   expect(firstLoss(cont)).toBeLessThan(firstLoss(fresh) - 0.5)
   const bad = await runCli([...sftArgs(join(root, 'bad'), 1), '--first-turns', '-1'], LONG)
   expect(bad.code).not.toBe(0)
-  expect(bad.stderr).toMatch(/--first-turns must be an integer ≥ 0/)
+  expect(bad.stderr).toMatch(/firstTurns \(--first-turns\) must be an integer in \[0, 10000000\], got -1/)
 }, LONG)
 
 test('--answer-only trains only the final (answer) turn: fewer targets on the same batch, recorded in sft.json, and a folder of a full run refuses it', async () => {
@@ -137,7 +137,7 @@ test('--turn K trains only the K-th turn of each demonstration (cut after it): f
   expect(first(t1).tokens).toBeLessThan(first(full).tokens)
   expect(JSON.parse(readFileSync(join(t1, 'sft.json'), 'utf8'))).toMatchObject({ turn: 1, answerOnly: false })
   expect(JSON.parse(readFileSync(join(full, 'sft.json'), 'utf8'))).toMatchObject({ turn: null })
-  await expectOneLineErrors('turn-bad', [[['--turn', '0'], /--turn must be an integer ≥ 1, got 0/], [['--turn', '1', '--answer-only'], /--turn trains one turn alone/]])
+  await expectOneLineErrors('turn-bad', [[['--turn', '0'], /turn \(--turn\) must be an integer in \[1, 1000\], got 0/], [['--turn', '1', '--answer-only'], /turn \(--turn\) trains one turn alone/]])
 }, LONG)
 
 test('--answer-weight W weights the final turn inside full demonstrations: same targets, another loss, recorded; bad W and --answer-only with it are one-line errors', async () => {
@@ -156,5 +156,5 @@ test('--answer-weight W weights the final turn inside full demonstrations: same 
   const other = await runCli([...sftArgs(full, 2), '--answer-weight', '8'], LONG)
   expect(other.code).not.toBe(0)
   expect(other.stderr).toMatch(/holds an SFT run with other settings/)
-  await expectOneLineErrors('aw-bad', [[['--answer-weight', '8', '--answer-only'], /--answer-weight and --answer-only exclude each other/], [['--answer-weight', '0'], /--answer-weight must be a number > 0, got 0/], [['--answer-weight', 'x'], /--answer-weight must be a number > 0, got NaN/]])
+  await expectOneLineErrors('aw-bad', [[['--answer-weight', '8', '--answer-only'], /answerWeight \(--answer-weight\) and answerOnly \(--answer-only\) exclude each other/], [['--answer-weight', '0'], /answerWeight \(--answer-weight\) must be a number in \(0, 1000\], got 0/], [['--answer-weight', 'x'], /answerWeight \(--answer-weight\) must be a number in \(0, 1000\], got NaN/]])
 }, LONG)

@@ -43,12 +43,12 @@ test('world stats flags the edited world (stats printed, one warning line, exit 
 
 test('bench run refuses the edited world in one line and writes no run folder', async () => {
   const out = join(dir, 'run-edited')
-  const r = await runCli(['bench', 'run', edited, '--policy', 'oracle', '--limit', '2', '--bootstrap', '20', '--out', out])
+  const r = await runCli(['bench', 'run', edited, '--policy', 'oracle', '--limit', '2', '--set', 'bootstrap=20', '--out', out])
   expect(r.code).toBe(1)
   expect(r.stderr).toMatch(MISMATCH)
   expect(r.stderr.trim().split('\n')).toHaveLength(1)
   expect(existsSync(out)).toBe(false)
-  const ok = await runCli(['bench', 'run', clean, '--policy', 'oracle', '--limit', '2', '--bootstrap', '20', '--out', join(dir, 'run-clean')])
+  const ok = await runCli(['bench', 'run', clean, '--policy', 'oracle', '--limit', '2', '--set', 'bootstrap=20', '--out', join(dir, 'run-clean')])
   expect(ok.code).toBe(0)
 })
 
@@ -79,8 +79,8 @@ describe('every command that opens a world for use refuses the edited one', () =
 
   test('train, train sft (and its --eval-world), model pretrain (and --eval-world), bench funnel', async () => {
     await refused(['train', '--world', edited, '--model', model, '--out', join(dir, 'train-edited'), '--steps', '1', '--quiet'], join(dir, 'train-edited'))
-    await refused(['train', 'sft', '--world', edited, '--model', model, '--out', join(dir, 'sft-edited'), '--questions', '1'], join(dir, 'sft-edited'))
-    await refused(['train', 'sft', '--world', clean, '--eval-world', edited, '--model', model, '--out', join(dir, 'sft-eval-edited'), '--questions', '1'], join(dir, 'sft-eval-edited'))
+    await refused(['train', 'sft', '--world', edited, '--model', model, '--out', join(dir, 'sft-edited'), '--set', 'questions=1'], join(dir, 'sft-edited'))
+    await refused(['train', 'sft', '--world', clean, '--set', `eval.worlds=${edited}`, '--model', model, '--out', join(dir, 'sft-eval-edited'), '--set', 'questions=1'], join(dir, 'sft-eval-edited'))
     await refused(['model', 'pretrain', '--model', model, '--world', edited, '--out', join(dir, 'pre-edited'), '--steps', '1'], join(dir, 'pre-edited'))
     await refused(['model', 'pretrain', '--model', model, '--world', clean, '--eval-world', edited, '--out', join(dir, 'pre-eval-edited'), '--steps', '1'], join(dir, 'pre-eval-edited'))
     await refused(['bench', 'funnel', '--model', model, '--world', edited, '--questions', '1', '--hops', '1'])

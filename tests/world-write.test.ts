@@ -153,7 +153,7 @@ test('the same cache gives the same hash with no call', async () => {
 
 test('a build SIGKILLed mid-write resumes without repeating a call and reaches the same hash', async () => {
   const out = join(root, 'killed')
-  const args = ['world', 'build', '--preset', 'tiny', '--out', out, '--llm-base-url', server.url, '--llm-model', 'fixture-writer', '--llm-concurrency', '1', '--quiet']
+  const args = ['world', 'build', '--preset', 'tiny', '--out', out, '--set', `write.baseUrl=${server.url}`, '--set', 'write.model=fixture-writer', '--set', 'write.concurrency=1', '--quiet']
   const before = server.requests.length
   const bin = join(process.cwd(), 'bin/searchgym.mjs')
   const signal = await new Promise<NodeJS.Signals | null>((resolve, reject) => {

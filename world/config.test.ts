@@ -1,22 +1,22 @@
 // world/config.test: presets and validation of WorldConfig (one-line ConfigErrors).
 import { ConfigError } from '../infra/errors'
 import { canonicalJson } from '../infra/hash'
-import { loadWorldConfig, presetConfig, resolveConfig, PRESETS } from './config'
+import { loadWorldConfig, presetConfig, resolveConfig, WORLD_PRESETS } from './config'
 
 const total = (c: { entities: Record<string, number> }) => Object.values(c.entities).reduce((a, b) => a + b, 0)
 
 test('presets have the advertised sizes', () => {
-  expect(total(PRESETS.tiny)).toBeGreaterThanOrEqual(90)
-  expect(total(PRESETS.tiny)).toBeLessThanOrEqual(120)
-  expect(total(PRESETS.small)).toBeGreaterThanOrEqual(550)
-  expect(total(PRESETS.paper)).toBeGreaterThanOrEqual(3500)
-  expect(Object.keys(PRESETS.paper.entities).length).toBeGreaterThanOrEqual(10)
-  expect(PRESETS.paper.verification).toEqual({ queriesPerEdge: 15, minHits: 5, topK: 5 })
+  expect(total(WORLD_PRESETS.tiny)).toBeGreaterThanOrEqual(90)
+  expect(total(WORLD_PRESETS.tiny)).toBeLessThanOrEqual(120)
+  expect(total(WORLD_PRESETS.small)).toBeGreaterThanOrEqual(550)
+  expect(total(WORLD_PRESETS.paper)).toBeGreaterThanOrEqual(3500)
+  expect(Object.keys(WORLD_PRESETS.paper.entities).length).toBeGreaterThanOrEqual(10)
+  expect(WORLD_PRESETS.paper.verification).toEqual({ queriesPerEdge: 15, minHits: 5, topK: 5 })
 })
 
 test('seed override and defaults', () => {
   expect(loadWorldConfig({ preset: 'tiny', seed: 42 }).seed).toBe(42)
-  expect(loadWorldConfig({}).entities).toEqual(PRESETS.paper.entities)
+  expect(loadWorldConfig({}).entities).toEqual(WORLD_PRESETS.paper.entities)
   expect(() => loadWorldConfig({ seed: Number('x') })).toThrow(/--seed must be an integer in \[0, /)
   expect(() => presetConfig('huge')).toThrow(/unknown preset 'huge'/)
 })
@@ -34,7 +34,7 @@ test('bad configs are ConfigErrors with one-line messages', () => {
     [{ entities: { Person: 0, City: 0 } }, /no entities/],
   ]
   for (const [input, msg] of bad) {
-    const base = input && typeof input === 'object' && 'entities' in input && (input as { entities: object }).entities && Object.values((input as { entities: Record<string, unknown> }).entities).every((v) => v === 0) ? { ...PRESETS.tiny, entities: {} } : PRESETS.tiny
+    const base = input && typeof input === 'object' && 'entities' in input && (input as { entities: object }).entities && Object.values((input as { entities: Record<string, unknown> }).entities).every((v) => v === 0) ? { ...WORLD_PRESETS.tiny, entities: {} } : WORLD_PRESETS.tiny
     let err: unknown
     try { resolveConfig(input, base) } catch (e) { err = e }
     expect(err).toBeInstanceOf(ConfigError)

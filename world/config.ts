@@ -4,6 +4,7 @@
 import { showValue } from '../infra/show-value'
 import { mergeStrict, readJsonFile, requireNonNegativeInt } from '../infra/config'
 import { ConfigError } from '../infra/errors'
+import { setLayer } from '../infra/field-args'
 import { knownLocale } from './names'
 import { ENTITY_TYPES } from './schema'
 import { DEFAULT_WRITE_CONFIG, validateWriteConfig, type WriteConfig } from './write/write-config'
@@ -114,8 +115,8 @@ export interface BlurConfig {
 
 export const DEFAULT_BLUR: BlurConfig = { rate: 0.3, minCues: 2, maxCues: 3, positions: ['start'], queries: 6, minHits: 2, style: 'direct' }
 
-export type PresetName = 'tiny' | 'small' | 'paper' | 'paper-hard' | 'paper-x10' | 'paper-x100'
-export const PRESET_NAMES: readonly PresetName[] = ['tiny', 'small', 'paper', 'paper-hard', 'paper-x10', 'paper-x100']
+export type WorldPresetName = 'tiny' | 'small' | 'paper' | 'paper-hard' | 'paper-x10' | 'paper-x100'
+export const WORLD_PRESET_NAMES: readonly WorldPresetName[] = ['tiny', 'small', 'paper', 'paper-hard', 'paper-x10', 'paper-x100']
 
 export const DEFAULT_CONFIG: WorldConfig = {
   seed: 11,
@@ -153,7 +154,7 @@ const PRESET_ENTITIES: Record<'tiny' | 'small' | 'paper', Record<string, number>
   paper: { Country: 60, City: 470, Person: 1260, Company: 320, University: 140, Book: 370, Film: 290, Award: 80, SportsTeam: 115, Band: 100, Album: 195, Stadium: 105, Museum: 95 },
 }
 
-export const PRESETS: Record<PresetName, WorldConfig> = {
+export const WORLD_PRESETS: Record<WorldPresetName, WorldConfig> = {
   tiny: {
     ...DEFAULT_CONFIG,
     entities: PRESET_ENTITIES.tiny,
@@ -187,23 +188,25 @@ function scaled(entities: Record<string, number>, k: number): Record<string, num
   return Object.fromEntries(Object.entries(entities).map(([t, n]) => [t, n * k]))
 }
 
-export function isPresetName(s: string): s is PresetName {
-  return (PRESET_NAMES as readonly string[]).includes(s)
+export function isPresetName(s: string): s is WorldPresetName {
+  return (WORLD_PRESET_NAMES as readonly string[]).includes(s)
 }
 
 export function presetConfig(name: string): WorldConfig {
-  if (!isPresetName(name)) throw new ConfigError('config.preset', `unknown preset '${name}' (choose ${PRESET_NAMES.join(', ')})`)
-  return structuredClone(PRESETS[name])
+  if (!isPresetName(name)) throw new ConfigError('config.preset', `unknown preset '${name}' (choose ${WORLD_PRESET_NAMES.join(', ')})`)
+  return structuredClone(WORLD_PRESETS[name])
 }
 
 /**
  * The resolved config of a build: a preset (default paper), a JSON file merged over it (unknown keys rejected),
  * then an explicit seed. Throws ConfigError with a one-line message on any bad input.
  */
-export function loadWorldConfig(opts: { preset?: string; configFile?: string; seed?: unknown; search?: string; meiliUrl?: string; embedder?: string }): WorldConfig {
+/** `set`: `--set KEY=VALUE` entries over the preset and the file (each typed by the key's value there). */
+export function loadWorldConfig(opts: { preset?: string; configFile?: string; seed?: unknown; search?: string; meiliUrl?: string; embedder?: string; set?: readonly string[] }): WorldConfig {
   const base = presetConfig(opts.preset ?? 'paper')
   const input = opts.configFile !== undefined ? readJsonFile(opts.configFile) : undefined
-  const cfg = mergeStrict(base, input, 'config', OPEN_PATHS)
+  let cfg = mergeStrict(base, input, 'config', OPEN_PATHS)
+  if (opts.set !== undefined && opts.set.length > 0) cfg = mergeStrict(cfg, setLayer(cfg, opts.set), 'config', OPEN_PATHS)
   if (opts.seed !== undefined) {
     if (typeof opts.seed !== 'number' || !Number.isSafeInteger(opts.seed) || opts.seed < 0)
       throw new ConfigError('config.seed', `--seed must be an integer in [0, ${Number.MAX_SAFE_INTEGER}], got ${showValue(opts.seed)}`)

@@ -1,7 +1,7 @@
 // world/index: the world package's public surface — what gym, agent, bench and the root CLI may use. Building a world
 // (config, stages, buildWorld), reading a finished one (openWorld, its QA, its search index) and the world commands.
 export type * from './types'
-export { type WorldConfig, type PresetName, PRESETS, presetConfig, validateWorldConfig } from './config'
+export { type WorldConfig, type WorldPresetName, WORLD_PRESETS, presetConfig, validateWorldConfig } from './config'
 export { ENTITY_TYPES, RELATIONS, entityType, relation, attributeSpec } from './schema'
 export { formatAttr } from './docs/docs'
 export type { Stage, StageContext, WarmHandle } from './stage'
@@ -21,6 +21,7 @@ export { ENGINE_NAMES, type EngineName } from './search/engine-names'
 export { RETRIEVE_UNITS, type RetrieveUnit } from './search/retrieve-units'
 export {
   limitsWith,
+  ENGINE_LIMIT_FIELDS,
   batchSizes,
   validationBatch,
   observationText,

@@ -1,10 +1,13 @@
-// agent/cli/model-init: `searchgym model init` — flags → initModel(). Thin. Lives above world/ and infra/engine because it
-// composes them: a world:DIR tokenizer is built from the world package's worldTexts(DIR); a bpe:DIR1,DIR2 one from the
+// agent/cli/model-init: `searchgym model init` — the output folder as a flag, the knobs from the field table
+// (infra/engine MODEL_INIT_FIELDS: --config, --set, --preset, --tokenizer, --seed, the old flags as aliases) →
+// initModel(). Thin. Lives above world/ and infra/engine because it composes them: a world:DIR tokenizer is built from the world package's worldTexts(DIR); a bpe:DIR1,DIR2 one from the
 // pages of every world listed plus namerLexicon (the name generator's own lists, for their configs' locales).
 import type { Argv, Command } from '../../infra/cli-util'
 import { handler } from '../../infra/cli-util'
 import { EngineError } from '../../infra/errors'
-import { BACKEND_NAMES, type BackendName, parseBackendName, initModel, parseTokenizerSource, type ModelArch, type PresetName, type StoredDtype, type TokenizerFlag, type TokenizerSource, type WorldTokenizerStats } from '../../infra/engine'
+import { fieldArgs, fieldOptions, identityOptions } from '../../infra/field-args'
+import { keyNamer, type Namer } from '../../infra/fields'
+import { initModel, MODEL_INIT_FIELDS, parseTokenizerSource, type ModelInitConfig, type StoredDtype, type TokenizerFlag, type TokenizerSource, type WorldTokenizerStats } from '../../infra/engine'
 import { countWorldDocs, namerLexicon, worldEntityNames, worldNameLocales, worldTexts } from '../../world'
 
 /** The search-r1 protocol's tags (`model init --tag-tokens`: one token each instead of spelled). */
@@ -17,21 +20,21 @@ export const SEARCH_R1_TAGS = ['<search>', '</search>', '<access>', '</access>',
 export const LEXICON_WEIGHT = 32
 
 export interface TokenizerSourceOptions {
-  /** Every entity name of the world(s) one token (model init --name-tokens). */
+  /** Every entity name of the world(s) one token (model init's key nameTokens). */
   names?: boolean
-  /** The search-r1 tags one token each (--tag-tokens). */
+  /** The search-r1 tags one token each (tagTokens). */
   tags?: boolean
   /** bpe: only — the lexicon's weight against the pages (default LEXICON_WEIGHT; bench/perf/tokenizer-recipe sweeps it). */
   lexiconWeight?: number
 }
 
-/** The engine's tokenizer source for a `--tokenizer` flag: a world becomes its documents' texts; bpe: worlds become
+/** The engine's tokenizer source for a `tokenizer` key: a world becomes its documents' texts; bpe: worlds become
  *  all their documents' texts plus namerLexicon's words (for the locales of every world listed) counted
  *  `lexiconWeight` times, for sub-word merges (with `names`, the worlds' entity names as one token each; with `tags`,
- *  the search-r1 tags too). */
-export async function tokenizerSourceOf(flag: TokenizerFlag, o: TokenizerSourceOptions = {}): Promise<TokenizerSource> {
+ *  the search-r1 tags too). `name` says how a key was given (a command line's Namer; default the key). */
+export async function tokenizerSourceOf(flag: TokenizerFlag, o: TokenizerSourceOptions = {}, name: Namer = keyNamer()): Promise<TokenizerSource> {
   if (flag.kind === 'qwen3') {
-    if (o.names || o.tags) throw new EngineError('engine.cli', '--name-tokens and --tag-tokens need a world tokenizer (--tokenizer world:DIR or bpe:DIRS): the qwen3 tokenizer is fixed')
+    if (o.names || o.tags) throw new EngineError('engine.cli', `${name(o.names ? 'nameTokens' : 'tagTokens')} needs a world tokenizer (tokenizer world:DIR or bpe:DIRS): the qwen3 tokenizer is fixed`)
     return flag
   }
   const extra = o.tags ? { extraTokens: SEARCH_R1_TAGS } : {}
@@ -62,77 +65,46 @@ export async function tokenizerSourceOf(flag: TokenizerFlag, o: TokenizerSourceO
   }
 }
 
-interface InitArgs {
-  arch: ModelArch
-  preset: PresetName
-  tokenizer: string
-  out: string
-  seed: number
-  dtype: 'f32' | 'bf16' | 'f16'
-  force: boolean
-  backend: string
-  'embed-std'?: number
-  'qk-norm-weight'?: number
-  'rope-theta'?: number
-  'head-dim'?: number
-  'name-tokens': boolean
-  'tag-tokens': boolean
-}
-
-const DTYPES: Record<InitArgs['dtype'], StoredDtype> = { f32: 'F32', bf16: 'BF16', f16: 'F16' }
+const DTYPES: Record<ModelInitConfig['dtype'], StoredDtype> = { f32: 'F32', bf16: 'BF16', f16: 'F16' }
 
 export const modelInitCommand: Command = {
   command: 'init',
   describe: 'create a random model folder (config.json, model.safetensors, tokenizer, chat template) for tests and CPU demos',
   builder: (y: Argv) =>
-    y
-      .option('arch', { choices: ['qwen3', 'qwen2', 'llama'] as const, default: 'qwen3' as const, describe: 'architecture' })
-      .option('preset', { choices: ['tiny', 'mini', 'small'] as const, default: 'tiny' as const, describe: 'size preset' })
-      .option('tokenizer', {
-        type: 'string',
-        default: 'qwen3',
-        describe: 'qwen3 (real Qwen3 tokenizer), world:DIR[@VOCAB] (small tokenizer: one world\'s words) or bpe:DIR1,DIR2[@VOCAB] (sub-word pieces of the worlds\' pages and their name generator\'s lists: one tokenizer for every seed of a recipe)',
-      })
-      .option('out', { type: 'string', demandOption: true, describe: 'output folder' })
-      .option('seed', { type: 'number', default: 0, describe: 'seed of the random weights' })
-      .option('dtype', { choices: ['f32', 'bf16', 'f16'] as const, default: 'f32' as const, describe: 'stored weight dtype' })
-      .option('embed-std', { type: 'number', describe: 'std of the random embedding / tied output head (default 0.02; LoRA training demos: 0.25, see bench/RESULTS.md)' })
-      .option('qk-norm-weight', { type: 'number', describe: 'gain of the q_norm/k_norm weights (default 1; LoRA training demos: 2.5, see bench/RESULTS.md)' })
-      .option('rope-theta', { type: 'number', describe: "RoPE base frequency, config.json rope_theta (default the preset's: 1000000)" })
-      .option('head-dim', { type: 'number', describe: "width of one attention head, config.json head_dim, even (default the preset's: tiny 16, small 32)" })
-      .option('name-tokens', { type: 'boolean', default: false, describe: "world tokenizer: every entity name of the world is one token (with and without a leading space); give it room with world:DIR@VOCAB, e.g. @8192" })
-      .option('tag-tokens', { type: 'boolean', default: false, describe: 'world tokenizer: the search-r1 tags (<search>, <access>, <information> and their ends) one token each' })
-      .option('force', { type: 'boolean', default: false, describe: 'write into a non-empty folder' })
-      .option('backend', { type: 'string', default: 'auto', describe: `engine backend the weights pass through: ${BACKEND_NAMES.join(' | ')} (files are identical)` })
-      .example('$0 model init --preset tiny --tokenizer world:worlds/tiny --out models/tiny-world', '')
-      .example('$0 model init --preset small --tokenizer bpe:worlds/s1,worlds/s2@8192 --rope-theta 10000 --out models/small-bpe', '')
-      .example('$0 model init --preset small --tokenizer qwen3 --out models/small-qwen3 --seed 1', ''),
+    fieldOptions(
+      identityOptions(y, ['out'])
+        .option('force', { type: 'boolean', default: false, describe: 'write into a non-empty folder' })
+        .example('$0 model init --preset tiny --tokenizer world:worlds/tiny --out models/tiny-world', '')
+        .example('$0 model init --preset small --tokenizer bpe:worlds/s1,worlds/s2@8192 --set ropeTheta=10000 --out models/small-bpe', '')
+        .example('$0 model init --preset small --tokenizer qwen3 --out models/small-qwen3 --seed 1', ''),
+      MODEL_INIT_FIELDS,
+    ),
   handler: handler(async (argv: Record<string, unknown>) => {
-    const a = argv as unknown as InitArgs
-    if (!Number.isInteger(a.seed)) throw new EngineError('engine.cli', `--seed must be an integer, got ${a.seed}`)
+    const a = argv as { out: string; force: boolean }
+    // Every knob typed and bounded by the table (named as given) before any world is read or file written.
+    const { config: c, name } = fieldArgs<ModelInitConfig>(MODEL_INIT_FIELDS, argv)
     const t0 = performance.now()
-    const backend: BackendName = parseBackendName(a.backend)
     const r = initModel({
-      backend,
-      arch: a.arch,
-      preset: a.preset,
-      tokenizer: await tokenizerSourceOf(parseTokenizerSource(a.tokenizer), { names: a['name-tokens'], tags: a['tag-tokens'] }),
+      backend: c.backend,
+      arch: c.arch,
+      preset: c.preset,
+      tokenizer: await tokenizerSourceOf(parseTokenizerSource(c.tokenizer, name('tokenizer')), { names: c.nameTokens, tags: c.tagTokens }, name),
       out: a.out,
-      seed: a.seed,
-      dtype: DTYPES[a.dtype],
+      seed: c.seed,
+      dtype: DTYPES[c.dtype],
       force: a.force,
-      embedStd: a['embed-std'],
-      qkNormWeight: a['qk-norm-weight'],
-      ropeTheta: a['rope-theta'],
-      headDim: a['head-dim'],
+      embedStd: c.embedStd,
+      qkNormWeight: c.qkNormWeight,
+      ropeTheta: c.ropeTheta,
+      headDim: c.headDim,
       showProgress: true,
     })
-    const c = r.config
+    const m = r.config
     process.stdout.write(
-      `model init: ${r.dir}: ${c.arch} ${a.preset}, ${(r.parameters / 1e6).toFixed(2)}M parameters ` +
-        `(L=${c.numLayers} C=${c.hiddenSize} H=${c.numHeads} KV=${c.numKvHeads} D=${c.headDim} V=${c.vocabSize}, rope θ ${c.ropeTheta}), tokenizer ${a.tokenizer} ` +
-        `(${r.tokenizerVocab} ids${r.worldTokenizer ? `, ${tokenizerMade(r.worldTokenizer)}${a['name-tokens'] || a['tag-tokens'] ? `, ${r.worldTokenizer.addedTokens} added tokens` : ''}` : ''}), ` +
-        `seed ${a.seed}, ${((performance.now() - t0) / 1000).toFixed(1)} s\n`,
+      `model init: ${r.dir}: ${m.arch} ${c.preset}, ${(r.parameters / 1e6).toFixed(2)}M parameters ` +
+        `(L=${m.numLayers} C=${m.hiddenSize} H=${m.numHeads} KV=${m.numKvHeads} D=${m.headDim} V=${m.vocabSize}, rope θ ${m.ropeTheta}), tokenizer ${c.tokenizer} ` +
+        `(${r.tokenizerVocab} ids${r.worldTokenizer ? `, ${tokenizerMade(r.worldTokenizer)}${c.nameTokens || c.tagTokens ? `, ${r.worldTokenizer.addedTokens} added tokens` : ''}` : ''}), ` +
+        `seed ${c.seed}, ${((performance.now() - t0) / 1000).toFixed(1)} s\n`,
     )
   }),
 }

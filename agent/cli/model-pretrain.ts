@@ -1,4 +1,6 @@
-// agent/cli/model-pretrain: `searchgym model pretrain` — flags → pretrain() (agent/train/pretrain): every weight of a
+// agent/cli/model-pretrain: `searchgym model pretrain` — the run's identity as flags (model, worlds, out), its knobs
+// from the field table (agent/train/pretrain-config: --config, --set, --steps, --backend, the old flags as aliases) →
+// pretrain() (agent/train/pretrain): every weight of a
 // model folder trained from its current values (a `model init` folder: from scratch) on the pages of one or more
 // worlds, held-out loss on another world's pages, resumable; the result is an ordinary model folder (OUT/model:
 // config.json, model.safetensors, the input's tokenizer files). Thin; composes the world package's texts with the engine.
@@ -12,54 +14,35 @@ import { folderFingerprint, recordedPath } from '../../infra/recorded-path'
 import { copyTokenizerFiles, Learner, loadModel, loadTokenizer, saveModel } from '../../infra/engine'
 import { checkWorldDir, worldReadingTexts, worldTexts } from '../../world'
 import { CHECKED_WORLD_STAGES } from '../world-check-stage'
-import { openBackend, BACKEND_NAMES } from '../train/backend'
-import { pretrain, validatePretrainOptions } from '../train/pretrain'
+import { openBackend } from '../train/backend'
+import { pretrain } from '../train/pretrain'
+import { PRETRAIN_FIELDS, validatePretrainOptions, type PretrainConfig } from '../train/pretrain-config'
+import { fieldArgs, fieldOptions, identityOptions } from '../../infra/field-args'
 
 interface PretrainArgs {
   model: string
   world: string[]
   'eval-world'?: string
   out: string
-  steps: number
-  batch: number
-  'seq-len': number
-  lr: number
-  warmup: number
-  'weight-decay': number
-  'grad-clip': number
-  seed: number
-  'checkpoint-every': number
-  'eval-every': number
-  'eval-windows': number
-  backend: string
-  'qa-lines': boolean
 }
 
 export const modelPretrainCommand: Command = {
   command: 'pretrain',
   describe: 'train every weight of a model folder (from scratch after model init) on world pages; resumable; writes OUT/model',
   builder: (y: Argv) =>
-    y
-      .option('model', { type: 'string', demandOption: true, describe: 'model folder (config.json, model.safetensors, tokenizer files), e.g. from model init' })
-      .option('world', { type: 'string', array: true, demandOption: true, describe: 'world folder whose pages are trained on; repeat for a pool' })
-      .option('eval-world', { type: 'string', describe: 'world folder whose pages give the held-out loss (an unseen seed of the same config)' })
-      .option('out', { type: 'string', demandOption: true, describe: 'run folder (metrics.jsonl, checkpoint/, model/, pretrain.json); rerun to resume' })
-      .option('steps', { type: 'number', default: 200, describe: 'optimizer steps' })
-      .option('batch', { type: 'number', default: 8, describe: 'windows per step' })
-      .option('seq-len', { type: 'number', default: 256, describe: 'tokens per window' })
-      .option('lr', { type: 'number', default: 3e-3, describe: 'peak learning rate (linear warmup, cosine to lr/10)' })
-      .option('warmup', { type: 'number', default: 20, describe: 'warmup steps' })
-      .option('weight-decay', { type: 'number', default: 0.1, describe: 'AdamW decoupled weight decay' })
-      .option('grad-clip', { type: 'number', default: 1, describe: 'global gradient-norm clip (0: off)' })
-      .option('seed', { type: 'number', default: 0, describe: 'seed of the document order' })
-      .option('checkpoint-every', { type: 'number', default: 25, describe: 'steps between checkpoints' })
-      .option('eval-every', { type: 'number', default: 50, describe: 'steps between held-out losses (0: only at the end)' })
-      .option('eval-windows', { type: 'number', default: 16, describe: 'held-out windows scored' })
-      .option('backend', { type: 'string', default: 'auto', describe: `engine backend: ${BACKEND_NAMES.join(' | ')}` })
-      .option('qa-lines', { type: 'boolean', default: false, describe: "after each training page, its one-hop training questions as 'Question: … / Answer: …' lines (reading drills in the text; the held-out pages stay plain)" })
-      .example('$0 model pretrain --model models/tiny --world worlds/s1 --world worlds/s2 --eval-world worlds/s9 --out runs/pre --steps 300', ''),
+    fieldOptions(
+      identityOptions(y, ['model', 'world', 'eval-world', 'out'], {
+        model: 'model folder (config.json, model.safetensors, tokenizer files), e.g. from model init',
+        world: 'world folder whose pages are trained on; repeat for a pool',
+        'eval-world': 'world folder whose pages give the held-out loss (an unseen seed of the same config)',
+        out: 'run folder (metrics.jsonl, checkpoint/, model/, pretrain.json); rerun to resume',
+      }).example('$0 model pretrain --model models/tiny --world worlds/s1 --world worlds/s2 --eval-world worlds/s9 --out runs/pre --steps 300 --set seqLen=128', ''),
+      PRETRAIN_FIELDS,
+    ),
   handler: handler((argv: Record<string, unknown>) => {
     const a = argv as unknown as PretrainArgs
+    // Every knob checked (types and bounds, named as given) before any world is read.
+    const { config: c } = fieldArgs<PretrainConfig>(PRETRAIN_FIELDS, argv)
     for (const w of [...a.world, ...(a['eval-world'] ? [a['eval-world']] : [])])
       if (!existsSync(join(w, 'world.db'))) throw new ConfigError('pretrain.world', `no world at ${w} (no world.db): build it with searchgym world build`)
     // Their rows against their hashes (a page edited in place is refused, not trained on).
@@ -71,10 +54,7 @@ export const modelPretrainCommand: Command = {
     if (out === model || join(out, 'model') === model || model.startsWith(join(out, 'checkpoint')))
       throw new ConfigError('pretrain.out', `--out ${a.out} would overwrite the model it reads (--model ${a.model}: OUT/model is replaced at the end); give another --out`)
     if (out.startsWith(model + sep)) throw new ConfigError('pretrain.out', `--out ${a.out} is inside the model folder ${a.model}; give a folder of its own`)
-    const opts = {
-      steps: a.steps, batch: a.batch, seqLen: a['seq-len'], lr: a.lr, warmup: a.warmup, weightDecay: a['weight-decay'], gradClip: a['grad-clip'],
-      seed: a.seed, checkpointEvery: a['checkpoint-every'], evalEvery: a['eval-every'], evalWindows: a['eval-windows'],
-    }
+    const { qaLines, backend, ...opts } = c
     validatePretrainOptions(opts)
     const existed = existsSync(a.out)
     mkdirSync(a.out, { recursive: true })
@@ -85,10 +65,10 @@ export const modelPretrainCommand: Command = {
     const tok = loadTokenizer(a.model)
     const sep = tok.special.pad ?? tok.special.eos
     const encode = (dirs: readonly string[], qa = false) => dirs.flatMap((d) => [...(qa ? worldReadingTexts(d) : worldTexts(d))].map((t) => tok.encode(t)))
-    const docs = encode(a.world, a['qa-lines'])
+    const docs = encode(a.world, qaLines)
     const heldOut = a['eval-world'] ? encode([a['eval-world']]) : []
     const modelPrint = folderFingerprint(a.model)
-    const learner = new Learner(loadModel(a.model, openBackend(a.backend)), { trainable: 'full', maxTokensPerPass: Math.max(4096, a.batch * a['seq-len']) })
+    const learner = new Learner(loadModel(a.model, openBackend(backend)), { trainable: 'full', maxTokensPerPass: Math.max(4096, c.batch * c.seqLen) })
     const r = pretrain(learner, docs, heldOut, { ...opts, separator: sep, out: a.out, log })
     // The model folder is written beside and renamed into place: a half-written one is never reported.
     const dst = join(a.out, 'model'), tmp = `${dst}.tmp`
@@ -102,7 +82,7 @@ export const modelPretrainCommand: Command = {
     // content under identity (the model folder's fingerprint, each world's content hash).
     const worlds = a.world, evalWorld = a['eval-world'], rec = (p: string) => recordedPath(a.out, p)
     const identity = { model: modelPrint, worlds: worldHashes, evalWorld: evalHash }
-    writeFileSync(join(a.out, 'pretrain.json'), JSON.stringify({ model: rec(a.model), worlds: worlds.map(rec), evalWorld: evalWorld ? rec(evalWorld) : null, qaLines: a['qa-lines'], ...r, identity }, null, 2) + '\n')
+    writeFileSync(join(a.out, 'pretrain.json'), JSON.stringify({ model: rec(a.model), worlds: worlds.map(rec), evalWorld: evalWorld ? rec(evalWorld) : null, qaLines, ...r, identity }, null, 2) + '\n')
     const idle = r.steps === 0 ? ' — NO optimizer step was made' : ''
     process.stdout.write(`model pretrain: ${dst}: ${r.steps} steps, ${r.tokens} tokens, train loss ${r.finalLoss.toFixed(4)}${r.heldOutLoss !== undefined ? `, held-out loss ${r.heldOutLoss.toFixed(4)}` : ''}, ${r.wallSeconds.toFixed(1)} s wall, ${r.cpuSeconds.toFixed(1)} CPU s${idle}\n`)
     } catch (e) {

@@ -52,7 +52,7 @@ export function formatUnitVerifyReport(dir: string, r: VerifyEdgesCheck): string
     lines.push(`  kept by the build but failing through passages: ${r.lostThroughPassages.length}${r.lostThroughPassages.length ? ` (${r.lostThroughPassages.slice(0, 10).join(', ')}${r.lostThroughPassages.length > 10 ? ', …' : ''})` : ''}`)
     if (r.questionsUsingLostEdges)
       lines.push(
-        `  served questions using such an edge: ${r.questionsUsingLostEdges.questions}/${r.questionsUsingLostEdges.of} — informational: gym serve --retrieve-unit passage serves the world's questions; which are solvable through passages is what \`gym check --profile NAME --retrieve-unit passage\` (and world export --retrieve-unit passage) decide`,
+        `  served questions using such an edge: ${r.questionsUsingLostEdges.questions}/${r.questionsUsingLostEdges.of} — informational: gym serve --retrieve-unit passage serves the world's questions; which are solvable through passages is what \`gym check --format NAME --retrieve-unit passage\` (and world export --retrieve-unit passage) decide`,
       )
   }
   const rels = Object.entries(r.byRelation).sort(([x], [y]) => (x < y ? -1 : 1))

@@ -49,7 +49,7 @@ for (let step = 1; step <= steps; step++) {
   // 3. Q questions, N envs each; every env steps in one lockstep batch (token in, token out).
   const qas = Array.from({ length: Q }, () => rng.pick(train))
   const items = qas.flatMap((qa, qi) =>
-    Array.from({ length: N }, (_, j) => ({ qa, env: makeEnv(world, qa, { protocol: 'hermes', budgets: episodeBudgets(qa, { turns: maxTurns, responseTokens: maxTokens, contextTokens: model.config.maxPositionEmbeddings }), episode: step * 1000 + qi * N + j }) })),
+    Array.from({ length: N }, (_, j) => ({ qa, env: makeEnv(world, qa, { protocol: 'hermes', budgets: episodeBudgets(qa, { maxTurns, maxResponseTokens: maxTokens, maxContextTokens: model.config.maxPositionEmbeddings }), episode: step * 1000 + qi * N + j }) })),
   )
   const batch = new PolicyBatch(codec, sampler, items.length, { maxTokensPerTurn: maxTokens, maxContext: model.config.maxPositionEmbeddings, seed: rng.int(0, 2 ** 31 - 1) })
   const rollouts = await rolloutBatch(items, batch, { scorer: scoreAnswer })

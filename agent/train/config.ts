@@ -1,10 +1,15 @@
 // agent/train/config: the trainer's one documented config (plain JSON, unknown keys rejected) with the paper's
-// defaults — N 8, batch 128 trajectories, micro-batch 16, clip 0.4/0.4, 16 turns, 1,024 tokens per response,
-// LoRA rank 32 — and a LoRA learning rate (the paper's 5e-6 is for full fine-tuning; LoRA needs ~10×).
+// defaults — N 8, batch 128 trajectories, micro-batch 16, clip 0.4/0.4, LoRA rank 32; the episode limits are the
+// gym's (gym.budgets: 16 turns, 1,024 tokens per response) — and a LoRA learning rate (the paper's 5e-6 is for full
+// fine-tuning; LoRA needs ~10×). Files of the older spelling (maxTurns, turnBudget, turnsPerHop, maxTokensPerTurn at
+// the top) are read through legacy-keys.
 import { mergeStrict } from '../../infra/config'
+import { noteMovedKey } from '../../infra/field-args'
+import { checkField, fieldDefaults, getPath, type FieldTable } from '../../infra/fields'
 import { ConfigError } from '../../infra/errors'
 import { POLICY_LOSS_NAMES } from '../../infra/engine'
-import { refuseBudgetConflicts, TEXT_PROTOCOLS, type GymOptionsJson } from '../../gym'
+import { checkGivenBudgets, refuseGymProtocol, TEXT_PROTOCOLS, type GymOptionsJson } from '../../gym'
+import { movedBudgetKeys } from './legacy-keys'
 
 /** The string fields' choices: their types below are these lists' members, and resolve checks against them. */
 export const TRAIN_CHOICES = {
@@ -12,7 +17,6 @@ export const TRAIN_CHOICES = {
   klReference: ['start', 'base'],
   aggregation: ['token-mean', 'sequence-mean'],
   advantageStd: ['population', 'sample'],
-  turnBudget: ['fixed', 'hop-scaled'],
   protocol: TEXT_PROTOCOLS,
 } as const satisfies Partial<Record<keyof TrainConfig, readonly string[]>>
 
@@ -50,12 +54,6 @@ export interface TrainConfig {
   lr: number
   weightDecay: number
   gradClip: number
-  /** Turn budget of an episode (per question; see turnBudget). */
-  maxTurns: number
-  turnBudget: Choice<'turnBudget'>
-  turnsPerHop: number
-  /** Max new tokens per assistant turn (also the gym's maxResponseTokens). */
-  maxTokensPerTurn: number
   temperature: number
   topP: number
   topK: number
@@ -75,137 +73,83 @@ export interface TrainConfig {
   maxHops: number
   /** Text protocol of the rollouts: hermes (<tool_call> JSON) or search-r1 (<search>/<answer> tags, short prompt). */
   protocol: Choice<'protocol'>
-  /** Gym options as the config file spells them (reward by name, access, maxCallsPerTurn, faults, topK, ...); the run
-   *  resolves them once (resolveGymOptions) and passes the typed GymOptions down. */
+  /** Gym options as the config file spells them (reward by name, access, maxCallsPerTurn, faults, topK, budgets ...);
+   *  the run resolves them once (resolveGymOptions) and passes the typed GymOptions down. The episode limits are only
+   *  here: gym.budgets.maxTurns (with turnsPerHop, a rule over the question's hops), maxResponseTokens (the rollout
+   *  sampler's max new tokens too), maxContextTokens (the model's context unless given). */
   gym: GymOptionsJson
 }
 
-export const DEFAULT_TRAIN_CONFIG: TrainConfig = {
-  seed: 0,
-  steps: 100,
-  groupSize: 8,
-  batchSize: 128,
-  microBatch: 16,
-  loss: 'ppo',
-  epsLow: 0.4,
-  epsHigh: 0.4,
-  klBeta: 0.001,
-  klReference: 'start',
-  ppoMiniBatch: 0,
-  ppoEpochs: 1,
-  overlongFilter: false,
-  aggregation: 'token-mean',
-  advantageStd: 'population',
-  lr: 5e-5,
-  weightDecay: 0,
-  gradClip: 1,
-  maxTurns: 16,
-  turnBudget: 'fixed',
-  turnsPerHop: 2,
-  maxTokensPerTurn: 1024,
-  temperature: 1,
-  topP: 1,
-  topK: 0,
-  lora: { rank: 32, alpha: 64, embedTokens: false },
-  refillRounds: 1,
-  checkpointEvery: 10,
-  evalEvery: 10,
-  heldOut: 64,
-  switchSteps: 50,
-  maxHops: 0,
-  protocol: 'hermes',
-  gym: {},
+/** Every knob of the trainer, once: key, type, default, bounds (integer upper bounds far above any run one machine
+ *  can do — a million steps, a group of 1,024, 1,000 turns as the gym's own turn cap; epsLow < 1 keeps the ratio clip's
+ *  lower end 1 − eps above 0), choices and help. `train`'s flags and help, `--config` / `--set`, the defaults below and
+ *  docs/options.md are derived from it; resolveTrainConfigAt checks every field through it. */
+export const TRAIN_FIELDS: FieldTable = [
+  { key: 'seed', type: 'int', default: 0, min: 0, max: 2 ** 32 - 1, help: 'seed of the data order, sampling and adapter init' },
+  { key: 'steps', type: 'int', default: 100, min: 1, max: 1_000_000, flag: 'steps', help: 'GRPO steps (policy updates)' },
+  { key: 'groupSize', type: 'int', default: 8, min: 1, max: 1024, help: 'N: rollouts per question (at least 2)' },
+  { key: 'batchSize', type: 'int', default: 128, min: 1, max: 1_048_576, help: 'trajectories per step (questions per step = batchSize / groupSize)' },
+  { key: 'microBatch', type: 'int', default: 16, min: 1, max: 65_536, help: 'datums per forward/backward call' },
+  { key: 'loss', type: 'enum', choices: TRAIN_CHOICES.loss, default: 'ppo', help: 'policy loss' },
+  { key: 'epsLow', type: 'number', default: 0.4, min: 0, max: 0.999, help: 'ratio clip: 1 − epsLow' },
+  { key: 'epsHigh', type: 'number', default: 0.4, min: 0, max: 100, help: 'ratio clip: 1 + epsHigh' },
+  { key: 'klBeta', type: 'number', default: 0.001, min: 0, max: 1000, help: 'β of the k3 KL to the reference (klReference)' },
+  { key: 'klReference', type: 'enum', choices: TRAIN_CHOICES.klReference, default: 'start', aliases: ['kl-reference'], help: "the KL reference: 'start' (the adapter the run started from, frozen) or 'base' (the adapter off)" },
+  { key: 'ppoMiniBatch', type: 'int', default: 0, min: 0, max: 1_048_576, aliases: ['ppo-mini-batch'], help: 'trajectories per optimizer step (0: the whole batch, one step per batch)' },
+  { key: 'ppoEpochs', type: 'int', default: 1, min: 1, max: 100, aliases: ['ppo-epochs'], help: 'passes over each rollout batch' },
+  { key: 'overlongFilter', type: 'bool', default: false, aliases: ['overlong-filter'], help: 'DAPO: leave budget-truncated trajectories out of the update (they keep their place in the advantages)' },
+  { key: 'aggregation', type: 'enum', choices: TRAIN_CHOICES.aggregation, default: 'token-mean', help: "the loss's mean over tokens of the batch, or over sequences" },
+  { key: 'advantageStd', type: 'enum', choices: TRAIN_CHOICES.advantageStd, default: 'population', help: "the std of a group's rewards in its advantages" },
+  { key: 'lr', type: 'number', default: 5e-5, min: 0, max: 1, help: 'AdamW learning rate of the LoRA weights' },
+  { key: 'weightDecay', type: 'number', default: 0, min: 0, max: 10, help: 'AdamW weight decay' },
+  { key: 'gradClip', type: 'number', default: 1, min: 0, max: 1e6, help: 'global gradient-norm clip' },
+  { key: 'temperature', type: 'number', default: 1, min: 0, max: 10, help: 'sampling temperature of the rollouts' },
+  { key: 'topP', type: 'number', default: 1, gt: 0, max: 1, help: 'nucleus sampling of the rollouts' },
+  { key: 'topK', type: 'int', default: 0, min: 0, max: 1_000_000, help: 'top-k sampling of the rollouts (0: off)' },
+  { key: 'lora.rank', type: 'int', default: 32, min: 1, max: 4096, help: 'LoRA rank of a new adapter' },
+  { key: 'lora.alpha', type: 'number', default: 64, min: 0, max: 1e6, help: 'LoRA alpha of a new adapter' },
+  { key: 'lora.embedTokens', type: 'bool', default: false, help: 'LoRA on the input embedding too (PEFT target embed_tokens)' },
+  { key: 'refillRounds', type: 'int', default: 1, min: 0, max: 100, help: 'extra rounds of questions drawn to replace groups dropped as constant-reward or masked' },
+  { key: 'checkpointEvery', type: 'int', default: 10, min: 1, max: 1_000_000, help: 'steps between checkpoints' },
+  { key: 'evalEvery', type: 'int', default: 10, min: 0, max: 1_000_000, help: 'evaluate on held-out training questions every K steps (0: never)' },
+  { key: 'heldOut', type: 'int', default: 64, min: 0, max: 1_000_000, help: 'training questions held out for evaluation (the same slice train sft leaves out)' },
+  { key: 'switchSteps', type: 'int', default: 50, min: 1, max: 1_000_000, help: 'two-stage: steps in stage 1' },
+  { key: 'maxHops', type: 'int', default: 0, min: 0, max: 100, help: "cap on the hops of every curriculum stage (0: the preset's ranges)" },
+  { key: 'protocol', type: 'enum', choices: TRAIN_CHOICES.protocol, default: 'hermes', help: 'text protocol of the rollouts: hermes (<tool_call> JSON) or search-r1 (<search>/<answer> tags, short prompt)' },
+  { key: 'gym', type: 'json', default: {}, help: 'gym options as the config file spells them (reward by name, access, topK, faults, …; the episode limits: budgets.maxTurns, budgets.turnsPerHop, budgets.maxResponseTokens — the sampler\'s too —, budgets.maxContextTokens); never protocol' },
+]
+
+export const DEFAULT_TRAIN_CONFIG: TrainConfig = fieldDefaults<TrainConfig>(TRAIN_FIELDS)
+
+/** The top-level integer fields' [lo, hi] (from TRAIN_FIELDS): experiment files check their seeds against seed's. */
+export const TRAIN_INT_BOUNDS = boundsOf('int')
+
+/** The top-level real-valued fields' inclusive [lo, hi] (from TRAIN_FIELDS). */
+export const TRAIN_NUMBER_BOUNDS = boundsOf('number')
+
+function boundsOf(type: 'int' | 'number'): Record<string, readonly [number, number]> {
+  const out: Record<string, readonly [number, number]> = {}
+  for (const f of TRAIN_FIELDS) if (f.type === type && !f.key.includes('.') && f.min !== undefined && f.max !== undefined) out[f.key] = [f.min, f.max]
+  return out
 }
-
-/** Integer fields and their [lo, hi]: checked at resolve time (experiment files and `train --config` go through here),
- *  so `steps: 1e15` or `groupSize: 1e9` is one line before any world is built. The upper bounds sit far above any
- *  run one machine can do (a million steps, a group of 1,024, 1,000 turns as the gym's own turn cap). */
-export const TRAIN_INT_BOUNDS = {
-  steps: [1, 1_000_000],
-  groupSize: [1, 1024],
-  batchSize: [1, 1_048_576],
-  microBatch: [1, 65_536],
-  maxTurns: [1, 1000],
-  maxTokensPerTurn: [1, 1_000_000],
-  checkpointEvery: [1, 1_000_000],
-  switchSteps: [1, 1_000_000],
-  ppoEpochs: [1, 100],
-  evalEvery: [0, 1_000_000],
-  heldOut: [0, 1_000_000],
-  refillRounds: [0, 100],
-  seed: [0, 2 ** 32 - 1],
-  topK: [0, 1_000_000],
-  turnsPerHop: [0, 100],
-  maxHops: [0, 100],
-  ppoMiniBatch: [0, 1_048_576],
-} as const satisfies Partial<Record<keyof TrainConfig, readonly [number, number]>>
-
-/** Real-valued fields and their [lo, hi]. epsLow < 1 keeps the ratio clip's lower end 1 − eps above 0. */
-export const TRAIN_NUMBER_BOUNDS = {
-  lr: [0, 1],
-  weightDecay: [0, 10],
-  epsLow: [0, 0.999],
-  epsHigh: [0, 100],
-  klBeta: [0, 1000],
-  temperature: [0, 10],
-  gradClip: [0, 1e6],
-} as const satisfies Partial<Record<keyof TrainConfig, readonly [number, number]>>
-
-const LORA_BOUNDS = { rank: [1, 4096], alpha: [0, 1e6] } as const
 
 /** Defaults ← FILE.json ← overrides; validated (unknown keys, types, ranges) with one-line errors. */
 export function resolveTrainConfig(...layers: unknown[]): TrainConfig {
   return resolveTrainConfigAt('train config', ...layers)
 }
 
-/** resolveTrainConfig, an unknown key named under `where` (e.g. 'experiment.train': the file's block it came from). */
+/** resolveTrainConfig, an unknown key named under `where` (e.g. 'experiment.train': the file's block it came from).
+ *  A layer of the older spelling has its episode limits moved into gym.budgets first (legacy-keys; `note` says so). */
 export function resolveTrainConfigAt(where: string, ...layers: unknown[]): TrainConfig {
   let c = DEFAULT_TRAIN_CONFIG
-  for (const l of layers) if (l !== undefined) c = mergeStrict(c, l, where, [`${where}.gym`])
-  for (const [k, [lo, hi]] of Object.entries(TRAIN_INT_BOUNDS)) {
-    const v = c[k as keyof typeof TRAIN_INT_BOUNDS]
-    if (!Number.isInteger(v) || v < lo || v > hi) throw new ConfigError('train.range', `${k} must be an integer in [${lo}, ${hi}], got ${v}`)
-  }
-  for (const [k, [lo, hi]] of Object.entries(LORA_BOUNDS)) {
-    const v = c.lora[k as keyof typeof LORA_BOUNDS]
-    if (typeof v !== 'number' || !Number.isFinite(v) || (k === 'rank' && !Number.isInteger(v)) || v < lo || v > hi)
-      throw new ConfigError('train.range', `lora.${k} must be ${k === 'rank' ? 'an integer' : 'a number'} in [${lo}, ${hi}], got ${v}`)
-  }
+  for (const l of layers) if (l !== undefined) c = mergeStrict(c, movedBudgetKeys(l, where === 'train config' ? '' : `${where}.`, noteMovedKey), where, [`${where}.gym`, `${where}.gym.budgets`, `${where}.gym.faults`])
+  // Every field's type, bounds and choices through the table (named by its key), then the checks across fields.
+  for (const f of TRAIN_FIELDS) checkField(f, getPath(c, f.key), f.key)
   if (c.ppoMiniBatch > c.batchSize) throw new ConfigError('train.range', `ppoMiniBatch (${c.ppoMiniBatch}) must be at most batchSize (${c.batchSize}); 0 = the whole batch`)
-  if (typeof c.overlongFilter !== 'boolean') throw new ConfigError('train.range', `overlongFilter must be true or false, got ${JSON.stringify(c.overlongFilter)}`)
   if (c.groupSize < 2) throw new ConfigError('train.range', `groupSize must be at least 2 (GRPO compares rollouts of a question), got ${c.groupSize}`)
   if (c.batchSize % c.groupSize !== 0) throw new ConfigError('train.range', `batchSize (${c.batchSize}) must be a multiple of groupSize (${c.groupSize})`)
-  for (const [k, [lo, hi]] of Object.entries(TRAIN_NUMBER_BOUNDS)) {
-    const v = c[k as keyof typeof TRAIN_NUMBER_BOUNDS]
-    if (!(Number.isFinite(v) && v >= lo && v <= hi)) throw new ConfigError('train.range', `${k} must be a number in [${lo}, ${hi}], got ${v}`)
-  }
-  if (!(c.topP > 0 && c.topP <= 1)) throw new ConfigError('train.range', `topP must be in (0, 1], got ${c.topP}`)
-  for (const [k, xs] of Object.entries(TRAIN_CHOICES) as [keyof typeof TRAIN_CHOICES, readonly string[]][])
-    if (!xs.includes(c[k])) throw new ConfigError('train.enum', `${k} must be one of ${xs.join(', ')}, got '${c[k]}'`)
-  if (Object.prototype.hasOwnProperty.call(c.gym, 'protocol')) throw new ConfigError('train.gym', 'gym.protocol is set by the config key protocol')
-  return withGivenBudgets(c, layers)
-}
-
-/** A gym.budgets given is the run's: its turn and response limits become maxTurns (turnBudget fixed) and
- *  maxTokensPerTurn (the sampler's too), so config.json says what the episodes get; a layer that sets one of those
- *  keys to another value, or turnBudget 'hop-scaled' beside a given maxTurns, is refused — never overwritten. */
-function withGivenBudgets(c: TrainConfig, layers: unknown[]): TrainConfig {
-  const given = c.gym.budgets
-  if (given === undefined) return c
-  if (typeof given !== 'object' || given === null || Array.isArray(given)) throw new ConfigError('train.gym', `gym.budgets must be an object {maxTurns, maxResponseTokens, maxContextTokens}, got ${JSON.stringify(given)}`)
-  const set = (k: keyof TrainConfig) => layers.some((l) => typeof l === 'object' && l !== null && Object.prototype.hasOwnProperty.call(l, k))
-  refuseBudgetConflicts(given, {
-    ...(set('maxTurns') ? { maxTurns: { key: 'maxTurns', value: c.maxTurns } } : {}),
-    ...(set('maxTokensPerTurn') ? { maxResponseTokens: { key: 'maxTokensPerTurn', value: c.maxTokensPerTurn } } : {}),
-  })
-  if (given.maxTurns !== undefined && c.turnBudget === 'hop-scaled')
-    throw new ConfigError('train.budgets', `gym.budgets.maxTurns ${given.maxTurns} fixes every episode's turn limit but turnBudget 'hop-scaled' scales it with hops: give one`)
-  const out = { ...c }
-  if (given.maxTurns !== undefined) out.maxTurns = given.maxTurns
-  if (given.maxResponseTokens !== undefined) out.maxTokensPerTurn = given.maxResponseTokens
-  for (const k of ['maxTurns', 'maxTokensPerTurn'] as const) {
-    const [lo, hi] = TRAIN_INT_BOUNDS[k]
-    if (!Number.isInteger(out[k]) || out[k] < lo || out[k] > hi) throw new ConfigError('train.range', `gym.budgets.${k === 'maxTurns' ? 'maxTurns' : 'maxResponseTokens'} must be an integer in [${lo}, ${hi}], got ${JSON.stringify(k === 'maxTurns' ? given.maxTurns : given.maxResponseTokens)}`)
-  }
-  return out
+  refuseGymProtocol(c.gym)
+  // The limits' ranges here, before any work (the gym's own ranges; the run resolves the whole block once, later).
+  checkGivenBudgets(c.gym.budgets, 'gym.budgets', ConfigError)
+  return c
 }

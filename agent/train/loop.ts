@@ -6,7 +6,7 @@
 // draw is derived from (seed, step, round): a resumed run draws what the killed one would have.
 import { appendFileSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { episodeBudgets, FEWEST_RETRIEVALS_BONUS, makeEnvGroup, resolveGymOptions, scoreAnswer, STEP_TERMS, type GymOptions, type GymWorld } from '../../gym'
+import { episodeBudgets, episodeOptions, FEWEST_RETRIEVALS_BONUS, makeResolvedEnvGroup, resolveRunGym, responseTokensOf, scoreAnswer, STEP_TERMS, type GymOptions, type GymWorld } from '../../gym'
 import { AgentError } from '../../infra/errors'
 import { Rng } from '../../infra/rng'
 import { passPoint } from '../../infra/run-points'
@@ -114,7 +114,7 @@ export interface StepTiming {
 }
 
 /** DAPO's "overlong": the episode ended on the turn / token / context budget, or one of its turns hit the per-turn
- *  token cap (maxTokensPerTurn) — its reward says nothing about its content. */
+ *  token cap (gym.budgets.maxResponseTokens) — its reward says nothing about its content. */
 export function overlong(r: Pick<Rollout, 'record' | 'seq'>): boolean {
   const s = r.record.stopReason
   return s === 'max_turns' || s === 'max_tokens' || s === 'context' || r.seq.truncatedTurns > 0
@@ -201,15 +201,13 @@ export async function train(d: TrainDeps): Promise<TrainResult> {
   const sampler = new TimedSampler(d.sampler ?? new EngineSampler(model, { temperature: c.temperature, topP: c.topP, topK: c.topK, stopIds }))
   const greedy = d.sampler ?? new EngineSampler(model, { temperature: 0, topP: 1, topK: 0, stopIds })
   const Q = c.batchSize / c.groupSize
-  const gym = d.gym ?? resolveGymOptions({ ...c.gym, protocol: c.protocol })
+  const gym = d.gym ?? resolveRunGym(c.gym, c.protocol)
   if (gym.protocol !== c.protocol) throw new AgentError('train.gym', `gym options speak '${gym.protocol}' but the config's protocol is '${c.protocol}'`)
-  // The config's gym.budgets as given (resolveTrainConfig folded its turn and response limits into maxTurns and
-  // maxTokensPerTurn, or refused a contradiction); the run's turn rule and the model's context for the rest.
-  const envOptions = (qa: Qa, episode: number): GymOptions => ({
-    ...gym,
-    budgets: episodeBudgets(qa, { given: c.gym.budgets, turns: c, responseTokens: c.maxTokensPerTurn, contextTokens: model.config.maxPositionEmbeddings }),
-    episode,
-  })
+  // The config's gym.budgets as given (its turn rule over the question's hops), the model's context unless given; the
+  // sampler's max new tokens a turn is the same maxResponseTokens.
+  const budgetFallback = { maxContextTokens: model.config.maxPositionEmbeddings }
+  const envOptions = (qa: Qa, episode: number): GymOptions => episodeOptions(gym, episodeBudgets(qa, c.gym.budgets, budgetFallback), episode)
+  const maxTokensPerTurn = responseTokensOf(c.gym.budgets)
   // Group terms of the reward spec (the env pays terminal and step terms; the group scorer adds these).
   const spec = gym.reward
   const fewestRetrievalsBonus = spec.terms.includes('fewest-retrievals') ? FEWEST_RETRIEVALS_BONUS : 0
@@ -218,8 +216,8 @@ export async function train(d: TrainDeps): Promise<TrainResult> {
   let progress: StepProgress | null = null
   const rollout = async (qas: Qa[], n: number, s: TokenSampler, seed: number, episodeBase: number): Promise<Rollout[]> => {
     // makeEnvGroup: N envs of one question with episode indexes base + j (their own fault streams).
-    const items = qas.flatMap((qa, qi) => makeEnvGroup(d.worldFor?.(qa) ?? world, qa, n, envOptions(qa, episodeBase + qi * n)).map((env) => ({ qa, env })))
-    const batch = new PolicyBatch(codec, s, items.length, { maxTokensPerTurn: c.maxTokensPerTurn, maxContext: model.config.maxPositionEmbeddings, seed })
+    const items = qas.flatMap((qa, qi) => makeResolvedEnvGroup(d.worldFor?.(qa) ?? world, qa, n, envOptions(qa, episodeBase + qi * n)).map((env) => ({ qa, env })))
+    const batch = new PolicyBatch(codec, s, items.length, { maxTokensPerTurn, maxContext: model.config.maxPositionEmbeddings, seed })
     const p = progress
     const rs = await rolloutBatch(items, batch, { scorer: scoreAnswer }, p ? () => p.tick() : undefined)
     batchOwnMs += batch.ownMs

@@ -9,26 +9,12 @@ import { join } from 'node:path'
 import { ConfigError } from '../../infra/errors'
 import { Rng } from '../../infra/rng'
 import type { Datum, Learner } from '../../infra/engine'
+import { validatePretrainOptions, type PretrainKnobs } from './pretrain-config'
+export { validatePretrainOptions } from './pretrain-config'
 
-export interface PretrainOptions {
-  steps: number
-  /** Windows per optimizer step. */
-  batch: number
-  /** Tokens per window (each predicts its next token). */
-  seqLen: number
-  lr: number
-  /** Linear warmup steps (then cosine to lr / 10 at `steps`). */
-  warmup: number
-  weightDecay: number
-  gradClip: number
-  seed: number
+export interface PretrainOptions extends PretrainKnobs {
   /** The id put between two documents. */
   separator: number
-  checkpointEvery: number
-  /** Held-out loss every this many steps (and at the end); 0 = only at the end. */
-  evalEvery: number
-  /** Held-out windows scored (the first ones of the held-out stream, in order). */
-  evalWindows: number
   out: string
   log?: (line: string) => void
 }
@@ -70,16 +56,6 @@ export function heldOutLoss(learner: Learner, windows: readonly number[][]): num
   return sum / Math.max(1, n)
 }
 
-/** The option checks pretrain() makes first, for a caller that checks before loading its data. */
-export function validatePretrainOptions(o: Omit<PretrainOptions, 'separator' | 'out' | 'log'>): void {
-  for (const k of ['steps', 'batch', 'seqLen', 'checkpointEvery', 'evalWindows'] as const)
-    if (!(Number.isInteger(o[k]) && o[k] > 0)) throw new ConfigError('pretrain.option', `${k} must be a positive integer, got ${o[k]}`)
-  for (const k of ['warmup', 'evalEvery', 'seed'] as const)
-    if (!(Number.isInteger(o[k]) && o[k] >= 0)) throw new ConfigError('pretrain.option', `${k} must be an integer >= 0, got ${o[k]}`)
-  for (const k of ['lr', 'weightDecay', 'gradClip'] as const)
-    if (!(o[k] >= 0 && Number.isFinite(o[k]))) throw new ConfigError('pretrain.option', `${k} must be a finite number >= 0, got ${o[k]}`)
-}
-
 /**
  * Pretrain learner (trainable 'full') on docs; heldOut (other documents, e.g. an unseen world's) gives the held-out
  * loss. Writes OUT/metrics.jsonl (per step: loss, lr, gradNorm, tokens; per evaluation: heldOutLoss) and
@@ -89,7 +65,7 @@ export function pretrain(learner: Learner, docs: readonly (readonly number[])[],
   validatePretrainOptions(o)
   if (learner.trainable !== 'full') throw new ConfigError('pretrain.trainable', 'pretraining trains every weight: give a Learner with trainable "full"')
   const perEpoch = windowsOf(docs, docs.map((_, i) => i), o.seqLen, o.separator).length
-  if (perEpoch < o.batch) throw new ConfigError('pretrain.data', `the documents give ${perEpoch} windows of ${o.seqLen} tokens, fewer than one batch of ${o.batch}; use more worlds or a shorter --seq-len`)
+  if (perEpoch < o.batch) throw new ConfigError('pretrain.data', `the documents give ${perEpoch} windows of ${o.seqLen} tokens, fewer than one batch of ${o.batch}; use more worlds or a shorter seqLen`)
   const evalWin = heldOut.length ? windowsOf(heldOut, heldOut.map((_, i) => i), o.seqLen, o.separator).slice(0, o.evalWindows) : []
   o.log?.(`pretrain: ${docs.length} documents, ${docs.reduce((a, d) => a + d.length, 0)} tokens, ${perEpoch} windows of ${o.seqLen} per epoch (${((o.steps * o.batch) / perEpoch).toFixed(2)} epochs); held out: ${evalWin.length} windows`)
   mkdirSync(o.out, { recursive: true })
@@ -101,7 +77,7 @@ export function pretrain(learner: Learner, docs: readonly (readonly number[])[],
   if (existsSync(progressFile)) {
     const p = JSON.parse(readFileSync(progressFile, 'utf8')) as { step: number; settings: typeof settings }
     if (JSON.stringify(p.settings) !== JSON.stringify(settings))
-      throw new ConfigError('pretrain.resume', `${o.out} holds a pretraining run with other settings or data (${JSON.stringify(p.settings)}); use a new --out or delete it`)
+      throw new ConfigError('pretrain.resume', `${o.out} holds a pretraining run with other settings or data (${JSON.stringify(p.settings)}); use a new out folder or delete it`)
     learner.loadState(ckpt)
     step = p.step
     const kept = existsSync(metrics) ? readFileSync(metrics, 'utf8').split('\n').filter((l) => l.trim() && (JSON.parse(l) as { step: number }).step <= step) : []

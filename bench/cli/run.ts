@@ -1,10 +1,16 @@
-// bench/cli/run: `searchgym bench run` — parse flags into a BenchRunConfig and call runBench (thin).
+// bench/cli/run: `searchgym bench run` — the run's identity as flags (world, --bench, out), its knobs from the field
+// table (run-fields: --config FILE, --set KEY=VALUE, a few everyday flags, the old ones as aliases) → RunArgs →
+// a BenchRunConfig → runBench (thin).
+export { parseGymOptions } from './run-fields'
 import { resolve } from 'node:path'
 import { handler, type Argv, type Command } from '../../infra/cli-util'
 import { BenchError } from '../../infra/errors'
 import { ORACLE_GYM_OPTIONS, readPriceTable } from '../../agent'
 import { scoreAnswer } from '../../gym'
 import { readJsonFile } from '../../infra/config'
+import { fieldArgs, fieldOptions } from '../../infra/field-args'
+import { fieldOf, type Namer } from '../../infra/fields'
+import { BENCH_RUN_FIELDS, checkBenchGym } from './run-fields'
 import { openBenchWorlds } from '../gym-world'
 import { worldArgs } from '../../curriculum'
 import { makeJudge, policyFactory, type ClientTuning } from '../policies'
@@ -35,13 +41,13 @@ export interface RunArgs {
   maxRetries: number
   temperature?: number
   maxTokens?: number
-  maxTurns?: number
   ragDocs: number
   prices?: string
   judgeModel?: string
   judgeBaseUrl?: string
   judgeApiKeyEnv: string
-  gymOptions?: string
+  /** Env options (JSON shape; never protocol): the gym block of the run. */
+  gym?: GymOptionsJson
   bootstrap: number
   retryErrors: boolean
   quiet: boolean
@@ -51,6 +57,13 @@ export interface RunArgs {
   allowLost?: boolean
   bench?: string
   via?: string
+}
+
+/** How a message names a knob: the command line passes fieldArgs' namer (`maxTurns (--set)`, as it was given); a
+ *  library caller of configFromArgs / runFromArgs gets the old flag's spelling. */
+export const flagNamer: Namer = (key) => {
+  const f = fieldOf(BENCH_RUN_FIELDS, key)
+  return `--${f?.flag ?? f?.aliases?.[0] ?? key}`
 }
 
 /** Where `bench run` plays each episode: the gym's env in process, or through the gym's MCP server (`gym mcp`). */
@@ -63,58 +76,33 @@ export function benchVia(v: string | undefined): (typeof VIA)[number] {
   return via as (typeof VIA)[number]
 }
 
-/** --gym-options: inline JSON or a JSON file (env budgets, faults, reward, topK, access); the gym validates keys. */
-export function parseGymOptions(v: string): GymOptionsJson {
-  const raw = v.trim().startsWith('{') ? parseJson(v) : readJsonFile(v, 'gym options file')
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new BenchError('bench.args', '--gym-options must be a JSON object, e.g. \'{"budgets": {"maxTurns": 8}}\'')
-  // The run's protocol is --protocol (the policy must speak it too); a protocol here would be silently overridden.
-  if (Object.prototype.hasOwnProperty.call(raw, 'protocol'))
-    throw new BenchError('bench.args', '--gym-options may not set protocol: use --protocol openai|hermes (the policy and the env must agree)')
-  // Keys, names and ranges are checked by runBench's one resolveGymOptions, before the run folder exists.
-  return raw as GymOptionsJson
-}
-
-function parseJson(v: string): unknown {
-  try {
-    return JSON.parse(v)
-  } catch (e) {
-    throw new BenchError('bench.args', `--gym-options is not valid JSON: ${(e as Error).message}`)
-  }
-}
-
-
 /** --protocol: the gym's protocol names; the bench's old names are refused with the new one. */
-export function benchProtocol(p: string, policy?: PolicyKind): ProtocolName {
-  if (p === 'tools') throw new BenchError('bench.args', "--protocol tools is now --protocol openai (the gym's name for native tool_calls)")
-  if (p === 'text') throw new BenchError('bench.args', "--protocol text is now --protocol hermes (the gym's name for <tool_call> tags in the text)")
+export function benchProtocol(p: string, policy?: PolicyKind, n: Namer = flagNamer): ProtocolName {
+  if (p === 'tools') throw new BenchError('bench.args', `${n('protocol')} tools is now openai (the gym's name for native tool_calls)`)
+  if (p === 'text') throw new BenchError('bench.args', `${n('protocol')} text is now hermes (the gym's name for <tool_call> tags in the text)`)
   if (p === 'search-r1') {
     if (policy === 'engine') return 'search-r1'
-    throw new BenchError('bench.args', '--protocol search-r1 is spoken only by --policy engine (a local model); use openai or hermes')
+    throw new BenchError('bench.args', `${n('protocol')} search-r1 is spoken only by ${n('policy')} engine (a local model); use openai or hermes`)
   }
-  if (!(CHAT_PROTOCOLS as readonly string[]).includes(p)) throw new BenchError('bench.args', `--protocol must be one of ${CHAT_PROTOCOLS.join(', ')}, got '${p}'`)
+  if (!(CHAT_PROTOCOLS as readonly string[]).includes(p)) throw new BenchError('bench.args', `${n('protocol')} must be one of ${CHAT_PROTOCOLS.join(', ')}, got '${p}'`)
   return p as ProtocolName
 }
 
-/** --max-turns N is the env's one turn limit, budgets.maxTurns (the gym's default 16, the oracle's 1000, unless set). */
-export function turnLimited(gym: GymOptionsJson | null, maxTurns: number | undefined, fromFlag = true): GymOptionsJson | null {
-  if (maxTurns === undefined) return gym
-  if (!Number.isInteger(maxTurns) || maxTurns < 1) throw new BenchError('bench.args', `--max-turns must be a positive integer, got ${maxTurns}`)
-  const set = gym?.budgets?.maxTurns
-  if (fromFlag && set !== undefined && set !== maxTurns)
-    throw new BenchError('bench.args', `--max-turns ${maxTurns} and --gym-options budgets.maxTurns ${set} are the same turn limit: give one`)
-  return { ...gym, budgets: { ...gym?.budgets, maxTurns } }
+/** The oracle's gym: its budgets lifted (ORACLE_GYM_OPTIONS: it proves solvability, as the gym's oracle check does)
+ *  but for a budget the run gives (gym.budgets.maxTurns: --max-turns is its older flag). */
+function oracleGym(gym: GymOptionsJson | null): GymOptionsJson {
+  return { ...gym, budgets: { ...ORACLE_GYM_OPTIONS.budgets, ...gym?.budgets } }
 }
 
-export function configFromArgs(a: RunArgs, worldId: string, worlds: readonly string[] = typeof a.world === 'string' ? [a.world] : a.world): BenchRunConfig {
+export function configFromArgs(a: RunArgs, worldId: string, worlds: readonly string[] = typeof a.world === 'string' ? [a.world] : a.world, n: Namer = flagNamer): BenchRunConfig {
   const needsModel = a.policy !== 'oracle'
   const engine = a.policy === 'engine'
-  const protocol = benchProtocol(a.protocol, a.policy)
-  if (engine && a.protocol === 'openai') throw new BenchError('bench.args', '--policy engine speaks a text protocol: use --protocol hermes or search-r1')
-  if (!engine && (a.adapter !== undefined || a.backend !== undefined)) throw new BenchError('bench.args', '--adapter and --backend are options of --policy engine')
+  const protocol = benchProtocol(a.protocol, a.policy, n)
+  if (engine && a.protocol === 'openai') throw new BenchError('bench.args', `${n('policy')} engine speaks a text protocol: use ${n('protocol')} hermes or search-r1`)
+  if (!engine && (a.adapter !== undefined || a.backend !== undefined)) throw new BenchError('bench.args', `${n('adapter')} and ${n('backend')} are options of ${n('policy')} engine`)
   checkRunNumbers(a)
-  if (a.judgeModel && !a.judgeBaseUrl && !a.baseUrl) throw new BenchError('bench.args', '--judge-model needs --judge-base-url (or --base-url to reuse)')
-  // The oracle writes the gym's hermes (text) protocol; it proves solvability, so the turn budget is lifted (as the gym's
-  // oracle check does) unless --gym-options says otherwise.
+  if (a.judgeModel && !a.judgeBaseUrl && !a.baseUrl) throw new BenchError('bench.args', `${n('judgeModel')} needs ${n('judgeBaseUrl')} (or ${n('baseUrl')} to reuse)`)
+  // The oracle writes the gym's hermes (text) protocol; it proves solvability, so its budgets are lifted (oracleGym).
   const oracle = a.policy === 'oracle'
   return {
     world: resolve(worlds[0]),
@@ -137,7 +125,7 @@ export function configFromArgs(a: RunArgs, worldId: string, worlds: readonly str
     ragDocs: a.ragDocs,
     prices: a.prices ? readPriceTable(a.prices) : null,
     judge: a.judgeModel ? { model: a.judgeModel, baseURL: a.judgeBaseUrl ?? a.baseUrl ?? '', apiKeyEnv: a.judgeApiKeyEnv } : null,
-    gym: a.gymOptions ? turnLimited(parseGymOptions(a.gymOptions), a.maxTurns) : turnLimited(oracle ? ORACLE_GYM_OPTIONS : null, a.maxTurns, false),
+    gym: oracle ? oracleGym(a.gym ? checkBenchGym(a.gym) : null) : a.gym ? checkBenchGym(a.gym) : null,
     bootstrap: a.bootstrap,
     ...(engine ? { model: resolve(a.model ?? ''), adapter: a.adapter ? resolve(a.adapter) : undefined, backend: a.backend ?? 'auto' } : {}),
     ...(a.qaIds !== undefined ? { qaIds: readQaIds(a.qaIds) } : {}),
@@ -170,8 +158,8 @@ export function lostCause(errors: readonly string[], c: { baseURL: string; apiKe
     const cause = causeOf(e, c)
     counts.set(cause, (counts.get(cause) ?? 0) + 1)
   }
-  const [top, n] = [...counts].sort((a, b) => b[1] - a[1])[0] ?? ['unknown endpoint failure', 0]
-  return counts.size > 1 ? `${top} (${n} of them; ${counts.size - 1} other cause${counts.size > 2 ? 's' : ''} in trajectories.jsonl)` : top
+  const [top, many] = [...counts].sort((a, b) => b[1] - a[1])[0] ?? ['unknown endpoint failure', 0]
+  return counts.size > 1 ? `${top} (${many} of them; ${counts.size - 1} other cause${counts.size > 2 ? 's' : ''} in trajectories.jsonl)` : top
 }
 
 function causeOf(e: string, c: { baseURL: string; apiKeyEnv: string; timeoutMs: number }): string {
@@ -182,24 +170,24 @@ function causeOf(e: string, c: { baseURL: string; apiKeyEnv: string; timeoutMs: 
   if (/\b401\b/.test(e)) return `401 Unauthorized${at} (check the key in $${c.apiKeyEnv})`
   if (/\b403\b/.test(e)) return `403 Forbidden${at} (check the key in $${c.apiKeyEnv})`
   if (/\b404\b/.test(e)) return `404 Not Found${at} (check --base-url, usually ending in /v1, and --model)`
-  if (/\(timeout\)|timed out|ETIMEDOUT/i.test(e)) return `timeout${at} (no answer within --timeout-ms ${c.timeoutMs})`
+  if (/\(timeout\)|timed out|ETIMEDOUT/i.test(e)) return `timeout${at} (no answer within timeoutMs ${c.timeoutMs})`
   if (/\(rate_limit\)|\b429\b/.test(e)) return `rate limited (429)${at}`
   if (/\(server\)|\b5\d\d\b/.test(e)) return `server errors${at}`
   if (/\(network\)|Connection error/i.test(e)) return `network error${at}`
   return e.replace(/^chat request to \S+ \(model [^)]*\) /, '')
 }
 
-export async function runFromArgs(a: RunArgs, tuning: ClientTuning = {}): Promise<void> {
+export async function runFromArgs(a: RunArgs, tuning: ClientTuning = {}, n: Namer = flagNamer): Promise<void> {
   // The numbers first: before a canonical world is built or any world opened.
   checkRunNumbers(a)
   benchVia(a.via)
   const canonical = a.bench !== undefined ? canonicalBench(a.bench) : undefined
   if (canonical) {
     // A canonical run scores the whole pinned bench split under its pinned budgets: nothing that changes what is measured.
-    if (a.split !== 'bench') throw new BenchError('bench.args', `--bench ${canonical.name} scores the bench split; leave out --split`)
-    if (a.qaIds !== undefined || a.gymOptions !== undefined) throw new BenchError('bench.args', `--bench ${canonical.name} takes neither --qa-ids nor --gym-options (they change what is measured)`)
-    if (a.maxTurns !== undefined)
-      throw new BenchError('bench.args', `--bench ${canonical.name} plays under its pinned budget (${canonical.budgets.maxTurns} turns); leave out --max-turns, or run the world folder without --bench for another turn limit`)
+    if (a.split !== 'bench') throw new BenchError('bench.args', `--bench ${canonical.name} scores the bench split; leave out ${n('split')}`)
+    if (a.gym?.budgets?.maxTurns !== undefined)
+      throw new BenchError('bench.args', `--bench ${canonical.name} plays under its pinned budget (${canonical.budgets.maxTurns} turns); leave out ${n('gym.budgets.maxTurns')}, or run the world folder without --bench for another turn limit`)
+    if (a.qaIds !== undefined || a.gym !== undefined) throw new BenchError('bench.args', `--bench ${canonical.name} takes neither ${n('qaIds')} nor ${n('gym')} (they change what is measured)`)
     if (Array.isArray(a.world) || a.worlds !== undefined) throw new BenchError('bench.args', `--bench ${canonical.name} scores one world; give at most one world folder`)
     const given = typeof a.world === 'string' && a.world !== '' ? a.world : undefined
     a = { ...a, world: await canonicalWorldDir(canonical, given, { quiet: a.quiet, log: (l) => process.stderr.write(l + '\n') }) }
@@ -212,7 +200,7 @@ export async function runFromArgs(a: RunArgs, tuning: ClientTuning = {}): Promis
     // A canonical run plays under the benchmark's pinned budgets, whatever the policy (the oracle's too: its score is
     // then the ceiling the pin promises, 100 %).
     const config: BenchRunConfig = {
-      ...configFromArgs(a, world.id, worlds),
+      ...configFromArgs(a, world.id, worlds, n),
       ...(canonical ? { gym: { budgets: { ...canonical.budgets } }, benchmark: { name: canonical.name, version: canonical.version, hash: canonical.hash, budgets: { ...canonical.budgets } } } : {}),
     }
     const mcp = config.via === 'mcp' ? await viaMcp(config, world) : undefined
@@ -239,11 +227,11 @@ export async function runFromArgs(a: RunArgs, tuning: ClientTuning = {}): Promis
     const lost = res.lostErrors.length
     if (lost > 0) {
       const cause = lostCause(res.lostErrors, config)
-      if (a.allowLost) process.stderr.write(`searchgym: warning: ${lost} of ${s.questions} questions lost to the endpoint: ${cause}; kept (--allow-lost)\n`)
+      if (a.allowLost) process.stderr.write(`searchgym: warning: ${lost} of ${s.questions} questions lost to the endpoint: ${cause}; kept (allowLost)\n`)
       else
         throw new BenchError(
           'bench.lost',
-          `${lost} of ${s.questions} questions lost to the endpoint: ${cause}; rerun with --retry-errors once it is fixed, or pass --allow-lost to accept the partial run`,
+          `${lost} of ${s.questions} questions lost to the endpoint: ${cause}; rerun with ${n === flagNamer ? '--retry-errors' : '--set retryErrors=true'} once it is fixed, or pass ${n === flagNamer ? '--allow-lost' : '--set allowLost=true'} to accept the partial run`,
         )
     }
   } finally {
@@ -265,54 +253,25 @@ export function runCommand(tuning: ClientTuning = {}): Command {
     command: 'run [world]',
     describe: 'evaluate a policy on a world split; resumable (rerun the same command to continue)',
     builder: (y: Argv) =>
-      y
-        .describe({
-          policy: 'openai: a model behind --base-url with the gym tools; oracle: the gold path (an upper bound); closed-book: no tools; one-shot-rag: top documents in one prompt; engine: a local model folder (+ --adapter) in process',
-          quiet: 'no progress lines (also SEARCHGYM_QUIET=1)',
-        })
-        .positional('world', { type: 'string', describe: 'world folder (written by world build --out); also --world DIR, as before' })
-        .option('world', { type: 'string', describe: 'world folder (the positional argument, as a flag); repeat for a pool of worlds (question ids WORLD/ID)' })
-        .option('worlds', { type: 'string', describe: 'JSON file: a list of world folders, or a recipe {preset, config, seeds, cache} built on demand' })
-        .option('bench', { type: 'string', describe: `a canonical benchmark: ${Object.keys(CANONICAL_BENCHES).join(', ')} — its world (the argument, else worlds/NAME, built once with the pinned seed) must have the pinned content hash` })
-        .option('split', { choices: ['bench', 'train'] as const, default: 'bench' as const, describe: 'which questions: the held-out SearchGymBench or the training split' })
-        .option('policy', { choices: ['openai', 'oracle', 'closed-book', 'one-shot-rag', 'engine'] as const, default: 'openai' as const })
-        .option('model', { type: 'string', describe: 'model name sent to the endpoint (--policy engine: the local model folder)' })
-        .option('base-url', { type: 'string', describe: 'OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1 (required by --policy openai, closed-book, one-shot-rag)' })
-        .option('api-key-env', { type: 'string', default: 'OPENAI_API_KEY', describe: 'environment variable holding the API key' })
-        .option('limit', { type: 'number', describe: 'only N questions: a seeded (--seed) sample stratified over type × hops, every type present from N ≥ 3' })
-        .option('limit-mode', { choices: ['stratified', 'first'] as const, default: 'stratified' as const, describe: 'how --limit picks: stratified sample, or the first N of the split' })
-        .option('concurrency', { type: 'number', default: 8, describe: 'questions in flight' })
-        .option('protocol', { type: 'string', default: 'openai', describe: 'gym protocol: openai (native tool_calls), hermes (<tool_call> tags in the text), search-r1 (--policy engine only)' })
-        .option('out', { type: 'string', demandOption: true, describe: 'run directory, e.g. runs/NAME' })
-        .option('seed', { type: 'number', default: 0, describe: 'seed of retry jitter and bootstrap' })
-        .option('timeout-ms', { type: 'number', default: 120000, describe: 'per-request timeout' })
-        .option('max-retries', { type: 'number', default: 5, describe: 'retries on 429/5xx/network/timeout' })
-        .option('temperature', { type: 'number', describe: 'sampling temperature sent to the endpoint (default: the endpoint\'s)' })
-        .option('max-tokens', { type: 'number', describe: 'max_tokens per model turn (default: the endpoint\'s; model serve: 1024)' })
-        .option('max-turns', { type: 'number', describe: 'turn limit of an episode: the env\'s budgets.maxTurns (default 16; --policy oracle 1000; --bench: the benchmark\'s pinned 32)' })
-        .option('rag-docs', { type: 'number', default: 3, describe: 'one-shot-rag: documents opened and put in context' })
-        .option('prices', { type: 'string', describe: 'JSON price table {"model": {"input": usdPerMTok, "output": usdPerMTok}}' })
-        .option('judge-model', { type: 'string', describe: 'LLM-as-judge model (optional)' })
-        .option('judge-base-url', { type: 'string', describe: 'judge endpoint (default: --base-url)' })
-        .option('judge-api-key-env', { type: 'string', default: 'OPENAI_API_KEY', describe: 'environment variable holding the judge\'s API key' })
-        .option('gym-options', { type: 'string', describe: 'env options as JSON or a JSON file: budgets, faults, reward, topK, access' })
-        .option('bootstrap', { type: 'number', default: 1000, describe: 'bootstrap resamples for CIs' })
-        .option('retry-errors', { type: 'boolean', default: false, describe: 're-run questions lost to endpoint failures' })
-        .option('allow-lost', { type: 'boolean', default: false, describe: 'exit 0 even when questions were lost to the endpoint (default: exit 1 naming the cause)' })
-        .option('quiet', { type: 'boolean', default: false })
-        .option('adapter', { type: 'string', describe: '--policy engine: PEFT adapter folder on the local --model folder' })
-        .option('backend', { type: 'string', describe: '--policy engine: engine backend auto | native | ts | cuda (default auto)' })
-        .option('via', { type: 'string', default: 'env', describe: "where each episode is played: env (the gym's env in process) or mcp (through the gym's MCP server, `gym mcp --http` started for the run, an MCP session per question, scored by it)" })
-        .option('qa-ids', { type: 'string', describe: 'JSON file with an array of question ids of the split to run (e.g. train sft heldout.json)' })
-        .group(['policy', 'model', 'base-url', 'api-key-env', 'protocol', 'temperature', 'max-tokens', 'timeout-ms', 'max-retries', 'concurrency'], 'Policy and endpoint:')
-        .group(['world', 'bench', 'split', 'limit', 'limit-mode', 'qa-ids', 'gym-options', 'max-turns', 'rag-docs', 'via'], 'Questions and env:')
-        .group(['out', 'seed', 'bootstrap', 'retry-errors', 'allow-lost', 'quiet', 'prices'], 'Run:')
-        .group(['judge-model', 'judge-base-url', 'judge-api-key-env'], 'LLM judge (optional):')
-        .group(['adapter', 'backend'], 'Local model (--policy engine):')
-        .example('searchgym bench run --bench searchgymbench-v1 --model M --base-url http://127.0.0.1:8001/v1 --out runs/m-v1', 'the canonical benchmark (world built once, hash checked)')
-        .example('searchgym bench run worlds/paper --policy oracle --limit 20 --out runs/oracle', 'the gold path on 20 questions (a stratified sample)')
-        .example('searchgym bench run worlds/paper --policy oracle --limit 20 --via mcp --out runs/oracle-mcp', 'the same episodes played through the gym\'s MCP server')
-        .example('searchgym bench run worlds/paper --model M --base-url http://127.0.0.1:8001/v1 --out runs/m', 'a model behind an OpenAI-compatible endpoint'),
-    handler: handler((a: unknown) => runFromArgs(a as RunArgs, tuning)),
+      fieldOptions(
+        y
+          .positional('world', { type: 'string', describe: 'world folder (written by world build --out); also --world DIR, as before' })
+          .option('world', { type: 'string', describe: 'world folder (the positional argument, as a flag); repeat for a pool of worlds (question ids WORLD/ID)' })
+          .option('worlds', { type: 'string', describe: 'JSON file: a list of world folders, or a recipe {preset, config, seeds, cache} built on demand' })
+          .option('bench', { type: 'string', describe: `a canonical benchmark: ${Object.keys(CANONICAL_BENCHES).join(', ')} — its world (the argument, else worlds/NAME, built once with the pinned seed) must have the pinned content hash` })
+          .option('out', { type: 'string', demandOption: true, describe: 'run directory, e.g. runs/NAME' })
+          .option('quiet', { type: 'boolean', default: false, describe: 'no progress lines (also SEARCHGYM_QUIET=1)' })
+          .example('searchgym bench run --bench searchgymbench-v1 --model M --base-url http://127.0.0.1:8001/v1 --out runs/m-v1', 'the canonical benchmark (world built once, hash checked)')
+          .example('searchgym bench run worlds/paper --policy oracle --limit 20 --out runs/oracle', 'the gold path on 20 questions (a stratified sample)')
+          .example('searchgym bench run worlds/paper --policy oracle --limit 20 --set via=mcp --out runs/oracle-mcp', "the same episodes played through the gym's MCP server")
+          .example('searchgym bench run worlds/paper --model M --base-url http://127.0.0.1:8001/v1 --set protocol=hermes --out runs/m', 'a model behind an OpenAI-compatible endpoint, tool calls as <tool_call> tags'),
+        BENCH_RUN_FIELDS,
+      ),
+    handler: handler((argv: Record<string, unknown>) => {
+      // Every knob checked (types, choices, bounds; named as given) before any world is opened.
+      const { config, name } = fieldArgs<Omit<RunArgs, 'world' | 'worlds' | 'bench' | 'out' | 'quiet'>>(BENCH_RUN_FIELDS, argv)
+      const a = argv as Pick<RunArgs, 'world' | 'worlds' | 'bench' | 'out' | 'quiet'>
+      return runFromArgs({ ...config, world: a.world, worlds: a.worlds, bench: a.bench, out: a.out, quiet: a.quiet }, tuning, name)
+    }),
   }
 }

@@ -1,10 +1,11 @@
 // bench/experiment/presets.test: the bundled `train --preset` files resolve to the same training the former
 // curriculum/quick.ts ran (its GRPO configs, SFT settings, worlds and held-out slices, written out below as it had
-// them), and their flags (--steps, --backend) are one more layer resolved with the file.
+// them, in the older spelling of the episode limits: the same config), and their flags (--steps, --backend) are one
+// more layer resolved with the file.
 import { readFileSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import { resolveTrainConfig } from '../../agent'
-import { resolveExperiment, runTrainConfig } from './spec'
+import { evalBudgets, resolveExperiment, runTrainConfig } from './spec'
 import { TRAIN_PRESETS, trainPresetFile } from './presets'
 
 const read = (name: string) => resolveExperiment(JSON.parse(readFileSync(trainPresetFile(name), 'utf8')), dirname(trainPresetFile(name)))
@@ -28,7 +29,8 @@ it('quick-smoke and quick-scratch: the tiny world seed 5, a random tiny model, o
     expect(runTrainConfig(s, 0, s.arms[0])).toEqual(resolveTrainConfig(scratchGrpo(z)))
     expect([s.worlds.preset, s.worlds.trainSeeds, s.worlds.evalSeeds, s.model]).toEqual(['tiny', [5], [], { preset: 'tiny', seed: 0, vocab: 4096, embedStd: 0.25, qkNormWeight: 2.5, nameTokens: false }])
     expect(s.start.sft).toEqual({ ...sft, lr: 1e-2, maxHops: 1, loraRank: 8, loraEmbed: false, oracleAnswer: 'read', firstTurns: 0 })
-    expect([s.arms, s.seeds, s.eval]).toEqual([[{ name: 'trained', curriculum: 'two-stage', reward: 'em+format', access: true }], [0], { sets: [{ name: 'held-out', worlds: 'train', split: 'heldout', maxHops: 0, perWorld: 0 }], maxTurns: z.maxTurns, maxTokens: z.maxTokensPerTurn }])
+    expect([s.arms, s.seeds, s.eval]).toEqual([[{ name: 'trained', curriculum: 'two-stage', reward: 'em+format', access: true }], [0], { sets: [{ name: 'held-out', worlds: 'train', split: 'heldout', maxHops: 0, perWorld: 0 }], gym: { budgets: { maxTurns: z.maxTurns, maxResponseTokens: z.maxTokensPerTurn } } }])
+    expect(evalBudgets(s)).toEqual({ maxTurns: z.maxTurns, maxResponseTokens: z.maxTokensPerTurn })
   }
 })
 
@@ -39,5 +41,5 @@ it('quick: the shipped reader start (reader-v1, its gym) on seed 103 of its reci
   expect(s.worlds.config).toEqual(JSON.parse(readFileSync('bench/perf/configs/world-small2x-1to2.json', 'utf8')))
   const before = { steps: 80, groupSize: 8, batchSize: 64, microBatch: 64, maxTurns: 4, maxTokensPerTurn: 48, lora: { rank: 16, alpha: 32 }, checkpointEvery: 1, evalEvery: 0, heldOut: 300, seed: 0, klBeta: 0, refillRounds: 2, lr: 3e-4, temperature: 0.8, switchSteps: 80, maxHops: 1, protocol: 'search-r1', gym: { topK: 3, observationCap: 2000, prompt: 'brief', accessByTitle: true, leadSpace: true, reward: 'f1' } }
   expect(runTrainConfig(s, 0, s.arms[0])).toEqual(resolveTrainConfig(before))
-  expect([s.eval.maxTurns, s.eval.maxTokens, s.eval.sets[0].split, s.eval.sets[0].maxHops]).toEqual([4, 48, 'heldout', 1])
+  expect([evalBudgets(s), s.eval.sets[0].split, s.eval.sets[0].maxHops]).toEqual([{ maxTurns: 4, maxResponseTokens: 48 }, 'heldout', 1])
 })

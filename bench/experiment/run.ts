@@ -15,12 +15,13 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, w
 import { basename, join, resolve } from 'node:path'
 import { tokenizerSourceOf } from '../../agent'
 import { buildRecipeWorlds, checkHeldOutWorlds, CurriculumSource, curriculumPreset, runSft, runTraining, WorldPool } from '../../curriculum'
-import { initModel } from '../../infra/engine'
+import { initModel, loadModelConfig } from '../../infra/engine'
 import { ConfigError } from '../../infra/errors'
+import { canonicalJson } from '../../infra/hash'
 import { lockDir } from '../../infra/lock'
 import { passPoint } from '../../infra/run-points'
 import { Rng } from '../../infra/rng'
-import { episodeBudgets, scoreAnswer } from '../../gym'
+import { responseTokensOf, scoreAnswer } from '../../gym'
 import { openBenchWorlds } from '../gym-world'
 import { policyFactory } from '../policies'
 import { runBench } from '../run'
@@ -28,7 +29,7 @@ import type { BenchRunConfig } from '../types'
 import { writeExperimentReport } from './report'
 import { benchModes, benchName, experimentPaths, portablePath, runName, startModes } from './layout'
 import { ExperimentResults, type ResultUnit } from './results'
-import { runTrainConfig, type EvalSetSpec, type ExperimentSpec } from './spec'
+import { comparableSpec, evalBudgets, runTrainConfig, startSftConfigs, type EvalSetSpec, type ExperimentSpec } from './spec'
 
 interface Phase {
   name: string
@@ -146,40 +147,25 @@ async function runExperimentLocked(s: ExperimentSpec, out: string, o: Experiment
   const startUnit = { name: 'start', dirs: ['start', 'eval'] }
   const firstStartPhase = phases.length
   if (!s.start.adapter && !s.start.model) {
-    const sft = s.start.sft
     // SFT across the training worlds with the GRPO runs' protocol and gym options; the held-out slice is the runs'.
-    const common = { model: p.model, seed: s.model.seed, heldOut: s.train.heldOut, loraRank: sft.loraRank, loraEmbed: sft.loraEmbed, backend: s.backend, protocol: s.protocol, gym: s.gym, oracleAnswer: sft.oracleAnswer }
+    // Each phase's SFT config resolved once, here, before any phase runs (experiment/spec: startSftConfigs).
+    const [startConfig, ...phaseConfigs] = startSftConfigs(s, (i) => join(phaseDir(i), 'adapter'))
     phases.push({
       name: 'start',
       kind: 'sft',
       run: async () => {
-        await runSft({ ...common, world: trainWorlds, out: phaseDir(0), questions: sft.questions, epochs: sft.epochs, batchSize: sft.batch, lr: sft.lr, maxHops: sft.maxHops, firstTurns: sft.firstTurns, log: (l) => log(`  start: ${l}`) })
+        await runSft({ model: p.model, world: trainWorlds, out: phaseDir(0), log: (l) => log(`  start: ${l}`) }, startConfig)
       },
     })
-    s.start.phases.forEach((ph, i) =>
+    phaseConfigs.forEach((phaseConfig, i) => {
       phases.push({
         name: `start:phase-${i + 1}`,
         kind: 'sft',
         run: async () => {
-          await runSft({
-            ...common,
-            world: trainWorlds,
-            out: phaseDir(i + 1),
-            initAdapter: join(phaseDir(i), 'adapter'),
-            questions: ph.questions,
-            epochs: ph.epochs,
-            batchSize: ph.batch,
-            lr: ph.lr,
-            maxHops: ph.maxHops,
-            firstTurns: ph.firstTurns,
-            ...(ph.turn > 0 ? { turn: ph.turn } : {}),
-            ...(ph.answerOnly ? { answerOnly: true } : {}),
-            ...(ph.answerWeight !== 1 ? { answerWeight: ph.answerWeight } : {}),
-            log: (l) => log(`  start phase ${i + 1}: ${l}`),
-          })
+          await runSft({ model: p.model, world: trainWorlds, out: phaseDir(i + 1), log: (l) => log(`  start phase ${i + 1}: ${l}`) }, phaseConfig)
         },
-      }),
-    )
+      })
+    })
   }
   for (const set of s.eval.sets)
     phases.push({ name: `eval:${set.name}`, kind: 'setup', run: async () => (set.split === 'heldout' ? writeHeldOutIds(p.evalDir, set, trainWorlds, s.seeds[0], s.train.heldOut, log) : writeEvalIds(p.evalDir, set, worldsOf(set))) })
@@ -311,7 +297,8 @@ function storedSteps(stored: string, s: ExperimentSpec, text: string, out: strin
   } catch {
     was = null
   }
-  const rest = (x: ExperimentSpec) => JSON.stringify({ ...x, train: { ...x.train, steps: 0 } })
+  // Compared by what each block's episodes get (comparableSpec: a folder written before the limits moved resumes).
+  const rest = (x: ExperimentSpec) => canonicalJson(comparableSpec({ ...x, train: { ...x.train, steps: 0 } }))
   const steps = was?.train?.steps
   if (steps === s.train.steps && was !== null && rest(was) === rest(s)) return null
   if (was === null || typeof steps !== 'number' || rest(was) !== rest(s))
@@ -385,7 +372,9 @@ async function writeHeldOutIds(dir: string, set: EvalSetSpec, worlds: string[], 
 /** One bench run: the engine policy (greedy) of the model + adapter on the set's questions, resumable by runBench. */
 async function benchOne(s: ExperimentSpec, p: ReturnType<typeof experimentPaths>, model: string, out: string, adapter: string, set: EvalSetSpec, worlds: string[], access: boolean): Promise<void> {
   const ids = (JSON.parse(readFileSync(join(p.evalDir, `${set.name}.json`), 'utf8')) as { ids: string[] }).ids
-  const maxContext = (JSON.parse(readFileSync(join(model, 'config.json'), 'utf8')) as { max_position_embeddings?: number }).max_position_embeddings ?? 4096
+  // The context the engine will give the model: its own reading of config.json (no second reader, no silent default).
+  const maxContext = loadModelConfig(model).maxPositionEmbeddings
+  const budgets = evalBudgets(s)
   const bw = await openBenchWorlds(worlds)
   try {
     const config: BenchRunConfig = {
@@ -404,11 +393,13 @@ async function benchOne(s: ExperimentSpec, p: ReturnType<typeof experimentPaths>
       timeoutMs: 120_000,
       maxRetries: 0,
       temperature: 0,
-      maxTokens: s.eval.maxTokens,
+      maxTokens: responseTokensOf(budgets),
       ragDocs: 3,
       prices: null,
       judge: null,
-      gym: { ...s.gym, ...(access ? {} : { access: false }), budgets: episodeBudgets(null, { given: s.gym.budgets, turns: s.eval.maxTurns, responseTokens: s.eval.maxTokens, contextTokens: maxContext }) },
+      // The evaluation's limits (evalBudgets: its own over the experiment's), the model's context unless given; a turn
+      // rule over hops goes to the bench's envs as it is (each env scales its question's limit).
+      gym: { ...s.gym, ...(access ? {} : { access: false }), budgets: { ...budgets, maxContextTokens: budgets.maxContextTokens ?? maxContext } },
       bootstrap: s.bootstrap,
       ...(adapter ? { adapter } : {}),
       backend: s.backend,

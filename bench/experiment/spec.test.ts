@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { DEFAULT_TRAIN_CONFIG, resolveTrainConfig } from '../../agent'
-import { resolveExperiment, runTrainConfig } from './spec'
+import { evalBudgets, resolveExperiment, runTrainConfig } from './spec'
 
 const file = (name: string) => JSON.parse(readFileSync(join('curriculum/experiments', name), 'utf8')) as Record<string, Record<string, unknown>>
 
@@ -24,12 +24,15 @@ it('the shipped experiment files resolve; the paper ablation has the five arms, 
   expect([c.ppoMiniBatch, c.ppoEpochs]).toEqual([32, 2])
   // The train block is resolved once, typed: every train config key but the runs' own, defaults filled in.
   expect(paper.train.klBeta).toBe(resolveTrainConfig(file('paper-ablation.json').train).klBeta)
-  expect(Object.keys(paper.train)).toEqual(Object.keys(DEFAULT_TRAIN_CONFIG).filter((k) => !['seed', 'protocol', 'gym'].includes(k)))
+  expect(Object.keys(paper.train)).toEqual([...Object.keys(DEFAULT_TRAIN_CONFIG).filter((k) => !['seed', 'protocol', 'gym'].includes(k)), 'gym'])
+  // Its own gym holds GRPO's episode limits alone, over the experiment's.
+  expect(paper.train.gym).toEqual({ budgets: { maxTurns: 6, maxResponseTokens: 48 } })
   expect([tiny.train.heldOut, tiny.train.evalEvery, tiny.train.steps]).toEqual([0, 0, 2])
   // A run's config is composed from it, not resolved again: the same as resolving the file's layers for that run.
   for (const [seed, arm] of [[0, paper.arms[0]], [2, paper.arms[4]]] as const)
     expect(runTrainConfig(paper, seed, arm)).toEqual(resolveTrainConfig({ heldOut: 0, evalEvery: 0 }, file('paper-ablation.json').train, { seed, protocol: paper.protocol, gym: { ...paper.gym, reward: arm.reward, ...(arm.access ? {} : { access: false }) } }))
-  expect(JSON.stringify(runTrainConfig(paper, 0, paper.arms[0]))).toBe(JSON.stringify(resolveTrainConfig({ heldOut: 0, evalEvery: 0 }, file('paper-ablation.json').train, { seed: 0, protocol: paper.protocol, gym: { ...paper.gym, reward: 'f1' } })))
+  // …in the train config's key order (its gym: the experiment's keys, then its budgets, then the arm's reward).
+  expect(JSON.stringify(runTrainConfig(paper, 0, paper.arms[0]))).toBe(JSON.stringify(resolveTrainConfig({ heldOut: 0, evalEvery: 0 }, (({ gym: _g, ...t }) => t)(file('paper-ablation.json').train), { seed: 0, protocol: paper.protocol, gym: { ...paper.gym, budgets: paper.train.gym.budgets, reward: 'f1' } })))
 })
 
 it('bad files: unknown keys (top level, arm, train config), overlapping seeds, unknown presets and rewards — one line each', () => {
@@ -47,7 +50,9 @@ it('bad files: unknown keys (top level, arm, train config), overlapping seeds, u
     // Bounds (issue 47): a negative perWorld is not "all", absurd sizes do not start.
     [{ ...tiny, eval: { ...tiny.eval, sets: [{ name: 'u', perWorld: -3 }] } }, /experiment.eval.sets\[0\].perWorld must be an integer in \[0, 10000000\], got -3/],
     [{ ...tiny, eval: { ...tiny.eval, sets: [{ name: 'u', maxHops: 1.5 }] } }, /eval.sets\[0\].maxHops must be an integer/],
-    [{ ...tiny, eval: { ...tiny.eval, maxTurns: 0 } }, /experiment.eval.maxTurns must be an integer in \[1, 1000\], got 0/],
+    [{ ...tiny, eval: { ...tiny.eval, gym: { budgets: { maxTurns: 0 } } } }, /experiment.eval.gym.budgets.maxTurns must be an integer in \[1, 1000\], got 0/],
+    [{ ...tiny, eval: { ...tiny.eval, maxTurns: 4 } }, /^experiment.eval.maxTurns \(the older spelling of experiment.eval.gym.budgets.maxTurns\) 4 and experiment.eval.gym.budgets.maxTurns 3 set one limit/],
+    [{ ...tiny, train: { ...tiny.train, gym: { topK: 2 } } }, /^experiment.train.gym holds budgets alone \(topK: set in experiment.gym\)$/],
     [{ ...tiny, bootstrap: 1e9 }, /experiment.bootstrap must be an integer in \[1, 100000\]/],
     [{ ...tiny, start: { ...tiny.start, phases: [{ epochs: 1e9 }] } }, /experiment.start.phases\[0\].epochs must be an integer in \[1, 1000\]/],
     [{ ...tiny, start: { ...tiny.start, phases: [{ lr: -1 }] } }, /experiment.start.phases\[0\].lr must be a number/],
@@ -97,4 +102,13 @@ it("the reader ablation: the five arms × 3 seeds from the shipped reader start,
   const c = runTrainConfig(r, 0, r.arms[0])
   expect([c.ppoMiniBatch, c.ppoEpochs, c.maxHops, c.protocol]).toEqual([32, 2, 2, 'search-r1'])
   expect(r.gym).toEqual({ topK: 3, observationCap: 2000, prompt: 'brief', accessByTitle: true, leadSpace: true })
+})
+
+it("the evaluation's limits: its own defaults (14 turns, 48 tokens), then the experiment's gym.budgets, then eval.gym.budgets, field by field", () => {
+  const tiny = JSON.parse(readFileSync('curriculum/experiments/tiny.json', 'utf8')) as Record<string, Record<string, unknown>>
+  const at = (gym: object, ev: object) => evalBudgets(resolveExperiment({ ...tiny, gym, eval: { ...tiny.eval, gym: { budgets: ev } } }, 'curriculum/experiments'))
+  expect(at({}, {})).toEqual({ maxTurns: 14, maxResponseTokens: 48 })
+  expect(at({ budgets: { maxTurns: 4 } }, { maxResponseTokens: 8 })).toEqual({ maxTurns: 4, maxResponseTokens: 8 })
+  expect(at({ budgets: { maxTurns: 4, turnsPerHop: 2 } }, { maxTurns: 6 })).toEqual({ maxTurns: 6, maxResponseTokens: 48 })
+  expect(() => at({}, { maxTurn: 6 })).toThrow(/^unknown key 'experiment\.eval\.gym\.budgets\.maxTurn'/)
 })

@@ -3,11 +3,13 @@
 // the arms (curriculum × reward × Access), the seeds per arm, the GRPO config and the evaluation sets — resolved once
 // over documented defaults with unknown keys rejected (one line naming the key). Knows no runner and no files.
 import { resolve, dirname } from 'node:path'
-import { DEFAULT_TRAIN_CONFIG, resolveTrainConfigAt, TRAIN_INT_BOUNDS, type TrainConfig } from '../../agent'
-import { presetNames, recipeConfig } from '../../curriculum'
+import { DEFAULT_TRAIN_CONFIG, movedBudgetKeys, resolveTrainConfigAt, TRAIN_INT_BOUNDS, type TrainConfig } from '../../agent'
+import { presetNames, recipeConfig, resolveSftConfig, type SftConfig } from '../../curriculum'
 import { mergeStrict, readJsonFile } from '../../infra/config'
 import { ConfigError } from '../../infra/errors'
-import { parseRewardSpec, refuseBudgetConflicts, type GymOptionsJson, type TextProtocolName } from '../../gym'
+import { checkGivenBudgets, DEFAULT_BUDGETS, parseRewardSpec, refuseGymProtocol, type BudgetsJson, type GymOptionsJson, type TextProtocolName } from '../../gym'
+import { keyNamer } from '../../infra/fields'
+import { noteMovedKey, setLayer } from '../../infra/field-args'
 
 export interface ArmSpec {
   /** Folder-safe name (letters, digits, '.', '_', '-'). */
@@ -70,16 +72,20 @@ export interface ExperimentSpec {
     phases: SftPhase[]
   }
   protocol: TextProtocolName
-  /** Gym options of SFT, GRPO and evaluation (topK, observationCap, prompt, accessByTitle, budgets …); not reward/access. */
+  /** Gym options of SFT, GRPO and evaluation (topK, observationCap, prompt, accessByTitle, budgets …); not reward/access.
+   *  Its budgets are every episode's; train.gym.budgets and eval.gym.budgets override them for GRPO and evaluation. */
   gym: GymOptionsJson
   /** The GRPO config every run shares (agent/train/config.ts), resolved once here: the file's keys over the train
-   *  defaults, heldOut and evalEvery 0 unless given, gym.budgets folded in. Not seed, protocol or gym — a run's are the
-   *  experiment's protocol and gym, its arm's reward and Access and its seed (runTrainConfig). */
+   *  defaults, heldOut and evalEvery 0 unless given; its gym holds budgets alone (GRPO's episode limits over the
+   *  experiment's). Not seed or protocol — a run's are the experiment's protocol and gym with these budgets, its arm's
+   *  reward and Access and its seed (runTrainConfig). */
   train: ExperimentTrain
   arms: ArmSpec[]
   /** GRPO seeds: every arm runs once per seed (data order, sampling, adapter init). */
   seeds: number[]
-  eval: { sets: EvalSetSpec[]; maxTurns: number; maxTokens: number }
+  /** The evaluation: its sets, and its episode limits (gym.budgets over the experiment's; maxResponseTokens is the
+   *  evaluation sampler's max new tokens too). */
+  eval: { sets: EvalSetSpec[]; gym: { budgets: BudgetsJson } }
   /** Bootstrap resamples of the report's intervals. */
   bootstrap: number
   backend: string
@@ -87,7 +93,7 @@ export interface ExperimentSpec {
 
 /** The experiment's GRPO settings: the train config less what each run sets (seed) or the experiment sets once for
  *  SFT, GRPO and evaluation alike (protocol, gym). */
-export type ExperimentTrain = Omit<TrainConfig, 'seed' | 'protocol' | 'gym'>
+export type ExperimentTrain = Omit<TrainConfig, 'seed' | 'protocol' | 'gym'> & { gym: { budgets?: BudgetsJson } }
 
 /** The train config's defaults in an experiment: evaluation is on the eval sets, not on a held-out slice by default. */
 const EXPERIMENT_TRAIN_DEFAULTS = { heldOut: 0, evalEvery: 0 }
@@ -114,10 +120,10 @@ export const DEFAULT_EXPERIMENT: ExperimentSpec = {
   start: { model: '', adapter: '', sft: { questions: 0, epochs: 2, batch: 8, lr: 1e-3, maxHops: 0, loraRank: 64, loraEmbed: true, oracleAnswer: 'read', firstTurns: 0 }, phases: [] },
   protocol: 'search-r1',
   gym: { topK: 3, observationCap: 2000, prompt: 'brief', accessByTitle: true },
-  train: withoutRunKeys({ ...DEFAULT_TRAIN_CONFIG, ...EXPERIMENT_TRAIN_DEFAULTS }),
+  train: { ...withoutRunKeys({ ...DEFAULT_TRAIN_CONFIG, ...EXPERIMENT_TRAIN_DEFAULTS }), gym: {} },
   arms: [],
   seeds: [0],
-  eval: { sets: [DEFAULT_EVAL_SET], maxTurns: 14, maxTokens: 48 },
+  eval: { sets: [DEFAULT_EVAL_SET], gym: { budgets: {} } },
   bootstrap: 1000,
   backend: 'auto',
 }
@@ -125,14 +131,28 @@ export const DEFAULT_EXPERIMENT: ExperimentSpec = {
 const NAME = /^[A-Za-z0-9._-]+$/
 
 /** The experiment file's resolved spec (paths made absolute against the file's folder); one-line ConfigErrors. */
-export function readExperiment(file: string): ExperimentSpec {
-  return resolveExperiment(readJsonFile(file, 'experiment file'), dirname(resolve(file)))
+export function readExperiment(file: string, sets: readonly string[] = []): ExperimentSpec {
+  const raw = readJsonFile(file, 'experiment file')
+  return resolveExperiment(sets.length > 0 ? withSets(raw, sets) : raw, dirname(resolve(file)))
+}
+
+/** The file's object with `--set KEY=VALUE` entries merged in, each typed by the key's value in the file over the
+ *  defaults (`train.steps=2`, `gym.topK=2`, `seeds=[0,1]`); the result is resolved like any file. */
+export function withSets(raw: unknown, sets: readonly string[]): unknown {
+  const merge = (a: unknown, b: unknown): unknown => {
+    const plain = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x)
+    if (!plain(a) || !plain(b)) return b === undefined ? a : b
+    const out: Record<string, unknown> = { ...a }
+    for (const [k, v] of Object.entries(b)) out[k] = merge(a[k], v)
+    return out
+  }
+  return merge(raw, setLayer(merge(DEFAULT_EXPERIMENT, raw) as object, sets))
 }
 
 export function resolveExperiment(raw: unknown, base: string): ExperimentSpec {
   // The train block is the train config's to resolve (resolveExperimentTrain); the rest merges over the defaults here.
   const { train: rawTrain, ...rest } = raw !== null && typeof raw === 'object' && !Array.isArray(raw) ? (raw as Record<string, unknown>) : { train: undefined }
-  const s = mergeStrict(DEFAULT_EXPERIMENT, raw !== null && typeof raw === 'object' && !Array.isArray(raw) ? rest : raw, 'experiment', ['experiment.worlds.config', 'experiment.gym'])
+  const s = mergeStrict(DEFAULT_EXPERIMENT, raw !== null && typeof raw === 'object' && !Array.isArray(raw) ? withMovedEvalKeys(rest) : raw, 'experiment', ['experiment.worlds.config', 'experiment.gym', 'experiment.eval.gym', 'experiment.eval.gym.budgets'])
   const where = 'experiment'
   if (!NAME.test(s.name)) throw new ConfigError('experiment.name', `${where}.name must use letters, digits, '.', '_' or '-', got '${s.name}'`)
   const seeds = (k: string, xs: unknown, min = 1) => {
@@ -163,9 +183,10 @@ export function resolveExperiment(raw: unknown, base: string): ExperimentSpec {
   )
   if (s.start.adapter && s.start.phases.length > 0) throw new ConfigError('experiment.start', `${where}.start: give an adapter or SFT phases, not both`)
   if (!['open', 'read'].includes(s.start.sft.oracleAnswer)) throw new ConfigError('experiment.start', `${where}.start.sft.oracleAnswer must be open or read`)
-  for (const k of ['protocol', 'reward', 'access'])
-    if (Object.prototype.hasOwnProperty.call(s.gym, k)) throw new ConfigError('experiment.gym', `${where}.gym.${k}: set ${k === 'protocol' ? 'protocol at the top level' : `${k} per arm`}`)
-  foldGivenBudgets(s, raw)
+  refuseGymProtocol(s.gym, keyNamer(where))
+  for (const k of ['reward', 'access'])
+    if (Object.prototype.hasOwnProperty.call(s.gym, k)) throw new ConfigError('experiment.gym', `${where}.gym.${k}: set ${k} per arm`)
+  s.eval.gym = budgetsOnly(s.eval.gym, `${where}.eval.gym`)
   s.train = resolveExperimentTrain(rawTrain, s)
   if (!Array.isArray(s.arms) || s.arms.length === 0) throw new ConfigError('experiment.arms', `${where}.arms must list at least one arm {name, curriculum, reward, access}`)
   s.arms = s.arms.map((a, i) => mergeStrict(DEFAULT_ARM, a, `${where}.arms[${i}]`))
@@ -207,25 +228,69 @@ function checkHeldOutSet(s: ExperimentSpec, e: EvalSetSpec): void {
   if (!s.start.model && !s.start.adapter && s.model.seed !== s.seeds[0]) no(`the SFT start excludes the slice of model.seed ${s.model.seed}, the runs that of seed ${s.seeds[0]}; make them equal`)
 }
 
-/** experiment.gym.budgets is every episode's (SFT demonstrations, GRPO rollouts, evaluation): its turn and response
- *  limits become eval.maxTurns / eval.maxTokens (the evaluation's sampler too), refused where the file sets those to
- *  another value; the train block's maxTurns / maxTokensPerTurn are checked against it by resolveTrainConfig. */
-function foldGivenBudgets(s: ExperimentSpec, raw: unknown): void {
-  const given = s.gym.budgets
-  if (given === undefined) return
-  if (typeof given !== 'object' || given === null || Array.isArray(given)) throw new ConfigError('experiment.gym', `experiment.gym.budgets must be an object {maxTurns, maxResponseTokens, maxContextTokens}, got ${JSON.stringify(given)}`)
-  const rawEval = raw !== null && typeof raw === 'object' ? (raw as { eval?: unknown }).eval : undefined
-  const set = (k: string) => rawEval !== null && typeof rawEval === 'object' && Object.prototype.hasOwnProperty.call(rawEval, k)
-  refuseBudgetConflicts(
-    given,
-    {
-      ...(set('maxTurns') ? { maxTurns: { key: 'experiment.eval.maxTurns', value: s.eval.maxTurns } } : {}),
-      ...(set('maxTokens') ? { maxResponseTokens: { key: 'experiment.eval.maxTokens', value: s.eval.maxTokens } } : {}),
-    },
-    'experiment.gym.budgets',
-  )
-  if (given.maxTurns !== undefined) s.eval.maxTurns = given.maxTurns
-  if (given.maxResponseTokens !== undefined) s.eval.maxTokens = given.maxResponseTokens
+/** The older spelling of the evaluation's limits — eval.maxTurns, eval.maxTokens — read into eval.gym.budgets (a file
+ *  written before the move keeps working; one stderr note a key), refused where eval.gym.budgets gives another value. */
+function withMovedEvalKeys(rest: Record<string, unknown>): Record<string, unknown> {
+  const ev = rest.eval
+  if (typeof ev !== 'object' || ev === null || Array.isArray(ev) || !('maxTurns' in ev || 'maxTokens' in ev)) return rest
+  const { maxTurns, maxTokens, ...others } = ev as Record<string, unknown>
+  const gym = (others.gym ?? {}) as Record<string, unknown>
+  const given = (gym.budgets ?? {}) as Record<string, unknown>
+  const moved: Record<string, unknown> = { ...(maxTurns !== undefined ? { maxTurns } : {}), ...(maxTokens !== undefined ? { maxResponseTokens: maxTokens } : {}) }
+  for (const [k, v] of Object.entries(moved)) {
+    const old = k === 'maxTurns' ? 'maxTurns' : 'maxTokens'
+    if (given[k] !== undefined && given[k] !== v) throw new ConfigError('config.moved_key', `experiment.eval.${old} (the older spelling of experiment.eval.gym.budgets.${k}) ${JSON.stringify(v)} and experiment.eval.gym.budgets.${k} ${JSON.stringify(given[k])} set one limit: give gym.budgets.${k} alone`)
+    noteMovedKey(`experiment.eval.${old}`, `experiment.eval.gym.budgets.${k}`)
+  }
+  return { ...rest, eval: { ...others, gym: { ...gym, budgets: { ...given, ...moved } } } }
+}
+
+/** A block's gym that may hold budgets alone (the train and eval blocks: their episode limits over the experiment's). */
+function budgetsOnly(gym: unknown, where: string): { budgets: BudgetsJson } {
+  if (typeof gym !== 'object' || gym === null || Array.isArray(gym)) throw new ConfigError('config.type', `${where} must be a JSON object {budgets}`)
+  const other = Object.keys(gym).filter((k) => k !== 'budgets')
+  if (other.length > 0) throw new ConfigError('experiment.gym', `${where} holds budgets alone (${other.join(', ')}: set in experiment.gym)`)
+  const b = (gym as { budgets?: unknown }).budgets ?? {}
+  if (typeof b !== 'object' || b === null || Array.isArray(b)) throw new ConfigError('config.type', `${where}.budgets must be a JSON object {maxTurns, turnsPerHop, maxResponseTokens, maxContextTokens}`)
+  return { budgets: b as BudgetsJson }
+}
+
+/** The evaluation's episode limits: its defaults (14 turns, 48 tokens a response), the experiment's gym.budgets, then
+ *  eval.gym.budgets — each field the most specific given; the rule (maxTurns, turnsPerHop) as one piece. */
+export function evalBudgets(s: ExperimentSpec): BudgetsJson {
+  return overBudgets(overBudgets(EVAL_BUDGETS, s.gym.budgets), s.eval.gym.budgets)
+}
+
+/** The evaluation's own defaults (greedy, short answers): 14 turns, 48 tokens a response. */
+const EVAL_BUDGETS: BudgetsJson = { maxTurns: 14, maxResponseTokens: 48 }
+
+/** An experiment spec as two runs of one folder compare it (experiment.json, stored and now): the episode limits
+ *  each block's episodes get, however they were spelt — a spec written before the move (train.maxTurns /
+ *  maxTokensPerTurn / turnBudget / turnsPerHop, eval.maxTurns / maxTokens, always written out) or after (the blocks'
+ *  gym.budgets over the experiment's) — with the gym's defaults filled, so the same limits are the same experiment. */
+export function comparableSpec(x: ExperimentSpec): ExperimentSpec {
+  const t = movedBudgetKeys(x.train, 'experiment.train.') as ExperimentTrain
+  const ev = x.eval as ExperimentSpec['eval'] & { maxTurns?: number; maxTokens?: number }
+  const { maxTurns, maxTokens, ...evalRest } = ev
+  const evalOwn: BudgetsJson = { ...ev.gym?.budgets, ...(maxTurns !== undefined ? { maxTurns } : {}), ...(maxTokens !== undefined ? { maxResponseTokens: maxTokens } : {}) }
+  const train = overBudgets(x.gym.budgets ?? {}, t.gym?.budgets)
+  const evalB = overBudgets(overBudgets(EVAL_BUDGETS, x.gym.budgets), evalOwn)
+  const fill = (b: BudgetsJson) => ({ ...b, maxTurns: b.maxTurns ?? DEFAULT_BUDGETS.maxTurns, maxResponseTokens: b.maxResponseTokens ?? DEFAULT_BUDGETS.maxResponseTokens })
+  return { ...x, train: { ...t, gym: { budgets: fill(train) } }, eval: { ...evalRest, gym: { budgets: fill(evalB) } } }
+}
+
+/** GRPO's episode limits: the experiment's gym.budgets, then train.gym.budgets. */
+export function trainBudgets(s: { gym: GymOptionsJson; train: Pick<ExperimentTrain, 'gym'> }): BudgetsJson | undefined {
+  const b = overBudgets(s.gym.budgets ?? {}, s.train.gym.budgets)
+  return Object.keys(b).length > 0 ? b : undefined
+}
+
+/** `over`'s fields over `base`'s; a turn limit given in `over` brings its own rule (no turnsPerHop: a fixed limit). */
+function overBudgets(base: BudgetsJson, over: BudgetsJson | undefined): BudgetsJson {
+  if (!over) return base
+  const out = { ...base, ...over }
+  if ((over.maxTurns !== undefined || over.turnsPerHop !== undefined) && over.turnsPerHop === undefined) delete out.turnsPerHop
+  return out
 }
 
 /** Bounds of every number an experiment file sets (beyond the train config's own, checked by trainConfigOf), checked
@@ -236,40 +301,60 @@ function checkExperimentNumbers(s: ExperimentSpec): void {
     if (typeof v !== 'number' || !Number.isFinite(v) || (int && !Number.isInteger(v)) || v < lo || v > hi)
       throw new ConfigError('experiment.range', `experiment.${k} must be ${int ? 'an integer' : 'a number'} in [${lo}, ${hi}], got ${JSON.stringify(v)}`)
   }
-  num('eval.maxTurns', s.eval.maxTurns, 1, 1000)
-  num('eval.maxTokens', s.eval.maxTokens, 1, 1_000_000)
+  checkGivenBudgets(s.gym.budgets, 'experiment.gym.budgets', ConfigError)
+  checkGivenBudgets(s.eval.gym.budgets, 'experiment.eval.gym.budgets', ConfigError)
   num('bootstrap', s.bootstrap, 1, 100_000)
   s.eval.sets.forEach((e, i) => {
     num(`eval.sets[${i}].perWorld`, e.perWorld, 0, 10_000_000) // 0: every question
     num(`eval.sets[${i}].maxHops`, e.maxHops, 0, 12) // 0: every hop count
   })
-  const sft = (k: string, p: Partial<SftPhase>) => {
-    num(`${k}.questions`, p.questions, 0, 10_000_000) // 0: every training question
-    num(`${k}.epochs`, p.epochs, 1, 1000)
-    num(`${k}.batch`, p.batch, 1, 4096)
-    num(`${k}.lr`, p.lr, Number.MIN_VALUE, 1, false)
-    num(`${k}.maxHops`, p.maxHops, 0, 12)
-  }
-  sft('start.sft', s.start.sft)
-  num('start.sft.loraRank', s.start.sft.loraRank, 1, 1024)
-  s.start.phases.forEach((ph, i) => {
-    sft(`start.phases[${i}]`, ph)
-    num(`start.phases[${i}].firstTurns`, ph.firstTurns, 0, 10_000_000)
-    num(`start.phases[${i}].turn`, ph.turn, 0, 1000)
-    num(`start.phases[${i}].answerWeight`, ph.answerWeight, Number.MIN_VALUE, 1000, false)
-  })
+  // The start's SFT blocks through the SFT field table (their keys' one definition), named by their place here; the
+  // adapter each phase continues from is the run's folder's, unknown yet (a stand-in: only its presence is checked).
+  startSftConfigs(s, (i) => `start/phase-${i}/adapter`)
 }
 
-/** The train block resolved once (unknown keys, types, ranges, budget conflicts: one line each, before any work) with
- *  the experiment's protocol and gym, whose gym.budgets fold into maxTurns / maxTokensPerTurn as for `train --config`. */
+/** The start's SFT configs — start.sft, then each of start.phases from the adapter of the phase before it
+ *  (`adapterOf(i)`: phase i's, 0 = start.sft's) — resolved through resolveSftConfig with the experiment's seed, held-out
+ *  slice, protocol, gym and backend; errors name the block's key (experiment.start.phases[0].epochs). */
+export function startSftConfigs(s: ExperimentSpec, adapterOf: (phase: number) => string): SftConfig[] {
+  const sft = s.start.sft
+  const common = { seed: s.model.seed, heldOut: s.train.heldOut, loraRank: sft.loraRank, loraEmbed: sft.loraEmbed, backend: s.backend, protocol: s.protocol, gym: s.gym, oracleAnswer: sft.oracleAnswer }
+  const start = resolveSftConfig({ ...common, questions: sft.questions, epochs: sft.epochs, batch: sft.batch, lr: sft.lr, maxHops: sft.maxHops, firstTurns: sft.firstTurns }, 'experiment.start.sft')
+  const phases = s.start.phases.map((ph, i) =>
+    resolveSftConfig(
+      {
+        ...common,
+        initAdapter: adapterOf(i),
+        questions: ph.questions,
+        epochs: ph.epochs,
+        batch: ph.batch,
+        lr: ph.lr,
+        maxHops: ph.maxHops,
+        firstTurns: ph.firstTurns,
+        // An experiment's 0 turn and weight 1 are "none" (whole demonstrations, the plain token mean).
+        ...(ph.turn !== 0 ? { turn: ph.turn } : {}),
+        ...(ph.answerOnly ? { answerOnly: true } : {}),
+        ...(ph.answerWeight !== 1 ? { answerWeight: ph.answerWeight } : {}),
+      },
+      `experiment.start.phases[${i}]`,
+    ),
+  )
+  return [start, ...phases]
+}
+
+/** The train block resolved once (unknown keys, types, ranges: one line each, before any work) with the experiment's
+ *  protocol and gym; its own gym holds budgets alone (GRPO's limits over the experiment's; the older top-level spelling
+ *  maxTurns / maxTokensPerTurn / turnBudget is read into it by the train config's resolver). */
 function resolveExperimentTrain(raw: unknown, s: ExperimentSpec): ExperimentTrain {
   if (raw !== undefined && (raw === null || typeof raw !== 'object' || Array.isArray(raw))) throw new ConfigError('config.type', 'experiment.train must be a JSON object')
-  for (const k of ['seed', 'protocol', 'gym'])
+  for (const k of ['seed', 'protocol'])
     if (raw !== undefined && Object.prototype.hasOwnProperty.call(raw, k)) throw new ConfigError('experiment.train', `experiment.train.${k} is set by the experiment (${k === 'seed' ? 'seeds' : k})`)
-  return withoutRunKeys(resolveTrainConfigAt('experiment.train', EXPERIMENT_TRAIN_DEFAULTS, raw, { protocol: s.protocol, gym: s.gym }))
+  const own = budgetsOnly((movedBudgetKeys(raw, 'experiment.train.') as { gym?: unknown } | undefined)?.gym ?? {}, 'experiment.train.gym')
+  const c = resolveTrainConfigAt('experiment.train', EXPERIMENT_TRAIN_DEFAULTS, raw, { protocol: s.protocol, gym: { ...s.gym, budgets: trainBudgets({ gym: s.gym, train: { gym: own } }) } })
+  return { ...withoutRunKeys(c), gym: own }
 }
 
-function withoutRunKeys(c: TrainConfig): ExperimentTrain {
+function withoutRunKeys(c: TrainConfig): Omit<TrainConfig, 'seed' | 'protocol' | 'gym'> {
   const { seed: _seed, protocol: _protocol, gym: _gym, ...rest } = c
   return rest
 }
@@ -277,5 +362,7 @@ function withoutRunKeys(c: TrainConfig): ExperimentTrain {
 /** The GRPO config of one run — the experiment's resolved train block, its protocol and gym, the arm's reward and
  *  Access, the seed — composed, not resolved again (in the train config's key order, so config.json reads as ever). */
 export function runTrainConfig(s: ExperimentSpec, seed: number, arm: ArmSpec): TrainConfig {
-  return { ...DEFAULT_TRAIN_CONFIG, ...s.train, seed, protocol: s.protocol, gym: { ...s.gym, reward: arm.reward, ...(arm.access ? {} : { access: false }) } }
+  const budgets = trainBudgets(s)
+  const { gym: _own, ...train } = s.train
+  return { ...DEFAULT_TRAIN_CONFIG, ...train, seed, protocol: s.protocol, gym: { ...s.gym, ...(budgets ? { budgets } : {}), reward: arm.reward, ...(arm.access ? {} : { access: false }) } }
 }

@@ -8,7 +8,7 @@
 //        [--cpu-seconds 0.5] (CPU seconds per setting per round) [--vocab 1024]
 import { loadavg } from 'node:os'
 import { Rng } from '../../infra/rng'
-import { type PresetName, PRESETS, presetConfig } from '../../infra/engine/config'
+import { type ModelPresetName, MODEL_PRESETS, presetConfig } from '../../infra/engine/config'
 import { createBackend } from '../../infra/engine/create-backend'
 import { createRandomModel } from '../../infra/engine/model'
 import { generate } from '../../infra/engine/sample'
@@ -22,12 +22,12 @@ const { values: opt } = perfArgs('node bin/run-ts.mjs bench/perf/decode-threads.
   'cpu-seconds': { type: 'string', default: '0.5' },
   vocab: { type: 'string', default: '1024' },
 })
-const presets = opt.presets.split(',') as PresetName[]
+const presets = opt.presets.split(',') as ModelPresetName[]
 const rowCounts = opt.rows.split(',').map(Number)
 const rounds = Number(opt.rounds)
 const cpuPer = Number(opt['cpu-seconds'])
 const vocab = Number(opt.vocab)
-for (const p of presets) if (!PRESETS[p]) throw new Error(`unknown preset ${p}; use tiny or small`)
+for (const p of presets) if (!MODEL_PRESETS[p]) throw new Error(`unknown preset ${p}; use tiny or small`)
 for (const r of rowCounts) if (!(Number.isInteger(r) && r >= 1 && r <= 8)) throw new Error(`--rows: each count must be an integer 1..8, got ${r}`)
 if (!(rounds > 0) || !(cpuPer > 0)) throw new Error('--rounds and --cpu-seconds must be positive')
 const { addon, reason } = loadNativeAddon()

@@ -14,7 +14,7 @@ import { cpus, loadavg } from 'node:os'
 import { dirname, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Rng } from '../../infra/rng'
-import { type ModelConfig, type PresetName, PRESETS, presetConfig } from '../../infra/engine/config'
+import { type ModelConfig, type ModelPresetName, MODEL_PRESETS, presetConfig } from '../../infra/engine/config'
 import { createBackend } from '../../infra/engine/create-backend'
 import { type Datum, Learner, type LearnerOptions } from '../../infra/engine/learner'
 import { LORA_TARGETS } from '../../infra/engine/lora'
@@ -74,8 +74,8 @@ function parseShape(spec: string): { name: string; config: ModelConfig } {
 }
 const shapes = [
   ...o.shapes.split(',').filter(Boolean).map((n) => {
-    if (!PRESETS[n as PresetName]) fail(`unknown preset ${n} in --shapes; use tiny or small (or --shape for explicit dims)`)
-    return { name: n, config: presetConfig(n as PresetName, vocab, [vocab - 1]) }
+    if (!MODEL_PRESETS[n as ModelPresetName]) fail(`unknown preset ${n} in --shapes; use tiny or small (or --shape for explicit dims)`)
+    return { name: n, config: presetConfig(n as ModelPresetName, vocab, [vocab - 1]) }
   }),
   ...(o.shape as string[]).map(parseShape),
 ]

@@ -12,7 +12,7 @@ import { cpus, loadavg } from 'node:os'
 import { readFileSync } from 'node:fs'
 import { Rng } from '../../infra/rng'
 import type { Backend } from '../../infra/engine/backend'
-import { type PresetName, PRESETS, presetConfig } from '../../infra/engine/config'
+import { type ModelPresetName, MODEL_PRESETS, presetConfig } from '../../infra/engine/config'
 import { createBackend } from '../../infra/engine/create-backend'
 import { Learner } from '../../infra/engine/learner'
 import { LORA_TARGETS } from '../../infra/engine/lora'
@@ -36,7 +36,7 @@ const { values: opt } = perfArgs(
     rounds: { type: 'string', default: '5' },
   },
 )
-const presets = opt.presets.split(',') as PresetName[]
+const presets = opt.presets.split(',') as ModelPresetName[]
 const vocab = Number(opt.vocab)
 const rank = Number(opt.rank)
 const seconds = Number(opt.seconds)
@@ -47,7 +47,7 @@ const longTs = opt['long-ts'].split(',')
 const interleaveRounds = Number(opt.rounds)
 for (const [k, v] of [['long-prompt', longPrompt], ['observation', observation], ['turns', turns], ['vocab', vocab], ['rank', rank], ['seconds', seconds], ['rounds', interleaveRounds]] as const)
   if (!(v > 0)) throw new Error(`--${k} must be a positive number, got ${v}`)
-for (const p of presets) if (!PRESETS[p]) throw new Error(`unknown preset ${p}; use tiny or small`)
+for (const p of presets) if (!MODEL_PRESETS[p]) throw new Error(`unknown preset ${p}; use tiny or small`)
 const { addon, reason } = loadNativeAddon()
 if (!addon) {
   console.error(`bench/perf/engine-native: ${reason}`)
@@ -100,7 +100,7 @@ function longCase(model: ReturnType<typeof createRandomModel>, prefixCache?: KvP
 const rows: Row[] = []
 const median = (xs: number[]): number => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]
 
-function measure(name: PresetName, be: Backend): Row {
+function measure(name: ModelPresetName, be: Backend): Row {
   const cfg = presetConfig(name, vocab, [vocab - 1])
   const model = createRandomModel(cfg, new Rng(1), be)
   const learner = new Learner(model, { lora: { rank, alpha: 2 * rank, targets: [...LORA_TARGETS] }, seed: 1 })

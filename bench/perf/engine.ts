@@ -2,7 +2,7 @@
 // gradients) and sampling (KV cache, n samples sharing a prefill) — for the tiny and small presets.
 // Usage: node bin/run-ts.mjs bench/perf/engine.ts [--presets tiny,small] [--vocab 1024] [--rank 32] [--seconds 2]
 import { Rng } from '../../infra/rng'
-import { type PresetName, PRESETS, presetConfig } from '../../infra/engine/config'
+import { type ModelPresetName, MODEL_PRESETS, presetConfig } from '../../infra/engine/config'
 import { Learner } from '../../infra/engine/learner'
 import { LORA_TARGETS } from '../../infra/engine/lora'
 import { createRandomModel, forward } from '../../infra/engine/model'
@@ -15,7 +15,7 @@ const { values: opt } = perfArgs('node bin/run-ts.mjs bench/perf/engine.ts [--pr
   rank: { type: 'string', default: '32' },
   seconds: { type: 'string', default: '2' },
 })
-const presets = opt.presets.split(',') as PresetName[]
+const presets = opt.presets.split(',') as ModelPresetName[]
 const vocab = Number(opt.vocab)
 const rank = Number(opt.rank)
 const seconds = Number(opt.seconds)
@@ -34,7 +34,7 @@ function rate(fn: () => number): { perSec: number; reps: number } {
 
 const rows: string[] = []
 for (const name of presets) {
-  if (!Object.hasOwn(PRESETS, name)) throw new Error(`unknown preset ${name}`)
+  if (!Object.hasOwn(MODEL_PRESETS, name)) throw new Error(`unknown preset ${name}`)
   const cfg = presetConfig(name, vocab, [vocab - 1])
   const model = createRandomModel(cfg, new Rng(1))
   const learner = new Learner(model, { lora: { rank, alpha: 2 * rank, targets: [...LORA_TARGETS] }, seed: 1 })

@@ -4,7 +4,8 @@
 // (unknown keys and wrong types named by their dotted key) and range checks live here, once.
 import { mergeStrict, readJsonFile } from '../../infra/config'
 import { ConfigError } from '../../infra/errors'
-import { READER_GYM, resolveGymOptions, type GymOptionsJson } from '../../gym'
+import { READER_GYM, resolveRunGym, type GymOptionsJson } from '../../gym'
+import { keyNamer } from '../../infra/fields'
 import { DRILL_KINDS, type DrillKind } from './kinds'
 
 export { READER_GYM }
@@ -106,8 +107,7 @@ export function resolveReaderConfig(input: unknown, where = 'reader config'): Re
   const c = mergeStrict({ ...DEFAULT_READER_CONFIG, phases: undefined } as unknown as ReaderConfig, raw, where, [`${where}.gym`])
   if (worldConfig !== undefined) c.worlds.config = worldConfig as ReaderConfig['worlds']['config']
   // The gym block is GymOptionsJson: checked by the gym's own resolver (it names the key), protocol kept apart.
-  if (Object.hasOwn(c.gym, 'protocol')) throw new ConfigError('reader.gym', `${where}.gym may not set protocol: use ${where}.protocol`)
-  resolveGymOptions({ ...c.gym, protocol: c.protocol })
+  resolveRunGym(c.gym, c.protocol, keyNamer(where))
   if (!phasesIn || phasesIn.length === 0) throw new ConfigError('reader.phases', `${where}.phases must list at least one phase`)
   c.phases = phasesIn.map((p, i) => {
     const key = `${where}.phases[${i}]`

@@ -6,7 +6,7 @@ import { episodeBudgets, makeEnv, scoreAnswer, type GymOptions } from '../../gym
 import { ORACLE_MAX_QUERIES_PER_PAGE, oraclePolicy, runEpisode, worldOracleKnowledge, goldsOf } from '../../agent'
 import type { ChatCodec } from '../../infra/engine'
 import { openWorld, type Qa } from '../../world'
-import { DEMO_TURNS } from '../funnel'
+import { DEMO_BUDGETS } from '../funnel'
 import type { WorldPool } from '../world-pool'
 import { drillSequence, hasDrill, type DrillKind, type DrillSequence, type DrillSource } from './kinds'
 import { ConfigError } from '../../infra/errors'
@@ -36,7 +36,7 @@ export async function playOracle(pool: WorldPool, qas: readonly Qa[], o: PlayOpt
     for (let i = 0; i < qas.length; i++) {
       const qa = qas[i]
       const oracle = oraclePolicy({ ...qa, id: pool.localId(qa) }, knowledge.get(pool.memberOf(qa).name)!, plan, o.gym.protocol as 'search-r1' | 'hermes', o.gym.accessByTitle)
-      const env = makeEnv(pool.worldFor(qa), qa, { ...o.gym, budgets: episodeBudgets(qa, { given: o.gym.budgets, turns: DEMO_TURNS, responseTokens: 256, contextTokens: o.maxTokens }) })
+      const env = makeEnv(pool.worldFor(qa), qa, { ...o.gym, budgets: episodeBudgets(qa, o.gym.budgets, { ...DEMO_BUDGETS, maxResponseTokens: 256, maxContextTokens: o.maxTokens }) })
       const rec = await runEpisode(qa, env, oracle, { scorer: scoreAnswer })
       if (rec.status !== 'ok' || rec.f1 < 1) {
         unsolved++

@@ -11,7 +11,7 @@ import { appendFileSync, copyFileSync, existsSync, mkdirSync, readFileSync, rena
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path'
 import { buildDatums, microBatches, openBackend } from '../../agent'
 import { tokenizerSourceOf } from '../../agent'
-import { resolveGymOptions, type GymOptions } from '../../gym'
+import { resolveRunGym, type GymOptions } from '../../gym'
 import { readJsonFile } from '../../infra/config'
 import { ConfigError } from '../../infra/errors'
 import { canonicalJson, sha256 } from '../../infra/hash'
@@ -269,7 +269,7 @@ export async function runReader(o: ReaderRunOptions): Promise<ReaderRunResult> {
   const c = o.config
   const base = o.configFile ? dirname(resolve(o.configFile)) : process.cwd()
   const backend = o.backend ?? 'auto'
-  const gym = resolveGymOptions({ ...c.gym, protocol: c.protocol })
+  const gym = resolveRunGym(c.gym, c.protocol)
   mkdirSync(o.out, { recursive: true })
   // One writer per run folder (infra/lock, as train and train sft take it): a second is refused before any work.
   const lock = lockDir(o.out, 'train reader')

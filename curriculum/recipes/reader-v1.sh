@@ -34,8 +34,8 @@ step train $SG train reader --config curriculum/recipes/reader-v1.json --out "$O
 [ -d "$OUT/model" ] || { echo "reader-v1: training paused (CPU_BUDGET); rerun the script to go on"; rm -f "$OUT/.done-train"; exit 0; }
 W="$OUT/worlds/small-bd6747e2-s"
 TRAIN=(); for s in 1 2 3 4 $(seq 11 30); do TRAIN+=(--world "$W$s"); done
-step funnel-unseen $SG bench funnel --model "$OUT/model" --world "${W}101" --world "${W}102" --hops 1,2 --questions 300 --backend native --json "$OUT/funnel-unseen.json"
-step funnel-heldout $SG bench funnel --model "$OUT/model" "${TRAIN[@]}" --qa-ids "$OUT/heldout.json" --hops 1,2 --questions 300 --backend native --json "$OUT/funnel-heldout.json"
+step funnel-unseen $SG bench funnel --model "$OUT/model" --world "${W}101" --world "${W}102" --hops 1,2 --questions 300 --backend native --set json="$OUT/funnel-unseen.json"
+step funnel-heldout $SG bench funnel --model "$OUT/model" "${TRAIN[@]}" --set qaIds="$OUT/heldout.json" --hops 1,2 --questions 300 --backend native --set json="$OUT/funnel-heldout.json"
 # Against the shipped start's scores (its funnel JSONs, curriculum/starts/reader-v1/scores): each figure inside its CI?
 node bin/run-ts.mjs curriculum/recipes/reader-v1-compare.ts "$OUT" > "$OUT/compare.md" && echo "reader-v1: every figure inside the shipped start's 95 % CIs ($OUT/compare.md)" \
   || echo "reader-v1: $(tail -1 "$OUT/compare.md") ($OUT/compare.md)"

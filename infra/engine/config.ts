@@ -6,7 +6,8 @@ import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { EngineError } from '../errors'
 
-export type ModelArch = 'qwen3' | 'qwen2' | 'llama'
+export const MODEL_ARCHS = ['qwen3', 'qwen2', 'llama'] as const
+export type ModelArch = (typeof MODEL_ARCHS)[number]
 
 /** The architecture numbers the engine needs. Shape letters as in infra/engine/index.ts. */
 export interface ModelConfig {
@@ -151,10 +152,11 @@ export function toHfConfig(c: ModelConfig, dtype: 'float32' | 'bfloat16' | 'floa
   return out
 }
 
-export type PresetName = 'tiny' | 'mini' | 'small'
+export type ModelPresetName = 'tiny' | 'mini' | 'small'
+export const MODEL_PRESET_NAMES: readonly ModelPresetName[] = ['tiny', 'mini', 'small']
 
 /** Shapes of the real Qwen3 architecture at CPU-test size; vocab size comes from the tokenizer. */
-export const PRESETS: Record<PresetName, Omit<ModelConfig, 'vocabSize' | 'eosTokenIds' | 'bosTokenId'>> = {
+export const MODEL_PRESETS: Record<ModelPresetName, Omit<ModelConfig, 'vocabSize' | 'eosTokenIds' | 'bosTokenId'>> = {
   tiny: {
     arch: 'qwen3',
     hiddenSize: 64,
@@ -207,9 +209,9 @@ export const PRESETS: Record<PresetName, Omit<ModelConfig, 'vocabSize' | 'eosTok
 }
 
 /** A preset with a vocabulary size (and EOS ids) filled in. */
-export function presetConfig(name: PresetName, vocabSize: number, eosTokenIds: number[] = [], bosTokenId?: number): ModelConfig {
-  const p = ownLookup(PRESETS, name)
-  if (!p) throw new EngineError('engine.preset', `unknown preset '${String(name)}'; use ${Object.keys(PRESETS).join(', ')}`)
+export function presetConfig(name: ModelPresetName, vocabSize: number, eosTokenIds: number[] = [], bosTokenId?: number): ModelConfig {
+  const p = ownLookup(MODEL_PRESETS, name)
+  if (!p) throw new EngineError('engine.preset', `unknown preset '${String(name)}'; use ${Object.keys(MODEL_PRESETS).join(', ')}`)
   if (!Number.isInteger(vocabSize) || vocabSize < 2) throw new EngineError('engine.preset', `vocab size must be an integer >= 2, got ${vocabSize}`)
   return { ...p, vocabSize, eosTokenIds, bosTokenId }
 }

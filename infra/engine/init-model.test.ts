@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { writeTinyWorld } from '../../tests/fixtures/docs-only-world'
 import { chatTemplateOf } from './chat-template'
-import { initModel, parseTokenizerSource } from './init-model'
+import { initModel } from './init-model'
+import { parseTokenizerSource } from './init-config'
 import { loadModel } from './model'
 import { loadTokenizer } from './tokenizer'
 import { worldTokenizer } from '../../tests/helpers/world-texts'
@@ -108,7 +109,7 @@ describe('initModel', () => {
     expect(loadModel(out).config).toEqual(r.config)
     for (const bad of [{ headDim: 15 }, { headDim: 0 }, { ropeTheta: -1 }, { ropeTheta: Number.NaN }]) {
       const o = join(tmp, `attn-bad-${Object.values(bad)[0]}`)
-      expect(() => initModel({ arch: 'qwen3', preset: 'tiny', tokenizer: worldTokenizer(world), out: o, seed: 1, ...bad })).toThrow(/head dim must be|rope theta must be/)
+      expect(() => initModel({ arch: 'qwen3', preset: 'tiny', tokenizer: worldTokenizer(world), out: o, seed: 1, ...bad })).toThrow(/headDim must be|ropeTheta must be/)
       expect(existsSync(o)).toBe(false)
     }
   })

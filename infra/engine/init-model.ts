@@ -5,12 +5,13 @@ import { copyFileSync, existsSync, mkdirSync, readdirSync, writeFileSync } from 
 import { join } from 'node:path'
 import { EngineError } from '../errors'
 import { Rng } from '../rng'
-import { type ModelArch, type ModelConfig, type PresetName, presetConfig } from './config'
+import { type ModelArch, type ModelConfig, type ModelPresetName, presetConfig } from './config'
 import { type BackendName, createBackend } from './create-backend'
 import { createRandomModel, saveModel } from './model'
 import type { StoredDtype } from './safetensors'
 import { loadTokenizer, qwen3TokenizerDir, type TextTokenizer } from './tokenizer'
 import { buildWorldTokenizer, saveTokenizerFiles, type WorldTokenizerMode, type WorldTokenizerStats } from './world-tokenizer'
+import { checkInitField } from './init-config'
 
 /** Qwen3's embedding rows (config.json vocab_size of every Qwen3 model): the tokenizer's 151,669 ids padded. */
 export const QWEN3_VOCAB_ROWS = 151936
@@ -30,13 +31,9 @@ export type TokenizerSource =
       /** Counted `weight` times each after `texts` (bpe: the name generator's lexicon). */
       weightedTexts?: readonly { text: string; weight: number }[]
     }
-/** The `--tokenizer` flag as written: qwen3, world:DIR[@VOCAB] (one world's words), or bpe:DIR1,DIR2[@VOCAB] (sub-word
- *  pieces of several worlds and their name generator's lists); the command turns the worlds into texts. */
-export type TokenizerFlag = { kind: 'qwen3' } | { kind: 'world'; dir: string; vocabSize?: number } | { kind: 'bpe'; dirs: string[]; vocabSize?: number }
-
 export interface InitModelOptions {
   arch: ModelArch
-  preset: PresetName
+  preset: ModelPresetName
   tokenizer: TokenizerSource
   out: string
   seed: number
@@ -68,31 +65,6 @@ export interface InitModelResult {
   worldTokenizer?: WorldTokenizerStats
 }
 
-/** `--tokenizer qwen3`, `--tokenizer world:DIR` or `--tokenizer bpe:DIR1,DIR2` (optionally …@4096 for the vocabulary
- *  size; the world folders of bpe: are comma-separated, so a folder name cannot hold a comma). */
-export function parseTokenizerSource(s: string): TokenizerFlag {
-  if (s === 'qwen3') return { kind: 'qwen3' }
-  const withVocab = (rest: string): { where: string; vocabSize?: number } => {
-    const at = rest.lastIndexOf('@')
-    if (at > 0 && /^\d+$/.test(rest.slice(at + 1))) return { where: rest.slice(0, at), vocabSize: Number(rest.slice(at + 1)) }
-    return { where: rest }
-  }
-  if (s.startsWith('world:') && s.length > 'world:'.length) {
-    const { where, vocabSize } = withVocab(s.slice('world:'.length))
-    return { kind: 'world', dir: where, ...(vocabSize !== undefined ? { vocabSize } : {}) }
-  }
-  if (s.startsWith('bpe:') && s.length > 'bpe:'.length) {
-    const { where, vocabSize } = withVocab(s.slice('bpe:'.length))
-    const dirs = where.split(',')
-    if (dirs.some((d) => d === '')) throw new EngineError('engine.tokenizer_source', `--tokenizer '${s}' has an empty world folder; use bpe:DIR1,DIR2[@VOCAB], e.g. bpe:worlds/s1,worlds/s2@4096`)
-    return { kind: 'bpe', dirs, ...(vocabSize !== undefined ? { vocabSize } : {}) }
-  }
-  throw new EngineError(
-    'engine.tokenizer_source',
-    `--tokenizer '${s}' is not understood; use qwen3 or world:DIR (a world folder holding world.db), e.g. world:worlds/tiny, or bpe:DIR1,DIR2[@VOCAB] (sub-word pieces of several worlds), e.g. bpe:worlds/s1,worlds/s2@4096`,
-  )
-}
-
 /** The architecture's switches on top of a (Qwen3-shaped) preset. */
 function archConfig(base: ModelConfig, arch: ModelArch): ModelConfig {
   if (arch === 'qwen3') return { ...base, arch, qkNorm: true, qkvBias: false, oBias: false }
@@ -100,12 +72,10 @@ function archConfig(base: ModelConfig, arch: ModelArch): ModelConfig {
   return { ...base, arch, qkNorm: false, qkvBias: false, oBias: false }
 }
 
-/** The config keys `ropeTheta` / `headDim` replace in the preset, checked before any file is written. */
+/** The config keys `ropeTheta` / `headDim` replace in the preset, checked by the table (named by key) before any file is written. */
 function attentionOverrides(o: Pick<InitModelOptions, 'ropeTheta' | 'headDim'>): Partial<Pick<ModelConfig, 'ropeTheta' | 'headDim'>> {
-  if (o.ropeTheta !== undefined && !(Number.isFinite(o.ropeTheta) && o.ropeTheta > 0))
-    throw new EngineError('engine.init_option', `rope theta must be a positive number (Qwen3: 1000000, Llama 2: 10000), got ${o.ropeTheta}`)
-  if (o.headDim !== undefined && !(Number.isInteger(o.headDim) && o.headDim >= 2 && o.headDim % 2 === 0))
-    throw new EngineError('engine.init_option', `head dim must be an even integer >= 2 (RoPE rotates pairs), got ${o.headDim}`)
+  checkInitField('ropeTheta', o.ropeTheta)
+  checkInitField('headDim', o.headDim)
   return { ...(o.ropeTheta !== undefined ? { ropeTheta: o.ropeTheta } : {}), ...(o.headDim !== undefined ? { headDim: o.headDim } : {}) }
 }
 

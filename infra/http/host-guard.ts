@@ -2,7 +2,8 @@
 // its routes, against DNS rebinding and blind cross-site requests. Allowed: loopback names, the bound host, this
 // machine's own names and interface addresses when bound to all interfaces, and --allow-host values ('*': any).
 // Also the JSON-only guard for POST routes (a cross-site form or text/plain POST needs no CORS preflight).
-// Also the two checks a server's token and bind address get before it listens (tokenProblem, openHostWarning).
+// Also the checks a server's token, bind address and allow-list get before it listens (tokenProblem, openHostWarning,
+// bindHostProblem, allowHostProblem).
 // Knows nothing of any server's routes.
 import type { MiddlewareHandler } from 'hono'
 import { hostname as osHostname, networkInterfaces } from 'node:os'
@@ -25,6 +26,16 @@ export function tokenProblem(token: string): string | undefined {
   if (token.trim() === '') return 'is blank (it would refuse every request); give a token, or none for no auth'
   if (/[\s\x00-\x1f\x7f]/.test(token)) return 'has spaces or control characters (a Bearer header cannot carry them); give one word'
   return undefined
+}
+
+/** Why a bind host cannot work (a blank one), or undefined. */
+export function bindHostProblem(host: string): string | undefined {
+  return host.trim() === '' ? 'must be a host name or address, e.g. 127.0.0.1' : undefined
+}
+
+/** Why an allow-list of Host names cannot work (a blank entry, or one with a scheme, path or space), or undefined. */
+export function allowHostProblem(hosts: readonly string[]): string | undefined {
+  return hosts.some((h) => h.trim() === '' || /[\s/]/.test(h.trim())) ? 'must list host names or addresses without scheme or path, e.g. gpu-node-3' : undefined
 }
 
 /** The one-line warning for a server bound beyond loopback with no token, or undefined. */

@@ -15,7 +15,7 @@ export interface ViewRuns {
   train?: string
 }
 
-const TRAIN_CI = { steps: 2, groupSize: 2, batchSize: 4, microBatch: 2, maxTurns: 1, maxTokensPerTurn: 16, lora: { rank: 4, alpha: 8 }, evalEvery: 0, heldOut: 0, checkpointEvery: 1, klBeta: 0, refillRounds: 0, lr: 0.01, gym: { reward: 'em+format' } }
+const TRAIN_CI = { steps: 2, groupSize: 2, batchSize: 4, microBatch: 2, lora: { rank: 4, alpha: 8 }, evalEvery: 0, heldOut: 0, checkpointEvery: 1, klBeta: 0, refillRounds: 0, lr: 0.01, gym: { reward: 'em+format', budgets: { maxTurns: 1, maxResponseTokens: 16 } } }
 
 async function cli(args: string[], env?: Record<string, string>): Promise<void> {
   const r = await runCli(args, 300_000, env)

@@ -90,7 +90,7 @@ export async function openSearchIndex(world: WorldLike | string, opts: OpenSearc
   if (verified !== undefined && engine !== verified && !opts.allowEngineMismatch)
     throw new SearchError(
       'search.engine_mismatch',
-      `this world was verified with the ${verified} engine, not ${engine}: its edges are only known to be retrievable with ${verified} (pass --allow-engine-mismatch to serve it anyway)`,
+      `this world was verified with the ${verified} engine, not ${engine}: its edges are only known to be retrievable with ${verified} (pass --allow-engine-mismatch, in gym serve --set allowEngineMismatch=true, to serve it anyway)`,
     )
   const docs = readSearchDocs(world.db)
   switch (engine) {

@@ -75,7 +75,7 @@ export function countWorldDocs(dirOrFile: string): number {
   }
 }
 
-/** Every entity name of a world, in id order (the world tokenizer's `nameTokens`: `model init --name-tokens`). */
+/** Every entity name of a world, in id order (the world tokenizer's `nameTokens`: `model init --set nameTokens=true`). */
 export function worldEntityNames(dirOrFile: string): string[] {
   const path = worldDbPath(dirOrFile)
   const db = new Database(path, { readonly: true, fileMustExist: true })

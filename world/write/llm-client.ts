@@ -156,9 +156,9 @@ export class LlmClient {
       const { status, message } = e.last
       const line = message.slice(0, 200)
       if (status === 401 || status === 403)
-        throw new WorldError('world.write_auth', `the LLM endpoint ${cfg.baseUrl} refused the key (HTTP ${status}): set $${cfg.keyEnv} to a valid API key (or --llm-key-env)`, { cause: e.last.error })
+        throw new WorldError('world.write_auth', `the LLM endpoint ${cfg.baseUrl} refused the key (HTTP ${status}): set $${cfg.keyEnv} to a valid API key (or write.keyEnv)`, { cause: e.last.error })
       if (status === 404)
-        throw new WorldError('world.write_model', `the LLM endpoint ${cfg.baseUrl} has no model '${cfg.model}' or no /chat/completions (HTTP 404): check --llm-model and --llm-base-url`, { cause: e.last.error })
+        throw new WorldError('world.write_model', `the LLM endpoint ${cfg.baseUrl} has no model '${cfg.model}' or no /chat/completions (HTTP 404): check write.model and write.baseUrl`, { cause: e.last.error })
       if (!isTransient(status)) {
         u.refused++
         return { kind: 'refused', reason: `HTTP ${status}: ${line}` }

@@ -57,7 +57,7 @@ export function makeRephraseStage(clientOptions: LlmClientOptions = {}): Stage {
         clearWriteReport(ctx.db, 'rephrase')
       })
       if (w.model === '' || !w.questions) {
-        ctx.log(w.model === '' ? 'rephrase: no model (--llm-model): the template questions stand' : 'rephrase: config.write.questions is off')
+        ctx.log(w.model === '' ? 'rephrase: no model (write.model): the template questions stand' : 'rephrase: config.write.questions is off')
         return
       }
       const rows = ctx.db.prepare("SELECT id, question, answer, aliases_json FROM qa WHERE split IN ('train', 'bench') ORDER BY seq").all() as Row[]

@@ -49,7 +49,7 @@ export function validateWriteConfig(w: WriteConfig): WriteConfig {
   if (typeof w.model !== 'string') throw new ConfigError('config.write', `${at('model')} must be a string ('' = no writer)`)
   if (w.model !== '') {
     if (typeof w.baseUrl !== 'string' || !/^https?:\/\/\S+$/.test(w.baseUrl))
-      throw new ConfigError('config.write', `${at('baseUrl')} must be an http(s) URL when a model is set (--llm-base-url), got ${JSON.stringify(w.baseUrl)}`)
+      throw new ConfigError('config.write', `${at('baseUrl')} must be an http(s) URL when a model is set (write.baseUrl), got ${JSON.stringify(w.baseUrl)}`)
   }
   if (typeof w.keyEnv !== 'string' || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(w.keyEnv))
     throw new ConfigError('config.write', `${at('keyEnv')} must name an environment variable, got ${JSON.stringify(w.keyEnv)}`)

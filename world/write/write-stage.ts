@@ -38,7 +38,7 @@ export function makeWriteStage(clientOptions: LlmClientOptions = {}): Stage {
         clearWriteReport(ctx.db, 'write')
       })
       if (w.model === '') {
-        ctx.log('write: no model (--llm-model): the template documents stand')
+        ctx.log('write: no model (write.model): the template documents stand')
         return
       }
       const entities = readEntities(ctx.db)

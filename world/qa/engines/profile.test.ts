@@ -1,6 +1,7 @@
-// world/qa/engines/profile.test: the engines' stock limits as read from their code, --set overrides and their errors,
+// world/qa/engines/profile.test: the engines' stock limits as read from their code, overrides (config keys) and their bounds,
 // and batch sizes that never leave zero training batches nor drop a validation row.
-import { batchSizes, limitsWith, validationBatch } from './profile'
+import { resolveFields } from '../../../infra/fields'
+import { batchSizes, ENGINE_LIMIT_FIELDS, limitsWith, validationBatch } from './profile'
 import { engineProfile, engineProfiles } from './registry'
 
 describe('engine profiles', () => {
@@ -11,12 +12,12 @@ describe('engine profiles', () => {
     for (const p of engineProfiles()) for (const k of Object.keys(p.stock)) expect(p.sources[k as keyof typeof p.sources]).toMatch(/\S/)
   })
 
-  it('--set overrides a limit; an unknown key or a bad value is a clear error', () => {
-    expect(limitsWith(engineProfile('verl').stock, ['toolCalls=8', 'obs=4096', 'access=true'])).toMatchObject({ toolCalls: 8, obs: 4096, access: true })
-    expect(() => limitsWith(engineProfile('verl').stock, ['turns=3'])).toThrow(/key among toolCalls, topk/)
-    expect(() => limitsWith(engineProfile('verl').stock, ['obs=-1'])).toThrow(/integer/)
-    expect(() => limitsWith(engineProfile('verl').stock, ['topk=0'])).toThrow(/at least 1/)
-    expect(() => limitsWith(engineProfile('verl').stock, ['access=yes'])).toThrow(/true or false/)
+  it('overrides replace the stock limits they set; the keys are bounded by ENGINE_LIMIT_FIELDS', () => {
+    expect(limitsWith(engineProfile('verl').stock, { toolCalls: 8, obs: 4096, access: true, topk: undefined })).toEqual({ ...engineProfile('verl').stock, toolCalls: 8, obs: 4096, access: true })
+    expect(() => resolveFields(ENGINE_LIMIT_FIELDS, { turns: 3 }, 'x')).toThrow(/unknown config key 'x\.turns' \(known keys: toolCalls, topk/)
+    expect(() => resolveFields(ENGINE_LIMIT_FIELDS, { obs: -1 }, 'x')).toThrow(/x\.obs must be an integer in \[0, 10000000\]/)
+    expect(() => resolveFields(ENGINE_LIMIT_FIELDS, { topk: 0 }, 'x')).toThrow(/x\.topk must be an integer in \[1, 10000000\]/)
+    expect(() => resolveFields(ENGINE_LIMIT_FIELDS, { access: 'yes' }, 'x')).toThrow(/x\.access must be true or false/)
   })
 
   it('batch sizes: at least one full training batch, validation batches that divide the bench', () => {

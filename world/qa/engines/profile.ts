@@ -1,8 +1,9 @@
 // world/qa/engines/profile: what an outside RL engine is to this project — one `EngineProfile` per engine (its stock
 // limits with their sources, how it renders and cuts a search observation, its prompt, its data rows and files, its
 // launch flags and scripts, its stock batch and the ladder of raised limits the oracle check climbs), and the
-// engine-independent arithmetic every profile shares (limit overrides, batch sizes). Every member is required: a new
+// engine-independent arithmetic every profile shares (limit overrides as config keys, batch sizes). Every member is required: a new
 // engine that leaves one out does not compile. Knows no engine by name (engines/<name>.ts, engines/registry.ts).
+import type { FieldTable } from '../../../infra/fields'
 import type { Qa } from '../../types'
 import type { RetrieveUnit } from '../../search/retrieve-units'
 import type { ExportCurriculum } from '../export-stages'
@@ -76,7 +77,7 @@ export interface ExportIo {
 }
 
 export interface EngineProfile {
-  /** The name on the command line (`--format`, `--profile`) and in file names. */
+  /** The name on the command line (`world export --format`, `gym check --format`) and in file names. */
   readonly name: string
   /** The engine as help text names it. */
   readonly title: string
@@ -117,24 +118,24 @@ export interface EngineProfile {
   curriculumLaunch(c: ExportCurriculum, plan: CurriculumPlan): string
 }
 
-const LIMIT_KEYS = ['toolCalls', 'topk', 'obs', 'docChars', 'context', 'access'] as const
+const LIMIT_MAX = 10_000_000
 
-/** Stock limits with `key=value` overrides (`--set toolCalls=8 --set obs=2048`); a bad key or value throws. */
-export function limitsWith(base: EngineLimits, sets: string[]): EngineLimits {
+/** The limits as config keys (`gym check --set toolCalls=8`: overrides of a profile's stock ones), their bounds once. */
+export const ENGINE_LIMIT_FIELDS: FieldTable = [
+  { key: 'toolCalls', type: 'int', optional: true, min: 1, max: LIMIT_MAX, help: 'tool calls one episode may make' },
+  { key: 'topk', type: 'int', optional: true, min: 1, max: LIMIT_MAX, help: 'documents per search' },
+  { key: 'obs', type: 'int', optional: true, min: 0, max: LIMIT_MAX, help: "cut of one tool observation, in the engine's unit (tokens or characters)" },
+  { key: 'docChars', type: 'int', optional: true, min: 0, max: LIMIT_MAX, help: 'per-document cut in characters before the documents are joined (0: none)' },
+  { key: 'context', type: 'int', optional: true, min: 1, max: LIMIT_MAX, help: 'tokens the whole episode may hold (prompt, turns, observations)' },
+  { key: 'access', type: 'bool', optional: true, help: 'whether the model is offered an access tool' },
+]
+
+/** Stock limits with the overrides that are set (checked by ENGINE_LIMIT_FIELDS where they were given). */
+export function limitsWith(base: EngineLimits, over: Partial<EngineLimits>): EngineLimits {
   const out = { ...base }
-  for (const s of sets) {
-    const m = /^([A-Za-z]+)=(.+)$/.exec(s)
-    if (!m || !(LIMIT_KEYS as readonly string[]).includes(m[1])) throw new Error(`--set wants key=value with a key among ${LIMIT_KEYS.join(', ')}; got '${s}'`)
-    const key = m[1] as (typeof LIMIT_KEYS)[number]
-    if (key === 'access') {
-      if (m[2] !== 'true' && m[2] !== 'false') throw new Error(`--set access= wants true or false, got '${m[2]}'`)
-      out.access = m[2] === 'true'
-    } else {
-      const n = Number(m[2])
-      if (!Number.isInteger(n) || n < 0 || n > 10_000_000) throw new Error(`--set ${key}= wants an integer in [0, 10000000], got '${m[2]}'`)
-      if ((key === 'topk' || key === 'toolCalls' || key === 'context') && n < 1) throw new Error(`--set ${key}= must be at least 1`)
-      out[key] = n
-    }
+  for (const f of ENGINE_LIMIT_FIELDS) {
+    const k = f.key as keyof EngineLimits
+    if (over[k] !== undefined) (out as Record<keyof EngineLimits, unknown>)[k] = over[k]
   }
   return out
 }

@@ -1,6 +1,6 @@
 // world/qa/engines/registry: the engine profiles by name (Gymnasium's `register` / `make`) — the built-in three are
 // registered here, a new engine is one module and one line below (or one registerEngine call, e.g. from a test). Every
-// list of engine names (help text, --format and --profile choices, errors naming the known ones) is read from here.
+// list of engine names (help text, world export's and gym check's --format choices, errors naming the known ones) is read from here.
 import type { EngineProfile } from './profile'
 import { asearcher } from './asearcher'
 import { searchR1 } from './search-r1'
