@@ -2,12 +2,13 @@
 // (issue 58: a stage where nearly every group is constant trains almost nothing, whatever its step count).
 import { informativeByStage, informativeText } from './report'
 
-test('groups drawn and informative ones are summed per stage, in the order the stages were met', () => {
+test('groups drawn and informative ones (not all 0, not all 1, not another shared value) are summed per stage, in the order the stages were met', () => {
   const lines = [
-    { stage: 'stage1', questions: 16, constant: 10 },
-    { stage: 'stage1', questions: 20, constant: 4 }, // a refill round drew 4 more
-    { stage: 'stage2', questions: 16, constant: 16 },
-    { stage: 'stage2', questions: 16, constant: 12 },
+    // The trainer's three kinds of constant group: every reward 0, every reward 1, one other value shared by the group.
+    { stage: 'stage1', questions: 16, all0: 6, all1: 3, constant: 1 },
+    { stage: 'stage1', questions: 20, all0: 4, all1: 0, constant: 0 }, // a refill round drew 4 more
+    { stage: 'stage2', questions: 16, all0: 16, all1: 0, constant: 0 },
+    { stage: 'stage2', questions: 16, all0: 10, all1: 1, constant: 1 },
   ]
   const xs = informativeByStage(lines)
   expect(xs).toEqual([

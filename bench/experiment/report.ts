@@ -92,13 +92,15 @@ export interface StageGroups {
 
 /** The informative share of GRPO groups per stage from a run's metric lines (`questions` groups drawn, `constant` of them
  *  constant; lines written before `questions` was recorded count nothing). */
-export function informativeByStage(lines: readonly { stage?: string; questions?: number; constant?: number }[]): StageGroups[] {
+export function informativeByStage(lines: readonly { stage?: string; questions?: number; all0?: number; all1?: number; constant?: number }[]): StageGroups[] {
   const by = new Map<string, { groups: number; constant: number }>()
   for (const m of lines) {
     const k = m.stage ?? '–'
     const e = by.get(k) ?? { groups: 0, constant: 0 }
     e.groups += m.questions ?? 0
-    e.constant += m.constant ?? 0
+    // A constant group is one of three kinds in the trainer's metrics: every reward 0 (all0), every reward 1 (all1), or
+    // another value shared by the whole group (constant); none of them trains anything.
+    e.constant += (m.all0 ?? 0) + (m.all1 ?? 0) + (m.constant ?? 0)
     by.set(k, e)
   }
   return [...by].map(([stage, e]) => ({ stage, groups: e.groups, informative: e.groups - e.constant }))
