@@ -1,62 +1,33 @@
 // bench/cli/run: `searchgym bench run` — the run's identity as flags (world, --bench, out), its knobs from the field
-// table (run-fields: --config FILE, --set KEY=VALUE, a few everyday flags, the old ones as aliases) → RunArgs →
-// a BenchRunConfig → runBench (thin).
-export { parseGymOptions } from './run-fields'
+// table (bench/run-fields: --config FILE, --set KEY=VALUE, a few everyday flags, the old ones as aliases) → RunArgs →
+// a BenchRunConfig (bench/run-config, with flag names in its errors) → runBench (thin).
+export { parseGymOptions } from '../run-fields'
 import { resolve } from 'node:path'
 import { handler, type Argv, type Command } from '../../infra/cli-util'
 import { BenchError } from '../../infra/errors'
-import { ORACLE_GYM_OPTIONS, readPriceTable } from '../../agent'
 import { scoreAnswer } from '../../gym'
-import { readJsonFile } from '../../infra/config'
 import { fieldArgs, fieldOptions } from '../../infra/field-args'
 import { fieldOf, type Namer } from '../../infra/fields'
-import { BENCH_RUN_FIELDS, checkBenchGym } from './run-fields'
+import { BENCH_RUN_FIELDS } from '../run-fields'
+import { benchRunConfig, benchVia, type BenchKnobs } from '../run-config'
 import { openBenchWorlds } from '../gym-world'
 import { worldArgs } from '../../curriculum'
 import { makeJudge, policyFactory, type ClientTuning } from '../policies'
 import { ci } from '../report'
 import { checkRunNumbers, runBench } from '../run'
 import { canonicalBench, canonicalWorldDir, checkHash, CANONICAL_BENCHES } from '../canonical'
-import { LIMIT_MODES, type LimitMode } from '../sample'
 import { ceilingLine } from '../ceiling'
-import { type BenchRunConfig, type BenchWorld, type PolicyKind } from '../types'
-import { CHAT_PROTOCOLS, type GymOptionsJson, type ProtocolName } from '../../gym'
-import { resolveGymOptions } from '../../gym'
+import { type BenchRunConfig, type BenchWorld } from '../types'
 
-export interface RunArgs {
+/** `bench run`'s arguments: the knobs (bench/run-config) and the run's identity — its world(s), a canonical benchmark,
+ *  its folder — and quiet. */
+export interface RunArgs extends BenchKnobs {
   world: string | string[]
   worlds?: string
-  split: string
-  policy: PolicyKind
-  model?: string
-  baseUrl?: string
-  apiKeyEnv: string
-  limit?: number
-  limitMode?: string
-  concurrency: number
-  protocol: string
   out: string
-  seed: number
-  timeoutMs: number
-  maxRetries: number
-  temperature?: number
-  maxTokens?: number
-  ragDocs: number
-  prices?: string
-  judgeModel?: string
-  judgeBaseUrl?: string
-  judgeApiKeyEnv: string
-  /** Env options (JSON shape; never protocol): the gym block of the run. */
-  gym?: GymOptionsJson
-  bootstrap: number
-  retryErrors: boolean
   quiet: boolean
-  adapter?: string
-  backend?: string
-  qaIds?: string
-  allowLost?: boolean
+  retryErrors: boolean
   bench?: string
-  via?: string
 }
 
 /** How a message names a knob: the command line passes fieldArgs' namer (`maxTurns (--set)`, as it was given); a
@@ -66,88 +37,9 @@ export const flagNamer: Namer = (key) => {
   return `--${f?.flag ?? f?.aliases?.[0] ?? key}`
 }
 
-/** Where `bench run` plays each episode: the gym's env in process, or through the gym's MCP server (`gym mcp`). */
-export const VIA = ['env', 'mcp'] as const
-
-/** --via: env (default) or mcp; anything else is one line before any work. */
-export function benchVia(v: string | undefined): (typeof VIA)[number] {
-  const via = v ?? 'env'
-  if (!(VIA as readonly string[]).includes(via)) throw new BenchError('bench.args', `--via must be one of ${VIA.join(', ')}, got '${via}'`)
-  return via as (typeof VIA)[number]
-}
-
-/** --protocol: the gym's protocol names; the bench's old names are refused with the new one. */
-export function benchProtocol(p: string, policy?: PolicyKind, n: Namer = flagNamer): ProtocolName {
-  if (p === 'tools') throw new BenchError('bench.args', `${n('protocol')} tools is now openai (the gym's name for native tool_calls)`)
-  if (p === 'text') throw new BenchError('bench.args', `${n('protocol')} text is now hermes (the gym's name for <tool_call> tags in the text)`)
-  if (p === 'search-r1') {
-    if (policy === 'engine') return 'search-r1'
-    throw new BenchError('bench.args', `${n('protocol')} search-r1 is spoken only by ${n('policy')} engine (a local model); use openai or hermes`)
-  }
-  if (!(CHAT_PROTOCOLS as readonly string[]).includes(p)) throw new BenchError('bench.args', `${n('protocol')} must be one of ${CHAT_PROTOCOLS.join(', ')}, got '${p}'`)
-  return p as ProtocolName
-}
-
-/** The oracle's gym: its budgets lifted (ORACLE_GYM_OPTIONS: it proves solvability, as the gym's oracle check does)
- *  but for a budget the run gives (gym.budgets.maxTurns: --max-turns is its older flag). */
-function oracleGym(gym: GymOptionsJson | null): GymOptionsJson {
-  return { ...gym, budgets: { ...ORACLE_GYM_OPTIONS.budgets, ...gym?.budgets } }
-}
-
+/** The run's config (bench/run-config), its knobs named by their flags unless `n` says otherwise. */
 export function configFromArgs(a: RunArgs, worldId: string, worlds: readonly string[] = typeof a.world === 'string' ? [a.world] : a.world, n: Namer = flagNamer): BenchRunConfig {
-  const needsModel = a.policy !== 'oracle'
-  const engine = a.policy === 'engine'
-  const protocol = benchProtocol(a.protocol, a.policy, n)
-  if (engine && a.protocol === 'openai') throw new BenchError('bench.args', `${n('policy')} engine speaks a text protocol: use ${n('protocol')} hermes or search-r1`)
-  if (!engine && (a.adapter !== undefined || a.backend !== undefined)) throw new BenchError('bench.args', `${n('adapter')} and ${n('backend')} are options of ${n('policy')} engine`)
-  checkRunNumbers(a)
-  if (a.judgeModel && !a.judgeBaseUrl && !a.baseUrl) throw new BenchError('bench.args', `${n('judgeModel')} needs ${n('judgeBaseUrl')} (or ${n('baseUrl')} to reuse)`)
-  // The oracle writes the gym's hermes (text) protocol; it proves solvability, so its budgets are lifted (oracleGym).
-  const oracle = a.policy === 'oracle'
-  return {
-    world: resolve(worlds[0]),
-    ...(worlds.length > 1 ? { worlds: worlds.map((w) => resolve(w)) } : {}),
-    worldId,
-    split: a.split,
-    policy: a.policy,
-    model: needsModel ? (a.model ?? '') : '',
-    baseURL: needsModel && !engine ? (a.baseUrl ?? '') : '',
-    apiKeyEnv: a.apiKeyEnv,
-    protocol: oracle ? 'hermes' : protocol,
-    limit: a.limit ?? null,
-    ...(a.limit !== undefined ? { limitMode: limitMode(a.limitMode) } : {}),
-    concurrency: a.concurrency,
-    seed: a.seed,
-    timeoutMs: a.timeoutMs,
-    maxRetries: a.maxRetries,
-    temperature: a.temperature ?? null,
-    maxTokens: a.maxTokens ?? null,
-    ragDocs: a.ragDocs,
-    prices: a.prices ? readPriceTable(a.prices) : null,
-    judge: a.judgeModel ? { model: a.judgeModel, baseURL: a.judgeBaseUrl ?? a.baseUrl ?? '', apiKeyEnv: a.judgeApiKeyEnv } : null,
-    gym: oracle ? oracleGym(a.gym ? checkBenchGym(a.gym) : null) : a.gym ? checkBenchGym(a.gym) : null,
-    bootstrap: a.bootstrap,
-    ...(engine ? { model: resolve(a.model ?? ''), adapter: a.adapter ? resolve(a.adapter) : undefined, backend: a.backend ?? 'auto' } : {}),
-    ...(a.qaIds !== undefined ? { qaIds: readQaIds(a.qaIds) } : {}),
-    ...(benchVia(a.via) === 'mcp' ? { via: 'mcp' as const } : {}),
-  }
-}
-
-function limitMode(m: string | undefined): LimitMode {
-  const v = m ?? 'stratified'
-  if (!(LIMIT_MODES as readonly string[]).includes(v)) throw new BenchError('bench.args', `--limit-mode must be one of ${LIMIT_MODES.join(', ')}, got '${v}'`)
-  return v as LimitMode
-}
-
-/** --qa-ids FILE: a JSON array of question ids (e.g. `train sft`'s heldout.json). */
-/** A --qa-ids file: a JSON array of question ids (train sft's heldout.json), or an experiment's evaluation list
- *  (OUT/eval/SET.json: {set, worlds, split, ids}). */
-export function readQaIds(file: string): string[] {
-  const raw = readJsonFile(file, '--qa-ids file')
-  const v = raw !== null && typeof raw === 'object' && !Array.isArray(raw) && 'ids' in raw ? (raw as { ids: unknown }).ids : raw
-  if (!Array.isArray(v) || v.length === 0 || !v.every((x) => typeof x === 'string'))
-    throw new BenchError('bench.args', `--qa-ids ${file} must hold a non-empty JSON array of question ids (or an experiment's eval/SET.json, {"ids": [...]})`)
-  return v as string[]
+  return benchRunConfig(a, worldId, worlds, n)
 }
 
 /** The cause of questions lost to the endpoint, in words a user acts on: connection refused, 401, timeout, … —
@@ -180,7 +72,7 @@ function causeOf(e: string, c: { baseURL: string; apiKeyEnv: string; timeoutMs: 
 export async function runFromArgs(a: RunArgs, tuning: ClientTuning = {}, n: Namer = flagNamer): Promise<void> {
   // The numbers first: before a canonical world is built or any world opened.
   checkRunNumbers(a)
-  benchVia(a.via)
+  benchVia(a.via, n)
   const canonical = a.bench !== undefined ? canonicalBench(a.bench) : undefined
   if (canonical) {
     // A canonical run scores the whole pinned bench split under its pinned budgets: nothing that changes what is measured.

@@ -12,24 +12,24 @@
 // phase works inside.
 import { createHash } from 'node:crypto'
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
-import { basename, join, resolve } from 'node:path'
+import { basename, join } from 'node:path'
 import { tokenizerSourceOf } from '../../agent'
 import { buildRecipeWorlds, checkHeldOutWorlds, CurriculumSource, curriculumPreset, runSft, runTraining, WorldPool } from '../../curriculum'
-import { initModel, loadModelConfig } from '../../infra/engine'
+import { initModel, modelContextLength } from '../../infra/engine'
 import { ConfigError } from '../../infra/errors'
 import { canonicalJson } from '../../infra/hash'
 import { lockDir } from '../../infra/lock'
 import { passPoint } from '../../infra/run-points'
 import { Rng } from '../../infra/rng'
-import { responseTokensOf, scoreAnswer } from '../../gym'
+import { scoreAnswer } from '../../gym'
 import { openBenchWorlds } from '../gym-world'
 import { policyFactory } from '../policies'
 import { runBench } from '../run'
-import type { BenchRunConfig } from '../types'
+import { benchRunConfig } from '../run-config'
 import { writeExperimentReport } from './report'
 import { benchModes, benchName, experimentPaths, portablePath, runName, startModes } from './layout'
 import { ExperimentResults, type ResultUnit } from './results'
-import { comparableSpec, evalBudgets, runTrainConfig, startSftConfigs, type EvalSetSpec, type ExperimentSpec } from './spec'
+import { comparableSpec, evalBenchKnobs, runTrainConfig, startSftConfigs, type EvalSetSpec, type ExperimentSpec } from './spec'
 
 interface Phase {
   name: string
@@ -369,42 +369,14 @@ async function writeHeldOutIds(dir: string, set: EvalSetSpec, worlds: string[], 
   }
 }
 
-/** One bench run: the engine policy (greedy) of the model + adapter on the set's questions, resumable by runBench. */
+/** One bench run: the engine policy (greedy) of the model + adapter on the set's questions, resumable by runBench; its
+ *  config resolved like any bench run's (bench/run-config) from the evaluation's knobs (spec: evalBenchKnobs). */
 async function benchOne(s: ExperimentSpec, p: ReturnType<typeof experimentPaths>, model: string, out: string, adapter: string, set: EvalSetSpec, worlds: string[], access: boolean): Promise<void> {
-  const ids = (JSON.parse(readFileSync(join(p.evalDir, `${set.name}.json`), 'utf8')) as { ids: string[] }).ids
-  // The context the engine will give the model: its own reading of config.json (no second reader, no silent default).
-  const maxContext = loadModelConfig(model).maxPositionEmbeddings
-  const budgets = evalBudgets(s)
+  // The context the engine will give the model: config.json's max_position_embeddings (required, no default).
+  const knobs = evalBenchKnobs(s, { model, adapter, set, ids: join(p.evalDir, `${set.name}.json`), access, maxContext: modelContextLength(model) })
   const bw = await openBenchWorlds(worlds)
   try {
-    const config: BenchRunConfig = {
-      world: resolve(worlds[0]),
-      ...(worlds.length > 1 ? { worlds: worlds.map((w) => resolve(w)) } : {}),
-      worldId: bw.id,
-      split: set.split === 'heldout' ? 'train' : set.split,
-      policy: 'engine',
-      model,
-      baseURL: '',
-      apiKeyEnv: 'OPENAI_API_KEY',
-      protocol: s.protocol,
-      limit: null,
-      concurrency: 1,
-      seed: 0,
-      timeoutMs: 120_000,
-      maxRetries: 0,
-      temperature: 0,
-      maxTokens: responseTokensOf(budgets),
-      ragDocs: 3,
-      prices: null,
-      judge: null,
-      // The evaluation's limits (evalBudgets: its own over the experiment's), the model's context unless given; a turn
-      // rule over hops goes to the bench's envs as it is (each env scales its question's limit).
-      gym: { ...s.gym, ...(access ? {} : { access: false }), budgets: { ...budgets, maxContextTokens: budgets.maxContextTokens ?? maxContext } },
-      bootstrap: s.bootstrap,
-      ...(adapter ? { adapter } : {}),
-      backend: s.backend,
-      qaIds: ids,
-    }
+    const config = benchRunConfig(knobs, bw.id, worlds)
     await runBench(out, config, { world: bw, policyFor: policyFactory(config, bw), scorer: scoreAnswer, quiet: true })
   } finally {
     await bw.close()

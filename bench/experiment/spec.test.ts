@@ -1,10 +1,12 @@
 // bench/experiment/spec.test: the experiment file's resolution — the shipped files resolve, defaults fill in, unknown
 // keys and overlapping seeds are one-line errors, SFT phases inherit the first phase's settings; the reader ablation is
 // the reader's world recipe from its shipped start.
-import { readFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { DEFAULT_TRAIN_CONFIG, resolveTrainConfig } from '../../agent'
-import { evalBudgets, resolveExperiment, runTrainConfig } from './spec'
+import { benchRunConfig } from '../run-config'
+import { evalBenchKnobs, evalBudgets, resolveExperiment, runTrainConfig } from './spec'
 
 const file = (name: string) => JSON.parse(readFileSync(join('curriculum/experiments', name), 'utf8')) as Record<string, Record<string, unknown>>
 
@@ -111,4 +113,29 @@ it("the evaluation's limits: its own defaults (14 turns, 48 tokens), then the ex
   expect(at({ budgets: { maxTurns: 4 } }, { maxResponseTokens: 8 })).toEqual({ maxTurns: 4, maxResponseTokens: 8 })
   expect(at({ budgets: { maxTurns: 4, turnsPerHop: 2 } }, { maxTurns: 6 })).toEqual({ maxTurns: 6, maxResponseTokens: 48 })
   expect(() => at({}, { maxTurn: 6 })).toThrow(/^unknown key 'experiment\.eval\.gym\.budgets\.maxTurn'/)
+})
+
+it("an evaluation bench's config: resolved through bench run's table, the very object (and key order) benchOne built by hand", () => {
+  const dir = mkdtempSync(join(tmpdir(), 'eval-bench-'))
+  const ids = join(dir, 'unseen.json')
+  writeFileSync(ids, JSON.stringify({ set: 'unseen', worlds: ['w'], split: 'train', ids: ['w/q1', 'w/q2'] }))
+  const s = resolveExperiment({ ...file('tiny.json'), gym: { topK: 3, budgets: { maxTurns: 5, turnsPerHop: 2 } }, eval: { sets: [{ name: 'unseen' }, { name: 'h', worlds: 'train', split: 'bench' }], gym: { budgets: { maxResponseTokens: 40 } } } }, '/x')
+  const of = (adapter: string, set: number, access: boolean, maxContextTokens?: number) => {
+    const ev = maxContextTokens === undefined ? s : { ...s, eval: { ...s.eval, gym: { budgets: { ...s.eval.gym.budgets, maxContextTokens } } } }
+    const knobs = evalBenchKnobs(ev, { model: '/m', adapter, set: s.eval.sets[set], ids, access, maxContext: 2048 })
+    return JSON.stringify(benchRunConfig(knobs, 'WID', ['/w1', '/w2']))
+  }
+  // benchOne's config before it resolved through the table (c3906aa's bench folders hold this shape).
+  const byHand = (adapter: string, split: string, access: boolean, maxContextTokens = 2048) =>
+    JSON.stringify({
+      world: '/w1', worlds: ['/w1', '/w2'], worldId: 'WID', split, policy: 'engine', model: '/m', baseURL: '', apiKeyEnv: 'OPENAI_API_KEY', protocol: s.protocol, limit: null,
+      concurrency: 1, seed: 0, timeoutMs: 120_000, maxRetries: 0, temperature: 0, maxTokens: 40, ragDocs: 3, prices: null, judge: null,
+      gym: { ...s.gym, ...(access ? {} : { access: false }), budgets: { ...evalBudgets(s), maxContextTokens } },
+      bootstrap: s.bootstrap, ...(adapter ? { adapter } : {}), backend: s.backend, qaIds: ['w/q1', 'w/q2'],
+    })
+  expect(evalBudgets(s)).toEqual({ maxTurns: 5, turnsPerHop: 2, maxResponseTokens: 40 })
+  expect(of('/a', 0, true)).toBe(byHand('/a', 'train', true))
+  expect(of('', 1, false)).toBe(byHand('', 'bench', false))
+  expect(of('', 0, true, 512)).toBe(byHand('', 'train', true, 512))
+  rmSync(dir, { recursive: true, force: true })
 })

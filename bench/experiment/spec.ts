@@ -7,9 +7,10 @@ import { DEFAULT_TRAIN_CONFIG, movedBudgetKeys, resolveTrainConfigAt, TRAIN_INT_
 import { presetNames, recipeConfig, resolveSftConfig, type SftConfig } from '../../curriculum'
 import { mergeStrict, readJsonFile } from '../../infra/config'
 import { ConfigError } from '../../infra/errors'
-import { checkGivenBudgets, DEFAULT_BUDGETS, parseRewardSpec, refuseGymProtocol, type BudgetsJson, type GymOptionsJson, type TextProtocolName } from '../../gym'
+import { checkGivenBudgets, DEFAULT_BUDGETS, parseRewardSpec, refuseGymProtocol, responseTokensOf, type BudgetsJson, type GymOptionsJson, type TextProtocolName } from '../../gym'
 import { keyNamer } from '../../infra/fields'
 import { noteMovedKey, setLayer } from '../../infra/field-args'
+import { benchKnobs, type BenchKnobs } from '../run-config'
 
 export interface ArmSpec {
   /** Folder-safe name (letters, digits, '.', '_', '-'). */
@@ -263,6 +264,34 @@ export function evalBudgets(s: ExperimentSpec): BudgetsJson {
 
 /** The evaluation's own defaults (greedy, short answers): 14 turns, 48 tokens a response. */
 const EVAL_BUDGETS: BudgetsJson = { maxTurns: 14, maxResponseTokens: 48 }
+
+/** The evaluation's bench knobs over bench run's defaults: the local engine, greedy, one question at a time, no
+ *  retries (no endpoint to retry). */
+const EVAL_BENCH: Partial<BenchKnobs> = { policy: 'engine', concurrency: 1, maxRetries: 0, temperature: 0 }
+
+/** What one bench of the evaluation plays: the model (+ adapter) on a set's question list, with or without Access. */
+export interface EvalBench {
+  model: string
+  /** '' : the model alone. */
+  adapter: string
+  set: EvalSetSpec
+  /** The set's question list (OUT/eval/SET.json). */
+  ids: string
+  access: boolean
+  /** The model's context length: the episodes' maxContextTokens unless the budgets give one. */
+  maxContext: number
+}
+
+/** One bench of the evaluation as a bench run's knobs, resolved through bench run's table (bench/run-config) over
+ *  EVAL_BENCH: the experiment's protocol, backend, bootstrap and gym, the evaluation's limits (evalBudgets; the
+ *  sampler's max tokens its maxResponseTokens); a turn rule over hops goes to the envs as it is. */
+export function evalBenchKnobs(s: ExperimentSpec, b: EvalBench): BenchKnobs {
+  const budgets = evalBudgets(s)
+  const gym = { ...s.gym, ...(b.access ? {} : { access: false }), budgets: { ...budgets, maxContextTokens: budgets.maxContextTokens ?? b.maxContext } }
+  const split = b.set.split === 'heldout' ? 'train' : b.set.split
+  const knobs = { model: b.model, ...(b.adapter ? { adapter: b.adapter } : {}), backend: s.backend, protocol: s.protocol, split, qaIds: b.ids, bootstrap: s.bootstrap, maxTokens: responseTokensOf(budgets), gym }
+  return benchKnobs(knobs, 'experiment.eval', EVAL_BENCH)
+}
 
 /** An experiment spec as two runs of one folder compare it (experiment.json, stored and now): the episode limits
  *  each block's episodes get, however they were spelt — a spec written before the move (train.maxTurns /

@@ -15,7 +15,7 @@ import { resolveRunGym, type GymOptions } from '../../gym'
 import { readJsonFile } from '../../infra/config'
 import { ConfigError } from '../../infra/errors'
 import { canonicalJson, sha256 } from '../../infra/hash'
-import { ChatCodec, chatTemplateOf, copyTokenizerFiles, initModel, Learner, loadModel, loadTokenizer, saveModel, SIMPLE_QWEN_TEMPLATE } from '../../infra/engine'
+import { ChatCodec, chatTemplateOf, copyTokenizerFiles, initModel, Learner, loadModel, loadTokenizer, modelContextLength, saveModel, SIMPLE_QWEN_TEMPLATE } from '../../infra/engine'
 import { Rng } from '../../infra/rng'
 import { passPoint } from '../../infra/run-points'
 import { lockDir } from '../../infra/lock'
@@ -304,7 +304,7 @@ async function runReaderLocked(o: ReaderRunOptions, c: ReaderConfig, base: strin
   }
   const tokenizer = loadTokenizer(init)
   const codec = new ChatCodec(tokenizer, chatTemplateOf(tokenizer, SIMPLE_QWEN_TEMPLATE))
-  const maxTokens = JSON.parse(readFileSync(join(init, 'config.json'), 'utf8')).max_position_embeddings as number
+  const maxTokens = modelContextLength(init)
   // 3. Items: the training worlds' questions (held-out slice and its facts excluded), the validation world's.
   const trainPool = await WorldPool.open(trainDirs)
   const validPool = await WorldPool.open(validDirs)

@@ -1,5 +1,8 @@
 // infra/engine/config.test: reading real-world config.json shapes (Qwen3, Qwen2, Llama; transformers 4 and 5).
-import { parseHfConfig, presetConfig, toHfConfig } from './config'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { loadModelConfig, modelContextLength, parseHfConfig, presetConfig, toHfConfig } from './config'
 
 const qwen3_06b = {
   architectures: ['Qwen3ForCausalLM'], attention_bias: false, attention_dropout: 0.0, bos_token_id: 151643, eos_token_id: 151645,
@@ -41,4 +44,20 @@ test('presets write a config.json that parses back to the same config', () => {
     expect(parseHfConfig(toHfConfig(c))).toEqual(c)
   }
   expect(() => presetConfig('tiny', 1)).toThrow(/vocab size/)
+})
+
+test("modelContextLength: config.json's max_position_embeddings, required (no default), the file named in one line", () => {
+  const dir = mkdtempSync(join(tmpdir(), 'ctx-'))
+  const write = (json: object) => writeFileSync(join(dir, 'config.json'), JSON.stringify(json))
+  write({ ...qwen3_06b })
+  expect(modelContextLength(dir)).toBe(40960)
+  const { max_position_embeddings: _m, ...without } = qwen3_06b
+  write(without)
+  expect(() => modelContextLength(dir)).toThrow(new RegExp(`^${join(dir, 'config.json')} has no max_position_embeddings; write the model's context length there`))
+  // The engine's own reader keeps transformers' default for such a folder; the context length does not guess.
+  expect(loadModelConfig(dir).maxPositionEmbeddings).toBe(32768)
+  write({ ...qwen3_06b, max_position_embeddings: 0 })
+  expect(() => modelContextLength(dir)).toThrow(/max_position_embeddings must be a positive integer, got 0$/)
+  expect(() => modelContextLength(join(dir, 'nowhere'))).toThrow(/^no config.json in /)
+  rmSync(dir, { recursive: true, force: true })
 })

@@ -106,6 +106,22 @@ export function parseHfConfig(json: Record<string, unknown>, where = 'config.jso
 
 /** Read DIR/config.json. */
 export function loadModelConfig(dir: string): ModelConfig {
+  const { json, path } = readConfigJson(dir)
+  return parseHfConfig(json, path)
+}
+
+/** The context length of the model in DIR: config.json's max_position_embeddings, required (a run that budgets its
+ *  context by the model's says so, not a default: loadModelConfig's 32768 is transformers' for a folder that omits it). */
+export function modelContextLength(dir: string): number {
+  const { json, path } = readConfigJson(dir)
+  const v = json.max_position_embeddings
+  if (v === undefined) throw new EngineError('engine.config', `${path} has no max_position_embeddings; write the model's context length there (a positive integer)`)
+  if (!Number.isInteger(v) || (v as number) < 1) throw new EngineError('engine.config', `${path}: max_position_embeddings must be a positive integer, got ${JSON.stringify(v)}`)
+  return v as number
+}
+
+/** DIR/config.json as a JSON object, and its path. */
+function readConfigJson(dir: string): { json: Record<string, unknown>; path: string } {
   const path = join(dir, 'config.json')
   if (!existsSync(path)) throw new EngineError('engine.config_missing', `no config.json in ${dir}; pass a Hugging Face model directory`)
   let json: unknown
@@ -116,7 +132,7 @@ export function loadModelConfig(dir: string): ModelConfig {
   }
   if (typeof json !== 'object' || json === null || Array.isArray(json))
     throw new EngineError('engine.config', `${path} must hold a JSON object`)
-  return parseHfConfig(json as Record<string, unknown>, path)
+  return { json: json as Record<string, unknown>, path }
 }
 
 const HF_CLASS: Record<ModelArch, string> = { qwen3: 'Qwen3ForCausalLM', qwen2: 'Qwen2ForCausalLM', llama: 'LlamaForCausalLM' }

@@ -16,7 +16,7 @@ export { createTsBackend, TsBackend } from './ts-backend'
 export { createBackend, backendFallbackReason, parseBackendName, type BackendName, BACKEND_NAMES } from './create-backend'
 export { createNativeBackend, NativeBackend } from './native/native-backend'
 export { createCudaBackend, cudaUnavailableReason, CudaBackend, CudaTensor, type CudaBackendOptions } from './cuda/cuda-backend'
-export { type ModelConfig, type ModelArch, MODEL_ARCHS, type ModelPresetName, MODEL_PRESETS, MODEL_PRESET_NAMES, presetConfig, parseHfConfig, loadModelConfig, toHfConfig } from './config'
+export { type ModelConfig, type ModelArch, MODEL_ARCHS, type ModelPresetName, MODEL_PRESETS, MODEL_PRESET_NAMES, presetConfig, parseHfConfig, loadModelConfig, modelContextLength, toHfConfig } from './config'
 export { type HostTensor, type StoredDtype, readSafetensors, readSafetensorsHeader, writeSafetensors, readCheckpoint, writeCheckpoint } from './safetensors'
 export {
   CausalLM, type KvCache, type SequenceInput, type ForwardResult, type WeightOptions, createRandomModel, loadModel, saveModel, mergeAdapter,

@@ -1,13 +1,14 @@
-// bench/cli/run-fields: `bench run`'s knobs as one field table (infra/fields) — key, type, default, help, bounds, the
-// flag of the few everyday ones and the old flags kept as aliases. Keys are RunArgs' names (bench/cli/run), so the
-// table resolves straight into what runFromArgs takes; the numbers' bounds are RUN_NUMBER_BOUNDS' (bench/run), once.
-// The run's identity (world, worlds, --bench, out) and quiet are the command's own flags, not config.
-import { readJsonFile } from '../../infra/config'
-import { BenchError } from '../../infra/errors'
-import type { Field, FieldTable } from '../../infra/fields'
-import { checkGivenBudgets, refuseGymProtocol, type GymOptionsJson } from '../../gym'
-import { LIMIT_MODES } from '../sample'
-import { RUN_NUMBER_BOUNDS } from '../run'
+// bench/run-fields: a bench run's knobs as one field table (infra/fields) — key, type, default, help, bounds, the
+// flag of the few everyday ones and the old flags kept as aliases. Keys are BenchKnobs' names (bench/run-config), so
+// the table resolves straight into what benchRunConfig takes (`bench run`'s flags and files, an experiment's benches);
+// the numbers' bounds are RUN_NUMBER_BOUNDS' (bench/run), once. The run's identity (world, worlds, --bench, out) and
+// quiet are the command's own flags, not config.
+import { readJsonFile } from '../infra/config'
+import { BenchError } from '../infra/errors'
+import type { Field, FieldTable } from '../infra/fields'
+import { checkGivenBudgets, refuseGymProtocol, type GymOptionsJson } from '../gym'
+import { LIMIT_MODES } from './sample'
+import { RUN_NUMBER_BOUNDS } from './run'
 
 /** Gym options as command-line text: inline JSON, or a JSON file's name (the gym validates the keys, once, in runBench). */
 export function gymOptionsText(v: string, name = '--gym-options'): unknown {
