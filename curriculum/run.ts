@@ -4,7 +4,7 @@
 // (a larger --steps alone lengthens the run).
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
-import { DEFAULT_BUDGETS, resolveGymOptions, resolveRunGym, responseTokensOf } from '../gym'
+import { comparableBudgets, resolveGymOptions, resolveRunGym } from '../gym'
 import { folderFingerprint, recordedPath, sameRecordedPath } from '../infra/recorded-path'
 import { ConfigError } from '../infra/errors'
 import { canonicalJson } from '../infra/hash'
@@ -89,8 +89,7 @@ function sameRun(stored: OlderRunConfig, run: RunConfig, given: GivenPaths, out:
  *  defaults on both sides, so the same limits are the same run however they were written. */
 function comparableTrain(t: TrainConfig): TrainConfig {
   const moved = movedBudgetKeys(t, 'train.') as TrainConfig
-  const given = moved.gym?.budgets ?? {}
-  return { ...moved, gym: { ...moved.gym, budgets: { ...given, maxTurns: given.maxTurns ?? DEFAULT_BUDGETS.maxTurns, maxResponseTokens: responseTokensOf(given) } } }
+  return { ...moved, gym: { ...moved.gym, budgets: comparableBudgets(moved.gym?.budgets ?? {}) } }
 }
 
 /** The absolute paths a run was given (compared with what a stored config names; never written). */

@@ -37,3 +37,10 @@ export function episodeBudgets(qa: Pick<Qa, 'hops'> | null, given: BudgetsJson =
 export function responseTokensOf(given: BudgetsJson = {}, fallback: BudgetsJson = {}): number {
   return given.maxResponseTokens ?? fallback.maxResponseTokens ?? DEFAULT_BUDGETS.maxResponseTokens
 }
+
+/** Budgets as two runs of one folder compare them: the two limits every older config carried written out (maxTurns,
+ *  maxResponseTokens) filled with the gym's defaults when not given, so the same limits compare equal however they
+ *  were written (a train run's config.json, an experiment's train and eval blocks). */
+export function comparableBudgets(b: BudgetsJson): BudgetsJson {
+  return { ...b, maxTurns: b.maxTurns ?? DEFAULT_BUDGETS.maxTurns, maxResponseTokens: responseTokensOf(b) }
+}

@@ -139,3 +139,19 @@ it("an evaluation bench's config: resolved through bench run's table, the very o
   expect(of('', 0, true, 512)).toBe(byHand('', 'train', true, 512))
   rmSync(dir, { recursive: true, force: true })
 })
+
+it("the model block resolves through model init's fields at the experiment's defaults: strict, typed, bounded, named by key", () => {
+  const tiny = file('tiny.json')
+  const at = (model: unknown) => resolveExperiment({ ...tiny, model }, '/x').model
+  expect(JSON.stringify(at(undefined))).toBe(JSON.stringify({ preset: 'tiny', seed: 0, vocab: 4096, embedStd: 0.25, qkNormWeight: 2.5, nameTokens: false }))
+  expect(at({ preset: 'small', seed: 3, nameTokens: true })).toEqual({ preset: 'small', seed: 3, vocab: 4096, embedStd: 0.25, qkNormWeight: 2.5, nameTokens: true })
+  const bad: [unknown, RegExp][] = [
+    [{ seeed: 1 }, /^unknown config key 'experiment\.model\.seeed' \(known keys: preset, seed, vocab, embedStd, qkNormWeight, nameTokens\)$/],
+    [{ preset: 'mini' }, /^experiment\.model\.preset must be one of tiny, small, got "mini"$/],
+    [{ embedStd: 0 }, /^experiment\.model\.embedStd must be a number > 0, got 0$/],
+    [{ seed: 1.5 }, /^experiment\.model\.seed must be an integer, got 1\.5$/],
+    [{ nameTokens: 'yes' }, /^experiment\.model\.nameTokens must be true or false/],
+    [[], /^experiment\.model must be a JSON object$/],
+  ]
+  for (const [model, msg] of bad) expect(() => at(model)).toThrow(msg)
+})

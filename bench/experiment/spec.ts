@@ -7,8 +7,9 @@ import { DEFAULT_TRAIN_CONFIG, movedBudgetKeys, resolveTrainConfigAt, TRAIN_INT_
 import { presetNames, recipeConfig, resolveSftConfig, type SftConfig } from '../../curriculum'
 import { mergeStrict, readJsonFile } from '../../infra/config'
 import { ConfigError } from '../../infra/errors'
-import { checkGivenBudgets, DEFAULT_BUDGETS, parseRewardSpec, refuseGymProtocol, responseTokensOf, type BudgetsJson, type GymOptionsJson, type TextProtocolName } from '../../gym'
-import { keyNamer } from '../../infra/fields'
+import { checkGivenBudgets, comparableBudgets, moveBudgetKeys, parseRewardSpec, refuseGymProtocol, responseTokensOf, type BudgetKeyMap, type BudgetsJson, type GymOptionsJson, type TextProtocolName } from '../../gym'
+import { fieldOf, keyNamer, resolveFields, type Field, type FieldTable } from '../../infra/fields'
+import { MODEL_INIT_FIELDS } from '../../infra/engine'
 import { noteMovedKey, setLayer } from '../../infra/field-args'
 import { benchKnobs, type BenchKnobs } from '../run-config'
 
@@ -131,6 +132,20 @@ export const DEFAULT_EXPERIMENT: ExperimentSpec = {
 
 const NAME = /^[A-Za-z0-9._-]+$/
 
+/** A field of model init's table (infra/engine MODEL_INIT_FIELDS: type, bounds, help) as the model block's key. */
+const initField = (key: string, over: Partial<Field>): Field => ({ ...fieldOf(MODEL_INIT_FIELDS, key)!, flag: undefined, aliases: undefined, ...over })
+
+/** The model block (model init of the experiment's model, when its start is not a model folder): model init's fields at
+ *  the experiment's defaults (DEFAULT_EXPERIMENT.model), the world tokenizer's vocabulary, and nameTokens. */
+export const EXPERIMENT_MODEL_FIELDS: FieldTable = [
+  initField('preset', { default: 'tiny', choices: ['tiny', 'small'] }),
+  initField('seed', { default: 0 }),
+  { key: 'vocab', type: 'int', default: 4096, min: 1, help: "the world tokenizer's vocabulary: model init's tokenizer world:DIR@VOCAB, DIR the first training world" },
+  initField('embedStd', { default: 0.25, optional: false }),
+  initField('qkNormWeight', { default: 2.5, optional: false }),
+  { key: 'nameTokens', type: 'bool', default: false, help: "model init's nameTokens and tagTokens at once: every entity name of the first training world and every search-r1 tag one token" },
+]
+
 /** The experiment file's resolved spec (paths made absolute against the file's folder); one-line ConfigErrors. */
 export function readExperiment(file: string, sets: readonly string[] = []): ExperimentSpec {
   const raw = readJsonFile(file, 'experiment file')
@@ -151,9 +166,11 @@ export function withSets(raw: unknown, sets: readonly string[]): unknown {
 }
 
 export function resolveExperiment(raw: unknown, base: string): ExperimentSpec {
-  // The train block is the train config's to resolve (resolveExperimentTrain); the rest merges over the defaults here.
-  const { train: rawTrain, ...rest } = raw !== null && typeof raw === 'object' && !Array.isArray(raw) ? (raw as Record<string, unknown>) : { train: undefined }
+  // The train block is the train config's to resolve (resolveExperimentTrain), the model block model init's fields'
+  // (EXPERIMENT_MODEL_FIELDS); the rest merges over the defaults here.
+  const { train: rawTrain, model: rawModel, ...rest } = raw !== null && typeof raw === 'object' && !Array.isArray(raw) ? (raw as Record<string, unknown>) : { train: undefined, model: undefined }
   const s = mergeStrict(DEFAULT_EXPERIMENT, raw !== null && typeof raw === 'object' && !Array.isArray(raw) ? withMovedEvalKeys(rest) : raw, 'experiment', ['experiment.worlds.config', 'experiment.gym', 'experiment.eval.gym', 'experiment.eval.gym.budgets'])
+  s.model = resolveFields<ExperimentSpec['model']>(EXPERIMENT_MODEL_FIELDS, rawModel, 'experiment.model')
   const where = 'experiment'
   if (!NAME.test(s.name)) throw new ConfigError('experiment.name', `${where}.name must use letters, digits, '.', '_' or '-', got '${s.name}'`)
   const seeds = (k: string, xs: unknown, min = 1) => {
@@ -176,7 +193,6 @@ export function resolveExperiment(raw: unknown, base: string): ExperimentSpec {
     if (clash.length > 0) throw new ConfigError('experiment.start', `${where}.start: a model start takes no ${clash.join(' or ')} (GRPO starts from the model with a fresh LoRA)`)
     s.start.model = resolve(base, s.start.model)
   }
-  if (!['tiny', 'small'].includes(s.model.preset)) throw new ConfigError('experiment.model', `${where}.model.preset must be tiny or small, got '${s.model.preset}'`)
   if (!['hermes', 'search-r1'].includes(s.protocol)) throw new ConfigError('experiment.protocol', `${where}.protocol must be hermes or search-r1, got '${s.protocol}'`)
   const sft = s.start.sft
   s.start.phases = s.start.phases.map((ph, i) =>
@@ -229,21 +245,15 @@ function checkHeldOutSet(s: ExperimentSpec, e: EvalSetSpec): void {
   if (!s.start.model && !s.start.adapter && s.model.seed !== s.seeds[0]) no(`the SFT start excludes the slice of model.seed ${s.model.seed}, the runs that of seed ${s.seeds[0]}; make them equal`)
 }
 
-/** The older spelling of the evaluation's limits — eval.maxTurns, eval.maxTokens — read into eval.gym.budgets (a file
- *  written before the move keeps working; one stderr note a key), refused where eval.gym.budgets gives another value. */
+/** The older spelling of the evaluation's limits and the gym.budgets field each now is: eval.maxTurns (bench run's
+ *  older key too), eval.maxTokens (the evaluation's response limit, its sampler's and its episodes'). */
+const MOVED_EVAL_KEYS: BudgetKeyMap = { maxTurns: 'maxTurns', maxTokens: 'maxResponseTokens' }
+
+/** The eval block's older keys read into eval.gym.budgets (a file written before the move keeps working; one stderr
+ *  note a key), refused where eval.gym.budgets gives another value (gym/moved-budget-keys, as the train block's). */
 function withMovedEvalKeys(rest: Record<string, unknown>): Record<string, unknown> {
-  const ev = rest.eval
-  if (typeof ev !== 'object' || ev === null || Array.isArray(ev) || !('maxTurns' in ev || 'maxTokens' in ev)) return rest
-  const { maxTurns, maxTokens, ...others } = ev as Record<string, unknown>
-  const gym = (others.gym ?? {}) as Record<string, unknown>
-  const given = (gym.budgets ?? {}) as Record<string, unknown>
-  const moved: Record<string, unknown> = { ...(maxTurns !== undefined ? { maxTurns } : {}), ...(maxTokens !== undefined ? { maxResponseTokens: maxTokens } : {}) }
-  for (const [k, v] of Object.entries(moved)) {
-    const old = k === 'maxTurns' ? 'maxTurns' : 'maxTokens'
-    if (given[k] !== undefined && given[k] !== v) throw new ConfigError('config.moved_key', `experiment.eval.${old} (the older spelling of experiment.eval.gym.budgets.${k}) ${JSON.stringify(v)} and experiment.eval.gym.budgets.${k} ${JSON.stringify(given[k])} set one limit: give gym.budgets.${k} alone`)
-    noteMovedKey(`experiment.eval.${old}`, `experiment.eval.gym.budgets.${k}`)
-  }
-  return { ...rest, eval: { ...others, gym: { ...gym, budgets: { ...given, ...moved } } } }
+  if (rest.eval === undefined) return rest
+  return { ...rest, eval: moveBudgetKeys(rest.eval, MOVED_EVAL_KEYS, 'experiment.eval.', { note: noteMovedKey }) }
 }
 
 /** A block's gym that may hold budgets alone (the train and eval blocks: their episode limits over the experiment's). */
@@ -299,13 +309,10 @@ export function evalBenchKnobs(s: ExperimentSpec, b: EvalBench): BenchKnobs {
  *  gym.budgets over the experiment's) — with the gym's defaults filled, so the same limits are the same experiment. */
 export function comparableSpec(x: ExperimentSpec): ExperimentSpec {
   const t = movedBudgetKeys(x.train, 'experiment.train.') as ExperimentTrain
-  const ev = x.eval as ExperimentSpec['eval'] & { maxTurns?: number; maxTokens?: number }
-  const { maxTurns, maxTokens, ...evalRest } = ev
-  const evalOwn: BudgetsJson = { ...ev.gym?.budgets, ...(maxTurns !== undefined ? { maxTurns } : {}), ...(maxTokens !== undefined ? { maxResponseTokens: maxTokens } : {}) }
+  const ev = moveBudgetKeys(x.eval, MOVED_EVAL_KEYS, 'experiment.eval.') as ExperimentSpec['eval']
   const train = overBudgets(x.gym.budgets ?? {}, t.gym?.budgets)
-  const evalB = overBudgets(overBudgets(EVAL_BUDGETS, x.gym.budgets), evalOwn)
-  const fill = (b: BudgetsJson) => ({ ...b, maxTurns: b.maxTurns ?? DEFAULT_BUDGETS.maxTurns, maxResponseTokens: b.maxResponseTokens ?? DEFAULT_BUDGETS.maxResponseTokens })
-  return { ...x, train: { ...t, gym: { budgets: fill(train) } }, eval: { ...evalRest, gym: { budgets: fill(evalB) } } }
+  const evalB = overBudgets(overBudgets(EVAL_BUDGETS, x.gym.budgets), ev.gym?.budgets)
+  return { ...x, train: { ...t, gym: { budgets: comparableBudgets(train) } }, eval: { ...ev, gym: { budgets: comparableBudgets(evalB) } } }
 }
 
 /** GRPO's episode limits: the experiment's gym.budgets, then train.gym.budgets. */
