@@ -6,7 +6,7 @@
 import { readJsonFile } from '../infra/config'
 import { BenchError } from '../infra/errors'
 import type { Field, FieldTable } from '../infra/fields'
-import { checkGivenBudgets, refuseGymProtocol, type GymOptionsJson } from '../gym'
+import { checkGivenBudgets, refuseGymProtocol, type BudgetKeyMap, type BudgetsJson, type GymOptionsJson } from '../gym'
 import { LIMIT_MODES } from './sample'
 import { RUN_NUMBER_BOUNDS } from './run'
 
@@ -72,3 +72,9 @@ export const BENCH_RUN_FIELDS: FieldTable = [
   { key: 'judgeBaseUrl', type: 'string', optional: true, aliases: ['judge-base-url'], help: 'judge endpoint (unset: baseUrl)' },
   { key: 'judgeApiKeyEnv', type: 'string', default: 'OPENAI_API_KEY', aliases: ['judge-api-key-env'], help: "environment variable holding the judge's API key" },
 ]
+
+/** The table's older keys of an episode limit and the gym.budgets field each now is (maxTurns → maxTurns): what a
+ *  block that is a bench config (an experiment's eval block) moves the same way. */
+export const BENCH_MOVED_BUDGET_KEYS: BudgetKeyMap = Object.fromEntries(
+  BENCH_RUN_FIELDS.filter((f) => f.movedTo?.startsWith('gym.budgets.')).map((f) => [f.key, f.movedTo!.slice('gym.budgets.'.length) as keyof BudgetsJson]),
+)

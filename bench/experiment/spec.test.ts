@@ -155,3 +155,10 @@ it("the model block resolves through model init's fields at the experiment's def
   ]
   for (const [model, msg] of bad) expect(() => at(model)).toThrow(msg)
 })
+
+it("the eval block's older maxTurns is bench run's moved key (the table's), its maxTokens the evaluation's response limit", () => {
+  const tiny = file('tiny.json')
+  const s = resolveExperiment({ ...tiny, eval: { sets: tiny.eval.sets, maxTurns: 5, maxTokens: 12 } }, '/x')
+  expect(s.eval.gym).toEqual({ budgets: { maxTurns: 5, maxResponseTokens: 12 } })
+  expect(Object.keys(s.eval)).toEqual(['sets', 'gym'])
+})

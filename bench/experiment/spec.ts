@@ -12,6 +12,7 @@ import { fieldOf, keyNamer, resolveFields, type Field, type FieldTable } from '.
 import { MODEL_INIT_FIELDS } from '../../infra/engine'
 import { noteMovedKey, setLayer } from '../../infra/field-args'
 import { benchKnobs, type BenchKnobs } from '../run-config'
+import { BENCH_MOVED_BUDGET_KEYS } from '../run-fields'
 
 export interface ArmSpec {
   /** Folder-safe name (letters, digits, '.', '_', '-'). */
@@ -245,9 +246,10 @@ function checkHeldOutSet(s: ExperimentSpec, e: EvalSetSpec): void {
   if (!s.start.model && !s.start.adapter && s.model.seed !== s.seeds[0]) no(`the SFT start excludes the slice of model.seed ${s.model.seed}, the runs that of seed ${s.seeds[0]}; make them equal`)
 }
 
-/** The older spelling of the evaluation's limits and the gym.budgets field each now is: eval.maxTurns (bench run's
- *  older key too), eval.maxTokens (the evaluation's response limit, its sampler's and its episodes'). */
-const MOVED_EVAL_KEYS: BudgetKeyMap = { maxTurns: 'maxTurns', maxTokens: 'maxResponseTokens' }
+/** The older spelling of the evaluation's limits and the gym.budgets field each now is: bench run's (eval.maxTurns →
+ *  maxTurns, its table's moved key), and eval.maxTokens → maxResponseTokens — the evaluation's response limit, its
+ *  episodes' and its sampler's; not bench run's maxTokens, the sampler's alone, so it is the eval block's own. */
+const MOVED_EVAL_KEYS: BudgetKeyMap = { ...BENCH_MOVED_BUDGET_KEYS, maxTokens: 'maxResponseTokens' }
 
 /** The eval block's older keys read into eval.gym.budgets (a file written before the move keeps working; one stderr
  *  note a key), refused where eval.gym.budgets gives another value (gym/moved-budget-keys, as the train block's). */
@@ -347,6 +349,9 @@ function checkExperimentNumbers(s: ExperimentSpec): void {
   // The start's SFT blocks through the SFT field table (their keys' one definition), named by their place here; the
   // adapter each phase continues from is the run's folder's, unknown yet (a stand-in: only its presence is checked).
   startSftConfigs(s, (i) => `start/phase-${i}/adapter`)
+  // Each evaluation set's bench through bench run's table (its knobs' one definition); the model and the set's question
+  // list are the run's folders', unknown yet (stand-ins).
+  for (const set of s.eval.sets) evalBenchKnobs(s, { model: 'model', adapter: '', set, ids: `eval/${set.name}.json`, access: true, maxContext: 1 })
 }
 
 /** The start's SFT configs — start.sft, then each of start.phases from the adapter of the phase before it
