@@ -178,7 +178,7 @@ export function noteMovedKey(old: string, now: string): void {
   note(old, `searchgym: note: ${old} is deprecated; write ${now}\n`)
 }
 
-/** `--set KEY=VALUE` over a config that has a strict merge but no field table yet (a WorldConfig): each value parsed
+/** `--set KEY=VALUE` over a config resolved by a strict merge (a WorldConfig over its preset, an experiment file): each value parsed
  *  by the type of the key's value in `base` (number, true/false, text, JSON for lists and objects — an object's keys
  *  merge into it); a key `base` does not have is refused naming the nearest. Returns the nested layer to merge over `base`. */
 export function setLayer(base: object, sets: readonly string[]): Record<string, unknown> {
