@@ -11,7 +11,7 @@
 // scores and what the canonical benches pin. Knows nothing of the run's policy, log or report layout.
 import pMap from 'p-map'
 import type { Budgets, GymOptions } from '../gym'
-import { parseRewardSpec } from '../gym'
+import { budgetsRecord, parseRewardSpec } from '../gym'
 import { ORACLE_BUDGETS, ORACLE_MAX_QUERIES_PER_PAGE, oraclePolicy, runEpisode, type OracleKnowledge } from '../agent'
 import { BenchError } from '../infra/errors'
 import type { Qa } from '../world'
@@ -163,7 +163,7 @@ export function ceilingOf(questions: readonly Qa[], needs: readonly OracleNeed[]
     }
   })
   const sorted = Object.fromEntries(Object.entries(byHops).sort((x, y) => Number(x[0]) - Number(y[0])))
-  return { rate: questions.length ? solved / questions.length : 0, questions: questions.length, solved, budgets: { ...b }, maxCallsPerTurn: gym.maxCallsPerTurn, over, unsolvable, need, byHops: sorted }
+  return { rate: questions.length ? solved / questions.length : 0, questions: questions.length, solved, budgets: budgetsRecord(b), maxCallsPerTurn: gym.maxCallsPerTurn, over, unsolvable, need, byHops: sorted }
 }
 
 /** The ceiling of a run's questions under its resolved gym options, or why there is none. */

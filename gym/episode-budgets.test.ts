@@ -3,7 +3,7 @@
 // defaults come last; a given turn limit brings its own rule (a fixed one unless it says turnsPerHop).
 import { DEFAULT_BUDGETS } from './wrappers/budgets'
 import { episodeBudgets, responseTokensOf, turnsFor } from './episode-budgets'
-import { makeEnv, resolveGymOptions } from './make-env'
+import { budgetsRecord, makeEnv, resolveGymOptions } from './make-env'
 
 const DEMO = { maxTurns: 16, turnsPerHop: 2 }
 
@@ -27,10 +27,12 @@ test('a given field is the episode’s, as given; the fallback fills the rest; t
   expect(responseTokensOf()).toBe(DEFAULT_BUDGETS.maxResponseTokens)
 })
 
-test('gym options carry a turn rule (checked; absent unless given) and each env applies it to its own question', async () => {
-  expect(resolveGymOptions({}).budgets).toEqual(DEFAULT_BUDGETS)
-  expect(resolveGymOptions({ budgets: { turnsPerHop: 0 } }).budgets).toEqual(DEFAULT_BUDGETS)
+test('gym options carry a turn rule (checked; 0, a fixed limit, unless given; left out of records when 0) and each env applies it to its own question', async () => {
+  expect(resolveGymOptions({}).budgets).toEqual({ ...DEFAULT_BUDGETS, turnsPerHop: 0 })
+  expect(resolveGymOptions({ budgets: { turnsPerHop: 0 } }).budgets).toEqual({ ...DEFAULT_BUDGETS, turnsPerHop: 0 })
+  expect(JSON.stringify(budgetsRecord(resolveGymOptions({}).budgets))).toBe(JSON.stringify(DEFAULT_BUDGETS))
   expect(resolveGymOptions({ budgets: { maxTurns: 4, turnsPerHop: 3 } }).budgets).toEqual({ ...DEFAULT_BUDGETS, maxTurns: 4, turnsPerHop: 3 })
+  expect(JSON.stringify(budgetsRecord(resolveGymOptions({ budgets: { maxTurns: 4, turnsPerHop: 3 } }).budgets))).toBe(JSON.stringify({ ...DEFAULT_BUDGETS, maxTurns: 4, turnsPerHop: 3 }))
   expect(() => resolveGymOptions({ budgets: { turnsPerHop: -1 } })).toThrow(/^budgets\.turnsPerHop must be an integer in \[0, 100\], got -1$/)
   expect(() => resolveGymOptions({ budgets: { turnz: 1 } })).toThrow(/turnz/)
   void makeEnv

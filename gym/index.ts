@@ -2,7 +2,7 @@
 export type { GymWorld, SearchResult, Page } from './world-view'
 export { SearchEnv, leadSpaced, type GymEnv } from './env'
 export { READER_GYM } from './reader-gym'
-export { makeEnv, makeEnvGroup, makeResolvedEnv, makeResolvedEnvGroup, episodeOptions, checkGivenBudgets, resolveGymOptions, resolveRunGym, refuseGymProtocol, DEFAULT_GYM_OPTIONS, type GymOptions, type GymOptionsJson } from './make-env'
+export { makeEnv, makeEnvGroup, makeResolvedEnv, makeResolvedEnvGroup, episodeOptions, budgetsRecord, checkGivenBudgets, resolveGymOptions, resolveRunGym, refuseGymProtocol, DEFAULT_GYM_OPTIONS, type GymOptions, type GymOptionsJson } from './make-env'
 export { getProtocol, PROTOCOLS, PROTOCOL_NAMES, TEXT_PROTOCOLS, CHAT_PROTOCOLS, toolSchemas, MALFORMED_KINDS } from './protocol'
 export type { Protocol, ProtocolName, TextProtocolName, ChatProtocolName, ParsedTurn, MalformedKind, ToolName } from './protocol'
 export { constantAnswerFloor, relationKey, type Floor, type FloorGroup } from './floor'

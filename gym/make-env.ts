@@ -44,7 +44,8 @@ export interface GymOptions {
    *  redundant calls, hop reached; default true). false skips that bookkeeping — for callers that need only the
    *  outcome (the world's oracle check); the process and cost reward specs need the signals. */
   stepSignals: boolean
-  /** The episode limits; turnsPerHop (> 0) scales maxTurns with each question's hops when its env is made. */
+  /** The episode limits; turnsPerHop (> 0) scales maxTurns with each question's hops when its env is made (0, the
+   *  default: a fixed limit, left out where budgets are written: budgetsRecord). */
   budgets: Budgets & { turnsPerHop?: number }
   faults: FaultRates
   /** Episode index, mixed into the fault Rng so repeated rollouts of one question differ reproducibly. */
@@ -71,7 +72,7 @@ export const DEFAULT_GYM_OPTIONS: GymOptions = {
   leadSpace: false,
   access: true,
   stepSignals: true,
-  budgets: { ...DEFAULT_BUDGETS },
+  budgets: { ...DEFAULT_BUDGETS, turnsPerHop: 0 },
   faults: { ...NO_FAULTS },
   episode: 0,
 }
@@ -93,10 +94,17 @@ const intIn = (name: string, v: number, lo: number, hi: number) => {
   if (!Number.isInteger(v) || v < lo || v > hi) throw new GymError('options.range', `${name} must be an integer in [${lo}, ${hi}], got ${v}`)
 }
 
-/** An episode's budgets within the gym's ranges. */
+/** An episode's budgets within the gym's ranges (an episode's own budgets, episodeOptions, hold no turn rule). */
 function checkBudgets(b: Budgets & { turnsPerHop?: number }): void {
   for (const k of ['maxTurns', 'maxResponseTokens', 'maxContextTokens'] as const) intIn(`budgets.${k}`, b[k], BUDGET_RANGES[k][0], BUDGET_RANGES[k][1])
   if (b.turnsPerHop !== undefined) intIn('budgets.turnsPerHop', b.turnsPerHop, BUDGET_RANGES.turnsPerHop[0], BUDGET_RANGES.turnsPerHop[1])
+}
+
+/** Budgets as a record writes them: the turn rule only when there is one (turnsPerHop 0 is a fixed limit, as records
+ *  written before the default held it say). */
+export function budgetsRecord(b: Budgets & { turnsPerHop?: number }): Budgets & { turnsPerHop?: number } {
+  const { turnsPerHop, ...fixed } = b
+  return turnsPerHop ? { ...fixed, turnsPerHop } : fixed
 }
 
 /** Budgets as a config gave them (gym.budgets, every field optional), in the gym's ranges before any work; `where`
@@ -116,23 +124,6 @@ export function checkGivenBudgets(b: unknown, where = 'gym.budgets', Err: new (c
 /** The budgets' ranges (checkBudgets for resolved options, checkGivenBudgets for a config's). */
 const BUDGET_RANGES = { maxTurns: [1, 1000], turnsPerHop: [0, 100], maxResponseTokens: [1, 1_000_000], maxContextTokens: [1, 100_000_000] } as const
 
-/** The budgets' turn rule kept beside the strict merge (the defaults hold no turnsPerHop: absent is a fixed limit, and
- *  options that do not scale serialise as ever). */
-function withTurnRule(o: GymOptions, input: unknown): GymOptions {
-  const b = typeof input === 'object' && input !== null ? (input as { budgets?: unknown }).budgets : undefined
-  const perHop = typeof b === 'object' && b !== null ? (b as { turnsPerHop?: unknown }).turnsPerHop : undefined
-  if (perHop === undefined || perHop === 0) return o
-  return { ...o, budgets: { ...o.budgets, turnsPerHop: perHop as number } }
-}
-
-/** Options less the budgets' turn rule, for the strict merge (withTurnRule puts it back). */
-function lessTurnRule(rest: unknown): unknown {
-  const b = typeof rest === 'object' && rest !== null ? (rest as { budgets?: unknown }).budgets : undefined
-  if (typeof b !== 'object' || b === null || !Object.prototype.hasOwnProperty.call(b, 'turnsPerHop')) return rest
-  const { turnsPerHop: _t, ...budgets } = b as Record<string, unknown>
-  return { ...(rest as object), budgets }
-}
-
 /** Validate options (unknown keys, types, ranges) and fill defaults. Throws ConfigError/GymError with a clear message.
  *  A reward already parsed (resolved options passed again, e.g. with per-question budgets) is not parsed again. */
 export function resolveGymOptions(input: GymOptionsJson | Partial<GymOptions> | unknown): GymOptions {
@@ -143,7 +134,7 @@ export function resolveGymOptions(input: GymOptionsJson | Partial<GymOptions> | 
   if (typeof input === 'object' && input !== null && !Array.isArray(input)) ({ reward, ...rest } = input as { reward?: unknown })
   const { reward: defaultReward, ...defaults } = DEFAULT_GYM_OPTIONS
   const spec = reward === undefined ? structuredClone(defaultReward) : parseRewardSpec(reward as string | RewardSpec)
-  const o: GymOptions = withTurnRule({ ...mergeStrict(defaults, lessTurnRule(rest), 'gym options'), reward: spec }, rest)
+  const o: GymOptions = { ...mergeStrict(defaults, rest, 'gym options'), reward: spec }
   getProtocol(o.protocol)
   if (o.prompt !== 'full' && o.prompt !== 'brief') throw new GymError('options.range', `prompt must be 'full' or 'brief', got ${JSON.stringify(o.prompt)}`)
   if (!o.stepSignals && spec.terms.some((t) => STEP_TERMS.includes(t)))

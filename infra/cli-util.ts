@@ -1,15 +1,20 @@
-// infra/cli-util: shared pieces of thin CLI commands — the command-module type and uniform failure handling.
+// infra/cli-util: shared pieces of thin CLI commands — the command-module type and uniform failure handling (a refused
+// command says one line: the deprecation notes it earned are held until it goes on to work, infra/held-notes).
 import type { Argv, CommandModule } from 'yargs'
 import { oneLine } from './errors'
+import { dropHeldNotes, holdNotes, sayHeldNotes } from './held-notes'
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type Command = CommandModule<any, any>
 
-/** Wrap a command handler: any error becomes one line on stderr and a non-zero exit. */
+/** Wrap a command handler: any error becomes one line on stderr and a non-zero exit; the notes of old spellings are
+ *  said before the command's first output or at its end, never before its error. */
 export function handler<A>(fn: (args: A) => Promise<void> | void): (args: A) => Promise<void> {
   return async (args: A) => {
+    holdNotes()
     try {
       await fn(args)
+      sayHeldNotes()
     } catch (e) {
       fail(diskFull(e, args))
     }
@@ -29,6 +34,7 @@ export function diskFull(e: unknown, args: unknown): unknown {
 }
 
 export function fail(e: unknown, code = 1): never {
+  dropHeldNotes()
   process.stderr.write(`searchgym: error: ${oneLine(e)}\n`)
   if (process.env.SEARCHGYM_DEBUG && e instanceof Error) process.stderr.write(`${e.stack}\n`)
   process.exit(code)

@@ -3,11 +3,11 @@
 // the keys' help as the command's epilogue, and the run's identity flags (model, world, out: folders, not config); and a parsed argv resolved into the run's config, defaults < file < flags
 // < --set, every error one line naming the key and how it was given (the flag, --set or the file). Knows yargs' argv
 // shape, nothing of any run.
-import cluster from 'node:cluster'
 import type { Argv, Options } from 'yargs'
 import { readJsonFile } from './config'
 import { nearest } from './did-you-mean'
 import { ConfigError } from './errors'
+import { note } from './held-notes'
 import { checkField, fieldDefaults, fieldOf, getPath, givenKeys, parseFieldText, setPath, typeLabel, type Field, type FieldTable, type Namer } from './fields'
 
 /** The flags (visible and old) a table puts on a command, besides --config and --set. */
@@ -62,15 +62,10 @@ export function identityOptions<T>(y: Argv<T>, flags: readonly IdentityFlag[], d
   return out as Argv<T>
 }
 
-const noted = new Set<string>()
-
-/** One stderr line per old flag per process: the spelling that replaces it. */
+/** One stderr line per old flag per process: the spelling that replaces it (held until the command goes on to work). */
 function noteAlias(old: string, f: Field, text: string): void {
-  // A forked worker (gym serve --workers) parses the primary's command line again: the primary said it.
-  if (noted.has(old) || !cluster.isPrimary) return
-  noted.add(old)
   const now = f.flag ? `--${f.flag}` : `--set ${f.movedTo ?? f.key}=${text}`
-  process.stderr.write(`searchgym: note: --${old} is deprecated; write ${now}\n`)
+  note(old, `searchgym: note: --${old} is deprecated; write ${now}\n`)
 }
 
 const asList = (v: unknown): unknown[] => (v === undefined ? [] : Array.isArray(v) ? v : [v])
@@ -175,19 +170,15 @@ function moveKey(out: Record<string, unknown>, f: Field, how: Map<string, string
 
 /** An old flag that became a key: one stderr line per process with the spelling that replaces it. */
 export function noteOldFlag(old: string, now: string): void {
-  if (noted.has(old) || !cluster.isPrimary) return
-  noted.add(old)
-  process.stderr.write(`searchgym: note: --${old} is deprecated; write ${now}\n`)
+  note(old, `searchgym: note: --${old} is deprecated; write ${now}\n`)
 }
 
 /** A config key of an older spelling read from a file or block: one stderr line per process with its new place. */
 export function noteMovedKey(old: string, now: string): void {
-  if (noted.has(old) || !cluster.isPrimary) return
-  noted.add(old)
-  process.stderr.write(`searchgym: note: ${old} is deprecated; write ${now}\n`)
+  note(old, `searchgym: note: ${old} is deprecated; write ${now}\n`)
 }
 
-/** `--set KEY=VALUE` over a config that has a strict merge but no field table yet (a WorldConfig): each value parsed
+/** `--set KEY=VALUE` over a config resolved by a strict merge (a WorldConfig over its preset, an experiment file): each value parsed
  *  by the type of the key's value in `base` (number, true/false, text, JSON for lists and objects — an object's keys
  *  merge into it); a key `base` does not have is refused naming the nearest. Returns the nested layer to merge over `base`. */
 export function setLayer(base: object, sets: readonly string[]): Record<string, unknown> {

@@ -2,7 +2,11 @@
 // `--unit` (now `--retrieve-unit`, as gym serve), gym serve `--engine` (now `--search`, as world build), gym check
 // `--workers` (now the key threads, `--set threads=N`: `--workers` counts gym serve's processes) — is refused in one
 // line naming the new one, before anything runs; the new spellings parse. One real process checks the exit code and
-// the single stderr line.
+// the single stderr line. An old flag that still works (an alias: `model init --dtype`) earns a note with its new
+// spelling — said once when the command goes on to work, and not at all when the command is refused (one line).
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import type { Argv } from 'yargs'
 import { makeCli } from '../cli'
 import { runCli } from './helpers/cli-process'
@@ -49,4 +53,29 @@ test('a real process: one stderr line, exit 2 (a usage error), nothing run', asy
   expect(r.code).toBe(2)
   expect(r.stderr.trim().split('\n')).toEqual(['searchgym: error: --engine was renamed: use --search'])
   expect(r.stdout).toBe('')
+})
+
+describe('a deprecated alias: its note only when the command goes on to work', () => {
+  const NOTE = 'searchgym: note: --dtype is deprecated; write --set dtype=f32'
+  let dir = ''
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'searchgym-notes-'))
+  })
+  afterAll(() => rmSync(dir, { recursive: true, force: true }))
+
+  test('refused after parsing (checks of the resolved config, then of the library): one stderr line, no note', async () => {
+    const give = await runCli(['train', '--ppo-epochs', '2', '--out', join(dir, 'run')], 60_000)
+    expect(give.code).toBe(1)
+    expect(give.stderr.trim().split('\n')).toEqual(['searchgym: error: give --model (or --preset quick for the toy-size loop)'])
+    const world = await runCli(['train', 'sft', '--epochs', '2', '--model', join(dir, 'none'), '--world', join(dir, 'none'), '--out', join(dir, 'sft')], 60_000)
+    expect(world.code).toBe(1)
+    expect(world.stderr.trim().split('\n')).toEqual([`searchgym: error: no world folder at ${join(dir, 'none')}`])
+  })
+
+  test('accepted: the note once, before the command\'s own output', async () => {
+    const r = await runCli(['model', 'init', '--dtype', 'f32', '--out', join(dir, 'model')], 120_000)
+    expect(r.code).toBe(0)
+    expect(r.stderr.split('\n').filter((l) => l.includes('deprecated'))).toEqual([NOTE])
+    expect(r.stdout).toMatch(/^model init: /)
+  })
 })

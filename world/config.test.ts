@@ -1,7 +1,9 @@
 // world/config.test: presets and validation of WorldConfig (one-line ConfigErrors).
 import { ConfigError } from '../infra/errors'
 import { canonicalJson } from '../infra/hash'
-import { loadWorldConfig, presetConfig, resolveConfig, WORLD_PRESETS } from './config'
+import { getPath } from '../infra/fields'
+import { DEFAULT_CONFIG, loadWorldConfig, presetConfig, resolveConfig, WORLD_PRESET_NAMES, WORLD_PRESETS } from './config'
+import { WORLD_FIELDS } from './config-fields'
 
 const total = (c: { entities: Record<string, number> }) => Object.values(c.entities).reduce((a, b) => a + b, 0)
 
@@ -27,8 +29,11 @@ test('bad configs are ConfigErrors with one-line messages', () => {
     [{ entities: { Person: -1 } }, /non-negative integer, got -1/],
     [{ entities: { Person: 1.5 } }, /non-negative integer, got 1.5/],
     [{ entities: { Person: '3' } }, /must be a number/],
-    [{ graph: { homonymRate: 2 } }, /homonymRate must be between 0 and 1/],
-    [{ graph: { edgesPerEntity: -1 } }, /edgesPerEntity must be >= 0/],
+    [{ graph: { homonymRate: 2 } }, /^config\.graph\.homonymRate must be a number in \[0, 1\], got 2$/],
+    [{ graph: { edgesPerEntity: -1 } }, /^config\.graph\.edgesPerEntity must be a number ≥ 0, got -1$/],
+    [{ qa: { maxHops: 13 } }, /^config\.qa\.maxHops must be an integer in \[1, 12\], got 13$/],
+    [{ write: { concurrency: 0 } }, /^config\.write\.concurrency must be an integer ≥ 1, got 0$/],
+    [{ search: { engine: 'bing' } }, /^config\.search\.engine must be one of embedded, sqlite, meilisearch, dense, hybrid, got "bing"$/],
     [{ docs: { locales: ['xx_YY'] } }, /unknown faker locale "xx_YY"/],
     [{ nope: 1 }, /unknown config key 'config.nope'/],
     [{ entities: { Person: 0, City: 0 } }, /no entities/],
@@ -62,4 +67,18 @@ test('split.factDisjoint: off is absent from the canonical config (old manifests
   expect(canonicalJson(resolveConfig({ entities: { Person: 3 }, split: { factDisjoint: true } }))).toContain('"factDisjoint":true')
   expect(() => resolveConfig({ entities: { Person: 3 }, split: { factDisjoint: 'yes' } })).toThrow(/config.split.factDisjoint must be true or false, got "yes"/)
   expect(() => resolveConfig({ entities: { Person: 3 }, split: { factDisjoin: true } })).toThrow(/unknown config key 'config.split.factDisjoin'.*factDisjoint/)
+})
+
+test('the field table names every key of WorldConfig once, with DEFAULT_CONFIG\'s value as its default; every preset passes it', () => {
+  const leaves: string[] = []
+  const walk = (o: unknown, at: string) => {
+    if (at === 'entities' || typeof o !== 'object' || o === null || Array.isArray(o)) return void leaves.push(at)
+    for (const [k, v] of Object.entries(o)) walk(v, at ? `${at}.${k}` : k)
+  }
+  walk(DEFAULT_CONFIG, '')
+  const keys = WORLD_FIELDS.map((f) => f.key)
+  expect(new Set(keys).size).toBe(keys.length)
+  expect([...keys].sort()).toEqual([...leaves, 'search.embedder'].sort())
+  for (const f of WORLD_FIELDS) expect([f.key, f.default]).toEqual([f.key, getPath(DEFAULT_CONFIG, f.key)])
+  for (const name of WORLD_PRESET_NAMES) expect(canonicalJson(resolveConfig({}, presetConfig(name)))).toBe(canonicalJson(presetConfig(name)))
 })

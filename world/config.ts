@@ -2,13 +2,14 @@
 // paper-x10/paper-x100 (the paper's entity mix ×10 / ×100 for scale studies).
 // Each build stage reads its own section; the whole resolved config is stored in the world's manifest.
 import { showValue } from '../infra/show-value'
-import { mergeStrict, readJsonFile, requireNonNegativeInt } from '../infra/config'
+import { mergeStrict, readJsonFile } from '../infra/config'
 import { ConfigError } from '../infra/errors'
 import { setLayer } from '../infra/field-args'
-import { knownLocale } from './names'
-import { ENTITY_TYPES } from './schema'
-import { DEFAULT_WRITE_CONFIG, validateWriteConfig, type WriteConfig } from './write/write-config'
-import { ENGINE_NAMES, isEngineName, needsEmbedder, type EngineName } from './search/engine-names'
+import { checkField, getPath } from '../infra/fields'
+import { DEFAULT_BLUR, DEFAULT_CONFIG } from './config-defaults'
+import { WORLD_FIELDS } from './config-fields'
+import { validateWriteConfig, type WriteConfig } from './write/write-config'
+import { isEngineName, needsEmbedder, type EngineName } from './search/engine-names'
 
 export interface WorldConfig {
   /** Seed of every random draw of the build. */
@@ -113,33 +114,10 @@ export interface BlurConfig {
   style: 'direct' | 'two-step'
 }
 
-export const DEFAULT_BLUR: BlurConfig = { rate: 0.3, minCues: 2, maxCues: 3, positions: ['start'], queries: 6, minHits: 2, style: 'direct' }
-
 export type WorldPresetName = 'tiny' | 'small' | 'paper' | 'paper-hard' | 'paper-x10' | 'paper-x100'
 export const WORLD_PRESET_NAMES: readonly WorldPresetName[] = ['tiny', 'small', 'paper', 'paper-hard', 'paper-x10', 'paper-x100']
 
-export const DEFAULT_CONFIG: WorldConfig = {
-  seed: 11,
-  entities: {},
-  graph: { zipfExponent: 1.0, edgesPerEntity: 4, homonymRate: 0 },
-  docs: { fillerPerSection: 1, locales: ['en_US', 'en_GB', 'de', 'fr', 'es', 'it'] },
-  search: { engine: 'embedded', meiliUrl: '', meiliKeyEnv: 'MEILI_MASTER_KEY' },
-  verification: { queriesPerEdge: 15, minHits: 5, topK: 5 },
-  qa: {
-    target: 41000,
-    mix: { simple: 0.6, parallel: 0.25, combo: 0.15 },
-    minHops: 1,
-    maxHops: 12,
-    hopWeights: [10, 12, 12, 11, 10, 9, 7, 6, 5, 4, 4, 4],
-    attrTerminalRate: 0.3,
-    parallelOps: { compare: 0.35, sum: 0.15, difference: 0.2, same: 0.3 },
-    comboKinds: { compareChain: 0.65, param: 0.35 },
-    headroom: 0.22,
-    blur: undefined,
-  },
-  split: { bench: { simple: 462, parallel: 134, combo: 46 }, minHops: 1, maxHops: 12, disjoint: { question: true, path: true, startEntity: true }, factDisjoint: undefined, blurredOnly: undefined },
-  write: DEFAULT_WRITE_CONFIG,
-}
+export { DEFAULT_BLUR, DEFAULT_CONFIG }
 
 /** Config keys whose value is an open map (any key allowed, validated elsewhere). */
 export const OPEN_PATHS = ['config.entities']
@@ -229,43 +207,18 @@ export function loadWorldConfig(opts: { preset?: string; configFile?: string; se
   return validateWorldConfig(cfg)
 }
 
-/** Checks that mergeStrict cannot: known entity types, counts, ranges, locales. Returns the config. */
+/** Each key checked against its field (world/config-fields: type, bounds, choices, its own check), then the checks
+ *  between keys. Off is a key's absence (qa.blur, split.factDisjoint, split.blurredOnly false or absent): the stored
+ *  config — and so a world built before the option, its manifest and hash — is unchanged. Returns the config. */
 export function validateWorldConfig(cfg: WorldConfig): WorldConfig {
-  if (!Number.isSafeInteger(cfg.seed) || cfg.seed < 0) throw new ConfigError('config.seed', `config.seed must be an integer in [0, ${Number.MAX_SAFE_INTEGER}], got ${showValue(cfg.seed)}`)
-  const known = ENTITY_TYPES.map((t) => t.name)
-  let total = 0
-  for (const [type, n] of Object.entries(cfg.entities)) {
-    if (!known.includes(type)) throw new ConfigError('config.entity_type', `unknown entity type 'config.entities.${type}' (known types: ${known.join(', ')})`)
-    total += requireNonNegativeInt(`config.entities.${type}`, n)
-  }
-  if (total === 0) throw new ConfigError('config.empty', 'config.entities gives no entities: set a positive count for at least one type (or use --preset)')
-  const nonNeg = (path: string, v: number) => {
-    if (!(v >= 0)) throw new ConfigError('config.range', `${path} must be >= 0, got ${showValue(v)}`)
-  }
-  nonNeg('config.graph.zipfExponent', cfg.graph.zipfExponent)
-  nonNeg('config.graph.edgesPerEntity', cfg.graph.edgesPerEntity)
-  if (!(cfg.graph.homonymRate >= 0 && cfg.graph.homonymRate <= 1))
-    throw new ConfigError('config.range', `config.graph.homonymRate must be between 0 and 1, got ${JSON.stringify(cfg.graph.homonymRate)}`)
-  requireNonNegativeInt('config.docs.fillerPerSection', cfg.docs.fillerPerSection)
-  if (cfg.docs.locales.length === 0) throw new ConfigError('config.locales', 'config.docs.locales must name at least one faker locale, e.g. ["en_US"]')
-  for (const l of cfg.docs.locales)
-    if (typeof l !== 'string' || !knownLocale(l)) throw new ConfigError('config.locales', `unknown faker locale ${JSON.stringify(l)} in config.docs.locales (e.g. en_US, de, fr)`)
-  if (!isEngineName(cfg.search.engine))
-    throw new ConfigError('config.search_engine', `config.search.engine must be one of ${ENGINE_NAMES.join(', ')}, got ${JSON.stringify(cfg.search.engine)}`)
+  validateBlur(cfg)
+  for (const f of WORLD_FIELDS) checkField(f, getPath(cfg, f.key), `config.${f.key}`)
   const v = cfg.verification
-  for (const k of ['queriesPerEdge', 'minHits', 'topK'] as const)
-    if (!Number.isInteger(v[k]) || v[k] < 1) throw new ConfigError('config.range', `config.verification.${k} must be a positive integer, got ${showValue(v[k])}`)
   if (v.minHits > v.queriesPerEdge)
     throw new ConfigError('config.range', `config.verification.minHits (${v.minHits}) cannot exceed queriesPerEdge (${v.queriesPerEdge})`)
   validateWriteConfig(cfg.write)
-  validateBlur(cfg)
-  const fd = cfg.split.factDisjoint
-  if (fd !== undefined && typeof fd !== 'boolean') throw new ConfigError('config.type', `config.split.factDisjoint must be true or false, got ${JSON.stringify(fd)}`)
-  // Off is the absence of the key: the stored config (and so resuming a world built before the option) is unchanged.
-  if (fd === false) cfg.split.factDisjoint = undefined
-  const bo = cfg.split.blurredOnly
-  if (bo !== undefined && typeof bo !== 'boolean') throw new ConfigError('config.type', `config.split.blurredOnly must be true or false, got ${JSON.stringify(bo)}`)
-  if (bo === false) cfg.split.blurredOnly = undefined
+  if (cfg.split.factDisjoint === false) cfg.split.factDisjoint = undefined
+  if (cfg.split.blurredOnly === false) cfg.split.blurredOnly = undefined
   if (cfg.split.blurredOnly && cfg.qa.blur === undefined) throw new ConfigError('config.range', 'config.split.blurredOnly needs config.qa.blur (no question has a blurred start without it)')
   return cfg
 }

@@ -2,6 +2,7 @@
 // (config, stages, buildWorld), reading a finished one (openWorld, its QA, its search index) and the world commands.
 export type * from './types'
 export { type WorldConfig, type WorldPresetName, WORLD_PRESETS, presetConfig, validateWorldConfig } from './config'
+export { WORLD_FIELDS } from './config-fields'
 export { ENTITY_TYPES, RELATIONS, entityType, relation, attributeSpec } from './schema'
 export { formatAttr } from './docs/docs'
 export type { Stage, StageContext, WarmHandle } from './stage'

@@ -9,9 +9,11 @@ import { BENCH_RUN_FIELDS } from '../run-fields'
 import { FUNNEL_FIELDS } from '../cli/funnel'
 import { GYM_SERVE_FIELDS } from '../../gym/cli/serve-fields'
 import { MCP_FIELDS } from '../../gym/cli/mcp'
+import { WORLD_FIELDS } from '../../world'
 
 /** The run kinds with a field table, in the order the page lists them: [heading anchor, command, table]. */
 export const OPTION_TABLES: readonly (readonly [string, string, FieldTable])[] = [
+  ['world-build', 'searchgym world build (a WorldConfig: the defaults below are before --preset, which sets entities, qa.target, split.bench and more; default preset paper)', WORLD_FIELDS],
   ['gym-serve', 'searchgym gym serve', GYM_SERVE_FIELDS],
   ['gym-mcp', 'searchgym gym mcp', MCP_FIELDS],
   ['gym-check', 'searchgym gym check', GYM_CHECK_FIELDS],

@@ -1,5 +1,5 @@
 // world/cli/build: `searchgym world build` — preset, --config FILE, --set KEY=VALUE and a few flags → WorldConfig →
-// buildWorld over the given stage list → one-screen summary.
+// buildWorld over the given stage list → one-screen summary. Its help lists the config keys (world/config-fields).
 import { handler, type Command } from '../../infra/cli-util'
 import { buildWorld } from '../build/build'
 import { loadWorldConfig, WORLD_PRESET_NAMES } from '../config'
@@ -9,6 +9,8 @@ import type { Stage } from '../stage'
 import { ENGINE_NAMES } from '../search/engine-names'
 import { ConfigError } from '../../infra/errors'
 import { llmOptions, llmSets } from '../write/cli-options'
+import { keysHelp } from '../../infra/field-args'
+import { WORLD_FIELDS } from '../config-fields'
 
 interface Args { preset?: string; config?: string; seed?: number; out: string; quiet?: boolean; search?: string; meiliUrl?: string; embedder?: string; set?: string | string[] }
 
@@ -25,12 +27,13 @@ export function buildCommand(stages: readonly Stage[]): Command {
         .option('search', { type: 'string', choices: [...ENGINE_NAMES], describe: 'search engine the world is verified with and served by (default embedded)' })
         .option('embedder', { type: 'string', describe: 'dense/hybrid: sentence-embedding model directory (model.onnx + tokenizer.json)' })
         .option('meili-url', { type: 'string', describe: 'URL of a running Meilisearch (key in $MEILI_MASTER_KEY); default: start a local one' })
-        .option('set', { type: 'string', describe: "KEY=VALUE: one WorldConfig key over the preset and --config (repeatable), e.g. --set write.model=M --set write.baseUrl=URL for LLM-rewritten documents (config.write: keyEnv, concurrency, budget, price, maxTokensPerCall)" })
+        .option('set', { type: 'string', describe: 'KEY=VALUE: one config key (see below) over the preset and --config (repeatable), e.g. --set write.model=M --set write.baseUrl=URL for LLM-rewritten documents' })
         .option('quiet', { type: 'boolean', describe: 'no progress output (also SEARCHGYM_QUIET=1)' })
         .group(['preset', 'out', 'config', 'set', 'seed'], 'World:')
         .group(['search', 'embedder', 'meili-url'], 'Search engine:')
         .example('searchgym world build --preset paper --out worlds/paper', 'the paper-scale world (~30 s on an idle 2-core machine)')
-        .example('searchgym world build --preset tiny --seed 3 --out worlds/tiny-3', 'a tiny world with another seed'),
+        .example('searchgym world build --preset tiny --seed 3 --out worlds/tiny-3', 'a tiny world with another seed')
+        .epilogue(keysHelp(WORLD_FIELDS)),
     handler: handler(async (raw: object) => {
       const a = raw as Args
       const sets = [...llmSets(raw as Record<string, unknown>), ...(a.set === undefined ? [] : ([] as string[]).concat(a.set))]

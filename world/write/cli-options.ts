@@ -1,21 +1,12 @@
 // world/write/cli-options: the old `--llm-*` flags of `searchgym world build`, each now an alias of a config key under
-// write (`--set write.model=M`); given, one prints its new spelling once. Thin: the keys only fill the config; the
-// write stage reads nothing else.
+// write (`--set write.model=M`; the aliases of world/config-fields); given, one prints its new spelling once. Thin: the
+// keys only fill the config; the write stage reads nothing else.
 import type { Argv } from 'yargs'
 import { noteOldFlag } from '../../infra/field-args'
+import { WORLD_FIELDS } from '../config-fields'
 
-/** Old flag → the WorldConfig key it sets. */
-export const LLM_FLAG_KEYS: Readonly<Record<string, string>> = {
-  'llm-base-url': 'write.baseUrl',
-  'llm-model': 'write.model',
-  'llm-key-env': 'write.keyEnv',
-  'llm-concurrency': 'write.concurrency',
-  'llm-budget-tokens': 'write.budget.tokens',
-  'llm-budget-usd': 'write.budget.dollars',
-  'llm-price-in': 'write.price.inputPerMillion',
-  'llm-price-out': 'write.price.outputPerMillion',
-  'llm-max-tokens': 'write.maxTokensPerCall',
-}
+/** Old flag → the WorldConfig key it sets (the aliases of world/config-fields). */
+export const LLM_FLAG_KEYS: Readonly<Record<string, string>> = Object.fromEntries(WORLD_FIELDS.flatMap((f) => (f.aliases ?? []).map((a) => [a, f.key])))
 
 /** The old flags as hidden options (still taken for one release). */
 export function llmOptions<T>(y: Argv<T>): Argv<T> {

@@ -1,6 +1,5 @@
-// world/write/write-config: the `write` section of WorldConfig (the optional LLM writer) — its defaults and the checks
-// mergeStrict cannot make. Plain data; knows nothing of HTTP or documents.
-import { showValue } from '../../infra/show-value'
+// world/write/write-config: the `write` section of WorldConfig (the optional LLM writer) — its defaults and the check
+// between its keys (their own bounds are in world/config-fields). Plain data; knows nothing of HTTP or documents.
 import { ConfigError } from '../../infra/errors'
 
 export interface WriteConfig {
@@ -43,31 +42,10 @@ export const DEFAULT_WRITE_CONFIG: WriteConfig = {
   price: { inputPerMillion: 0, outputPerMillion: 0 },
 }
 
-/** Throws ConfigError (one line) on anything unusable; returns the section. */
+/** The check between the section's keys (each key's own type and bounds are world/config-fields'): a model needs an
+ *  http(s) base URL. Throws ConfigError (one line); returns the section. */
 export function validateWriteConfig(w: WriteConfig): WriteConfig {
-  const at = (k: string) => `config.write.${k}`
-  if (typeof w.model !== 'string') throw new ConfigError('config.write', `${at('model')} must be a string ('' = no writer)`)
-  if (w.model !== '') {
-    if (typeof w.baseUrl !== 'string' || !/^https?:\/\/\S+$/.test(w.baseUrl))
-      throw new ConfigError('config.write', `${at('baseUrl')} must be an http(s) URL when a model is set (write.baseUrl), got ${JSON.stringify(w.baseUrl)}`)
-  }
-  if (typeof w.keyEnv !== 'string' || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(w.keyEnv))
-    throw new ConfigError('config.write', `${at('keyEnv')} must name an environment variable, got ${JSON.stringify(w.keyEnv)}`)
-  if (typeof w.questions !== 'boolean') throw new ConfigError('config.write', `${at('questions')} must be true or false, got ${JSON.stringify(w.questions)}`)
-  const posInt = (k: string, v: number) => {
-    if (!Number.isInteger(v) || v < 1) throw new ConfigError('config.range', `${at(k)} must be a positive integer, got ${showValue(v)}`)
-  }
-  const nonNeg = (k: string, v: number) => {
-    if (typeof v !== 'number' || !(v >= 0) || !Number.isFinite(v)) throw new ConfigError('config.range', `${at(k)} must be a number >= 0, got ${showValue(v)}`)
-  }
-  posInt('concurrency', w.concurrency)
-  posInt('maxTokensPerCall', w.maxTokensPerCall)
-  if (!Number.isInteger(w.maxRetries) || w.maxRetries < 0) throw new ConfigError('config.range', `${at('maxRetries')} must be an integer >= 0, got ${showValue(w.maxRetries)}`)
-  nonNeg('backoffMs', w.backoffMs)
-  nonNeg('temperature', w.temperature)
-  nonNeg('budget.tokens', w.budget.tokens)
-  nonNeg('budget.dollars', w.budget.dollars)
-  nonNeg('price.inputPerMillion', w.price.inputPerMillion)
-  nonNeg('price.outputPerMillion', w.price.outputPerMillion)
+  if (w.model !== '' && !/^https?:\/\/\S+$/.test(w.baseUrl))
+    throw new ConfigError('config.write', `config.write.baseUrl must be an http(s) URL when a model is set (write.baseUrl), got ${JSON.stringify(w.baseUrl)}`)
   return w
 }
