@@ -1,6 +1,6 @@
 // bench/experiment/report.test: the informative share of GRPO groups per curriculum stage, read from a run's metric lines
 // (issue 58: a stage where nearly every group is constant trains almost nothing, whatever its step count).
-import { informativeByStage, informativeText } from './report'
+import { informativeByStage, informativeText, scoredRuns } from './report'
 
 test('groups drawn and informative ones (not all 0, not all 1, not another shared value) are summed per stage, in the order the stages were met', () => {
   const lines = [
@@ -25,4 +25,11 @@ test('lines without the counts (older runs) or a stage count nothing and say so'
   ])
   expect(informativeText(informativeByStage([{ stage: 'mixed' }]))).toBe('mixed – of 0')
   expect(informativeText([])).toBe('–')
+})
+
+test("a result line counts only the runs its scores come from: a seed still training (no bench yet) is left out", () => {
+  const runs = [{ run: 'two-stage-s0', optimizerSteps: 100 }, { run: 'two-stage-s1', optimizerSteps: 5 }, { run: 'mixed-s0', optimizerSteps: 100 }]
+  expect(scoredRuns({ arm: 'two-stage', seedF1: { s0: 0.45 } }, [0, 1, 2], runs)).toEqual([runs[0]])
+  expect(scoredRuns({ arm: 'two-stage', seedF1: { s0: 0.45, s1: 0.4 } }, [0, 1, 2], runs)).toEqual([runs[0], runs[1]])
+  expect(scoredRuns({ arm: 'mixed', seedF1: {} }, [0, 1, 2], runs)).toEqual([])
 })

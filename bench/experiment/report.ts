@@ -220,7 +220,7 @@ export function buildExperimentReport(out: string): ExperimentReport {
   const startFile = join(out, 'start', 'start.json')
   const start = existsSync(startFile) ? (JSON.parse(readFileSync(startFile, 'utf8')) as { model: string; sha256: string }) : null
   const steps = s.train.steps
-  const summary = sets.flatMap((set) => set.arms.map((a) => summaryLine(set, a, provenance.filter((x) => s.seeds.some((seed) => x.run === runName(a.arm, seed))))))
+  const summary = sets.flatMap((set) => set.arms.map((a) => summaryLine(set, a, scoredRuns(a, s.seeds, provenance))))
   return { name: s.name, worlds: { preset: s.worlds.preset, trainSeeds: s.worlds.trainSeeds, evalSeeds: s.worlds.evalSeeds }, arms: s.arms, seeds: s.seeds, steps, runsDone, runsTotal: s.arms.length * s.seeds.length, sets, curves, start, runs: provenance, warning: provenance.some((r) => r.warning), summary }
 }
 
@@ -228,6 +228,12 @@ export function buildExperimentReport(out: string): ExperimentReport {
 function floorOfBench(dir: string, ids: readonly string[]): SetResult['floor'] {
   const f = join(dir, 'floor.json')
   return existsSync(f) ? floorOver(JSON.parse(readFileSync(f, 'utf8')) as FloorRecord, ids) : null
+}
+
+/** The runs an arm's scores come from (those benched: a seed in its seedF1), not one still training beside them, so a
+ *  result line's step and optimizer-step counts are those of the runs it reports. */
+export function scoredRuns<R extends { run: string }>(a: Pick<ArmResult, 'arm' | 'seedF1'>, seeds: readonly number[], runs: readonly R[]): R[] {
+  return runs.filter((x) => seeds.some((seed) => `s${seed}` in a.seedF1 && x.run === runName(a.arm, seed)))
 }
 
 /** `SET F1 (N questions): start X% → ARM Y% after S GRPO steps (O optimizer steps); paired gain ±G pp [95% CI lo, hi]:
