@@ -1,29 +1,24 @@
-// gym/server: the gym over HTTP (hono on @hono/node-server) — env sessions (create by QA id or split+index, step,
-// close), stateless search/access, /retrieve (Search-R1, verl, AReaL/ASearcher shapes), ASearcher's /access {urls}, health
-// (open and reaped envs); bearer token, body/query/env limits, idle expiry (the server's, or shorter per env).
-// Every bad input is a 4xx JSON error {error: {message, type, param, code}} (infra/http). Batch endpoints never fail a
-// batch for one item: a bad or over-long item is answered empty or cut, and the response says so. Built from any
-// GymWorld (fixture or openGymWorld). The HTTP stack (hono, @hono/node-server, the zod schemas) is imported when a
-// server is made, so the commands that import the gym and serve nothing (gym check, bench, train) never load it.
-import cluster from 'node:cluster'
-import { timingSafeEqual, createHash } from 'node:crypto'
+// gym/server: the gym over HTTP (hono on @hono/node-server) — the server's options (defaults, ranges), the one map from
+// errors to HTTP statuses, and createGymServer, which composes the server from its parts: the guards (gym/server-guards:
+// Host/Origin, bearer token, JSON-only, body limit), the env API (gym/server-env-routes: health, questions, env
+// sessions), the stateless tools (gym/server-search-routes: search, access, /retrieve and /access for outside engines)
+// and OpenEnv's face (gym/openenv); startGymServer listens. Every bad input is a 4xx JSON error {error: {message, type,
+// param, code}} (infra/http). Built from any GymWorld (fixture or openGymWorld). The HTTP stack (hono,
+// @hono/node-server, the zod schemas, the parts above) is imported when a server is made, so the commands that import
+// the gym and serve nothing (gym check, bench, train) never load it.
 import type { AddressInfo } from 'node:net'
 import type { IncomingMessage } from 'node:http'
 import type { Duplex } from 'node:stream'
 import type { Context, Hono } from 'hono'
 import { mergeStrict } from '../infra/config'
 import { ConfigError, GymError, SearchError, SearchGymError } from '../infra/errors'
-import type { RetrieveUnit, Split } from '../world'
+import type { Qa, RetrieveUnit, Split } from '../world'
 import type { EnvRegistry } from './env-registry'
 import { resolveGymOptions, type GymOptions } from './make-env'
 import { LocalEnvSessions, type EnvSessions } from './env-sessions'
 import { errorBody, HttpError, type HttpStatus } from '../infra/http/errors'
-import { hostGuard, requireJson } from '../infra/http/host-guard'
-import { parseJsonBody, type Body } from './server-validate'
-import { checkRetrieveWork, retrieveResultParts, streamJson } from './retrieve-batch'
-import type { GymWorld, SearchResult } from './world-view'
-import { extraFieldNotes, IGNORED_FIELDS_HEADER } from './extra-fields'
-import { getPathWithoutToken, pathToken, rawPath } from './path-token'
+import type { GymWorld } from './world-view'
+import { getPathWithoutToken } from './path-token'
 import { passageRetriever } from './passages'
 
 export interface GymServerOptions {
@@ -106,15 +101,8 @@ export function validateServerOptions(o: GymServerOptions, name: (key: string) =
   }
 }
 
-const digest = (s: string) => createHash('sha256').update(s).digest()
-
 /** The server's version, as /metadata and /openapi.json of the OpenEnv face say it (package.json's). */
 export const SERVER_VERSION = '0.1.0'
-
-/** A refused body declared at most this long is read and discarded before the 413 (see tooLargeDrained), for at most
- *  DRAIN_MAX_MS. */
-const DRAIN_MAX_BYTES = 64 << 20
-const DRAIN_MAX_MS = 10_000
 
 /** Retry-After (seconds) of a 429 env.limit. */
 export const ENV_LIMIT_RETRY_AFTER_S = 1
@@ -147,234 +135,56 @@ const localSessions: SessionsFactory = (world, o, envDefaults) => {
   return { sessions, registry: sessions.registry }
 }
 
-export async function createGymServer(world: GymWorld, options: Partial<GymServerOptions> = {}, makeSessions: SessionsFactory = localSessions): Promise<GymServer> {
-  const o = mergeStrict(DEFAULT_SERVER_OPTIONS, options, 'server options', ['server options.envDefaults'])
-  validateServerOptions(o)
-  // One after the other (concurrent imports of one graph trip jest's ESM loader).
-  const { Hono } = await import('hono')
-  const { bodyLimit } = await import('hono/body-limit')
-  const { checkBody, gymSchemas, toAction, DEFAULT_RETRIEVE_TOPK } = await import('./server-schemas')
-  const envDefaults = resolveGymOptions(o.envDefaults)
-  const { sessions, registry } = makeSessions(world, o, envDefaults)
-  const splits = new Map<string, ReturnType<GymWorld['listQa']>>()
-  const qaList = (split?: Split) => {
+/** The server's error answer: statusOf's status and code in the JSON error body (a 500's stack goes to stderr only). */
+function answerError(err: Error, c: Context) {
+  const s = statusOf(err)
+  if (s.status === 500) process.stderr.write(`searchgym gym server: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`)
+  // A full server: come back in a second (an env frees when a client closes one; clients that wait do not poll hot).
+  const headers: Record<string, string> = s.code === 'env.limit' ? { 'retry-after': String(ENV_LIMIT_RETRY_AFTER_S) } : {}
+  return c.json(errorBody(s.status, s.code, s.message, err instanceof HttpError ? err.param : null), s.status, headers)
+}
+
+/** The world's questions per split (all: no split), listed once on first use. */
+function questionLists(world: GymWorld): (split?: Split) => Qa[] {
+  const splits = new Map<string, Qa[]>()
+  return (split?: Split) => {
     const key = split ?? '*'
     let l = splits.get(key)
     if (!l) splits.set(key, (l = world.listQa(split)))
     return l
   }
+}
+
+/** The server: options merged and checked, its env sessions, then the app — error answers, guards
+ *  (gym/server-guards), the env API (gym/server-env-routes), the stateless tools (gym/server-search-routes), OpenEnv's
+ *  face (gym/openenv) — in that order. dispose() closes OpenEnv's sessions, then the envs. */
+export async function createGymServer(world: GymWorld, options: Partial<GymServerOptions> = {}, makeSessions: SessionsFactory = localSessions): Promise<GymServer> {
+  const o = mergeStrict(DEFAULT_SERVER_OPTIONS, options, 'server options', ['server options.envDefaults'])
+  validateServerOptions(o)
+  // One after the other (concurrent imports of one graph trip jest's ESM loader).
+  const { Hono } = await import('hono')
+  const { installGuards, tokenCheck } = await import('./server-guards')
+  const { gymSchemas } = await import('./server-schemas')
+  const { mountEnvRoutes } = await import('./server-env-routes')
+  const { mountSearchRoutes } = await import('./server-search-routes')
+  const envDefaults = resolveGymOptions(o.envDefaults)
+  const { sessions, registry } = makeSessions(world, o, envDefaults)
+  const qaList = questionLists(world)
   // Routes match with a leading /t/TOKEN cut off (gym/path-token); the auth middleware checks that token.
   const app = new Hono({ getPath: getPathWithoutToken })
-  const loggedFields = new Set<string>()
   // OpenEnv's routes, WebSocket and MCP over these same sessions and guards (gym/openenv; docs/openenv.md).
   const { openEnvFace } = await import('./openenv')
   const openenv = openEnvFace({ world, sessions, envDefaults, qaList, limits: o, version: SERVER_VERSION })
-  const tokenDigest = o.token ? digest(o.token) : undefined
+  const authorized = tokenCheck(o.token)
   if (o.retrieveUnit !== 'page' && o.retrieveUnit !== 'passage') throw new ConfigError('server.bad_option', `server option retrieveUnit must be page or passage, got ${String(o.retrieveUnit)}`)
   const passages = o.retrieveUnit === 'passage' ? passageRetriever(world) : undefined
 
-  app.onError((err, c) => {
-    const s = statusOf(err)
-    if (s.status === 500) process.stderr.write(`searchgym gym server: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`)
-    // A full server: come back in a second (an env frees when a client closes one; clients that wait do not poll hot).
-    const headers: Record<string, string> = s.code === 'env.limit' ? { 'retry-after': String(ENV_LIMIT_RETRY_AFTER_S) } : {}
-    return c.json(errorBody(s.status, s.code, s.message, err instanceof HttpError ? err.param : null), s.status, headers)
-  })
+  app.onError(answerError)
   app.notFound((c) => c.json(errorBody(404, 'route.not_found', `no route ${c.req.method} ${c.req.path.slice(0, 200)}`), 404))
-
-  app.use('*', openenv.errorShape) // first: it sees the guards' refusals on OpenEnv paths
-  // A response sent before the request body was read (401, 404, 413, ...) leaves unread bytes on the connection:
-  // close it instead of letting a keep-alive client send its next request into them.
-  app.use('*', async (c, next) => {
-    await next()
-    const hasBody = Number(c.req.header('content-length') ?? 0) > 0 || c.req.header('transfer-encoding') !== undefined
-    if (hasBody && !c.req.raw.bodyUsed) c.res.headers.set('connection', 'close')
-  })
-  // DNS rebinding and blind cross-site POSTs: a foreign Host or Origin is refused; a POST with a body must be JSON.
-  app.use('*', hostGuard({ bindHost: o.bindHost, allowHosts: o.allowHosts }))
-  const jsonOnly = requireJson()
-  app.use('*', (c, next) => (c.req.header('content-type') !== undefined || Number(c.req.header('content-length') ?? 0) > 0 || c.req.header('transfer-encoding') !== undefined ? jsonOnly(c, next) : next()))
-  const authorized = (c: Context): boolean => {
-    if (!tokenDigest) return true
-    const m = /^Bearer\s+(.+)$/i.exec(c.req.header('authorization') ?? '')
-    const given = m ? m[1].trim() : pathToken(rawPath(c.req.url))
-    return given !== undefined && timingSafeEqual(digest(given), tokenDigest)
-  }
-  app.use('*', async (c, next) => {
-    if (c.req.path !== '/health' && !authorized(c))
-      return c.json(errorBody(401, 'auth.unauthorized', 'missing or wrong token (Authorization: Bearer TOKEN, or the URL path prefix /t/TOKEN/)'), 401)
-    await next()
-  })
-  // The unread rest of a refused body makes the connection unusable: tell the client not to reuse it.
-  const tooLarge = (c: Context) =>
-    c.json(errorBody(413, 'request.too_large', `the request body exceeds ${o.maxBodyBytes} bytes`), 413, {
-      connection: 'close',
-    })
-  // A client still sending a refused body reads a 413 sent at once only by luck: the close resets the connection and
-  // the peer's kernel may drop the answer with it (TCP RST). A declared body of up to DRAIN_MAX_BYTES is read and
-  // discarded first (a lingering close, as nginx does; bounded in bytes and in time, nothing kept), then answered.
-  const tooLargeDrained = async (c: Context, length: number) => {
-    const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming
-    if (incoming && length <= DRAIN_MAX_BYTES) {
-      const drained = await new Promise<boolean>((resolve) => {
-        const t = setTimeout(() => resolve(false), DRAIN_MAX_MS)
-        incoming.once('end', () => (clearTimeout(t), resolve(true)))
-        incoming.once('error', () => (clearTimeout(t), resolve(false)))
-        incoming.resume()
-      })
-      if (drained) return c.json(errorBody(413, 'request.too_large', `the request body exceeds ${o.maxBodyBytes} bytes`), 413)
-    }
-    return tooLarge(c)
-  }
-  const streamingLimit = bodyLimit({ maxSize: o.maxBodyBytes, onError: tooLarge })
-  app.use('*', async (c, next) => {
-    // With a Content-Length the header decides, and the body is later read on @hono/node-server's fast path
-    // (hono's bodyLimit touches Request.body, which builds a full web Request per call: ~10% of the server's CPU).
-    const te = c.req.header('transfer-encoding')
-    const cl = c.req.header('content-length')
-    if (te === undefined && cl !== undefined) return Number(cl) > o.maxBodyBytes ? tooLargeDrained(c, Number(cl)) : next()
-    if (c.req.method === 'GET' || c.req.method === 'HEAD') return next()
-    return streamingLimit(c, next) // chunked uploads: counted while streaming
-  })
-
+  installGuards(app, { options: o, errorShape: openenv.errorShape, authorized })
   const schemas = gymSchemas({ ...o, searchTopK: envDefaults.topK })
-  const body = async (c: Context): Promise<Body> => parseJsonBody(await c.req.text())
-
-  // Public, for load balancers: with a token set, an unauthenticated /health answers only that the server is up (no world,
-  // counts or pids, and no call to another worker); with the token (or without one set), the detail (open envs, envs reaped
-  // by idle expiry since start, the world's content hash, the serving process's pid — the primary's under --workers N):
-  // "degraded" while a worker of --workers N is down (still 200: the other workers serve; a server with none up does not
-  // answer at all). 503 server.starting while a worker's peers are still coming up, with the token or without.
-  const servingPid = cluster.isWorker ? process.ppid : process.pid
-  app.get('/health', async (c) => {
-    if (sessions.starting?.()) return c.json(errorBody(503, 'server.starting', 'gym serve is starting: not every worker is up yet'), 503)
-    if (!authorized(c)) return c.json({ status: 'up' })
-    const h = await sessions.health()
-    // Degraded while a worker is down or up but silent (each is named in workers.list: alive, responding, silentSince).
-    const status = h.workers && h.workers.responding < h.workers.count ? 'degraded' : 'ok'
-    return c.json({ status, world: world.name, ...(world.hash ? { worldHash: world.hash } : {}), qa: qaList().length, ...h, pid: servingPid })
-  })
-
-  app.get('/v1/qa', (c) => {
-    const split = c.req.query('split')
-    if (split !== undefined && split !== 'train' && split !== 'bench')
-      throw new HttpError(400, 'request.bad_field', 'split must be train or bench')
-    const num = (k: string, d: number, hi: number) => {
-      const v = c.req.query(k)
-      if (v === undefined) return d
-      const n = Number(v)
-      if (!Number.isInteger(n) || n < 0 || n > hi) throw new HttpError(400, 'request.bad_field', `${k} must be an integer in [0, ${hi}]`)
-      return n
-    }
-    const all = qaList(split as Split | undefined)
-    const offset = num('offset', 0, Number.MAX_SAFE_INTEGER)
-    const limit = num('limit', 100, 10_000)
-    // Question metadata only: answers stay on the server.
-    const items = all.slice(offset, offset + limit).map((q) => ({ id: q.id, type: q.type, hops: q.hops, split: q.split, question: q.question }))
-    return c.json({ total: all.length, offset, items })
-  })
-
-  app.post('/v1/envs', async (c) => {
-    const b = checkBody(schemas.createEnv, await body(c))
-    let qa
-    if (b.qaId != null) {
-      if (b.split != null || b.index != null) throw new HttpError(400, 'request.bad_body', 'give either qaId or split + index, not both')
-      qa = world.qa(b.qaId)
-      if (!qa) throw new HttpError(404, 'qa.not_found', `no QA with id ${JSON.stringify(b.qaId.slice(0, 100))}`)
-    } else {
-      if (b.split == null) throw new HttpError(400, 'request.missing_field', 'give qaId, or split (train or bench) + index', 'split')
-      if (b.index == null) throw new HttpError(400, 'request.missing_field', 'the field "index" is required with split', 'index')
-      const list = qaList(b.split)
-      if (b.index >= list.length)
-        throw new HttpError(404, 'qa.not_found', `split ${b.split} has ${list.length} questions; index ${b.index} is out of range`)
-      qa = list[b.index]
-    }
-    const { envId, observation, tools } = await sessions.create(qa, b.options ?? {}, b.idleSeconds == null ? undefined : Math.round(b.idleSeconds * 1000))
-    // The question's text beside its metadata (as /v1/qa lists it): a client need not dig it out of the observation.
-    return c.json({ envId, qa: { id: qa.id, type: qa.type, hops: qa.hops, split: qa.split, question: qa.question }, observation, tools }, 201)
-  })
-
-  app.post('/v1/envs/:id/step', async (c) => {
-    const a = toAction(checkBody(schemas.step, await body(c)).action)
-    return jsonText(c, await sessions.step(c.req.param('id'), a))
-  })
-
-  const close = async (c: Context) => jsonText(c, await sessions.close(c.req.param('id') ?? ''))
-  app.delete('/v1/envs/:id', close)
-  app.post('/v1/envs/:id/close', close)
-
-  app.post('/v1/search', async (c) => {
-    const { query, k: kIn } = checkBody(schemas.search, await body(c))
-    const k = kIn ?? envDefaults.topK
-    return c.json({ results: query.trim() ? await world.search(query, k) : [] })
-  })
-
-  app.post('/v1/access', async (c) => {
-    const { url } = checkBody(schemas.access, await body(c))
-    const page = await world.access(url.trim())
-    if (!page) throw new HttpError(404, 'access.not_found', `no such page: ${JSON.stringify(url.slice(0, 200))}`)
-    return c.json({ page })
-  })
-
-  // Search-R1's retrieval server: {"queries": [...], "topk": k, "return_scores": bool} → {"result": [[...]]}. Its rollout
-  // sends every active sample's query in one call: [] when no sample searched, up to batch x n (2,560) otherwise.
-  // One bad item never fails the batch: a non-string is answered [], an over-long query is cut, queries past
-  // maxBatchQueries are answered [] — each noted in `notes` and counted in the x-searchgym-retrieve-notes header.
-  app.post('/retrieve', async (c) => {
-    const raw = await body(c)
-    const b = checkBody(schemas.retrieve, raw)
-    const ignored = extraFieldNotes(loggedFields, '/retrieve', raw)
-    if (ignored) c.header(IGNORED_FIELDS_HEADER, ignored)
-    const qs = b.queries
-    const topk = b.topk ?? DEFAULT_RETRIEVE_TOPK
-    const withScores = b.return_scores ?? false
-    const notes: RetrieveNote[] = []
-    const queries: string[] = new Array<string>(qs.length)
-    for (let i = 0; i < qs.length; i++) {
-      const q: unknown = qs[i]
-      if (i >= o.maxBatchQueries) {
-        queries[i] = ''
-        if (i === o.maxBatchQueries) notes.push({ index: i, note: `queries ${i}..${qs.length - 1} not searched: at most ${o.maxBatchQueries} per call (gym serve --max-batch-queries)` })
-      } else if (typeof q !== 'string') {
-        queries[i] = ''
-        notes.push({ index: i, note: 'not a string; answered []' })
-      } else if (q.length > o.maxQueryChars) {
-        queries[i] = q.slice(0, o.maxQueryChars)
-        notes.push({ index: i, note: `cut from ${q.length} to ${o.maxQueryChars} characters (gym serve --max-query-chars)` })
-      } else queries[i] = q
-    }
-    // Bounded up front (both units): one batch never stalls /health or another env's steps.
-    const work = { maxHits: o.maxRetrieveHits, maxResponseBytes: o.maxResponseBytes }
-    checkRetrieveWork(Math.min(qs.length, o.maxBatchQueries), topk, work)
-    // Pages or passages: searched a slice at a time off the event loop (on the search threads when there are), streamed
-    // (gym/retrieve-batch). Shapes (Search-R1/verl with scores, AReaL/ASearcher flat items): gym/retrieve-batch, gym/passages.
-    // A streamed Response bypasses c.header(): the ignored-fields header goes in explicitly.
-    const parts = await retrieveResultParts(world, queries, topk, withScores, work, passages)
-    const headers: Record<string, string> = ignored ? { [IGNORED_FIELDS_HEADER]: ignored } : {}
-    if (notes.length === 0) return streamJson(parts, {}, headers)
-    return streamJson(parts, { notes }, { ...headers, 'x-searchgym-retrieve-notes': String(notes.length) })
-  })
-
-  // AReaL/ASearcher's access call: {"urls": [...]} → {"result": [page | null]}, one entry per url in order. An unknown
-  // page (or a non-string / over-long url) is null with 200: ASearcher retries a 404 or a missing key ten times and
-  // then stops the run. `contents` is title + "\n" + text, the same as a /retrieve hit.
-  app.post('/access', async (c) => {
-    const raw = await body(c)
-    const { urls } = checkBody(schemas.accessMany, raw)
-    const ignored = extraFieldNotes(loggedFields, '/access', raw)
-    if (ignored) c.header(IGNORED_FIELDS_HEADER, ignored)
-    if (urls.length > o.maxBatchQueries)
-      throw new HttpError(400, 'request.too_many', `at most ${o.maxBatchQueries} urls per /access call, got ${urls.length} (gym serve --max-batch-queries)`, 'urls')
-    const result = await Promise.all(
-      urls.map(async (u) => {
-        if (typeof u !== 'string' || u.length > o.maxUrlChars) return null
-        const page = await world.access(u.trim())
-        return page ? { id: page.url, url: page.url, title: page.title, contents: `${page.title}\n${page.text}`, text: page.text } : null
-      }),
-    )
-    return c.json({ result })
-  })
-
+  mountEnvRoutes(app, { world, sessions, qaList, schemas, authorized })
+  mountSearchRoutes(app, { world, options: o, envDefaults, schemas, passages })
   openenv.mount(app)
 
   return {
@@ -387,15 +197,6 @@ export async function createGymServer(world: GymWorld, options: Partial<GymServe
       sessions.dispose()
     },
   }
-}
-
-/** A 200 whose body is JSON text already (a step or close answer, possibly from another worker). */
-const jsonText = (c: Context, text: string) => c.body(text, 200, { 'content-type': 'application/json' })
-
-interface RetrieveNote {
-  /** Position of the query in the request's `queries`. */
-  index: number
-  note: string
 }
 
 /** How long an idle keep-alive connection stays open. */

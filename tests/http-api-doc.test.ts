@@ -29,7 +29,7 @@ test('every route the server registers has its section, and nothing else is desc
 
 test('every error code the server and its guards can answer is in the page, with its status', () => {
   const page = readFileSync(HTTP_API_DOC, 'utf8')
-  const files = ['gym/server.ts', 'gym/server-validate.ts', 'gym/server-schemas.ts', 'gym/retrieve-batch.ts', 'gym/env-sessions.ts', 'infra/http/host-guard.ts']
+  const files = ['gym/server.ts', 'gym/server-guards.ts', 'gym/server-env-routes.ts', 'gym/server-search-routes.ts', 'gym/server-validate.ts', 'gym/server-schemas.ts', 'gym/retrieve-batch.ts', 'gym/env-sessions.ts', 'infra/http/host-guard.ts']
   const found = new Set<string>()
   for (const f of files) {
     const src = readFileSync(f, 'utf8')
