@@ -8,7 +8,7 @@ import { basename, join, resolve } from 'node:path'
 import { ConfigError } from '../infra/errors'
 import { resolveRecorded } from '../infra/recorded-path'
 import { openWorld } from '../world'
-import { NO_UPDATE_LINE } from '../agent'
+import { noUpdateLine } from '../agent'
 
 type Row = Record<string, number | string | undefined>
 
@@ -88,7 +88,10 @@ export function writeTrainReport(run: string): string {
   const timing = readJsonl(join(run, 'timing.jsonl'))
   const optimizerSteps = rows.reduce((a, r) => a + Number(r.optimizerSteps ?? 0), 0)
   const lines: string[] = [`# Training run ${basename(resolve(run))}`, '', `${rows.length} steps, ${optimizerSteps} optimizer steps; last stage ${rows.at(-1)!.stage}.`, '']
-  if (optimizerSteps === 0) lines.push(`**${NO_UPDATE_LINE}.**`, '')
+  const cfg = join(run, 'config.json')
+  const lr = existsSync(cfg) ? Number((JSON.parse(readFileSync(cfg, 'utf8')) as { train?: { lr?: number } }).train?.lr ?? 1) : 1
+  const noUpdate = noUpdateLine(optimizerSteps, lr)
+  if (noUpdate) lines.push(`**${noUpdate}.**`, '')
   const switches = rows.filter((r) => r.curriculumSwitch).map((r) => `- ${r.curriculumSwitch}`)
   if (switches.length) lines.push('## Curriculum switches', '', ...switches, '')
   if (timing.length) {

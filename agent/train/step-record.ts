@@ -185,3 +185,11 @@ export function runOptimizerSteps(metricsFile: string): number {
 
 /** The sentence a run's last line and report carry when it made no update. */
 export const NO_UPDATE_LINE = '0 optimizer steps: every group was constant (no reward difference), so nothing was trained — the adapter is the start'
+
+/** The sentence of a run at lr 0 (a control: its optimizer steps move nothing). */
+export const ZERO_LR_LINE = 'lr 0: every optimizer step left the weights as they were, so nothing was trained — the adapter is the start (a control run)'
+
+/** Why a run trained nothing, or null when it did: no optimizer step (constant groups), or a learning rate of 0. */
+export function noUpdateLine(optimizerSteps: number, lr: number): string | null {
+  return optimizerSteps === 0 ? NO_UPDATE_LINE : lr === 0 ? ZERO_LR_LINE : null
+}

@@ -6,7 +6,7 @@
 // (no clock, no absolute path), so a resumed experiment writes the same bytes as an uninterrupted one.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { NO_UPDATE_LINE } from '../../agent'
+import { noUpdateLine } from '../../agent'
 import { ConfigError } from '../../infra/errors'
 import { loadRun, scored } from '../compare'
 import { ci, pct, table } from '../report'
@@ -60,7 +60,7 @@ export interface ExperimentReport {
   /** Some run made 0 optimizer steps or saw only constant groups (flagged loudly in report.md). */
   warning: boolean
   /** One line per evaluation table and arm: the start's F1 → the arm's, after how many steps and optimizer steps, the
-   *  paired gain with its CI and the verdict (NO_UPDATE_LINE when the arm's runs made 0 optimizer steps). */
+   *  paired gain with its CI and the verdict (noUpdateLine's sentence when the arm's runs trained nothing: 0 optimizer steps, or lr 0). */
   summary: string[]
 }
 
@@ -214,7 +214,7 @@ export function buildExperimentReport(out: string): ExperimentReport {
         switchStep: switchAt ? switchAt.step : null,
         constantOnly,
         informative: informativeByStage(lines),
-        warning: optimizerSteps === 0 || constantOnly,
+        warning: optimizerSteps === 0 || constantOnly || c.lr === 0,
       })
     }
   const startFile = join(out, 'start', 'start.json')
@@ -237,13 +237,13 @@ export function scoredRuns<R extends { run: string }>(a: Pick<ArmResult, 'arm' |
 }
 
 /** `SET F1 (N questions): start X% → ARM Y% after S GRPO steps (O optimizer steps); paired gain ±G pp [95% CI lo, hi]:
- *  verdict; EM X% → Y%, paired gain ±G pp [95% CI lo, hi]; floor F1 F% EM E% (…)` — the verdict read off the CI, or NO_UPDATE_LINE when nothing was trained (`train --preset` prints it last). */
+ *  verdict; EM X% → Y%, paired gain ±G pp [95% CI lo, hi]; floor F1 F% EM E% (…)` — the verdict read off the CI, or noUpdateLine's sentence when nothing was trained (`train --preset` prints it last). */
 function summaryLine(set: SetResult, a: ArmResult, runs: RunProvenance[]): string {
   const pp = (x: number) => (100 * x).toFixed(1)
   const sign = (x: number) => (x >= 0 ? '+' : '') + pp(x)
   const optimizerSteps = runs.reduce((x, r) => x + r.optimizerSteps, 0)
   const steps = Math.min(...runs.map((r) => r.stepsMade))
-  const verdict = optimizerSteps === 0 ? NO_UPDATE_LINE : a.gain.lo > 0 ? 'a gain (CI above 0)' : a.gain.hi < 0 ? 'a loss (CI below 0)' : 'no gain at this size (CI includes 0)'
+  const verdict = noUpdateLine(optimizerSteps, runs[0]?.config.lr ?? 1) ?? (a.gain.lo > 0 ? 'a gain (CI above 0)' : a.gain.hi < 0 ? 'a loss (CI below 0)' : 'no gain at this size (CI includes 0)')
   return (
     `${set.set}${set.access ? '' : ' without Access'} F1 (${set.questions} questions): start ${pp(set.start.f1.mean)}% → ${a.arm} ${pp(a.f1.mean)}% ` +
     `after ${steps} GRPO steps${runs.length > 1 ? ` × ${runs.length} seeds` : ''} (${optimizerSteps} optimizer steps); paired gain ${sign(a.gain.mean)} pp [95% CI ${sign(a.gain.lo)}, ${sign(a.gain.hi)}]: ${verdict}` +
@@ -258,7 +258,7 @@ function provenanceLines(r: ExperimentReport): string[] {
   const md: string[] = ['## Provenance', '']
   if (r.start) md.push(`Start: model folder \`${r.start.model}\` (model.safetensors sha256 \`${r.start.sha256}\`), GRPO with a fresh LoRA.`, '')
   for (const run of r.runs.filter((x) => x.warning))
-    md.push(`WARNING: run \`${run.run}\` ${run.optimizerSteps === 0 ? 'made 0 optimizer steps' : 'trained on constant groups only'} (${run.stepsMade} steps): its adapter is the start, not a trained arm.`, '')
+    md.push(`WARNING: run \`${run.run}\` ${run.optimizerSteps === 0 ? 'made 0 optimizer steps' : run.config.lr === 0 ? 'trained at lr 0' : 'trained on constant groups only'} (${run.stepsMade} steps): its adapter is the start, not a trained arm.`, '')
   if (r.runs.length > 0) {
     const rows = r.runs.map((x) => [x.run, String(x.config.lr), String(x.config.groupSize), `${x.stepsMade}/${x.config.steps}`, `${x.config.epsLow}/${x.config.epsHigh}`, String(x.config.klBeta), `${x.config.ppoMiniBatch}×${x.config.ppoEpochs}`, x.switchStep === null ? '–' : String(x.switchStep), String(x.optimizerSteps), String(x.trainedTokens), informativeText(x.informative), x.warning ? 'WARNING' : ''])
     md.push(table(['run', 'lr', 'group', 'steps made/asked', 'clip ε low/high', 'KL β', 'PPO mini-batch × epochs', 'stage switch at step', 'optimizer steps', 'tokens trained', 'informative groups per stage', 'flag'], rows), '')

@@ -3,7 +3,7 @@
 // keys come from its field table (agent TRAIN_FIELDS: --config FILE, --set KEY=VALUE, --steps, the old flags as aliases). `train --preset`
 // runs a bundled experiment file through the experiment driver, which the composition root injects (it is in bench).
 import type { Argv, Command } from '../../infra/cli-util'
-import { movedBudgetKeys, NO_UPDATE_LINE, resolveTrainConfig, TRAIN_FIELDS, type TrainConfig } from '../../agent'
+import { movedBudgetKeys, noUpdateLine, resolveTrainConfig, TRAIN_FIELDS, type TrainConfig } from '../../agent'
 import { fieldArgs, fieldOptions, noteMovedKey } from '../../infra/field-args'
 import { getPath, setPath } from '../../infra/fields'
 import { handler } from '../../infra/cli-util'
@@ -101,19 +101,22 @@ const grpoCommand = (deps: TrainCommandDeps): Command => ({
     if (a.reward !== undefined) overrides.push({ gym: { reward: a.reward } })
     const log = a.quiet ? undefined : (l: string) => process.stderr.write(l + '\n')
     const worlds = await worldArgs(a.world, a.worlds, log)
+    const config = resolveTrainConfig(...overrides)
+    if (config.lr === 0) notice(`lr is 0 — the run samples and scores, but its updates move nothing (a control run)`)
     const r = await runTraining({
       world: worlds.length === 1 ? worlds[0] : worlds,
       model: a.model,
       adapter: a.adapter,
       curriculum: a.curriculum,
       out: a.out,
-      config: resolveTrainConfig(...overrides),
+      config,
       backend: a.backend,
       log,
       notice,
       ...(deps.sampler ? { sampler: deps.sampler } : {}),
     })
-    process.stdout.write(`train: ${r.steps} steps${r.resumedFrom > 0 ? ` (resumed from step ${r.resumedFrom})` : ''}, ${r.optimizerSteps} optimizer steps; adapter ${r.adapterDir}${r.optimizerSteps === 0 ? ` — ${NO_UPDATE_LINE}` : ''}\n`)
+    const noUpdate = noUpdateLine(r.optimizerSteps, config.lr)
+    process.stdout.write(`train: ${r.steps} steps${r.resumedFrom > 0 ? ` (resumed from step ${r.resumedFrom})` : ''}, ${r.optimizerSteps} optimizer steps; adapter ${r.adapterDir}${noUpdate ? ` — ${noUpdate}` : ''}\n`)
   }),
 })
 
