@@ -92,7 +92,7 @@ it('SFT phases inherit the first phase settings they do not give; paths resolve 
   expect(s.worlds.cache).toBe('/base/w')
 })
 
-it("the reader ablation: the five arms × 3 seeds from the shipped reader start, on the reader's worlds, PPO mini-batch × epochs", () => {
+it("the reader ablation: the five arms × 3 seeds from the shipped reader start, on the reader's worlds, one update a GRPO step", () => {
   const r = resolveExperiment(file('reader-ablation.json'), resolve('curriculum/experiments'))
   expect(r.start.model).toBe(resolve('curriculum/starts/reader-v1'))
   expect([r.start.adapter, r.start.phases]).toEqual(['', []])
@@ -102,7 +102,7 @@ it("the reader ablation: the five arms × 3 seeds from the shipped reader start,
   expect([r.worlds.preset, r.worlds.trainSeeds, r.worlds.evalSeeds]).toEqual(['small', Array.from({ length: 16 }, (_, i) => 11 + i), [101, 102]])
   expect(r.worlds.config).toEqual(JSON.parse(readFileSync('bench/perf/configs/world-small2x-1to2.json', 'utf8')))
   const c = runTrainConfig(r, 0, r.arms[0])
-  expect([c.ppoMiniBatch, c.ppoEpochs, c.maxHops, c.protocol]).toEqual([32, 2, 2, 'search-r1'])
+  expect([c.lr, c.ppoMiniBatch, c.ppoEpochs, c.maxHops, c.protocol]).toEqual([1e-4, 0, 1, 2, 'search-r1'])
   expect(r.gym).toEqual({ topK: 3, observationCap: 2000, prompt: 'brief', accessByTitle: true, leadSpace: true })
 })
 
