@@ -51,14 +51,20 @@ const CURVES: [string, string][] = [
   ['clipFraction', 'clip fraction'], ['kl', 'KL to reference'], ['gradNorm', 'grad norm'], ['entropy', 'entropy (sampled −log p)'], ['all0', 'all-0 groups'], ['all1', 'all-1 groups'],
 ]
 
+type Paths = { world?: string | string[]; model?: string; adapter?: string | null }
+type RunConfigRecord = Paths & { origin?: Paths; identity?: Paths; train?: { lr?: number } }
+
+/** The run folder's config.json, or null when it has none (read once for the whole report). */
+function readRunConfig(run: string): RunConfigRecord | null {
+  const file = join(run, 'config.json')
+  return existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as RunConfigRecord) : null
+}
+
 /** The world(s) and start a run folder's config.json names, each resolved from where the folder is now; a world found
  *  there is named by its content hash, one not found by the content hash the run recorded (identity; a folder written
  *  before identity: the absolute path it started from). No absolute path of this machine is written. */
-export function provenanceLines(run: string): string[] {
-  const file = join(run, 'config.json')
-  if (!existsSync(file)) return []
-  type Paths = { world?: string | string[]; model?: string; adapter?: string | null }
-  const c = JSON.parse(readFileSync(file, 'utf8')) as Paths & { origin?: Paths; identity?: Paths }
+export function provenanceLines(run: string, c: RunConfigRecord | null = readRunConfig(run)): string[] {
+  if (!c) return []
   const list = (v: string | string[] | null | undefined) => (v == null ? [] : typeof v === 'string' ? [v] : v)
   const origins = list(c.origin?.world)
   const hashes = list(c.identity?.world)
@@ -88,9 +94,8 @@ export function writeTrainReport(run: string): string {
   const timing = readJsonl(join(run, 'timing.jsonl'))
   const optimizerSteps = rows.reduce((a, r) => a + Number(r.optimizerSteps ?? 0), 0)
   const lines: string[] = [`# Training run ${basename(resolve(run))}`, '', `${rows.length} steps, ${optimizerSteps} optimizer steps; last stage ${rows.at(-1)!.stage}.`, '']
-  const cfg = join(run, 'config.json')
-  const lr = existsSync(cfg) ? Number((JSON.parse(readFileSync(cfg, 'utf8')) as { train?: { lr?: number } }).train?.lr ?? 1) : 1
-  const noUpdate = noUpdateLine(optimizerSteps, lr)
+  const config = readRunConfig(run)
+  const noUpdate = noUpdateLine(optimizerSteps, config?.train?.lr ?? 1)
   if (noUpdate) lines.push(`**${noUpdate}.**`, '')
   const switches = rows.filter((r) => r.curriculumSwitch).map((r) => `- ${r.curriculumSwitch}`)
   if (switches.length) lines.push('## Curriculum switches', '', ...switches, '')
@@ -100,7 +105,7 @@ export function writeTrainReport(run: string): string {
     lines.push('## Time', '', '| total s | sampling | env | forward/backward | trainer own | tokens/s |', '| --- | --- | --- | --- | --- | --- |')
     lines.push(`| ${total.toFixed(1)} | ${sum('samplingS').toFixed(1)} | ${sum('envS').toFixed(1)} | ${sum('learnS').toFixed(1)} | ${sum('trainerS').toFixed(1)} (${((100 * sum('trainerS')) / total).toFixed(1)}%) | ${((sum('sampledTokens')) / Math.max(1e-9, sum('samplingS'))).toFixed(0)} sampled |`, '')
   }
-  lines.push(...provenanceLines(run))
+  lines.push(...provenanceLines(run, config))
   lines.push('## Curves', '')
   for (const [k, title] of CURVES) {
     const pts = rows.filter((r) => typeof r[k] === 'number').map((r) => [Number(r.step), Number(r[k])] as [number, number])
